@@ -1,0 +1,302 @@
+"""The reference engine for the table family: Classic, Multiplayer, Jokers and Război
+(RULES.md sections 2-5), with every option of section 8.
+
+The engine never draws randomness itself: it asks a *chance* for every random order (a pickup
+shuffle, a reshuffle of a won pile). Generation passes a chance backed by the game's generator;
+replay passes one that reads the orders from the log. The engine reports every step to a
+*recorder*; replay and validation pass one that compares each step with the log as it goes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from .deal import Deal, deck_of
+from .errors import LogMismatch
+from .rng import Xoshiro256
+from .schema import RuleSet
+
+# An event in memory: (battle, kind, seat, cards, seats, options, value, note).
+EventTuple = tuple
+
+
+class Recorder:
+    """Keeps a game's events, in order."""
+
+    __slots__ = ("events",)
+
+    def __init__(self) -> None:
+        self.events: list[EventTuple] = []
+
+    @property
+    def position(self) -> int:
+        return len(self.events)
+
+    def emit(self, battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
+             value: int | None = None, note: str | None = None) -> None:
+        self.events.append((battle, kind, seat, tuple(cards), tuple(seats), tuple(options), value, note))
+
+    def finish(self) -> None:
+        """Called once after the end event."""
+
+
+def describe(event: EventTuple | None) -> str:
+    if event is None:
+        return "no event"
+    battle, kind, seat, cards, seats, options, value, note = event
+    parts = [f"{kind}"]
+    if seat is not None:
+        parts.append(f"seat={seat}")
+    if cards:
+        parts.append(f"cards={list(cards)}")
+    if seats:
+        parts.append(f"seats={list(seats)}")
+    if options:
+        parts.append(f"options={list(options)}")
+    if value is not None:
+        parts.append(f"value={value}")
+    if note is not None:
+        parts.append(f"note={note}")
+    parts.append(f"battle={battle}")
+    return "(" + " ".join(parts) + ")"
+
+
+class CheckingRecorder(Recorder):
+    """Compares every event the engine makes with the logged one; stops at the first difference."""
+
+    __slots__ = ("log",)
+
+    def __init__(self, log: list[EventTuple]) -> None:
+        super().__init__()
+        self.log = log
+
+    def emit(self, battle, kind, seat=None, cards=(), seats=(), options=(), value=None, note=None):
+        ev = (battle, kind, seat, tuple(cards), tuple(seats), tuple(options), value, note)
+        seq = len(self.events)
+        found = self.log[seq] if seq < len(self.log) else None
+        if found != ev:
+            raise LogMismatch(seq, describe(ev), describe(found))
+        self.events.append(ev)
+
+    def finish(self) -> None:
+        if len(self.events) != len(self.log):
+            seq = len(self.events)
+            raise LogMismatch(seq, "no event after the end", describe(self.log[seq]))
+
+
+class RandomChance:
+    """Random orders from the game's generator."""
+
+    def __init__(self, rng: Xoshiro256) -> None:
+        self.rng = rng
+
+    def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
+        self.rng.shuffle(cards)
+        return cards
+
+
+class LogChance:
+    """Random orders read from the log, after checking they are orders of the right cards."""
+
+    def __init__(self, recorder: CheckingRecorder) -> None:
+        self.recorder = recorder
+
+    def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
+        seq = self.recorder.position
+        log = self.recorder.log
+        found = log[seq] if seq < len(log) else None
+        if found is None or found[1] != kind or found[2] != seat:
+            raise LogMismatch(seq, f"({kind} seat={seat} ...)", describe(found))
+        if sorted(found[3]) != sorted(cards):
+            raise LogMismatch(seq, f"({kind} seat={seat}) of the cards {sorted(cards)}",
+                              f"cards {sorted(found[3])}")
+        return list(found[3])
+
+
+@dataclass
+class Summary:
+    """What a game's record says about it, besides its identity."""
+
+    outcome: str = ""
+    winner: int | None = None
+    battles: int = 0
+    wars: int = 0
+    war_battles: int = 0
+    max_war_depth: int = 0
+    first_battle_war: bool = False
+    war_wins: list[int] = field(default_factory=list)
+    final_cards: list[int] = field(default_factory=list)
+    cards_set_aside: int = 0
+    cycle_length: int | None = None
+
+
+def war_values(rules: RuleSet) -> tuple[int, ...] | None:
+    """Război: the value of each rank index (RULES 5.1), or None when war size is fixed."""
+    if rules.war_down != "by_rank":
+        return None
+    values = [r + 2 for r in range(9)] + [10, 10, 10, rules.ace_value]
+    return tuple(values) + (rules.ace_value + 1,)
+
+
+def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder) -> Summary:
+    """Play one game of the table family to its end, reporting every step to `rec`."""
+    n = rules.players
+    rank = deck_of(rules).rank
+    values = war_values(rules)
+    fixed_down = rules.war_down if values is None else 0
+    single_up = rules.war_tiebreak == "single_up"
+    lose = rules.shortfall == "lose"
+    pickup = rules.pickup
+    pooled = pickup == "pooled"
+    wars_to_win = rules.wars_to_win
+    max_battles = rules.max_battles
+    emit = rec.emit
+
+    piles = [deque(p) for p in deal.piles]
+    won = [[] for _ in range(n)]  # pooled won piles, top first
+    alive = [True] * n
+    s = Summary(war_wins=[0] * n)
+    set_aside = len(deal.set_aside)
+
+    for seat in range(n):
+        emit(0, "deal", seat, deal.piles[seat])
+    if deal.set_aside:
+        emit(0, "set_aside", None, deal.set_aside)
+
+    seen: dict | None = {} if pickup in ("table_order", "winner_first") else None
+
+    def holding(seat: int) -> int:
+        return len(piles[seat]) + len(won[seat])
+
+    def draw(seat: int, battle: int) -> int:
+        pile = piles[seat]
+        if not pile:
+            cards = chance.order("reshuffle", seat, won[seat][:])
+            won[seat] = []
+            pile.extend(cards)
+            emit(battle, "reshuffle", seat, cards)
+        return pile.popleft()
+
+    battle = 0
+    while True:
+        if battle >= max_battles:
+            s.outcome = "capped"
+            break
+        if seen is not None:
+            key = (tuple(tuple(p) for p in piles), tuple(s.war_wins) if wars_to_win else ())
+            first = seen.get(key)
+            if first is not None:
+                s.outcome = "cycle"
+                s.cycle_length = battle - first
+                break
+            seen[key] = battle
+        battle += 1
+
+        table: list[int] = []
+        played: list[list[int]] = [[] for _ in range(n)]
+        up: dict[int, int] = {}
+        contenders = [seat for seat in range(n) if alive[seat]]
+        for seat in contenders:
+            c = draw(seat, battle)
+            table.append(c)
+            played[seat].append(c)
+            up[seat] = c
+            emit(battle, "play", seat, (c,))
+
+        depth = 0
+        winner: int | None = None
+        while True:
+            best = max(rank[up[seat]] for seat in contenders)
+            tied = [seat for seat in contenders if rank[up[seat]] == best]
+            if len(tied) == 1:
+                winner = tied[0]
+                break
+            depth += 1
+            emit(battle, "war", None, (), tied, (), depth)
+            if single_up and depth >= 2:
+                down = 0
+            elif values is not None:
+                down = values[best] - 1
+            else:
+                down = fixed_down
+            still = []
+            for seat in tied:
+                have = holding(seat)
+                if have == 0:
+                    emit(battle, "war_out", seat)
+                    continue
+                if have <= down:
+                    if lose:
+                        cards = list(piles[seat]) + won[seat]
+                        piles[seat].clear()
+                        won[seat] = []
+                        table.extend(cards)
+                        played[seat].extend(cards)
+                        alive[seat] = False
+                        emit(battle, "forfeit", seat, cards)
+                        emit(battle, "out", seat)
+                        continue
+                    k = have - 1
+                else:
+                    k = down
+                if k:
+                    cards = [draw(seat, battle) for _ in range(k)]
+                    table.extend(cards)
+                    played[seat].extend(cards)
+                    emit(battle, "down", seat, cards)
+                c = draw(seat, battle)
+                table.append(c)
+                played[seat].append(c)
+                up[seat] = c
+                emit(battle, "play", seat, (c,))
+                still.append(seat)
+            if len(still) <= 1:
+                winner = still[0] if still else None
+                break
+            contenders = still
+
+        if depth:
+            s.wars += depth
+            s.war_battles += 1
+            s.max_war_depth = max(s.max_war_depth, depth)
+            if battle == 1:
+                s.first_battle_war = True
+
+        if winner is None:
+            set_aside += len(table)
+            emit(battle, "set_aside", None, table)
+        else:
+            if pickup == "shuffled":
+                order = chance.order("collect", winner, table)
+            elif pickup == "winner_first":
+                order = played[winner] + [c for seat in range(n) if seat != winner for c in played[seat]]
+            else:
+                order = table
+            if pooled:
+                won[winner][:0] = order
+            else:
+                piles[winner].extend(order)
+            emit(battle, "collect", winner, order)
+            if depth:
+                s.war_wins[winner] += 1
+                if wars_to_win and s.war_wins[winner] >= wars_to_win:
+                    s.outcome, s.winner = "win", winner
+                    break
+
+        for seat in range(n):
+            if alive[seat] and holding(seat) == 0:
+                alive[seat] = False
+                emit(battle, "out", seat)
+        left = [seat for seat in range(n) if alive[seat]]
+        if len(left) <= 1:
+            s.outcome = "win" if left else "draw"
+            s.winner = left[0] if left else None
+            break
+
+    s.battles = battle
+    s.final_cards = [holding(seat) for seat in range(n)]
+    s.cards_set_aside = set_aside
+    emit(battle, "end", s.winner, (), (), (), battle, s.outcome)
+    rec.finish()
+    return s

@@ -1,0 +1,234 @@
+"""Generating a dataset: shards of games, each a pure function of (rules, seed, index range),
+written atomically, then the manifest, written last.
+
+The layout of shards depends only on the game counts and the shard size, never on the number
+of workers, so any number of workers gives the same files byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .dataset import MANIFEST, WORK_DIR, part_path
+from .deal import Deal, deal_line
+from .errors import DatasetError
+from .game import play_game
+from .rng import game_seed
+from .schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
+from .storage import atomic_write_bytes, events_table, games_table, sha256_file, write_parquet
+
+DEFAULT_SHARD_SIZE = 2000
+
+
+@dataclass
+class Plan:
+    """One rule set to generate: how many games, and explicit deals if any."""
+
+    rules: RuleSet
+    games: int
+    deals: list[Deal] | None = None
+    policies: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Shard:
+    ordinal: int
+    rules_json: str
+    policies: tuple[str, ...]
+    seed: int
+    start: int
+    stop: int
+    part: int
+    root: str
+    deals: tuple[str, ...] | None
+
+
+def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,
+                summary, events: int) -> dict:
+    return {
+        "game_id": game_id, "game_index": index, "game_seed": seed, "variant": rules.variant,
+        "rules_id": rules.rules_id, "players": rules.players, "policies": list(policies),
+        "deal": "explicit" if deal.explicit else "shuffle", "outcome": summary.outcome,
+        "winner": summary.winner, "battles": summary.battles, "wars": summary.wars,
+        "war_battles": summary.war_battles, "max_war_depth": summary.max_war_depth,
+        "first_battle_war": summary.first_battle_war, "war_wins": summary.war_wins,
+        "final_cards": summary.final_cards, "cards_set_aside": summary.cards_set_aside,
+        "cycle_length": summary.cycle_length, "events": events,
+    }
+
+
+def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
+               deals: list[Deal] | None = None, policies=(), tick: Callable[[int], None] | None = None):
+    """Play games start..stop-1 of a rule set: their ids, logs and records."""
+    ids, logs, records = [], [], []
+    for index in range(start, stop):
+        gid = ordinal * GAME_ID_STRIDE + index
+        gseed = game_seed(seed, index)
+        events, summary, deal = play_game(rules, gseed, deals[index - start] if deals else None)
+        ids.append(gid)
+        logs.append(events)
+        records.append(game_record(gid, index, gseed, rules, policies, deal, summary, len(events)))
+        if tick is not None and (index - start) % 100 == 99:
+            tick(100)
+    if tick is not None and (stop - start) % 100:
+        tick((stop - start) % 100)
+    return ids, logs, records
+
+
+def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
+    """Play one shard and write its games and events files; return their manifest entries."""
+    from .deal import check_deal
+
+    rules = RuleSet.model_validate_json(shard.rules_json)
+    deals = None
+    if shard.deals is not None:
+        deals = []
+        for line in shard.deals:
+            d = json.loads(line)
+            deals.append(check_deal(rules, d["piles"], d["set_aside"]))
+    ids, logs, records = play_range(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
+                                    deals, shard.policies, tick)
+    root = Path(shard.root)
+    out = []
+    for table_name, table, key in (("events", events_table(ids, logs), ("game_id", "seq")),
+                                   ("games", games_table(records), ("game_id",))):
+        rel = part_path(table_name, rules.variant, shard.part)
+        digest = write_parquet(table, root / rel, key)
+        out.append({"path": rel, "table": table_name, "rule_set": shard.ordinal,
+                    "first_game": shard.start, "games": shard.stop - shard.start,
+                    "rows": table.num_rows, "sha256": digest})
+    return out
+
+
+_queue = None
+
+
+def _worker_init(queue) -> None:
+    global _queue
+    _queue = queue
+
+
+def _run_shard_in_worker(shard: Shard) -> list[dict]:
+    return run_shard(shard, _queue.put if _queue is not None else None)
+
+
+def _looks_like_dataset(root: Path) -> bool:
+    return any((root / name).exists() for name in (MANIFEST, WORK_DIR, "games", "events"))
+
+
+def prepare_output(root: Path, overwrite: bool) -> Path:
+    """Where to write: the folder itself when it is new or empty, or a staging folder beside it
+    that replaces it only once complete (`--overwrite`), so the old data survives a failure."""
+    if root.exists() and not root.is_dir():
+        raise DatasetError(f"output {str(root)!r} is a file, not a folder")
+    if root.exists() and any(root.iterdir()):
+        if not overwrite:
+            raise DatasetError(f"output folder {str(root)!r} already holds data "
+                               f"(use --overwrite to replace it)")
+        if not _looks_like_dataset(root):
+            raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
+                               f"dataset; not overwriting it")
+        staging = root.with_name(f".{root.name}.new-{os.getpid()}")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        return staging
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def plan_shards(plans: list[Plan], seed: int, root: Path, shard_size: int) -> tuple[list[Shard], list[RuleSetEntry]]:
+    shards, entries = [], []
+    part = 0
+    for ordinal, plan in enumerate(plans):
+        deals_rel = None
+        if plan.deals is not None:
+            deals_rel = f"deals/rule_set-{ordinal}.jsonl"
+        entries.append(RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules=plan.rules,
+                                    policies=list(plan.policies), seed=seed, games=plan.games,
+                                    shard_size=shard_size, deals=deals_rel))
+        rules_json = plan.rules.model_dump_json()
+        for start in range(0, plan.games, shard_size):
+            stop = min(start + shard_size, plan.games)
+            deals = None
+            if plan.deals is not None:
+                deals = tuple(deal_line(d) for d in plan.deals[start:stop])
+            shards.append(Shard(ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
+                                str(root), deals))
+            part += 1
+    return shards, entries
+
+
+def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
+             overwrite: bool = False, shard_size: int = DEFAULT_SHARD_SIZE,
+             progress: Callable[[int], None] | None = None) -> Manifest:
+    """Generate a dataset into `out`; the manifest is written last, atomically."""
+    if not 0 <= seed < 2**64:
+        raise DatasetError(f"seed must be between 0 and 2^64 - 1, got {seed}")
+    if workers < 1:
+        raise DatasetError(f"--workers must be at least 1, got {workers}")
+    if shard_size < 1:
+        raise DatasetError(f"shard size must be at least 1, got {shard_size}")
+    root = Path(out)
+    target = prepare_output(root, overwrite)
+    shards, entries = plan_shards(plans, seed, target, shard_size)
+    files: list[dict] = []
+    for entry, plan in zip(entries, plans):
+        if entry.deals is not None:
+            data = "".join(deal_line(d) + "\n" for d in plan.deals).encode()
+            path = target / entry.deals
+            atomic_write_bytes(path, data)
+            files.append({"path": entry.deals, "table": "deals", "rule_set": entry.ordinal,
+                          "first_game": 0, "games": plan.games, "rows": plan.games,
+                          "sha256": sha256_file(path)})
+    results: dict[int, list[dict]] = {}
+    if workers == 1 or len(shards) == 1:
+        for shard in shards:
+            results[shard.part] = run_shard(shard, progress)
+    else:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        queue = ctx.Queue()
+        with ProcessPoolExecutor(max_workers=min(workers, len(shards)), mp_context=ctx,
+                                 initializer=_worker_init, initargs=(queue,)) as pool:
+            pending = {pool.submit(_run_shard_in_worker, s): s for s in shards}
+            while pending:
+                done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                _drain(queue, progress)
+                for fut in done:
+                    shard = pending.pop(fut)
+                    results[shard.part] = fut.result()
+            _drain(queue, progress)
+    for shard in shards:
+        files.extend(results[shard.part])
+    files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
+    manifest = Manifest(master_seed=seed, rule_sets=entries, files=[DataFile(**f) for f in files])
+    atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
+    if target != root:
+        _swap_in(target, root)
+    return manifest
+
+
+def _drain(queue, progress) -> None:
+    import queue as q
+
+    while True:
+        try:
+            n = queue.get_nowait()
+        except q.Empty:
+            return
+        if progress is not None:
+            progress(n)
+
+
+def _swap_in(staging: Path, root: Path) -> None:
+    old = root.with_name(f".{root.name}.old-{os.getpid()}")
+    os.replace(root, old)
+    os.replace(staging, root)
+    shutil.rmtree(old, ignore_errors=True)

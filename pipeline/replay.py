@@ -1,0 +1,228 @@
+"""Replaying one game from its log, battle by battle, for a person debugging it.
+
+The log is first checked against the engine (every event must be what the rules make of the
+one before); then a ledger walks it to give the piles before and after every battle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow.compute as pc
+
+from .cards import Deck
+from .dataset import Dataset
+from .deal import deck_of
+from .engine import EventTuple
+from .errors import GameNotFound, LogMismatch
+from .game import replay_log
+from .ledger import Ledger
+from .schema import RuleSetEntry
+from .storage import event_tuples, read_parquet
+
+
+@dataclass
+class BattleView:
+    battle: int
+    piles_before: list[list[int]]
+    won_before: list[list[int]]
+    events: list[EventTuple] = field(default_factory=list)
+    piles_after: list[list[int]] = field(default_factory=list)
+    won_after: list[list[int]] = field(default_factory=list)
+    winner: int | None = None
+    war_depth: int = 0
+
+
+@dataclass
+class GameReplay:
+    entry: RuleSetEntry
+    record: dict
+    deal: list[EventTuple]
+    battles: list[BattleView]
+    end: EventTuple
+
+    @property
+    def deck(self) -> Deck:
+        return deck_of(self.entry.rules)
+
+
+def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[EventTuple]]:
+    """A game's rule set, record and log, reading only the row groups that hold it."""
+    ds = Dataset.open(root)
+    entry, games_file, events_file = ds.locate(game_id)
+    rows = read_parquet(ds.root / games_file.path, filters=pc.field("game_id") == game_id).to_pylist()
+    events = read_parquet(ds.root / events_file.path, filters=pc.field("game_id") == game_id)
+    if not rows or events.num_rows == 0:
+        raise GameNotFound(f"game {game_id} is listed in the manifest but missing from {games_file.path}"
+                           if not rows else f"game {game_id} has no events in {events_file.path}")
+    events = events.sort_by("seq")
+    return entry, rows[0], event_tuples(events)
+
+
+def replay_game(root, game_id: int) -> GameReplay:
+    entry, record, log = load_game(root, game_id)
+    try:
+        replay_log(entry.rules, log)
+    except LogMismatch as err:
+        raise err.at_game(game_id) from None
+    rules = entry.rules
+    ledger = Ledger(rules.players, deck_of(rules).size, rules.pickup == "pooled")
+    deal: list[EventTuple] = []
+    battles: list[BattleView] = []
+    current: BattleView | None = None
+    for ev in log:
+        battle, kind = ev[0], ev[1]
+        if kind == "end":
+            break
+        if battle == 0:
+            deal.append(ev)
+        else:
+            if current is None or current.battle != battle:
+                if current is not None:
+                    _close(current, ledger)
+                current = BattleView(battle, [list(p) for p in ledger.piles], [list(w) for w in ledger.won])
+                battles.append(current)
+            current.events.append(ev)
+            if kind == "collect":
+                current.winner = ev[2]
+            elif kind == "war":
+                current.war_depth = ev[6]
+        ledger.apply(ev)
+    if current is not None:
+        _close(current, ledger)
+    return GameReplay(entry, record, deal, battles, log[-1])
+
+
+def _close(view: BattleView, ledger: Ledger) -> None:
+    view.piles_after = [list(p) for p in ledger.piles]
+    view.won_after = [list(w) for w in ledger.won]
+
+
+# -- presentation -------------------------------------------------------------------------------
+
+def _labels(deck: Deck, cards) -> str:
+    return " ".join(deck.label(c) for c in cards) if cards else "-"
+
+
+def _sizes(piles, won, pooled: bool) -> str:
+    if pooled:
+        return " | ".join(f"{len(p)}+{len(w)}" for p, w in zip(piles, won))
+    return " | ".join(str(len(p)) for p in piles)
+
+
+def describe_event(deck: Deck, ev: EventTuple) -> str:
+    battle, kind, seat, cards, seats, options, value, note = ev
+    if kind == "play":
+        return f"seat {seat} plays {_labels(deck, cards)}"
+    if kind == "down":
+        return f"seat {seat} puts {len(cards)} down: {_labels(deck, cards)}"
+    if kind == "war":
+        name = {1: "WAR", 2: "DOUBLE WAR", 3: "TRIPLE WAR"}.get(value, f"WAR x{value}")
+        return f"{name} (depth {value}) between seats {', '.join(map(str, seats))}"
+    if kind == "war_out":
+        return f"seat {seat} has no card left: out of this war"
+    if kind == "forfeit":
+        return f"seat {seat} cannot complete the war: its {len(cards)} cards go on the table ({_labels(deck, cards)})"
+    if kind == "collect":
+        return f"seat {seat} wins {len(cards)} cards, taken in this order: {_labels(deck, cards)}"
+    if kind == "set_aside":
+        return f"everyone in the war ran out: {len(cards)} table cards set aside ({_labels(deck, cards)})"
+    if kind == "reshuffle":
+        return f"seat {seat} reshuffles its won pile into its pile: {_labels(deck, cards)}"
+    if kind == "out":
+        return f"seat {seat} is out of the game"
+    return f"{kind} seat={seat} cards={_labels(deck, cards)}"
+
+
+def render_text(rp: GameReplay, battle: int | None = None) -> str:
+    deck, rules, rec = rp.deck, rp.entry.rules, rp.record
+    pooled = rules.pickup == "pooled"
+    lines = []
+    who = f", seat {rec['winner']}" if rec["winner"] is not None else ""
+    lines.append(f"Game {rec['game_id']} · {rules.variant} · rules {rec['rules_id']} · seed {rec['game_seed']}")
+    lines.append(f"Outcome: {rec['outcome']}{who} after {rec['battles']} battles "
+                 f"({rec['wars']} wars, deepest {rec['max_war_depth']})")
+    changed = {k: v for k, v in rules.model_dump().items() if k != "variant"}
+    lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
+    if battle is None:
+        lines.append("Deal:")
+        for ev in rp.deal:
+            who = f"seat {ev[2]}" if ev[1] == "deal" else "set aside"
+            lines.append(f"  {who} ({len(ev[3])}): {_labels(deck, ev[3])}")
+        shown = rp.battles
+    else:
+        shown = [b for b in rp.battles if b.battle == battle]
+        if not shown:
+            raise GameNotFound(f"game {rec['game_id']} has battles 1..{len(rp.battles)}, not {battle}")
+    for view in shown:
+        sizes = _sizes(view.piles_before, view.won_before, pooled)
+        lines.append(f"Battle {view.battle} · piles {sizes}")
+        if battle is not None:
+            for seat, pile in enumerate(view.piles_before):
+                extra = f" · won pile {_labels(deck, view.won_before[seat])}" if pooled else ""
+                lines.append(f"  seat {seat} pile (top first): {_labels(deck, pile)}{extra}")
+        if battle is None and view.war_depth == 0 and all(ev[1] in ("play", "collect") for ev in view.events):
+            plays = ", ".join(f"seat {ev[2]} {_labels(deck, ev[3])}" for ev in view.events if ev[1] == "play")
+            took = " ".join(deck.label(c) for c in view.events[-1][3])
+            lines[-1] += (f" · {plays} → seat {view.winner} takes {took}"
+                          f" · piles {_sizes(view.piles_after, view.won_after, pooled)}")
+            continue
+        for ev in view.events:
+            indent = "    " if ev[1] in ("down",) or (ev[1] == "play" and _in_war(view, ev)) else "  "
+            lines.append(indent + describe_event(deck, ev))
+        lines.append(f"  → piles {_sizes(view.piles_after, view.won_after, pooled)}")
+        if battle is not None:
+            for seat, pile in enumerate(view.piles_after):
+                lines.append(f"  seat {seat} pile after: {_labels(deck, pile)}")
+    if battle is None or battle == len(rp.battles):
+        end = rp.end
+        result = f"seat {end[2]} wins" if end[7] == "win" else end[7]
+        lines.append(f"End after {end[6]} battles: {result}")
+    return "\n".join(lines)
+
+
+def _in_war(view: BattleView, ev: EventTuple) -> bool:
+    for other in view.events:
+        if other is ev:
+            return False
+        if other[1] == "war":
+            return True
+    return False
+
+
+def as_json(rp: GameReplay, battle: int | None = None) -> dict:
+    deck = rp.deck
+
+    def event(ev):
+        battle_, kind, seat, cards, seats, options, value, note = ev
+        out = {"kind": kind}
+        if seat is not None:
+            out["seat"] = seat
+        if cards:
+            out["cards"] = list(cards)
+            out["labels"] = [deck.label(c) for c in cards]
+        if seats:
+            out["seats"] = list(seats)
+        if options:
+            out["options"] = list(options)
+        if value is not None:
+            out["value"] = value
+        if note is not None:
+            out["note"] = note
+        return out
+
+    shown = rp.battles if battle is None else [b for b in rp.battles if b.battle == battle]
+    if battle is not None and not shown:
+        raise GameNotFound(f"game {rp.record['game_id']} has battles 1..{len(rp.battles)}, not {battle}")
+    return {
+        "game": rp.record,
+        "rules": rp.entry.rules.model_dump(mode="json"),
+        "deal": [event(ev) for ev in rp.deal],
+        "battles": [{
+            "battle": b.battle, "war_depth": b.war_depth, "winner": b.winner,
+            "piles_before": b.piles_before, "piles_after": b.piles_after,
+            **({"won_before": b.won_before, "won_after": b.won_after} if rp.entry.rules.pickup == "pooled" else {}),
+            "events": [event(ev) for ev in b.events],
+        } for b in shown],
+        "end": event(rp.end),
+    }

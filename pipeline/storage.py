@@ -1,0 +1,155 @@
+"""Parquet files of a dataset: Arrow schemas derived from the models, atomic writes, checksums.
+
+Every write goes to a hidden temporary name in the target folder and is renamed into place,
+so a reader never sees half a file (DuckDB and pyarrow skip names starting with `.`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .engine import EventTuple
+from .errors import DatasetError
+from .schema import SCHEMA_VERSION, ENGINE_VERSION, Event, GameRecord, arrow_fields
+
+ROW_GROUP_ROWS = 64 * 1024
+
+
+def _arrow_type(text: str) -> pa.DataType:
+    if text.startswith("list<"):
+        return pa.list_(_arrow_type(text[5:-1]))
+    if text == "dictionary<string>":
+        return pa.dictionary(pa.int32(), pa.string())
+    return {"int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
+            "uint64": pa.uint64(), "bool": pa.bool_(), "string": pa.string()}[text]
+
+
+def arrow_schema(model) -> pa.Schema:
+    fields = [pa.field(name, _arrow_type(t), nullable=nullable) for name, t, nullable in arrow_fields(model)]
+    return pa.schema(fields, metadata={"war.schema_version": str(SCHEMA_VERSION),
+                                       "war.engine_version": ENGINE_VERSION,
+                                       "war.table": model.__name__})
+
+
+EVENT_SCHEMA = arrow_schema(Event)
+GAME_SCHEMA = arrow_schema(GameRecord)
+
+
+def _dictionary(values: list, schema_field: pa.Field) -> pa.Array:
+    arr = pa.array(values, type=pa.string())
+    return arr.dictionary_encode().cast(schema_field.type)
+
+
+def events_table(game_ids: list[int], logs: list[list[EventTuple]]) -> pa.Table:
+    """One row per event, ordered by (game, seq)."""
+    gid: list[int] = []
+    seq: list[int] = []
+    cols: list[list] = [[] for _ in range(8)]
+    for g, log in zip(game_ids, logs):
+        n = len(log)
+        gid.extend([g] * n)
+        seq.extend(range(n))
+        for i, column in enumerate(zip(*log)):
+            cols[i].extend(column)
+    battle, kind, seat, cards, seats, options, value, note = cols
+    f = EVENT_SCHEMA
+    arrays = [
+        pa.array(gid, pa.int64()), pa.array(seq, pa.int32()), pa.array(battle, pa.int32()),
+        _dictionary(kind, f.field("kind")), pa.array(seat, pa.int8()),
+        pa.array(cards, pa.list_(pa.int16())), pa.array(seats, pa.list_(pa.int8())),
+        pa.array(options, pa.list_(pa.int16())), pa.array(value, pa.int32()),
+        _dictionary(note, f.field("note")),
+    ]
+    return pa.Table.from_arrays(arrays, schema=EVENT_SCHEMA)
+
+
+def games_table(records: list[dict]) -> pa.Table:
+    columns = {name: [r[name] for r in records] for name in GAME_SCHEMA.names}
+    arrays = []
+    for field in GAME_SCHEMA:
+        if pa.types.is_dictionary(field.type):
+            arrays.append(_dictionary(columns[field.name], field))
+        else:
+            arrays.append(pa.array(columns[field.name], field.type))
+    return pa.Table.from_arrays(arrays, schema=GAME_SCHEMA)
+
+
+def _lists(column) -> list[tuple]:
+    """A list<int> column as tuples, through flat values and offsets (far faster than to_pylist)."""
+    arr = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    values = arr.values.to_numpy(zero_copy_only=False).tolist()
+    offsets = arr.offsets.to_numpy().tolist()
+    return [tuple(values[a:b]) for a, b in zip(offsets, offsets[1:])]
+
+
+def _plain(column) -> list:
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    return column.to_pylist()
+
+
+def event_tuples(table: pa.Table) -> list[EventTuple]:
+    """Events as the engine's tuples, for replay (seq order assumed)."""
+    return list(zip(_plain(table.column("battle")), _plain(table.column("kind")), _plain(table.column("seat")),
+                    _lists(table.column("cards")), _lists(table.column("seats")), _lists(table.column("options")),
+                    _plain(table.column("value")), _plain(table.column("note"))))
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def temporary_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_name(path)
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_parquet(table: pa.Table, path: Path, sort_key: Iterable[str] = ()) -> str:
+    """Write zstd Parquet atomically; return its SHA-256."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_name(path)
+    try:
+        delta = [n for n in ("seq", "battle") if n in table.schema.names]
+        pq.write_table(
+            table, tmp, compression="zstd", compression_level=9,
+            row_group_size=ROW_GROUP_ROWS, write_statistics=True,
+            use_dictionary=[n for n in table.schema.names if n not in delta] if delta else True,
+            column_encoding={n: "DELTA_BINARY_PACKED" for n in delta} or None,
+            sorting_columns=[pq.SortingColumn(table.schema.get_field_index(k)) for k in sort_key] or None,
+        )
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        digest = sha256_file(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return digest
+
+
+def read_parquet(path: Path, filters=None, columns=None) -> pa.Table:
+    try:
+        return pq.read_table(path, filters=filters, columns=columns)
+    except FileNotFoundError:
+        raise DatasetError(f"missing data file {str(path)!r}") from None
+    except (pa.ArrowInvalid, OSError) as err:
+        raise DatasetError(f"cannot read {str(path)!r}: {err}") from None

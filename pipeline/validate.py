@@ -1,0 +1,231 @@
+"""Validating a dataset against its manifest and the engine.
+
+Checks, in order: every listed file exists with its checksum and row count, no unlisted data
+file, the Parquet schema; then every game: its events in (game, seq) order, every card in
+one place at every step (the ledger), the rules (replay from the log alone), its record against
+its events, and regeneration from its seed, event for event. Each problem names the file, the
+game and the event sequence where it was found, with what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pyarrow.parquet as pq
+
+from .dataset import Dataset
+from .deal import Deal, check_deal, deck_of
+from .engine import CheckingRecorder, EventTuple
+from .errors import LogMismatch, WarError
+from .game import play_game, replay_log
+from .generate import game_record
+from .ledger import audit
+from .rng import game_seed
+from .schema import GAME_ID_STRIDE, RuleSetEntry
+from .storage import EVENT_SCHEMA, GAME_SCHEMA, event_tuples, read_parquet, sha256_file
+
+
+@dataclass
+class Problem:
+    file: str | None
+    game_id: int | None
+    seq: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = []
+        if self.file:
+            where.append(self.file)
+        if self.game_id is not None:
+            where.append(f"game {self.game_id}")
+        if self.seq is not None:
+            where.append(f"seq {self.seq}")
+        return (": ".join([", ".join(where), self.message]) if where else self.message)
+
+
+@dataclass
+class Report:
+    games_checked: int = 0
+    good: int = 0
+    bad: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        files = sum(1 for p in self.problems if p.game_id is None)
+        tail = f", {files} file problems" if files else ""
+        return f"games checked: {self.games_checked}, good: {self.good}, bad: {self.bad}{tail}"
+
+
+def check_files(ds: Dataset, report: Report) -> set[str]:
+    """Checksums, row counts, schemas, unlisted files. Returns the paths that cannot be read."""
+    unreadable: set[str] = set()
+    listed = {f.path for f in ds.manifest.files}
+    for f in ds.manifest.files:
+        path = ds.root / f.path
+        if not path.exists():
+            report.problems.append(Problem(f.path, None, None, "missing file listed in the manifest"))
+            unreadable.add(f.path)
+            continue
+        digest = sha256_file(path)
+        if digest != f.sha256:
+            report.problems.append(Problem(f.path, None, None,
+                                           f"checksum differs from the manifest: expected {f.sha256[:16]}..., "
+                                           f"found {digest[:16]}..."))
+        if f.table == "deals":
+            continue
+        try:
+            meta = pq.ParquetFile(path)
+        except Exception as err:  # pyarrow raises several types for a damaged file
+            report.problems.append(Problem(f.path, None, None, f"not a readable Parquet file: {err}"))
+            unreadable.add(f.path)
+            continue
+        if meta.metadata.num_rows != f.rows:
+            report.problems.append(Problem(f.path, None, None,
+                                           f"row count differs from the manifest: expected {f.rows}, "
+                                           f"found {meta.metadata.num_rows}"))
+        expected = EVENT_SCHEMA if f.table == "events" else GAME_SCHEMA
+        found = meta.schema_arrow
+        if not found.equals(expected, check_metadata=False) or \
+                (found.metadata or {}).get(b"war.schema_version") != expected.metadata[b"war.schema_version"]:
+            report.problems.append(Problem(f.path, None, None, "schema differs from this war's schema"))
+            unreadable.add(f.path)
+    for table in ("games", "events", "deals"):
+        folder = ds.root / table
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                rel = path.relative_to(ds.root).as_posix()
+                if path.is_file() and not path.name.startswith(".") and rel not in listed:
+                    report.problems.append(Problem(rel, None, None, "data file not listed in the manifest"))
+    return unreadable
+
+
+def _split_games(table) -> dict[int, list[EventTuple]] | Problem:
+    ids = table.column("game_id").to_pylist()
+    seqs = table.column("seq").to_pylist()
+    events = event_tuples(table)
+    games: dict[int, list[EventTuple]] = {}
+    order: list[int] = []
+    for gid, seq, ev in zip(ids, seqs, events):
+        log = games.get(gid)
+        if log is None:
+            if order and gid < order[-1]:
+                return Problem(None, gid, seq, f"events not sorted by game: game {gid} after game {order[-1]}")
+            log = games[gid] = []
+            order.append(gid)
+        log.append((seq, ev))
+    return games
+
+
+def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None,
+               logged: list[tuple[int, EventTuple]], deal=None) -> Problem | None:
+    """Every check on one game; the first problem found, or None."""
+    rules = entry.rules
+    for i, (seq, _) in enumerate(logged):
+        if seq != i:
+            what = "duplicated" if i and seq == logged[i - 1][0] else "missing or reordered"
+            return Problem(None, gid, i, f"event sequence broken ({what}): expected seq {i}, found seq {seq}")
+    log = [ev for _, ev in logged]
+    if row is None:
+        return Problem(None, gid, None, "events of a game that has no record in games/")
+    index = gid - entry.ordinal * GAME_ID_STRIDE
+    try:
+        audit(log, rules.players, deck_of(rules).size, rules.pickup == "pooled")
+    except LogMismatch as err:
+        return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
+    seed = game_seed(master_seed, index)
+    checker = CheckingRecorder(log)
+    try:
+        summary = play_game(rules, seed, deal, checker)[1]
+    except LogMismatch as regen:
+        try:
+            replay_log(rules, log)
+        except LogMismatch as err:
+            return Problem(None, gid, err.seq, f"breaks the rules (replay from the log): "
+                                               f"expected {err.expected}, found {err.found}")
+        return Problem(None, gid, regen.seq, f"regenerates differently from its seed: "
+                                             f"expected {regen.expected}, found {regen.found}")
+    expected = game_record(gid, index, seed, rules, entry.policies, Deal((), explicit=deal is not None),
+                           summary, len(log))
+    for name, value in expected.items():
+        if row.get(name) != value:
+            return Problem(None, gid, None, f"game record disagrees with its events: {name} "
+                                            f"expected {value!r}, found {row.get(name)!r}")
+    return None
+
+
+def validate(root: str | Path, progress: Callable[[int], None] | None = None) -> Report:
+    ds = Dataset.open(root)
+    report = Report()
+    unreadable = check_files(ds, report)
+    deals_by_set: dict[int, list] = {}
+    for entry in ds.manifest.rule_sets:
+        if entry.deals and entry.deals not in unreadable:
+            lines = (ds.root / entry.deals).read_text(encoding="utf-8").splitlines()
+            try:
+                deals_by_set[entry.ordinal] = [check_deal(entry.rules, d["piles"], d["set_aside"])
+                                               for d in map(json.loads, lines)]
+            except (WarError, ValueError, KeyError) as err:
+                report.problems.append(Problem(entry.deals, None, None, f"unreadable deals: {err}"))
+    for entry in ds.manifest.rule_sets:
+        games_files = {f.first_game: f for f in ds.files("games") if f.rule_set == entry.ordinal}
+        events_files = {f.first_game: f for f in ds.files("events") if f.rule_set == entry.ordinal}
+        for first in sorted(games_files):
+            gf, ef = games_files[first], events_files.get(first)
+            ids = range(entry.ordinal * GAME_ID_STRIDE + first, entry.ordinal * GAME_ID_STRIDE + first + gf.games)
+            if ef is None or gf.path in unreadable or ef.path in unreadable:
+                bad_file = gf.path if gf.path in unreadable or ef is None else ef.path
+                for gid in ids:
+                    report.problems.append(Problem(bad_file, gid, None, "cannot be checked: its file is missing or unreadable"))
+                report.games_checked += len(ids)
+                report.bad += len(ids)
+                if progress:
+                    progress(len(ids))
+                continue
+            _check_shard(ds, entry, gf, ef, ids, deals_by_set.get(entry.ordinal), report, progress)
+    return report
+
+
+def _check_shard(ds, entry, gf, ef, ids, deals, report, progress) -> None:
+    try:
+        rows = read_parquet(ds.root / gf.path).to_pylist()
+        events = read_parquet(ds.root / ef.path)
+    except WarError as err:
+        report.problems.append(Problem(gf.path, None, None, str(err)))
+        return
+    by_id = {}
+    for r in rows:
+        if r["game_id"] in by_id:
+            report.problems.append(Problem(gf.path, r["game_id"], None, "game record appears twice"))
+        by_id[r["game_id"]] = r
+    for gid in by_id:
+        if gid not in ids:
+            report.problems.append(Problem(gf.path, gid, None, "game record outside the file's range"))
+    split = _split_games(events)
+    if isinstance(split, Problem):
+        split.file = ef.path
+        report.problems.append(split)
+        split = {}
+    for gid in ids:
+        report.games_checked += 1
+        logged = split.get(gid)
+        if logged is None:
+            problem = Problem(ef.path, gid, None, "no events for this game")
+        else:
+            deal = deals[gid - entry.ordinal * GAME_ID_STRIDE] if deals else None
+            problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal)
+            if problem is not None:
+                problem.file = ef.path if problem.seq is not None else gf.path
+        if problem is None:
+            report.good += 1
+        else:
+            report.bad += 1
+            report.problems.append(problem)
+        if progress:
+            progress(1)

@@ -220,26 +220,25 @@ def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder) -> Summary:
                 down = values[best] - 1
             else:
                 down = fixed_down
-            still = []
+            ready = []
             for seat in tied:
                 have = holding(seat)
                 if have == 0:
                     emit(battle, "war_out", seat)
-                    continue
-                if have <= down:
-                    if lose:
-                        cards = list(piles[seat]) + won[seat]
-                        piles[seat].clear()
-                        won[seat] = []
-                        table.extend(cards)
-                        played[seat].extend(cards)
-                        alive[seat] = False
-                        emit(battle, "forfeit", seat, cards)
-                        emit(battle, "out", seat)
-                        continue
-                    k = have - 1
+                elif lose and have <= down:
+                    cards = list(piles[seat]) + won[seat]
+                    piles[seat].clear()
+                    won[seat] = []
+                    table.extend(cards)
+                    played[seat].extend(cards)
+                    alive[seat] = False
+                    emit(battle, "forfeit", seat, cards)
+                    emit(battle, "out", seat)
                 else:
-                    k = down
+                    ready.append(seat)
+            still = ready if len(ready) > 1 else []
+            for seat in still:
+                k = min(down, holding(seat) - 1)
                 if k:
                     cards = [draw(seat, battle) for _ in range(k)]
                     table.extend(cards)
@@ -250,9 +249,8 @@ def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder) -> Summary:
                 played[seat].append(c)
                 up[seat] = c
                 emit(battle, "play", seat, (c,))
-                still.append(seat)
-            if len(still) <= 1:
-                winner = still[0] if still else None
+            if len(ready) <= 1:
+                winner = ready[0] if ready else None
                 break
             contenders = still
 

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -212,7 +212,7 @@ def arrow_fields(model: type[BaseModel]) -> list[tuple[str, str, bool]]:
         marks = [m for m in info.metadata if isinstance(m, Arrow)]
         if not marks:
             raise TypeError(f"{model.__name__}.{name} has no Arrow type")
-        nullable = info.default is None
+        nullable = type(None) in get_args(info.annotation)
         out.append((name, marks[0].type, nullable))
     return out
 

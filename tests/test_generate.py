@@ -1,0 +1,131 @@
+"""Generation: the same arguments give the same bytes, whatever the workers; files appear whole."""
+
+import hashlib
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.dataset import Dataset
+from pipeline.errors import DatasetError
+from pipeline.generate import Plan, generate
+from pipeline.rules import build_rules
+from pipeline.validate import validate
+
+
+def digests(root):
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def plans():
+    return [Plan(build_rules("classic"), 45), Plan(build_rules("classic", {"pickup": "winner_first"}), 30)]
+
+
+def test_one_and_two_workers_give_identical_files(tmp_path):
+    generate(tmp_path / "one", plans(), seed=42, workers=1, shard_size=10)
+    generate(tmp_path / "two", plans(), seed=42, workers=2, shard_size=10)
+    one, two = digests(tmp_path / "one"), digests(tmp_path / "two")
+    assert one == two
+    assert len([p for p in one if p.startswith("events/")]) == 5 + 3
+
+
+def test_another_seed_gives_other_games(tmp_path):
+    generate(tmp_path / "a", plans()[:1], seed=1, shard_size=100)
+    generate(tmp_path / "b", plans()[:1], seed=2, shard_size=100)
+    assert digests(tmp_path / "a")["events/variant=classic/part-00000.parquet"] != \
+        digests(tmp_path / "b")["events/variant=classic/part-00000.parquet"]
+
+
+def test_manifest_lists_every_file_with_rows_and_checksums(tmp_path):
+    m = generate(tmp_path / "d", plans(), seed=3, shard_size=20)
+    root = tmp_path / "d"
+    on_disk = {p for p in digests(root) if p != "manifest.json"}
+    assert on_disk == {f.path for f in m.files}
+    for f in m.files:
+        assert hashlib.sha256((root / f.path).read_bytes()).hexdigest() == f.sha256
+        assert pq.ParquetFile(root / f.path).metadata.num_rows == f.rows
+    assert json.loads((root / "manifest.json").read_text())["master_seed"] == 3
+    assert [e.games for e in m.rule_sets] == [45, 30]
+
+
+def test_games_have_unique_ids_per_rule_set_and_share_seeds(tmp_path):
+    generate(tmp_path / "d", plans(), seed=3, shard_size=20)
+    ds = Dataset.open(tmp_path / "d")
+    rows = [r for f in ds.files("games") for r in pq.read_table(ds.root / f.path).to_pylist()]
+    ids = [r["game_id"] for r in rows]
+    assert len(set(ids)) == len(ids) == 75
+    by_set = {}
+    for r in rows:
+        by_set.setdefault(r["rules_id"], {})[r["game_index"]] = r["game_seed"]
+    a, b = by_set.values()
+    assert all(a[i] == b[i] for i in b), "every rule set plays the same seeds, game by game"
+
+
+def test_files_are_sorted_and_carry_the_schema_version(tmp_path):
+    generate(tmp_path / "d", plans()[:1], seed=9, shard_size=100)
+    path = tmp_path / "d" / "events/variant=classic/part-00000.parquet"
+    t = pq.read_table(path)
+    keys = list(zip(t.column("game_id").to_pylist(), t.column("seq").to_pylist()))
+    assert keys == sorted(keys)
+    assert pq.ParquetFile(path).schema_arrow.metadata[b"war.schema_version"] == b"1"
+    assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
+
+
+def test_no_temporary_files_are_left(tmp_path):
+    generate(tmp_path / "d", plans(), seed=4, workers=2, shard_size=10)
+    assert not [p for p in (tmp_path / "d").rglob(".*")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_generated_dataset_validates(tmp_path):
+    generate(tmp_path / "d", plans(), seed=11, shard_size=20)
+    report = validate(tmp_path / "d")
+    assert report.ok and report.good == report.games_checked == 75
+
+
+def test_refuses_an_occupied_folder_and_keeps_it(tmp_path):
+    generate(tmp_path / "d", plans()[:1], seed=1)
+    before = digests(tmp_path / "d")
+    with pytest.raises(DatasetError, match="already holds data"):
+        generate(tmp_path / "d", plans()[:1], seed=2)
+    assert digests(tmp_path / "d") == before
+
+
+def test_overwrite_replaces_a_dataset(tmp_path):
+    generate(tmp_path / "d", plans()[:1], seed=1)
+    generate(tmp_path / "d", plans()[:1], seed=2, overwrite=True)
+    assert Dataset.open(tmp_path / "d").manifest.master_seed == 2
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_overwrite_never_deletes_a_folder_that_is_not_a_dataset(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "thesis.tex").write_text("precious")
+    with pytest.raises(DatasetError, match="not a war dataset"):
+        generate(tmp_path / "mine", plans()[:1], seed=1, overwrite=True)
+    assert (tmp_path / "mine" / "thesis.tex").read_text() == "precious"
+
+
+def test_failed_overwrite_keeps_the_old_dataset(tmp_path, monkeypatch):
+    generate(tmp_path / "d", plans()[:1], seed=1)
+    before = digests(tmp_path / "d")
+    import pipeline.generate as g
+
+    def boom(*a, **k):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(g, "events_table", boom)
+    with pytest.raises(RuntimeError):
+        generate(tmp_path / "d", plans()[:1], seed=2, overwrite=True)
+    assert digests(tmp_path / "d") == before
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"seed": -1}, "seed"), ({"seed": 2**64}, "seed"), ({"seed": 1, "workers": 0}, "workers"),
+    ({"seed": 1, "shard_size": 0}, "shard size"),
+])
+def test_bad_arguments(tmp_path, kwargs, words):
+    with pytest.raises(DatasetError, match=words):
+        generate(tmp_path / "d", plans()[:1], **kwargs)
+    assert not (tmp_path / "d").exists() or not any((tmp_path / "d").iterdir())

@@ -45,8 +45,13 @@ def check_deal(rules: RuleSet, piles: list, set_aside: list | None = None, where
         raise DealError(f"{where}: `piles` must be a list of lists of cards")
     if len(piles) != rules.players:
         raise DealError(f"{where}: {len(piles)} piles for {rules.players} players")
-    coded = [[deck.parse(c) for c in p] for p in piles]
-    aside = [deck.parse(c) for c in (set_aside or [])]
+    try:
+        coded = [[deck.parse(c) for c in p] for p in piles]
+        aside = [deck.parse(c) for c in (set_aside or [])]
+    except DealError as err:
+        raise DealError(f"{where}: {err}") from None
+    except TypeError:
+        raise DealError(f"{where}: `set_aside` must be a list of cards") from None
     for s, p in enumerate(coded):
         if not p:
             raise DealError(f"{where}: seat {s}'s pile is empty")

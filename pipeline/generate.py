@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -19,6 +18,7 @@ from .dataset import MANIFEST, WORK_DIR, part_path
 from .deal import Deal, deal_line
 from .errors import DatasetError
 from .game import play_game
+from .parallel import run_tasks
 from .rng import game_seed
 from .schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
 from .storage import atomic_write_bytes, events_table, games_table, sha256_file, write_parquet
@@ -106,18 +106,6 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
     return out
 
 
-_queue = None
-
-
-def _worker_init(queue) -> None:
-    global _queue
-    _queue = queue
-
-
-def _run_shard_in_worker(shard: Shard) -> list[dict]:
-    return run_shard(shard, _queue.put if _queue is not None else None)
-
-
 def _looks_like_dataset(root: Path) -> bool:
     return any((root / name).exists() for name in (MANIFEST, WORK_DIR, "games", "events"))
 
@@ -186,45 +174,19 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
             files.append({"path": entry.deals, "table": "deals", "rule_set": entry.ordinal,
                           "first_game": 0, "games": plan.games, "rows": plan.games,
                           "sha256": sha256_file(path)})
-    results: dict[int, list[dict]] = {}
-    if workers == 1 or len(shards) == 1:
-        for shard in shards:
-            results[shard.part] = run_shard(shard, progress)
-    else:
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")
-        queue = ctx.Queue()
-        with ProcessPoolExecutor(max_workers=min(workers, len(shards)), mp_context=ctx,
-                                 initializer=_worker_init, initargs=(queue,)) as pool:
-            pending = {pool.submit(_run_shard_in_worker, s): s for s in shards}
-            while pending:
-                done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                _drain(queue, progress)
-                for fut in done:
-                    shard = pending.pop(fut)
-                    results[shard.part] = fut.result()
-            _drain(queue, progress)
-    for shard in shards:
-        files.extend(results[shard.part])
+    try:
+        for result in run_tasks(run_shard, shards, workers, progress):
+            files.extend(result)
+    except BaseException:
+        if target != root:
+            shutil.rmtree(target, ignore_errors=True)
+        raise
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
     manifest = Manifest(master_seed=seed, rule_sets=entries, files=[DataFile(**f) for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
     if target != root:
         _swap_in(target, root)
     return manifest
-
-
-def _drain(queue, progress) -> None:
-    import queue as q
-
-    while True:
-        try:
-            n = queue.get_nowait()
-        except q.Empty:
-            return
-        if progress is not None:
-            progress(n)
 
 
 def _swap_in(staging: Path, root: Path) -> None:

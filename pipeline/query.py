@@ -142,6 +142,7 @@ FROM rules r, LATERAL (SELECT unnest(range(r.ranks * r.suits + r.jokers)) AS cod
 
 BATTLES_SQL = """
 CREATE VIEW battles AS
+SELECT b.*, g.rules_id FROM (
 SELECT game_id, battle, any_value(variant) AS variant,
     coalesce(max(value) FILTER (WHERE kind = 'war'), 0) AS war_depth,
     max(seat) FILTER (WHERE kind = 'collect') AS winner,
@@ -149,7 +150,7 @@ SELECT game_id, battle, any_value(variant) AS variant,
     bool_or(kind = 'set_aside') AS set_aside
 FROM events
 WHERE battle > 0 AND kind IN ('play', 'down', 'forfeit', 'war', 'collect', 'set_aside')
-GROUP BY game_id, battle;
+GROUP BY game_id, battle) b JOIN games g USING (game_id);
 """
 
 

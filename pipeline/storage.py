@@ -114,13 +114,19 @@ def temporary_name(path: Path) -> Path:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
+    if path.is_dir():
+        raise DatasetError(f"{str(path)!r} is a folder; give a file name")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_name(path)
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def write_parquet(table: pa.Table, path: Path, sort_key: Iterable[str] = ()) -> str:

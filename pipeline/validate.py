@@ -23,6 +23,7 @@ from .errors import LogMismatch, WarError
 from .game import play_game, replay_log
 from .generate import game_record
 from .ledger import audit
+from .parallel import run_tasks
 from .rng import game_seed
 from .schema import GAME_ID_STRIDE, RuleSetEntry
 from .storage import EVENT_SCHEMA, GAME_SCHEMA, event_tuples, read_parquet, sha256_file
@@ -160,72 +161,108 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
     return None
 
 
-def validate(root: str | Path, progress: Callable[[int], None] | None = None) -> Report:
+@dataclass(frozen=True)
+class ShardCheck:
+    root: str
+    ordinal: int
+    games_path: str
+    events_path: str
+    first: int
+    games: int
+    deals: tuple | None
+
+
+def validate(root: str | Path, progress: Callable[[int], None] | None = None, workers: int = 1) -> Report:
     ds = Dataset.open(root)
     report = Report()
     unreadable = check_files(ds, report)
     deals_by_set: dict[int, list] = {}
     for entry in ds.manifest.rule_sets:
         if entry.deals and entry.deals not in unreadable:
-            lines = (ds.root / entry.deals).read_text(encoding="utf-8").splitlines()
             try:
-                deals_by_set[entry.ordinal] = [check_deal(entry.rules, d["piles"], d["set_aside"])
-                                               for d in map(json.loads, lines)]
-            except (WarError, ValueError, KeyError) as err:
+                lines = (ds.root / entry.deals).read_text(encoding="utf-8").splitlines()
+                deals_by_set[entry.ordinal] = [(d["piles"], d["set_aside"]) for d in map(json.loads, lines)]
+                for piles, aside in deals_by_set[entry.ordinal]:
+                    check_deal(entry.rules, piles, aside)
+            except (WarError, ValueError, KeyError, OSError) as err:
+                deals_by_set.pop(entry.ordinal, None)
                 report.problems.append(Problem(entry.deals, None, None, f"unreadable deals: {err}"))
+    tasks = []
     for entry in ds.manifest.rule_sets:
         games_files = {f.first_game: f for f in ds.files("games") if f.rule_set == entry.ordinal}
         events_files = {f.first_game: f for f in ds.files("events") if f.rule_set == entry.ordinal}
         for first in sorted(games_files):
             gf, ef = games_files[first], events_files.get(first)
-            ids = range(entry.ordinal * GAME_ID_STRIDE + first, entry.ordinal * GAME_ID_STRIDE + first + gf.games)
-            if ef is None or gf.path in unreadable or ef.path in unreadable:
-                bad_file = gf.path if gf.path in unreadable or ef is None else ef.path
-                for gid in ids:
-                    report.problems.append(Problem(bad_file, gid, None, "cannot be checked: its file is missing or unreadable"))
-                report.games_checked += len(ids)
-                report.bad += len(ids)
+            base = entry.ordinal * GAME_ID_STRIDE
+            if ef is None or gf.path in unreadable or ef.path in unreadable or \
+                    (entry.deals and entry.ordinal not in deals_by_set):
+                bad_file = gf.path if gf.path in unreadable or ef is None else (
+                    ef.path if ef.path in unreadable else entry.deals)
+                for gid in range(base + first, base + first + gf.games):
+                    report.problems.append(Problem(bad_file, gid, None,
+                                                   "cannot be checked: a file it needs is missing or unreadable"))
+                report.games_checked += gf.games
+                report.bad += gf.games
                 if progress:
-                    progress(len(ids))
+                    progress(gf.games)
                 continue
-            _check_shard(ds, entry, gf, ef, ids, deals_by_set.get(entry.ordinal), report, progress)
+            deals = None
+            if entry.deals:
+                deals = tuple(deals_by_set[entry.ordinal][first:first + gf.games])
+            tasks.append(ShardCheck(str(ds.root), entry.ordinal, gf.path, ef.path, first, gf.games, deals))
+    for part in run_tasks(check_shard, tasks, workers, progress):
+        report.games_checked += part.games_checked
+        report.good += part.good
+        report.bad += part.bad
+        report.problems.extend(part.problems)
     return report
 
 
-def _check_shard(ds, entry, gf, ef, ids, deals, report, progress) -> None:
+def check_shard(task: ShardCheck, progress=None) -> Report:
+    """Every game of one pair of part files."""
+    ds = Dataset.open(task.root)
+    entry = ds.rule_set(task.ordinal)
+    report = Report()
     try:
-        rows = read_parquet(ds.root / gf.path).to_pylist()
-        events = read_parquet(ds.root / ef.path)
+        rows = read_parquet(ds.root / task.games_path).to_pylist()
+        events = read_parquet(ds.root / task.events_path)
     except WarError as err:
-        report.problems.append(Problem(gf.path, None, None, str(err)))
-        return
+        report.problems.append(Problem(task.games_path, None, None, str(err)))
+        return report
+    base = entry.ordinal * GAME_ID_STRIDE
+    ids = range(base + task.first, base + task.first + task.games)
     by_id = {}
     for r in rows:
         if r["game_id"] in by_id:
-            report.problems.append(Problem(gf.path, r["game_id"], None, "game record appears twice"))
+            report.problems.append(Problem(task.games_path, r["game_id"], None, "game record appears twice"))
         by_id[r["game_id"]] = r
     for gid in by_id:
         if gid not in ids:
-            report.problems.append(Problem(gf.path, gid, None, "game record outside the file's range"))
+            report.problems.append(Problem(task.games_path, gid, None, "game record outside the file's range"))
     split = _split_games(events)
     if isinstance(split, Problem):
-        split.file = ef.path
+        split.file = task.events_path
         report.problems.append(split)
         split = {}
-    for gid in ids:
+    for n, gid in enumerate(ids):
         report.games_checked += 1
         logged = split.get(gid)
         if logged is None:
-            problem = Problem(ef.path, gid, None, "no events for this game")
+            problem = Problem(task.events_path, gid, None, "no events for this game")
         else:
-            deal = deals[gid - entry.ordinal * GAME_ID_STRIDE] if deals else None
+            deal = None
+            if task.deals is not None:
+                deal = check_deal(entry.rules, *task.deals[n])
             problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal)
             if problem is not None:
-                problem.file = ef.path if problem.seq is not None else gf.path
+                problem.file = task.events_path if problem.seq is not None else task.games_path
         if problem is None:
             report.good += 1
         else:
             report.bad += 1
             report.problems.append(problem)
-        if progress:
-            progress(1)
+        if progress and n % 50 == 49:
+            progress(50)
+    if progress and task.games % 50:
+        progress(task.games % 50)
+    return report

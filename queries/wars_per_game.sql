@@ -1,0 +1,16 @@
+-- answers: How many wars does a game have, per variant and rule set? Mean, median and max of
+--   `wars` (every war, a double war counts 2) and of `war_battles` (battles with at least one
+--   war). Medians are quantile_cont (linear interpolation).
+SELECT
+    variant,
+    rules_id,
+    count(*)                          AS games,
+    avg(wars)                         AS mean_wars,
+    quantile_cont(wars, 0.5)          AS median_wars,
+    max(wars)                         AS max_wars,
+    avg(war_battles)                  AS mean_war_battles,
+    quantile_cont(war_battles, 0.5)   AS median_war_battles,
+    max(war_battles)                  AS max_war_battles
+FROM games
+GROUP BY variant, rules_id
+ORDER BY variant, rules_id;

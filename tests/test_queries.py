@@ -1,0 +1,379 @@
+"""The named queries in `queries/`, checked against statistics recomputed in Python from the
+Parquet files (read with pyarrow, not DuckDB) of a small dataset that holds two rule sets of
+the same variant: shuffled pickup, and table-order pickup with a low battle cap (so that it has
+capped and cycle games)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.dataset import Dataset
+from pipeline.errors import QueryError
+from pipeline.generate import Plan, generate
+from pipeline.query import named_queries, parse_query, queries_dir, run
+from pipeline.rules import build_rules
+
+EXPECTED_QUERIES = {
+    "outcomes", "game_length", "length_histogram", "seat_win_rate", "wars_per_game",
+    "war_depth", "first_battle_war", "longest_games", "cycle_cap_by_pickup",
+}
+GAMES_PER_RULE_SET = 300
+
+
+@pytest.fixture(scope="module")
+def plans():
+    return [
+        Plan(build_rules("classic"), GAMES_PER_RULE_SET),
+        Plan(build_rules("classic", {"pickup": "table_order", "max_battles": "400"}), GAMES_PER_RULE_SET),
+    ]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory, plans) -> Path:
+    out = tmp_path_factory.mktemp("queries") / "ds"
+    generate(out, plans, seed=7)
+    return out
+
+
+@pytest.fixture(scope="module")
+def rule_sets(plans) -> dict[str, object]:
+    """rules_id -> RuleSet."""
+    return {p.rules.rules_id: p.rules for p in plans}
+
+
+def _read(root: Path, table: str, columns: list[str] | None = None) -> list[dict]:
+    ds = Dataset.open(root)
+    rows: list[dict] = []
+    for f in ds.files(table):
+        rows.extend(pq.ParquetFile(ds.root / f.path).read(columns=columns).to_pylist())
+    return rows
+
+
+@pytest.fixture(scope="module")
+def games(root) -> list[dict]:
+    rows = _read(root, "games")
+    assert len(rows) == 2 * GAMES_PER_RULE_SET
+    return rows
+
+
+@pytest.fixture(scope="module")
+def by_rules(games) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for g in games:
+        out[g["rules_id"]].append(g)
+    return dict(out)
+
+
+@pytest.fixture(scope="module")
+def results(root) -> dict[str, list[dict]]:
+    """Every named query run once with its default parameters."""
+    return {name: run(root, name=name).to_pylist() for name in named_queries()}
+
+
+def _one_row_per_rule_set(rows: list[dict]) -> dict[str, dict]:
+    out = {}
+    for r in rows:
+        assert r["rules_id"] not in out, f"two rows for rule set {r['rules_id']}"
+        out[r["rules_id"]] = r
+    return out
+
+
+def _quantile_cont(values: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks (DuckDB quantile_cont, numpy's default)."""
+    xs = sorted(values)
+    pos = q * (len(xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def _median(values):
+    return _quantile_cont(values, 0.5)
+
+
+approx = pytest.approx
+
+
+# ---------------------------------------------------------------- the files themselves
+
+def test_every_query_file_has_an_answers_header():
+    files = sorted(queries_dir().glob("*.sql"))
+    assert {p.stem for p in files} >= EXPECTED_QUERIES
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith("-- answers:"), path.name
+        q = parse_query(path)
+        assert q.answers and len(q.answers) > 20, path.name
+        for p in q.params:
+            assert p.default is not None and p.help, f"{path.name}: {p.name} needs a default and help"
+            p.convert(p.default)
+
+
+def test_params_are_declared_as_documented():
+    queries = named_queries()
+    assert [(p.name, p.type, p.default) for p in queries["length_histogram"].params] == [("width", "INTEGER", "50")]
+    assert [(p.name, p.type, p.default) for p in queries["longest_games"].params] == [("limit", "INTEGER", "20")]
+    assert "quantile_cont" in queries["game_length"].answers
+
+
+def test_dataset_mixes_outcomes(by_rules, rule_sets):
+    """The test data is worth testing on: two rule sets, and the fixed-order one caps and cycles."""
+    assert set(by_rules) == set(rule_sets)
+    fixed = next(rid for rid, r in rule_sets.items() if r.pickup == "table_order")
+    outcomes = Counter(g["outcome"] for g in by_rules[fixed])
+    assert outcomes["capped"] > 0 and outcomes["cycle"] > 0 and outcomes["win"] > 0
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_QUERIES))
+def test_every_query_has_rows_for_both_rule_sets(name, results, rule_sets, games):
+    rows = results[name]
+    assert rows, name
+    assert {r["rules_id"] for r in rows} == set(rule_sets)
+    for r in rows:
+        assert r["variant"] == rule_sets[r["rules_id"]].variant
+
+
+# ---------------------------------------------------------------- statistics
+
+def test_outcomes(results, by_rules):
+    got = _one_row_per_rule_set(results["outcomes"])
+    for rid, gs in by_rules.items():
+        row = got[rid]
+        counts = Counter(g["outcome"] for g in gs)
+        assert row["games"] == len(gs)
+        for outcome, count_col, share_col in (("win", "wins", "win_share"), ("draw", "draws", "draw_share"),
+                                              ("capped", "capped", "capped_share"),
+                                              ("cycle", "cycles", "cycle_share")):
+            assert row[count_col] == counts[outcome]
+            assert row[share_col] == approx(counts[outcome] / len(gs))
+        assert row["win_share"] + row["draw_share"] + row["capped_share"] + row["cycle_share"] == approx(1.0)
+
+
+def test_game_length(results, by_rules):
+    got = _one_row_per_rule_set(results["game_length"])
+    for rid, gs in by_rules.items():
+        row = got[rid]
+        battles = [g["battles"] for g in gs]
+        assert row["games"] == len(gs)
+        assert row["mean_battles"] == approx(sum(battles) / len(battles))
+        assert row["median_battles"] == approx(_median(battles))
+        assert row["p90_battles"] == approx(_quantile_cont(battles, 0.9))
+        assert row["p99_battles"] == approx(_quantile_cont(battles, 0.99))
+        assert row["min_battles"] == min(battles)
+        assert row["max_battles"] == max(battles)
+
+
+def _check_histogram(rows, by_rules, width):
+    for rid, gs in by_rules.items():
+        mine = [r for r in rows if r["rules_id"] == rid]
+        assert sum(r["games"] for r in mine) == len(gs)
+        assert sum(r["share"] for r in mine) == approx(1.0)
+        starts = [r["bucket_start"] for r in mine]
+        assert starts == sorted(starts)
+        # contiguous buckets of `width`, from the shortest game's to the longest game's
+        assert all(b - a == width for a, b in zip(starts, starts[1:]))
+        assert starts[0] == min(g["battles"] for g in gs) // width * width
+        assert starts[-1] == max(g["battles"] for g in gs) // width * width
+        expected = Counter(g["battles"] // width * width for g in gs)
+        for r in mine:
+            assert r["bucket_start"] % width == 0
+            assert r["bucket_end"] == r["bucket_start"] + width - 1
+            assert r["games"] == expected.get(r["bucket_start"], 0)
+            assert r["share"] == approx(r["games"] / len(gs))
+
+
+def test_length_histogram_default_width(results, by_rules):
+    _check_histogram(results["length_histogram"], by_rules, 50)
+
+
+@pytest.mark.parametrize("width", [1, 7, 100000])
+def test_length_histogram_width_param(root, by_rules, width):
+    rows = run(root, name="length_histogram", params={"width": str(width)}).to_pylist()
+    _check_histogram(rows, by_rules, width)
+    if width == 100000:
+        assert len(rows) == len(by_rules)
+
+
+@pytest.mark.parametrize("width", ["0", "-5"])
+def test_length_histogram_refuses_width_below_one(root, width):
+    with pytest.raises(QueryError, match="width"):
+        run(root, name="length_histogram", params={"width": width})
+
+
+def test_seat_win_rate(results, by_rules, rule_sets):
+    rows = results["seat_win_rate"]
+    for rid, gs in by_rules.items():
+        players = rule_sets[rid].players
+        mine = sorted((r for r in rows if r["rules_id"] == rid), key=lambda r: r["seat"])
+        assert [r["seat"] for r in mine] == list(range(players))
+        decided = [g for g in gs if g["outcome"] == "win"]
+        wins = Counter(g["winner"] for g in decided)
+        for r in mine:
+            assert r["players"] == players
+            assert r["games"] == len(gs)
+            assert r["decided_games"] == len(decided)
+            assert r["wins"] == wins[r["seat"]]
+            assert r["share_of_decided"] == approx(wins[r["seat"]] / len(decided))
+            assert r["share_of_games"] == approx(wins[r["seat"]] / len(gs))
+        assert sum(r["wins"] for r in mine) == len(decided)
+        assert sum(r["share_of_decided"] for r in mine) == approx(1.0)
+
+
+def test_wars_per_game(results, by_rules):
+    got = _one_row_per_rule_set(results["wars_per_game"])
+    for rid, gs in by_rules.items():
+        row = got[rid]
+        assert row["games"] == len(gs)
+        for col in ("wars", "war_battles"):
+            values = [g[col] for g in gs]
+            assert row[f"mean_{col}"] == approx(sum(values) / len(values))
+            assert row[f"median_{col}"] == approx(_median(values))
+            assert row[f"max_{col}"] == max(values)
+
+
+@pytest.fixture(scope="module")
+def war_events(root) -> list[dict]:
+    """The `war` events, read with pyarrow: a war's value is its depth within the battle."""
+    events = _read(root, "events", ["game_id", "battle", "kind", "value"])
+    return [e for e in events if e["kind"] == "war"]
+
+
+def test_war_depth_matches_events(results, by_rules, games, war_events):
+    rules_of = {g["game_id"]: g["rules_id"] for g in games}
+    depth: dict[tuple[int, int], int] = {}
+    for e in war_events:
+        key = (e["game_id"], e["battle"])
+        depth[key] = max(depth.get(key, 0), e["value"])
+    rows = results["war_depth"]
+    for rid, gs in by_rules.items():
+        counts = Counter(d for (gid, _), d in depth.items() if rules_of[gid] == rid)
+        total = sum(g["battles"] for g in gs)
+        war_total = sum(counts.values())
+        counts[0] = total - war_total
+        mine = {r["war_depth"]: r for r in rows if r["rules_id"] == rid}
+        assert set(mine) == {d for d, n in counts.items() if n}
+        assert set(mine) >= {0, 1, 2}
+        for d, r in mine.items():
+            assert r["battles"] == counts[d], (rid, d)
+            assert r["share_of_battles"] == approx(counts[d] / total)
+            if d == 0:
+                assert r["share_of_war_battles"] is None
+            else:
+                assert r["share_of_war_battles"] == approx(counts[d] / war_total)
+        # agrees with the games table's own summary columns
+        assert sum(r["battles"] for r in mine.values()) == total
+        assert war_total == sum(g["war_battles"] for g in gs)
+        assert sum(d * r["battles"] for d, r in mine.items()) == sum(g["wars"] for g in gs)
+        assert max(mine) == max(g["max_war_depth"] for g in gs)
+
+
+def test_first_battle_war(results, by_rules, war_events):
+    got = _one_row_per_rule_set(results["first_battle_war"])
+    first_war_games = {e["game_id"] for e in war_events if e["battle"] == 1}
+    for rid, gs in by_rules.items():
+        row = got[rid]
+        flagged = sum(1 for g in gs if g["first_battle_war"])
+        from_events = sum(1 for g in gs if g["game_id"] in first_war_games)
+        assert flagged == from_events
+        assert row["games"] == len(gs)
+        assert row["first_battle_wars"] == flagged
+        assert row["share"] == approx(flagged / len(gs))
+
+
+def _expected_longest(gs, limit):
+    return sorted(gs, key=lambda g: (-g["battles"], g["game_id"]))[:limit]
+
+
+def test_longest_games(results, by_rules):
+    rows = results["longest_games"]
+    for rid, gs in by_rules.items():
+        mine = [r for r in rows if r["rules_id"] == rid]
+        expected = _expected_longest(gs, 20)
+        assert [r["game_id"] for r in mine] == [g["game_id"] for g in expected]
+        assert [r["rank"] for r in mine] == list(range(1, 21))
+        for r, g in zip(mine, expected):
+            for col in ("variant", "battles", "outcome", "winner", "wars"):
+                assert r[col] == g[col], col
+        assert mine[0]["battles"] == max(g["battles"] for g in gs)
+
+
+@pytest.mark.parametrize("limit", [0, 3, 1000])
+def test_longest_games_limit(root, by_rules, limit):
+    rows = run(root, name="longest_games", params={"limit": str(limit)}).to_pylist()
+    assert len(rows) == sum(min(limit, len(gs)) for gs in by_rules.values())
+    for rid, gs in by_rules.items():
+        mine = [r["game_id"] for r in rows if r["rules_id"] == rid]
+        assert mine == [g["game_id"] for g in _expected_longest(gs, limit)]
+
+
+def test_longest_games_refuses_negative_limit(root):
+    with pytest.raises(QueryError, match="limit"):
+        run(root, name="longest_games", params={"limit": "-1"})
+
+
+def test_cycle_cap_by_pickup(results, by_rules, rule_sets):
+    got = _one_row_per_rule_set(results["cycle_cap_by_pickup"])
+    for rid, gs in by_rules.items():
+        row = got[rid]
+        assert row["pickup"] == rule_sets[rid].pickup
+        assert row["max_battles"] == rule_sets[rid].max_battles
+        cycles = [g for g in gs if g["outcome"] == "cycle"]
+        capped = [g for g in gs if g["outcome"] == "capped"]
+        assert row["games"] == len(gs)
+        assert row["cycles"] == len(cycles)
+        assert row["capped"] == len(capped)
+        assert row["cycle_share"] == approx(len(cycles) / len(gs))
+        assert row["capped_share"] == approx(len(capped) / len(gs))
+        if cycles:
+            assert row["mean_cycle_length"] == approx(sum(g["cycle_length"] for g in cycles) / len(cycles))
+        else:
+            assert row["mean_cycle_length"] is None
+        assert all(g["battles"] == rule_sets[rid].max_battles for g in capped)
+    shuffled = next(r for r in got.values() if r["pickup"] == "shuffled")
+    fixed = next(r for r in got.values() if r["pickup"] == "table_order")
+    assert shuffled["cycles"] == 0  # a cycle needs a fixed pickup order (RULES 2.6)
+    assert fixed["cycles"] > 0 and fixed["capped"] > 0
+
+
+# ---------------------------------------------------------------- errors
+
+def test_unknown_param_name(root):
+    with pytest.raises(QueryError, match="no parameter 'bucket'"):
+        run(root, name="length_histogram", params={"bucket": "10"})
+    with pytest.raises(QueryError, match="no parameter"):
+        run(root, name="outcomes", params={"limit": "3"})
+
+
+@pytest.mark.parametrize("name,params", [
+    ("length_histogram", {"width": "wide"}),
+    ("length_histogram", {"width": "2.5"}),
+    ("longest_games", {"limit": "many"}),
+])
+def test_bad_param_value(root, name, params):
+    with pytest.raises(QueryError, match="wants integer"):
+        run(root, name=name, params=params)
+
+
+def test_unknown_query_name(root):
+    with pytest.raises(QueryError, match="unknown query 'no_such_query'"):
+        run(root, name="no_such_query")
+
+
+@pytest.mark.parametrize("sql", [
+    "SELEC 1",
+    "SELECT no_such_column FROM games",
+    "SELECT * FROM no_such_table",
+])
+def test_bad_adhoc_sql(root, sql):
+    with pytest.raises(QueryError, match="SQL error"):
+        run(root, sql=sql)
+
+
+def test_adhoc_sql_sees_the_same_games(root, games):
+    rows = run(root, sql="SELECT count(*) AS n, sum(battles) AS b FROM games").to_pylist()
+    assert rows == [{"n": len(games), "b": sum(g["battles"] for g in games)}]

@@ -240,9 +240,15 @@ def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder) -> Summary:
             for seat in still:
                 k = min(down, holding(seat) - 1)
                 if k:
-                    cards = [draw(seat, battle) for _ in range(k)]
-                    table.extend(cards)
-                    played[seat].extend(cards)
+                    cards = []
+                    for _ in range(k):
+                        if not piles[seat] and cards:
+                            emit(battle, "down", seat, cards)
+                            cards = []
+                        c = draw(seat, battle)
+                        table.append(c)
+                        played[seat].append(c)
+                        cards.append(c)
                     emit(battle, "down", seat, cards)
                 c = draw(seat, battle)
                 table.append(c)

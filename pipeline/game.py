@@ -46,7 +46,23 @@ def deal_from_log(rules: RuleSet, log: list[EventTuple]) -> Deal:
     try:
         return check_deal(rules, piles, aside, "logged deal")
     except DealError as err:
-        raise LogMismatch(0, "a deal of the whole deck", str(err).removeprefix("logged deal: ")) from None
+        raise LogMismatch(_first_bad_deal_event(rules, log), "a deal of the whole deck",
+                          str(err).removeprefix("logged deal: ")) from None
+
+
+def _first_bad_deal_event(rules: RuleSet, log: list[EventTuple]) -> int:
+    """The seq of the deal event holding the first card that is repeated or not in the deck."""
+    size = rules.ranks * rules.suits + rules.jokers
+    seen: set[int] = set()
+    seq = 0
+    for seq, ev in enumerate(log):
+        if ev[0] != 0 or ev[1] not in ("deal", "set_aside"):
+            return max(seq - 1, 0)
+        for c in ev[3]:
+            if c in seen or not 0 <= c < size:
+                return seq
+            seen.add(c)
+    return seq
 
 
 def replay_log(rules: RuleSet, log: list[EventTuple], recorder: CheckingRecorder | None = None) -> Summary:

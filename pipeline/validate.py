@@ -136,10 +136,6 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
     if row is None:
         return Problem(None, gid, None, "events of a game that has no record in games/")
     index = gid - entry.ordinal * GAME_ID_STRIDE
-    try:
-        audit(log, rules.players, deck_of(rules).size, rules.pickup == "pooled")
-    except LogMismatch as err:
-        return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
     seed = game_seed(master_seed, index)
     checker = CheckingRecorder(log)
     try:
@@ -152,6 +148,10 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
                                                f"expected {err.expected}, found {err.found}")
         return Problem(None, gid, regen.seq, f"regenerates differently from its seed: "
                                              f"expected {regen.expected}, found {regen.found}")
+    try:
+        audit(log, rules.players, deck_of(rules).size, rules.pickup == "pooled")
+    except LogMismatch as err:
+        return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
     expected = game_record(gid, index, seed, rules, entry.policies, Deal((), explicit=deal is not None),
                            summary, len(log))
     for name, value in expected.items():

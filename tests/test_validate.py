@@ -1,0 +1,512 @@
+"""`war validate` against tampered datasets.
+
+Two small datasets are generated once per module: 120 classic games (seed 5, shards of 50, so
+three part files per table) and 40 three-player games with pooled pickup (shards of 20), which
+have `reshuffle` events and a card set aside at the deal. Each test copies one, tampers the copy
+by rewriting a Parquet file with pyarrow (same schema), and checks that validation names the
+tampered game (and the event, where there is one).
+
+Most tampers run twice (`manifest` fixture): with the manifest left stale, so the checksum
+problem must be reported as well as the game, and with the manifest's sha256 and row count fixed
+up, so that only the game-level checks can catch it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+from pipeline.dataset import MANIFEST, WORK_DIR, Dataset
+from pipeline.deal import Deal, shuffled_deal
+from pipeline.engine import RandomChance, Recorder, play_table
+from pipeline.errors import DatasetError
+from pipeline.game import play_game
+from pipeline.generate import Plan, game_record, generate
+from pipeline.rng import Xoshiro256
+from pipeline.rules import build_rules
+from pipeline.storage import sha256_file
+from pipeline.validate import validate
+
+CLASSIC_GAMES = 120
+POOLED_GAMES = 40
+CLASSIC_GAME = 57  # in the middle shard (games 50..99)
+POOLED_GAME = 27   # in the second shard (games 20..39)
+
+
+# --- datasets and tampering helpers ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def classic(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("validate") / "classic"
+    generate(out, [Plan(build_rules("classic"), CLASSIC_GAMES)], seed=5, shard_size=50)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pooled(tmp_path_factory) -> Path:
+    """Three players (one card set aside at the deal), won cards pooled and reshuffled.
+    Multiplayer's one-card wars avoid the classic-pooled defect tested at the end."""
+    out = tmp_path_factory.mktemp("validate") / "pooled"
+    generate(out, [Plan(build_rules("multiplayer", {"pickup": "pooled"}), POOLED_GAMES)],
+             seed=5, shard_size=20)
+    return out
+
+
+@pytest.fixture(params=["stale", "fixed"])
+def manifest(request) -> str:
+    return request.param
+
+
+def copy(src: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / src.name
+    shutil.copytree(src, dst)
+    return dst
+
+
+def files_of(root: Path, gid: int) -> tuple[str, str]:
+    """(games file, events file) holding a game, as manifest paths."""
+    _, gf, ef = Dataset.open(root).locate(gid)
+    return gf.path, ef.path
+
+
+def rewrite(root: Path, rel: str, edit) -> None:
+    """Rewrite one Parquet file: rows -> edit(rows), same schema (and schema metadata)."""
+    path = root / rel
+    table = pq.read_table(path)
+    rows = edit(table.to_pylist())
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+
+
+def edit_game(root: Path, gid: int, table: str, edit) -> str:
+    """Replace one game's rows in its games or events file by edit(its rows); the file's path."""
+    rel = files_of(root, gid)[0 if table == "games" else 1]
+
+    def whole(rows):
+        first = next(i for i, r in enumerate(rows) if r["game_id"] == gid)
+        stop = first
+        while stop < len(rows) and rows[stop]["game_id"] == gid:
+            stop += 1
+        return rows[:first] + edit(rows[first:stop]) + rows[stop:]
+
+    rewrite(root, rel, whole)
+    return rel
+
+
+def record_of(root: Path, gid: int) -> dict:
+    rows = pq.read_table(root / files_of(root, gid)[0]).to_pylist()
+    return next(r for r in rows if r["game_id"] == gid)
+
+
+EVENT_FIELDS = ("battle", "kind", "seat", "cards", "seats", "options", "value", "note")
+
+
+def replace_game(root: Path, gid: int, log, summary) -> tuple[str, str]:
+    """Write an engine log under game `gid`, with the record the generator would build for it
+    (same id, index and seed as before). Returns (events file, games file)."""
+    entry = Dataset.open(root).rule_set(0)
+    old = record_of(root, gid)
+    record = game_record(gid, old["game_index"], old["game_seed"], entry.rules, entry.policies,
+                         Deal((), explicit=False), summary, len(log))
+    events = [{"game_id": gid, "seq": i, **{k: list(v) if isinstance(v, tuple) else v
+                                            for k, v in zip(EVENT_FIELDS, ev)}}
+              for i, ev in enumerate(log)]
+    return (edit_game(root, gid, "events", lambda rows: events),
+            edit_game(root, gid, "games", lambda rows: [record]))
+
+
+def fix_manifest(root: Path, *rels: str) -> None:
+    """Make the manifest agree with the files as they are now (sha256 and row count)."""
+    path = root / MANIFEST
+    data = json.loads(path.read_text())
+    for f in data["files"]:
+        if f["path"] in rels:
+            f["sha256"] = sha256_file(root / f["path"])
+            f["rows"] = pq.ParquetFile(root / f["path"]).metadata.num_rows
+    path.write_text(json.dumps(data, indent=2))
+
+
+def edit_manifest_file(root: Path, rel: str, **changes) -> None:
+    path = root / MANIFEST
+    data = json.loads(path.read_text())
+    entry = next(f for f in data["files"] if f["path"] == rel)
+    entry.update(changes)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def finish(root: Path, mode: str, *rels: str):
+    """Fix up the manifest if asked, then validate."""
+    if mode == "fixed":
+        fix_manifest(root, *rels)
+    return validate(root)
+
+
+def assert_caught(report, gid: int, mode: str, rels: tuple[str, ...], seq: int | None = None,
+                  message: str | None = None):
+    """The tampered game, and only it, is bad; named with its seq; the checksum reported when stale."""
+    assert not report.ok
+    assert report.bad == 1, report.problems
+    games = [p for p in report.problems if p.game_id is not None]
+    assert [p.game_id for p in games] == [gid], games
+    problem = games[0]
+    if seq is not None:
+        assert problem.seq == seq, str(problem)
+    if message is not None:
+        assert message in problem.message, str(problem)
+    file_problems = [p for p in report.problems if p.game_id is None]
+    if mode == "stale":
+        for rel in rels:
+            assert any(p.file == rel and "checksum differs" in p.message for p in file_problems), file_problems
+    else:
+        assert file_problems == []
+    return problem
+
+
+def nth_of_kind(rows: list[dict], kind: str, after: int = 0) -> int:
+    """Index of the first event of `kind` at or after `after` (or the first one at all)."""
+    hits = [i for i, r in enumerate(rows) if r["kind"] == kind]
+    assert hits, f"no {kind} event"
+    return next((i for i in hits if i >= after), hits[0])
+
+
+# --- clean datasets ---------------------------------------------------------------------------
+
+def test_clean_copy_validates(classic, tmp_path):
+    """An untampered copy: every game good, no problems, and a summary with the counts."""
+    report = validate(copy(classic, tmp_path))
+    assert report.ok and report.problems == []
+    assert report.good == report.games_checked == CLASSIC_GAMES and report.bad == 0
+    assert report.summary() == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES}, bad: 0"
+
+
+def test_clean_pooled_validates(pooled):
+    """The pooled dataset is clean too, and holds the event kinds the card tampers need."""
+    report = validate(pooled)
+    assert report.ok, report.problems[:3]
+    assert report.good == POOLED_GAMES
+    kinds = set(pq.read_table(pooled / files_of(pooled, POOLED_GAME)[1]).column("kind").to_pylist())
+    assert {"reshuffle", "set_aside"} <= kinds
+
+
+def test_summary_counts_bad_games_and_file_problems(classic, tmp_path):
+    """The summary line carries games checked, good, bad and the number of file problems."""
+    root = copy(classic, tmp_path)
+    edit_game(root, CLASSIC_GAME, "games", lambda rows: [{**rows[0], "battles": rows[0]["battles"] + 1}])
+    report = validate(root)
+    assert report.summary() == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problems"
+
+
+# --- 1. a changed card, in every kind of event that carries cards ---------------------------
+
+CARD_CASES = [
+    ("classic", "deal"), ("classic", "play"), ("classic", "down"), ("classic", "collect"),
+    ("pooled", "deal"), ("pooled", "set_aside"), ("pooled", "play"), ("pooled", "down"),
+    ("pooled", "collect"), ("pooled", "reshuffle"),
+]
+
+
+@pytest.mark.parametrize("which,kind", CARD_CASES)
+def test_changed_card(request, tmp_path, manifest, which, kind):
+    """One card of one event replaced by another card of the deck (for a deal, the last seat's
+    pile gets a card of seat 0's, so the duplicate shows at that very event): the cards no longer
+    add up at that event."""
+    root = copy(request.getfixturevalue(which), tmp_path)
+    gid = CLASSIC_GAME if which == "classic" else POOLED_GAME
+    seen = {}
+
+    def edit(rows):
+        if kind == "deal":
+            i = max(i for i, r in enumerate(rows) if r["kind"] == "deal")
+        else:
+            i = nth_of_kind(rows, kind, after=len(rows) // 2)
+        cards = rows[i]["cards"]
+        other = next(c for c in rows[0]["cards"] if c not in cards)
+        rows[i] = {**rows[i], "cards": [other] + cards[1:]}
+        seen["seq"] = rows[i]["seq"]
+        return rows
+
+    rel = edit_game(root, gid, "events", edit)
+    report = finish(root, manifest, rel)
+    problem = assert_caught(report, gid, manifest, (rel,), seq=seen["seq"])
+    assert problem.file == rel
+
+
+class RotateOnce(RandomChance):
+    """The game's own random orders, except that the first order of `kind` with two or more
+    cards from the `after`-th random order on comes out rotated by one."""
+
+    def __init__(self, rng, rec, kind: str, after: int) -> None:
+        super().__init__(rng)
+        self.rec, self.kind, self.after, self.calls, self.seq = rec, kind, after, 0, None
+
+    def order(self, kind, seat, cards):
+        out = super().order(kind, seat, cards)
+        self.calls += 1
+        if self.seq is None and kind == self.kind and len(out) >= 2 and self.calls > self.after:
+            self.seq = self.rec.position  # the collect or reshuffle is the next event
+            out = out[1:] + out[:1]
+        return out
+
+
+@pytest.mark.parametrize("kind", ["collect", "reshuffle"])
+def test_random_order_changed(request, tmp_path, manifest, kind):
+    """A legal game that leaves its seed's path midway: one collect (shuffled pickup) or
+    reshuffle comes out in another order and the game is played on from there, record and all.
+    Every card is in one place and the rules allow any order, so only regeneration can tell,
+    and it must name that event."""
+    which = "classic" if kind == "collect" else "pooled"
+    root = copy(request.getfixturevalue(which), tmp_path)
+    gid = CLASSIC_GAME if which == "classic" else POOLED_GAME
+    rules = Dataset.open(root).rule_set(0).rules
+    rng = Xoshiro256(record_of(root, gid)["game_seed"])
+    deal = shuffled_deal(rules, rng)
+    rec = Recorder()
+    chance = RotateOnce(rng, rec, kind, after=10)
+    summary = play_table(rules, deal, chance, rec)
+    assert chance.seq is not None
+    rels = replace_game(root, gid, rec.events, summary)
+    report = finish(root, manifest, *rels)
+    assert_caught(report, gid, manifest, rels, seq=chance.seq, message="regenerates differently")
+
+
+# --- 2. dropped, duplicated and swapped events ------------------------------------------------
+
+def _renumber(rows):
+    return [{**r, "seq": i} for i, r in enumerate(rows)]
+
+
+def _drop(rows, i):
+    return rows[:i] + rows[i + 1:]
+
+
+def _duplicate(rows, i):
+    return rows[:i + 1] + [dict(rows[i])] + rows[i + 1:]
+
+
+def _swap(rows, i):
+    return rows[:i] + [rows[i + 1], rows[i]] + rows[i + 2:]
+
+
+# (name, edit, seq reported relative to the tampered position i)
+ORDER_CASES = [
+    ("drop", _drop, 0),
+    ("duplicate", _duplicate, 1),
+    ("swap", _swap, 0),
+    ("drop_renumbered", lambda rows, i: _renumber(_drop(rows, i)), 0),
+    ("duplicate_renumbered", lambda rows, i: _renumber(_duplicate(rows, i)), 1),
+    ("swap_renumbered", lambda rows, i: _renumber(_swap(rows, i)), 0),
+]
+
+
+@pytest.mark.parametrize("name,edit,offset", ORDER_CASES,
+                         ids=[c.values[0] if hasattr(c, "values") else c[0] for c in ORDER_CASES])
+def test_event_order(classic, tmp_path, manifest, name, edit, offset):
+    """An event dropped, duplicated, or swapped with the next one (seat 0's battle card with seat
+    1's). As written, the seq column shows the gap; renumbered 0, 1, 2... the content must show it.
+    The problem names the first event that differs."""
+    root = copy(classic, tmp_path)
+    seen = {}
+
+    def tamper(rows):
+        i = next(i for i, r in enumerate(rows)
+                 if i >= len(rows) // 2 and r["kind"] == "play" and rows[i + 1]["kind"] == "play")
+        seen["i"] = i
+        return edit(rows, i)
+
+    rel = edit_game(root, CLASSIC_GAME, "events", tamper)
+    report = finish(root, manifest, rel)
+    assert_caught(report, CLASSIC_GAME, manifest, (rel,), seq=seen["i"] + offset)
+
+
+def test_dropped_end_event(classic, tmp_path, manifest):
+    """The last event (the end) dropped: the log stops short."""
+    root = copy(classic, tmp_path)
+    seen = {}
+
+    def tamper(rows):
+        seen["n"] = len(rows) - 1
+        return rows[:-1]
+
+    rel = edit_game(root, CLASSIC_GAME, "events", tamper)
+    assert_caught(finish(root, manifest, rel), CLASSIC_GAME, manifest, (rel,), seq=seen["n"])
+
+
+# --- 3. a game record that disagrees with its events ------------------------------------------
+
+RECORD_CASES = {
+    "battles": lambda r: r["battles"] + 1,
+    "winner": lambda r: 1 - r["winner"],
+    "outcome": lambda r: "draw" if r["outcome"] != "draw" else "win",
+    "wars": lambda r: r["wars"] + 1,
+    "game_seed": lambda r: (r["game_seed"] + 1) % 2**64,
+    "max_war_depth": lambda r: r["max_war_depth"] + 1,
+    "final_cards": lambda r: list(reversed(r["final_cards"])),
+    "events": lambda r: r["events"] - 1,
+}
+
+
+@pytest.mark.parametrize("column", list(RECORD_CASES))
+def test_record_disagrees(classic, tmp_path, manifest, column):
+    """One column of one row of games/ changed: the record no longer matches its events."""
+    root = copy(classic, tmp_path)
+
+    def tamper(rows):
+        (row,) = rows
+        assert row["outcome"] == "win"  # so winner is a seat
+        return [{**row, column: RECORD_CASES[column](row)}]
+
+    rel = edit_game(root, CLASSIC_GAME, "games", tamper)
+    report = finish(root, manifest, rel)
+    problem = assert_caught(report, CLASSIC_GAME, manifest, (rel,), seq=None,
+                            message=f"game record disagrees with its events: {column}")
+    assert problem.file == rel
+
+
+def test_record_missing(classic, tmp_path, manifest):
+    """A game's row deleted from games/: its events have no record."""
+    root = copy(classic, tmp_path)
+    rel = edit_game(root, CLASSIC_GAME, "games", lambda rows: [])
+    report = finish(root, manifest, rel)
+    assert_caught(report, CLASSIC_GAME, manifest, (rel,), message="no record")
+
+
+# --- 4. checksums and row counts --------------------------------------------------------------
+
+def test_appended_byte(classic, tmp_path):
+    """A byte appended to an events file: its checksum differs, the file no longer reads as
+    Parquet, and every game it holds is reported bad, by id."""
+    root = copy(classic, tmp_path)
+    _, rel = files_of(root, CLASSIC_GAME)
+    with open(root / rel, "ab") as f:
+        f.write(b"\0")
+    report = validate(root)
+    assert not report.ok
+    assert any(p.file == rel and p.game_id is None and "checksum differs" in p.message for p in report.problems)
+    assert report.bad == 50 and report.good == CLASSIC_GAMES - 50
+    assert {p.game_id for p in report.problems if p.game_id is not None} == set(range(50, 100))
+
+
+def test_manifest_checksum_changed(classic, tmp_path):
+    """The manifest's sha256 of a file changed (the data intact): a file problem naming it.
+    The games themselves still check out, so none is counted bad."""
+    root = copy(classic, tmp_path)
+    _, rel = files_of(root, CLASSIC_GAME)
+    edit_manifest_file(root, rel, sha256="0" * 64)
+    report = validate(root)
+    assert not report.ok
+    (problem,) = report.problems
+    assert problem.file == rel and problem.game_id is None and "checksum differs" in problem.message
+    assert report.summary().endswith("bad: 0, 1 file problems")
+
+
+@pytest.mark.parametrize("table", ["games", "events"])
+def test_manifest_row_count_changed(classic, tmp_path, table):
+    """The manifest's row count of a file changed: a file problem naming it, with both counts."""
+    root = copy(classic, tmp_path)
+    rel = files_of(root, CLASSIC_GAME)[0 if table == "games" else 1]
+    rows = pq.ParquetFile(root / rel).metadata.num_rows
+    edit_manifest_file(root, rel, rows=rows + 1)
+    report = validate(root)
+    assert not report.ok
+    (problem,) = report.problems
+    assert problem.file == rel and problem.game_id is None
+    assert f"row count differs from the manifest: expected {rows + 1}, found {rows}" in problem.message
+
+
+# --- 5. missing and unlisted files ------------------------------------------------------------
+
+@pytest.mark.parametrize("table", ["games", "events"])
+def test_missing_file(classic, tmp_path, table):
+    """A listed data file deleted: reported missing, and every game it held reported bad."""
+    root = copy(classic, tmp_path)
+    rel = files_of(root, CLASSIC_GAME)[0 if table == "games" else 1]
+    (root / rel).unlink()
+    report = validate(root)
+    assert not report.ok
+    assert any(p.file == rel and p.game_id is None and "missing" in p.message for p in report.problems)
+    assert report.games_checked == CLASSIC_GAMES
+    assert report.bad == 50 and report.good == CLASSIC_GAMES - 50
+    named = [p for p in report.problems if p.game_id is not None]
+    assert {p.game_id for p in named} == set(range(50, 100))
+    assert all(p.file == rel for p in named)
+
+
+def test_unlisted_file(classic, tmp_path):
+    """An extra Parquet file in events/ that the manifest does not list (readers of the folder
+    would see its rows twice): a file problem naming it."""
+    root = copy(classic, tmp_path)
+    _, rel = files_of(root, CLASSIC_GAME)
+    extra = Path(rel).with_name("part-00099.parquet").as_posix()
+    shutil.copy(root / rel, root / extra)
+    report = validate(root)
+    assert not report.ok
+    (problem,) = report.problems
+    assert problem.file == extra and "not listed in the manifest" in problem.message
+
+
+# --- 6. a valid game, but not the one its seed makes ------------------------------------------
+
+def test_game_of_another_seed(classic, tmp_path, manifest):
+    """A game's events and record replaced by those of another seed's game, written under its
+    id: every move is legal and the record agrees with the events, but regenerating from the
+    dataset's seed gives a different deal."""
+    root = copy(classic, tmp_path)
+    log, summary, _ = play_game(Dataset.open(root).rule_set(0).rules, 12345)
+    rels = replace_game(root, CLASSIC_GAME, log, summary)
+    report = finish(root, manifest, *rels)
+    problem = assert_caught(report, CLASSIC_GAME, manifest, rels, seq=0,
+                            message="regenerates differently from its seed")
+    assert problem.file == rels[0]
+
+
+# --- opening a folder that is not a finished dataset ------------------------------------------
+
+def test_no_manifest(classic, tmp_path):
+    """A folder without manifest.json is not a dataset; with a .war work folder it is unfinished."""
+    root = copy(classic, tmp_path)
+    (root / MANIFEST).unlink()
+    with pytest.raises(DatasetError, match="no manifest.json"):
+        Dataset.open(root)
+    with pytest.raises(DatasetError, match="no manifest.json"):
+        validate(root)
+    (root / WORK_DIR).mkdir()
+    with pytest.raises(DatasetError, match="unfinished"):
+        Dataset.open(root)
+
+
+# --- the command line -------------------------------------------------------------------------
+
+def test_cli_tampered(classic, tmp_path):
+    """`war validate -q` on a tampered copy: exit 1, a BAD line naming the game, summary last."""
+    root = copy(classic, tmp_path)
+    edit_game(root, CLASSIC_GAME, "games", lambda rows: [{**rows[0], "wars": rows[0]["wars"] + 1}])
+    result = CliRunner().invoke(app, ["validate", str(root), "-q"])
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.strip().splitlines()
+    bad = [line for line in lines if line.startswith("BAD ")]
+    assert any(f"game {CLASSIC_GAME}:" in line and "wars" in line for line in bad), lines
+    assert any("checksum differs" in line for line in bad)
+    assert lines[-1] == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problems"
+
+
+def test_cli_clean(classic, tmp_path):
+    """`war validate -q` on a clean copy: exit 0, no BAD line, the summary."""
+    result = CliRunner().invoke(app, ["validate", str(copy(classic, tmp_path)), "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().splitlines() == [f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES}, bad: 0"]
+
+
+# --- once defects, kept as regressions ----------------------------------------------------------------------------
+
+def test_classic_pooled_validates_clean(tmp_path):
+    """A freshly generated classic dataset with pooled pickup (wars of 3 down) validates clean."""
+    out = tmp_path / "classic-pooled"
+    generate(out, [Plan(build_rules("classic", {"pickup": "pooled"}), 20)], seed=5)
+    report = validate(out)
+    assert report.ok, report.problems[:3]

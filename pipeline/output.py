@@ -59,10 +59,13 @@ def render(table: pa.Table, fmt: str) -> bytes:
     for name in table.column_names:
         numeric = pa.types.is_integer(table.schema.field(name).type) or pa.types.is_floating(table.schema.field(name).type)
         t.add_column(name, justify="right" if numeric else "left")
+    widths = [len(name) for name in table.column_names]
     for row in table.to_pylist():
-        t.add_row(*(_cell(v) for v in row.values()))
+        cells = [_cell(v) for v in row.values()]
+        widths = [max(w, len(c)) for w, c in zip(widths, cells)]
+        t.add_row(*cells)
     buf = io.StringIO()
-    Console(file=buf, width=max(80, min(240, 14 * len(table.column_names))), color_system=None).print(t)
+    Console(file=buf, width=max(80, sum(widths) + 3 * len(widths) + 2), color_system=None).print(t)
     return buf.getvalue().encode()
 
 

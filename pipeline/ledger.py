@@ -31,6 +31,11 @@ class Ledger:
     def _fail(self, event: EventTuple, why: str) -> LogMismatch:
         return LogMismatch(self.seq, why, describe(event), what="event")
 
+    def places(self) -> list[int]:
+        """Every card in play or aside, from every place a card can be: one entry per card."""
+        cards = [c for p in self.piles for c in p] + [c for w in self.won for c in w]
+        return cards + [c for c, _, _ in self.table] + list(self.aside)
+
     def holding(self, seat: int) -> int:
         return len(self.piles[seat]) + len(self.won[seat])
 

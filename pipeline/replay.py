@@ -61,10 +61,15 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[EventTuple]]
 
 def replay_game(root, game_id: int) -> GameReplay:
     entry, record, log = load_game(root, game_id)
+    return build_replay(entry, record, log)
+
+
+def build_replay(entry: RuleSetEntry, record: dict, log: list[EventTuple]) -> GameReplay:
+    """Check a log against the engine, then walk it battle by battle."""
     try:
         replay_log(entry.rules, log)
     except LogMismatch as err:
-        raise err.at_game(game_id) from None
+        raise err.at_game(record["game_id"]) from None
     rules = entry.rules
     ledger = Ledger(rules.players, deck_of(rules).size, rules.pickup == "pooled")
     deal: list[EventTuple] = []

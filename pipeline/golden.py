@@ -1,0 +1,57 @@
+"""Golden playthroughs: for every registered variant, a few seeded games as readable text,
+checked in under tests/golden/ and compared by a test. Rewrite them with
+
+    python -m pipeline.golden
+
+after a deliberate change to the engine or to replay's text, and read the diff.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .generate import play_range
+from .replay import build_replay, render_text
+from .rules import build_rules
+from .schema import RuleSetEntry
+from .variants import VARIANTS
+
+SEED = 2024
+CANDIDATES = 200
+GAMES = 3
+
+
+def golden_text(variant: str) -> str:
+    """The three shortest decided games among the first 200 of seed 2024, under the variant's
+    default rules, rendered as `war replay` shows them."""
+    rules = build_rules(variant)
+    entry = RuleSetEntry(ordinal=0, rules_id=rules.rules_id, rules=rules, seed=SEED,
+                         games=CANDIDATES, shard_size=CANDIDATES)
+    ids, logs, records = play_range(rules, 0, SEED, 0, CANDIDATES)
+    order = sorted(range(CANDIDATES), key=lambda i: (records[i]["outcome"] != "win", records[i]["battles"], i))
+    parts = [f"# Golden playthroughs of {variant}: the {GAMES} shortest decided games among the first "
+             f"{CANDIDATES} of seed {SEED}.\n# Regenerate with: python -m pipeline.golden\n"]
+    for i in sorted(order[:GAMES]):
+        parts.append(render_text(build_replay(entry, records[i], logs[i])) + "\n")
+    return "\n".join(parts)
+
+
+def golden_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "tests" / "golden"
+
+
+def write_all(folder: Path | None = None) -> list[Path]:
+    folder = folder or golden_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in VARIANTS:
+        path = folder / f"{name}.txt"
+        path.write_text(golden_text(name), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write_all(Path(sys.argv[1]) if len(sys.argv) > 1 else None):
+        print(f"wrote {path}")

@@ -1,0 +1,114 @@
+"""One conformance suite for every registered variant, over a grid of options.
+
+A variant joins by being registered in pipeline.variants: random games are checked for
+invariants at every step (every card in exactly one place), termination, replay from the log
+alone, regeneration from the seed, and a round trip through a dataset on disk.
+"""
+
+import pytest
+
+from pipeline.deal import deck_of
+from pipeline.errors import RulesError
+from pipeline.game import play_game, replay_log
+from pipeline.generate import Plan, generate
+from pipeline.golden import golden_dir, golden_text
+from pipeline.ledger import Ledger
+from pipeline.replay import load_game
+from pipeline.rng import game_seed
+from pipeline.rules import build_rules
+from pipeline.validate import validate
+from pipeline.variants import VARIANTS
+
+OPTION_GRID = {
+    "pickup": ["table_order", "winner_first", "pooled"],
+    "war_tiebreak": ["single_up"],
+    "shortfall": ["lose"],
+    "win": ["wars:3"],
+    "jokers": ["2"],
+    "players": ["3", "4"],
+    "war_down": ["0", "2"],
+    "ranks": ["6"],
+    "max_battles": ["60"],
+}
+GAMES = 20
+
+
+def grid():
+    for name, spec in VARIANTS.items():
+        yield name, {}
+        for option, values in OPTION_GRID.items():
+            if option in spec.options:
+                for value in values:
+                    yield name, {option: value}
+
+
+CASES = list(grid())
+
+
+def case_id(case):
+    name, options = case
+    return name + "".join(f"-{k}={v}" for k, v in options.items())
+
+
+def test_every_variant_has_its_defaults_in_the_grid():
+    assert {name for name, options in CASES if not options} == set(VARIANTS)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_random_games_keep_every_card_and_replay(case):
+    name, options = case
+    try:
+        rules = build_rules(name, options)
+    except RulesError as err:
+        if not options:
+            raise
+        pytest.skip(f"not a playable combination: {err}")
+    size = deck_of(rules).size
+    for i in range(GAMES):
+        seed = game_seed(99, i)
+        events, summary, deal = play_game(rules, seed)
+        ledger = Ledger(rules.players, size, rules.pickup == "pooled")
+        for seq, ev in enumerate(events):
+            ledger.apply(ev)
+            if ev[1] != "deal" and (i < 3 or ev[1] in ("collect", "set_aside", "end")):
+                cards = ledger.places()
+                assert sorted(cards) == list(range(size)), f"game {i} seq {seq}: a card lost or doubled"
+        assert events[-1][1] == "end" and events[-1][7] == summary.outcome
+        assert summary.outcome in ("win", "draw", "capped", "cycle")
+        assert 0 < summary.battles <= rules.max_battles
+        assert (summary.winner is not None) == (summary.outcome == "win")
+        held = sum(summary.final_cards) + summary.cards_set_aside
+        assert held == size
+        if summary.outcome == "win" and rules.wars_to_win is None:
+            assert summary.final_cards[summary.winner] == size - summary.cards_set_aside
+        assert replay_log(rules, events) == summary
+        again, summary_again, _ = play_game(rules, seed)
+        assert again == events and summary_again == summary
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_dataset_round_trip(tmp_path, variant):
+    """Generate, write, read back, replay from the file, regenerate: identical."""
+    rules = build_rules(variant)
+    generate(tmp_path / "d", [Plan(rules, 12)], seed=5, shard_size=5)
+    for game_id in (0, 7, 11):
+        entry, record, log = load_game(tmp_path / "d", game_id)
+        events, summary, _ = play_game(rules, game_seed(5, game_id))
+        assert log == events
+        assert replay_log(entry.rules, log) == summary
+        assert record["battles"] == summary.battles and record["outcome"] == summary.outcome
+    report = validate(tmp_path / "d")
+    assert report.ok and report.good == 12
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_golden_playthrough(variant):
+    """Fails when a variant has no golden file, or when its games changed: rerun
+    `python -m pipeline.golden` only for a deliberate change, and read the diff."""
+    path = golden_dir() / f"{variant}.txt"
+    assert path.exists(), f"no golden playthrough for {variant}: run python -m pipeline.golden"
+    assert golden_text(variant) == path.read_text(encoding="utf-8")
+
+
+def test_no_golden_file_without_a_variant():
+    assert {p.stem for p in golden_dir().glob("*.txt")} == set(VARIANTS)

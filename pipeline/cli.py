@@ -89,7 +89,7 @@ def variants(as_json: bool = typer.Option(False, "--json", help="Print as JSON."
 def generate(
     variant: List[str] = typer.Option([], "--variant", "-v", help="Variant (repeat for several in one dataset)."),
     games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per rule set [default: 1000, or one per deal]."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Master seed, 0 .. 2^64-1."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Master seed, 0 .. 2^64-1 [default: 0, or the dataset's with --append]."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Dataset folder [default: data/<variant>-s<seed>]."),
     set_: List[str] = typer.Option([], "--set", help="OPTION=VALUE, repeatable (RULES.md names)."),
     rules_file: List[Path] = typer.Option([], "--rules", help="A whole rule set in TOML or JSON (repeatable)."),
@@ -97,6 +97,7 @@ def generate(
     workers: int = typer.Option(1, "--workers", "-w", help="Processes to generate with."),
     shard_size: int = typer.Option(2000, "--shard-size", help="Games per part file."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a dataset already in --out."),
+    append: bool = typer.Option(False, "--append", help="Add these rule sets to the finished dataset in --out."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Generate a dataset of seeded games into Parquet."""
@@ -124,15 +125,25 @@ def generate(
         if dealt is not None and n > len(dealt):
             raise RulesError(f"--games {n} but {deals} holds only {len(dealt)} deals")
         plans.append(Plan(rules, n, dealt[:n] if dealt is not None else None))
+    if append:
+        if out is None:
+            raise RulesError("--append needs --out, the dataset to add to")
+        if seed is None:
+            from .dataset import Dataset
+
+            seed = Dataset.open(out).manifest.master_seed
+    seed = 0 if seed is None else seed
     if out is None:
         out = Path("data") / f"{'-'.join(r.variant for r in rule_sets)}-s{seed}"
     total = sum(p.games for p in plans)
     start = time.perf_counter()
     with _progress(total, "generating", quiet) as tick:
         manifest = run_generate(out, plans, seed, workers=workers, overwrite=overwrite,
-                                shard_size=shard_size, progress=tick)
+                                shard_size=shard_size, progress=tick, append=append)
     took = time.perf_counter() - start
-    size = {t: sum((out / f.path).stat().st_size for f in manifest.files if f.table == t) for t in ("games", "events")}
+    new = {e.ordinal for e in manifest.rule_sets[-len(plans):]}
+    size = {t: sum((out / f.path).stat().st_size for f in manifest.files if f.table == t and f.rule_set in new)
+            for t in ("games", "events")}
     typer.echo(f"wrote {total} games ({len(plans)} rule set{'s' if len(plans) > 1 else ''}) to {out}: "
                f"games {size['games'] / 1e6:.1f} MB, events {size['events'] / 1e6:.1f} MB "
                f"({(size['games'] + size['events']) / total:.0f} bytes a game); "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .dataset import MANIFEST, WORK_DIR, part_path
+from .dataset import MANIFEST, WORK_DIR, Dataset, part_path
 from .deal import Deal, deal_line
 from .errors import DatasetError
 from .game import play_game
@@ -130,10 +130,11 @@ def prepare_output(root: Path, overwrite: bool) -> Path:
     return root
 
 
-def plan_shards(plans: list[Plan], seed: int, root: Path, shard_size: int) -> tuple[list[Shard], list[RuleSetEntry]]:
+def plan_shards(plans: list[Plan], seed: int, root: Path, shard_size: int, first_ordinal: int = 0,
+                first_part: int = 0) -> tuple[list[Shard], list[RuleSetEntry]]:
     shards, entries = [], []
-    part = 0
-    for ordinal, plan in enumerate(plans):
+    part = first_part
+    for ordinal, plan in enumerate(plans, first_ordinal):
         deals_rel = None
         if plan.deals is not None:
             deals_rel = f"deals/rule_set-{ordinal}.jsonl"
@@ -154,8 +155,10 @@ def plan_shards(plans: list[Plan], seed: int, root: Path, shard_size: int) -> tu
 
 def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
              overwrite: bool = False, shard_size: int = DEFAULT_SHARD_SIZE,
-             progress: Callable[[int], None] | None = None) -> Manifest:
-    """Generate a dataset into `out`; the manifest is written last, atomically."""
+             progress: Callable[[int], None] | None = None, append: bool = False) -> Manifest:
+    """Generate a dataset into `out`; the manifest is written last, atomically. With `append`,
+    add rule sets to a finished dataset: its files stay as they are and a new manifest lists
+    old and new together."""
     if not 0 <= seed < 2**64:
         raise DatasetError(f"seed must be between 0 and 2^64 - 1, got {seed}")
     if workers < 1:
@@ -163,8 +166,30 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
     if shard_size < 1:
         raise DatasetError(f"shard size must be at least 1, got {shard_size}")
     root = Path(out)
-    target = prepare_output(root, overwrite)
-    shards, entries = plan_shards(plans, seed, target, shard_size)
+    kept_sets: list[RuleSetEntry] = []
+    kept_files: list[DataFile] = []
+    first_part = 0
+    if append:
+        if overwrite:
+            raise DatasetError("--append and --overwrite do not go together")
+        existing = Dataset.open(root).manifest
+        if seed != existing.master_seed:
+            raise DatasetError(f"dataset {str(root)!r} has master seed {existing.master_seed}; appended "
+                               f"rule sets play the same seeds (leave out --seed or give that one)")
+        for plan in plans:
+            for entry in existing.rule_sets:
+                if entry.rules_id == plan.rules.rules_id and entry.policies == list(plan.policies) \
+                        and entry.deals is None and plan.deals is None:
+                    raise DatasetError(f"rule set {plan.rules.rules_id} ({plan.rules.variant}) is already "
+                                       f"in {str(root)!r} as rule set {entry.ordinal}")
+        kept_sets, kept_files = existing.rule_sets, existing.files
+        first_part = 1 + max((int(f.path.rsplit("part-", 1)[1].split(".")[0]) for f in kept_files
+                              if "part-" in f.path), default=-1)
+        target = root
+    else:
+        target = prepare_output(root, overwrite)
+    first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
+    shards, entries = plan_shards(plans, seed, target, shard_size, first_ordinal, first_part)
     files: list[dict] = []
     for entry, plan in zip(entries, plans):
         if entry.deals is not None:
@@ -182,7 +207,8 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
             shutil.rmtree(target, ignore_errors=True)
         raise
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
-    manifest = Manifest(master_seed=seed, rule_sets=entries, files=[DataFile(**f) for f in files])
+    manifest = Manifest(master_seed=seed, rule_sets=kept_sets + entries,
+                        files=kept_files + [DataFile(**f) for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
     if target != root:
         _swap_in(target, root)

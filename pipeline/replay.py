@@ -109,10 +109,12 @@ def _labels(deck: Deck, cards) -> str:
     return " ".join(deck.label(c) for c in cards) if cards else "-"
 
 
-def _sizes(piles, won, pooled: bool) -> str:
-    if pooled:
-        return " | ".join(f"{len(p)}+{len(w)}" for p, w in zip(piles, won))
-    return " | ".join(str(len(p)) for p in piles)
+def _sizes(piles, won, pooled: bool, out: set[int] = frozenset()) -> str:
+    def one(seat: int) -> str:
+        if seat in out:
+            return "out"
+        return f"{len(piles[seat])}+{len(won[seat])}" if pooled else str(len(piles[seat]))
+    return " | ".join(one(seat) for seat in range(len(piles)))
 
 
 def describe_event(deck: Deck, ev: EventTuple) -> str:
@@ -159,8 +161,12 @@ def render_text(rp: GameReplay, battle: int | None = None) -> str:
         shown = [b for b in rp.battles if b.battle == battle]
         if not shown:
             raise GameNotFound(f"game {rec['game_id']} has battles 1..{len(rp.battles)}, not {battle}")
-    for view in shown:
-        sizes = _sizes(view.piles_before, view.won_before, pooled)
+    out: set[int] = set()
+    for view in rp.battles:
+        if view not in shown:
+            out.update(ev[2] for ev in view.events if ev[1] == "out")
+            continue
+        sizes = _sizes(view.piles_before, view.won_before, pooled, out)
         lines.append(f"Battle {view.battle} · piles {sizes}")
         if battle is not None:
             for seat, pile in enumerate(view.piles_before):
@@ -170,12 +176,13 @@ def render_text(rp: GameReplay, battle: int | None = None) -> str:
             plays = ", ".join(f"seat {ev[2]} {_labels(deck, ev[3])}" for ev in view.events if ev[1] == "play")
             took = " ".join(deck.label(c) for c in view.events[-1][3])
             lines[-1] += (f" · {plays} → seat {view.winner} takes {took}"
-                          f" · piles {_sizes(view.piles_after, view.won_after, pooled)}")
+                          f" · piles {_sizes(view.piles_after, view.won_after, pooled, out)}")
             continue
         for ev in view.events:
             indent = "    " if ev[1] in ("down",) or (ev[1] == "play" and _in_war(view, ev)) else "  "
             lines.append(indent + describe_event(deck, ev))
-        lines.append(f"  → piles {_sizes(view.piles_after, view.won_after, pooled)}")
+        out.update(ev[2] for ev in view.events if ev[1] == "out")
+        lines.append(f"  → piles {_sizes(view.piles_after, view.won_after, pooled, out)}")
         if battle is not None:
             for seat, pile in enumerate(view.piles_after):
                 lines.append(f"  seat {seat} pile after: {_labels(deck, pile)}")

@@ -129,3 +129,54 @@ def test_bad_arguments(tmp_path, kwargs, words):
     with pytest.raises(DatasetError, match=words):
         generate(tmp_path / "d", plans()[:1], **kwargs)
     assert not (tmp_path / "d").exists() or not any((tmp_path / "d").iterdir())
+
+
+def test_append_adds_rule_sets_and_keeps_the_old_files(tmp_path):
+    root = tmp_path / "d"
+    generate(root, [Plan(build_rules("classic"), 20)], seed=6, shard_size=10)
+    before = digests(root)
+    m = generate(root, [Plan(build_rules("razboi"), 15), Plan(build_rules("multiplayer"), 5)], seed=6,
+                 shard_size=10, append=True)
+    after = digests(root)
+    assert all(after[p] == d for p, d in before.items() if p != "manifest.json")
+    assert [(e.ordinal, e.rules.variant, e.games) for e in m.rule_sets] == [
+        (0, "classic", 20), (1, "razboi", 15), (2, "multiplayer", 5)]
+    parts = sorted(p for p in after if p.startswith("events/"))
+    assert parts == ["events/variant=classic/part-00000.parquet", "events/variant=classic/part-00001.parquet",
+                     "events/variant=multiplayer/part-00004.parquet", "events/variant=razboi/part-00002.parquet",
+                     "events/variant=razboi/part-00003.parquet"]
+    report = validate(root)
+    assert report.ok and report.good == 40
+
+
+def test_appended_games_equal_a_fresh_dataset_of_the_same_rule_set(tmp_path):
+    generate(tmp_path / "a", [Plan(build_rules("classic"), 10)], seed=6)
+    generate(tmp_path / "a", [Plan(build_rules("jokers"), 10)], seed=6, append=True)
+    generate(tmp_path / "b", [Plan(build_rules("classic"), 10), Plan(build_rules("jokers"), 10)], seed=6)
+    assert digests(tmp_path / "a") == digests(tmp_path / "b")
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"seed": 7}, "master seed 6"),
+    ({"seed": 6, "overwrite": True}, "do not go together"),
+])
+def test_append_refusals(tmp_path, kwargs, words):
+    root = tmp_path / "d"
+    generate(root, [Plan(build_rules("classic"), 5)], seed=6)
+    before = digests(root)
+    with pytest.raises(DatasetError, match=words):
+        generate(root, [Plan(build_rules("razboi"), 5)], append=True, **kwargs)
+    assert digests(root) == before
+
+
+def test_append_refuses_a_rule_set_already_there(tmp_path):
+    root = tmp_path / "d"
+    generate(root, [Plan(build_rules("classic"), 5)], seed=6)
+    with pytest.raises(DatasetError, match="already in"):
+        generate(root, [Plan(build_rules("classic"), 5)], seed=6, append=True)
+
+
+def test_append_needs_a_finished_dataset(tmp_path):
+    (tmp_path / "d" / ".war").mkdir(parents=True)
+    with pytest.raises(DatasetError, match="unfinished"):
+        generate(tmp_path / "d", [Plan(build_rules("classic"), 5)], seed=6, append=True)

@@ -102,3 +102,24 @@ def test_missing_rule_file(tmp_path):
 def test_rule_set_is_frozen_and_rejects_extra_fields():
     with pytest.raises(Exception):
         RuleSet(variant="classic", bogus=1)
+
+
+@pytest.mark.parametrize("variant, options, words", [
+    ("razboi", {"ranks": "7"}, "option 'ranks' does not apply to variant 'razboi'"),
+    ("razboi", {"suits": "2"}, "option 'suits' does not apply to variant 'razboi'"),
+    ("classic", {"war_down": "by_rank", "ranks": "7"}, "standard deck"),
+    ("multiplayer", {"players": "1"}, "players"),
+    ("multiplayer", {"players": "9"}, "players"),
+    ("multiplayer", {"players": "8", "ranks": "3", "suits": "4"}, "at least 5 are needed"),
+])
+def test_bad_variant_options(variant, options, words):
+    with pytest.raises(RulesError) as err:
+        build_rules(variant, options)
+    assert words in str(err.value)
+
+
+def test_rule_file_with_an_unknown_option_names_it(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"variant": "razboi", "players": 3, "colour": "red"}))
+    with pytest.raises(RulesError, match="unknown option 'colour'"):
+        load_rules_file(path)

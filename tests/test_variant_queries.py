@@ -1,0 +1,298 @@
+"""The named queries on a dataset that mixes variants, player counts and decks: Classic, 3- and
+4-player Multiplayer War, War with Jokers, Război and Classic on a 28-card deck (7 ranks x 4
+suits), in one dataset. Every named query must run on it and answer per variant and rule set;
+the variant queries (seat advantage, length by deck, Război war sizes, Joker-decided battles)
+are checked against statistics recomputed in Python from the Parquet files (read with pyarrow,
+not DuckDB): the games rows, and the events replayed event by event."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.dataset import Dataset
+from pipeline.generate import Plan, generate
+from pipeline.query import named_queries, run
+from pipeline.rules import build_rules
+from pipeline.storage import event_tuples
+
+GAMES_PER_RULE_SET = 200
+SEED = 11
+RANK_LABELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+# RULES 5.1: a tie on value v puts v - 1 cards down; J, Q, K are 10, the Ace ace_value (11).
+RAZBOI_VALUES = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10,
+                 "J": 10, "Q": 10, "K": 10, "A": 11, "JK": 12}
+# Queries that answer only for some rule sets: which ones.
+ONLY_FOR = {
+    "joker_decides": lambda rules: rules.jokers > 0,
+    "razboi_war_sizes": lambda rules: rules.war_down == "by_rank",
+}
+
+
+@pytest.fixture(scope="module")
+def plans():
+    return [
+        Plan(build_rules("classic"), GAMES_PER_RULE_SET),
+        Plan(build_rules("multiplayer", {"players": "3"}), GAMES_PER_RULE_SET),
+        Plan(build_rules("multiplayer", {"players": "4"}), GAMES_PER_RULE_SET),
+        Plan(build_rules("jokers"), GAMES_PER_RULE_SET),
+        Plan(build_rules("razboi"), GAMES_PER_RULE_SET),
+        Plan(build_rules("classic", {"ranks": "7", "suits": "4"}), GAMES_PER_RULE_SET),
+    ]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory, plans) -> Path:
+    out = tmp_path_factory.mktemp("variant_queries") / "ds"
+    generate(out, plans, seed=SEED, shard_size=100)
+    return out
+
+
+@pytest.fixture(scope="module")
+def rule_sets(plans) -> dict[str, object]:
+    """rules_id -> RuleSet."""
+    return {p.rules.rules_id: p.rules for p in plans}
+
+
+@pytest.fixture(scope="module")
+def games(root) -> list[dict]:
+    ds = Dataset.open(root)
+    rows: list[dict] = []
+    for f in ds.files("games"):
+        rows.extend(pq.read_table(ds.root / f.path).to_pylist())
+    return rows
+
+
+@pytest.fixture(scope="module")
+def by_rules(games) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for g in games:
+        out[g["rules_id"]].append(g)
+    return dict(out)
+
+
+def _events_of(root: Path, rules_id: str):
+    """(game_id, event tuple) of every event of one rule set, in file order (game_id, seq)."""
+    ds = Dataset.open(root)
+    ordinals = {e.ordinal for e in ds.manifest.rule_sets if e.rules_id == rules_id}
+    for f in ds.files("events"):
+        if f.rule_set in ordinals:
+            table = pq.read_table(ds.root / f.path)
+            yield from zip(table.column("game_id").to_pylist(), event_tuples(table))
+
+
+def _battles(root: Path, rules_id: str):
+    """Every battle of a rule set as (game_id, battle, its events), from the event log."""
+    current, events = None, []
+    for gid, ev in _events_of(root, rules_id):
+        battle = ev[0]
+        if battle == 0:
+            continue
+        if (gid, battle) != current:
+            if current is not None:
+                yield current[0], current[1], events
+            current, events = (gid, battle), []
+        events.append(ev)
+    if current is not None:
+        yield current[0], current[1], events
+
+
+def _rules_id_of(rule_sets, predicate) -> list[str]:
+    return [rid for rid, r in rule_sets.items() if predicate(r)]
+
+
+def _quantile_cont(values: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks (DuckDB quantile_cont, numpy's default)."""
+    xs = sorted(values)
+    pos = q * (len(xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+approx = pytest.approx
+
+
+# ---------------------------------------------------------------- the dataset
+
+def test_dataset_mixes_variants(by_rules, rule_sets):
+    """The test data is worth testing on: six rule sets, four variants, 2 to 4 players, three
+    deck sizes, in one dataset."""
+    assert set(by_rules) == set(rule_sets) and len(rule_sets) == 6
+    assert {g["variant"] for gs in by_rules.values() for g in gs} == {"classic", "multiplayer", "jokers", "razboi"}
+    assert {r.players for r in rule_sets.values()} == {2, 3, 4}
+    assert {r.ranks * r.suits + r.jokers for r in rule_sets.values()} == {28, 52, 54}
+    for rid, gs in by_rules.items():
+        assert len(gs) == GAMES_PER_RULE_SET
+        assert all(g["players"] == rule_sets[rid].players for g in gs)
+
+
+# ---------------------------------------------------------------- every query, every variant
+
+@pytest.mark.parametrize("name", sorted(named_queries()))
+def test_every_query_answers_per_variant_and_rule_set(name, root, rule_sets):
+    rows = run(root, name=name).to_pylist()
+    assert rows, name
+    wanted = set(_rules_id_of(rule_sets, ONLY_FOR.get(name, lambda rules: True)))
+    assert {r["rules_id"] for r in rows} == wanted, name
+    for r in rows:
+        assert r["variant"] == rule_sets[r["rules_id"]].variant, name
+    # grouped: each variant's rows and each rule set's rows come together
+    variants = [r["variant"] for r in rows]
+    assert variants == sorted(variants), name
+    runs = [rid for i, rid in enumerate(r["rules_id"] for r in rows) if i == 0 or rows[i - 1]["rules_id"] != rid]
+    assert len(runs) == len(set(runs)), f"{name}: a rule set's rows are split"
+
+
+# ---------------------------------------------------------------- seat advantage
+
+def test_seat_advantage_by_players(root, by_rules, rule_sets):
+    rows = run(root, name="seat_advantage_by_players").to_pylist()
+    got = {(r["rules_id"], r["seat"]): r for r in rows}
+    assert len(got) == len(rows) == sum(r.players for r in rule_sets.values())
+    for rid, gs in by_rules.items():
+        n = rule_sets[rid].players
+        decided = [g for g in gs if g["outcome"] == "win"]
+        wins = Counter(g["winner"] for g in decided)
+        for seat in range(n):
+            row = got[(rid, seat)]
+            assert row["players"] == n
+            assert row["games"] == len(gs)
+            assert row["decided_games"] == len(decided)
+            assert row["wins"] == wins[seat]
+            assert row["share"] == approx(wins[seat] / len(decided))
+            assert row["advantage"] == approx(wins[seat] / len(decided) - 1 / n)
+        assert sum(got[(rid, s)]["advantage"] for s in range(n)) == approx(0.0, abs=1e-9)
+    assert {r["players"] for r in rows} == {2, 3, 4}
+
+
+# ---------------------------------------------------------------- length by deck
+
+def test_length_by_deck(root, by_rules, rule_sets):
+    rows = run(root, name="length_by_deck").to_pylist()
+    got = {r["rules_id"]: r for r in rows}
+    assert len(got) == len(rows) == len(rule_sets)
+    for rid, gs in by_rules.items():
+        rules, row = rule_sets[rid], got[rid]
+        battles = [g["battles"] for g in gs]
+        capped = sum(g["outcome"] == "capped" for g in gs)
+        assert (row["ranks"], row["suits"], row["jokers"]) == (rules.ranks, rules.suits, rules.jokers)
+        assert row["deck_size"] == rules.ranks * rules.suits + rules.jokers
+        assert row["games"] == len(gs)
+        assert row["mean_battles"] == approx(sum(battles) / len(battles))
+        assert row["median_battles"] == approx(_quantile_cont(battles, 0.5))
+        assert row["p90_battles"] == approx(_quantile_cont(battles, 0.9))
+        assert row["max_battles"] == max(battles)
+        assert row["capped"] == capped
+        assert row["capped_share"] == approx(capped / len(gs))
+    small = next(r for r in rows if r["deck_size"] == 28)
+    full = next(r for r in rows if r["deck_size"] == 52 and r["variant"] == "classic")
+    assert small["mean_battles"] < full["mean_battles"]
+
+
+# ---------------------------------------------------------------- Război war sizes
+
+def _razboi_wars(root: Path, rules_id: str) -> dict[str, dict]:
+    """Per tied rank label: wars, player entries (a tied seat that turned a new card up in the
+    war), face-down cards of those entries, and entries with fewer than v - 1 down."""
+    out: dict[str, dict] = defaultdict(lambda: {"wars": 0, "entries": 0, "down": 0, "short": 0})
+    for _gid, _battle, events in _battles(root, rules_id):
+        last_up: dict[int, int] = {}
+        wars = []  # [tied rank label, seats, {seat: down cards}, seats that turned a card up]
+        for _b, kind, seat, cards, seats, _options, _value, _note in events:
+            if kind == "play":
+                if wars:
+                    wars[-1][3].add(seat)
+                last_up[seat] = cards[0]
+            elif kind == "down":
+                wars[-1][2][seat] = wars[-1][2].get(seat, 0) + len(cards)
+            elif kind == "war":
+                ranks = {13 if last_up[s] >= 52 else last_up[s] // 4 for s in seats}  # standard deck
+                assert len(ranks) == 1, "the tied cards of a war have one rank"
+                r = ranks.pop()
+                wars.append(["JK" if r == 13 else RANK_LABELS[r], set(seats), {}, set()])
+        for label, seats, down, up in wars:
+            assert set(down) <= up <= seats
+            stat = out[label]
+            stat["wars"] += 1
+            stat["entries"] += len(up)
+            stat["down"] += sum(down.get(s, 0) for s in up)
+            stat["short"] += sum(down.get(s, 0) < RAZBOI_VALUES[label] - 1 for s in up)
+    return dict(out)
+
+
+def test_razboi_war_sizes(root, by_rules, rule_sets):
+    rows = run(root, name="razboi_war_sizes").to_pylist()
+    (rid,) = _rules_id_of(rule_sets, lambda r: r.war_down == "by_rank")
+    expected = _razboi_wars(root, rid)
+    got = {r["tied_rank"]: r for r in rows}
+    assert len(got) == len(rows)
+    assert set(got) == set(expected)
+    assert [r["tied_rank"] for r in rows] == [l for l in RANK_LABELS + ("JK",) if l in got]
+    for label, row in got.items():
+        e = expected[label]
+        assert row["value"] == RAZBOI_VALUES[label]
+        assert row["full_down"] == RAZBOI_VALUES[label] - 1
+        assert row["wars"] == e["wars"]
+        assert row["player_entries"] == e["entries"]
+        assert row["mean_down_per_player"] == approx(e["down"] / e["entries"])
+        assert row["short_entries"] == e["short"]
+        # running short only ever shortens a war (RULES 2.3), and rarely
+        assert row["mean_down_per_player"] <= row["full_down"]
+        assert row["short_entries"] < row["player_entries"] / 4
+    # every war of the games table, a double war counting 2, is one war here
+    assert sum(r["wars"] for r in rows) == sum(g["wars"] for g in by_rules[rid])
+    # a war on 8s puts 7 down, on Kings 9 (RULES 5.1): sizes grow with the rank up to 10
+    assert got["8"]["full_down"] == 7 and got["K"]["full_down"] == 9
+    assert got["2"]["mean_down_per_player"] < got["8"]["mean_down_per_player"] < got["A"]["mean_down_per_player"]
+
+
+# ---------------------------------------------------------------- Joker-decided battles
+
+def test_joker_decides(root, by_rules, rule_sets):
+    rows = run(root, name="joker_decides").to_pylist()
+    (rid,) = _rules_id_of(rule_sets, lambda r: r.jokers > 0)
+    rules = rule_sets[rid]
+    first_joker = rules.ranks * rules.suits
+    last_battle = {g["game_id"]: g["battles"] for g in by_rules[rid]}
+    battles = joker_battles = joker_last = 0
+    seen_battles: Counter = Counter()
+    for gid, battle, events in _battles(root, rid):
+        battles += 1
+        seen_battles[gid] += 1
+        last_up: dict[int, int] = {}
+        winner = None
+        for _b, kind, seat, cards, _seats, _options, _value, _note in events:
+            if kind == "play":
+                last_up[seat] = cards[0]
+            elif kind == "collect":
+                assert winner is None
+                winner = seat
+        if winner is not None and last_up[winner] >= first_joker:
+            joker_battles += 1
+            joker_last += battle == last_battle[gid]
+    assert dict(seen_battles) == last_battle  # battles 1..games.battles all in the log
+
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["variant"], row["rules_id"]) == ("jokers", rid)
+    assert row["battles"] == battles
+    assert row["joker_battles"] == joker_battles
+    assert row["joker_share"] == approx(joker_battles / battles)
+    assert row["games"] == GAMES_PER_RULE_SET
+    assert row["joker_last_battles"] == joker_last
+    assert row["joker_last_battle_share"] == approx(joker_last / GAMES_PER_RULE_SET)
+    # 2 Jokers in 54 cards: some battles are theirs, most are not
+    assert 0 < joker_battles < battles / 4
+
+
+def test_cards_view_labels_match_the_deck(root):
+    """The SQL `cards` view and pipeline.cards.Deck agree on every label of every deck."""
+    from pipeline.cards import Deck
+
+    for row in run(root, sql="SELECT ranks, suits, jokers, code, label FROM cards").to_pylist():
+        assert row["label"] == Deck(row["ranks"], row["suits"], row["jokers"]).label(row["code"])

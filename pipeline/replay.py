@@ -16,7 +16,7 @@ from .deal import deck_of
 from .engine import EventTuple
 from .errors import GameNotFound, LogMismatch
 from .game import replay_log
-from .ledger import Ledger
+from .ledger import ledger_for
 from .schema import RuleSetEntry
 from .storage import event_tuples, read_parquet
 
@@ -71,7 +71,7 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[EventTuple]) -> Ga
     except LogMismatch as err:
         raise err.at_game(record["game_id"]) from None
     rules = entry.rules
-    ledger = Ledger(rules.players, deck_of(rules).size, rules.pickup == "pooled")
+    ledger = ledger_for(rules)
     deal: list[EventTuple] = []
     battles: list[BattleView] = []
     current: BattleView | None = None

@@ -17,7 +17,7 @@ from typing import Callable
 import pyarrow.parquet as pq
 
 from .dataset import Dataset
-from .deal import Deal, check_deal, deck_of
+from .deal import Deal, check_deal
 from .engine import CheckingRecorder, EventTuple
 from .errors import LogMismatch, WarError
 from .game import play_game, replay_log
@@ -149,7 +149,7 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
         return Problem(None, gid, regen.seq, f"regenerates differently from its seed: "
                                              f"expected {regen.expected}, found {regen.found}")
     try:
-        audit(log, rules.players, deck_of(rules).size, rules.pickup == "pooled")
+        audit(log, rules)
     except LogMismatch as err:
         return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
     expected = game_record(gid, index, seed, rules, entry.policies, Deal((), explicit=deal is not None),

@@ -12,7 +12,7 @@ from pipeline.errors import RulesError
 from pipeline.game import play_game, replay_log
 from pipeline.generate import Plan, generate
 from pipeline.golden import golden_dir, golden_text
-from pipeline.ledger import Ledger
+from pipeline.ledger import ledger_for
 from pipeline.replay import load_game
 from pipeline.rng import game_seed
 from pipeline.rules import build_rules
@@ -67,7 +67,7 @@ def test_random_games_keep_every_card_and_replay(case):
     for i in range(GAMES):
         seed = game_seed(99, i)
         events, summary, deal = play_game(rules, seed)
-        ledger = Ledger(rules.players, size, rules.pickup == "pooled")
+        ledger = ledger_for(rules)
         for seq, ev in enumerate(events):
             ledger.apply(ev)
             if ev[1] != "deal" and (i < 3 or ev[1] in ("collect", "set_aside", "end")):

@@ -139,7 +139,7 @@ def war_values(rules: RuleSet) -> tuple[int, ...] | None:
     return tuple(values) + (rules.ace_value + 1,)
 
 
-def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder) -> Summary:
+def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> Summary:
     """Play one game of the table family to its end, reporting every step to `rec`."""
     n = rules.players
     rank = deck_of(rules).rank

@@ -28,12 +28,18 @@ DEFAULT_SHARD_SIZE = 2000
 
 @dataclass
 class Plan:
-    """One rule set to generate: how many games, and explicit deals if any."""
+    """One rule set to generate: how many games, explicit deals if any, and for variants with
+    decisions each seat's policy (the defaults when not given; kept in canonical form)."""
 
     rules: RuleSet
     games: int
     deals: list[Deal] | None = None
     policies: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        from .game import policy_specs
+
+        self.policies = policy_specs(self.rules, self.policies)
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,8 @@ def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     for index in range(start, stop):
         gid = ordinal * GAME_ID_STRIDE + index
         gseed = game_seed(seed, index)
-        events, summary, deal = play_game(rules, gseed, deals[index - start] if deals else None)
+        events, summary, deal = play_game(rules, gseed, deals[index - start] if deals else None,
+                                          policies=policies)
         ids.append(gid)
         logs.append(events)
         records.append(game_record(gid, index, gseed, rules, policies, deal, summary, len(events)))

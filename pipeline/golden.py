@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .game import policy_specs
 from .generate import play_range
 from .replay import build_replay, render_text
 from .rules import build_rules
@@ -26,9 +27,10 @@ def golden_text(variant: str) -> str:
     """The three shortest decided games among the first 200 of seed 2024, under the variant's
     default rules, rendered as `war replay` shows them."""
     rules = build_rules(variant)
-    entry = RuleSetEntry(ordinal=0, rules_id=rules.rules_id, rules=rules, seed=SEED,
+    policies = policy_specs(rules)
+    entry = RuleSetEntry(ordinal=0, rules_id=rules.rules_id, rules=rules, seed=SEED, policies=list(policies),
                          games=CANDIDATES, shard_size=CANDIDATES)
-    ids, logs, records = play_range(rules, 0, SEED, 0, CANDIDATES)
+    ids, logs, records = play_range(rules, 0, SEED, 0, CANDIDATES, policies=policies)
     order = sorted(range(CANDIDATES), key=lambda i: (records[i]["outcome"] != "win", records[i]["battles"], i))
     parts = [f"# Golden playthroughs of {variant}: the {GAMES} shortest decided games among the first "
              f"{CANDIDATES} of seed {SEED}.\n# Regenerate with: python -m pipeline.golden\n"]

@@ -160,8 +160,8 @@ class Ledger:
             self.won[seat] = []
             self.piles[seat].extend(cards)
         elif kind == "out":
-            if self.holding(seat):
-                raise self._fail(event, f"seat {seat} to hold no card when out")
+            if self.hands[seat] if self.use_hands else self.holding(seat):
+                raise self._fail(event, f"seat {seat} to hold no {'hand ' if self.use_hands else ''}card when out")
         elif kind == "end":
             if self.table:
                 raise self._fail(event, "an empty table at the end")

@@ -139,10 +139,10 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
     seed = game_seed(master_seed, index)
     checker = CheckingRecorder(log)
     try:
-        summary = play_game(rules, seed, deal, checker)[1]
+        summary = play_game(rules, seed, deal, checker, entry.policies)[1]
     except LogMismatch as regen:
         try:
-            replay_log(rules, log)
+            replay_log(rules, log, policies=entry.policies)
         except LogMismatch as err:
             return Problem(None, gid, err.seq, f"breaks the rules (replay from the log): "
                                                f"expected {err.expected}, found {err.found}")

@@ -40,6 +40,16 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
             defaults={"war_down": "by_rank"},
             options=tuple(o for o in TABLE_OPTIONS if o not in ("ranks", "suits")),
             standard_deck=True),
+    Variant("steal", "Steal War", "6",
+            "Draw and won piles; steal opponents' won piles with a card of the same rank.", "steal",
+            defaults={"jokers": 2, "shortfall": "lose"},
+            options=tuple(o for o in TABLE_OPTIONS if o not in ("pickup", "shortfall", "ace_value")),
+            decisions=("steal", "top")),
+    Variant("arneson", "Arneson's War", "7",
+            "Hands of three: each player chooses the card it plays; the war's loser takes the cause.",
+            "arneson", defaults={"hand_size": 3},
+            options=("jokers", "war_tiebreak", "shortfall", "pickup", "ranks", "suits", "win", "max_battles"),
+            fixed_players=2, decisions=("hand",)),
 )}
 
 

@@ -94,6 +94,8 @@ def generate(
     set_: List[str] = typer.Option([], "--set", help="OPTION=VALUE, repeatable (RULES.md names)."),
     rules_file: List[Path] = typer.Option([], "--rules", help="A whole rule set in TOML or JSON (repeatable)."),
     deals: Optional[Path] = typer.Option(None, "--deals", help="JSON Lines of explicit deals; game i plays line i."),
+    policy: List[str] = typer.Option([], "--policy", "-p", help="SEAT=POLICY for variants with decisions (SEAT * for all seats); see `war policies`."),
+    tournament: List[str] = typer.Option([], "--tournament", "-t", help="A policy in a tournament (repeat): every pair plays the same seeds, both seatings."),
     workers: int = typer.Option(1, "--workers", "-w", help="Processes to generate with."),
     shard_size: int = typer.Option(2000, "--shard-size", help="Games per part file."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a dataset already in --out."),
@@ -116,6 +118,7 @@ def generate(
     ids = [r.rules_id for r in rule_sets]
     if len(set(ids)) != len(ids):
         raise RulesError("the same rule set is given twice")
+    seatings = seatings_from(policy, tournament)
     plans = []
     for rules in rule_sets:
         dealt = read_deals(deals, rules) if deals is not None else None
@@ -124,7 +127,9 @@ def generate(
             raise RulesError(f"--games must be at least 1, got {n}")
         if dealt is not None and n > len(dealt):
             raise RulesError(f"--games {n} but {deals} holds only {len(dealt)} deals")
-        plans.append(Plan(rules, n, dealt[:n] if dealt is not None else None))
+        for seating in seatings:
+            plans.append(Plan(rules, n, dealt[:n] if dealt is not None else None,
+                              seat_specs(rules, seating)))
     if append:
         if out is None:
             raise RulesError("--append needs --out, the dataset to add to")
@@ -134,7 +139,7 @@ def generate(
             seed = Dataset.open(out).manifest.master_seed
     seed = 0 if seed is None else seed
     if out is None:
-        out = Path("data") / f"{'-'.join(r.variant for r in rule_sets)}-s{seed}"
+        out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed}"
     total = sum(p.games for p in plans)
     start = time.perf_counter()
     with _progress(total, "generating", quiet) as tick:
@@ -148,6 +153,64 @@ def generate(
                f"games {size['games'] / 1e6:.1f} MB, events {size['events'] / 1e6:.1f} MB "
                f"({(size['games'] + size['events']) / total:.0f} bytes a game); "
                f"{took:.1f} s, {total / took:.0f} games/s")
+
+
+def seatings_from(policy: list[str], tournament: list[str]) -> list[dict[int, str]]:
+    """`--policy SEAT=SPEC` pairs as one seating, or a tournament's seatings: every ordered pair
+    of distinct listed policies, so each pair plays the same seeds in both seat orders."""
+    from .errors import RulesError
+
+    if policy and tournament:
+        raise RulesError("give --policy or --tournament, not both")
+    if tournament:
+        names = [t.strip() for t in tournament]
+        if len(names) < 2 or len(set(names)) != len(names):
+            raise RulesError("--tournament needs at least two different policies")
+        return [{0: a, 1: b} for a in names for b in names if a != b]
+    seating: dict[int, str] = {}
+    for pair in policy:
+        seat, sep, spec = pair.partition("=")
+        seat = seat.strip()
+        if not sep or not spec.strip():
+            raise RulesError(f"--policy wants SEAT=POLICY, got {pair!r}")
+        if seat in ("*", "all"):
+            key = -1
+        elif seat.isdigit():
+            key = int(seat)
+        else:
+            raise RulesError(f"--policy: {seat!r} is not a seat number (or *)")
+        if key in seating:
+            raise RulesError(f"--policy gives seat {seat} twice")
+        seating[key] = spec.strip()
+    return [seating]
+
+
+def seat_specs(rules, seating: dict[int, str]) -> tuple[str, ...]:
+    from .errors import RulesError
+    from .policies import seat_policies
+    from .variants import variant
+
+    kinds = variant(rules.variant).decisions
+    if not kinds:
+        if seating:
+            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no --policy or --tournament")
+        return ()
+    if len(seating) == 2 and set(seating) == {0, 1} and rules.players != 2:
+        raise RulesError(f"a tournament is for 2 players; this rule set has {rules.players}")
+    return tuple(p.spec for p in seat_policies(seating, rules.players, kinds))
+
+
+@app.command()
+def policies() -> None:
+    """The policies players of Steal War and Arneson's War can follow, and the profiles."""
+    from .policies import describe_policies
+    from .variants import VARIANTS
+
+    for line in describe_policies():
+        typer.echo(line)
+    for v in VARIANTS.values():
+        if v.decisions:
+            typer.echo(f"{v.name}: decides {', '.join(v.decisions)}")
 
 
 @app.command()

@@ -54,6 +54,7 @@ def render(table: pa.Table, fmt: str) -> bytes:
         return buf.getvalue()
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     t = Table(show_edge=False, header_style="bold")
     for name in table.column_names:
@@ -63,7 +64,7 @@ def render(table: pa.Table, fmt: str) -> bytes:
     for row in table.to_pylist():
         cells = [_cell(v) for v in row.values()]
         widths = [max(w, len(c)) for w, c in zip(widths, cells)]
-        t.add_row(*cells)
+        t.add_row(*(Text(c) for c in cells))
     buf = io.StringIO()
     Console(file=buf, width=max(80, sum(widths) + 3 * len(widths) + 2), color_system=None).print(t)
     return buf.getvalue().encode()

@@ -100,6 +100,9 @@ def generate(
     shard_size: int = typer.Option(2000, "--shard-size", help="Games per part file."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a dataset already in --out."),
     append: bool = typer.Option(False, "--append", help="Add these rule sets to the finished dataset in --out."),
+    resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run of the same command."),
+    executor: str = typer.Option("local", "--executor", help="local (process pool) or dask."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Generate a dataset of seeded games into Parquet."""
@@ -118,6 +121,10 @@ def generate(
     ids = [r.rules_id for r in rule_sets]
     if len(set(ids)) != len(ids):
         raise RulesError("the same rule set is given twice")
+    if executor not in ("local", "dask"):
+        raise RulesError(f"--executor is local or dask, got {executor!r}")
+    if (executor == "dask") != (scheduler is not None):
+        raise RulesError("--executor dask needs --scheduler ADDRESS (and --scheduler needs --executor dask)")
     seatings = seatings_from(policy, tournament)
     plans = []
     for rules in rule_sets:
@@ -144,7 +151,8 @@ def generate(
     start = time.perf_counter()
     with _progress(total, "generating", quiet) as tick:
         manifest = run_generate(out, plans, seed, workers=workers, overwrite=overwrite,
-                                shard_size=shard_size, progress=tick, append=append)
+                                shard_size=shard_size, progress=tick, append=append, resume=resume,
+                                scheduler=scheduler)
     took = time.perf_counter() - start
     new = {e.ordinal for e in manifest.rule_sets[-len(plans):]}
     size = {t: sum((out / f.path).stat().st_size for f in manifest.files if f.table == t and f.rule_set in new)

@@ -12,7 +12,7 @@ from .errors import DatasetError, GameNotFound
 from .schema import GAME_ID_STRIDE, SCHEMA_VERSION, DataFile, Manifest, RuleSetEntry, explain
 
 MANIFEST = "manifest.json"
-WORK_DIR = ".war"
+WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
 
 
 def part_path(table: str, variant: str, part: int) -> str:

@@ -10,15 +10,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from .dataset import MANIFEST, WORK_DIR, Dataset, part_path
+from .dataset import MANIFEST, Dataset, part_path
 from .deal import Deal, deal_line
 from .errors import DatasetError
 from .game import play_game
-from .parallel import run_tasks
+from .journal import WORK_DIR, Journal, record_shard
+from .parallel import run_tasks, run_tasks_dask
 from .rng import game_seed
 from .schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
 from .storage import atomic_write_bytes, events_table, games_table, sha256_file, write_parquet
@@ -53,6 +54,7 @@ class Shard:
     part: int
     root: str
     deals: tuple[str, ...] | None
+    journal: str | None = None
 
 
 def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,
@@ -110,6 +112,8 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
         out.append({"path": rel, "table": table_name, "rule_set": shard.ordinal,
                     "first_game": shard.start, "games": shard.stop - shard.start,
                     "rows": table.num_rows, "sha256": digest})
+    if shard.journal is not None:
+        record_shard(shard.journal, shard.part, out)
     return out
 
 
@@ -123,6 +127,8 @@ def prepare_output(root: Path, overwrite: bool) -> Path:
     if root.exists() and not root.is_dir():
         raise DatasetError(f"output {str(root)!r} is a file, not a folder")
     if root.exists() and any(root.iterdir()):
+        if (root / WORK_DIR).exists() and not (root / MANIFEST).exists() and not overwrite:
+            Journal(root).refuse()
         if not overwrite:
             raise DatasetError(f"output folder {str(root)!r} already holds data "
                                f"(use --overwrite to replace it)")
@@ -162,16 +168,22 @@ def plan_shards(plans: list[Plan], seed: int, root: Path, shard_size: int, first
 
 def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
              overwrite: bool = False, shard_size: int = DEFAULT_SHARD_SIZE,
-             progress: Callable[[int], None] | None = None, append: bool = False) -> Manifest:
-    """Generate a dataset into `out`; the manifest is written last, atomically. With `append`,
-    add rule sets to a finished dataset: its files stay as they are and a new manifest lists
-    old and new together."""
+             progress: Callable[[int], None] | None = None, append: bool = False,
+             resume: bool = False, scheduler: str | None = None) -> Manifest:
+    """Generate a dataset into `out`; the manifest is written last, atomically.
+
+    `append` adds rule sets to a finished dataset (its files stay as they are; a new manifest
+    lists old and new together). `resume` finishes a run that was interrupted, skipping the
+    shards it finished, with the same bytes as an uninterrupted run. `scheduler` runs the shards
+    on a Dask distributed cluster instead of local processes."""
     if not 0 <= seed < 2**64:
         raise DatasetError(f"seed must be between 0 and 2^64 - 1, got {seed}")
     if workers < 1:
         raise DatasetError(f"--workers must be at least 1, got {workers}")
     if shard_size < 1:
         raise DatasetError(f"shard size must be at least 1, got {shard_size}")
+    if resume and overwrite:
+        raise DatasetError("--resume and --overwrite do not go together")
     root = Path(out)
     kept_sets: list[RuleSetEntry] = []
     kept_files: list[DataFile] = []
@@ -193,10 +205,39 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
         first_part = 1 + max((int(f.path.rsplit("part-", 1)[1].split(".")[0]) for f in kept_files
                               if "part-" in f.path), default=-1)
         target = root
+    elif resume:
+        if not (root / WORK_DIR).exists():
+            if (root / MANIFEST).exists():
+                raise DatasetError(f"dataset {str(root)!r} is finished; there is nothing to resume")
+            raise DatasetError(f"nothing to resume in {str(root)!r}: no interrupted run there")
+        target = root
     else:
         target = prepare_output(root, overwrite)
+    journal = Journal(target)
+    journal.acquire(resume)
+    try:
+        manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
+                             scheduler, kept_sets, kept_files, first_part)
+    except BaseException:
+        journal.release()
+        if target != root:
+            shutil.rmtree(target, ignore_errors=True)
+        raise
+    journal.close()
+    if target != root:
+        _swap_in(target, root)
+    return manifest
+
+
+def _generate(target: Path, journal: Journal, plans, seed, workers, shard_size, progress, resume,
+              scheduler, kept_sets, kept_files, first_part) -> Manifest:
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
     shards, entries = plan_shards(plans, seed, target, shard_size, first_ordinal, first_part)
+    shards = [replace(s, journal=str(journal.dir)) for s in shards]
+    journal.check_plan({"seed": seed, "shard_size": shard_size,
+                        "rule_sets": [e.model_dump(mode="json") for e in entries],
+                        "kept": [f.model_dump(mode="json") for f in kept_files],
+                        "parts": [s.part for s in shards]}, resume)
     files: list[dict] = []
     for entry, plan in zip(entries, plans):
         if entry.deals is not None:
@@ -206,19 +247,26 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
             files.append({"path": entry.deals, "table": "deals", "rule_set": entry.ordinal,
                           "first_game": 0, "games": plan.games, "rows": plan.games,
                           "sha256": sha256_file(path)})
-    try:
-        for result in run_tasks(run_shard, shards, workers, progress):
-            files.extend(result)
-    except BaseException:
-        if target != root:
-            shutil.rmtree(target, ignore_errors=True)
-        raise
+    todo = []
+    for shard in shards:
+        done = journal.done(shard.part) if resume else None
+        if done and all((target / f["path"]).exists() and sha256_file(target / f["path"]) == f["sha256"]
+                        for f in done):
+            files.extend(done)
+            if progress:
+                progress(shard.stop - shard.start)
+        else:
+            todo.append(shard)
+    if scheduler is not None:
+        results = run_tasks_dask(run_shard, todo, scheduler, progress, lambda s: s.stop - s.start)
+    else:
+        results = run_tasks(run_shard, todo, workers, progress)
+    for result in results:
+        files.extend(result)
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
     manifest = Manifest(master_seed=seed, rule_sets=kept_sets + entries,
                         files=kept_files + [DataFile(**f) for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
-    if target != root:
-        _swap_in(target, root)
     return manifest
 
 

@@ -18,7 +18,7 @@ def _cell(value) -> str:
     if isinstance(value, float):
         return "nan" if math.isnan(value) else f"{value:.4g}" if abs(value) < 1e6 else f"{value:.6g}"
     if isinstance(value, list):
-        return "[" + ", ".join(_cell(v) for v in value) + "]"
+        return "[" + " | ".join(_cell(v) for v in value) + "]"
     return str(value)
 
 

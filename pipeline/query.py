@@ -146,7 +146,7 @@ CREATE VIEW battles AS
 SELECT b.*, g.rules_id FROM (
 SELECT game_id, battle, any_value(variant) AS variant,
     coalesce(max(value) FILTER (WHERE kind = 'war'), 0) AS war_depth,
-    max(seat) FILTER (WHERE kind = 'collect') AS winner,
+    arg_min(seat, seq) FILTER (WHERE kind = 'collect') AS winner,
     coalesce(sum(len(cards)) FILTER (WHERE kind IN ('play', 'down', 'forfeit')), 0) AS table_cards,
     bool_or(kind = 'set_aside') AS set_aside
 FROM events

@@ -1,0 +1,110 @@
+"""Shards, resume after kill -9, the writer's lock, and the Dask executor."""
+
+import hashlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.errors import DatasetError
+from pipeline.generate import Plan, generate
+from pipeline.rules import build_rules
+
+ARGS = ["generate", "--games", "2400", "--shard-size", "150", "--seed", "77", "-q"]
+
+
+def war(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "pipeline.cli", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def digests(root):
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ref") / "ds"
+    proc = war(*ARGS, "--out", root)
+    assert proc.wait(timeout=300) == 0, proc.stderr.read()
+    return digests(root)
+
+
+@pytest.mark.parametrize("delay", [random.Random(i).uniform(0.8, 4.0) for i in range(3)])
+def test_resume_after_kill_9_gives_the_same_bytes(tmp_path, reference, delay):
+    root = tmp_path / "ds"
+    proc = war(*ARGS, "--workers", "2", "--out", root)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    visible = [p for p in root.rglob("*.parquet") if not p.name.startswith(".")]
+    for p in visible:
+        pq.read_table(p)  # no reader ever sees half a file
+    if not (root / "manifest.json").exists():
+        again = war(*ARGS, "--out", root)
+        again.wait(timeout=60)
+        assert again.returncode == 2 and "--resume" in again.stderr.read()
+        finish = war(*ARGS, "--out", root, "--resume")
+        assert finish.wait(timeout=300) == 0, finish.stderr.read()
+    time.sleep(0.5)  # let any orphaned worker notice its parent is gone
+    assert digests(root) == reference
+
+
+def test_a_second_writer_is_refused(tmp_path, reference):
+    root = tmp_path / "ds"
+    first = war(*ARGS, "--out", root)
+    deadline = time.time() + 30
+    while not (root / ".war" / "lock").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    second = war(*ARGS, "--out", root, "--resume")
+    assert second.wait(timeout=60) == 2
+    assert "another war generate" in second.stderr.read()
+    assert first.wait(timeout=300) == 0
+    assert digests(root) == reference
+
+
+def plans():
+    return [Plan(build_rules("classic"), 40)]
+
+
+def test_resume_with_other_arguments_is_refused(tmp_path):
+    root = tmp_path / "d"
+    (root / ".war").mkdir(parents=True)
+    (root / ".war" / "plan.json").write_text("{}")
+    with pytest.raises(DatasetError, match="arguments differ"):
+        generate(root, plans(), seed=1, resume=True)
+
+
+def test_nothing_to_resume(tmp_path):
+    with pytest.raises(DatasetError, match="nothing to resume"):
+        generate(tmp_path / "d", plans(), seed=1, resume=True)
+    generate(tmp_path / "d", plans(), seed=1)
+    with pytest.raises(DatasetError, match="finished"):
+        generate(tmp_path / "d", plans(), seed=1, resume=True)
+
+
+def test_the_journal_is_gone_when_finished(tmp_path):
+    generate(tmp_path / "d", plans(), seed=1, shard_size=10, workers=2)
+    assert not (tmp_path / "d" / ".war").exists()
+
+
+def test_dask_local_cluster_gives_the_same_bytes(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    local = tmp_path / "local"
+    generate(local, plans(), seed=3, shard_size=10)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        generate(tmp_path / "dask", plans(), seed=3, shard_size=10, scheduler=cluster.scheduler_address)
+    assert digests(local) == digests(tmp_path / "dask")
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
+    pytest.importorskip("distributed")
+    with pytest.raises(DatasetError, match="cannot reach the Dask scheduler"):
+        generate(tmp_path / "d", plans(), seed=3, scheduler="tcp://127.0.0.1:9")

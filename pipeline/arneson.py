@@ -180,12 +180,7 @@ def play_arneson(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser) -> 
                 played[seat].append(up[seat])
                 emit(battle, "play", seat, (up[seat],))
 
-        if depth:
-            s.wars += depth
-            s.war_battles += 1
-            s.max_war_depth = max(s.max_war_depth, depth)
-            if battle == 1:
-                s.first_battle_war = True
+        s.count_war(battle, depth)
 
         if winner is None:
             s.cards_set_aside += len(table)
@@ -197,28 +192,13 @@ def play_arneson(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser) -> 
             spoils = [c for c in table if c not in cause]
             collect(winner, spoils, played[winner], battle)
             collect(loser, cause, played[loser], battle)
-        if depth and winner is not None:
-            s.war_wins[winner] += 1
-            if wars_to_win and s.war_wins[winner] >= wars_to_win and not game_over:
-                s.outcome, s.winner = "win", winner
-                break
+        if depth and winner is not None and s.won_war(winner, None if game_over else wars_to_win):
+            break
         if depth and not game_over:
             for seat in range(n):
                 refill(seat, battle)
-
-        for seat in range(n):
-            if alive[seat] and holding(seat) == 0:
-                alive[seat] = False
-                emit(battle, "out", seat)
-        left = [seat for seat in range(n) if alive[seat]]
-        if len(left) <= 1:
-            s.outcome = "win" if left else "draw"
-            s.winner = left[0] if left else None
+        if s.eliminate(battle, alive, holding, emit):
             break
 
-    s.battles = battle
-    s.final_cards = [holding(seat) for seat in range(n)]
     s.cards_set_aside += len(deal.set_aside)
-    emit(battle, "end", s.winner, (), (), (), battle, s.outcome)
-    rec.finish()
-    return s
+    return s.end(battle, holding, n, emit, rec)

@@ -130,6 +130,44 @@ class Summary:
     cards_set_aside: int = 0
     cycle_length: int | None = None
 
+    def count_war(self, battle: int, depth: int) -> None:
+        """Add a battle's wars (a double war counts 2) to the totals."""
+        if depth:
+            self.wars += depth
+            self.war_battles += 1
+            self.max_war_depth = max(self.max_war_depth, depth)
+            if battle == 1:
+                self.first_battle_war = True
+
+    def won_war(self, seat: int, wars_to_win: int | None) -> bool:
+        """Count a war battle won by `seat`; True when that wins the game (`win = wars:N`)."""
+        self.war_wins[seat] += 1
+        if wars_to_win and self.war_wins[seat] >= wars_to_win:
+            self.outcome, self.winner = "win", seat
+            return True
+        return False
+
+    def eliminate(self, battle: int, alive: list[bool], holding, emit) -> bool:
+        """After a battle, players holding no card are out (2.6); True when the game is over."""
+        for seat in range(len(alive)):
+            if alive[seat] and holding(seat) == 0:
+                alive[seat] = False
+                emit(battle, "out", seat)
+        left = [seat for seat in range(len(alive)) if alive[seat]]
+        if len(left) <= 1:
+            self.outcome = "win" if left else "draw"
+            self.winner = left[0] if left else None
+            return True
+        return False
+
+    def end(self, battle: int, holding, players: int, emit, rec: "Recorder") -> "Summary":
+        """The end event, and the final counts."""
+        self.battles = battle
+        self.final_cards = [holding(seat) for seat in range(players)]
+        emit(battle, "end", self.winner, (), (), (), battle, self.outcome)
+        rec.finish()
+        return self
+
 
 def war_values(rules: RuleSet) -> tuple[int, ...] | None:
     """Război: the value of each rank index (RULES 5.1), or None when war size is fixed."""
@@ -260,13 +298,7 @@ def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) 
                 break
             contenders = still
 
-        if depth:
-            s.wars += depth
-            s.war_battles += 1
-            s.max_war_depth = max(s.max_war_depth, depth)
-            if battle == 1:
-                s.first_battle_war = True
-
+        s.count_war(battle, depth)
         if winner is None:
             set_aside += len(table)
             emit(battle, "set_aside", None, table)
@@ -282,25 +314,10 @@ def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) 
             else:
                 piles[winner].extend(order)
             emit(battle, "collect", winner, order)
-            if depth:
-                s.war_wins[winner] += 1
-                if wars_to_win and s.war_wins[winner] >= wars_to_win:
-                    s.outcome, s.winner = "win", winner
-                    break
-
-        for seat in range(n):
-            if alive[seat] and holding(seat) == 0:
-                alive[seat] = False
-                emit(battle, "out", seat)
-        left = [seat for seat in range(n) if alive[seat]]
-        if len(left) <= 1:
-            s.outcome = "win" if left else "draw"
-            s.winner = left[0] if left else None
+            if depth and s.won_war(winner, wars_to_win):
+                break
+        if s.eliminate(battle, alive, holding, emit):
             break
 
-    s.battles = battle
-    s.final_cards = [holding(seat) for seat in range(n)]
     s.cards_set_aside = set_aside
-    emit(battle, "end", s.winner, (), (), (), battle, s.outcome)
-    rec.finish()
-    return s
+    return s.end(battle, holding, n, emit, rec)

@@ -148,13 +148,7 @@ def play_steal(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser) -> Su
                 break
             contenders = ready
 
-        if depth:
-            s.wars += depth
-            s.war_battles += 1
-            s.max_war_depth = max(s.max_war_depth, depth)
-            if battle == 1:
-                s.first_battle_war = True
-
+        s.count_war(battle, depth)
         if winner is None:
             set_aside += len(table)
             emit(battle, "set_aside", None, table)
@@ -169,25 +163,10 @@ def play_steal(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser) -> Su
                 bundle = [chosen] + [c for c in table if c != chosen]
             won[winner][:0] = bundle
             emit(battle, "collect", winner, bundle)
-            if depth:
-                s.war_wins[winner] += 1
-                if wars_to_win and s.war_wins[winner] >= wars_to_win:
-                    s.outcome, s.winner = "win", winner
-                    break
-
-        for seat in range(n):
-            if alive[seat] and holding(seat) == 0:
-                alive[seat] = False
-                emit(battle, "out", seat)
-        left = [seat for seat in range(n) if alive[seat]]
-        if len(left) <= 1:
-            s.outcome = "win" if left else "draw"
-            s.winner = left[0] if left else None
+            if depth and s.won_war(winner, wars_to_win):
+                break
+        if s.eliminate(battle, alive, holding, emit):
             break
 
-    s.battles = battle
-    s.final_cards = [holding(seat) for seat in range(n)]
     s.cards_set_aside = set_aside
-    emit(battle, "end", s.winner, (), (), (), battle, s.outcome)
-    rec.finish()
-    return s
+    return s.end(battle, holding, n, emit, rec)

@@ -1,0 +1,14 @@
+bench:
+	python bench/run.py
+
+bench-big:
+	python bench/run.py --big
+
+test:
+	python -m pytest
+
+golden:
+	python -m pipeline.golden
+
+schemas:
+	python -m pipeline.schema

@@ -1,0 +1,103 @@
+"""Measure every figure of bench/README.md in one run: `python bench/run.py` (or `make bench`).
+
+Rules for the speed comparisons: Classic War, 3 down, last_card_up, pickup=winner_first.
+Prints a Markdown table; `--big` also builds a 1,000,000-game dataset for the replay and memory
+figures (about as long as generating a million games takes on this machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+FAST_RULES = ["--variant", "classic", "--set", "pickup=winner_first"]
+
+
+def timed(cmd: list[str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr}")
+    return took, proc.stdout
+
+
+def war(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pipeline.cli", *args]
+
+
+def peak_rss_mb_of(cmd: list[str]) -> tuple[float, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    took, _ = timed(cmd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return took, max(after, before) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=20_000)
+    ap.add_argument("--big", action="store_true", help="also a 1,000,000-game dataset")
+    args = ap.parse_args()
+    n = args.games
+    rows = []
+
+    from baseline import run as baseline_run
+
+    start = time.perf_counter()
+    baseline_run(n)
+    base = n / (time.perf_counter() - start)
+    rows.append(("baseline: pure-Python deque simulator, records nothing", f"{base:,.0f} games/s",
+                 f"python bench/baseline.py {n}"))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "one"
+        took1, _ = timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(one), "-q"))
+        g1 = n / took1
+        rows.append(("1. war generate, full event log, 1 worker", f"{g1:,.0f} games/s ({g1 / base:.2f}x baseline)",
+                     f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 -q"))
+        two = Path(tmp) / "two"
+        took2, _ = timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(two), "-q",
+                             "--workers", "2"))
+        rows.append(("2. two workers", f"{n / took2:,.0f} games/s ({took1 / took2:.2f}x one worker)",
+                     "... --workers 2"))
+        default = Path(tmp) / "default"
+        timed(war("generate", "--games", str(n), "--seed", "1", "--out", str(default), "-q", "--workers", "2"))
+        size = sum(p.stat().st_size for p in default.rglob("*") if p.is_file())
+        rows.append(("3. bytes a game on disk, default Classic War, all tables", f"{size / n:,.0f} bytes",
+                     f"war generate --games {n} --seed 1; du -b"))
+        took_help, _ = timed(war("--help"))
+        rows.append(("4b. war --help", f"{took_help:.2f} s", "war --help"))
+        tookv, _ = timed(war("validate", str(one), "-q"))
+        rows.append(("5. war validate, 1 worker (log replay + regeneration)",
+                     f"{n / tookv:,.0f} games/s ({took1 / tookv:.2f}x generate)", f"war validate DIR -q"))
+        if args.big:
+            big = Path(tmp) / "big"
+            tookb, rss = peak_rss_mb_of(war("generate", "--games", "1000000", "--seed", "1", "--out", str(big),
+                                            "-q", "--workers", "2"))
+            rows.append(("6. generate 1,000,000 games, peak RSS of a process", f"{rss:,.0f} MB ({tookb:,.0f} s)",
+                         "war generate --games 1000000 --workers 2"))
+            tookr, _ = timed(war("replay", str(big), "765432"))
+            rows.append(("4a. war replay of one game of 1,000,000, process start to output", f"{tookr:.2f} s",
+                         "war replay DIR 765432"))
+        else:
+            tookr, _ = timed(war("replay", str(one), str(n // 2)))
+            rows.append((f"4a. war replay of one game of {n:,}, process start to output", f"{tookr:.2f} s",
+                         f"war replay DIR {n // 2}"))
+
+    print(f"| figure | measured ({os.cpu_count()} cores) | command |")
+    print("|---|---|---|")
+    for what, value, cmd in rows:
+        print(f"| {what} | {value} | `{cmd}` |")
+
+
+if __name__ == "__main__":
+    main()

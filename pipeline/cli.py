@@ -134,9 +134,12 @@ def generate(
             raise RulesError(f"--games must be at least 1, got {n}")
         if dealt is not None and n > len(dealt):
             raise RulesError(f"--games {n} but {deals} holds only {len(dealt)} deals")
-        for seating in seatings:
-            plans.append(Plan(rules, n, dealt[:n] if dealt is not None else None,
-                              seat_specs(rules, seating)))
+        specs = [seat_specs(rules, seating, bool(tournament)) for seating in seatings]
+        if len(set(specs)) != len(specs):
+            raise RulesError("--tournament needs two different policies each time: two of those given "
+                             "are the same policy written differently")
+        for seat_spec in specs:
+            plans.append(Plan(rules, n, dealt[:n] if dealt is not None else None, seat_spec))
     if append:
         if out is None:
             raise RulesError("--append needs --out, the dataset to add to")
@@ -193,7 +196,7 @@ def seatings_from(policy: list[str], tournament: list[str]) -> list[dict[int, st
     return [seating]
 
 
-def seat_specs(rules, seating: dict[int, str]) -> tuple[str, ...]:
+def seat_specs(rules, seating: dict[int, str], tournament: bool = False) -> tuple[str, ...]:
     from .errors import RulesError
     from .policies import seat_policies
     from .variants import variant
@@ -203,7 +206,7 @@ def seat_specs(rules, seating: dict[int, str]) -> tuple[str, ...]:
         if seating:
             raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no --policy or --tournament")
         return ()
-    if len(seating) == 2 and set(seating) == {0, 1} and rules.players != 2:
+    if tournament and rules.players != 2:
         raise RulesError(f"a tournament is for 2 players; this rule set has {rules.players}")
     return tuple(p.spec for p in seat_policies(seating, rules.players, kinds))
 

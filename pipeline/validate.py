@@ -253,7 +253,10 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             deal = None
             if task.deals is not None:
                 deal = check_deal(entry.rules, *task.deals[n])
-            problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal)
+            try:
+                problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal)
+            except WarError as err:
+                problem = Problem(None, gid, None, f"cannot be checked: {err}")
             if problem is not None:
                 problem.file = task.events_path if problem.seq is not None else task.games_path
         if problem is None:

@@ -119,6 +119,7 @@ def play_steal(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser) -> Su
             emit(battle, "war", None, (), sorted(tied), (), depth)
             down = 0 if single_up and depth >= 2 else war_down
             ready = []
+            lone: int | None = None
             for seat in tied:
                 cards: list[int] = []
                 short = False
@@ -138,11 +139,18 @@ def play_steal(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser) -> Su
                 if c is None:
                     alive[seat] = False
                     emit(battle, "out", seat)
+                    left = [t for t in tied if alive[t]]
+                    if len(left) == 1:
+                        lone = left[0]
+                        break
                     continue
                 table.append(c)
                 up[seat] = c
                 emit(battle, "play", seat, (c,))
                 ready.append(seat)
+            if lone is not None:
+                winner = lone
+                break
             if len(ready) <= 1:
                 winner = ready[0] if ready else None
                 break

@@ -206,15 +206,19 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
                               if "part-" in f.path), default=-1)
         target = root
     elif resume:
+        if (root / MANIFEST).exists():
+            if (root / WORK_DIR).exists() and not (root / WORK_DIR / "lock").exists():
+                shutil.rmtree(root / WORK_DIR, ignore_errors=True)  # killed between manifest and cleanup
+            raise DatasetError(f"dataset {str(root)!r} is finished; there is nothing to resume")
         if not (root / WORK_DIR).exists():
-            if (root / MANIFEST).exists():
-                raise DatasetError(f"dataset {str(root)!r} is finished; there is nothing to resume")
             raise DatasetError(f"nothing to resume in {str(root)!r}: no interrupted run there")
         target = root
     else:
         target = prepare_output(root, overwrite)
     journal = Journal(target)
     journal.acquire(resume)
+    if resume:
+        journal.sweep()
     try:
         manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
                              scheduler, kept_sets, kept_files, first_part)

@@ -76,6 +76,17 @@ class Journal:
         except (OSError, ValueError):
             return None
 
+    def sweep(self) -> None:
+        """Remove temporary files that writers killed mid-write left behind (hidden names
+        `.NAME.PID.tmp`, never read as data) when their process is gone."""
+        for path in self.root.rglob(".*.tmp"):
+            try:
+                pid = int(path.name.rsplit(".", 2)[-2])
+            except (ValueError, IndexError):
+                continue
+            if pid != os.getpid() and not _alive(pid):
+                path.unlink(missing_ok=True)
+
     def check_plan(self, plan: dict, resume: bool) -> None:
         """Write the plan, or on resume check that it is the interrupted run's plan."""
         path = self.dir / "plan.json"

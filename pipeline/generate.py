@@ -207,8 +207,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
         target = root
     elif resume:
         if (root / MANIFEST).exists():
-            if (root / WORK_DIR).exists() and not (root / WORK_DIR / "lock").exists():
-                shutil.rmtree(root / WORK_DIR, ignore_errors=True)  # killed between manifest and cleanup
+            Journal(root).clear_if_stale()  # killed between the manifest and the cleanup
             raise DatasetError(f"dataset {str(root)!r} is finished; there is nothing to resume")
         if not (root / WORK_DIR).exists():
             raise DatasetError(f"nothing to resume in {str(root)!r}: no interrupted run there")

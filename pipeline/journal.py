@@ -76,6 +76,13 @@ class Journal:
         except (OSError, ValueError):
             return None
 
+    def clear_if_stale(self) -> None:
+        """Remove a journal whose writer is gone (a finished dataset keeps no journal)."""
+        holder = self._holder() if self.lock.exists() else None
+        if self.dir.exists() and (holder is None or (holder.get("host") == socket.gethostname()
+                                                     and not _alive(holder["pid"]))):
+            shutil.rmtree(self.dir, ignore_errors=True)
+
     def sweep(self) -> None:
         """Remove temporary files that writers killed mid-write left behind (hidden names
         `.NAME.PID.tmp`, never read as data) when their process is gone."""

@@ -22,7 +22,7 @@ from .journal import WORK_DIR, Journal, record_shard
 from .parallel import run_tasks, run_tasks_dask
 from .rng import game_seed
 from .schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
-from .storage import atomic_write_bytes, events_table, games_table, sha256_file, write_parquet
+from .storage import atomic_write_bytes, sha256_file, write_parquet
 
 DEFAULT_SHARD_SIZE = 2000
 
@@ -93,6 +93,7 @@ def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
     """Play one shard and write its games and events files; return their manifest entries."""
     from .deal import check_deal
+    from .kernel import shard_tables
 
     rules = RuleSet.model_validate_json(shard.rules_json)
     deals = None
@@ -101,12 +102,11 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
         for line in shard.deals:
             d = json.loads(line)
             deals.append(check_deal(rules, d["piles"], d["set_aside"]))
-    ids, logs, records = play_range(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
-                                    deals, shard.policies, tick)
+    events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
+                                 deals, shard.policies, tick)
     root = Path(shard.root)
     out = []
-    for table_name, table, key in (("events", events_table(ids, logs), ("game_id", "seq")),
-                                   ("games", games_table(records), ("game_id",))):
+    for table_name, table, key in (("events", events, ("game_id", "seq")), ("games", games, ("game_id",))):
         rel = part_path(table_name, rules.variant, shard.part)
         digest = write_parquet(table, root / rel, key)
         out.append({"path": rel, "table": table_name, "rule_set": shard.ordinal,

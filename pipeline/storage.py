@@ -136,7 +136,7 @@ def write_parquet(table: pa.Table, path: Path, sort_key: Iterable[str] = ()) -> 
     try:
         delta = [n for n in ("seq", "battle") if n in table.schema.names]
         pq.write_table(
-            table, tmp, compression="zstd", compression_level=9,
+            table, tmp, compression="zstd", compression_level=6,
             row_group_size=ROW_GROUP_ROWS, write_statistics=True,
             use_dictionary=[n for n in table.schema.names if n not in delta] if delta else True,
             column_encoding={n: "DELTA_BINARY_PACKED" for n in delta} or None,

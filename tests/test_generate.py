@@ -115,7 +115,7 @@ def test_failed_overwrite_keeps_the_old_dataset(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(g, "events_table", boom)
+    monkeypatch.setattr(g, "write_parquet", boom)
     with pytest.raises(RuntimeError):
         generate(tmp_path / "d", plans()[:1], seed=2, overwrite=True)
     assert digests(tmp_path / "d") == before

@@ -1,0 +1,95 @@
+"""The compiled fast path (pipeline/kernel.py) against the reference engine.
+
+    python bench/kernel_equality.py sweep [RULE_SETS] [GAMES]   # random rule sets, tables must be equal
+    python bench/kernel_equality.py speed [GAMES] [--quick]     # games/s: reference (--quick: 2,000 games), kernel, kernel+Arrow
+
+Speeds are CPU time of this process (time.process_time), so other work on the machine disturbs
+them less; the kernel is warmed up (compiled or loaded from numba's cache) before timing.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+
+from pipeline import kernel
+from pipeline.errors import RulesError
+from pipeline.generate import play_range
+from pipeline.rules import build_rules
+from pipeline.storage import events_table, games_table
+from pipeline.variants import VARIANTS
+
+TABLE_VARIANTS = [name for name, spec in VARIANTS.items() if spec.family == "table"]
+
+
+def random_rules(r: random.Random):
+    while True:
+        name = r.choice(TABLE_VARIANTS)
+        spec = VARIANTS[name]
+        choices = {
+            "players": lambda: str(r.choice([2, 2, 3, 4, 5, 8])),
+            "jokers": lambda: r.choice(["0", "2"]),
+            "war_down": lambda: r.choice(["0", "1", "2", "3", "5", "by_rank"]),
+            "ace_value": lambda: r.choice(["1", "11", "14"]),
+            "war_tiebreak": lambda: r.choice(["repeat", "single_up"]),
+            "shortfall": lambda: r.choice(["last_card_up", "lose"]),
+            "pickup": lambda: r.choice(["shuffled", "table_order", "winner_first", "pooled"]),
+            "ranks": lambda: str(r.choice([1, 2, 3, 5, 8, 13])),
+            "suits": lambda: str(r.choice([1, 2, 4, 6, 9])),
+            "win": lambda: r.choice(["all_cards", "all_cards", "wars:1", "wars:3"]),
+            "max_battles": lambda: r.choice(["30", "500", "10000"]),
+        }
+        options = {k: f() for k, f in choices.items() if k in spec.options and r.random() < 0.4}
+        try:
+            return build_rules(name, options)
+        except RulesError:
+            continue
+
+
+def sweep(rule_sets: int, games: int) -> int:
+    r = random.Random(2024)
+    bad = 0
+    t0 = time.perf_counter()
+    for i in range(rule_sets):
+        rules = random_rules(r)
+        seed, start = r.randrange(2**64), r.randrange(10**6)
+        ids, logs, records = play_range(rules, i % 4, seed, start, start + games)
+        ev, gm = kernel.play_range_fast(rules, i % 4, seed, start, start + games)
+        if not (ev.equals(events_table(ids, logs)) and gm.equals(games_table(records))):
+            bad += 1
+            print(f"DIFFERENT: {rules.model_dump_json()} seed={seed} start={start}")
+    print(f"{rule_sets} rule sets x {games} games: {bad} different, {time.perf_counter() - t0:.1f} s")
+    return bad
+
+
+def speed(games: int) -> None:
+    for label, options in (("classic (pickup=shuffled)", {}), ("classic pickup=winner_first",
+                                                               {"pickup": "winner_first"})):
+        rules = build_rules("classic", options)
+        kernel.play_range_fast(rules, 0, 42, 0, 10)  # compile / load the cache
+        ref_games = games if "--quick" not in sys.argv else min(games, 2000)
+        t = time.process_time()
+        play_range(rules, 0, 42, 0, ref_games)
+        ref = ref_games / (time.process_time() - t)
+        k_time = a_time = 0.0
+        for start in range(0, games, 2000):  # shards of 2,000 games, as generate does
+            stop = min(start + 2000, games)
+            t = time.process_time()
+            arrays = kernel.play_arrays(rules, 42, start, stop)
+            k_time += time.process_time() - t
+            t = time.process_time()
+            kernel.build_tables(rules, 0, start, stop, arrays)
+            a_time += time.process_time() - t
+        print(f"{label}: reference {ref:,.0f} games/s ({ref_games} games); kernel {games / k_time:,.0f} "
+              f"games/s; kernel+Arrow {games / (k_time + a_time):,.0f} games/s ({games} games)")
+
+
+if __name__ == "__main__":
+    what = sys.argv[1] if len(sys.argv) > 1 else "speed"
+    if what == "sweep":
+        n = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+        g = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+        sys.exit(1 if sweep(n, g) else 0)
+    counts = [a for a in sys.argv[2:] if a.isdigit()]
+    speed(int(counts[0]) if counts else 20_000)

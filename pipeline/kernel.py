@@ -1,0 +1,823 @@
+"""A compiled fast path for the table family (Classic, Multiplayer, Jokers, Război).
+
+`play_range_fast(rules, ordinal, seed, start, stop)` plays games start..stop-1 of a rule set and
+returns the same two Arrow tables as `events_table(ids, logs)` and `games_table(records)` built
+from `generate.play_range`, equal value for value (so the Parquet files are byte-identical).
+
+The engine here is a line-by-line translation of `engine.play_table` (the readable reference,
+which stays the definition of the rules) into numba-compiled code over numpy arrays:
+
+- the generator is DESIGN.md's SplitMix64 / xoshiro256** / bounded / Fisher-Yates, in uint64
+  arithmetic only (numba turns int64 mixed with uint64 into float64, so every constant and every
+  operand of the generator is an explicit np.uint64);
+- a pile is a ring buffer, a pooled won pile a stack whose top is its end;
+- events go into flat arrays (one row per event, the cards and seats lists as values + end
+  offsets); per-game summaries into arrays with -1 for null;
+- cycle detection (fixed pickup orders only) keeps every position of the game in a buffer, a
+  64-bit hash of each in an open-addressing table, and compares the whole position on a hash hit,
+  so a cycle is found exactly when the reference finds it.
+
+`supported(rules, deals, policies)` says when the fast path applies; anything else (explicit
+deals, other families, decks too big for an int16 card code) goes through the reference.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyarrow as pa
+
+from .cards import Deck
+from .engine import war_values
+from .schema import EVENT_KINDS, GAME_ID_STRIDE, RuleSet
+from .variants import VARIANTS
+
+try:  # numba is optional: without it `supported` is False and the reference is used.
+    from numba import njit
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover
+    HAVE_NUMBA = False
+
+    def njit(*args, **kwargs):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+
+# Event kind codes: positions in schema.EVENT_KINDS.
+K_DEAL, K_SET_ASIDE, K_PLAY, K_DOWN, K_WAR, K_WAR_OUT, K_FORFEIT, K_COLLECT, K_RESHUFFLE = range(9)
+K_OUT, K_END = 12, 13
+assert EVENT_KINDS[K_OUT] == "out" and EVENT_KINDS[K_END] == "end" and EVENT_KINDS[K_RESHUFFLE] == "reshuffle"
+assert EVENT_KINDS[:9] == ("deal", "set_aside", "play", "down", "war", "war_out", "forfeit", "collect",
+                           "reshuffle")
+
+OUTCOMES = ("win", "draw", "capped", "cycle")
+O_WIN, O_DRAW, O_CAPPED, O_CYCLE = range(4)
+
+PICKUPS = ("shuffled", "table_order", "winner_first", "pooled")
+P_SHUFFLED, P_TABLE_ORDER, P_WINNER_FIRST, P_POOLED = range(4)
+
+# Columns of the per-event int32 array.
+E_BATTLE, E_KIND, E_SEAT, E_VALUE, E_NOTE, E_CEND, E_SEND = range(7)
+# Columns of the per-game int64 summary array.
+(S_OUTCOME, S_WINNER, S_BATTLES, S_WARS, S_WAR_BATTLES, S_MAX_DEPTH, S_FIRST_WAR, S_SET_ASIDE,
+ S_CYCLE, S_EVENTS) = range(10)
+
+MAX_CARD = 32767  # card codes are int16 in the events table
+
+
+# ---------------------------------------------------------------- randomness (DESIGN.md)
+
+@njit(cache=True)
+def _mix(z):
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _game_seed(master, index):
+    """The (index+1)-th SplitMix64 output from state `master` (both uint64)."""
+    return _mix(master + (index + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+
+
+@njit(cache=True)
+def _seed(rng, seed):
+    """xoshiro256** state from the first four SplitMix64 outputs of state `seed`."""
+    state = seed
+    for i in range(4):
+        state = state + np.uint64(0x9E3779B97F4A7C15)
+        rng[i] = _mix(state)
+
+
+@njit(cache=True)
+def _next(rng):
+    s0 = rng[0]
+    s1 = rng[1]
+    s2 = rng[2]
+    s3 = rng[3]
+    x = s1 * np.uint64(5)
+    result = ((x << np.uint64(7)) | (x >> np.uint64(57))) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
+    rng[0] = s0
+    rng[1] = s1
+    rng[2] = s2
+    rng[3] = s3
+    return result
+
+
+@njit(cache=True)
+def _bounded(rng, n):
+    """Uniform in [0, n) by rejection: accept x < 2^64 - (2^64 mod n). n: uint64 >= 1."""
+    rem = (np.uint64(0) - n) % n  # 2^64 mod n
+    top = np.uint64(0xFFFFFFFFFFFFFFFF) - rem  # accept x <= top
+    while True:
+        x = _next(rng)
+        if x <= top:
+            return x % n
+
+
+@njit(cache=True)
+def _shuffle(rng, arr, length):
+    """Fisher-Yates from the end over arr[0:length], in place."""
+    for i in range(length - 1, 0, -1):
+        j = np.int64(_bounded(rng, np.uint64(i + 1)))
+        a = arr[i]
+        arr[i] = arr[j]
+        arr[j] = a
+
+
+# Small entry points for the tests of the generator.
+
+@njit(cache=True)
+def splitmix_outputs(state, count):
+    out = np.empty(count, np.uint64)
+    for i in range(count):
+        state = state + np.uint64(0x9E3779B97F4A7C15)
+        out[i] = _mix(state)
+    return out
+
+
+@njit(cache=True)
+def game_seeds(master, start, stop):
+    out = np.empty(stop - start, np.uint64)
+    for i in range(start, stop):
+        out[i - start] = _game_seed(master, np.uint64(i))
+    return out
+
+
+@njit(cache=True)
+def xoshiro_outputs(seed, count):
+    rng = np.empty(4, np.uint64)
+    _seed(rng, seed)
+    out = np.empty(count, np.uint64)
+    for i in range(count):
+        out[i] = _next(rng)
+    return out
+
+
+@njit(cache=True)
+def shuffled_range(seed, length):
+    """range(length) shuffled by the generator of `seed` (what shuffled_deal shuffles)."""
+    rng = np.empty(4, np.uint64)
+    _seed(rng, seed)
+    deck = np.arange(length).astype(np.int32)
+    _shuffle(rng, deck, length)
+    return deck
+
+
+@njit(cache=True)
+def bounded_draws(seed, bounds):
+    rng = np.empty(4, np.uint64)
+    _seed(rng, seed)
+    out = np.empty(len(bounds), np.uint64)
+    for i in range(len(bounds)):
+        out[i] = _bounded(rng, bounds[i])
+    return out
+
+
+# ---------------------------------------------------------------- the engine
+
+@njit(cache=True, inline="always")
+def _emit(evi, cnt, battle, kind, seat, value, note):
+    """One event row; its cards and seats were pushed just before (cnt[1], cnt[2] are their ends)."""
+    i = cnt[0]
+    evi[i, 0] = battle
+    evi[i, 1] = kind
+    evi[i, 2] = seat
+    evi[i, 3] = value
+    evi[i, 4] = note
+    evi[i, 5] = cnt[1]
+    evi[i, 6] = cnt[2]
+    cnt[0] = i + 1
+
+
+@njit(cache=True, inline="always")
+def _push(cv, cnt, src, a, b):
+    k = cnt[1]
+    for i in range(a, b):
+        cv[k] = src[i]
+        k += 1
+    cnt[1] = k
+
+
+@njit(cache=True, inline="always")
+def _draw(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt):
+    """The top card of seat s's pile, reshuffling its won pile into it first when empty."""
+    if plen[s] == 0:
+        w = wlen[s]
+        for i in range(w):  # the won pile, top first
+            tmp[i] = won[s, w - 1 - i]
+        _shuffle(rng, tmp, w)
+        h = head[s]
+        for i in range(w):
+            pile[s, (h + i) & mask] = tmp[i]
+        plen[s] = w
+        wlen[s] = 0
+        _push(cv, cnt, tmp, 0, w)
+        _emit(evi, cnt, battle, K_RESHUFFLE, s, 0, -1)
+    h = head[s]
+    c = pile[s, h]
+    head[s] = (h + 1) & mask
+    plen[s] -= 1
+    return c
+
+
+@njit(cache=True)
+def _hash_position(pos_data, a, b, war_wins, n, wtw):
+    h = np.uint64(0x84222325CBF29CE4)
+    for i in range(a, b):
+        h = (h ^ np.uint64(pos_data[i])) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+    if wtw > 0:
+        for s in range(n):
+            h = (h ^ np.uint64(war_wins[s])) * np.uint64(0x100000001B3)
+            h ^= h >> np.uint64(29)
+    return _mix(h)
+
+
+@njit(cache=True)
+def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, pickup, wtw,
+              max_battles, detect, rng, deck, pile, head, plen, won, wlen, alive, table, tseat, order, tmp,
+              up, cont, tied, ready, war_wins, pos_data, pos_start, pos_hash, pos_ww, ht, ht_gen, gen,
+              evi, cv, sv, cnt, summ, ww_out, fc_out):
+    """Play one game (engine.play_table), appending its events. Returns 0 when done, 1 when the
+    event buffers may be too small for the next battle, 2 when the position buffers are full;
+    the caller then grows them and plays the game again from the start."""
+    mask = pile.shape[1] - 1
+    ev_cap = evi.shape[0]
+    cv_cap = cv.shape[0]
+    sv_cap = sv.shape[0]
+    # The most room one battle and the end event can take. A battle has at most D/2 + 1 war
+    # rounds (each takes a card from two seats or more); a round logs a war and, per seat, at
+    # most a down split in two by a reshuffle and a play; once per seat and battle come a
+    # reshuffle (a won pile is refilled only by the collect), a war_out or a forfeit and out, and
+    # an out. Cards: each table card is played, put down or forfeited once, reshuffled at most
+    # once and collected (or set aside) once.
+    ev_need = (D + 2) * (2 * n + 2) + 8 * n + 16
+    cv_need = 3 * D + 16
+    sv_need = (D + 2) * n + 8
+    if cnt[0] + n + 2 > ev_cap or cnt[1] + D > cv_cap:
+        return 1
+    ev0 = cnt[0]
+
+    _seed(rng, gseed)
+    for i in range(D):
+        deck[i] = i
+    _shuffle(rng, deck, D)
+    each = D // n
+    dealt = each * n
+    for s in range(n):
+        head[s] = 0
+        plen[s] = each
+        wlen[s] = 0
+        alive[s] = True
+        war_wins[s] = 0
+        for i in range(each):
+            pile[s, i] = deck[s + i * n]
+        _push(cv, cnt, pile[s], 0, each)
+        _emit(evi, cnt, 0, K_DEAL, s, 0, -1)
+    set_aside = D - dealt
+    if set_aside:
+        _push(cv, cnt, deck, dealt, D)
+        _emit(evi, cnt, 0, K_SET_ASIDE, -1, 0, -1)
+
+    wars = 0
+    war_battles = 0
+    max_depth = 0
+    first_war = 0
+    outcome = -1
+    winner = -1
+    cycle = -1
+    npos = 0
+    pdlen = 0
+    hmask = ht.shape[0] - 1
+    battle = 0
+    while True:
+        if cnt[0] + ev_need > ev_cap or cnt[1] + cv_need > cv_cap or cnt[2] + sv_need > sv_cap:
+            return 1
+        if battle >= max_battles:
+            outcome = O_CAPPED
+            break
+        if detect:
+            if npos + 1 >= pos_hash.shape[0] or pdlen + n + D > pos_data.shape[0]:
+                return 2
+            p = pdlen
+            for s in range(n):
+                L = plen[s]
+                pos_data[p] = L
+                p += 1
+                h = head[s]
+                for i in range(L):
+                    pos_data[p] = pile[s, (h + i) & mask]
+                    p += 1
+            hv = _hash_position(pos_data, pdlen, p, war_wins, n, wtw)
+            slot = np.int64(hv & np.uint64(hmask))
+            found = -1
+            size = p - pdlen
+            while ht_gen[slot] == gen:
+                j = ht[slot]
+                if pos_hash[j] == hv and pos_start[j + 1] - pos_start[j] == size:
+                    same = True
+                    a = pos_start[j]
+                    for i in range(size):
+                        if pos_data[a + i] != pos_data[pdlen + i]:
+                            same = False
+                            break
+                    if same and wtw > 0:
+                        for s in range(n):
+                            if pos_ww[j * n + s] != war_wins[s]:
+                                same = False
+                                break
+                    if same:
+                        found = j
+                        break
+                slot = (slot + 1) & hmask
+            if found >= 0:
+                outcome = O_CYCLE
+                cycle = battle - found
+                break
+            ht_gen[slot] = gen
+            ht[slot] = npos
+            pos_hash[npos] = hv
+            pos_start[npos] = pdlen
+            pos_start[npos + 1] = p
+            if wtw > 0:
+                for s in range(n):
+                    pos_ww[npos * n + s] = war_wins[s]
+            npos += 1
+            pdlen = p
+        battle += 1
+
+        tl = 0
+        nc = 0
+        for s in range(n):
+            if alive[s]:
+                cont[nc] = s
+                nc += 1
+        for ci in range(nc):
+            s = cont[ci]
+            c = _draw(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt)
+            table[tl] = c
+            tseat[tl] = s
+            tl += 1
+            up[s] = c
+            _push(cv, cnt, table, tl - 1, tl)
+            _emit(evi, cnt, battle, K_PLAY, s, 0, -1)
+
+        depth = 0
+        win = -1
+        while True:
+            best = -1
+            for ci in range(nc):
+                r = rank[up[cont[ci]]]
+                if r > best:
+                    best = r
+            nt = 0
+            for ci in range(nc):
+                s = cont[ci]
+                if rank[up[s]] == best:
+                    tied[nt] = s
+                    nt += 1
+            if nt == 1:
+                win = tied[0]
+                break
+            depth += 1
+            k2 = cnt[2]
+            for i in range(nt):
+                sv[k2] = tied[i]
+                k2 += 1
+            cnt[2] = k2
+            _emit(evi, cnt, battle, K_WAR, -1, depth, -1)
+            if single_up and depth >= 2:
+                down = 0
+            elif by_rank:
+                down = values[best] - 1
+            else:
+                down = fixed_down
+            nr = 0
+            for i in range(nt):
+                s = tied[i]
+                have = plen[s] + wlen[s]
+                if have == 0:
+                    _emit(evi, cnt, battle, K_WAR_OUT, s, 0, -1)
+                elif lose and have <= down:
+                    t0 = tl
+                    h = head[s]
+                    for i2 in range(plen[s]):
+                        table[tl] = pile[s, (h + i2) & mask]
+                        tseat[tl] = s
+                        tl += 1
+                    for i2 in range(wlen[s] - 1, -1, -1):
+                        table[tl] = won[s, i2]
+                        tseat[tl] = s
+                        tl += 1
+                    plen[s] = 0
+                    wlen[s] = 0
+                    alive[s] = False
+                    _push(cv, cnt, table, t0, tl)
+                    _emit(evi, cnt, battle, K_FORFEIT, s, 0, -1)
+                    _emit(evi, cnt, battle, K_OUT, s, 0, -1)
+                else:
+                    ready[nr] = s
+                    nr += 1
+            if nr > 1:
+                for i in range(nr):
+                    s = ready[i]
+                    k = min(down, plen[s] + wlen[s] - 1)
+                    if k > 0:
+                        t0 = tl
+                        for _ in range(k):
+                            if plen[s] == 0 and tl > t0:
+                                _push(cv, cnt, table, t0, tl)
+                                _emit(evi, cnt, battle, K_DOWN, s, 0, -1)
+                                t0 = tl
+                            c = _draw(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt)
+                            table[tl] = c
+                            tseat[tl] = s
+                            tl += 1
+                        _push(cv, cnt, table, t0, tl)
+                        _emit(evi, cnt, battle, K_DOWN, s, 0, -1)
+                    c = _draw(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt)
+                    table[tl] = c
+                    tseat[tl] = s
+                    tl += 1
+                    up[s] = c
+                    _push(cv, cnt, table, tl - 1, tl)
+                    _emit(evi, cnt, battle, K_PLAY, s, 0, -1)
+            if nr <= 1:
+                win = ready[0] if nr == 1 else -1
+                break
+            for i in range(nr):
+                cont[i] = ready[i]
+            nc = nr
+
+        if depth:
+            wars += depth
+            war_battles += 1
+            if depth > max_depth:
+                max_depth = depth
+            if battle == 1:
+                first_war = 1
+
+        if win < 0:
+            set_aside += tl
+            _push(cv, cnt, table, 0, tl)
+            _emit(evi, cnt, battle, K_SET_ASIDE, -1, 0, -1)
+        else:
+            if pickup == P_SHUFFLED:
+                _shuffle(rng, table, tl)
+                src = table
+            elif pickup == P_WINNER_FIRST:
+                o = 0
+                for i in range(tl):
+                    if tseat[i] == win:
+                        order[o] = table[i]
+                        o += 1
+                for s in range(n):
+                    if s != win:
+                        for i in range(tl):
+                            if tseat[i] == s:
+                                order[o] = table[i]
+                                o += 1
+                src = order
+            else:
+                src = table
+            if pickup == P_POOLED:
+                w = wlen[win]
+                for i in range(tl - 1, -1, -1):
+                    won[win, w] = src[i]
+                    w += 1
+                wlen[win] = w
+            else:
+                h = head[win]
+                L = plen[win]
+                for i in range(tl):
+                    pile[win, (h + L + i) & mask] = src[i]
+                plen[win] = L + tl
+            _push(cv, cnt, src, 0, tl)
+            _emit(evi, cnt, battle, K_COLLECT, win, 0, -1)
+            if depth:
+                war_wins[win] += 1
+                if wtw > 0 and war_wins[win] >= wtw:
+                    outcome = O_WIN
+                    winner = win
+                    break
+
+        for s in range(n):
+            if alive[s] and plen[s] + wlen[s] == 0:
+                alive[s] = False
+                _emit(evi, cnt, battle, K_OUT, s, 0, -1)
+        nl = 0
+        last = -1
+        for s in range(n):
+            if alive[s]:
+                nl += 1
+                if last < 0:
+                    last = s
+        if nl <= 1:
+            if nl == 1:
+                outcome = O_WIN
+                winner = last
+            else:
+                outcome = O_DRAW
+                winner = -1
+            break
+
+    for s in range(n):
+        fc_out[s] = plen[s] + wlen[s]
+        ww_out[s] = war_wins[s]
+    _emit(evi, cnt, battle, K_END, winner, battle, outcome)
+    summ[0] = outcome
+    summ[1] = winner
+    summ[2] = battle
+    summ[3] = wars
+    summ[4] = war_battles
+    summ[5] = max_depth
+    summ[6] = first_war
+    summ[7] = set_aside
+    summ[8] = cycle
+    summ[9] = cnt[0] - ev0
+    return 0
+
+
+@njit(cache=True)
+def _pow2(x):
+    p = 1
+    while p < x:
+        p *= 2
+    return p
+
+
+@njit(cache=True)
+def play_games(master, start, stop, n, D, rank, values, by_rank, fixed_down, single_up, lose, pickup,
+               wtw, max_battles, detect, ev_cap, cv_cap, sv_cap, pos_cap):
+    """Play games start..stop-1 of master seed `master` (uint64). Returns the event rows
+    (int32 [E, 7]), the card and seat values, the summaries (int64 [G, 10]), war wins and final
+    cards ([G, n]) and the game seeds."""
+    G = stop - start
+    summ = np.zeros((G, 10), np.int64)
+    ww_out = np.zeros((G, n), np.int32)
+    fc_out = np.zeros((G, n), np.int32)
+    seeds = np.zeros(G, np.uint64)
+    evi = np.empty((max(ev_cap, 16), 7), np.int32)
+    cv = np.empty(max(cv_cap, 16), np.int16)
+    sv = np.empty(max(sv_cap, 16), np.int8)
+    cnt = np.zeros(3, np.int64)
+
+    rng = np.empty(4, np.uint64)
+    deck = np.empty(D, np.int32)
+    cap = _pow2(D)
+    pile = np.empty((n, cap), np.int32)
+    head = np.zeros(n, np.int64)
+    plen = np.zeros(n, np.int64)
+    won = np.empty((n, D), np.int32)
+    wlen = np.zeros(n, np.int64)
+    alive = np.zeros(n, np.bool_)
+    table = np.empty(D, np.int32)
+    tseat = np.empty(D, np.int64)
+    order = np.empty(D, np.int32)
+    tmp = np.empty(D, np.int32)
+    up = np.zeros(n, np.int64)
+    cont = np.zeros(n, np.int64)
+    tied = np.zeros(n, np.int64)
+    ready = np.zeros(n, np.int64)
+    war_wins = np.zeros(n, np.int64)
+
+    npos_cap = max(pos_cap, 2) if detect else 1
+    if detect and max_battles + 2 < npos_cap:
+        npos_cap = max_battles + 2
+    pos_data = np.empty(npos_cap * (D + n) if detect else 1, np.int16)
+    pos_start = np.zeros(npos_cap + 1, np.int64)
+    pos_hash = np.zeros(npos_cap, np.uint64)
+    pos_ww = np.zeros(npos_cap * n if (detect and wtw > 0) else 1, np.int64)
+    hsize = _pow2(2 * npos_cap)
+    ht = np.zeros(hsize, np.int64)
+    ht_gen = np.zeros(hsize, np.int64)
+
+    gen = 0
+    g = 0
+    while g < G:
+        gen += 1
+        e0 = cnt[0]
+        c0 = cnt[1]
+        s0 = cnt[2]
+        gseed = _game_seed(master, np.uint64(start + g))
+        status = _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, pickup,
+                           wtw, max_battles, detect, rng, deck, pile, head, plen, won, wlen, alive, table,
+                           tseat, order, tmp, up, cont, tied, ready, war_wins, pos_data, pos_start,
+                           pos_hash, pos_ww, ht, ht_gen, gen, evi, cv, sv, cnt, summ[g], ww_out[g], fc_out[g])
+        if status == 0:
+            seeds[g] = gseed
+            g += 1
+            continue
+        cnt[0] = e0
+        cnt[1] = c0
+        cnt[2] = s0
+        if status == 1:  # grow the event buffers, keeping the games already played
+            new_evi = np.empty((2 * evi.shape[0] + (D + 2) * (2 * n + 2) + 8 * n + 16, 7), np.int32)
+            new_evi[:e0] = evi[:e0]
+            evi = new_evi
+            new_cv = np.empty(2 * cv.shape[0] + 3 * D + 16, np.int16)
+            new_cv[:c0] = cv[:c0]
+            cv = new_cv
+            new_sv = np.empty(2 * sv.shape[0] + (D + 2) * n + 8, np.int8)
+            new_sv[:s0] = sv[:s0]
+            sv = new_sv
+        else:  # grow the position buffers (their contents belong to the game being replayed)
+            npos_cap *= 2
+            pos_data = np.empty(max(2 * pos_data.shape[0], npos_cap * (D + n)), np.int16)
+            pos_start = np.zeros(npos_cap + 1, np.int64)
+            pos_hash = np.zeros(npos_cap, np.uint64)
+            pos_ww = np.zeros(npos_cap * n if wtw > 0 else 1, np.int64)
+            hsize = _pow2(2 * npos_cap)
+            ht = np.zeros(hsize, np.int64)
+            ht_gen = np.zeros(hsize, np.int64)
+    return evi[:cnt[0]], cv[:cnt[1]], sv[:cnt[2]], summ, ww_out, fc_out, seeds
+
+
+@njit(cache=True)
+def _first_indices(codes, k):
+    """For each code 0..k-1, the index of its first appearance (-1 when absent)."""
+    first = np.full(k, -1, np.int64)
+    found = 0
+    for i in range(len(codes)):
+        c = codes[i]
+        if c >= 0 and first[c] < 0:
+            first[c] = i
+            found += 1
+            if found == k:
+                break
+    return first
+
+
+# ---------------------------------------------------------------- the Python side
+
+def supported(rules: RuleSet, deals=None, policies=()) -> bool:
+    """True when play_range_fast gives exactly the reference's tables for these games."""
+    if not HAVE_NUMBA or deals is not None or policies or os.environ.get("WAR_ENGINE") == "reference":
+        return False
+    spec = VARIANTS.get(rules.variant)
+    if spec is None or spec.family != "table" or spec.decisions:
+        return False
+    size = rules.ranks * rules.suits + rules.jokers
+    return size <= MAX_CARD and rules.players <= 8
+
+
+def _params(rules: RuleSet) -> dict:
+    """The kernel's arguments. Numbers the game cannot reach are clamped into int64: a war of
+    more cards than the deck, an Ace worth more, a cap or a war count beyond any game, all play
+    exactly as the clamped value does (a player never holds more than the deck)."""
+    size = rules.ranks * rules.suits + rules.jokers
+    values = war_values(rules)
+    big = 1 << 62
+    return dict(
+        n=rules.players, D=size,
+        rank=np.array(Deck(rules.ranks, rules.suits, rules.jokers).rank, dtype=np.int64),
+        values=np.array([min(v, size + 1) for v in values] if values is not None else (0,), dtype=np.int64),
+        by_rank=values is not None,
+        fixed_down=0 if values is not None else min(int(rules.war_down), size),
+        single_up=rules.war_tiebreak == "single_up", lose=rules.shortfall == "lose",
+        pickup=PICKUPS.index(rules.pickup), wtw=min(int(rules.wars_to_win or 0), big),
+        max_battles=min(int(rules.max_battles), big),
+        detect=rules.pickup in ("table_order", "winner_first"),
+    )
+
+
+def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int | None = None,
+                positions: int = 1024):
+    """The kernel's raw output for games start..stop-1 of master seed `seed` (numpy arrays).
+    `capacity` (events) and `positions` (per game) are only first sizes: buffers grow as needed."""
+    p = _params(rules)
+    games = max(stop - start, 0)
+    if capacity is None:
+        guess = {"pooled": 1200, "shuffled": 1000}.get(rules.pickup, 700) * p["n"] * p["D"] // 104 + 64
+        capacity = games * min(guess, 20_000)
+    return play_games(np.uint64(seed), start, start + games, p["n"], p["D"], p["rank"], p["values"],
+                      p["by_rank"], p["fixed_down"], p["single_up"], p["lose"], p["pickup"], p["wtw"],
+                      p["max_battles"], p["detect"], capacity, capacity, capacity // 10 + 16, positions)
+
+
+def _dictionary_from_codes(codes: np.ndarray, names) -> pa.DictionaryArray:
+    """What `pa.array([names[c] or None]).dictionary_encode()` gives: the dictionary in order of
+    first appearance, int32 indices, null where the code is -1."""
+    first = _first_indices(codes, len(names))
+    present = [c for c in np.argsort(first, kind="stable") if first[c] >= 0]
+    remap = np.full(len(names) + 1, -1, np.int32)  # the last slot maps code -1
+    remap[present] = np.arange(len(present), dtype=np.int32)
+    indices = remap[codes]
+    nulls = codes < 0
+    idx = pa.array(indices, type=pa.int32(), mask=nulls if nulls.any() else None)
+    return pa.DictionaryArray.from_arrays(idx, pa.array([names[c] for c in present], type=pa.string()))
+
+
+def _constant_dictionary(value: str, count: int) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(count, np.int32)),
+                                          pa.array([value] if count else [], type=pa.string()))
+
+
+def _list(ends: np.ndarray, values: np.ndarray, value_type) -> pa.ListArray:
+    offsets = np.empty(len(ends) + 1, np.int32)
+    offsets[0] = 0
+    if len(ends) and ends[-1] > np.iinfo(np.int32).max:
+        raise OverflowError("more list values than int32 offsets hold")
+    offsets[1:] = ends
+    return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), pa.array(values, type=value_type))
+
+
+def _nullable(values: np.ndarray, nulls: np.ndarray, type_) -> pa.Array:
+    return pa.array(values, type=type_, mask=nulls if nulls.any() else None)
+
+
+def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays) -> tuple[pa.Table, pa.Table]:
+    """The events and games tables from the kernel's arrays, without a loop over events."""
+    from .game import policy_specs
+    from .storage import EVENT_SCHEMA, GAME_SCHEMA
+
+    evi, cv, sv, summ, ww, fc, seeds = arrays
+    G = summ.shape[0]
+    n = rules.players
+    E = evi.shape[0]
+    index = np.arange(start, start + G, dtype=np.int64)
+    ids = np.int64(ordinal) * GAME_ID_STRIDE + index
+    counts = summ[:, S_EVENTS]
+    firsts = np.cumsum(counts) - counts
+    seq = (np.arange(E, dtype=np.int64) - np.repeat(firsts, counts)).astype(np.int32)
+    kind = evi[:, E_KIND].astype(np.int8)
+    seat = evi[:, E_SEAT].astype(np.int8)
+    value = evi[:, E_VALUE].astype(np.int32)
+    note = evi[:, E_NOTE].astype(np.int8)
+    events = pa.Table.from_arrays([
+        pa.array(np.repeat(ids, counts), pa.int64()),
+        pa.array(seq, pa.int32()),
+        pa.array(np.ascontiguousarray(evi[:, E_BATTLE]), pa.int32()),
+        _dictionary_from_codes(kind, EVENT_KINDS),
+        _nullable(seat, seat < 0, pa.int8()),
+        _list(evi[:, E_CEND], cv, pa.int16()),
+        _list(evi[:, E_SEND], sv, pa.int8()),
+        _list(np.zeros(E, np.int64), np.zeros(0, np.int16), pa.int16()),
+        _nullable(value, (kind != K_WAR) & (kind != K_END), pa.int32()),
+        _dictionary_from_codes(note, OUTCOMES),
+    ], schema=EVENT_SCHEMA)
+
+    policies = list(policy_specs(rules, ()))
+    pol_values = pa.array(policies * G, type=pa.string())
+    pol_offsets = pa.array(np.arange(G + 1, dtype=np.int32) * len(policies), type=pa.int32())
+    winner = summ[:, S_WINNER]
+    cycle = summ[:, S_CYCLE]
+    columns = {
+        "game_id": pa.array(ids, pa.int64()),
+        "game_index": pa.array(index, pa.int64()),
+        "game_seed": pa.array(seeds, pa.uint64()),
+        "variant": _constant_dictionary(rules.variant, G),
+        "rules_id": _constant_dictionary(rules.rules_id, G),
+        "players": pa.array(np.full(G, n, np.int8), pa.int8()),
+        "policies": pa.ListArray.from_arrays(pol_offsets, pol_values),
+        "deal": _constant_dictionary("shuffle", G),
+        "outcome": _dictionary_from_codes(summ[:, S_OUTCOME].astype(np.int8), OUTCOMES),
+        "winner": _nullable(winner.astype(np.int8), winner < 0, pa.int8()),
+        "battles": pa.array(summ[:, S_BATTLES].astype(np.int32), pa.int32()),
+        "wars": pa.array(summ[:, S_WARS].astype(np.int32), pa.int32()),
+        "war_battles": pa.array(summ[:, S_WAR_BATTLES].astype(np.int32), pa.int32()),
+        "max_war_depth": pa.array(summ[:, S_MAX_DEPTH].astype(np.int16), pa.int16()),
+        "first_battle_war": pa.array(summ[:, S_FIRST_WAR].astype(np.bool_), pa.bool_()),
+        "war_wins": _list(np.arange(1, G + 1, dtype=np.int64) * n, ww.reshape(-1), pa.int32()),
+        "final_cards": _list(np.arange(1, G + 1, dtype=np.int64) * n, fc.reshape(-1).astype(np.int16),
+                             pa.int16()),
+        "cards_set_aside": pa.array(summ[:, S_SET_ASIDE].astype(np.int16), pa.int16()),
+        "cycle_length": _nullable(cycle.astype(np.int32), cycle < 0, pa.int32()),
+        "events": pa.array(counts.astype(np.int32), pa.int32()),
+    }
+    games = pa.Table.from_arrays([columns[name] for name in GAME_SCHEMA.names], schema=GAME_SCHEMA)
+    return events, games
+
+
+def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int) -> tuple[pa.Table, pa.Table]:
+    """Games start..stop-1 of a rule set as (events table, games table): the same tables as
+    events_table / games_table over generate.play_range, for rule sets where `supported`."""
+    if not supported(rules):
+        raise ValueError(f"the fast path does not play rule set {rules.variant} {rules.rules_id}")
+    return build_tables(rules, ordinal, start, stop, play_arrays(rules, seed, start, stop))
+
+
+def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, deals=None, policies=(),
+                 tick=None) -> tuple[pa.Table, pa.Table]:
+    """(events table, games table) of games start..stop-1: from the fast path when it applies,
+    else from the reference engine. What generate.run_shard writes."""
+    if supported(rules, deals, policies):
+        tables = play_range_fast(rules, ordinal, seed, start, stop)
+        if tick is not None and stop > start:
+            tick(stop - start)
+        return tables
+    from .generate import play_range
+    from .storage import events_table, games_table
+
+    ids, logs, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick)
+    return events_table(ids, logs), games_table(records)

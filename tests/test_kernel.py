@@ -1,0 +1,271 @@
+"""The compiled fast path (pipeline/kernel.py) against the reference engine: for a grid of every
+table-family option, the events and games tables must be equal to the ones built from
+generate.play_range, and the Parquet files written from them identical byte for byte."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+pytest.importorskip("numba")
+
+from pipeline import kernel  # noqa: E402
+from pipeline.deal import shuffled_deal  # noqa: E402
+from pipeline.errors import RulesError  # noqa: E402
+from pipeline.generate import play_range  # noqa: E402
+from pipeline.rng import MASK, SplitMix64, Xoshiro256, game_seed  # noqa: E402
+from pipeline.rules import build_rules  # noqa: E402
+from pipeline.storage import events_table, games_table, write_parquet  # noqa: E402
+from pipeline.variants import VARIANTS  # noqa: E402
+
+# The same grid as tests/test_conformance.py, for the table family.
+OPTION_GRID = {
+    "pickup": ["table_order", "winner_first", "pooled"],
+    "war_tiebreak": ["single_up"],
+    "shortfall": ["lose"],
+    "win": ["wars:3"],
+    "jokers": ["2"],
+    "players": ["3", "4"],
+    "war_down": ["0", "2"],
+    "ranks": ["6"],
+    "max_battles": ["60"],
+}
+
+# Combinations, custom decks and corners the single options do not reach.
+COMBINATIONS = [
+    ("classic", {"pickup": "pooled", "shortfall": "lose"}),
+    ("classic", {"war_tiebreak": "single_up", "pickup": "pooled"}),
+    ("classic", {"war_tiebreak": "single_up", "pickup": "winner_first", "shortfall": "lose"}),
+    ("razboi", {"jokers": "2", "ace_value": "14"}),
+    ("razboi", {"ace_value": "1", "pickup": "winner_first"}),
+    ("razboi", {"players": "4", "shortfall": "lose", "pickup": "pooled", "jokers": "2"}),
+    ("razboi", {"war_tiebreak": "single_up", "pickup": "table_order", "win": "wars:2"}),
+    ("multiplayer", {"players": "3", "ranks": "5", "suits": "3"}),
+    ("multiplayer", {"players": "4", "ranks": "4", "suits": "6", "jokers": "2"}),
+    ("multiplayer", {"players": "8", "ranks": "5", "suits": "8"}),
+    ("multiplayer", {"players": "8", "ranks": "7", "suits": "6", "shortfall": "lose", "pickup": "winner_first"}),
+    ("multiplayer", {"players": "4", "pickup": "pooled", "war_tiebreak": "single_up", "shortfall": "lose",
+                     "win": "wars:3"}),
+    ("multiplayer", {"players": "3", "war_down": "by_rank", "pickup": "table_order"}),
+    ("classic", {"win": "wars:2", "pickup": "table_order"}),
+    ("classic", {"win": "wars:2", "pickup": "winner_first", "ranks": "3", "suits": "4"}),
+    ("classic", {"max_battles": "30"}),
+    ("classic", {"pickup": "table_order", "ranks": "3", "suits": "4"}),
+    ("classic", {"pickup": "winner_first", "ranks": "5", "suits": "2"}),
+    ("classic", {"pickup": "table_order", "ranks": "2", "suits": "7", "players": "2", "war_down": "1"}),
+    ("classic", {"ranks": "1", "suits": "10"}),
+    ("classic", {"ranks": "1", "suits": "12", "shortfall": "lose", "pickup": "pooled"}),
+    ("classic", {"ranks": "2", "suits": "5", "jokers": "2", "war_tiebreak": "single_up", "shortfall": "lose"}),
+    ("classic", {"war_down": "by_rank", "players": "3"}),
+    ("classic", {"war_down": "10", "shortfall": "lose", "pickup": "pooled"}),
+    ("classic", {"war_down": "10", "pickup": "winner_first"}),
+    ("classic", {"war_down": "1000000000000"}),
+    ("jokers", {"players": "8", "pickup": "table_order", "war_tiebreak": "single_up"}),
+    ("jokers", {"players": "5", "war_down": "0", "pickup": "pooled"}),
+    ("jokers", {"players": "6", "win": "wars:1", "shortfall": "lose"}),
+]
+GAMES = 40
+# A few larger runs of the defaults and the pickups that detect cycles.
+LARGE = [("classic", {}, 400), ("classic", {"pickup": "winner_first"}, 300),
+         ("classic", {"pickup": "table_order"}, 200), ("multiplayer", {}, 120), ("razboi", {}, 200)]
+
+TABLE_VARIANTS = [name for name, spec in VARIANTS.items() if spec.family == "table"]
+
+
+def grid():
+    for name in TABLE_VARIANTS:
+        spec = VARIANTS[name]
+        yield name, {}, GAMES
+        for option, values in OPTION_GRID.items():
+            if option in spec.options:
+                for value in values:
+                    yield name, {option: value}, GAMES
+    for name, options in COMBINATIONS:
+        yield name, options, GAMES
+    yield from LARGE
+
+
+CASES = list(grid())
+
+
+def case_id(case):
+    name, options, games = case
+    return name + "".join(f"-{k}={v}" for k, v in options.items()) + f"-x{games}"
+
+
+def case_args(case):
+    """Each case plays its own games: (ordinal, master seed, first game index)."""
+    number = CASES.index(case)
+    return number % 3, 1000 + 7919 * number, (number * 37) % 101
+
+
+def rules_of(name, options):
+    try:
+        return build_rules(name, options)
+    except RulesError as err:
+        pytest.skip(f"not a playable combination: {err}")
+
+
+def first_difference(fast: pa.Table, ref: pa.Table) -> str:
+    """Where two tables first differ: the row (with its game and seq) and both versions of it."""
+    if fast.schema != ref.schema or fast.schema.metadata != ref.schema.metadata:
+        return f"schemas differ:\n{fast.schema}\nvs\n{ref.schema}"
+    if fast.num_rows != ref.num_rows:
+        note = f"{fast.num_rows} rows vs {ref.num_rows}; "
+    else:
+        note = ""
+    first, where = None, []
+    for name in ref.schema.names:
+        a, b = fast.column(name), ref.column(name)
+        if a.equals(b):
+            continue
+        la, lb = a.to_pylist(), b.to_pylist()
+        rows = [i for i, (x, y) in enumerate(zip(la, lb)) if x != y][:1]
+        if not rows and len(la) == len(lb):
+            where.append(f"column {name}: same values, other encoding "
+                         f"({a.combine_chunks().type} dictionary {getattr(a.combine_chunks(), 'dictionary', None)} "
+                         f"vs {getattr(b.combine_chunks(), 'dictionary', None)})")
+            continue
+        row = rows[0] if rows else min(len(la), len(lb))
+        where.append(f"column {name} from row {row}")
+        first = row if first is None else min(first, row)
+    if first is None:
+        return note + "; ".join(where)
+    show = lambda t: t.slice(first, 1).to_pylist() if first < t.num_rows else "no row"  # noqa: E731
+    return (note + "; ".join(where) + f"\nfirst differing row {first}:\n fast: {show(fast)}\n  ref: {show(ref)}")
+
+
+def assert_same_tables(fast: pa.Table, ref: pa.Table, what: str) -> None:
+    assert fast.schema.equals(ref.schema, check_metadata=True), first_difference(fast, ref)
+    assert fast.equals(ref), f"{what}: " + first_difference(fast, ref)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_fast_tables_equal_the_reference(case, tmp_path):
+    name, options, games = case
+    rules = rules_of(name, options)
+    assert kernel.supported(rules, None, ())
+    ordinal, seed, start = case_args(case)
+    ids, logs, records = play_range(rules, ordinal, seed, start, start + games)
+    ref_events, ref_games = events_table(ids, logs), games_table(records)
+    events, games_ = kernel.play_range_fast(rules, ordinal, seed, start, start + games)
+    assert_same_tables(games_, ref_games, "games")
+    assert_same_tables(events, ref_events, "events")
+    for table, ref, key in ((events, ref_events, ("game_id", "seq")), (games_, ref_games, ("game_id",))):
+        mine = write_parquet(table, tmp_path / "fast.parquet", key)
+        theirs = write_parquet(ref, tmp_path / "ref.parquet", key)
+        assert mine == theirs, f"Parquet bytes differ ({key[-1]} table)"
+
+
+def test_the_grid_reaches_every_outcome_and_event_kind():
+    """The games compared above between them end in every way and log every table-family event."""
+    outcomes, kinds = set(), set()
+    for case in CASES:
+        name, options, games = case
+        try:
+            rules = build_rules(name, options)
+        except RulesError:
+            continue
+        _ordinal, seed, start = case_args(case)
+        evi, *_, summ, _ww, _fc, _seeds = kernel.play_arrays(rules, seed, start, start + games)
+        outcomes |= {kernel.OUTCOMES[c] for c in np.unique(summ[:, kernel.S_OUTCOME])}
+        kinds |= {kernel.EVENT_KINDS[c] for c in np.unique(evi[:, kernel.E_KIND])}
+    assert outcomes == {"win", "draw", "capped", "cycle"}
+    assert kinds == {"deal", "set_aside", "play", "down", "war", "war_out", "forfeit", "collect",
+                     "reshuffle", "out", "end"}
+
+
+@pytest.mark.parametrize("name,options", [
+    ("classic", {"pickup": "winner_first"}),
+    ("classic", {"pickup": "table_order", "win": "wars:2"}),
+    ("multiplayer", {"pickup": "pooled", "shortfall": "lose"}),
+    ("razboi", {}),
+])
+def test_growing_buffers_changes_nothing(name, options):
+    """Tiny first buffers make every game grow them (and be replayed); the result is the same."""
+    rules = build_rules(name, options)
+    big = kernel.play_arrays(rules, 11, 5, 45)
+    small = kernel.play_arrays(rules, 11, 5, 45, capacity=1, positions=2)
+    for a, b in zip(big, small):
+        assert np.array_equal(a, b)
+
+
+def test_empty_range():
+    rules = build_rules("classic")
+    events, games_ = kernel.play_range_fast(rules, 0, 1, 10, 10)
+    assert_same_tables(events, events_table([], []), "events")
+    assert_same_tables(games_, games_table([]), "games")
+
+
+@pytest.mark.parametrize("name", ["classic", "steal", "arneson"])
+def test_shard_tables_uses_the_fast_path_only_where_it_applies(name):
+    rules = build_rules(name)
+    ticks = []
+    events, games_ = kernel.shard_tables(rules, 1, 8, 3, 9, None, (), ticks.append)
+    ids, logs, records = play_range(rules, 1, 8, 3, 9)
+    assert_same_tables(events, events_table(ids, logs), "events")
+    assert_same_tables(games_, games_table(records), "games")
+    assert sum(ticks) == 6
+
+
+def test_supported():
+    assert kernel.supported(build_rules("classic"))
+    assert kernel.supported(build_rules("razboi", {"jokers": "2"}), None, ())
+    assert not kernel.supported(build_rules("classic"), deals=[])
+    assert not kernel.supported(build_rules("classic"), None, ("default", "default"))
+    assert not kernel.supported(build_rules("steal"))
+    assert not kernel.supported(build_rules("arneson"))
+    assert not kernel.supported(build_rules("classic", {"ranks": "200", "suits": "200"}))
+
+
+# ---------------------------------------------------------------- the generator, bit for bit
+
+def test_design_test_vectors():
+    assert kernel.splitmix_outputs(np.uint64(0), 3).tolist() == [
+        16294208416658607535, 7960286522194355700, 487617019471545679]
+    assert kernel.game_seeds(np.uint64(42), 0, 3).tolist() == [
+        13679457532755275413, 2949826092126892291, 5139283748462763858]
+    assert kernel.xoshiro_outputs(np.uint64(game_seed(42, 0)), 3).tolist() == [
+        1865750160070900731, 6791145067590612263, 14118064813682728970]
+
+
+@pytest.mark.parametrize("master", [0, 1, 42, 2**63 - 1, 2**63, MASK - 5, MASK])
+def test_game_seeds_and_streams_match_rng_py(master):
+    assert kernel.game_seeds(np.uint64(master), 0, 200).tolist() == [game_seed(master, i) for i in range(200)]
+    assert kernel.game_seeds(np.uint64(master), 10**9, 10**9 + 5).tolist() == [
+        game_seed(master, i) for i in range(10**9, 10**9 + 5)]
+    sm = SplitMix64(master)
+    assert kernel.splitmix_outputs(np.uint64(master), 20).tolist() == [sm.next() for _ in range(20)]
+    x = Xoshiro256(master)
+    assert kernel.xoshiro_outputs(np.uint64(master), 100).tolist() == [x.next() for _ in range(100)]
+
+
+def test_bounded_matches_rng_py_including_rejections():
+    r = random.Random(5)
+    bounds = [1, 2, 3, 52, 53, 1000, 2**32 + 1, 2**63 - 1, 2**63, 2**63 + 1, 3 * 2**62, MASK - 1, MASK]
+    bounds += [r.randrange(1, 2**64) for _ in range(200)] + [r.randrange(1, 200) for _ in range(200)]
+    for seed in (0, 9, MASK):
+        x = Xoshiro256(seed)
+        assert kernel.bounded_draws(np.uint64(seed), np.array(bounds, np.uint64)).tolist() == [
+            x.bounded(b) for b in bounds]
+
+
+@pytest.mark.parametrize("size", [1, 2, 10, 52, 54, 1000])
+def test_shuffle_matches_rng_py(size):
+    for i in range(20):
+        seed = game_seed(77, i)
+        deck = list(range(size))
+        Xoshiro256(seed).shuffle(deck)
+        assert kernel.shuffled_range(np.uint64(seed), size).tolist() == deck
+
+
+def test_deal_matches_shuffled_deal():
+    rules = build_rules("multiplayer", {"players": "3"})
+    evi, cv, *_ = kernel.play_arrays(rules, 42, 0, 1)
+    deal = shuffled_deal(rules, Xoshiro256(game_seed(42, 0)))
+    ends = evi[:4, kernel.E_CEND].tolist()
+    got = [tuple(cv[a:b].tolist()) for a, b in zip([0] + ends, ends)]
+    assert got == list(deal.piles) + [deal.set_aside]

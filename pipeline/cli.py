@@ -247,6 +247,7 @@ def replay(
 def validate(
     dataset: Path = typer.Argument(..., help="Dataset folder."),
     workers: int = typer.Option(1, "--workers", "-w", help="Processes to validate with."),
+    deep: bool = typer.Option(False, "--deep", help="Walk every game event by event, even a shard that regenerates exactly."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     show: int = typer.Option(50, "--show", help="Print at most this many problems."),
 ) -> None:
@@ -256,7 +257,7 @@ def validate(
 
     total = sum(e.games for e in Dataset.open(dataset).manifest.rule_sets)
     with _progress(total, "validating", quiet) as tick:
-        report = run_validate(dataset, tick, workers=workers)
+        report = run_validate(dataset, tick, workers=workers, deep=deep)
     for p in report.problems[:show]:
         typer.echo(f"BAD {p}")
     if len(report.problems) > show:

@@ -510,3 +510,32 @@ def test_classic_pooled_validates_clean(tmp_path):
     generate(out, [Plan(build_rules("classic", {"pickup": "pooled"}), 20)], seed=5)
     report = validate(out)
     assert report.ok, report.problems[:3]
+
+
+def test_cards_balance_on_regenerated_shards_and_its_failures(tmp_path):
+    """The whole-shard invariant check behind fast validation: it holds on real games and fails
+    when a card leaves the table that was never put there, or a deal repeats a card."""
+    import pyarrow as pa
+
+    from pipeline.kernel import play_range_fast
+    from pipeline.validate import cards_balance
+
+    for options in ({}, {"pickup": "pooled"}, {"shortfall": "lose", "players": "3"}):
+        rules = build_rules("classic", options)
+        events, _ = play_range_fast(rules, 0, 9, 0, 40)
+        assert cards_balance(events, 52)
+    rows = events.to_pylist()
+    i = next(i for i, r in enumerate(rows) if r["kind"] == "collect")
+    bad = [dict(r) for r in rows]
+    bad[i]["cards"] = [(bad[i]["cards"][0] + 1) % 52] + bad[i]["cards"][1:]
+    assert not cards_balance(pa.Table.from_pylist(bad, schema=events.schema), 52)
+    bad = [dict(r) for r in rows]
+    bad[1]["cards"] = [bad[0]["cards"][0]] + bad[1]["cards"][1:]
+    assert not cards_balance(pa.Table.from_pylist(bad, schema=events.schema), 52)
+
+
+def test_deep_validation_agrees_with_the_fast_one(tmp_path):
+    root = tmp_path / "d"
+    generate(root, [Plan(build_rules("classic"), 30), Plan(build_rules("steal"), 10)], seed=4, shard_size=10)
+    fast, deep = validate(root), validate(root, deep=True)
+    assert fast.ok and deep.ok and fast.good == deep.good == 40

@@ -79,6 +79,17 @@ def main() -> None:
         tookv, _ = timed(war("validate", str(one), "-q"))
         rows.append(("5. war validate, 1 worker (log replay + regeneration)",
                      f"{n / tookv:,.0f} games/s ({took1 / tookv:.2f}x generate)", f"war validate DIR -q"))
+        for variant, games, extra in (("steal", max(n // 10, 200), ["--tournament", "always", "--tournament", "never"]),
+                                      ("arneson", max(n // 40, 100), [])):
+            out = Path(tmp) / variant
+            took, _ = timed(war("generate", "--variant", variant, "--games", str(games), "--seed", "1",
+                                "--out", str(out), "-q", *extra))
+            total = games * (2 if extra else 1)
+            size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+            tookv, _ = timed(war("validate", str(out), "-q"))
+            rows.append((f"7. {variant} (reference engine, decisions): generate / validate / bytes a game",
+                         f"{total / took:,.0f} / {total / tookv:,.0f} games/s, {size / total:,.0f} bytes",
+                         f"war generate --variant {variant} --games {games} {' '.join(extra)}"))
         if args.big:
             big = Path(tmp) / "big"
             tookb, rss = peak_rss_mb_of(war("generate", "--games", "1000000", "--seed", "1", "--out", str(big),

@@ -22,13 +22,18 @@ from .storage import atomic_write_bytes
 
 
 def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie, dead but not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] not in "ZX"
+    except (OSError, ValueError, IndexError):
+        return True
 
 
 class Journal:

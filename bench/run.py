@@ -78,7 +78,7 @@ def main() -> None:
         rows.append(("4b. war --help", f"{took_help:.2f} s", "war --help"))
         tookv, _ = timed(war("validate", str(one), "-q"))
         rows.append(("5. war validate, 1 worker (log replay + regeneration)",
-                     f"{n / tookv:,.0f} games/s ({took1 / tookv:.2f}x generate)", f"war validate DIR -q"))
+                     f"{n / tookv:,.0f} games/s ({took1 / tookv:.2f}x generate)", "war validate DIR -q"))
         for variant, games, extra in (("steal", max(n // 10, 200), ["--tournament", "always", "--tournament", "never"]),
                                       ("arneson", max(n // 40, 100), [])):
             out = Path(tmp) / variant

@@ -181,13 +181,13 @@ def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> Se
     else:
         for part in text.split(","):
             part = part.strip()
-            kind, sep, name = part.partition(":")
+            kind, _, name = part.partition(":")
             if kind not in KINDS:
                 owners = [k for k in kinds if part.split(":")[0] in KINDS[k]]
                 if len(owners) != 1:
                     raise RulesError(f"{where}: {part!r} is not KIND:POLICY, a policy of this variant "
                                      f"or a profile ({', '.join(PROFILES)})")
-                kind, sep, name = owners[0], ":", part
+                kind, name = owners[0], part
             if not name:
                 raise RulesError(f"{where}: {part!r} names no policy")
             if kind not in kinds:

@@ -16,7 +16,7 @@ from .deal import deck_of
 from .engine import EventTuple
 from .errors import GameNotFound, LogMismatch
 from .game import replay_log
-from .ledger import ledger_for
+from .ledger import Ledger, ledger_for
 from .schema import RuleSetEntry
 from .storage import event_tuples, read_parquet
 

@@ -1,7 +1,6 @@
 """Shards, resume after kill -9, the writer's lock, and the Dask executor."""
 
 import hashlib
-import os
 import random
 import signal
 import subprocess

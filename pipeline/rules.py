@@ -75,4 +75,7 @@ def load_rules_file(path: str | Path) -> RuleSet:
                          f"{'JSON' if path.suffix.lower() == '.json' else 'TOML'}: {err}") from None
     if not isinstance(data, dict) or not isinstance(data.get("variant"), str):
         raise RulesError(f"rule file {str(path)!r} must give `variant` (a name) and options")
-    return build_rules(data["variant"], {k: v for k, v in data.items() if k != "variant"})
+    try:
+        return build_rules(data["variant"], {k: v for k, v in data.items() if k != "variant"})
+    except RulesError as err:
+        raise RulesError(f"rule file {str(path)!r}: {err}") from None

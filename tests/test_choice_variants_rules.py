@@ -35,6 +35,7 @@ from pipeline.game import play_game, replay_log
 from pipeline.rng import Xoshiro256
 from pipeline.rules import build_rules
 from pipeline.steal import play_steal
+from rulekit import check_summary, fisher_yates, PLAY, DOWN, WAR, WAR_OUT, COLLECT, SET_ASIDE, RESHUFFLE, DRAW, OUT, END
 
 # The standard deck with its two Jokers: code = 4 x rank index + suit index (C D H S), Jokers 52
 # and 53 ("JK1", "JK2"). The 52 suited cards have the same codes without Jokers (Arneson's War).
@@ -156,20 +157,6 @@ def after_deal(events, players: int):
     return events[players + 1:]
 
 
-def check_summary(summary, **expected):
-    got = {name: getattr(summary, name) for name in expected}
-    assert got == expected
-
-
-def fisher_yates(rng: Xoshiro256, cards) -> list[int]:
-    """DESIGN.md: for i from len-1 down to 1, j = bounded(i+1), swap i and j."""
-    cards = [c(x) for x in cards]
-    for i in range(len(cards) - 1, 0, -1):
-        j = rng.bounded(i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
-    return cards
-
-
 def tampered(events, index: int, **fields):
     """A copy of the log with event `index` changed (fields: cards, seats, options)."""
     names = ("battle", "kind", "seat", "cards", "seats", "options", "value", "note")
@@ -183,48 +170,6 @@ def tampered(events, index: int, **fields):
 
 def decision_index(events, note: str, nth: int = 0) -> int:
     return [i for i, e in enumerate(events) if e[1] == "decision" and e[7] == note][nth]
-
-
-# Events as the engines log them: (battle, kind, seat, cards, seats, options, value, note).
-
-def PLAY(b, seat, card):
-    return (b, "play", seat, cs(card), (), (), None, None)
-
-
-def DOWN(b, seat, *cards):
-    return (b, "down", seat, cs(*cards), (), (), None, None)
-
-
-def WAR(b, seats, depth):
-    return (b, "war", None, (), tuple(seats), (), depth, None)
-
-
-def WAR_OUT(b, seat):
-    return (b, "war_out", seat, (), (), (), None, None)
-
-
-def COLLECT(b, seat, *cards):
-    return (b, "collect", seat, cs(*cards), (), (), None, None)
-
-
-def SET_ASIDE(b, *cards):
-    return (b, "set_aside", None, cs(*cards), (), (), None, None)
-
-
-def RESHUFFLE(b, seat, cards):
-    return (b, "reshuffle", seat, cs(*cards), (), (), None, None)
-
-
-def DRAW(b, seat, *cards):
-    return (b, "draw", seat, cs(*cards), (), (), None, None)
-
-
-def OUT(b, seat):
-    return (b, "out", seat, (), (), (), None, None)
-
-
-def END(b, winner, outcome):
-    return (b, "end", winner, (), (), (), b, outcome)
 
 
 def STEAL_DECISION(b, seat, card, chosen, options):

@@ -20,6 +20,7 @@ from pipeline.errors import LogMismatch
 from pipeline.game import play_game, replay_log
 from pipeline.rng import Xoshiro256
 from pipeline.rules import build_rules
+from rulekit import body, check_summary, fisher_yates, PLAY, DOWN, WAR, WAR_OUT, FORFEIT, COLLECT, SET_ASIDE, RESHUFFLE, OUT, END
 
 DECK = Deck()  # the standard 52-card deck: code = 4 x rank index + suit index
 
@@ -55,67 +56,6 @@ def play(rule_set, piles, seed: int = 0):
     events, summary, _ = play_game(rule_set, seed, deal(rule_set, *piles))
     assert replay_log(rule_set, events) == summary
     return events, summary
-
-
-def body(events):
-    """The events after the deal (battle 1 onwards)."""
-    return [e for e in events if e[0] > 0]
-
-
-def check_summary(summary, **expected):
-    got = {name: getattr(summary, name) for name in expected}
-    assert got == expected
-
-
-def fisher_yates(rng: Xoshiro256, cards) -> list[int]:
-    """DESIGN.md: for i from len-1 down to 1, j = bounded(i+1), swap i and j."""
-    cards = list(cards)
-    for i in range(len(cards) - 1, 0, -1):
-        j = rng.bounded(i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
-    return cards
-
-
-# Events as the engine logs them: (battle, kind, seat, cards, seats, options, value, note).
-
-def PLAY(b, seat, card):
-    return (b, "play", seat, cs(card), (), (), None, None)
-
-
-def DOWN(b, seat, *cards):
-    return (b, "down", seat, cs(*cards), (), (), None, None)
-
-
-def WAR(b, seats, depth):
-    return (b, "war", None, (), tuple(seats), (), depth, None)
-
-
-def WAR_OUT(b, seat):
-    return (b, "war_out", seat, (), (), (), None, None)
-
-
-def FORFEIT(b, seat, *cards):
-    return (b, "forfeit", seat, cs(*cards), (), (), None, None)
-
-
-def COLLECT(b, seat, *cards):
-    return (b, "collect", seat, cs(*cards), (), (), None, None)
-
-
-def SET_ASIDE(b, *cards):
-    return (b, "set_aside", None, cs(*cards), (), (), None, None)
-
-
-def RESHUFFLE(b, seat, codes):
-    return (b, "reshuffle", seat, tuple(codes), (), (), None, None)
-
-
-def OUT(b, seat):
-    return (b, "out", seat, (), (), (), None, None)
-
-
-def END(b, winner, outcome):
-    return (b, "end", winner, (), (), (), b, outcome)
 
 
 def label(code: int) -> str:

@@ -21,6 +21,7 @@ from pipeline.errors import RulesError
 from pipeline.game import play_game, replay_log
 from pipeline.rng import Xoshiro256
 from pipeline.rules import build_rules
+from rulekit import body, check_summary, fisher_yates, PLAY, DOWN, WAR, WAR_OUT, FORFEIT, COLLECT, SET_ASIDE, OUT, END
 
 # The standard deck with its two Jokers: code = 4 x rank index + suit index, Jokers 52 and 53.
 # Labels of the 52 suited cards are the same with or without Jokers.
@@ -75,25 +76,6 @@ def play_seed(rule_set, seed: int):
     return events, summary, dealt
 
 
-def body(events):
-    """The events after the deal (battle 1 onwards)."""
-    return [e for e in events if e[0] > 0]
-
-
-def check_summary(summary, **expected):
-    got = {name: getattr(summary, name) for name in expected}
-    assert got == expected
-
-
-def fisher_yates(rng: Xoshiro256, cards) -> list[int]:
-    """DESIGN.md: for i from len-1 down to 1, j = bounded(i+1), swap i and j."""
-    cards = list(cards)
-    for i in range(len(cards) - 1, 0, -1):
-        j = rng.bounded(i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
-    return cards
-
-
 def expected_deal(seed: int, size: int, players: int):
     """RULES 1.4 by hand: shuffle codes 0..size-1, card i to seat i mod n until each seat has
     floor(size / n); the rest set aside."""
@@ -113,44 +95,6 @@ def deal_events(events, players):
     aside = events[players][3] if events[players][1] == "set_aside" and events[players][0] == 0 \
         else None
     return piles, aside
-
-
-# Events as the engine logs them: (battle, kind, seat, cards, seats, options, value, note).
-
-def PLAY(b, seat, card):
-    return (b, "play", seat, cs(card), (), (), None, None)
-
-
-def DOWN(b, seat, *cards):
-    return (b, "down", seat, cs(*cards), (), (), None, None)
-
-
-def WAR(b, seats, depth):
-    return (b, "war", None, (), tuple(seats), (), depth, None)
-
-
-def WAR_OUT(b, seat):
-    return (b, "war_out", seat, (), (), (), None, None)
-
-
-def FORFEIT(b, seat, *cards):
-    return (b, "forfeit", seat, cs(*cards), (), (), None, None)
-
-
-def COLLECT(b, seat, *cards):
-    return (b, "collect", seat, cs(*cards), (), (), None, None)
-
-
-def SET_ASIDE(b, *cards):
-    return (b, "set_aside", None, cs(*cards), (), (), None, None)
-
-
-def OUT(b, seat):
-    return (b, "out", seat, (), (), (), None, None)
-
-
-def END(b, winner, outcome):
-    return (b, "end", winner, (), (), (), b, outcome)
 
 
 def suit_run(suit: str, *ranks: str) -> list[str]:

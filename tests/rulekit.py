@@ -1,0 +1,91 @@
+"""Shared helpers of the rule tests: cards by label, hand-built deals, and the events as the
+engines log them: (battle, kind, seat, cards, seats, options, value, note)."""
+
+from __future__ import annotations
+
+from pipeline.cards import Deck
+from pipeline.deal import check_deal, deck_of
+from pipeline.rng import Xoshiro256
+
+# The standard deck with its two Jokers: code = 4 x rank index + suit index (C D H S), Jokers 52
+# and 53 ("JK1", "JK2"). The 52 suited cards have the same codes without Jokers.
+DECK54 = Deck(13, 4, 2)
+
+
+def code(card) -> int:
+    """A card code from a label ("10H", "JK1"), or a code given as is."""
+    return card if isinstance(card, int) else DECK54.parse(card)
+
+
+def cs(*cards) -> tuple[int, ...]:
+    return tuple(code(x) for x in cards)
+
+
+def deal(rule_set, *piles):
+    """An explicit deal of `piles` (top card first); every other card of the deck is set aside."""
+    used = {code(x) for p in piles for x in p}
+    rest = [c for c in range(deck_of(rule_set).size) if c not in used]
+    return check_deal(rule_set, [[code(x) for x in p] for p in piles], rest)
+
+
+def body(events):
+    """The events after the deal (battle 1 onwards)."""
+    return [e for e in events if e[0] > 0]
+
+
+def check_summary(summary, **expected):
+    got = {name: getattr(summary, name) for name in expected}
+    assert got == expected
+
+
+def fisher_yates(rng: Xoshiro256, cards) -> list[int]:
+    """DESIGN.md: for i from len-1 down to 1, j = bounded(i+1), swap i and j."""
+    cards = [code(x) for x in cards]
+    for i in range(len(cards) - 1, 0, -1):
+        j = rng.bounded(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+def PLAY(b, seat, card):
+    return (b, "play", seat, cs(card), (), (), None, None)
+
+
+def DOWN(b, seat, *cards):
+    return (b, "down", seat, cs(*cards), (), (), None, None)
+
+
+def WAR(b, seats, depth):
+    return (b, "war", None, (), tuple(seats), (), depth, None)
+
+
+def WAR_OUT(b, seat):
+    return (b, "war_out", seat, (), (), (), None, None)
+
+
+def FORFEIT(b, seat, *cards):
+    return (b, "forfeit", seat, cs(*cards), (), (), None, None)
+
+
+def COLLECT(b, seat, *cards):
+    return (b, "collect", seat, cs(*cards), (), (), None, None)
+
+
+def SET_ASIDE(b, *cards):
+    return (b, "set_aside", None, cs(*cards), (), (), None, None)
+
+
+def RESHUFFLE(b, seat, cards):
+    return (b, "reshuffle", seat, cs(*cards), (), (), None, None)
+
+
+def DRAW(b, seat, *cards):
+    return (b, "draw", seat, cs(*cards), (), (), None, None)
+
+
+def OUT(b, seat):
+    return (b, "out", seat, (), (), (), None, None)
+
+
+def END(b, winner, outcome):
+    return (b, "end", winner, (), (), (), b, outcome)

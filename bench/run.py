@@ -44,7 +44,7 @@ def peak_rss_mb_of(cmd: list[str]) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--games", type=int, default=20_000)
+    ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--big", action="store_true", help="also a 1,000,000-game dataset")
     args = ap.parse_args()
     n = args.games

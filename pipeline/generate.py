@@ -263,7 +263,7 @@ def _generate(target: Path, journal: Journal, plans, seed, workers, shard_size, 
     if scheduler is not None:
         results = run_tasks_dask(run_shard, todo, scheduler, progress, lambda s: s.stop - s.start)
     else:
-        results = run_tasks(run_shard, todo, workers, progress)
+        results = run_tasks(run_shard, todo, workers, progress, warm=_warm)
     for result in results:
         files.extend(result)
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
@@ -271,6 +271,13 @@ def _generate(target: Path, journal: Journal, plans, seed, workers, shard_size, 
                         files=kept_files + [DataFile(**f) for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
     return manifest
+
+
+def _warm() -> None:
+    """Load the compiled engine in this process, so that forked workers have it ready."""
+    from .kernel import warm
+
+    warm()
 
 
 def _swap_in(staging: Path, root: Path) -> None:

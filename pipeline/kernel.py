@@ -821,3 +821,11 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
 
     ids, logs, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick)
     return events_table(ids, logs), games_table(records)
+
+
+def warm() -> None:
+    """Load (or compile) the kernel's machine code now, by playing one tiny game."""
+    if HAVE_NUMBA:
+        from .rules import build_rules
+
+        play_range_fast(build_rules("classic", {"ranks": "5", "suits": "2"}), 0, 0, 0, 1)

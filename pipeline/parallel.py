@@ -51,14 +51,24 @@ def _call(fn, task):
 
 
 def run_tasks(fn: Callable, tasks: Sequence, workers: int,
-              progress: Callable[[int], None] | None = None) -> list:
-    """[fn(task, tick) for task in tasks], on `workers` processes when more than one."""
+              progress: Callable[[int], None] | None = None, warm: Callable[[], None] | None = None) -> list:
+    """[fn(task, tick) for task in tasks], on `workers` processes when more than one.
+
+    On Linux the workers are forked after `warm()` has loaded what they need (the compiled
+    engine), so they start at once instead of importing it all again; elsewhere they are
+    spawned."""
     if workers <= 1 or len(tasks) <= 1:
         return [fn(task, progress) for task in tasks]
     import multiprocessing as mp
     import queue as q
+    import sys
 
-    ctx = mp.get_context("spawn")
+    if sys.platform == "linux":
+        if warm is not None:
+            warm()
+        ctx = mp.get_context("fork")
+    else:
+        ctx = mp.get_context("spawn")
     ticks = ctx.Queue()
 
     def drain() -> None:

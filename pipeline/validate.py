@@ -303,30 +303,32 @@ def cards_balance(events, deck_size: int) -> bool:
     import numpy as np
     import pyarrow.compute as pc
 
+    if events.num_rows == 0:
+        return True
     cards = events.column("cards").combine_chunks()
     lengths = pc.list_value_length(cards).to_numpy(zero_copy_only=False)
-    values = cards.values.to_numpy(zero_copy_only=False).astype(np.int64)
-    game = np.repeat(events.column("game_id").to_numpy(), lengths)
-    battle = np.repeat(events.column("battle").to_numpy().astype(np.int64), lengths)
-    kind = np.repeat(np.asarray(events.column("kind").combine_chunks().indices), lengths)
-    names = events.column("kind").combine_chunks().dictionary.to_pylist()
-    code = {name: i for i, name in enumerate(names)}
+    values = cards.values.to_numpy(zero_copy_only=False)
+    game = events.column("game_id").to_numpy()
+    battle = events.column("battle").to_numpy().astype(np.int64)
+    kinds = events.column("kind").combine_chunks()
+    code = {name: i for i, name in enumerate(kinds.dictionary.to_pylist())}
+    kind = np.asarray(kinds.indices)
     is_kind = lambda *ks: np.isin(kind, [code[k] for k in ks if k in code])  # noqa: E731
-    game = game - game.min() if len(game) else game
+    game = game - game.min()
+    width = int(battle.max()) + 1
+    slot = (game * width + battle) * deck_size            # one slot of deck_size per (game, battle)
+    key = np.repeat(slot, lengths) + values               # a card in its battle
+    row = np.repeat(np.arange(len(kind)), lengths)        # the event each card belongs to
 
-    dealt = (battle == 0) & is_kind("deal", "set_aside")
-    per_game = np.bincount(game[dealt], minlength=int(game.max()) + 1 if len(game) else 0)
-    if len(per_game) and (per_game[per_game > 0] != deck_size).any():
+    dealt_rows = (battle == 0) & is_kind("deal", "set_aside")
+    per_game = np.bincount(game, weights=dealt_rows * lengths)
+    if (per_game[np.unique(game)] != deck_size).any():
         return False
-    key = game[dealt] * deck_size + values[dealt]
-    if len(np.unique(key)) != len(key):
+    dealt = np.sort(key[dealt_rows[row]])
+    if (dealt[1:] == dealt[:-1]).any():
         return False
-
-    put = (battle > 0) & is_kind("play", "down", "forfeit")
-    taken = (battle > 0) & is_kind("collect", "set_aside")
-    width = int(battle.max()) + 1 if len(battle) else 1
-    slot = (game * width + battle) * deck_size + values
-    put_keys, put_counts = np.unique(slot[put], return_counts=True)
-    if (put_counts > 1).any():
+    put = np.sort(key[((battle > 0) & is_kind("play", "down", "forfeit"))[row]])
+    if (put[1:] == put[:-1]).any():
         return False
-    return bool(np.array_equal(put_keys, np.sort(slot[taken])))
+    taken = np.sort(key[((battle > 0) & is_kind("collect", "set_aside"))[row]])
+    return bool(np.array_equal(put, taken))

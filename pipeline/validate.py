@@ -318,17 +318,16 @@ def cards_balance(events, deck_size: int) -> bool:
     width = int(battle.max()) + 1
     slot = (game * width + battle) * deck_size            # one slot of deck_size per (game, battle)
     key = np.repeat(slot, lengths) + values               # a card in its battle
-    row = np.repeat(np.arange(len(kind)), lengths)        # the event each card belongs to
 
     dealt_rows = (battle == 0) & is_kind("deal", "set_aside")
     per_game = np.bincount(game, weights=dealt_rows * lengths)
     if (per_game[np.unique(game)] != deck_size).any():
         return False
-    dealt = np.sort(key[dealt_rows[row]])
+    dealt = np.sort(key[np.repeat(dealt_rows, lengths)])
     if (dealt[1:] == dealt[:-1]).any():
         return False
-    put = np.sort(key[((battle > 0) & is_kind("play", "down", "forfeit"))[row]])
+    put = np.sort(key[np.repeat((battle > 0) & is_kind("play", "down", "forfeit"), lengths)])
     if (put[1:] == put[:-1]).any():
         return False
-    taken = np.sort(key[((battle > 0) & is_kind("collect", "set_aside"))[row]])
+    taken = np.sort(key[np.repeat((battle > 0) & is_kind("collect", "set_aside"), lengths)])
     return bool(np.array_equal(put, taken))

@@ -315,7 +315,6 @@ def demo(
     games: int = typer.Option(2000, "--games", "-n", help="Games to generate."),
 ) -> None:
     """The main job on a small default: generate a dataset, replay a game, answer questions."""
-    from .dataset import Dataset
     from .generate import Plan, generate as run_generate
     from .output import write_result
     from .query import run
@@ -323,10 +322,6 @@ def demo(
     from .rules import build_rules
     from .validate import validate as run_validate
 
-    if out.exists() and any(out.iterdir()) and not (out / "manifest.json").exists():
-        from .errors import DatasetError
-
-        raise DatasetError(f"{out} holds something that is not a war dataset; pick another --out")
     typer.echo(f"== war generate --variant classic --games {games} --seed 42 --out {out} --overwrite")
     start = time.perf_counter()
     with _progress(games, "generating", False) as tick:
@@ -342,7 +337,6 @@ def demo(
     typer.echo(f"\n== war validate {out}")
     report = run_validate(out)
     typer.echo(report.summary())
-    del Dataset
     if not report.ok:
         raise typer.Exit(1)
 

@@ -12,7 +12,7 @@ from .deal import Deal, check_deal, shuffled_deal
 from .engine import (CheckingRecorder, EventTuple, LogChance, RandomChance, Recorder, Summary,
                      describe, play_table)
 from .arneson import play_arneson
-from .errors import DealError, LogMismatch
+from .errors import DealError, LogMismatch, RulesError
 from .policies import PolicyChooser, SeatPolicy, parse_policy
 from .rng import Xoshiro256
 from .schema import RuleSet
@@ -31,18 +31,12 @@ def resolve_policies(rules: RuleSet, policies=()) -> tuple[SeatPolicy, ...]:
     kinds = variant(rules.variant).decisions
     if not kinds:
         if policies:
-            raise_no_decisions(rules)
+            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no policies")
         return ()
     if not policies:
         policies = ("default",) * rules.players
     return tuple(p if isinstance(p, SeatPolicy) else parse_policy(p, kinds, f"policy of seat {seat}")
                  for seat, p in enumerate(policies))
-
-
-def raise_no_decisions(rules: RuleSet) -> None:
-    from .errors import RulesError
-
-    raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no policies")
 
 
 def policy_specs(rules: RuleSet, policies=()) -> tuple[str, ...]:

@@ -1,9 +1,13 @@
-"""Shared helpers of the rule tests: cards by label, hand-built deals, and the events as the
-engines log them: (battle, kind, seat, cards, seats, options, value, note)."""
+"""Shared test helpers: cards by label, hand-built deals, the events as the engines log them
+((battle, kind, seat, cards, seats, options, value, note)), the option grid that the
+conformance and kernel suites sweep, and reading a dataset's games."""
 
 from __future__ import annotations
 
+import pyarrow.parquet as pq
+
 from pipeline.cards import Deck
+from pipeline.dataset import Dataset
 from pipeline.deal import check_deal, deck_of
 from pipeline.rng import Xoshiro256
 
@@ -89,3 +93,24 @@ def OUT(b, seat):
 
 def END(b, winner, outcome):
     return (b, "end", winner, (), (), (), b, outcome)
+
+
+# One value or more of every option that a variant may take, swept by the conformance suite
+# (every registered variant) and the compiled-engine suite (the table family).
+OPTION_GRID = {
+    "pickup": ["table_order", "winner_first", "pooled"],
+    "war_tiebreak": ["single_up"],
+    "shortfall": ["lose"],
+    "win": ["wars:3"],
+    "jokers": ["2"],
+    "players": ["3", "4"],
+    "war_down": ["0", "2"],
+    "ranks": ["6"],
+    "max_battles": ["60"],
+}
+
+
+def games_rows(root) -> list[dict]:
+    """Every row of a dataset's games files, in manifest order."""
+    ds = Dataset.open(root)
+    return [row for f in ds.files("games") for row in pq.read_table(ds.root / f.path).to_pylist()]

@@ -20,6 +20,7 @@ from pipeline.errors import QueryError
 from pipeline.generate import Plan, generate
 from pipeline.query import named_queries, run
 from pipeline.rules import build_rules
+from rulekit import games_rows
 from pipeline.storage import event_tuples
 
 NEW_QUERIES = ("steals", "policy_win_rate", "policy_matchup", "length_by_policy", "arneson_consolation")
@@ -60,11 +61,7 @@ def canonical() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def games(root) -> list[dict]:
-    ds = Dataset.open(root)
-    rows: list[dict] = []
-    for f in ds.files("games"):
-        rows.extend(pq.read_table(ds.root / f.path).to_pylist())
-    return rows
+    return games_rows(root)
 
 
 @pytest.fixture(scope="module")

@@ -18,18 +18,8 @@ from pipeline.rng import game_seed
 from pipeline.rules import build_rules
 from pipeline.validate import validate
 from pipeline.variants import VARIANTS
+from rulekit import OPTION_GRID
 
-OPTION_GRID = {
-    "pickup": ["table_order", "winner_first", "pooled"],
-    "war_tiebreak": ["single_up"],
-    "shortfall": ["lose"],
-    "win": ["wars:3"],
-    "jokers": ["2"],
-    "players": ["3", "4"],
-    "war_down": ["0", "2"],
-    "ranks": ["6"],
-    "max_battles": ["60"],
-}
 GAMES = 20
 
 

@@ -20,19 +20,8 @@ from pipeline.rng import MASK, SplitMix64, Xoshiro256, game_seed  # noqa: E402
 from pipeline.rules import build_rules  # noqa: E402
 from pipeline.storage import events_table, games_table, write_parquet  # noqa: E402
 from pipeline.variants import VARIANTS  # noqa: E402
+from rulekit import OPTION_GRID  # noqa: E402
 
-# The same grid as tests/test_conformance.py, for the table family.
-OPTION_GRID = {
-    "pickup": ["table_order", "winner_first", "pooled"],
-    "war_tiebreak": ["single_up"],
-    "shortfall": ["lose"],
-    "win": ["wars:3"],
-    "jokers": ["2"],
-    "players": ["3", "4"],
-    "war_down": ["0", "2"],
-    "ranks": ["6"],
-    "max_battles": ["60"],
-}
 
 # Combinations, custom decks and corners the single options do not reach.
 COMBINATIONS = [

@@ -18,6 +18,7 @@ from pipeline.dataset import Dataset
 from pipeline.generate import Plan, generate
 from pipeline.query import named_queries, run
 from pipeline.rules import build_rules
+from rulekit import games_rows
 from pipeline.storage import event_tuples
 
 GAMES_PER_RULE_SET = 200
@@ -63,11 +64,7 @@ def rule_sets(plans) -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def games(root) -> list[dict]:
-    ds = Dataset.open(root)
-    rows: list[dict] = []
-    for f in ds.files("games"):
-        rows.extend(pq.read_table(ds.root / f.path).to_pylist())
-    return rows
+    return games_rows(root)
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,12 @@ which stays the definition of the rules) into numba-compiled code over numpy arr
 - a pile is a ring buffer, a pooled won pile a stack whose top is its end;
 - events go into flat arrays (one row per event, the cards and seats lists as values + end
   offsets); per-game summaries into arrays with -1 for null;
-- cycle detection (fixed pickup orders only) keeps every position of the game in a buffer, a
-  64-bit hash of each in an open-addressing table, and compares the whole position on a hash hit,
-  so a cycle is found exactly when the reference finds it.
+- the events table (pipeline/logcodec.py, one row per battle) is encoded by `_encode_rows`, which
+  interns each row's shape as an exact key; each distinct shape is spelt once, in Python;
+- cycle detection (fixed pickup orders only) keeps every position of the game (as offsets into
+  each seat's stream of cards, see `_play_one`), a 64-bit hash of each (from per-pile hashes kept
+  up to date move by move) in an open-addressing table, and compares the whole position on a hash
+  hit, so a cycle is found exactly when the reference finds it.
 
 `supported(rules, deals, policies)` says when the fast path applies; anything else (explicit
 deals, other families, decks too big for an int16 card code) goes through the reference.
@@ -30,6 +33,7 @@ import pyarrow as pa
 
 from .cards import Deck
 from .engine import war_values
+from .logcodec import SMALL_ORDER, token
 from .schema import EVENT_KINDS, GAME_ID_STRIDE, RuleSet
 from .variants import VARIANTS
 
@@ -65,6 +69,11 @@ E_BATTLE, E_KIND, E_SEAT, E_VALUE, E_NOTE, E_CEND, E_SEND = range(7)
  S_CYCLE, S_EVENTS) = range(10)
 
 MAX_CARD = 32767  # card codes are int16 in the events table
+# A pile's hash is sum((card + 1) * B**i) mod 2**64 over its cards top first, B odd so that taking
+# the top card is a subtraction and a multiplication by B's inverse.
+PILE_B = np.uint64(0x9E3779B97F4A7C15)
+PILE_B_INV = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
+assert SMALL_ORDER <= 3  # _encode_rows spells a small take in 2-bit fields
 
 
 # ---------------------------------------------------------------- randomness (DESIGN.md)
@@ -208,49 +217,73 @@ def _push(cv, cnt, src, a, b):
     cnt[1] = k
 
 
+@njit(cache=True)
+def _append(s, src, count, L, ph, bpow, stream, sto):
+    """src[:count] put under seat s's pile of L cards: its hash and its stream follow."""
+    hs = ph[s]
+    t = sto[s]
+    for i in range(count):
+        hs += np.uint64(src[i] + 1) * bpow[L + i]
+        stream[s, t + i] = src[i]
+    ph[s] = hs
+    sto[s] = t + count
+
+
+@njit(cache=True)
+def _reshuffle(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt, detect, ph, bpow,
+               stream, sto):
+    """Seat s's won pile, shuffled, becomes its (empty) pile; with detection on, ph[s] and the
+    stream follow (see _play_one)."""
+    w = wlen[s]
+    for i in range(w):  # the won pile, top first
+        tmp[i] = won[s, w - 1 - i]
+    _shuffle(rng, tmp, w)
+    h = head[s]
+    for i in range(w):
+        pile[s, (h + i) & mask] = tmp[i]
+    plen[s] = w
+    wlen[s] = 0
+    if detect:
+        _append(s, tmp, w, 0, ph, bpow, stream, sto)
+    _push(cv, cnt, tmp, 0, w)
+    _emit(evi, cnt, battle, K_RESHUFFLE, s, 0, -1)
+
+
 @njit(cache=True, inline="always")
-def _draw(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt):
-    """The top card of seat s's pile, reshuffling its won pile into it first when empty."""
-    if plen[s] == 0:
-        w = wlen[s]
-        for i in range(w):  # the won pile, top first
-            tmp[i] = won[s, w - 1 - i]
-        _shuffle(rng, tmp, w)
-        h = head[s]
-        for i in range(w):
-            pile[s, (h + i) & mask] = tmp[i]
-        plen[s] = w
-        wlen[s] = 0
-        _push(cv, cnt, tmp, 0, w)
-        _emit(evi, cnt, battle, K_RESHUFFLE, s, 0, -1)
+def _pop(s, pile, head, plen, ph, sfrom, mask):
+    """The top card of seat s's pile, which is not empty; ph[s] and sfrom[s] follow. No branch
+    here: numba counts references to the arrays an inlined function takes, and drops those
+    counts (atomic operations, per array and per call) only when the function is one block."""
     h = head[s]
     c = pile[s, h]
     head[s] = (h + 1) & mask
     plen[s] -= 1
+    ph[s] = (ph[s] - np.uint64(c + 1)) * PILE_B_INV
+    sfrom[s] += 1
     return c
 
 
-@njit(cache=True)
-def _hash_position(pos_data, a, b, war_wins, n, wtw):
-    h = np.uint64(0x84222325CBF29CE4)
-    for i in range(a, b):
-        h = (h ^ np.uint64(pos_data[i])) * np.uint64(0x100000001B3)
-        h ^= h >> np.uint64(29)
-    if wtw > 0:
-        for s in range(n):
-            h = (h ^ np.uint64(war_wins[s])) * np.uint64(0x100000001B3)
-            h ^= h >> np.uint64(29)
-    return _mix(h)
+@njit(cache=True, inline="always")
+def _fold(h, word):
+    """One word into a running hash (finished by _mix): of a position, of a shape key."""
+    return (h ^ np.uint64(word)) * np.uint64(0x100000001B3)
 
 
 @njit(cache=True)
 def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, pickup, wtw,
               max_battles, detect, rng, deck, pile, head, plen, won, wlen, alive, table, tseat, order, tmp,
-              up, cont, tied, ready, war_wins, pos_data, pos_start, pos_hash, pos_ww, ht, ht_gen, gen,
-              evi, cv, sv, cnt, summ, ww_out, fc_out):
+              up, cont, tied, ready, war_wins, ph, bpow, stream, sfrom, sto, pos_from, pos_len, pos_hash,
+              pos_ww, ht, ht_gen, gen, evi, cv, sv, cnt, summ, ww_out, fc_out):
     """Play one game (engine.play_table), appending its events. Returns 0 when done, 1 when the
-    event buffers may be too small for the next battle, 2 when the position buffers are full;
-    the caller then grows them and plays the game again from the start."""
+    event buffers may be too small for the next battle, 2 when the position buffers are full, 3
+    when the streams are; the caller then grows them and plays the game again from the start.
+
+    Cycle detection looks up each position before a battle among the game's earlier ones. For
+    that, every change to a pile (deal, draw, reshuffle, forfeit, collect) keeps, besides the
+    ring buffer: ph[s], the pile's hash (see PILE_B), so a position hashes in O(players); and
+    the seat's stream, every card ever put in its pile in order, of which the pile is
+    stream[s, sfrom[s]:sto[s]], so a position is stored exactly as (sfrom, plen) per seat, and
+    compared card for card with the current one on a hash hit."""
     mask = pile.shape[1] - 1
     ev_cap = evi.shape[0]
     cv_cap = cv.shape[0]
@@ -282,6 +315,11 @@ def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, p
         war_wins[s] = 0
         for i in range(each):
             pile[s, i] = deck[s + i * n]
+        ph[s] = 0
+        sfrom[s] = 0
+        sto[s] = 0
+        if detect:
+            _append(s, pile[s], each, 0, ph, bpow, stream, sto)
         _push(cv, cnt, pile[s], 0, each)
         _emit(evi, cnt, 0, K_DEAL, s, 0, -1)
     set_aside = D - dealt
@@ -297,7 +335,6 @@ def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, p
     winner = -1
     cycle = -1
     npos = 0
-    pdlen = 0
     hmask = ht.shape[0] - 1
     battle = 0
     while True:
@@ -307,29 +344,35 @@ def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, p
             outcome = O_CAPPED
             break
         if detect:
-            if npos + 1 >= pos_hash.shape[0] or pdlen + n + D > pos_data.shape[0]:
+            if npos + 1 >= pos_hash.shape[0]:
                 return 2
-            p = pdlen
+            hv = np.uint64(0x84222325CBF29CE4)
             for s in range(n):
-                L = plen[s]
-                pos_data[p] = L
-                p += 1
-                h = head[s]
-                for i in range(L):
-                    pos_data[p] = pile[s, (h + i) & mask]
-                    p += 1
-            hv = _hash_position(pos_data, pdlen, p, war_wins, n, wtw)
+                if sto[s] + D > stream.shape[1]:  # a battle puts at most D cards in a pile
+                    return 3
+                hv = _fold(_fold(hv, plen[s]), ph[s])
+            if wtw > 0:
+                for s in range(n):
+                    hv = _fold(hv, war_wins[s])
+            hv = _mix(hv)
             slot = np.int64(hv & np.uint64(hmask))
             found = -1
-            size = p - pdlen
             while ht_gen[slot] == gen:
                 j = ht[slot]
-                if pos_hash[j] == hv and pos_start[j + 1] - pos_start[j] == size:
+                if pos_hash[j] == hv:
                     same = True
-                    a = pos_start[j]
-                    for i in range(size):
-                        if pos_data[a + i] != pos_data[pdlen + i]:
+                    for s in range(n):
+                        L = plen[s]
+                        if pos_len[j * n + s] != L:
                             same = False
+                            break
+                        a = pos_from[j * n + s]
+                        b = sfrom[s]
+                        for i in range(L):
+                            if stream[s, a + i] != stream[s, b + i]:
+                                same = False
+                                break
+                        if not same:
                             break
                     if same and wtw > 0:
                         for s in range(n):
@@ -347,13 +390,13 @@ def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, p
             ht_gen[slot] = gen
             ht[slot] = npos
             pos_hash[npos] = hv
-            pos_start[npos] = pdlen
-            pos_start[npos + 1] = p
+            for s in range(n):
+                pos_from[npos * n + s] = sfrom[s]
+                pos_len[npos * n + s] = plen[s]
             if wtw > 0:
                 for s in range(n):
                     pos_ww[npos * n + s] = war_wins[s]
             npos += 1
-            pdlen = p
         battle += 1
 
         tl = 0
@@ -364,7 +407,10 @@ def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, p
                 nc += 1
         for ci in range(nc):
             s = cont[ci]
-            c = _draw(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt)
+            if plen[s] == 0:
+                _reshuffle(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt, detect, ph, bpow,
+                           stream, sto)
+            c = _pop(s, pile, head, plen, ph, sfrom, mask)
             table[tl] = c
             tseat[tl] = s
             tl += 1
@@ -420,6 +466,8 @@ def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, p
                         tseat[tl] = s
                         tl += 1
                     plen[s] = 0
+                    ph[s] = 0
+                    sfrom[s] = sto[s]
                     wlen[s] = 0
                     alive[s] = False
                     _push(cv, cnt, table, t0, tl)
@@ -439,13 +487,19 @@ def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, p
                                 _push(cv, cnt, table, t0, tl)
                                 _emit(evi, cnt, battle, K_DOWN, s, 0, -1)
                                 t0 = tl
-                            c = _draw(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt)
+                            if plen[s] == 0:
+                                _reshuffle(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt,
+                                           detect, ph, bpow, stream, sto)
+                            c = _pop(s, pile, head, plen, ph, sfrom, mask)
                             table[tl] = c
                             tseat[tl] = s
                             tl += 1
                         _push(cv, cnt, table, t0, tl)
                         _emit(evi, cnt, battle, K_DOWN, s, 0, -1)
-                    c = _draw(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt)
+                    if plen[s] == 0:
+                        _reshuffle(s, battle, rng, pile, head, plen, won, wlen, tmp, mask, evi, cv, cnt, detect,
+                                   ph, bpow, stream, sto)
+                    c = _pop(s, pile, head, plen, ph, sfrom, mask)
                     table[tl] = c
                     tseat[tl] = s
                     tl += 1
@@ -501,6 +555,8 @@ def _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, p
                 L = plen[win]
                 for i in range(tl):
                     pile[win, (h + L + i) & mask] = src[i]
+                if detect:
+                    _append(win, src, tl, L, ph, bpow, stream, sto)
                 plen[win] = L + tl
             _push(cv, cnt, src, 0, tl)
             _emit(evi, cnt, battle, K_COLLECT, win, 0, -1)
@@ -594,8 +650,16 @@ def play_games(master, start, stop, n, D, rank, values, by_rank, fixed_down, sin
     npos_cap = max(pos_cap, 2) if detect else 1
     if detect and max_battles + 2 < npos_cap:
         npos_cap = max_battles + 2
-    pos_data = np.empty(npos_cap * (D + n) if detect else 1, np.int16)
-    pos_start = np.zeros(npos_cap + 1, np.int64)
+    ph = np.zeros(n, np.uint64)
+    bpow = np.empty(D + 1, np.uint64)  # PILE_B ** i
+    bpow[0] = np.uint64(1)
+    for i in range(1, D + 1):
+        bpow[i] = bpow[i - 1] * PILE_B
+    stream = np.empty((n, 2 * D + 4 * npos_cap if detect else 1), np.int16)
+    sfrom = np.zeros(n, np.int64)
+    sto = np.zeros(n, np.int64)
+    pos_from = np.zeros(npos_cap * n if detect else 1, np.int64)
+    pos_len = np.zeros(npos_cap * n if detect else 1, np.int64)
     pos_hash = np.zeros(npos_cap, np.uint64)
     pos_ww = np.zeros(npos_cap * n if (detect and wtw > 0) else 1, np.int64)
     hsize = _pow2(2 * npos_cap)
@@ -611,9 +675,10 @@ def play_games(master, start, stop, n, D, rank, values, by_rank, fixed_down, sin
         s0 = cnt[2]
         gseed = _game_seed(master, np.uint64(start + g))
         status = _play_one(gseed, n, D, rank, values, by_rank, fixed_down, single_up, lose, pickup,
-                           wtw, max_battles, detect, rng, deck, pile, head, plen, won, wlen, alive, table,
-                           tseat, order, tmp, up, cont, tied, ready, war_wins, pos_data, pos_start,
-                           pos_hash, pos_ww, ht, ht_gen, gen, evi, cv, sv, cnt, summ[g], ww_out[g], fc_out[g])
+                           wtw, max_battles, detect, rng, deck, pile, head, plen, won, wlen, alive, table, tseat,
+                           order, tmp, up, cont, tied, ready, war_wins, ph, bpow, stream, sfrom, sto, pos_from,
+                           pos_len, pos_hash, pos_ww, ht, ht_gen, gen, evi, cv, sv, cnt, summ[g], ww_out[g],
+                           fc_out[g])
         if status == 0:
             seeds[g] = gseed
             g += 1
@@ -631,10 +696,12 @@ def play_games(master, start, stop, n, D, rank, values, by_rank, fixed_down, sin
             new_sv = np.empty(2 * sv.shape[0] + (D + 2) * n + 8, np.int8)
             new_sv[:s0] = sv[:s0]
             sv = new_sv
-        else:  # grow the position buffers (their contents belong to the game being replayed)
+        elif status == 3:  # grow the streams (their contents belong to the game being replayed)
+            stream = np.empty((n, 2 * stream.shape[1]), np.int16)
+        else:  # grow the position buffers (likewise)
             npos_cap *= 2
-            pos_data = np.empty(max(2 * pos_data.shape[0], npos_cap * (D + n)), np.int16)
-            pos_start = np.zeros(npos_cap + 1, np.int64)
+            pos_from = np.zeros(npos_cap * n, np.int64)
+            pos_len = np.zeros(npos_cap * n, np.int64)
             pos_hash = np.zeros(npos_cap, np.uint64)
             pos_ww = np.zeros(npos_cap * n if wtw > 0 else 1, np.int64)
             hsize = _pow2(2 * npos_cap)
@@ -656,6 +723,259 @@ def _first_indices(codes, k):
             if found == k:
                 break
     return first
+
+
+# ---------------------------------------------------------------- the events table (logcodec)
+
+@njit(cache=True)
+def _grow(a, need):
+    b = np.empty(max(2 * a.shape[0], need), a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def _find(key, klen, h, keys, kstart, khash, slots):
+    """The id of the shape key[:klen] (hash h), comparing whole keys on a hash hit so that two
+    different keys never share an id; -1 - slot when it is new, `slot` being where it goes."""
+    smask = slots.shape[0] - 1
+    s = np.int64(h & np.uint64(smask))
+    while True:
+        k = slots[s]
+        if k < 0:
+            return -1 - s
+        a = kstart[k]
+        if khash[k] == h and kstart[k + 1] - a == klen:
+            same = True
+            for i in range(klen):
+                if keys[a + i] != key[i]:
+                    same = False
+                    break
+            if same:
+                return k
+        s = (s + 1) & smask
+
+
+@njit(cache=True)
+def _rehash(khash, nshapes, size):
+    slots = np.full(size, -1, np.int32)
+    smask = size - 1
+    for k in range(nshapes):
+        s = np.int64(khash[k] & np.uint64(smask))
+        while slots[s] >= 0:
+            s = (s + 1) & smask
+        slots[s] = k
+    return slots
+
+
+# Where _encode_pass stands (st[...]): at the start of a row, so that it can resume there.
+R_GAME, R_FIRST, R_EVENT, R_ROW, R_CARDS, R_ORDER, R_SHAPES, R_TGEN, R_UGEN, R_NEED = range(10)
+
+
+@njit(cache=True)
+def _encode_pass(ids, evi, cv, sv, counts, st, stamp, tpos, used, gid, seq, battles, shape, coff,
+                 cards, ooff, order, key, keys, kstart, khash, slots):
+    """The rows of `_encode_rows` from where `st` says. Returns 0 when done; 1 when `key` is too
+    small for the next row (st[R_NEED] words), 2 when the shapes' buffers are; the caller grows
+    them and calls again, which plays that row again. No array is reassigned here: numba counts
+    references to an array that may be, and in this loop that would cost more than the work."""
+    G = counts.shape[0]
+    g = st[R_GAME]
+    first = st[R_FIRST]
+    i = st[R_EVENT]
+    r = st[R_ROW]
+    nc = st[R_CARDS]
+    no = st[R_ORDER]
+    nshapes = st[R_SHAPES]
+    tgen = st[R_TGEN]
+    ugen = st[R_UGEN]
+    while True:
+        while g < G and i == first + counts[g]:
+            first = i
+            g += 1
+        if g == G:
+            break
+        st[R_GAME] = g
+        st[R_FIRST] = first
+        st[R_EVENT] = i
+        st[R_ROW] = r
+        st[R_CARDS] = nc
+        st[R_ORDER] = no
+        st[R_SHAPES] = nshapes
+        stop = first + counts[g]
+        c0 = evi[i - 1, E_CEND] if i > 0 else 0
+        s0 = evi[i - 1, E_SEND] if i > 0 else 0
+        battle = evi[i, E_BATTLE]
+        gid[r] = ids[g]
+        seq[r] = i - first
+        battles[r] = battle
+        tgen += 1
+        tlen = 0
+        dup = False
+        klen = 0
+        h = np.uint64(0x84222325CBF29CE4)
+        while i < stop and evi[i, E_BATTLE] == battle:
+            kind = evi[i, E_KIND]
+            cend = evi[i, E_CEND]
+            send = evi[i, E_SEND]
+            m = cend - c0
+            ok = False
+            small = np.int64(0)
+            if (kind == K_COLLECT or kind == K_SET_ASIDE) and m == tlen and m > 0 and not dup:
+                ugen += 1
+                ok = True
+                for j in range(m):  # the positions go to `order` at once: `no` moves only if ok
+                    c = cv[c0 + j]
+                    p = tpos[c]
+                    if stamp[c] != tgen or used[p] == ugen:
+                        ok = False
+                        break
+                    used[p] = ugen
+                    order[no + j] = p
+                    if m <= SMALL_ORDER:
+                        small |= p << (53 + 2 * j)
+            w0 = ((np.int64(evi[i, E_SEAT]) + 1) & 0xFFFFFFFF) | (np.int64(kind) << 32) | \
+                (np.int64(evi[i, E_NOTE] + 1) << 40)
+            count = 0
+            if ok:
+                if m <= SMALL_ORDER:
+                    w0 |= (np.int64(1) << 48) | (np.int64(m) << 51) | small
+                else:
+                    w0 |= np.int64(2) << 48
+                    no += m
+                tgen += 1
+                tlen = 0
+                dup = False
+            else:
+                count = m
+                for j in range(m):
+                    cards[nc + j] = cv[c0 + j]
+                nc += m
+                if kind == K_PLAY or kind == K_DOWN or kind == K_FORFEIT:
+                    for j in range(m):
+                        c = cv[c0 + j]
+                        if stamp[c] == tgen:
+                            dup = True
+                        stamp[c] = tgen
+                        tpos[c] = tlen
+                        tlen += 1
+            has_value = kind == K_WAR or kind == K_END
+            ns = send - s0
+            if klen + 3 + (ns + 7) // 8 > key.shape[0]:
+                st[R_TGEN] = tgen
+                st[R_UGEN] = ugen
+                st[R_NEED] = klen + 3 + (ns + 7) // 8
+                return 1
+            w0 |= np.int64(has_value) << 50
+            w1 = np.int64(count) | (np.int64(ns) << 32)
+            key[klen] = w0
+            key[klen + 1] = w1
+            h = _fold(_fold(h, w0), w1)
+            klen += 2
+            if has_value:
+                key[klen] = evi[i, E_VALUE]
+                h = _fold(h, key[klen])
+                klen += 1
+            for j in range(0, ns, 8):
+                w = np.int64(0)
+                for b in range(j, min(j + 8, ns)):
+                    w |= (np.int64(sv[s0 + b]) & 0xFF) << (8 * (b - j))
+                key[klen] = w
+                h = _fold(h, w)
+                klen += 1
+            c0 = cend
+            s0 = send
+            i += 1
+        h = _mix(h)
+        k = _find(key, klen, h, keys, kstart, khash, slots)
+        if k < 0:
+            slot = -1 - k
+            k = nshapes
+            a = kstart[k]
+            if a + klen > keys.shape[0] or k + 2 > kstart.shape[0] or 2 * (k + 1) > slots.shape[0]:
+                st[R_TGEN] = tgen
+                st[R_UGEN] = ugen
+                st[R_NEED] = klen
+                return 2
+            keys[a:a + klen] = key[:klen]
+            kstart[k + 1] = a + klen
+            khash[k] = h
+            slots[slot] = k
+            nshapes += 1
+        shape[r] = k
+        r += 1
+        coff[r] = nc
+        ooff[r] = no
+    st[R_GAME] = g
+    st[R_EVENT] = i
+    st[R_ROW] = r
+    st[R_CARDS] = nc
+    st[R_ORDER] = no
+    st[R_SHAPES] = nshapes
+    return 0
+
+
+@njit(cache=True)
+def _encode_rows(ids, evi, cv, sv, counts):
+    """logcodec.encode over the kernel's arrays, as the columns of `events/` rows: one row per run
+    of a game's events with the same battle, with its cards, the order of its whole-table takes
+    of more than SMALL_ORDER cards (both as int32 offsets and int16 values) and a shape id. Equal
+    shapes get one id, numbered in order of first appearance; keys[kstart[k]:kstart[k+1]] is
+    shape k's key, which `_shape_strings` spells.
+
+    A key holds per event two words, `(seat + 1) & 0xFFFFFFFF | kind << 32 | (note + 1) << 40 |
+    mode << 48 | has_value << 50 | takes << 51 | positions << 53` (mode 0: raw cards; 1: a
+    whole-table take spelt in the shape, `takes` positions of 2 bits; 2: one in `order`) and
+    `count | seats << 32`, then the value when there is one, then the seats, eight bytes a word.
+    Kinds, notes and the positions of a small take fit their bits, so equal keys are equal shapes.
+
+    The table of a row is kept as stamp[card] == tgen (on the table) and tpos[card] (where), so
+    a take is checked in one pass over its cards, whatever the card codes."""
+    E = evi.shape[0]
+    size = 1
+    for i in range(cv.shape[0]):
+        if cv[i] >= size:
+            size = cv[i] + 1
+    st = np.zeros(10, np.int64)
+    stamp = np.zeros(size, np.int64)
+    tpos = np.zeros(size, np.int64)
+    used = np.zeros(size, np.int64)
+    gid = np.empty(E, np.int64)
+    seq = np.empty(E, np.int32)
+    battles = np.empty(E, np.int32)
+    shape = np.empty(E, np.int32)
+    coff = np.empty(E + 1, np.int32)
+    ooff = np.empty(E + 1, np.int32)
+    coff[0] = 0
+    ooff[0] = 0
+    cards = np.empty(cv.shape[0], np.int16)
+    order = np.empty(cv.shape[0], np.int16)
+    key = np.empty(256, np.int64)
+    keys = np.empty(4096, np.int64)
+    kstart = np.zeros(256, np.int64)
+    khash = np.empty(256, np.uint64)
+    slots = np.full(512, -1, np.int32)
+    while True:
+        status = _encode_pass(ids, evi, cv, sv, counts, st, stamp, tpos, used, gid, seq, battles, shape,
+                              coff, cards, ooff, order, key, keys, kstart, khash, slots)
+        if status == 0:
+            break
+        need = st[R_NEED]
+        nshapes = st[R_SHAPES]
+        if status == 1:
+            key = _grow(key, need)
+            continue
+        if kstart[nshapes] + need > keys.shape[0]:
+            keys = _grow(keys, kstart[nshapes] + need)
+        if nshapes + 2 > kstart.shape[0]:
+            kstart = _grow(kstart, nshapes + 2)
+            khash = _grow(khash, nshapes + 2)
+        if 2 * (nshapes + 1) > slots.shape[0]:
+            slots = _rehash(khash, nshapes, 2 * slots.shape[0])
+    r = st[R_ROW]
+    nshapes = st[R_SHAPES]
+    return (gid[:r], seq[:r], battles[:r], shape[:r], coff[:r + 1], cards[:st[R_CARDS]], ooff[:r + 1],
+            order[:st[R_ORDER]], keys[:kstart[nshapes]], kstart[:nshapes + 1])
 
 
 # ---------------------------------------------------------------- the Python side
@@ -736,36 +1056,104 @@ def _nullable(values: np.ndarray, nulls: np.ndarray, type_) -> pa.Array:
     return pa.array(values, type=type_, mask=nulls if nulls.any() else None)
 
 
+def _logs(evi, cv, sv, counts) -> list[list[tuple]]:
+    """The kernel's event arrays as the engine's event tuples, game by game."""
+    cards = cv.tolist()
+    seats = sv.tolist()
+    rows = evi.tolist()
+    logs = []
+    i = 0
+    c0 = s0 = 0
+    for count in counts.tolist():
+        log = []
+        for battle, kind, seat, value, note, cend, send in rows[i:i + count]:
+            log.append((battle, EVENT_KINDS[kind], None if seat < 0 else seat, tuple(cards[c0:cend]),
+                        tuple(seats[s0:send]), (), value if kind in (K_WAR, K_END) else None,
+                        OUTCOMES[note] if note >= 0 else None))
+            c0, s0 = cend, send
+        logs.append(log)
+        i += count
+    return logs
+
+
+_SPELT: dict[bytes, str] = {}  # shape keys (as bytes) already spelt, across calls
+_SPELT_MAX = 1 << 16
+
+
+def _spell(words: list[int], events: dict) -> str:
+    """One shape's text from its key's words (see `_encode_rows`), through logcodec.token;
+    `events` keeps the text of each distinct event's words."""
+    tokens = []
+    i = 0
+    while i < len(words):
+        w0, w1 = words[i], words[i + 1]
+        ns = w1 >> 32
+        has_value = (w0 >> 50) & 1
+        j = i + 2 + has_value + (ns + 7) // 8
+        event = tuple(words[i:j])
+        text = events.get(event)
+        if text is None:
+            seat = (w0 & 0xFFFFFFFF) - 1
+            note = ((w0 >> 40) & 0xFF) - 1
+            mode = (w0 >> 48) & 3
+            take = tuple((w0 >> (53 + 2 * t)) & 3 for t in range((w0 >> 51) & 3)) if mode == 1 else None
+            seats = tuple((event[2 + has_value + t // 8] >> (8 * (t % 8))) & 0xFF for t in range(ns))
+            text = events[event] = token(EVENT_KINDS[(w0 >> 32) & 0xFF], None if seat < 0 else seat,
+                                         w1 & 0xFFFFFFFF, take, mode == 2, seats, (),
+                                         event[2] if has_value else None, OUTCOMES[note] if note >= 0 else None)
+        tokens.append(text)
+        i = j
+    return " ".join(tokens)
+
+
+def _shape_strings(keys: np.ndarray, kstart: np.ndarray) -> list[str]:
+    """The text of each shape interned by `_encode_rows`. Most shapes recur from one batch of
+    games to the next, so texts are kept by key (exact bytes, never a hash alone)."""
+    raw = keys.astype("<i8", copy=False).tobytes()
+    bounds = (kstart * 8).tolist()
+    events: dict = {}
+    shapes = []
+    if len(_SPELT) > _SPELT_MAX:
+        _SPELT.clear()
+    for a, b in zip(bounds, bounds[1:]):
+        k = raw[a:b]
+        text = _SPELT.get(k)
+        if text is None:
+            text = _SPELT[k] = _spell(keys[a // 8:b // 8].tolist(), events)
+        shapes.append(text)
+    return shapes
+
+
+def events_from_arrays(ids: np.ndarray, evi, cv, sv, counts) -> pa.Table:
+    """storage.events_table(ids, _logs(evi, cv, sv, counts)), equal value for value, built by
+    `_encode_rows` and numpy instead of a Python loop per event."""
+    from .storage import EVENT_SCHEMA
+
+    if cv.shape[0] > np.iinfo(np.int32).max:
+        raise OverflowError("more cards than int32 offsets hold")
+    gid, seq, battle, shape, coff, cards, ooff, order, keys, kstart = _encode_rows(
+        np.ascontiguousarray(ids, np.int64), evi, cv, sv, np.ascontiguousarray(counts, np.int64))
+    shapes = pa.DictionaryArray.from_arrays(pa.array(shape, pa.int32()),
+                                            pa.array(_shape_strings(keys, kstart), pa.string()))
+    return pa.Table.from_arrays([
+        pa.array(gid, pa.int64()), pa.array(seq, pa.int32()), pa.array(battle, pa.int32()), shapes,
+        pa.ListArray.from_arrays(pa.array(coff, pa.int32()), pa.array(cards, pa.int16())),
+        pa.ListArray.from_arrays(pa.array(ooff, pa.int32()), pa.array(order, pa.int16())),
+    ], schema=EVENT_SCHEMA)
+
+
 def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays) -> tuple[pa.Table, pa.Table]:
     """The events and games tables from the kernel's arrays, without a loop over events."""
     from .game import policy_specs
-    from .storage import EVENT_SCHEMA, GAME_SCHEMA
+    from .storage import GAME_SCHEMA
 
     evi, cv, sv, summ, ww, fc, seeds = arrays
     G = summ.shape[0]
     n = rules.players
-    E = evi.shape[0]
     index = np.arange(start, start + G, dtype=np.int64)
     ids = np.int64(ordinal) * GAME_ID_STRIDE + index
     counts = summ[:, S_EVENTS]
-    firsts = np.cumsum(counts) - counts
-    seq = (np.arange(E, dtype=np.int64) - np.repeat(firsts, counts)).astype(np.int32)
-    kind = evi[:, E_KIND].astype(np.int8)
-    seat = evi[:, E_SEAT].astype(np.int8)
-    value = evi[:, E_VALUE].astype(np.int32)
-    note = evi[:, E_NOTE].astype(np.int8)
-    events = pa.Table.from_arrays([
-        pa.array(np.repeat(ids, counts), pa.int64()),
-        pa.array(seq, pa.int32()),
-        pa.array(np.ascontiguousarray(evi[:, E_BATTLE]), pa.int32()),
-        _dictionary_from_codes(kind, EVENT_KINDS),
-        _nullable(seat, seat < 0, pa.int8()),
-        _list(evi[:, E_CEND], cv, pa.int16()),
-        _list(evi[:, E_SEND], sv, pa.int8()),
-        _list(np.zeros(E, np.int64), np.zeros(0, np.int16), pa.int16()),
-        _nullable(value, (kind != K_WAR) & (kind != K_END), pa.int32()),
-        _dictionary_from_codes(note, OUTCOMES),
-    ], schema=EVENT_SCHEMA)
+    events = events_from_arrays(ids, evi, cv, sv, counts)
 
     policies = list(policy_specs(rules, ()))
     pol_values = pa.array(policies * G, type=pa.string())

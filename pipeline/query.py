@@ -1,7 +1,8 @@
 """Statistics with DuckDB over a dataset's Parquet files, in place.
 
-Views: `games` and `events` (the files the manifest lists), `rules` (one row per rule set,
-every option a column), `battles` (one row per battle, from the events), `cards` (every card
+Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
+decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
+rule set, every option a column), `battles` (one row per battle, from the events), `cards` (every card
 of every deck in the dataset with its label). Macro `card_label(code)` labels a standard-deck
 card (`10♥`, `JK1`).
 
@@ -89,8 +90,12 @@ def named_queries() -> dict[str, NamedQuery]:
     return {p.stem: parse_query(p) for p in sorted(queries_dir().glob("*.sql"))}
 
 
-def connect(root):
-    """A DuckDB connection with the dataset's views."""
+EVENT_VIEWS = re.compile(r"\b(events|battles|event_steps)\b", re.IGNORECASE)
+
+
+def connect(root, events: bool = True):
+    """A DuckDB connection with the dataset's views. `events=False` leaves out the decoded
+    `events` and `battles` views, whose set-up reads every battle's shape."""
     import duckdb
     import pyarrow as pa
 
@@ -106,8 +111,11 @@ def connect(root):
             raise QueryError(f"dataset {str(ds.root)!r} lists no {table} files")
         listing = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
         hive = "true" if table == "events" else "false"
-        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listing}], "
+        view = "event_rows" if table == "events" else table
+        con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{listing}], "
                     f"hive_partitioning = {hive})")
+    if events:
+        _events_view(con)
     rows = []
     for e in ds.manifest.rule_sets:
         rules = e.rules.model_dump(mode="json")
@@ -120,8 +128,22 @@ def connect(root):
     con.execute("CREATE TABLE rules AS SELECT * FROM _rules")
     con.unregister("_rules")
     con.execute(CARD_SQL)
-    con.execute(BATTLES_SQL)
+    if events:
+        con.execute(BATTLES_SQL)
     return con
+
+
+def events_sql() -> str:
+    """The SQL that decodes `event_rows` into the `events` view (also for DuckDB used directly)."""
+    return (Path(__file__).resolve().parent / "events.sql").read_text(encoding="utf-8")
+
+
+def _events_view(con) -> None:
+    con.execute(events_sql())
+    bad = con.execute("SELECT shape FROM event_steps WHERE kind = '' OR kind IS NULL LIMIT 1").fetchone()
+    if bad:
+        raise QueryError(f"the dataset's events do not decode: shape {bad[0]!r} "
+                         "(`war validate` says more)")
 
 
 CARD_SQL = """
@@ -188,7 +210,7 @@ def run(root, sql: str | None = None, name: str | None = None, params: dict[str,
         bound = dict(params)
     if not sql or not sql.strip():
         raise QueryError("no SQL given")
-    con = connect(root)
+    con = connect(root, events=bool(EVENT_VIEWS.search(sql)))
     try:
         rel = con.sql(sql, params=bound) if bound else con.sql(sql)
         return rel.to_arrow_table() if rel is not None else None

@@ -14,7 +14,7 @@ from .cards import Deck
 from .dataset import Dataset
 from .deal import deck_of
 from .engine import EventTuple
-from .errors import GameNotFound, LogMismatch
+from .errors import DatasetError, GameNotFound, LogMismatch
 from .game import replay_log
 from .ledger import Ledger, ledger_for
 from .schema import RuleSetEntry
@@ -58,7 +58,10 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[EventTuple]]
         raise GameNotFound(f"game {game_id} is listed in the manifest but missing from {games_file.path}"
                            if not rows else f"game {game_id} has no events in {events_file.path}")
     events = events.sort_by("seq")
-    return entry, rows[0], event_tuples(events)
+    try:
+        return entry, rows[0], event_tuples(events)
+    except DatasetError as err:
+        raise DatasetError(f"game {game_id} in {events_file.path}: {err}") from None
 
 
 def replay_game(root, game_id: int) -> GameReplay:

@@ -15,7 +15,7 @@ from typing import Annotated, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ENGINE_VERSION = "1"
 
 
@@ -123,7 +123,7 @@ class RuleSet(BaseModel):
 
 
 class Event(BaseModel):
-    """One row of `events/`: what happened at one step of one game."""
+    """One event: what happened at one step of one game (a row of the `events` view)."""
 
     game_id: Annotated[int, Arrow("int64")] = Field(description="The game, unique in the dataset.")
     seq: Annotated[int, Arrow("int32")] = Field(ge=0, description="0, 1, 2... within the game.")
@@ -139,6 +139,21 @@ class Event(BaseModel):
     value: Annotated[int | None, Arrow("int32")] = Field(None, description="War depth; battles at the end.")
     note: Annotated[str | None, Arrow("dictionary<string>")] = Field(
         None, description="Outcome at the end; a decision's name.")
+
+
+class LogRow(BaseModel):
+    """One row of `events/` files: the events of one battle of one game, encoded by
+    `pipeline.logcodec` (the `events` view of `war query` shows them one row per event)."""
+
+    game_id: Annotated[int, Arrow("int64")] = Field(description="The game, unique in the dataset.")
+    seq: Annotated[int, Arrow("int32")] = Field(ge=0, description="The seq of the row's first event.")
+    battle: Annotated[int, Arrow("int32")] = Field(ge=0, description="Battle number; 0 for the deal.")
+    shape: Annotated[str, Arrow("dictionary<string>")] = Field(
+        description="Every event of the battle but its cards, e.g. `play:0#1 play:1#1 collect:1@1,0`.")
+    cards: Annotated[list[int], Arrow("list<int16>")] = Field(
+        default_factory=list, description="The events' cards, but for takes of the whole table.")
+    order: Annotated[list[int], Arrow("list<int16>")] = Field(
+        default_factory=list, description="The order of whole-table takes of more than three cards.")
 
 
 class GameRecord(BaseModel):
@@ -167,7 +182,7 @@ class GameRecord(BaseModel):
     cards_set_aside: Annotated[int, Arrow("int16")] = Field(description="Out of play at the end.")
     cycle_length: Annotated[int | None, Arrow("int32")] = Field(
         None, description="For a cycle: battles between the two equal positions.")
-    events: Annotated[int, Arrow("int32")] = Field(description="Rows of this game in `events/`.")
+    events: Annotated[int, Arrow("int32")] = Field(description="Events of this game (rows in the `events` view).")
 
 
 class DataFile(BaseModel):
@@ -202,7 +217,7 @@ class Manifest(BaseModel):
 
 
 GAME_ID_STRIDE = 1_000_000_000
-MODELS = {"rule_set": RuleSet, "event": Event, "game": GameRecord, "manifest": Manifest}
+MODELS = {"rule_set": RuleSet, "event": Event, "log_row": LogRow, "game": GameRecord, "manifest": Manifest}
 
 
 def arrow_fields(model: type[BaseModel]) -> list[tuple[str, str, bool]]:

@@ -16,9 +16,10 @@ import pyarrow.parquet as pq
 
 from .engine import EventTuple
 from .errors import DatasetError
-from .schema import SCHEMA_VERSION, ENGINE_VERSION, Event, GameRecord, arrow_fields
+from . import logcodec
+from .schema import SCHEMA_VERSION, ENGINE_VERSION, GameRecord, LogRow, arrow_fields
 
-ROW_GROUP_ROWS = 64 * 1024
+ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group
 
 
 def _arrow_type(text: str) -> pa.DataType:
@@ -37,7 +38,7 @@ def arrow_schema(model) -> pa.Schema:
                                        "war.table": model.__name__})
 
 
-EVENT_SCHEMA = arrow_schema(Event)
+EVENT_SCHEMA = arrow_schema(LogRow)
 GAME_SCHEMA = arrow_schema(GameRecord)
 
 
@@ -47,24 +48,27 @@ def _dictionary(values: list, schema_field: pa.Field) -> pa.Array:
 
 
 def events_table(game_ids: list[int], logs: list[list[EventTuple]]) -> pa.Table:
-    """One row per event, ordered by (game, seq)."""
+    """The rows of `events/` files for these games' logs (one row per battle), ordered by (game, seq)."""
     gid: list[int] = []
     seq: list[int] = []
-    cols: list[list] = [[] for _ in range(8)]
+    battle: list[int] = []
+    shape: list[str] = []
+    cards: list[list[int]] = []
+    order: list[list[int]] = []
     for g, log in zip(game_ids, logs):
-        n = len(log)
-        gid.extend([g] * n)
-        seq.extend(range(n))
-        for i, column in enumerate(zip(*log)):
-            cols[i].extend(column)
-    battle, kind, seat, cards, seats, options, value, note = cols
+        rows = logcodec.encode(log)
+        gid.extend([g] * len(rows))
+        for r in rows:
+            seq.append(r.seq)
+            battle.append(r.battle)
+            shape.append(r.shape)
+            cards.append(r.cards)
+            order.append(r.order)
     f = EVENT_SCHEMA
     arrays = [
         pa.array(gid, pa.int64()), pa.array(seq, pa.int32()), pa.array(battle, pa.int32()),
-        _dictionary(kind, f.field("kind")), pa.array(seat, pa.int8()),
-        pa.array(cards, pa.list_(pa.int16())), pa.array(seats, pa.list_(pa.int8())),
-        pa.array(options, pa.list_(pa.int16())), pa.array(value, pa.int32()),
-        _dictionary(note, f.field("note")),
+        _dictionary(shape, f.field("shape")),
+        pa.array(cards, pa.list_(pa.int16())), pa.array(order, pa.list_(pa.int16())),
     ]
     return pa.Table.from_arrays(arrays, schema=EVENT_SCHEMA)
 
@@ -94,11 +98,23 @@ def _plain(column) -> list:
     return column.to_pylist()
 
 
+def log_rows(table: pa.Table):
+    return zip(_plain(table.column("game_id")), _plain(table.column("seq")), _plain(table.column("battle")),
+               _plain(table.column("shape")), _lists(table.column("cards")), _lists(table.column("order")))
+
+
+def game_logs(table: pa.Table) -> dict[int, list[EventTuple]]:
+    """Every game's events from rows of `events/` files (each game's rows in seq order).
+    Raises logcodec.CodecError for a row that no log encodes to."""
+    rows: dict[int, list] = {}
+    for gid, *row in log_rows(table):
+        rows.setdefault(gid, []).append(row)
+    return {gid: logcodec.decode(r) for gid, r in rows.items()}
+
+
 def event_tuples(table: pa.Table) -> list[EventTuple]:
-    """Events as the engine's tuples, for replay (seq order assumed)."""
-    return list(zip(_plain(table.column("battle")), _plain(table.column("kind")), _plain(table.column("seat")),
-                    _lists(table.column("cards")), _lists(table.column("seats")), _lists(table.column("options")),
-                    _plain(table.column("value")), _plain(table.column("note"))))
+    """The events of one game's rows, as the engine's tuples."""
+    return logcodec.decode(row for _, *row in log_rows(table))
 
 
 def sha256_file(path: Path) -> str:
@@ -129,17 +145,27 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+# Encodings that beat dictionary + zstd on our columns: steady deltas for the row numbers, and
+# byte stream split for card codes and orders, whose one significant byte zstd then entropy-codes.
+ENCODINGS = {"seq": "DELTA_BINARY_PACKED", "battle": "DELTA_BINARY_PACKED",
+             "cards.list.element": "BYTE_STREAM_SPLIT", "order.list.element": "BYTE_STREAM_SPLIT"}
+
+
+def _leaf(field: pa.Field) -> str:
+    return f"{field.name}.list.element" if pa.types.is_list(field.type) else field.name
+
+
 def write_parquet(table: pa.Table, path: Path, sort_key: Iterable[str] = ()) -> str:
     """Write zstd Parquet atomically; return its SHA-256."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_name(path)
+    leaves = [_leaf(f) for f in table.schema]
     try:
-        delta = [n for n in ("seq", "battle") if n in table.schema.names]
         pq.write_table(
             table, tmp, compression="zstd", compression_level=6,
             row_group_size=ROW_GROUP_ROWS, write_statistics=True,
-            use_dictionary=[n for n in table.schema.names if n not in delta] if delta else True,
-            column_encoding={n: "DELTA_BINARY_PACKED" for n in delta} or None,
+            use_dictionary=[leaf for leaf in leaves if leaf not in ENCODINGS],
+            column_encoding={leaf: ENCODINGS[leaf] for leaf in leaves if leaf in ENCODINGS} or None,
             sorting_columns=[pq.SortingColumn(table.schema.get_field_index(k)) for k in sort_key] or None,
         )
         with open(tmp, "rb+") as f:

@@ -1,7 +1,7 @@
 """Validating a dataset against its manifest and the engine.
 
 Checks, in order: every listed file exists with its checksum and row count, no unlisted data
-file, the Parquet schema; then every game: its events in (game, seq) order, every card in
+file, the Parquet schema; then every game: its rows in (game, seq) order and decodable, every card in
 one place at every step (the ledger), the rules (replay from the log alone), its record against
 its events, and regeneration from its seed, event for event. Each problem names the file, the
 game and the event sequence where it was found, with what was expected and what was found.
@@ -25,8 +25,9 @@ from .generate import game_record
 from .ledger import audit
 from .parallel import run_tasks
 from .rng import game_seed
-from .schema import GAME_ID_STRIDE, RuleSetEntry
-from .storage import EVENT_SCHEMA, GAME_SCHEMA, event_tuples, read_parquet, sha256_file
+from .logcodec import CodecError, decode_row
+from .schema import EVENT_KINDS, GAME_ID_STRIDE, RuleSetEntry
+from .storage import EVENT_SCHEMA, GAME_SCHEMA, log_rows, read_parquet, sha256_file
 
 
 @dataclass
@@ -107,20 +108,34 @@ def check_files(ds: Dataset, report: Report) -> set[str]:
     return unreadable
 
 
-def _split_games(table) -> dict[int, list[EventTuple]] | Problem:
-    ids = table.column("game_id").to_pylist()
-    seqs = table.column("seq").to_pylist()
-    events = event_tuples(table)
-    games: dict[int, list[EventTuple]] = {}
-    order: list[int] = []
-    for gid, seq, ev in zip(ids, seqs, events):
-        log = games.get(gid)
-        if log is None:
-            if order and gid < order[-1]:
-                return Problem(None, gid, seq, f"events not sorted by game: game {gid} after game {order[-1]}")
-            log = games[gid] = []
-            order.append(gid)
-        log.append((seq, ev))
+def _split_games(table) -> dict[int, list[tuple[int, EventTuple]] | Problem] | Problem:
+    """Each game's events, numbered by seq, from a file's rows; a game whose rows do not decode
+    maps to the Problem that says where."""
+    rows: dict[int, list] = {}
+    last = None
+    for gid, *row in log_rows(table):
+        if gid != last:
+            if gid in rows:
+                return Problem(None, gid, row[0], f"rows not sorted by game: game {gid} appears again "
+                                                  f"after game {last}")
+            rows[gid] = []
+            last = gid
+        rows[gid].append(row)
+    games: dict = {}
+    for gid, game_rows in rows.items():
+        events: list[EventTuple] = []
+        at = 0
+        try:
+            for seq, battle, shape, cards, order in game_rows:
+                at = len(events)
+                if seq != at:
+                    raise CodecError(f"row of battle {battle} starts at seq {seq}, but the rows before "
+                                     f"it hold {len(events)} events")
+                events.extend(decode_row(battle, shape, cards, order))
+        except CodecError as err:
+            games[gid] = Problem(None, gid, at, f"events do not decode: {err}")
+            continue
+        games[gid] = list(enumerate(events))
     return games
 
 
@@ -261,6 +276,8 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
         logged = split.get(gid)
         if logged is None:
             problem = Problem(task.events_path, gid, None, "no events for this game")
+        elif isinstance(logged, Problem):
+            problem = logged
         else:
             deal = None
             if task.deals is not None:
@@ -285,49 +302,51 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
 
 def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, rows: list[dict], events) -> bool:
     """True when the shard's files are exactly what its seeds regenerate and every battle's
-    cards balance; False sends the shard to the game-by-game checks, which name the problem."""
-    from .kernel import play_range_fast, supported
+    cards balance; False sends the shard to the game-by-game checks, which name the problem.
+    The files equal the encoding of the regenerated events, and the encoding is lossless, so
+    the invariants are checked on the regenerated events without decoding the files."""
+    from .kernel import build_tables, play_arrays, supported
 
     if task.deals is not None or not supported(entry.rules, None, tuple(entry.policies)):
         return False
-    ref_events, ref_games = play_range_fast(entry.rules, entry.ordinal, master_seed, task.first,
-                                            task.first + task.games)
+    stop = task.first + task.games
+    arrays = play_arrays(entry.rules, master_seed, task.first, stop)
+    ref_events, ref_games = build_tables(entry.rules, entry.ordinal, task.first, stop, arrays)
     if not events.equals(ref_events) or rows != ref_games.to_pylist():
         return False
-    return cards_balance(events, deck_of(entry.rules).size)
+    return cards_balance(*kernel_events(arrays), deck_of(entry.rules).size)
 
 
-def cards_balance(events, deck_size: int) -> bool:
-    """Invariants over a whole shard at once: every game's deal is the whole deck, each card
-    once; in every battle the cards that leave the table are the cards put on it, none twice."""
+def kernel_events(arrays):
+    """(game, battle, kind, card counts, cards) per event, from the compiled engine's arrays."""
     import numpy as np
-    import pyarrow.compute as pc
 
-    if events.num_rows == 0:
+    from .kernel import E_BATTLE, E_CEND, E_KIND, S_EVENTS
+
+    evi, cv, _, summ = arrays[:4]
+    counts = summ[:, S_EVENTS]
+    ends = evi[:, E_CEND].astype(np.int64)
+    lengths = np.diff(ends, prepend=0)
+    game = np.repeat(np.arange(len(counts)), counts)
+    return game, evi[:, E_BATTLE].astype(np.int64), evi[:, E_KIND], lengths, cv
+
+
+def cards_balance(game, battle, kind, lengths, values, deck_size: int) -> bool:
+    """Invariants over a whole shard at once, from per-event arrays (kind: positions in
+    EVENT_KINDS): every game's deal is the whole deck, each card once; in every battle the
+    cards that leave the table are the cards put on it, none twice."""
+    import numpy as np
+
+    from .invariants import DEALT, PUT, TAKEN, balance
+
+    if len(game) == 0:
         return True
-    cards = events.column("cards").combine_chunks()
-    lengths = pc.list_value_length(cards).to_numpy(zero_copy_only=False)
-    values = cards.values.to_numpy(zero_copy_only=False)
-    game = events.column("game_id").to_numpy()
-    battle = events.column("battle").to_numpy().astype(np.int64)
-    kinds = events.column("kind").combine_chunks()
-    code = {name: i for i, name in enumerate(kinds.dictionary.to_pylist())}
-    kind = np.asarray(kinds.indices)
-    is_kind = lambda *ks: np.isin(kind, [code[k] for k in ks if k in code])  # noqa: E731
-    game = game - game.min()
-    width = int(battle.max()) + 1
-    slot = (game * width + battle) * deck_size            # one slot of deck_size per (game, battle)
-    key = np.repeat(slot, lengths) + values               # a card in its battle
-
-    dealt_rows = (battle == 0) & is_kind("deal", "set_aside")
-    per_game = np.bincount(game, weights=dealt_rows * lengths)
-    if (per_game[np.unique(game)] != deck_size).any():
-        return False
-    dealt = np.sort(key[np.repeat(dealt_rows, lengths)])
-    if (dealt[1:] == dealt[:-1]).any():
-        return False
-    put = np.sort(key[np.repeat((battle > 0) & is_kind("play", "down", "forfeit"), lengths)])
-    if (put[1:] == put[:-1]).any():
-        return False
-    taken = np.sort(key[np.repeat((battle > 0) & is_kind("collect", "set_aside"), lengths)])
-    return bool(np.array_equal(put, taken))
+    code = {name: i for i, name in enumerate(EVENT_KINDS)}
+    role = np.zeros(len(EVENT_KINDS), np.int8)
+    role[code["deal"]] = DEALT
+    role[[code["play"], code["down"], code["forfeit"]]] = PUT
+    role[code["collect"]] = TAKEN
+    starts = np.cumsum(lengths) - lengths
+    return bool(balance(np.asarray(game, np.int64), np.asarray(battle, np.int64), np.asarray(kind, np.int64),
+                        role, code["set_aside"], starts.astype(np.int64), np.asarray(lengths, np.int64),
+                        np.asarray(values, np.int64), deck_size))

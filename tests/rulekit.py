@@ -110,6 +110,48 @@ OPTION_GRID = {
 }
 
 
+EVENT_FIELDS = ("battle", "kind", "seat", "cards", "seats", "options", "value", "note")
+
+
+def file_events(path) -> list[dict]:
+    """Every event of one events file, one dict per event (game_id, seq and the event's
+    fields, lists as lists), decoded with pipeline.storage, not with the SQL view."""
+    from pipeline.storage import game_logs
+
+    return [{"game_id": gid, "seq": i, **{k: list(v) if isinstance(v, tuple) else v
+                                          for k, v in zip(EVENT_FIELDS, ev)}}
+            for gid, log in game_logs(pq.read_table(path)).items() for i, ev in enumerate(log)]
+
+
+def event_rows(root) -> list[dict]:
+    """Every event of a dataset (see file_events), in manifest order."""
+    ds = Dataset.open(root)
+    return [e for f in ds.files("events") for e in file_events(ds.root / f.path)]
+
+
+def encoded(events: list[dict]) -> list[dict]:
+    """One game's event dicts, in list order (their seq is ignored), as rows of an events file."""
+    from pipeline import logcodec
+
+    if not events:
+        return []
+    log = [tuple(tuple(e[k]) if isinstance(e[k], list) else e[k] for k in EVENT_FIELDS) for e in events]
+    return [{"game_id": events[0]["game_id"], **r._asdict()} for r in logcodec.encode(log)]
+
+
+def rewrite_game_events(path, gid: int, edit) -> None:
+    """Rewrite one events file with game `gid`'s events replaced by edit(its event dicts),
+    encoded as the writer would (same schema and metadata)."""
+    import pyarrow as pa
+
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    mine = [i for i, r in enumerate(rows) if r["game_id"] == gid]
+    events = [e for e in file_events(path) if e["game_id"] == gid]
+    rows[mine[0]:mine[-1] + 1] = encoded(edit(events))
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+
+
 def games_rows(root) -> list[dict]:
     """Every row of a dataset's games files, in manifest order."""
     ds = Dataset.open(root)

@@ -21,7 +21,7 @@ from pipeline.generate import Plan, generate
 from pipeline.query import named_queries, run
 from pipeline.rules import build_rules
 from rulekit import games_rows
-from pipeline.storage import event_tuples
+from pipeline.storage import game_logs
 
 NEW_QUERIES = ("steals", "policy_win_rate", "policy_matchup", "length_by_policy", "arneson_consolation")
 STEAL_POLICIES = ("steal:always", "steal:never", "steal:threshold:4")
@@ -79,9 +79,8 @@ def events(root) -> dict[int, list[tuple]]:
     ds = Dataset.open(root)
     out: dict[int, list[tuple]] = defaultdict(list)
     for f in ds.files("events"):
-        table = pq.read_table(ds.root / f.path)
-        for gid, ev in zip(table.column("game_id").to_pylist(), event_tuples(table)):
-            out[gid].append(ev)
+        for gid, log in game_logs(pq.read_table(ds.root / f.path)).items():
+            out[gid].extend(log)
     return dict(out)
 
 

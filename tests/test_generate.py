@@ -10,6 +10,7 @@ from pipeline.dataset import Dataset
 from pipeline.errors import DatasetError
 from pipeline.generate import Plan, generate
 from pipeline.rules import build_rules
+from pipeline.schema import SCHEMA_VERSION
 from pipeline.validate import validate
 
 
@@ -68,7 +69,7 @@ def test_files_are_sorted_and_carry_the_schema_version(tmp_path):
     t = pq.read_table(path)
     keys = list(zip(t.column("game_id").to_pylist(), t.column("seq").to_pylist()))
     assert keys == sorted(keys)
-    assert pq.ParquetFile(path).schema_arrow.metadata[b"war.schema_version"] == b"1"
+    assert pq.ParquetFile(path).schema_arrow.metadata[b"war.schema_version"] == str(SCHEMA_VERSION).encode()
     assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
 
 

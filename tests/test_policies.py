@@ -43,6 +43,7 @@ from pipeline.rules import build_rules
 from pipeline.steal import rank_copies
 from pipeline.storage import sha256_file
 from pipeline.validate import validate
+from rulekit import file_events, rewrite_game_events
 
 STEAL_KINDS = ("steal", "top")
 HAND_KINDS = ("hand",)
@@ -785,10 +786,7 @@ def copy(src: Path, tmp_path: Path) -> Path:
 
 
 def all_events(root: Path) -> list[tuple[str, dict]]:
-    out = []
-    for f in Dataset.open(root).files("events"):
-        out.extend((f.path, r) for r in pq.read_table(root / f.path).to_pylist())
-    return out
+    return [(f.path, e) for f in Dataset.open(root).files("events") for e in file_events(root / f.path)]
 
 
 def find_event(root: Path, test) -> tuple[str, dict]:
@@ -800,14 +798,10 @@ def find_event(root: Path, test) -> tuple[str, dict]:
 
 
 def tamper(root: Path, rel: str, gid: int, seq: int, **changes) -> None:
-    """Rewrite one events file with one row changed (same schema), and fix up the manifest so
-    that only the game-level checks can see it."""
+    """Rewrite one events file with one event changed, and fix up the manifest so that only
+    the game-level checks can see it."""
     path = root / rel
-    table = pq.read_table(path)
-    rows = table.to_pylist()
-    i = next(k for k, r in enumerate(rows) if r["game_id"] == gid and r["seq"] == seq)
-    rows[i] = {**rows[i], **changes}
-    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    rewrite_game_events(path, gid, lambda events: [{**e, **changes} if e["seq"] == seq else e for e in events])
     data = json.loads((root / MANIFEST).read_text())
     for f in data["files"]:
         if f["path"] == rel:

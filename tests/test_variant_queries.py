@@ -19,7 +19,7 @@ from pipeline.generate import Plan, generate
 from pipeline.query import named_queries, run
 from pipeline.rules import build_rules
 from rulekit import games_rows
-from pipeline.storage import event_tuples
+from pipeline.storage import game_logs
 
 GAMES_PER_RULE_SET = 200
 SEED = 11
@@ -81,8 +81,8 @@ def _events_of(root: Path, rules_id: str):
     ordinals = {e.ordinal for e in ds.manifest.rule_sets if e.rules_id == rules_id}
     for f in ds.files("events"):
         if f.rule_set in ordinals:
-            table = pq.read_table(ds.root / f.path)
-            yield from zip(table.column("game_id").to_pylist(), event_tuples(table))
+            for gid, log in game_logs(pq.read_table(ds.root / f.path)).items():
+                yield from ((gid, ev) for ev in log)
 
 
 def _battles(root: Path, rules_id: str):

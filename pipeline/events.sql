@@ -1,0 +1,54 @@
+-- The `events` view: one row per event, decoded from `event_rows` (the rows of the `events/`
+-- files, one per battle; see pipeline/logcodec.py). Needs a view or table `event_rows`; then
+-- `.read events.sql` in the duckdb shell, or run it as a script from any DuckDB client.
+CREATE OR REPLACE TABLE event_steps AS
+WITH shapes AS (SELECT DISTINCT shape FROM event_rows),
+tokens AS (
+    SELECT shape, unnest(string_split(shape, ' ')) AS tok,
+           unnest(range(len(string_split(shape, ' ')))) AS pos
+    FROM shapes
+),
+parsed AS (
+    SELECT shape, pos, m.kind,
+        TRY_CAST(nullif(m.seat, '') AS TINYINT) AS seat,
+        coalesce(TRY_CAST(nullif(m.count, '') AS INTEGER), 0) AS n,
+        nullif(m.take, '') AS take,
+        CASE WHEN m.seats = '' THEN [] ELSE CAST(string_split(m.seats, ',') AS TINYINT[]) END AS seats,
+        CASE WHEN m.options = '' THEN [] ELSE CAST(string_split(m.options, ',') AS SMALLINT[]) END AS options,
+        TRY_CAST(nullif(m.value, '') AS INTEGER) AS value,
+        nullif(m.note, '') AS note
+    FROM (SELECT shape, pos, regexp_extract(tok,
+            '^([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?(?:\{(-?[\d,-]*)\})?(?:=(-?\d+))?(?:!(\S+))?$',
+            ['kind', 'seat', 'count', 'take', 'seats', 'options', 'value', 'note']) AS m
+          FROM tokens)
+),
+placed AS (   -- where each event's own cards start in its row, and which table it belongs to
+    SELECT *,
+        CAST(coalesce(sum(n) OVER w, 0) AS BIGINT) AS start,
+        CAST(coalesce(count(take) OVER w, 0) AS BIGINT) AS tab
+    FROM parsed
+    WINDOW w AS (PARTITION BY shape ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+tables AS (   -- the positions in the row of each table's cards, in the order they were put down
+    SELECT shape, tab, flatten(list(range(start + 1, start + n + 1) ORDER BY pos)) AS tpos
+    FROM placed WHERE kind IN ('play', 'down', 'forfeit') AND take IS NULL
+    GROUP BY shape, tab
+)
+SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats, p.options, p.value, p.note,
+    CASE WHEN p.take IS NULL THEN CAST(range(p.start + 1, p.start + p.n + 1) AS INTEGER[])
+         WHEN p.take <> '*' THEN list_transform(CAST(string_split(p.take, ',') AS INTEGER[]),
+                                                lambda i: CAST(t.tpos[i + 1] AS INTEGER))
+    END AS idx,
+    CASE WHEN p.take = '*' THEN CAST(t.tpos AS INTEGER[]) END AS tpos,
+    CASE WHEN p.take = '*' THEN CAST(1 + coalesce(sum(len(t.tpos)) FILTER (WHERE p.take = '*') OVER (
+        PARTITION BY p.shape ORDER BY p.pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS INTEGER)
+    END AS ostart
+FROM placed p LEFT JOIN tables t ON p.take IS NOT NULL AND t.shape = p.shape AND t.tab = p.tab;
+
+CREATE OR REPLACE VIEW events AS
+SELECT r.game_id, CAST(r.seq + s.pos AS INTEGER) AS seq, r.battle, s.kind, s.seat,
+    CASE WHEN s.ostart IS NULL THEN list_transform(s.idx, lambda i: r.cards[i])
+         ELSE list_transform(r."order"[s.ostart:s.ostart + len(s.tpos) - 1], lambda p: r.cards[s.tpos[p + 1]])
+    END AS cards,
+    s.seats, s.options, s.value, s.note, r.variant
+FROM event_rows r JOIN event_steps s ON r.shape = s.shape;

@@ -1,0 +1,65 @@
+"""Card invariants over a whole shard of events, compiled: what fast validation checks on the
+regenerated events instead of walking each game with the ledger."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kernel import njit
+
+DEALT, PUT, TAKEN = 1, 2, 3
+
+
+@njit(cache=True)
+def balance(game, battle, kind, role, set_aside, starts, lengths, values, deck_size):
+    """True when every game's battle 0 deals (or sets aside) each card of the deck once, and in
+    every later battle the cards taken from the table (collect, set_aside) are exactly the cards
+    put on it (play, down, forfeit), none twice. role[kind] is DEALT, PUT, TAKEN or 0;
+    `set_aside` is the kind that deals at battle 0 and takes later."""
+    put_at = np.full(deck_size, -1, np.int64)
+    taken_at = np.full(deck_size, -1, np.int64)
+    dealt_at = np.full(deck_size, -1, np.int64)
+    stamp = 0
+    dealt = 0
+    puts = 0
+    takes = 0
+    n = len(game)
+    for i in range(n):
+        new_game = i == 0 or game[i] != game[i - 1]
+        if new_game or battle[i] != battle[i - 1]:
+            if i > 0 and puts != takes:
+                return False
+            if new_game:
+                if i > 0 and dealt != deck_size:
+                    return False
+                dealt = 0
+            stamp += 1
+            puts = 0
+            takes = 0
+        r = role[kind[i]]
+        if kind[i] == set_aside:
+            r = DEALT if battle[i] == 0 else TAKEN
+        if r == 0:
+            continue
+        if r == DEALT and battle[i] != 0 or r != DEALT and battle[i] == 0:
+            return False
+        for j in range(starts[i], starts[i] + lengths[i]):
+            c = values[j]
+            if c < 0 or c >= deck_size:
+                return False
+            if r == DEALT:
+                if dealt_at[c] == stamp:
+                    return False
+                dealt_at[c] = stamp
+                dealt += 1
+            elif r == PUT:
+                if put_at[c] == stamp:
+                    return False
+                put_at[c] = stamp
+                puts += 1
+            else:
+                if put_at[c] != stamp or taken_at[c] == stamp:
+                    return False
+                taken_at[c] = stamp
+                takes += 1
+    return puts == takes and dealt == deck_size

@@ -1,0 +1,161 @@
+"""The kernel's events encoder (kernel.events_from_arrays) against the reference encoder: for the
+kernel's own games and for arbitrary event arrays, the table must equal
+storage.events_table(ids, kernel._logs(...)) and be written to the same Parquet bytes, and
+logcodec.decode of its rows must give back the events."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("numba")
+
+from pipeline import kernel  # noqa: E402
+from pipeline.errors import RulesError  # noqa: E402
+from pipeline.rules import build_rules  # noqa: E402
+from pipeline.schema import EVENT_KINDS  # noqa: E402
+from pipeline.storage import events_table, game_logs, write_parquet  # noqa: E402
+
+RULE_SETS = [
+    ("classic", {}),
+    ("classic", {"pickup": "pooled", "shortfall": "lose"}),
+    ("classic", {"pickup": "winner_first", "war_down": "10"}),
+    ("classic", {"pickup": "table_order", "war_tiebreak": "single_up", "shortfall": "lose"}),
+    ("classic", {"max_battles": "30", "ranks": "3", "suits": "4"}),
+    ("multiplayer", {"players": "3", "war_down": "by_rank", "pickup": "table_order"}),
+    ("multiplayer", {"players": "6", "shortfall": "lose", "pickup": "winner_first"}),
+    ("multiplayer", {"players": "4", "pickup": "pooled", "war_tiebreak": "single_up", "shortfall": "lose"}),
+    ("jokers", {"players": "5", "war_down": "0", "pickup": "pooled"}),
+    ("razboi", {"jokers": "2", "ace_value": "14"}),
+    ("classic", {"ranks": "1", "suits": "12", "shortfall": "lose", "pickup": "pooled"}),
+]
+
+
+def check(ids, evi, cv, sv, counts, tmp_path=None):
+    """The fast table equals the reference one (and its Parquet bytes), and decodes to the events."""
+    logs = kernel._logs(evi, cv, sv, counts)
+    fast = kernel.events_from_arrays(np.asarray(ids, np.int64), evi, cv, sv, counts)
+    ref = events_table(list(ids), logs)
+    assert fast.schema.equals(ref.schema, check_metadata=True)
+    assert fast.equals(ref)
+    if tmp_path is not None:
+        key = ("game_id", "seq")
+        assert write_parquet(fast, tmp_path / "fast.parquet", key) == write_parquet(ref, tmp_path / "ref.parquet", key)
+    decoded = game_logs(fast)
+    assert [decoded.get(g, []) for g in ids] == logs
+    return fast
+
+
+@pytest.mark.parametrize("name,options", RULE_SETS, ids=lambda v: v if isinstance(v, str) else
+                         "-".join(f"{k}={x}" for k, x in v.items()) or "defaults")
+def test_kernel_games_encode_as_the_reference(name, options, tmp_path):
+    try:
+        rules = build_rules(name, options)
+    except RulesError as err:
+        pytest.skip(f"not a playable combination: {err}")
+    evi, cv, sv, summ, *_ = kernel.play_arrays(rules, 3, 10, 70)
+    ids = (np.int64(2) * 1_000_000_000 + np.arange(10, 70)).tolist()
+    kernel._SPELT.clear()
+    check(ids, evi, cv, sv, summ[:, kernel.S_EVENTS], tmp_path)
+    check(ids, evi, cv, sv, summ[:, kernel.S_EVENTS])  # with every shape's text already kept
+
+
+def test_the_rule_sets_reach_every_kind_of_take():
+    """Between them the games above take small tables, large tables (in `order`) and forfeits."""
+    small = large = forfeits = 0
+    for name, options in RULE_SETS:
+        evi, cv, sv, summ, *_ = kernel.play_arrays(build_rules(name, options), 3, 10, 70)
+        table = kernel.events_from_arrays(np.arange(60), evi, cv, sv, summ[:, kernel.S_EVENTS])
+        shapes = table.column("shape").combine_chunks().dictionary.to_pylist()
+        small += sum("@" in s and "@*" not in s for s in shapes)
+        large += sum("@*" in s for s in shapes)
+        forfeits += sum("forfeit" in s for s in shapes)
+    assert small and large and forfeits
+
+
+def test_a_deck_of_large_card_codes():
+    rules = build_rules("classic", {"ranks": "200", "suits": "150", "max_battles": "40"})
+    evi, cv, sv, summ, *_ = kernel.play_arrays(rules, 1, 0, 3)
+    assert cv.max() > 29_000
+    check([7, 8, 9], evi, cv, sv, summ[:, kernel.S_EVENTS])
+
+
+def test_empty():
+    evi = np.zeros((0, 7), np.int32)
+    check([], evi, np.zeros(0, np.int16), np.zeros(0, np.int8), np.zeros(0, np.int64))
+
+
+# ---------------------------------------------------------------- arbitrary event arrays
+
+@st.composite
+def event_arrays(draw):
+    """Games of any events the kernel's arrays can hold: takes that are, or almost are, the
+    table's cards, repeated cards, large codes, many seats, battles that go back."""
+    rows, cards, seats, counts = [], [], [], []
+    for _ in range(draw(st.integers(0, 4))):
+        count = draw(st.integers(0, 30))
+        counts.append(count)
+        battle = draw(st.integers(0, 3))
+        table: list[int] = []
+        for _ in range(count):
+            if draw(st.integers(0, 4)) == 0:
+                battle = draw(st.integers(0, 5))
+                table = []
+            if table and draw(st.integers(0, 2)) == 0:
+                kind = draw(st.sampled_from([kernel.K_COLLECT, kernel.K_SET_ASIDE]))
+                ev_cards = draw(st.permutations(table))
+                if draw(st.integers(0, 4)) == 0:  # not quite the table: stays raw
+                    ev_cards = ev_cards[1:] if len(ev_cards) > 1 else ev_cards + ev_cards
+                table = []
+            else:
+                kind = draw(st.integers(0, len(EVENT_KINDS) - 1))
+                ev_cards = draw(st.lists(st.one_of(st.integers(0, 9), st.integers(0, 32767)), max_size=7))
+                if kind in (kernel.K_PLAY, kernel.K_DOWN, kernel.K_FORFEIT):
+                    table = table + ev_cards
+            ev_seats = draw(st.lists(st.integers(0, 127), max_size=19))
+            cards += ev_cards
+            seats += ev_seats
+            rows.append((battle, kind, draw(st.integers(-1, 9)), draw(st.integers(-3, 10**6)),
+                         draw(st.integers(-1, len(kernel.OUTCOMES) - 1)), len(cards), len(seats)))
+    evi = np.array(rows, np.int32).reshape(-1, 7)
+    return evi, np.array(cards, np.int16), np.array(seats, np.int8), np.array(counts, np.int64)
+
+
+@settings(max_examples=300, deadline=None)
+@given(event_arrays())
+def test_any_event_arrays_encode_as_the_reference(arrays):
+    evi, cv, sv, counts = arrays
+    check(list(range(100, 100 + len(counts))), evi, cv, sv, counts)
+
+
+def test_long_rows_and_many_shapes_grow_the_buffers():
+    """A row of thousands of events (a key longer than its first buffer) and thousands of
+    distinct shapes (more than the first hash table holds)."""
+    rows, cards = [], []
+    for b in range(3000):  # one war value per battle: 3000 shapes
+        for kind, value in ((kernel.K_PLAY, 0), (kernel.K_WAR, b), (kernel.K_PLAY, 0)):
+            if kind == kernel.K_PLAY:
+                cards.append(len(cards) % 50)
+            rows.append((b + 1, kind, 0, value, -1, len(cards), 0))
+    for j in range(2000):
+        cards.append(j % 40)
+        rows.append((5000, kernel.K_DOWN, j % 3, 0, -1, len(cards), 0))
+    evi = np.array(rows, np.int32)
+    table = check([1], evi, np.array(cards, np.int16), np.zeros(0, np.int8), np.array([len(rows)], np.int64))
+    assert len(table.column("shape").combine_chunks().dictionary) == 3001
+
+
+def test_equal_hashes_never_share_a_shape():
+    """_find compares whole keys: a different key with the same hash is a new shape."""
+    keys = np.array([5, 6, 7], np.int64)
+    kstart = np.array([0, 3], np.int64)
+    khash = np.array([42], np.uint64)
+    slots = np.full(8, -1, np.int32)
+    slots[42 & 7] = 0
+    h = np.uint64(42)
+    assert kernel._find(np.array([5, 6, 7]), 3, h, keys, kstart, khash, slots) == 0
+    assert kernel._find(np.array([5, 6, 8]), 3, h, keys, kstart, khash, slots) < 0
+    assert kernel._find(np.array([5, 6]), 2, h, keys, kstart, khash, slots) < 0
+

@@ -14,17 +14,18 @@ parsed AS (
         coalesce(TRY_CAST(nullif(m.count, '') AS INTEGER), 0) AS n,
         nullif(m.take, '') AS take,
         CASE WHEN m.seats = '' THEN [] ELSE CAST(string_split(m.seats, ',') AS TINYINT[]) END AS seats,
-        CASE WHEN m.options = '' THEN [] ELSE CAST(string_split(m.options, ',') AS SMALLINT[]) END AS options,
+        coalesce(TRY_CAST(nullif(m.options, '') AS INTEGER), 0) AS n_options,
         TRY_CAST(nullif(m.value, '') AS INTEGER) AS value,
         nullif(m.note, '') AS note
     FROM (SELECT shape, pos, regexp_extract(tok,
-            '^([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?(?:\{(-?[\d,-]*)\})?(?:=(-?\d+))?(?:!(\S+))?$',
+            '^([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?(?:\{(\d+)\})?(?:=(-?\d+))?(?:!(\S+))?$',
             ['kind', 'seat', 'count', 'take', 'seats', 'options', 'value', 'note']) AS m
           FROM tokens)
 ),
-placed AS (   -- where each event's own cards start in its row, and which table it belongs to
+placed AS (   -- where each event's own cards start in its row (its options follow them), and
+              -- which table it belongs to
     SELECT *,
-        CAST(coalesce(sum(n) OVER w, 0) AS BIGINT) AS start,
+        CAST(coalesce(sum(n + n_options) OVER w, 0) AS BIGINT) AS start,
         CAST(coalesce(count(take) OVER w, 0) AS BIGINT) AS tab
     FROM parsed
     WINDOW w AS (PARTITION BY shape ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
@@ -34,7 +35,8 @@ tables AS (   -- the positions in the row of each table's cards, in the order th
     FROM placed WHERE kind IN ('play', 'down', 'forfeit') AND take IS NULL
     GROUP BY shape, tab
 )
-SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats, p.options, p.value, p.note,
+SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
+    CAST(range(p.start + p.n + 1, p.start + p.n + p.n_options + 1) AS INTEGER[]) AS opts, p.value, p.note,
     CASE WHEN p.take IS NULL THEN CAST(range(p.start + 1, p.start + p.n + 1) AS INTEGER[])
          WHEN p.take <> '*' THEN list_transform(CAST(string_split(p.take, ',') AS INTEGER[]),
                                                 lambda i: CAST(t.tpos[i + 1] AS INTEGER))
@@ -50,5 +52,5 @@ SELECT r.game_id, CAST(r.seq + s.pos AS INTEGER) AS seq, r.battle, s.kind, s.sea
     CASE WHEN s.ostart IS NULL THEN list_transform(s.idx, lambda i: r.cards[i])
          ELSE list_transform(r."order"[s.ostart:s.ostart + len(s.tpos) - 1], lambda p: r.cards[s.tpos[p + 1]])
     END AS cards,
-    s.seats, s.options, s.value, s.note, r.variant
+    s.seats, list_transform(s.opts, lambda i: r.cards[i]) AS options, s.value, s.note, r.variant
 FROM event_rows r JOIN event_steps s ON r.shape = s.shape;

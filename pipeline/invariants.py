@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernel import njit
+from .kernel import E_BATTLE, E_CEND, E_KIND, njit
 
 DEALT, PUT, TAKEN = 1, 2, 3
 
 
 @njit(cache=True)
-def balance(game, battle, kind, role, set_aside, starts, lengths, values, deck_size):
+def balance(evi, values, counts, role, set_aside, deck_size):
     """True when every game's battle 0 deals (or sets aside) each card of the deck once, and in
     every later battle the cards taken from the table (collect, set_aside) are exactly the cards
     put on it (play, down, forfeit), none twice. role[kind] is DEALT, PUT, TAKEN or 0;
@@ -23,10 +23,17 @@ def balance(game, battle, kind, role, set_aside, starts, lengths, values, deck_s
     dealt = 0
     puts = 0
     takes = 0
-    n = len(game)
-    for i in range(n):
-        new_game = i == 0 or game[i] != game[i - 1]
-        if new_game or battle[i] != battle[i - 1]:
+    g = 0
+    game_end = counts[0] if len(counts) else 0
+    prev = -1
+    start = 0
+    for i in range(evi.shape[0]):
+        while i == game_end and g + 1 < len(counts):
+            g += 1
+            game_end += counts[g]
+        new_game = i == 0 or i == game_end - counts[g]
+        b = evi[i, E_BATTLE]
+        if new_game or b != prev:
             if i > 0 and puts != takes:
                 return False
             if new_game:
@@ -36,14 +43,19 @@ def balance(game, battle, kind, role, set_aside, starts, lengths, values, deck_s
             stamp += 1
             puts = 0
             takes = 0
-        r = role[kind[i]]
-        if kind[i] == set_aside:
-            r = DEALT if battle[i] == 0 else TAKEN
+        prev = b
+        k = evi[i, E_KIND]
+        end = evi[i, E_CEND]
+        first = start
+        start = end
+        r = role[k]
+        if k == set_aside:
+            r = DEALT if b == 0 else TAKEN
         if r == 0:
             continue
-        if r == DEALT and battle[i] != 0 or r != DEALT and battle[i] == 0:
+        if r == DEALT and b != 0 or r != DEALT and b == 0:
             return False
-        for j in range(starts[i], starts[i] + lengths[i]):
+        for j in range(first, end):
             c = values[j]
             if c < 0 or c >= deck_size:
                 return False

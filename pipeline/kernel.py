@@ -1099,7 +1099,7 @@ def _spell(words: list[int], events: dict) -> str:
             take = tuple((w0 >> (53 + 2 * t)) & 3 for t in range((w0 >> 51) & 3)) if mode == 1 else None
             seats = tuple((event[2 + has_value + t // 8] >> (8 * (t % 8))) & 0xFF for t in range(ns))
             text = events[event] = token(EVENT_KINDS[(w0 >> 32) & 0xFF], None if seat < 0 else seat,
-                                         w1 & 0xFFFFFFFF, take, mode == 2, seats, (),
+                                         w1 & 0xFFFFFFFF, take, mode == 2, seats, 0,
                                          event[2] if has_value else None, OUTCOMES[note] if note >= 0 else None)
         tokens.append(text)
         i = j

@@ -8,16 +8,19 @@ with the same battle number):
   `play:0#1 play:1#1 collect:1@1,0`. Most battles of a game share a handful of shapes, and
   Parquet stores each distinct shape once per row group, so a battle's structure costs a few
   bits.
-- `cards`, the cards of the events, concatenated, except for the cards of a *take* (a collect
-  or a set-aside) that takes exactly the cards on the table: those are stored as the order in
-  which it takes them (`@1,0` in the shape for up to three cards, else in `order`).
+- `cards`, the cards of the events, concatenated, and a decision's options after its cards;
+  except for the cards of a *take* (a collect or a set-aside) that takes exactly the cards on
+  the table: those are stored as the order in which it takes them (`@1,0` in the shape for up to
+  three cards, else in `order`).
 
 One token per event:
 
-    kind[:seat][#n][@i,j,k | @*][[seats]][{options}][=value][!note]
+    kind[:seat][#n][@i,j,k | @*][[seats]][{m}][=value][!note]
 
-`#n`: the event's next n cards of `cards`. `@i,j,k`: a take of the whole table, in this order of
-the table's positions; `@*`: the same with the order in `order`. The table is every card of a
+`#n`: the event's n cards, the next values of `cards`. `{m}`: its m options, the values after
+them (options vary from battle to battle, so they stay out of the shape). `@i,j,k`: a take of
+the whole table, in this order of the table's positions; `@*`: the same with the order in
+`order`. The table is every card of a
 `play`, `down` or `forfeit` event of the row since the last such take. A take that is anything
 else keeps its cards as they are, so the encoding never depends on the game following the rules.
 """
@@ -35,7 +38,7 @@ TAKE_KINDS = frozenset({"collect", "set_aside"})
 SMALL_ORDER = 3  # a take of up to this many cards spells its order in the shape
 
 TOKEN = re.compile(r"([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?"
-                   r"(?:\{(-?[\d,-]*)\})?(?:=(-?\d+))?(?:!(\S+))?")
+                   r"(?:\{(\d+)\})?(?:=(-?\d+))?(?:!(\S+))?")
 
 
 class Row(NamedTuple):
@@ -57,7 +60,7 @@ class Step(NamedTuple):
     take: tuple[int, ...] | None  # the order of a whole-table take spelt in the shape
     take_all: bool             # a whole-table take whose order is in `order`
     seats: tuple[int, ...]
-    options: tuple[int, ...]
+    options: int               # option values, after the raw cards
     value: int | None
     note: str | None
 
@@ -70,7 +73,7 @@ def _ints(values: Iterable[int]) -> str:
     return ",".join(str(v) for v in values)
 
 
-def token(kind: str, seat, count: int, take, take_all: bool, seats, options, value, note) -> str:
+def token(kind: str, seat, count: int, take, take_all: bool, seats, options: int, value, note) -> str:
     parts = [kind]
     if seat is not None:
         parts.append(f":{seat}")
@@ -83,7 +86,7 @@ def token(kind: str, seat, count: int, take, take_all: bool, seats, options, val
     if seats:
         parts.append(f"[{_ints(seats)}]")
     if options:
-        parts.append("{" + _ints(options) + "}")
+        parts.append(f"{{{options}}}")
     if value is not None:
         parts.append(f"={value}")
     if note is not None:
@@ -125,14 +128,15 @@ def encode(log) -> list[Row]:
             cards.extend(ev_cards)
             if kind in TABLE_KINDS:
                 table.extend(ev_cards)
-            tokens.append(token(kind, seat, len(ev_cards), None, False, seats, options, value, note))
+            tokens.append(token(kind, seat, len(ev_cards), None, False, seats, len(options), value, note))
         else:
             table = []
             small = len(taken) <= SMALL_ORDER
             if not small:
                 order.extend(taken)
             tokens.append(token(kind, seat, 0, tuple(taken) if small else None, not small,
-                                seats, options, value, note))
+                                seats, len(options), value, note))
+        cards.extend(options)
     if battle is not None:
         rows.append(Row(first, battle, " ".join(tokens), cards, order))
     return rows
@@ -157,7 +161,7 @@ def parse(shape: str) -> tuple[Step, ...]:
         kind, seat, count, take, seats, options, value, note = m.groups()
         take_all = take == "*"
         steps.append(Step(kind, _opt_int(seat), int(count or 0), None if take in (None, "*") else _tuple(take),
-                          take_all, _tuple(seats), _tuple(options), _opt_int(value), note))
+                          take_all, _tuple(seats), int(options or 0), _opt_int(value), note))
     return tuple(steps)
 
 
@@ -182,12 +186,14 @@ def decode_row(battle: int, shape: str, cards, order) -> list[tuple]:
             table = []
         else:
             ev_cards = tuple(cards[at:at + step.count])
-            if len(ev_cards) != step.count:
-                raise CodecError(f"battle {battle}: the row holds fewer cards than its shape names")
             at += step.count
             if step.kind in TABLE_KINDS:
                 table.extend(ev_cards)
-        events.append((battle, step.kind, step.seat, ev_cards, step.seats, step.options, step.value, step.note))
+        options = tuple(cards[at:at + step.options])
+        at += step.options
+        if at > len(cards):
+            raise CodecError(f"battle {battle}: the row holds fewer cards than its shape names")
+        events.append((battle, step.kind, step.seat, ev_cards, step.seats, options, step.value, step.note))
     if at != len(cards) or oat != len(order):
         raise CodecError(f"battle {battle}: the row holds more cards than its shape names")
     return events

@@ -246,16 +246,17 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     entry = ds.rule_set(task.ordinal)
     report = Report()
     try:
-        rows = read_parquet(ds.root / task.games_path).to_pylist()
+        games = read_parquet(ds.root / task.games_path)
         events = read_parquet(ds.root / task.events_path)
     except WarError as err:
         report.problems.append(Problem(task.games_path, None, None, str(err)))
         return report
-    if not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, rows, events):
+    if not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games, events):
         report.games_checked = report.good = task.games
         if progress:
             progress(task.games)
         return report
+    rows = games.to_pylist()
     base = entry.ordinal * GAME_ID_STRIDE
     ids = range(base + task.first, base + task.first + task.games)
     by_id = {}
@@ -300,7 +301,7 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     return report
 
 
-def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, rows: list[dict], events) -> bool:
+def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, games, events) -> bool:
     """True when the shard's files are exactly what its seeds regenerate and every battle's
     cards balance; False sends the shard to the game-by-game checks, which name the problem.
     The files equal the encoding of the regenerated events, and the encoding is lossless, so
@@ -312,41 +313,26 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, row
     stop = task.first + task.games
     arrays = play_arrays(entry.rules, master_seed, task.first, stop)
     ref_events, ref_games = build_tables(entry.rules, entry.ordinal, task.first, stop, arrays)
-    if not events.equals(ref_events) or rows != ref_games.to_pylist():
+    if not (games.equals(ref_games) and events.equals(ref_events)):
         return False
-    return cards_balance(*kernel_events(arrays), deck_of(entry.rules).size)
+    return cards_balance(arrays, deck_of(entry.rules).size)
 
 
-def kernel_events(arrays):
-    """(game, battle, kind, card counts, cards) per event, from the compiled engine's arrays."""
-    import numpy as np
-
-    from .kernel import E_BATTLE, E_CEND, E_KIND, S_EVENTS
-
-    evi, cv, _, summ = arrays[:4]
-    counts = summ[:, S_EVENTS]
-    ends = evi[:, E_CEND].astype(np.int64)
-    lengths = np.diff(ends, prepend=0)
-    game = np.repeat(np.arange(len(counts)), counts)
-    return game, evi[:, E_BATTLE].astype(np.int64), evi[:, E_KIND], lengths, cv
-
-
-def cards_balance(game, battle, kind, lengths, values, deck_size: int) -> bool:
-    """Invariants over a whole shard at once, from per-event arrays (kind: positions in
-    EVENT_KINDS): every game's deal is the whole deck, each card once; in every battle the
-    cards that leave the table are the cards put on it, none twice."""
+def cards_balance(arrays, deck_size: int) -> bool:
+    """Invariants over a whole shard of the compiled engine's output (`kernel.play_arrays`):
+    every game's deal is the whole deck, each card once; in every battle the cards that leave
+    the table are the cards put on it, none twice."""
     import numpy as np
 
     from .invariants import DEALT, PUT, TAKEN, balance
+    from .kernel import S_EVENTS
 
-    if len(game) == 0:
+    evi, cv, _, summ = arrays[:4]
+    if evi.shape[0] == 0:
         return True
     code = {name: i for i, name in enumerate(EVENT_KINDS)}
     role = np.zeros(len(EVENT_KINDS), np.int8)
     role[code["deal"]] = DEALT
     role[[code["play"], code["down"], code["forfeit"]]] = PUT
     role[code["collect"]] = TAKEN
-    starts = np.cumsum(lengths) - lengths
-    return bool(balance(np.asarray(game, np.int64), np.asarray(battle, np.int64), np.asarray(kind, np.int64),
-                        role, code["set_aside"], starts.astype(np.int64), np.asarray(lengths, np.int64),
-                        np.asarray(values, np.int64), deck_size))
+    return bool(balance(evi, cv, summ[:, S_EVENTS], role, code["set_aside"], deck_size))

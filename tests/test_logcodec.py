@@ -51,7 +51,7 @@ def test_any_log_round_trips(log):
     rows = logcodec.encode(log)
     assert logcodec.decode(rows) == log
     assert [r.battle for r in rows] == sorted(r.battle for r in rows)
-    assert sum(len(r.cards) for r in rows) <= sum(len(e[3]) for e in log)
+    assert sum(len(r.cards) for r in rows) <= sum(len(e[3]) + len(e[5]) for e in log)
 
 
 def test_a_classic_battle_is_one_row():
@@ -73,12 +73,22 @@ def test_a_big_take_keeps_its_order_in_the_order_column():
     assert logcodec.decode([row]) == log
 
 
+def test_options_ride_with_the_cards_so_decisions_share_a_shape():
+    hands = [(9, 33, 38), (3, 9, 28)]
+    logs = [[(1, "decision", 0, (hand[0],), (), hand, 0, "hand")] for hand in hands]
+    rows = [logcodec.encode(log)[0] for log in logs]
+    assert {r.shape for r in rows} == {"decision:0#1{3}=0!hand"}
+    assert rows[0].cards == [9, 9, 33, 38]
+    assert [logcodec.decode([r]) for r in rows] == logs
+
+
 @pytest.mark.parametrize("shape,cards,order,words", [
     ("play:0#1 play:1#1 collect:1@1,1", [1, 2], [], "takes positions"),
     ("play:0#1 play:1#1 collect:1@*", [1, 2], [1, 0], "takes positions"),      # small take spelt long
     ("play:0#1 play:1#1 play:0#1 play:1#1 collect:1@3,2,1,0", [1, 2, 3, 4], [], "takes positions"),
     ("play:0#1 play:1#1 collect:1@1,0", [1, 2, 3], [], "more cards"),
     ("play:0#2", [1], [], "fewer cards"),
+    ("decision:0#1{3}", [1, 2, 3], [], "fewer cards"),
     ("play:0#1 ???", [1], [], "cannot read"),
     ("play:0#1", [1], [0], "more cards"),
 ])

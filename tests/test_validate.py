@@ -510,23 +510,30 @@ def test_classic_pooled_validates_clean(tmp_path):
 
 def test_cards_balance_on_regenerated_shards_and_its_failures(tmp_path):
     """The whole-shard invariant check behind fast validation: it holds on real games and fails
-    when a card leaves the table that was never put there, or a deal repeats a card."""
-    from pipeline.kernel import play_arrays
+    when a card leaves the table that was never put there, a card is put down twice in a
+    battle, or a deal repeats a card."""
+    from pipeline.kernel import E_CEND, E_KIND, play_arrays
     from pipeline.schema import EVENT_KINDS
-    from pipeline.validate import cards_balance, kernel_events
+    from pipeline.validate import cards_balance
 
     for options in ({}, {"pickup": "pooled"}, {"shortfall": "lose", "players": "3"}):
-        rules = build_rules("classic", options)
-        game, battle, kind, lengths, values = kernel_events(play_arrays(rules, 9, 0, 40))
-        assert cards_balance(game, battle, kind, lengths, values, 52)
-    starts = np.cumsum(lengths) - lengths
-    collect = starts[np.flatnonzero(kind == EVENT_KINDS.index("collect"))[0]]
-    bad = values.copy()
-    bad[collect] = (bad[collect] + 1) % 52
-    assert not cards_balance(game, battle, kind, lengths, bad, 52)
-    bad = values.copy()
-    bad[starts[1]] = bad[starts[0]]
-    assert not cards_balance(game, battle, kind, lengths, bad, 52)
+        arrays = play_arrays(build_rules("classic", options), 9, 0, 40)
+        assert cards_balance(arrays, 52)
+    evi, cv = arrays[0], arrays[1]
+    starts = np.concatenate([[0], evi[:-1, E_CEND]])
+
+    def first_card(kind):
+        return starts[np.flatnonzero(evi[:, E_KIND] == EVENT_KINDS.index(kind))[0]]
+
+    def with_card(at, card):
+        bad = cv.copy()
+        bad[at] = card
+        return (evi, bad, *arrays[2:])
+
+    collect, play = first_card("collect"), first_card("play")
+    assert not cards_balance(with_card(collect, (cv[collect] + 1) % 52), 52)
+    assert not cards_balance(with_card(play + 1, cv[play]), 52)       # both battle cards the same
+    assert not cards_balance(with_card(1, cv[0]), 52)                 # a card dealt twice
 
 
 def _row_tamper(rows):
@@ -569,3 +576,16 @@ def test_deep_validation_agrees_with_the_fast_one(tmp_path):
     generate(root, [Plan(build_rules("classic"), 30), Plan(build_rules("steal"), 10)], seed=4, shard_size=10)
     fast, deep = validate(root), validate(root, deep=True)
     assert fast.ok and deep.ok and fast.good == deep.good == 40
+
+
+def test_a_clean_shard_needs_no_game_by_game_walk(classic, monkeypatch):
+    """The fast path is what makes validation as fast as generation: on an untampered dataset
+    of a compiled variant no game is walked one by one."""
+    import pipeline.validate as validate_module
+
+    def walked(*args, **kwargs):
+        raise AssertionError("a clean shard was checked game by game")
+
+    monkeypatch.setattr(validate_module, "check_game", walked)
+    report = validate(classic)
+    assert report.ok and report.good == CLASSIC_GAMES

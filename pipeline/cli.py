@@ -90,7 +90,7 @@ def generate(
     variant: List[str] = typer.Option([], "--variant", "-v", help="Variant (repeat for several in one dataset)."),
     games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per rule set [default: 1000, or one per deal]."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Master seed, 0 .. 2^64-1 [default: 0, or the dataset's with --append]."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Dataset folder [default: data/<variant>-s<seed>]."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", help="Dataset folder or file:// URI [default: data/<variant>-s<seed>]."),
     set_: List[str] = typer.Option([], "--set", help="OPTION=VALUE, repeatable (RULES.md names)."),
     rules_file: List[Path] = typer.Option([], "--rules", help="A whole rule set in TOML or JSON (repeatable)."),
     deals: Optional[Path] = typer.Option(None, "--deals", help="JSON Lines of explicit deals; game i plays line i."),
@@ -108,6 +108,7 @@ def generate(
     """Generate a dataset of seeded games into Parquet."""
     from .deal import read_deals
     from .errors import RulesError
+    from .dataset import local_path
     from .generate import Plan, generate as run_generate
     from .rules import build_rules, load_rules_file, parse_sets
 
@@ -150,6 +151,7 @@ def generate(
     seed = 0 if seed is None else seed
     if out is None:
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed}"
+    out = local_path(out)
     total = sum(p.games for p in plans)
     start = time.perf_counter()
     with _progress(total, "generating", quiet) as tick:
@@ -226,7 +228,7 @@ def policies() -> None:
 
 @app.command()
 def replay(
-    dataset: Path = typer.Argument(..., help="Dataset folder."),
+    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
     game: int = typer.Argument(..., help="game_id (see the games table)."),
     battle: Optional[int] = typer.Option(None, "--battle", "-b", help="Show only battle N, with full piles."),
     fmt: ReplayFormat = typer.Option(ReplayFormat.text, "--format", "-f", help="text or json."),
@@ -245,7 +247,7 @@ def replay(
 
 @app.command()
 def validate(
-    dataset: Path = typer.Argument(..., help="Dataset folder."),
+    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
     workers: int = typer.Option(1, "--workers", "-w", help="Processes to validate with."),
     deep: bool = typer.Option(False, "--deep", help="Walk every game event by event, even a shard that regenerates exactly."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -269,7 +271,7 @@ def validate(
 
 @app.command()
 def query(
-    dataset: Optional[Path] = typer.Argument(None, help="Dataset folder."),
+    dataset: Optional[str] = typer.Argument(None, help="Dataset folder (or file:// URI)."),
     name: Optional[str] = typer.Argument(None, help="A named query (see --list)."),
     sql: Optional[str] = typer.Option(None, "--sql", help="Ad-hoc SQL over the views games, events, rules, battles, cards."),
     list_: bool = typer.Option(False, "--list", help="List the named queries."),
@@ -311,7 +313,7 @@ def query(
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("data/demo"), "--out", "-o", help="Where to write the demo dataset."),
+    out: str = typer.Option("data/demo", "--out", "-o", help="Where to write the demo dataset."),
     games: int = typer.Option(2000, "--games", "-n", help="Games to generate."),
 ) -> None:
     """The main job on a small default: generate a dataset, replay a game, answer questions."""

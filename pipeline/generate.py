@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from .dataset import MANIFEST, Dataset, part_path
+from .dataset import MANIFEST, Dataset, local_path, part_path
 from .deal import Deal, deal_line
 from .errors import DatasetError
 from .game import play_game
@@ -184,7 +184,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
         raise DatasetError(f"shard size must be at least 1, got {shard_size}")
     if resume and overwrite:
         raise DatasetError("--resume and --overwrite do not go together")
-    root = Path(out)
+    root = local_path(out)
     kept_sets: list[RuleSetEntry] = []
     kept_files: list[DataFile] = []
     first_part = 0

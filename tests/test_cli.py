@@ -487,3 +487,26 @@ def test_output_is_a_folder(victim, tmp_path, monkeypatch, capsys):
     assert (target / "keep.txt").read_text() == "keep"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["somefolder", "victim"]
     assert_one_line_error(code, out, err)
+
+
+@pytest.mark.parametrize("command", [
+    ["generate", "--games", "3", "--out", "{uri}", "-q"],
+    ["replay", "{uri}", "0"],
+    ["validate", "{uri}", "-q"],
+    ["query", "{uri}", "outcomes"],
+])
+def test_object_store_uri_is_refused_not_made_a_local_folder(tmp_path, monkeypatch, capsys, command):
+    """s3:// and the like are refused in one line; nothing named `s3:` appears in the folder."""
+    monkeypatch.chdir(tmp_path)
+    args = [a.format(uri="s3://bucket/war") for a in command]
+    code, out, err = run_main(monkeypatch, capsys, *args)
+    assert_one_line_error(code, out, err, mentions="s3://")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_file_uri_is_a_path(tmp_path):
+    uri = (tmp_path / "ds").as_uri()
+    ok("generate", "--games", "3", "--seed", str(SEED), "--out", uri, "-q")
+    assert (tmp_path / "ds" / "manifest.json").exists()
+    ok("validate", uri, "-q")
+    assert query_json(uri, "select count(*) as n from games") == [{"n": 3}]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -36,10 +35,15 @@ def war(*args: str) -> list[str]:
 
 
 def peak_rss_mb_of(cmd: list[str]) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    took, _ = timed(cmd)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return took, max(after, before) / 1024
+    """Seconds, and the peak RSS of the largest process of this command alone (the command or
+    one of its workers; not of earlier commands, which RUSAGE_CHILDREN would mix in)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    took = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.read().decode()}")
+    return took, usage.ru_maxrss / 1024
 
 
 def main() -> None:

@@ -273,7 +273,7 @@ def validate(
 def query(
     dataset: Optional[str] = typer.Argument(None, help="Dataset folder (or file:// URI)."),
     name: Optional[str] = typer.Argument(None, help="A named query (see --list)."),
-    sql: Optional[str] = typer.Option(None, "--sql", help="Ad-hoc SQL over the views games, events, rules, battles, cards."),
+    sql: Optional[str] = typer.Option(None, "--sql", help="Ad-hoc SQL over the views games, events, event_rows, rules, battles, cards."),
     list_: bool = typer.Option(False, "--list", help="List the named queries."),
     param: List[str] = typer.Option([], "--param", "-p", help="NAME=VALUE for a named query's parameter."),
     fmt: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f", help="table, csv, json or parquet."),

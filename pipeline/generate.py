@@ -72,8 +72,13 @@ def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, d
 
 
 def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
-               deals: list[Deal] | None = None, policies=(), tick: Callable[[int], None] | None = None):
-    """Play games start..stop-1 of a rule set: their ids, logs and records."""
+               deals: list[Deal] | None = None, policies=(), tick: Callable[[int], None] | None = None,
+               encode: bool = False):
+    """Play games start..stop-1 of a rule set: their ids, logs and records. With `encode`, each
+    log is kept as its `events/` rows (logcodec.encode) as soon as it is played: a shard of long
+    games then holds a few bytes a battle instead of Python tuples for every event."""
+    from .logcodec import encode as encode_log
+
     ids, logs, records = [], [], []
     for index in range(start, stop):
         gid = ordinal * GAME_ID_STRIDE + index
@@ -81,7 +86,7 @@ def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
         events, summary, deal = play_game(rules, gseed, deals[index - start] if deals else None,
                                           policies=policies)
         ids.append(gid)
-        logs.append(events)
+        logs.append(encode_log(events) if encode else events)
         records.append(game_record(gid, index, gseed, rules, policies, deal, summary, len(events)))
         if tick is not None and (index - start) % 100 == 99:
             tick(100)

@@ -1205,10 +1205,10 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
             tick(stop - start)
         return tables
     from .generate import play_range
-    from .storage import events_table, games_table
+    from .storage import games_table, rows_table
 
-    ids, logs, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick)
-    return events_table(ids, logs), games_table(records)
+    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick, encode=True)
+    return rows_table(ids, rows), games_table(records)
 
 
 def warm() -> None:

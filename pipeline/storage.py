@@ -49,14 +49,18 @@ def _dictionary(values: list, schema_field: pa.Field) -> pa.Array:
 
 def events_table(game_ids: list[int], logs: list[list[EventTuple]]) -> pa.Table:
     """The rows of `events/` files for these games' logs (one row per battle), ordered by (game, seq)."""
+    return rows_table(game_ids, (logcodec.encode(log) for log in logs))
+
+
+def rows_table(game_ids: list[int], games_rows) -> pa.Table:
+    """The `events/` table of games already encoded (logcodec.encode of each game's log)."""
     gid: list[int] = []
     seq: list[int] = []
     battle: list[int] = []
     shape: list[str] = []
     cards: list[list[int]] = []
     order: list[list[int]] = []
-    for g, log in zip(game_ids, logs):
-        rows = logcodec.encode(log)
+    for g, rows in zip(game_ids, games_rows):
         gid.extend([g] * len(rows))
         for r in rows:
             seq.append(r.seq)

@@ -108,9 +108,9 @@ def check_files(ds: Dataset, report: Report) -> set[str]:
     return unreadable
 
 
-def _split_games(table) -> dict[int, list[tuple[int, EventTuple]] | Problem] | Problem:
-    """Each game's events, numbered by seq, from a file's rows; a game whose rows do not decode
-    maps to the Problem that says where."""
+def _split_games(table) -> dict[int, list] | Problem:
+    """Each game's rows of an events file (seq, battle, shape, cards, order), still encoded:
+    a shard's games are decoded one at a time, so a shard of long games stays small."""
     rows: dict[int, list] = {}
     last = None
     for gid, *row in log_rows(table):
@@ -121,22 +121,23 @@ def _split_games(table) -> dict[int, list[tuple[int, EventTuple]] | Problem] | P
             rows[gid] = []
             last = gid
         rows[gid].append(row)
-    games: dict = {}
-    for gid, game_rows in rows.items():
-        events: list[EventTuple] = []
-        at = 0
-        try:
-            for seq, battle, shape, cards, order in game_rows:
-                at = len(events)
-                if seq != at:
-                    raise CodecError(f"row of battle {battle} starts at seq {seq}, but the rows before "
-                                     f"it hold {len(events)} events")
-                events.extend(decode_row(battle, shape, cards, order))
-        except CodecError as err:
-            games[gid] = Problem(None, gid, at, f"events do not decode: {err}")
-            continue
-        games[gid] = list(enumerate(events))
-    return games
+    return rows
+
+
+def _decode_game(gid: int, game_rows: list) -> list[tuple[int, EventTuple]] | Problem:
+    """A game's events numbered by seq, or the Problem that says where its rows stop decoding."""
+    events: list[EventTuple] = []
+    at = 0
+    try:
+        for seq, battle, shape, cards, order in game_rows:
+            at = len(events)
+            if seq != at:
+                raise CodecError(f"row of battle {battle} starts at seq {seq}, but the rows before "
+                                 f"it hold {len(events)} events")
+            events.extend(decode_row(battle, shape, cards, order))
+    except CodecError as err:
+        return Problem(None, gid, at, f"events do not decode: {err}")
+    return list(enumerate(events))
 
 
 def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None,
@@ -274,7 +275,8 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
         split = {}
     for n, gid in enumerate(ids):
         report.games_checked += 1
-        logged = split.get(gid)
+        game_rows = split.pop(gid, None)
+        logged = None if game_rows is None else _decode_game(gid, game_rows)
         if logged is None:
             problem = Problem(task.events_path, gid, None, "no events for this game")
         elif isinstance(logged, Problem):

@@ -44,7 +44,15 @@ SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
     CASE WHEN p.take = '*' THEN CAST(t.tpos AS INTEGER[]) END AS tpos,
     CASE WHEN p.take = '*' THEN CAST(1 + coalesce(sum(len(t.tpos)) FILTER (WHERE p.take = '*') OVER (
         PARTITION BY p.shape ORDER BY p.pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS INTEGER)
-    END AS ostart
+    END AS ostart,
+    -- what logcodec.decode_row checks of a shape: it parses, and a take spelt in it is an order
+    -- of a table of up to three cards (a longer take's order is in the row; `war validate` checks it)
+    p.kind <> '' AND CASE
+        WHEN p.take IS NULL THEN true
+        WHEN p.take = '*' THEN coalesce(len(t.tpos), 0) > 3
+        ELSE coalesce(len(t.tpos), 0) <= 3 AND
+             list_sort(CAST(string_split(p.take, ',') AS BIGINT[])) = range(coalesce(len(t.tpos), 0))
+    END AS well_formed
 FROM placed p LEFT JOIN tables t ON p.take IS NOT NULL AND t.shape = p.shape AND t.tab = p.tab;
 
 CREATE OR REPLACE VIEW events AS

@@ -140,7 +140,7 @@ def events_sql() -> str:
 
 def _events_view(con) -> None:
     con.execute(events_sql())
-    bad = con.execute("SELECT shape FROM event_steps WHERE kind = '' OR kind IS NULL LIMIT 1").fetchone()
+    bad = con.execute("SELECT shape FROM event_steps WHERE NOT well_formed LIMIT 1").fetchone()
     if bad:
         raise QueryError(f"the dataset's events do not decode: shape {bad[0]!r} "
                          "(`war validate` says more)")

@@ -132,7 +132,12 @@ def test_sql_events_view_equals_the_python_decoding(every_variant):
     assert con.execute("SELECT count(*) FROM event_rows WHERE len(\"order\") > 0").fetchone()[0] > 0
 
 
-def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path):
+@pytest.mark.parametrize("corrupt", [
+    lambda shape: shape + " ???",                                         # does not parse
+    lambda shape: shape.replace("@1,0", "@1,1").replace("@0,1", "@1,1"),  # takes a card twice
+    lambda shape: shape.replace("@1,0", "@*").replace("@0,1", "@*"),      # small take spelt long
+], ids=["unparsable", "not-a-permutation", "not-canonical"])
+def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corrupt):
     """Decoding is set up only for SQL that reads events, so the games stay queryable."""
     import shutil
 
@@ -147,7 +152,8 @@ def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path):
     path = root / Dataset.open(root).files("events")[0].path
     table = pq.read_table(path)
     rows = table.to_pylist()
-    rows[1]["shape"] = "play:0#1 ???"
+    i = next(i for i, r in enumerate(rows) if "@1,0" in r["shape"] or "@0,1" in r["shape"])
+    rows[i]["shape"] = corrupt(rows[i]["shape"])
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
     with pytest.raises(QueryError, match="do not decode"):
         run(root, sql="SELECT count(*) FROM events")

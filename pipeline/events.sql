@@ -62,3 +62,14 @@ SELECT r.game_id, CAST(r.seq + s.pos AS INTEGER) AS seq, r.battle, s.kind, s.sea
     END AS cards,
     s.seats, list_transform(s.opts, lambda i: r.cards[i]) AS options, s.value, s.note, r.variant
 FROM event_rows r JOIN event_steps s ON r.shape = s.shape;
+
+-- What each shape says about its battle, for the `battles` view without decoding any card.
+CREATE OR REPLACE TABLE battle_shapes AS
+SELECT shape,
+    max(value) FILTER (WHERE kind = 'war') AS war_depth,
+    arg_min(seat, pos) FILTER (WHERE kind = 'collect') AS winner,
+    coalesce(sum(len(idx)) FILTER (WHERE kind IN ('play', 'down', 'forfeit')), 0) AS table_cards,
+    bool_or(kind = 'set_aside') AS set_aside,
+    bool_or(kind = 'collect') AS collects,
+    bool_or(kind IN ('play', 'down', 'forfeit', 'war', 'collect', 'set_aside')) AS fights
+FROM event_steps GROUP BY shape;

@@ -2,7 +2,7 @@
 
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
 decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
-rule set, every option a column), `battles` (one row per battle, from the events), `cards` (every card
+rule set, every option a column), `battles` (one row per battle, read from its shape without decoding cards), `cards` (every card
 of every deck in the dataset with its label). Macro `card_label(code)` labels a standard-deck
 card (`10♥`, `JK1`).
 
@@ -165,15 +165,10 @@ FROM rules r, LATERAL (SELECT unnest(range(r.ranks * r.suits + r.jokers)) AS cod
 
 BATTLES_SQL = """
 CREATE VIEW battles AS
-SELECT b.*, g.rules_id FROM (
-SELECT game_id, battle, any_value(variant) AS variant,
-    coalesce(max(value) FILTER (WHERE kind = 'war'), 0) AS war_depth,
-    arg_min(seat, seq) FILTER (WHERE kind = 'collect') AS winner,
-    coalesce(sum(len(cards)) FILTER (WHERE kind IN ('play', 'down', 'forfeit')), 0) AS table_cards,
-    bool_or(kind = 'set_aside') AS set_aside
-FROM events
-WHERE battle > 0 AND kind IN ('play', 'down', 'forfeit', 'war', 'collect', 'set_aside')
-GROUP BY game_id, battle) b JOIN games g USING (game_id);
+SELECT r.game_id, r.battle, r.variant, coalesce(s.war_depth, 0) AS war_depth, s.winner,
+    CAST(s.table_cards AS BIGINT) AS table_cards, s.set_aside, g.rules_id
+FROM event_rows r JOIN battle_shapes s ON r.shape = s.shape JOIN games g ON g.game_id = r.game_id
+WHERE r.battle > 0 AND s.fights;
 """
 
 

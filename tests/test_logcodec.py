@@ -159,3 +159,23 @@ def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corru
         run(root, sql="SELECT count(*) FROM events")
     games = sum(e.games for e in Dataset.open(root).manifest.rule_sets)
     assert run(root, sql="SELECT count(*) AS n FROM games").column("n").to_pylist() == [games]
+
+
+def test_every_battle_is_one_row_and_the_battles_view_agrees_with_the_events(every_variant):
+    """The `battles` view reads each battle's facts from its shape alone, which holds because
+    every engine numbers battles in order, so a battle's events are one row."""
+    con = connect(every_variant)
+    assert con.execute("SELECT count(*) FROM event_rows").fetchone() == \
+        con.execute("SELECT count(*) FROM (SELECT DISTINCT game_id, battle FROM event_rows)").fetchone()
+    from_events = """
+        SELECT game_id, battle, any_value(variant),
+            coalesce(max(value) FILTER (WHERE kind = 'war'), 0),
+            arg_min(seat, seq) FILTER (WHERE kind = 'collect'),
+            coalesce(sum(len(cards)) FILTER (WHERE kind IN ('play', 'down', 'forfeit')), 0),
+            bool_or(kind = 'set_aside')
+        FROM events
+        WHERE battle > 0 AND kind IN ('play', 'down', 'forfeit', 'war', 'collect', 'set_aside')
+        GROUP BY game_id, battle ORDER BY game_id, battle"""
+    view = """SELECT game_id, battle, variant, war_depth, winner, table_cards, set_aside FROM battles
+              ORDER BY game_id, battle"""
+    assert con.execute(view).fetchall() == con.execute(from_events).fetchall()

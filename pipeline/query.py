@@ -2,8 +2,8 @@
 
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
 decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
-rule set, every option a column), `battles` (one row per battle, read from its shape without decoding cards), `cards` (every card
-of every deck in the dataset with its label). Macro `card_label(code)` labels a standard-deck
+rule set, every option a column), `battles` (one row per battle, read from its shape without
+decoding cards), `cards` (every card of every deck in the dataset with its label). Macro `card_label(code)` labels a standard-deck
 card (`10♥`, `JK1`).
 
 Named queries are `.sql` files whose header says what they answer and which parameters they
@@ -90,7 +90,7 @@ def named_queries() -> dict[str, NamedQuery]:
     return {p.stem: parse_query(p) for p in sorted(queries_dir().glob("*.sql"))}
 
 
-EVENT_VIEWS = re.compile(r"\b(events|battles|event_steps)\b", re.IGNORECASE)
+EVENT_VIEWS = re.compile(r"\b(events|battles|event_steps|battle_shapes)\b", re.IGNORECASE)
 
 
 def connect(root, events: bool = True):

@@ -66,7 +66,11 @@ class Step(NamedTuple):
 
 
 class CodecError(DatasetError):
-    """A row of an `events/` file that no log encodes to."""
+    """A row of an `events/` file that no log encodes to; `seq` is where its events would start."""
+
+    def __init__(self, message: str, seq: int | None = None, game_id: int | None = None) -> None:
+        super().__init__(message)
+        self.seq, self.game_id = seq, game_id
 
 
 def _ints(values: Iterable[int]) -> str:
@@ -203,7 +207,12 @@ def decode(rows: Iterable[tuple]) -> list[tuple]:
     """A game's events from its rows (seq, battle, shape, cards, order), in seq order."""
     events = []
     for seq, battle, shape, cards, order in rows:
-        if seq != len(events):
-            raise CodecError(f"battle {battle}: row starts at seq {seq}, expected {len(events)}")
-        events.extend(decode_row(battle, shape, cards, order))
+        at = len(events)
+        if seq != at:
+            raise CodecError(f"battle {battle}: row starts at seq {seq}, expected {at}", at)
+        try:
+            events.extend(decode_row(battle, shape, cards, order))
+        except CodecError as err:
+            err.seq = at
+            raise
     return events

@@ -107,13 +107,26 @@ def log_rows(table: pa.Table):
                _plain(table.column("shape")), _lists(table.column("cards")), _lists(table.column("order")))
 
 
+def rows_by_game(table: pa.Table) -> dict[int, list[tuple]]:
+    """Each game's rows (seq, battle, shape, cards, order), still encoded. CodecError when a
+    game's rows are not together, as the writer sorts them."""
+    rows: dict[int, list] = {}
+    last = None
+    for gid, *row in log_rows(table):
+        if gid != last:
+            if gid in rows:
+                raise logcodec.CodecError(f"rows not sorted by game: game {gid} appears again after game {last}",
+                                          row[0], gid)
+            rows[gid] = []
+            last = gid
+        rows[gid].append(row)
+    return rows
+
+
 def game_logs(table: pa.Table) -> dict[int, list[EventTuple]]:
     """Every game's events from rows of `events/` files (each game's rows in seq order).
     Raises logcodec.CodecError for a row that no log encodes to."""
-    rows: dict[int, list] = {}
-    for gid, *row in log_rows(table):
-        rows.setdefault(gid, []).append(row)
-    return {gid: logcodec.decode(r) for gid, r in rows.items()}
+    return {gid: logcodec.decode(r) for gid, r in rows_by_game(table).items()}
 
 
 def event_tuples(table: pa.Table) -> list[EventTuple]:

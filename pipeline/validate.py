@@ -25,9 +25,9 @@ from .generate import game_record
 from .ledger import audit
 from .parallel import run_tasks
 from .rng import game_seed
-from .logcodec import CodecError, decode_row
+from .logcodec import CodecError, decode
 from .schema import EVENT_KINDS, GAME_ID_STRIDE, RuleSetEntry
-from .storage import EVENT_SCHEMA, GAME_SCHEMA, log_rows, read_parquet, sha256_file
+from .storage import EVENT_SCHEMA, GAME_SCHEMA, read_parquet, rows_by_game, sha256_file
 
 
 @dataclass
@@ -108,36 +108,13 @@ def check_files(ds: Dataset, report: Report) -> set[str]:
     return unreadable
 
 
-def _split_games(table) -> dict[int, list] | Problem:
-    """Each game's rows of an events file (seq, battle, shape, cards, order), still encoded:
-    a shard's games are decoded one at a time, so a shard of long games stays small."""
-    rows: dict[int, list] = {}
-    last = None
-    for gid, *row in log_rows(table):
-        if gid != last:
-            if gid in rows:
-                return Problem(None, gid, row[0], f"rows not sorted by game: game {gid} appears again "
-                                                  f"after game {last}")
-            rows[gid] = []
-            last = gid
-        rows[gid].append(row)
-    return rows
-
-
 def _decode_game(gid: int, game_rows: list) -> list[tuple[int, EventTuple]] | Problem:
-    """A game's events numbered by seq, or the Problem that says where its rows stop decoding."""
-    events: list[EventTuple] = []
-    at = 0
+    """A game's events numbered by seq, or the Problem that says where its rows stop decoding.
+    A shard's games are decoded one at a time, so a shard of long games stays small."""
     try:
-        for seq, battle, shape, cards, order in game_rows:
-            at = len(events)
-            if seq != at:
-                raise CodecError(f"row of battle {battle} starts at seq {seq}, but the rows before "
-                                 f"it hold {len(events)} events")
-            events.extend(decode_row(battle, shape, cards, order))
+        return list(enumerate(decode(game_rows)))
     except CodecError as err:
-        return Problem(None, gid, at, f"events do not decode: {err}")
-    return list(enumerate(events))
+        return Problem(None, gid, err.seq, f"events do not decode: {err}")
 
 
 def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None,
@@ -268,10 +245,10 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     for gid in by_id:
         if gid not in ids:
             report.problems.append(Problem(task.games_path, gid, None, "game record outside the file's range"))
-    split = _split_games(events)
-    if isinstance(split, Problem):
-        split.file = task.events_path
-        report.problems.append(split)
+    try:
+        split = rows_by_game(events)
+    except CodecError as err:
+        report.problems.append(Problem(task.events_path, err.game_id, err.seq, str(err)))
         split = {}
     for n, gid in enumerate(ids):
         report.games_checked += 1

@@ -4,6 +4,8 @@ conformance and kernel suites sweep, and reading a dataset's games."""
 
 from __future__ import annotations
 
+import math
+
 import pyarrow.parquet as pq
 
 from pipeline.cards import Deck
@@ -156,3 +158,12 @@ def games_rows(root) -> list[dict]:
     """Every row of a dataset's games files, in manifest order."""
     ds = Dataset.open(root)
     return [row for f in ds.files("games") for row in pq.read_table(ds.root / f.path).to_pylist()]
+
+
+def quantile_cont(values: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks (DuckDB quantile_cont, numpy's default)."""
+    xs = sorted(values)
+    pos = q * (len(xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)

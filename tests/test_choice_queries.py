@@ -20,7 +20,7 @@ from pipeline.errors import QueryError
 from pipeline.generate import Plan, generate
 from pipeline.query import named_queries, run
 from pipeline.rules import build_rules
-from rulekit import games_rows
+from rulekit import games_rows, quantile_cont
 from pipeline.storage import game_logs
 
 NEW_QUERIES = ("steals", "policy_win_rate", "policy_matchup", "length_by_policy", "arneson_consolation")
@@ -86,15 +86,6 @@ def events(root) -> dict[int, list[tuple]]:
 
 def _key(row: dict) -> tuple:
     return (row["variant"], row["rules_id"], tuple(row["policies"]))
-
-
-def _quantile_cont(values: list[float], q: float) -> float:
-    """Linear interpolation between closest ranks (DuckDB quantile_cont, numpy's default)."""
-    xs = sorted(values)
-    pos = q * (len(xs) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 def _sorted_by_group(rows: list[dict], extra: tuple[str, ...] = ()) -> bool:
@@ -319,8 +310,8 @@ def test_length_by_policy(root, by_group):
         capped = sum(g["outcome"] == "capped" for g in gs)
         assert r["games"] == len(gs)
         assert r["mean_battles"] == approx(sum(battles) / len(battles))
-        assert r["median_battles"] == approx(_quantile_cont(battles, 0.5))
-        assert r["p90_battles"] == approx(_quantile_cont(battles, 0.9))
+        assert r["median_battles"] == approx(quantile_cont(battles, 0.5))
+        assert r["p90_battles"] == approx(quantile_cont(battles, 0.9))
         assert r["capped"] == capped
         assert r["capped_share"] == approx(capped / len(gs))
 

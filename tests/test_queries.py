@@ -5,7 +5,6 @@ capped and cycle games)."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from pipeline.errors import QueryError
 from pipeline.generate import Plan, generate
 from pipeline.query import named_queries, parse_query, queries_dir, run
 from pipeline.rules import build_rules
-from rulekit import event_rows
+from rulekit import event_rows, quantile_cont
 
 EXPECTED_QUERIES = {
     "outcomes", "game_length", "length_histogram", "seat_win_rate", "wars_per_game",
@@ -84,17 +83,8 @@ def _one_row_per_rule_set(rows: list[dict]) -> dict[str, dict]:
     return out
 
 
-def _quantile_cont(values: list[float], q: float) -> float:
-    """Linear interpolation between closest ranks (DuckDB quantile_cont, numpy's default)."""
-    xs = sorted(values)
-    pos = q * (len(xs) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
 def _median(values):
-    return _quantile_cont(values, 0.5)
+    return quantile_cont(values, 0.5)
 
 
 approx = pytest.approx
@@ -163,8 +153,8 @@ def test_game_length(results, by_rules):
         assert row["games"] == len(gs)
         assert row["mean_battles"] == approx(sum(battles) / len(battles))
         assert row["median_battles"] == approx(_median(battles))
-        assert row["p90_battles"] == approx(_quantile_cont(battles, 0.9))
-        assert row["p99_battles"] == approx(_quantile_cont(battles, 0.99))
+        assert row["p90_battles"] == approx(quantile_cont(battles, 0.9))
+        assert row["p99_battles"] == approx(quantile_cont(battles, 0.99))
         assert row["min_battles"] == min(battles)
         assert row["max_battles"] == max(battles)
 

@@ -7,7 +7,6 @@ not DuckDB): the games rows, and the events replayed event by event."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from pipeline.dataset import Dataset
 from pipeline.generate import Plan, generate
 from pipeline.query import named_queries, run
 from pipeline.rules import build_rules
-from rulekit import games_rows
+from rulekit import games_rows, quantile_cont
 from pipeline.storage import game_logs
 
 GAMES_PER_RULE_SET = 200
@@ -105,15 +104,6 @@ def _rules_id_of(rule_sets, predicate) -> list[str]:
     return [rid for rid, r in rule_sets.items() if predicate(r)]
 
 
-def _quantile_cont(values: list[float], q: float) -> float:
-    """Linear interpolation between closest ranks (DuckDB quantile_cont, numpy's default)."""
-    xs = sorted(values)
-    pos = q * (len(xs) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
 approx = pytest.approx
 
 
@@ -184,8 +174,8 @@ def test_length_by_deck(root, by_rules, rule_sets):
         assert row["deck_size"] == rules.ranks * rules.suits + rules.jokers
         assert row["games"] == len(gs)
         assert row["mean_battles"] == approx(sum(battles) / len(battles))
-        assert row["median_battles"] == approx(_quantile_cont(battles, 0.5))
-        assert row["p90_battles"] == approx(_quantile_cont(battles, 0.9))
+        assert row["median_battles"] == approx(quantile_cont(battles, 0.5))
+        assert row["p90_battles"] == approx(quantile_cont(battles, 0.9))
         assert row["max_battles"] == max(battles)
         assert row["capped"] == capped
         assert row["capped_share"] == approx(capped / len(gs))

@@ -108,7 +108,7 @@ def generate(
     """Generate a dataset of seeded games into Parquet."""
     from .deal import read_deals
     from .errors import RulesError
-    from .dataset import local_path
+    from .location import location
     from .generate import Plan, generate as run_generate
     from .rules import build_rules, load_rules_file, parse_sets
 
@@ -151,7 +151,7 @@ def generate(
     seed = 0 if seed is None else seed
     if out is None:
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed}"
-    out = local_path(out)
+    out = location(out)
     total = sum(p.games for p in plans)
     start = time.perf_counter()
     with _progress(total, "generating", quiet) as tick:

@@ -1,39 +1,20 @@
-"""A finished dataset on disk: its manifest, its files, and the way to one game's rows."""
+"""A finished dataset, on disk or on remote storage: its manifest, its files, and the way to one
+game's rows."""
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote
 
 from pydantic import ValidationError
 
 from .errors import DatasetError, GameNotFound
+from .location import StorePath, location
 from .schema import GAME_ID_STRIDE, SCHEMA_VERSION, DataFile, Manifest, RuleSetEntry, explain
 
 MANIFEST = "manifest.json"
 WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
-
-
-def local_path(location: str | Path) -> Path:
-    """A dataset location as a file system path: a plain path or a `file://` URI. Other URIs
-    (s3://, gs://, hdfs://...) are refused with a clear message, rather than becoming a local
-    folder named `s3:`."""
-    if isinstance(location, Path):
-        return location
-    m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]+)://(.*)$", location)
-    if m is None:
-        return Path(location)
-    scheme, rest = m.group(1).lower(), m.group(2)
-    if scheme == "file":
-        host, _, path = rest.partition("/")
-        if host not in ("", "localhost"):
-            raise DatasetError(f"{location!r}: a file:// URI must name a local path (file:///data/war)")
-        return Path(unquote("/" + path))
-    raise DatasetError(f"{location!r}: datasets live on a file system path (a local disk, or a mount "
-                       f"every machine shares such as NFS); {scheme}:// storage is not supported")
 
 
 def part_path(table: str, variant: str, part: int) -> str:
@@ -46,12 +27,12 @@ def split_game_id(game_id: int) -> tuple[int, int]:
 
 @dataclass
 class Dataset:
-    root: Path
+    root: Path | StorePath
     manifest: Manifest
 
     @classmethod
     def open(cls, root: str | Path) -> "Dataset":
-        root = local_path(root)
+        root = location(root)
         if not root.exists():
             raise DatasetError(f"no dataset at {str(root)!r}: the folder does not exist")
         if not root.is_dir():

@@ -14,15 +14,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from .dataset import MANIFEST, Dataset, local_path, part_path
+from .dataset import MANIFEST, Dataset, part_path
 from .deal import Deal, deal_line
 from .errors import DatasetError
 from .game import play_game
 from .journal import WORK_DIR, Journal, record_shard
+from .location import is_remote, location
 from .parallel import run_tasks, run_tasks_dask
 from .rng import game_seed
 from .schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
-from .storage import atomic_write_bytes, sha256_file, write_parquet
+from .storage import atomic_write_bytes, remove_tree, sha256_file, write_parquet
 
 DEFAULT_SHARD_SIZE = 2000
 
@@ -109,7 +110,7 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
             deals.append(check_deal(rules, d["piles"], d["set_aside"]))
     events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
                                  deals, shard.policies, tick)
-    root = Path(shard.root)
+    root = location(shard.root)
     out = []
     for table_name, table, key in (("events", events, ("game_id", "seq")), ("games", games, ("game_id",))):
         rel = part_path(table_name, rules.variant, shard.part)
@@ -122,24 +123,34 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
     return out
 
 
-def _looks_like_dataset(root: Path) -> bool:
+def _looks_like_dataset(root) -> bool:
     return any((root / name).exists() for name in (MANIFEST, WORK_DIR, "games", "events"))
 
 
-def prepare_output(root: Path, overwrite: bool) -> Path:
+def prepare_output(root, overwrite: bool):
     """Where to write: the folder itself when it is new or empty, or a staging folder beside it
-    that replaces it only once complete (`--overwrite`), so the old data survives a failure."""
+    that replaces it only once complete (`--overwrite`), so the old data survives a failure.
+
+    An object store has no folder to swap in: there `--overwrite` removes the old dataset, its
+    manifest first, and writes the new one in its place; a failure then leaves an unfinished
+    dataset that `--resume` finishes, never a mix of old and new files under a manifest."""
     if root.exists() and not root.is_dir():
         raise DatasetError(f"output {str(root)!r} is a file, not a folder")
     if root.exists() and any(root.iterdir()):
-        if (root / WORK_DIR).exists() and not (root / MANIFEST).exists() and not overwrite:
-            Journal(root).refuse()
+        if (root / WORK_DIR).exists():
+            journal = Journal(root)
+            if journal.writing() or (not (root / MANIFEST).exists() and not overwrite):
+                journal.refuse()
         if not overwrite:
             raise DatasetError(f"output folder {str(root)!r} already holds data "
                                f"(use --overwrite to replace it)")
         if not _looks_like_dataset(root):
             raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
                                f"dataset; not overwriting it")
+        if is_remote(root):
+            (root / MANIFEST).unlink(missing_ok=True)
+            remove_tree(root)
+            return root
         staging = root.with_name(f".{root.name}.new-{os.getpid()}")
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
@@ -189,7 +200,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
         raise DatasetError(f"shard size must be at least 1, got {shard_size}")
     if resume and overwrite:
         raise DatasetError("--resume and --overwrite do not go together")
-    root = local_path(out)
+    root = location(out)
     kept_sets: list[RuleSetEntry] = []
     kept_files: list[DataFile] = []
     first_part = 0
@@ -229,7 +240,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
     except BaseException:
         journal.release()
         if target != root:
-            shutil.rmtree(target, ignore_errors=True)
+            remove_tree(target)
         raise
     journal.close()
     if target != root:
@@ -237,7 +248,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
     return manifest
 
 
-def _generate(target: Path, journal: Journal, plans, seed, workers, shard_size, progress, resume,
+def _generate(target, journal: Journal, plans, seed, workers, shard_size, progress, resume,
               scheduler, kept_sets, kept_files, first_part) -> Manifest:
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
     shards, entries = plan_shards(plans, seed, target, shard_size, first_ordinal, first_part)
@@ -268,7 +279,7 @@ def _generate(target: Path, journal: Journal, plans, seed, workers, shard_size, 
     if scheduler is not None:
         results = run_tasks_dask(run_shard, todo, scheduler, progress, lambda s: s.stop - s.start)
     else:
-        results = run_tasks(run_shard, todo, workers, progress, warm=_warm)
+        results = run_tasks(run_shard, todo, workers, progress, warm=_warm, fork=not is_remote(target))
     for result in results:
         files.extend(result)
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import secrets
 import socket
+import threading
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .dataset import WORK_DIR
 from .errors import DatasetError
-from .storage import atomic_write_bytes
+from .location import is_remote, location
+from .storage import atomic_write_bytes, remove_tree
 
 
 
@@ -37,11 +41,21 @@ def _alive(pid: int) -> bool:
 
 
 class Journal:
-    def __init__(self, root: Path) -> None:
+    """The journal in `root/.war`. On a local or shared file system the lock is a file made with
+    O_EXCL and its holder is alive while its process runs; on an object store, which has neither
+    an exclusive create nor a process to ask about, the lock is an object that its writer rewrites
+    every BEAT seconds, and a holder is alive while its lock is younger than STALE seconds."""
+
+    BEAT = 10.0
+    STALE = 60.0
+    CLAIM_PAUSE = 1.0  # object stores: how long a new lock must survive before it counts as taken
+
+    def __init__(self, root) -> None:
         self.root = root
         self.dir = root / WORK_DIR
         self.lock = self.dir / "lock"
         self.owned = False
+        self._beat: threading.Event | None = None
 
     def exists(self) -> bool:
         return self.dir.exists()
@@ -49,31 +63,86 @@ class Journal:
     def acquire(self, resume: bool) -> None:
         """Take the lock; an interrupted run's stale lock only with `resume`."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        me = json.dumps({"pid": os.getpid(), "host": socket.gethostname()}).encode()
+        me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                         "token": secrets.token_hex(8)}).encode()
         while True:
-            try:
-                fd = os.open(self.lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
+            if not self._claim(me):
                 holder = self._holder()
-                if not resume or (holder is not None and (holder.get("host") != socket.gethostname()
-                                                          or _alive(holder["pid"]))):
+                if not resume or self._alive(holder):
                     self.refuse()
                 self.lock.unlink(missing_ok=True)
                 continue
+            self.owned = True
+            if is_remote(self.lock):
+                self._start_beat(me)
+            return
+
+    def _claim(self, me: bytes) -> bool:
+        if not is_remote(self.lock):
+            try:
+                fd = os.open(self.lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                return False
             with os.fdopen(fd, "wb") as f:
                 f.write(me)
-            self.owned = True
-            return
+            return True
+        if self.lock.exists():
+            return False
+        self.lock.put(me)
+        time.sleep(self.CLAIM_PAUSE)  # two writers that both saw no lock: the last put wins
+        try:
+            return self.lock.read_bytes() == me
+        except OSError:
+            return False
+
+    def _start_beat(self, me: bytes) -> None:
+        stop = self._beat = threading.Event()
+        lock = self.lock
+
+        def beat() -> None:
+            while not stop.wait(self.BEAT):
+                try:
+                    lock.put(me)
+                except OSError:
+                    pass
+
+        threading.Thread(target=beat, name="war-lock-beat", daemon=True).start()
+
+    def _stop_beat(self) -> None:
+        if self._beat is not None:
+            self._beat.set()
+            self._beat = None
+
+    def _alive(self, holder: dict | None) -> bool:
+        """Whether the writer that holds the lock still runs, as far as can be told from here."""
+        if holder is None:
+            return False
+        if holder.get("host") == socket.gethostname():
+            return _alive(holder.get("pid", -1))
+        if not is_remote(self.lock):
+            return True  # another machine on a shared file system: no way to ask it
+        try:
+            written = self.lock.mtime()
+        except OSError:
+            return False
+        if written is None:
+            return True
+        age = datetime.now(timezone.utc) - written.astimezone(timezone.utc)
+        return age.total_seconds() < self.STALE
 
     def refuse(self) -> None:
         """Raise the error that fits a folder holding this journal: another writer, or an
         interrupted run."""
-        holder = self._holder() if self.lock.exists() else None
-        if holder is not None and (holder.get("host") != socket.gethostname() or _alive(holder["pid"])):
+        if self.writing():
+            holder = self._holder() or {}
             raise DatasetError(f"another war generate (pid {holder.get('pid')} on {holder.get('host')}) is "
                                f"writing to {str(self.root)!r}; wait for it, or remove {self.lock} if it is gone")
         raise DatasetError(f"{str(self.root)!r} holds an unfinished dataset from an interrupted "
                            f"run (--resume finishes it, --overwrite starts again)")
+
+    def writing(self) -> bool:
+        """Whether a writer holds this journal's lock now."""
+        return self._alive(self._holder() if self.lock.exists() else None)
 
     def _holder(self) -> dict | None:
         try:
@@ -83,10 +152,8 @@ class Journal:
 
     def clear_if_stale(self) -> None:
         """Remove a journal whose writer is gone (a finished dataset keeps no journal)."""
-        holder = self._holder() if self.lock.exists() else None
-        if self.dir.exists() and (holder is None or (holder.get("host") == socket.gethostname()
-                                                     and not _alive(holder["pid"]))):
-            shutil.rmtree(self.dir, ignore_errors=True)
+        if self.dir.exists() and not self.writing():
+            remove_tree(self.dir)
 
     def sweep(self) -> None:
         """Remove temporary files that writers killed mid-write left behind (hidden names
@@ -122,17 +189,19 @@ class Journal:
 
     def close(self) -> None:
         """Remove the journal once the manifest is written."""
+        self._stop_beat()
         if self.owned:
-            shutil.rmtree(self.dir, ignore_errors=True)
+            remove_tree(self.dir)
             self.owned = False
 
     def release(self) -> None:
         """Give up the lock after a failure, keeping the records for --resume."""
+        self._stop_beat()
         if self.owned:
             self.lock.unlink(missing_ok=True)
             self.owned = False
 
 
 def record_shard(journal_dir: str, part: int, entries: list[dict]) -> None:
-    path = Path(journal_dir) / "shards" / f"part-{part:05d}.json"
+    path = location(journal_dir) / "shards" / f"part-{part:05d}.json"
     atomic_write_bytes(path, json.dumps(entries, sort_keys=True).encode())

@@ -51,19 +51,22 @@ def _call(fn, task):
 
 
 def run_tasks(fn: Callable, tasks: Sequence, workers: int,
-              progress: Callable[[int], None] | None = None, warm: Callable[[], None] | None = None) -> list:
+              progress: Callable[[int], None] | None = None, warm: Callable[[], None] | None = None,
+              fork: bool = True) -> list:
     """[fn(task, tick) for task in tasks], on `workers` processes when more than one.
 
     On Linux the workers are forked after `warm()` has loaded what they need (the compiled
-    engine), so they start at once instead of importing it all again; elsewhere they are
-    spawned."""
+    engine), so they start at once instead of importing it all again; elsewhere, or with
+    `fork=False`, they are spawned. A process that has talked to a remote store must not fork:
+    the store's client library (the AWS SDK under pyarrow's S3) holds threads and locks that a
+    forked child would inherit half-held."""
     if workers <= 1 or len(tasks) <= 1:
         return [fn(task, progress) for task in tasks]
     import multiprocessing as mp
     import queue as q
     import sys
 
-    if sys.platform == "linux":
+    if sys.platform == "linux" and fork:
         if warm is not None:
             warm()
         ctx = mp.get_context("fork")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .dataset import Dataset
 from .errors import QueryError
+from .location import is_remote
 
 PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:--\s*(.*))?$")
 TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None}
@@ -103,15 +104,19 @@ def connect(root, events: bool = True):
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     for table in ("games", "events"):
-        paths = [str((ds.root / f.path).resolve()) for f in ds.files(table)]
+        files = [ds.root / f.path for f in ds.files(table)]
+        if not files:
+            raise QueryError(f"dataset {str(ds.root)!r} lists no {table} files")
+        view = "event_rows" if table == "events" else table
+        if is_remote(ds.root):
+            _remote_view(con, ds.root, view, table, files)
+            continue
+        paths = [str(p.resolve()) for p in files]
         for p in paths:
             if not Path(p).exists():
                 raise QueryError(f"dataset file {p!r} is missing (`war validate` says more)")
-        if not paths:
-            raise QueryError(f"dataset {str(ds.root)!r} lists no {table} files")
         listing = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
         hive = "true" if table == "events" else "false"
-        view = "event_rows" if table == "events" else table
         con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{listing}], "
                     f"hive_partitioning = {hive})")
     if events:
@@ -131,6 +136,21 @@ def connect(root, events: bool = True):
     if events:
         con.execute(BATTLES_SQL)
     return con
+
+
+def _remote_view(con, root, view: str, table: str, files: list) -> None:
+    """A view over files on remote storage, read through pyarrow's file system (DuckDB scans the
+    Arrow dataset, pushing down columns and filters), so no DuckDB extension is needed."""
+    import pyarrow.dataset as pads
+    from pyarrow import fs
+
+    for f, info in zip(files, root.fs.get_file_info([f.path for f in files])):
+        if info.type != fs.FileType.File:
+            raise QueryError(f"dataset file {str(f)!r} is missing (`war validate` says more)")
+    hive = {"partitioning": "hive", "partition_base_dir": (root / table).path} if table == "events" else {}
+    data = pads.dataset([f.path for f in files], filesystem=root.fs, format="parquet", **hive)
+    con.register(f"_{view}_files", data)
+    con.execute(f"CREATE VIEW {view} AS SELECT * FROM _{view}_files")
 
 
 def events_sql() -> str:

@@ -1,13 +1,15 @@
 """Parquet files of a dataset: Arrow schemas derived from the models, atomic writes, checksums.
 
 Every write goes to a hidden temporary name in the target folder and is renamed into place,
-so a reader never sees half a file (DuckDB and pyarrow skip names starting with `.`).
+so a reader never sees half a file (DuckDB and pyarrow skip names starting with `.`). On remote
+storage the same functions take a location.StorePath, which puts a file whole its own way.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
 from typing import Iterable
 
@@ -16,6 +18,7 @@ import pyarrow.parquet as pq
 
 from .engine import EventTuple
 from .errors import DatasetError
+from .location import is_remote
 from . import logcodec
 from .schema import SCHEMA_VERSION, ENGINE_VERSION, GameRecord, LogRow, arrow_fields
 
@@ -134,9 +137,13 @@ def event_tuples(table: pa.Table) -> list[EventTuple]:
     return logcodec.decode(row for _, *row in log_rows(table))
 
 
-def sha256_file(path: Path) -> str:
+def _open_read(path):
+    return path.open_stream() if is_remote(path) else open(path, "rb")
+
+
+def sha256_file(path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with _open_read(path) as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
@@ -146,9 +153,13 @@ def temporary_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path, data: bytes) -> None:
+    """Write a whole file under its name, never a part of it (see StorePath.put for URIs)."""
     if path.is_dir():
         raise DatasetError(f"{str(path)!r} is a folder; give a file name")
+    if is_remote(path):
+        path.put(data)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_name(path)
     try:
@@ -162,6 +173,13 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def remove_tree(path) -> None:
+    if is_remote(path):
+        path.remove_tree()
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 # Encodings that beat dictionary + zstd on our columns: steady deltas for the row numbers, and
 # byte stream split for card codes and orders, whose one significant byte zstd then entropy-codes.
 ENCODINGS = {"seq": "DELTA_BINARY_PACKED", "battle": "DELTA_BINARY_PACKED",
@@ -172,19 +190,26 @@ def _leaf(field: pa.Field) -> str:
     return f"{field.name}.list.element" if pa.types.is_list(field.type) else field.name
 
 
-def write_parquet(table: pa.Table, path: Path, sort_key: Iterable[str] = ()) -> str:
+def write_parquet(table: pa.Table, path, sort_key: Iterable[str] = ()) -> str:
     """Write zstd Parquet atomically; return its SHA-256."""
+    leaves = [_leaf(f) for f in table.schema]
+    options = dict(
+        compression="zstd", compression_level=6,
+        row_group_size=ROW_GROUP_ROWS, write_statistics=True,
+        use_dictionary=[leaf for leaf in leaves if leaf not in ENCODINGS],
+        column_encoding={leaf: ENCODINGS[leaf] for leaf in leaves if leaf in ENCODINGS} or None,
+        sorting_columns=[pq.SortingColumn(table.schema.get_field_index(k)) for k in sort_key] or None,
+    )
+    if is_remote(path):
+        buf = pa.BufferOutputStream()
+        pq.write_table(table, buf, **options)
+        data = buf.getvalue().to_pybytes()
+        path.put(data)
+        return hashlib.sha256(data).hexdigest()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_name(path)
-    leaves = [_leaf(f) for f in table.schema]
     try:
-        pq.write_table(
-            table, tmp, compression="zstd", compression_level=6,
-            row_group_size=ROW_GROUP_ROWS, write_statistics=True,
-            use_dictionary=[leaf for leaf in leaves if leaf not in ENCODINGS],
-            column_encoding={leaf: ENCODINGS[leaf] for leaf in leaves if leaf in ENCODINGS} or None,
-            sorting_columns=[pq.SortingColumn(table.schema.get_field_index(k)) for k in sort_key] or None,
-        )
+        pq.write_table(table, tmp, **options)
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         digest = sha256_file(tmp)
@@ -195,10 +220,17 @@ def write_parquet(table: pa.Table, path: Path, sort_key: Iterable[str] = ()) -> 
     return digest
 
 
-def read_parquet(path: Path, filters=None, columns=None) -> pa.Table:
+def read_parquet(path, filters=None, columns=None) -> pa.Table:
     try:
+        if is_remote(path):
+            return pq.read_table(path.path, filesystem=path.fs, filters=filters, columns=columns)
         return pq.read_table(path, filters=filters, columns=columns)
     except FileNotFoundError:
         raise DatasetError(f"missing data file {str(path)!r}") from None
     except (pa.ArrowInvalid, OSError) as err:
         raise DatasetError(f"cannot read {str(path)!r}: {err}") from None
+
+
+def parquet_file(path) -> pq.ParquetFile:
+    """A Parquet file's metadata and schema without reading its data."""
+    return pq.ParquetFile(path.open_input() if is_remote(path) else path)

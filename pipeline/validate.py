@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import pyarrow.parquet as pq
 
 from .dataset import Dataset
 from .deal import Deal, check_deal, deck_of
@@ -25,9 +24,10 @@ from .generate import game_record
 from .ledger import audit
 from .parallel import run_tasks
 from .rng import game_seed
+from .location import is_remote
 from .logcodec import CodecError, decode
 from .schema import EVENT_KINDS, GAME_ID_STRIDE, RuleSetEntry
-from .storage import EVENT_SCHEMA, GAME_SCHEMA, read_parquet, rows_by_game, sha256_file
+from .storage import EVENT_SCHEMA, GAME_SCHEMA, parquet_file, read_parquet, rows_by_game, sha256_file
 
 
 @dataclass
@@ -83,7 +83,7 @@ def check_files(ds: Dataset, report: Report) -> set[str]:
         if f.table == "deals":
             continue
         try:
-            meta = pq.ParquetFile(path)
+            meta = parquet_file(path)
         except Exception as err:  # pyarrow raises several types for a damaged file
             report.problems.append(Problem(f.path, None, None, f"not a readable Parquet file: {err}"))
             unreadable.add(f.path)
@@ -210,7 +210,7 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
             if entry.deals:
                 deals = tuple(deals_by_set[entry.ordinal][first:first + gf.games])
             tasks.append(ShardCheck(str(ds.root), entry.ordinal, gf.path, ef.path, first, gf.games, deals, deep))
-    for part in run_tasks(check_shard, tasks, workers, progress):
+    for part in run_tasks(check_shard, tasks, workers, progress, fork=not is_remote(ds.root)):
         report.games_checked += part.games_checked
         report.good += part.good
         report.bad += part.bad

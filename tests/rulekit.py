@@ -167,3 +167,20 @@ def quantile_cont(values: list[float], q: float) -> float:
     lo = math.floor(pos)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def war_process(*args, **kw):
+    """`war ARGS` in a new process (for kill -9 and for a second writer), its output as text."""
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "pipeline.cli", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def digests(root) -> dict[str, str]:
+    """Every file under a folder by relative path: its SHA-256."""
+    import hashlib
+
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}

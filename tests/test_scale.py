@@ -1,10 +1,7 @@
 """Shards, resume after kill -9, the writer's lock, and the Dask executor."""
 
-import hashlib
 import random
 import signal
-import subprocess
-import sys
 import time
 
 import pyarrow.parquet as pq
@@ -13,18 +10,12 @@ import pytest
 from pipeline.errors import DatasetError
 from pipeline.generate import Plan, generate
 from pipeline.rules import build_rules
+from rulekit import digests, war_process
 
 ARGS = ["generate", "--games", "2400", "--shard-size", "150", "--seed", "77", "-q"]
 
 
-def war(*args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "pipeline.cli", *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-
-
-def digests(root):
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+war = war_process
 
 
 @pytest.fixture(scope="module")

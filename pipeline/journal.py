@@ -15,7 +15,6 @@ import secrets
 import socket
 import threading
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 from .dataset import WORK_DIR
@@ -56,6 +55,7 @@ class Journal:
         self.lock = self.dir / "lock"
         self.owned = False
         self._beat: threading.Event | None = None
+        self._me = b""
 
     def exists(self) -> bool:
         return self.dir.exists()
@@ -73,6 +73,7 @@ class Journal:
                 self.lock.unlink(missing_ok=True)
                 continue
             self.owned = True
+            self._me = me
             if is_remote(self.lock):
                 self._start_beat(me)
             return
@@ -95,6 +96,12 @@ class Journal:
         except OSError:
             return False
 
+    def _still_mine(self) -> bool:
+        try:
+            return self.lock.read_bytes() == self._me
+        except OSError:
+            return False
+
     def _start_beat(self, me: bytes) -> None:
         stop = self._beat = threading.Event()
         lock = self.lock
@@ -102,6 +109,8 @@ class Journal:
         def beat() -> None:
             while not stop.wait(self.BEAT):
                 try:
+                    if not self._still_mine():
+                        return  # taken over while this writer was cut off: never write over it
                     lock.put(me)
                 except OSError:
                     pass
@@ -123,12 +132,22 @@ class Journal:
             return True  # another machine on a shared file system: no way to ask it
         try:
             written = self.lock.mtime()
+            now = self._store_now()
         except OSError:
             return False
-        if written is None:
+        if written is None or now is None:
             return True
-        age = datetime.now(timezone.utc) - written.astimezone(timezone.utc)
-        return age.total_seconds() < self.STALE
+        return (now - written).total_seconds() < self.STALE
+
+    def _store_now(self):
+        """The store's own clock (the time it stamps on a fresh object), so that a lock's age
+        does not depend on how far this machine's clock is from the writer's."""
+        probe = self.dir / f"clock-{secrets.token_hex(4)}"
+        probe.put(b"")
+        try:
+            return probe.mtime()
+        finally:
+            probe.unlink(missing_ok=True)
 
     def refuse(self) -> None:
         """Raise the error that fits a folder holding this journal: another writer, or an
@@ -198,7 +217,8 @@ class Journal:
         """Give up the lock after a failure, keeping the records for --resume."""
         self._stop_beat()
         if self.owned:
-            self.lock.unlink(missing_ok=True)
+            if self._still_mine():
+                self.lock.unlink(missing_ok=True)
             self.owned = False
 
 

@@ -222,6 +222,19 @@ def test_the_lock_is_rewritten_while_its_writer_runs(s3, monkeypatch):
     assert not journal.lock.exists()
 
 
+def test_a_writer_whose_lock_was_taken_over_stops_rewriting_it(s3, monkeypatch):
+    monkeypatch.setattr(Journal, "BEAT", 0.1)
+    monkeypatch.setattr(Journal, "CLAIM_PAUSE", 0.0)
+    journal = Journal(location(s3.uri(s3.bucket())))
+    journal.acquire(resume=False)
+    other = lock_of({"pid": 1, "host": "another-machine"})
+    journal.lock.put(other)  # a --resume elsewhere after this writer was cut off for a minute
+    time.sleep(0.6)
+    assert journal.lock.read_bytes() == other
+    journal.release()
+    assert journal.lock.read_bytes() == other
+
+
 def test_overwrite_on_s3_leaves_only_the_new_dataset(s3, tmp_path):
     bucket = s3.bucket()
     uri = s3.uri(bucket)

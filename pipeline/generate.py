@@ -261,16 +261,13 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
     for entry, plan in zip(entries, plans):
         if entry.deals is not None:
             data = "".join(deal_line(d) + "\n" for d in plan.deals).encode()
-            path = target / entry.deals
-            atomic_write_bytes(path, data)
+            digest = atomic_write_bytes(target / entry.deals, data)
             files.append({"path": entry.deals, "table": "deals", "rule_set": entry.ordinal,
-                          "first_game": 0, "games": plan.games, "rows": plan.games,
-                          "sha256": sha256_file(path)})
+                          "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
     todo = []
     for shard in shards:
         done = journal.done(shard.part) if resume else None
-        if done and all((target / f["path"]).exists() and sha256_file(target / f["path"]) == f["sha256"]
-                        for f in done):
+        if done and all(_intact(target / f["path"], f["sha256"]) for f in done):
             files.extend(done)
             if progress:
                 progress(shard.stop - shard.start)
@@ -287,6 +284,13 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
                         files=kept_files + [DataFile(**f) for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
     return manifest
+
+
+def _intact(path, sha256: str) -> bool:
+    try:
+        return sha256_file(path) == sha256
+    except OSError:
+        return False
 
 
 def _warm() -> None:

@@ -36,10 +36,9 @@ def _first_line(err: Exception) -> str:
 @functools.lru_cache(maxsize=32)
 def _filesystem(uri: str):
     import pyarrow as pa
-    from pyarrow import fs
 
     try:
-        return fs.FileSystem.from_uri(uri)
+        return _fs().FileSystem.from_uri(uri)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, ValueError) as err:
         raise DatasetError(f"{uri!r} is not a location pyarrow can open: {_first_line(err)}") from None
 
@@ -56,10 +55,12 @@ def _with_defaults(uri: str) -> str:
     return uri
 
 
-def _file_types():
+def _fs():
+    """pyarrow.fs, imported when a remote location is first used, so that importing this module
+    (every command does, through pipeline.dataset) stays light."""
     from pyarrow import fs
 
-    return fs.FileType
+    return fs
 
 
 def location(where: "str | Path | StorePath") -> "Path | StorePath":
@@ -76,6 +77,12 @@ def location(where: "str | Path | StorePath") -> "Path | StorePath":
             raise DatasetError(f"{where!r}: a file:// URI must name a local path (file:///data/war)")
         return Path(unquote("/" + path.partition("?")[0]))
     return StorePath.from_uri(where)
+
+
+def temporary_name(path):
+    """The hidden name a file is written under before it is moved to `path` (readers skip names
+    that start with `.`; the pid lets a resumed run sweep those of writers that are gone)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
 def is_remote(where) -> bool:
@@ -155,34 +162,29 @@ class StorePath:
     def info(self):
         return self._call("look at", self.fs.get_file_info, self.path)
 
-    def _kind(self):
-        return self._type if self._type is not None else self.info().type, _file_types()
+    def _type_now(self):
+        return self._type if self._type is not None else self.info().type
 
     def exists(self) -> bool:
-        kind, types = self._kind()
-        return kind != types.NotFound
+        return self._type_now() != _fs().FileType.NotFound
 
     def is_dir(self) -> bool:
-        kind, types = self._kind()
-        return kind == types.Directory
+        return self._type_now() == _fs().FileType.Directory
 
     def is_file(self) -> bool:
-        kind, types = self._kind()
-        return kind == types.File
+        return self._type_now() == _fs().FileType.File
 
     def mtime(self):
         return self.info().mtime
 
     def stat(self) -> SimpleNamespace:
         info = self.info()
-        if info.type == _file_types().NotFound:
+        if info.type == _fs().FileType.NotFound:
             raise FileNotFoundError(str(self))
         return SimpleNamespace(st_size=info.size, st_mtime=info.mtime_ns / 1e9 if info.mtime_ns else None)
 
     def _listing(self, recursive: bool):
-        from pyarrow import fs
-
-        selector = fs.FileSelector(self.path, allow_not_found=True, recursive=recursive)
+        selector = _fs().FileSelector(self.path, allow_not_found=True, recursive=recursive)
         for info in self._call("list", self.fs.get_file_info, selector):
             rel = info.path[len(self.path) + 1:]
             child = self / rel
@@ -224,7 +226,7 @@ class StorePath:
             self._call("write", write, self.path)
             return
         self.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.parent / f".{self.name}.{os.getpid()}.tmp"
+        tmp = temporary_name(self)
         try:
             self._call("write", write, tmp.path)
             self._call("write", self.fs.move, tmp.path, self.path)

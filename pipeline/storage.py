@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from pathlib import Path
 from typing import Iterable
 
 import pyarrow as pa
@@ -18,7 +17,7 @@ import pyarrow.parquet as pq
 
 from .engine import EventTuple
 from .errors import DatasetError
-from .location import is_remote
+from .location import is_remote, temporary_name
 from . import logcodec
 from .schema import SCHEMA_VERSION, ENGINE_VERSION, GameRecord, LogRow, arrow_fields
 
@@ -149,17 +148,15 @@ def sha256_file(path) -> str:
     return h.hexdigest()
 
 
-def temporary_name(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
-
-
-def atomic_write_bytes(path, data: bytes) -> None:
-    """Write a whole file under its name, never a part of it (see StorePath.put for URIs)."""
+def atomic_write_bytes(path, data) -> str:
+    """Write a whole file under its name, never a part of it: a hidden temporary name, fsynced,
+    then renamed (StorePath.put for a URI). Returns the SHA-256 of `data`."""
     if path.is_dir():
         raise DatasetError(f"{str(path)!r} is a folder; give a file name")
+    digest = hashlib.sha256(data).hexdigest()
     if is_remote(path):
         path.put(data)
-        return
+        return digest
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_name(path)
     try:
@@ -171,6 +168,7 @@ def atomic_write_bytes(path, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    return digest
 
 
 def remove_tree(path) -> None:
@@ -191,33 +189,18 @@ def _leaf(field: pa.Field) -> str:
 
 
 def write_parquet(table: pa.Table, path, sort_key: Iterable[str] = ()) -> str:
-    """Write zstd Parquet atomically; return its SHA-256."""
+    """Write zstd Parquet atomically; return its SHA-256. The file is built in memory (a shard's
+    is a few MB), so its checksum comes from the bytes written, not from reading them back."""
     leaves = [_leaf(f) for f in table.schema]
-    options = dict(
-        compression="zstd", compression_level=6,
+    buf = pa.BufferOutputStream()
+    pq.write_table(
+        table, buf, compression="zstd", compression_level=6,
         row_group_size=ROW_GROUP_ROWS, write_statistics=True,
         use_dictionary=[leaf for leaf in leaves if leaf not in ENCODINGS],
         column_encoding={leaf: ENCODINGS[leaf] for leaf in leaves if leaf in ENCODINGS} or None,
         sorting_columns=[pq.SortingColumn(table.schema.get_field_index(k)) for k in sort_key] or None,
     )
-    if is_remote(path):
-        buf = pa.BufferOutputStream()
-        pq.write_table(table, buf, **options)
-        data = buf.getvalue().to_pybytes()
-        path.put(data)
-        return hashlib.sha256(data).hexdigest()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temporary_name(path)
-    try:
-        pq.write_table(table, tmp, **options)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        digest = sha256_file(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return digest
+    return atomic_write_bytes(path, buf.getvalue())
 
 
 def read_parquet(path, filters=None, columns=None) -> pa.Table:

@@ -5,9 +5,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernel import E_BATTLE, E_CEND, E_KIND, njit
+from .kernel import E_BATTLE, E_CEND, E_KIND, S_EVENTS, njit
+from .logcodec import TABLE_KINDS, TAKE_KINDS
+from .schema import EVENT_KINDS
 
 DEALT, PUT, TAKEN = 1, 2, 3
+SET_ASIDE = EVENT_KINDS.index("set_aside")  # deals at battle 0, takes from the table later
+ROLE = np.array([DEALT if kind == "deal" else PUT if kind in TABLE_KINDS else
+                 TAKEN if kind in TAKE_KINDS and kind != "set_aside" else 0 for kind in EVENT_KINDS], np.int8)
+
+
+def cards_balance(arrays, deck_size: int) -> bool:
+    """Invariants over a whole shard of the compiled engine's output (`kernel.play_arrays`):
+    every game's deal is the whole deck, each card once; in every battle the cards that leave
+    the table are the cards put on it, none twice."""
+    evi, cv, _, summ = arrays[:4]
+    if evi.shape[0] == 0:
+        return True
+    return bool(balance(evi, cv, summ[:, S_EVENTS], ROLE, SET_ASIDE, deck_size))
 
 
 @njit(cache=True)

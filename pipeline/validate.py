@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-
 from .dataset import Dataset
 from .deal import Deal, check_deal, deck_of
 from .engine import CheckingRecorder, EventTuple
@@ -26,7 +25,7 @@ from .parallel import run_tasks
 from .rng import game_seed
 from .location import is_remote
 from .logcodec import CodecError, decode
-from .schema import EVENT_KINDS, GAME_ID_STRIDE, RuleSetEntry
+from .schema import GAME_ID_STRIDE, RuleSetEntry
 from .storage import EVENT_SCHEMA, GAME_SCHEMA, parquet_file, read_parquet, rows_by_game, sha256_file
 
 
@@ -285,6 +284,7 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
     cards balance; False sends the shard to the game-by-game checks, which name the problem.
     The files equal the encoding of the regenerated events, and the encoding is lossless, so
     the invariants are checked on the regenerated events without decoding the files."""
+    from .invariants import cards_balance
     from .kernel import build_tables, play_arrays, supported
 
     if task.deals is not None or not supported(entry.rules, None, tuple(entry.policies)):
@@ -295,23 +295,3 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
     if not (games.equals(ref_games) and events.equals(ref_events)):
         return False
     return cards_balance(arrays, deck_of(entry.rules).size)
-
-
-def cards_balance(arrays, deck_size: int) -> bool:
-    """Invariants over a whole shard of the compiled engine's output (`kernel.play_arrays`):
-    every game's deal is the whole deck, each card once; in every battle the cards that leave
-    the table are the cards put on it, none twice."""
-    import numpy as np
-
-    from .invariants import DEALT, PUT, TAKEN, balance
-    from .kernel import S_EVENTS
-
-    evi, cv, _, summ = arrays[:4]
-    if evi.shape[0] == 0:
-        return True
-    code = {name: i for i, name in enumerate(EVENT_KINDS)}
-    role = np.zeros(len(EVENT_KINDS), np.int8)
-    role[code["deal"]] = DEALT
-    role[[code["play"], code["down"], code["forfeit"]]] = PUT
-    role[code["collect"]] = TAKEN
-    return bool(balance(evi, cv, summ[:, S_EVENTS], role, code["set_aside"], deck_size))

@@ -514,7 +514,7 @@ def test_cards_balance_on_regenerated_shards_and_its_failures(tmp_path):
     battle, or a deal repeats a card."""
     from pipeline.kernel import E_CEND, E_KIND, play_arrays
     from pipeline.schema import EVENT_KINDS
-    from pipeline.validate import cards_balance
+    from pipeline.invariants import cards_balance
 
     for options in ({}, {"pickup": "pooled"}, {"shortfall": "lose", "players": "3"}):
         arrays = play_arrays(build_rules("classic", options), 9, 0, 40)

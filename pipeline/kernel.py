@@ -1056,26 +1056,6 @@ def _nullable(values: np.ndarray, nulls: np.ndarray, type_) -> pa.Array:
     return pa.array(values, type=type_, mask=nulls if nulls.any() else None)
 
 
-def _logs(evi, cv, sv, counts) -> list[list[tuple]]:
-    """The kernel's event arrays as the engine's event tuples, game by game."""
-    cards = cv.tolist()
-    seats = sv.tolist()
-    rows = evi.tolist()
-    logs = []
-    i = 0
-    c0 = s0 = 0
-    for count in counts.tolist():
-        log = []
-        for battle, kind, seat, value, note, cend, send in rows[i:i + count]:
-            log.append((battle, EVENT_KINDS[kind], None if seat < 0 else seat, tuple(cards[c0:cend]),
-                        tuple(seats[s0:send]), (), value if kind in (K_WAR, K_END) else None,
-                        OUTCOMES[note] if note >= 0 else None))
-            c0, s0 = cend, send
-        logs.append(log)
-        i += count
-    return logs
-
-
 _SPELT: dict[bytes, str] = {}  # shape keys (as bytes) already spelt, across calls
 _SPELT_MAX = 1 << 16
 
@@ -1125,8 +1105,8 @@ def _shape_strings(keys: np.ndarray, kstart: np.ndarray) -> list[str]:
 
 
 def events_from_arrays(ids: np.ndarray, evi, cv, sv, counts) -> pa.Table:
-    """storage.events_table(ids, _logs(evi, cv, sv, counts)), equal value for value, built by
-    `_encode_rows` and numpy instead of a Python loop per event."""
+    """The `events/` table of the kernel's games, equal value for value to storage.events_table
+    of their logs, built by `_encode_rows` and numpy instead of a Python loop per event."""
     from .storage import EVENT_SCHEMA
 
     if cv.shape[0] > np.iinfo(np.int32).max:

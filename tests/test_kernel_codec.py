@@ -1,6 +1,6 @@
 """The kernel's events encoder (kernel.events_from_arrays) against the reference encoder: for the
 kernel's own games and for arbitrary event arrays, the table must equal
-storage.events_table(ids, kernel._logs(...)) and be written to the same Parquet bytes, and
+storage.events_table(ids, reference_logs(...)) and be written to the same Parquet bytes, and
 logcodec.decode of its rows must give back the events."""
 
 from __future__ import annotations
@@ -33,9 +33,30 @@ RULE_SETS = [
 ]
 
 
+def reference_logs(evi, cv, sv, counts) -> list[list[tuple]]:
+    """The kernel's event arrays as the engine's event tuples, game by game: the reference the
+    compiled encoder is held to."""
+    cards = cv.tolist()
+    seats = sv.tolist()
+    rows = evi.tolist()
+    out = []
+    i = 0
+    c0 = s0 = 0
+    for count in counts.tolist():
+        log = []
+        for battle, kind, seat, value, note, cend, send in rows[i:i + count]:
+            log.append((battle, EVENT_KINDS[kind], None if seat < 0 else seat, tuple(cards[c0:cend]),
+                        tuple(seats[s0:send]), (), value if kind in (kernel.K_WAR, kernel.K_END) else None,
+                        kernel.OUTCOMES[note] if note >= 0 else None))
+            c0, s0 = cend, send
+        out.append(log)
+        i += count
+    return out
+
+
 def check(ids, evi, cv, sv, counts, tmp_path=None):
     """The fast table equals the reference one (and its Parquet bytes), and decodes to the events."""
-    logs = kernel._logs(evi, cv, sv, counts)
+    logs = reference_logs(evi, cv, sv, counts)
     fast = kernel.events_from_arrays(np.asarray(ids, np.int64), evi, cv, sv, counts)
     ref = events_table(list(ids), logs)
     assert fast.schema.equals(ref.schema, check_metadata=True)

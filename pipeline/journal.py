@@ -196,11 +196,8 @@ class Journal:
             return
         atomic_write_bytes(path, text.encode())
 
-    def record_path(self, part: int) -> Path:
-        return self.dir / "shards" / f"part-{part:05d}.json"
-
     def done(self, part: int) -> list[dict] | None:
-        path = self.record_path(part)
+        path = record_path(self.dir, part)
         try:
             return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -222,6 +219,10 @@ class Journal:
             self.owned = False
 
 
+def record_path(journal_dir, part: int):
+    return location(journal_dir) / "shards" / f"part-{part:05d}.json"
+
+
 def record_shard(journal_dir: str, part: int, entries: list[dict]) -> None:
-    path = location(journal_dir) / "shards" / f"part-{part:05d}.json"
-    atomic_write_bytes(path, json.dumps(entries, sort_keys=True).encode())
+    """Written by the worker that finished the shard, after its data files."""
+    atomic_write_bytes(record_path(journal_dir, part), json.dumps(entries, sort_keys=True).encode())

@@ -70,6 +70,5 @@ SELECT shape,
     arg_min(seat, pos) FILTER (WHERE kind = 'collect') AS winner,
     coalesce(sum(len(idx)) FILTER (WHERE kind IN ('play', 'down', 'forfeit')), 0) AS table_cards,
     bool_or(kind = 'set_aside') AS set_aside,
-    bool_or(kind = 'collect') AS collects,
     bool_or(kind IN ('play', 'down', 'forfeit', 'war', 'collect', 'set_aside')) AS fights
 FROM event_steps GROUP BY shape;

@@ -3,8 +3,8 @@
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
 decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
 rule set, every option a column), `battles` (one row per battle, read from its shape without
-decoding cards), `cards` (every card of every deck in the dataset with its label). Macro `card_label(code)` labels a standard-deck
-card (`10♥`, `JK1`).
+decoding cards), `cards` (every card of every deck in the dataset with its label). Macro
+`card_label(code)` labels a standard-deck card (`10♥`, `JK1`).
 
 Named queries are `.sql` files whose header says what they answer and which parameters they
 take:

@@ -12,15 +12,9 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import subprocess
 import tempfile
-import time
 
-
-def timed(*args: str, env: dict) -> float:
-    start = time.perf_counter()
-    subprocess.run(["war", *args], check=True, env=env, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+from run import print_table, timed, war
 
 
 def main() -> None:
@@ -34,25 +28,22 @@ def main() -> None:
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
-    env = dict(os.environ, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
-               AWS_DEFAULT_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true")
-    os.environ.update(env)
+    os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",  # for the war processes
+                      AWS_DEFAULT_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true")
     fs.S3FileSystem(endpoint_override=f"http://{host}:{port}", allow_bucket_creation=True).create_dir("bench")
     uri = f"s3://bench/war?endpoint_override=http://{host}:{port}"
     common = ["--games", str(games), "--seed", "1", "--workers", "2", "-q"]
+    rows = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            rows = []
             for name, where in (("local disk", os.path.join(tmp, "war")), ("S3 (moto)", uri)):
-                gen = timed("generate", *common, "--out", where, env=env)
-                val = timed("validate", where, "--workers", "2", "-q", env=env)
-                rows.append((name, games / gen, games / val))
+                gen, _ = timed(war("generate", *common, "--out", where))
+                val, _ = timed(war("validate", where, "--workers", "2", "-q"))
+                rows.append((name, f"{games / gen:,.0f} games/s", f"{games / val:,.0f} games/s"))
     finally:
         server.stop()
-    print(f"| where | generate, 2 workers | validate, 2 workers |  ({games:,} games)")
-    print("|---|---|---|")
-    for name, g, v in rows:
-        print(f"| {name} | {g:,.0f} games/s | {v:,.0f} games/s |")
+    print(f"{games:,} games:")
+    print_table(["where", "generate, 2 workers", "validate, 2 workers"], rows)
 
 
 if __name__ == "__main__":

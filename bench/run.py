@@ -34,6 +34,14 @@ def war(*args: str) -> list[str]:
     return [sys.executable, "-m", "pipeline.cli", *args]
 
 
+def print_table(header: list[str], rows) -> None:
+    """A Markdown table, as bench/README.md holds them."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
 def peak_rss_mb_of(cmd: list[str]) -> tuple[float, float]:
     """Seconds, and the peak RSS of the largest process of this command alone (the command or
     one of its workers; not of earlier commands, which RUSAGE_CHILDREN would mix in)."""
@@ -114,10 +122,8 @@ def main() -> None:
             rows.append((f"4a. war replay of one game of {n:,}, process start to output", f"{tookr:.2f} s",
                          f"war replay DIR {n // 2}"))
 
-    print(f"| figure | measured ({os.cpu_count()} cores) | command |")
-    print("|---|---|---|")
-    for what, value, cmd in rows:
-        print(f"| {what} | {value} | `{cmd}` |")
+    print_table(["figure", f"measured ({os.cpu_count()} cores)", "command"],
+                [(what, value, f"`{cmd}`") for what, value, cmd in rows])
 
 
 if __name__ == "__main__":

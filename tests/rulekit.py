@@ -125,7 +125,7 @@ def file_events(path) -> list[dict]:
             for gid, log in game_logs(pq.read_table(path)).items() for i, ev in enumerate(log)]
 
 
-def event_rows(root) -> list[dict]:
+def dataset_events(root) -> list[dict]:
     """Every event of a dataset (see file_events), in manifest order."""
     ds = Dataset.open(root)
     return [e for f in ds.files("events") for e in file_events(ds.root / f.path)]

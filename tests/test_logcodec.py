@@ -13,7 +13,7 @@ from pipeline.query import connect, run
 from pipeline.rules import build_rules
 from pipeline.schema import EVENT_KINDS
 from pipeline.variants import VARIANTS
-from rulekit import EVENT_FIELDS, event_rows
+from rulekit import EVENT_FIELDS, dataset_events
 
 small = st.integers(0, 60)
 notes = st.one_of(st.none(), st.sampled_from(["win", "draw", "steal", "top", "hand", "x:y"]))
@@ -125,7 +125,7 @@ def test_sql_events_view_equals_the_python_decoding(every_variant):
     names = ["game_id", "seq", *EVENT_FIELDS]
     got = con.execute(f"SELECT {', '.join(names)} FROM events ORDER BY game_id, seq").fetchall()
     want = [tuple(tuple(e[k]) if isinstance(e[k], list) else e[k] for k in names)
-            for e in event_rows(every_variant)]
+            for e in dataset_events(every_variant)]
     assert [tuple(tuple(v) if isinstance(v, list) else v for v in row) for row in got] == want
     kinds = {row[3] for row in got}
     assert {"forfeit", "reshuffle", "steal", "decision", "draw", "set_aside"} <= kinds

@@ -16,7 +16,7 @@ from pipeline.errors import QueryError
 from pipeline.generate import Plan, generate
 from pipeline.query import named_queries, parse_query, queries_dir, run
 from pipeline.rules import build_rules
-from rulekit import event_rows, quantile_cont
+from rulekit import dataset_events, quantile_cont
 
 EXPECTED_QUERIES = {
     "outcomes", "game_length", "length_histogram", "seat_win_rate", "wars_per_game",
@@ -230,7 +230,7 @@ def test_wars_per_game(results, by_rules):
 @pytest.fixture(scope="module")
 def war_events(root) -> list[dict]:
     """The `war` events, read with pyarrow: a war's value is its depth within the battle."""
-    events = event_rows(root)
+    events = dataset_events(root)
     return [e for e in events if e["kind"] == "war"]
 
 

@@ -11,4 +11,4 @@ golden:
 	python -m pipeline.golden
 
 schemas:
-	python -m pipeline.schema
+	python -m pipeline.model.schema

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from pipeline.rng import Xoshiro256, game_seed
+from pipeline.model.rng import Xoshiro256, game_seed
 
 
 def play(seed: int, max_battles: int = 10_000) -> tuple[str, int | None, int]:

@@ -13,12 +13,14 @@ import random
 import sys
 import time
 
-from pipeline import kernel
+from pipeline.engines.compiled.table import play_arrays  # noqa: E402
+from pipeline.log.compiled import build_tables  # noqa: E402
+from pipeline.log.shard import play_range_fast  # noqa: E402
 from pipeline.errors import RulesError
-from pipeline.generate import play_range
-from pipeline.rules import build_rules
-from pipeline.storage import events_table, games_table
-from pipeline.variants import VARIANTS
+from pipeline.log.shard import play_range
+from pipeline.model.rules import build_rules
+from pipeline.log.tables import events_table, games_table
+from pipeline.model.variants import VARIANTS
 
 TABLE_VARIANTS = [name for name, spec in VARIANTS.items() if spec.family == "table"]
 
@@ -55,7 +57,7 @@ def sweep(rule_sets: int, games: int) -> int:
         rules = random_rules(r)
         seed, start = r.randrange(2**64), r.randrange(10**6)
         ids, logs, records = play_range(rules, i % 4, seed, start, start + games)
-        ev, gm = kernel.play_range_fast(rules, i % 4, seed, start, start + games)
+        ev, gm = play_range_fast(rules, i % 4, seed, start, start + games)
         if not (ev.equals(events_table(ids, logs)) and gm.equals(games_table(records))):
             bad += 1
             print(f"DIFFERENT: {rules.model_dump_json()} seed={seed} start={start}")
@@ -67,7 +69,7 @@ def speed(games: int) -> None:
     for label, options in (("classic (pickup=shuffled)", {}), ("classic pickup=winner_first",
                                                                {"pickup": "winner_first"})):
         rules = build_rules("classic", options)
-        kernel.play_range_fast(rules, 0, 42, 0, 10)  # compile / load the cache
+        play_range_fast(rules, 0, 42, 0, 10)  # compile / load the cache
         ref_games = games if "--quick" not in sys.argv else min(games, 2000)
         t = time.process_time()
         play_range(rules, 0, 42, 0, ref_games)
@@ -76,10 +78,10 @@ def speed(games: int) -> None:
         for start in range(0, games, 2000):  # shards of 2,000 games, as generate does
             stop = min(start + 2000, games)
             t = time.process_time()
-            arrays = kernel.play_arrays(rules, 42, start, stop)
+            arrays = play_arrays(rules, 42, start, stop)
             k_time += time.process_time() - t
             t = time.process_time()
-            kernel.build_tables(rules, 0, start, stop, arrays)
+            build_tables(rules, 0, start, stop, arrays)
             a_time += time.process_time() - t
         print(f"{label}: reference {ref:,.0f} games/s ({ref_games} games); kernel {games / k_time:,.0f} "
               f"games/s; kernel+Arrow {games / (k_time + a_time):,.0f} games/s ({games} games)")

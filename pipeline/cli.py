@@ -43,7 +43,13 @@ def _progress(total: int, label: str, quiet: bool):
     if quiet:
         return nullcontext(lambda n: None)
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     console = Console(stderr=True)
     if not console.is_terminal:
@@ -68,15 +74,16 @@ def variants(as_json: bool = typer.Option(False, "--json", help="Print as JSON."
     """Every variant, its options and their defaults."""
     import json
 
-    from .rules import build_rules
-    from .variants import VARIANTS
+    from .engines.families import FAMILIES
+    from .model.rules import build_rules
+    from .model.variants import VARIANTS
 
     out = []
     for v in VARIANTS.values():
         rules = build_rules(v.name).model_dump(mode="json")
         out.append({"variant": v.name, "title": v.title, "rules": f"RULES.md {v.section}",
                     "summary": v.summary, "defaults": {k: rules[k] for k in v.options},
-                    "decisions": list(v.decisions)})
+                    "decisions": list(FAMILIES[v.family].decisions)})
     if as_json:
         typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
@@ -106,11 +113,12 @@ def generate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Generate a dataset of seeded games into Parquet."""
-    from .deal import read_deals
     from .errors import RulesError
-    from .location import location
-    from .generate import Plan, generate as run_generate
-    from .rules import build_rules, load_rules_file, parse_sets
+    from .jobs.generate import Plan
+    from .jobs.generate import generate as run_generate
+    from .model.deal import read_deals
+    from .model.rules import build_rules, load_rules_file, parse_sets
+    from .storage.location import location
 
     options = parse_sets(set_)
     rule_sets = [build_rules(name, options) for name in variant]
@@ -145,7 +153,7 @@ def generate(
         if out is None:
             raise RulesError("--append needs --out, the dataset to add to")
         if seed is None:
-            from .dataset import Dataset
+            from .storage.dataset import Dataset
 
             seed = Dataset.open(out).manifest.master_seed
     seed = 0 if seed is None else seed
@@ -199,11 +207,11 @@ def seatings_from(policy: list[str], tournament: list[str]) -> list[dict[int, st
 
 
 def seat_specs(rules, seating: dict[int, str], tournament: bool = False) -> tuple[str, ...]:
+    from .engines.families import family_of
+    from .engines.policies import seat_policies
     from .errors import RulesError
-    from .policies import seat_policies
-    from .variants import variant
 
-    kinds = variant(rules.variant).decisions
+    kinds = family_of(rules).decisions
     if not kinds:
         if seating:
             raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no --policy or --tournament")
@@ -216,14 +224,15 @@ def seat_specs(rules, seating: dict[int, str], tournament: bool = False) -> tupl
 @app.command()
 def policies() -> None:
     """The policies players of Steal War and Arneson's War can follow, and the profiles."""
-    from .policies import describe_policies
-    from .variants import VARIANTS
+    from .engines.families import FAMILIES
+    from .engines.policies import describe_policies
+    from .model.variants import VARIANTS
 
     for line in describe_policies():
         typer.echo(line)
     for v in VARIANTS.values():
-        if v.decisions:
-            typer.echo(f"{v.name}: decides {', '.join(v.decisions)}")
+        if FAMILIES[v.family].decisions:
+            typer.echo(f"{v.name}: decides {', '.join(FAMILIES[v.family].decisions)}")
 
 
 @app.command()
@@ -234,7 +243,7 @@ def replay(
     fmt: ReplayFormat = typer.Option(ReplayFormat.text, "--format", "-f", help="text or json."),
 ) -> None:
     """Replay one game from its log, battle by battle, checked against the engine."""
-    from .replay import as_json, render_text, replay_game
+    from .jobs.replay import as_json, render_text, replay_game
 
     rp = replay_game(dataset, game)
     if fmt is ReplayFormat.json:
@@ -254,8 +263,8 @@ def validate(
     show: int = typer.Option(50, "--show", help="Print at most this many problems."),
 ) -> None:
     """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
-    from .dataset import Dataset
-    from .validate import validate as run_validate
+    from .jobs.validate import validate as run_validate
+    from .storage.dataset import Dataset
 
     total = sum(e.games for e in Dataset.open(dataset).manifest.rule_sets)
     with _progress(total, "validating", quiet) as tick:
@@ -282,7 +291,7 @@ def query(
 ) -> None:
     """Answer a question with DuckDB SQL: a named query or --sql."""
     from .errors import QueryError
-    from .query import named_queries, run
+    from .jobs.query import named_queries, run
 
     if list_:
         for q in named_queries().values():
@@ -306,7 +315,7 @@ def query(
     table = run(dataset, sql=sql, name=name, params=params)
     if table is None:
         return
-    from .output import write_result
+    from .jobs.output import write_result
 
     write_result(table, fmt.value, output)
 
@@ -317,12 +326,13 @@ def demo(
     games: int = typer.Option(2000, "--games", "-n", help="Games to generate."),
 ) -> None:
     """The main job on a small default: generate a dataset, replay a game, answer questions."""
-    from .generate import Plan, generate as run_generate
-    from .output import write_result
-    from .query import run
-    from .replay import render_text, replay_game
-    from .rules import build_rules
-    from .validate import validate as run_validate
+    from .jobs.generate import Plan
+    from .jobs.generate import generate as run_generate
+    from .jobs.output import write_result
+    from .jobs.query import run
+    from .jobs.replay import render_text, replay_game
+    from .jobs.validate import validate as run_validate
+    from .model.rules import build_rules
 
     typer.echo(f"== war generate --variant classic --games {games} --seed 42 --out {out} --overwrite")
     start = time.perf_counter()

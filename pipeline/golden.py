@@ -11,12 +11,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .game import policy_specs
-from .generate import play_range
-from .replay import build_replay, render_text
-from .rules import build_rules
-from .schema import RuleSetEntry
-from .variants import VARIANTS
+from .engines.game import policy_specs
+from .jobs.replay import build_replay, render_text
+from .log.shard import play_range
+from .model.rules import build_rules
+from .model.schema import RuleSetEntry
+from .model.variants import VARIANTS
 
 SEED = 2024
 CANDIDATES = 200

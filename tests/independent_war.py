@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from pipeline.rng import Xoshiro256
+from pipeline.model.rng import Xoshiro256
 
 DEFAULTS = {
     "players": 2, "jokers": 0, "war_down": 3, "ace_value": 11, "war_tiebreak": "repeat",

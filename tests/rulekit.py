@@ -8,10 +8,10 @@ import math
 
 import pyarrow.parquet as pq
 
-from pipeline.cards import Deck
-from pipeline.dataset import Dataset
-from pipeline.deal import check_deal, deck_of
-from pipeline.rng import Xoshiro256
+from pipeline.model.cards import Deck
+from pipeline.storage.dataset import Dataset
+from pipeline.model.deal import check_deal, deck_of
+from pipeline.model.rng import Xoshiro256
 
 # The standard deck with its two Jokers: code = 4 x rank index + suit index (C D H S), Jokers 52
 # and 53 ("JK1", "JK2"). The 52 suited cards have the same codes without Jokers.
@@ -118,7 +118,7 @@ EVENT_FIELDS = ("battle", "kind", "seat", "cards", "seats", "options", "value", 
 def file_events(path) -> list[dict]:
     """Every event of one events file, one dict per event (game_id, seq and the event's
     fields, lists as lists), decoded with pipeline.storage, not with the SQL view."""
-    from pipeline.storage import game_logs
+    from pipeline.log.tables import game_logs
 
     return [{"game_id": gid, "seq": i, **{k: list(v) if isinstance(v, tuple) else v
                                           for k, v in zip(EVENT_FIELDS, ev)}}
@@ -133,7 +133,7 @@ def dataset_events(root) -> list[dict]:
 
 def encoded(events: list[dict]) -> list[dict]:
     """One game's event dicts, in list order (their seq is ignored), as rows of an events file."""
-    from pipeline import logcodec
+    from pipeline.log import codec as logcodec
 
     if not events:
         return []

@@ -15,13 +15,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.dataset import Dataset
+from pipeline.storage.dataset import Dataset
 from pipeline.errors import QueryError
-from pipeline.generate import Plan, generate
-from pipeline.query import named_queries, run
-from pipeline.rules import build_rules
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.query import named_queries, run
+from pipeline.model.rules import build_rules
 from rulekit import games_rows, quantile_cont
-from pipeline.storage import game_logs
+from pipeline.log.tables import game_logs
 
 NEW_QUERIES = ("steals", "policy_win_rate", "policy_matchup", "length_by_policy", "arneson_consolation")
 STEAL_POLICIES = ("steal:always", "steal:never", "steal:threshold:4")

@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.arneson import play_arneson
-from pipeline.cards import Deck
-from pipeline.deal import check_deal, deck_of
-from pipeline.engine import RandomChance, Recorder
+from pipeline.engines.arneson import play_arneson
+from pipeline.model.cards import Deck
+from pipeline.model.deal import check_deal, deck_of
+from pipeline.engines.chance import RandomChance
+from pipeline.engines.event import Recorder
 from pipeline.errors import DealError, LogMismatch, RulesError
-from pipeline.game import play_game, replay_log
-from pipeline.rng import Xoshiro256
-from pipeline.rules import build_rules
-from pipeline.steal import play_steal
+from pipeline.engines.game import play_game, replay_log
+from pipeline.model.rng import Xoshiro256
+from pipeline.model.rules import build_rules
+from pipeline.engines.steal import play_steal
 from rulekit import check_summary, fisher_yates, PLAY, DOWN, WAR, WAR_OUT, COLLECT, SET_ASIDE, RESHUFFLE, DRAW, OUT, END
 
 # The standard deck with its two Jokers: code = 4 x rank index + suit index (C D H S), Jokers 52

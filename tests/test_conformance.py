@@ -7,17 +7,17 @@ alone, regeneration from the seed, and a round trip through a dataset on disk.
 
 import pytest
 
-from pipeline.deal import deck_of
+from pipeline.model.deal import deck_of
 from pipeline.errors import RulesError
-from pipeline.game import play_game, replay_log
-from pipeline.generate import Plan, generate
+from pipeline.engines.game import play_game, replay_log
+from pipeline.jobs.generate import Plan, generate
 from pipeline.golden import golden_dir, golden_text
-from pipeline.ledger import ledger_for
-from pipeline.replay import load_game
-from pipeline.rng import game_seed
-from pipeline.rules import build_rules
-from pipeline.validate import validate
-from pipeline.variants import VARIANTS
+from pipeline.log.ledger import ledger_for
+from pipeline.jobs.replay import load_game
+from pipeline.model.rng import game_seed
+from pipeline.model.rules import build_rules
+from pipeline.jobs.validate import validate
+from pipeline.model.variants import VARIANTS
 from rulekit import OPTION_GRID
 
 GAMES = 20

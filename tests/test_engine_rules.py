@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.cards import Deck
-from pipeline.deal import check_deal, deck_of
+from pipeline.model.cards import Deck
+from pipeline.model.deal import check_deal, deck_of
 from pipeline.errors import LogMismatch
-from pipeline.game import play_game, replay_log
-from pipeline.rng import Xoshiro256
-from pipeline.rules import build_rules
+from pipeline.engines.game import play_game, replay_log
+from pipeline.model.rng import Xoshiro256
+from pipeline.model.rules import build_rules
 from rulekit import body, check_summary, fisher_yates, PLAY, DOWN, WAR, WAR_OUT, FORFEIT, COLLECT, SET_ASIDE, RESHUFFLE, OUT, END
 
 DECK = Deck()  # the standard 52-card deck: code = 4 x rank index + suit index

@@ -6,12 +6,12 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.dataset import Dataset
+from pipeline.storage.dataset import Dataset
 from pipeline.errors import DatasetError
-from pipeline.generate import Plan, generate
-from pipeline.rules import build_rules
-from pipeline.schema import SCHEMA_VERSION
-from pipeline.validate import validate
+from pipeline.jobs.generate import Plan, generate
+from pipeline.model.rules import build_rules
+from pipeline.model.schema import SCHEMA_VERSION
+from pipeline.jobs.validate import validate
 
 
 def digests(root):
@@ -111,7 +111,7 @@ def test_overwrite_never_deletes_a_folder_that_is_not_a_dataset(tmp_path):
 def test_failed_overwrite_keeps_the_old_dataset(tmp_path, monkeypatch):
     generate(tmp_path / "d", plans()[:1], seed=1)
     before = digests(tmp_path / "d")
-    import pipeline.generate as g
+    import pipeline.jobs.generate as g
 
     def boom(*a, **k):
         raise RuntimeError("disk full")

@@ -16,9 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from independent_war import simulate  # noqa: E402
 
-from pipeline.game import play_game  # noqa: E402
-from pipeline.rng import game_seed  # noqa: E402
-from pipeline.rules import build_rules  # noqa: E402
+from pipeline.engines.game import play_game  # noqa: E402
+from pipeline.model.rng import game_seed  # noqa: E402
+from pipeline.model.rules import build_rules  # noqa: E402
 
 MASTER_SEED = 2024
 FIELDS = ("outcome", "winner", "battles", "wars", "max_war_depth", "war_wins", "final_cards")

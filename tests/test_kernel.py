@@ -12,14 +12,18 @@ import pytest
 
 pytest.importorskip("numba")
 
-from pipeline import kernel  # noqa: E402
-from pipeline.deal import shuffled_deal  # noqa: E402
+from pipeline.engines.compiled.rng import bounded_draws, game_seeds, shuffled_range, splitmix_outputs, xoshiro_outputs  # noqa: E402
+from pipeline.engines.compiled.table import E_CEND, E_KIND, OUTCOMES, S_OUTCOME, play_arrays  # noqa: E402
+from pipeline.log.shard import compiled_plays, play_range_fast, shard_tables  # noqa: E402
+from pipeline.model.schema import EVENT_KINDS  # noqa: E402
+from pipeline.model.deal import shuffled_deal  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
-from pipeline.generate import play_range  # noqa: E402
-from pipeline.rng import MASK, SplitMix64, Xoshiro256, game_seed  # noqa: E402
-from pipeline.rules import build_rules  # noqa: E402
-from pipeline.storage import events_table, games_table, write_parquet  # noqa: E402
-from pipeline.variants import VARIANTS  # noqa: E402
+from pipeline.log.shard import play_range  # noqa: E402
+from pipeline.model.rng import MASK, SplitMix64, Xoshiro256, game_seed  # noqa: E402
+from pipeline.model.rules import build_rules  # noqa: E402
+from pipeline.log.tables import events_table, games_table
+from pipeline.storage.files import write_parquet  # noqa: E402
+from pipeline.model.variants import VARIANTS  # noqa: E402
 from rulekit import OPTION_GRID  # noqa: E402
 
 
@@ -136,11 +140,11 @@ def assert_same_tables(fast: pa.Table, ref: pa.Table, what: str) -> None:
 def test_fast_tables_equal_the_reference(case, tmp_path):
     name, options, games = case
     rules = rules_of(name, options)
-    assert kernel.supported(rules, None, ())
+    assert compiled_plays(rules, None, ())
     ordinal, seed, start = case_args(case)
     ids, logs, records = play_range(rules, ordinal, seed, start, start + games)
     ref_events, ref_games = events_table(ids, logs), games_table(records)
-    events, games_ = kernel.play_range_fast(rules, ordinal, seed, start, start + games)
+    events, games_ = play_range_fast(rules, ordinal, seed, start, start + games)
     assert_same_tables(games_, ref_games, "games")
     assert_same_tables(events, ref_events, "events")
     for table, ref, key in ((events, ref_events, ("game_id", "seq")), (games_, ref_games, ("game_id",))):
@@ -159,9 +163,9 @@ def test_the_grid_reaches_every_outcome_and_event_kind():
         except RulesError:
             continue
         _ordinal, seed, start = case_args(case)
-        evi, *_, summ, _ww, _fc, _seeds = kernel.play_arrays(rules, seed, start, start + games)
-        outcomes |= {kernel.OUTCOMES[c] for c in np.unique(summ[:, kernel.S_OUTCOME])}
-        kinds |= {kernel.EVENT_KINDS[c] for c in np.unique(evi[:, kernel.E_KIND])}
+        evi, *_, summ, _ww, _fc, _seeds = play_arrays(rules, seed, start, start + games)
+        outcomes |= {OUTCOMES[c] for c in np.unique(summ[:, S_OUTCOME])}
+        kinds |= {EVENT_KINDS[c] for c in np.unique(evi[:, E_KIND])}
     assert outcomes == {"win", "draw", "capped", "cycle"}
     assert kinds == {"deal", "set_aside", "play", "down", "war", "war_out", "forfeit", "collect",
                      "reshuffle", "out", "end"}
@@ -176,15 +180,15 @@ def test_the_grid_reaches_every_outcome_and_event_kind():
 def test_growing_buffers_changes_nothing(name, options):
     """Tiny first buffers make every game grow them (and be replayed); the result is the same."""
     rules = build_rules(name, options)
-    big = kernel.play_arrays(rules, 11, 5, 45)
-    small = kernel.play_arrays(rules, 11, 5, 45, capacity=1, positions=2)
+    big = play_arrays(rules, 11, 5, 45)
+    small = play_arrays(rules, 11, 5, 45, capacity=1, positions=2)
     for a, b in zip(big, small):
         assert np.array_equal(a, b)
 
 
 def test_empty_range():
     rules = build_rules("classic")
-    events, games_ = kernel.play_range_fast(rules, 0, 1, 10, 10)
+    events, games_ = play_range_fast(rules, 0, 1, 10, 10)
     assert_same_tables(events, events_table([], []), "events")
     assert_same_tables(games_, games_table([]), "games")
 
@@ -193,7 +197,7 @@ def test_empty_range():
 def test_shard_tables_uses_the_fast_path_only_where_it_applies(name):
     rules = build_rules(name)
     ticks = []
-    events, games_ = kernel.shard_tables(rules, 1, 8, 3, 9, None, (), ticks.append)
+    events, games_ = shard_tables(rules, 1, 8, 3, 9, None, (), ticks.append)
     ids, logs, records = play_range(rules, 1, 8, 3, 9)
     assert_same_tables(events, events_table(ids, logs), "events")
     assert_same_tables(games_, games_table(records), "games")
@@ -201,35 +205,35 @@ def test_shard_tables_uses_the_fast_path_only_where_it_applies(name):
 
 
 def test_supported():
-    assert kernel.supported(build_rules("classic"))
-    assert kernel.supported(build_rules("razboi", {"jokers": "2"}), None, ())
-    assert not kernel.supported(build_rules("classic"), deals=[])
-    assert not kernel.supported(build_rules("classic"), None, ("default", "default"))
-    assert not kernel.supported(build_rules("steal"))
-    assert not kernel.supported(build_rules("arneson"))
-    assert not kernel.supported(build_rules("classic", {"ranks": "200", "suits": "200"}))
+    assert compiled_plays(build_rules("classic"))
+    assert compiled_plays(build_rules("razboi", {"jokers": "2"}), None, ())
+    assert not compiled_plays(build_rules("classic"), deals=[])
+    assert not compiled_plays(build_rules("classic"), None, ("default", "default"))
+    assert not compiled_plays(build_rules("steal"))
+    assert not compiled_plays(build_rules("arneson"))
+    assert not compiled_plays(build_rules("classic", {"ranks": "200", "suits": "200"}))
 
 
 # ---------------------------------------------------------------- the generator, bit for bit
 
 def test_design_test_vectors():
-    assert kernel.splitmix_outputs(np.uint64(0), 3).tolist() == [
+    assert splitmix_outputs(np.uint64(0), 3).tolist() == [
         16294208416658607535, 7960286522194355700, 487617019471545679]
-    assert kernel.game_seeds(np.uint64(42), 0, 3).tolist() == [
+    assert game_seeds(np.uint64(42), 0, 3).tolist() == [
         13679457532755275413, 2949826092126892291, 5139283748462763858]
-    assert kernel.xoshiro_outputs(np.uint64(game_seed(42, 0)), 3).tolist() == [
+    assert xoshiro_outputs(np.uint64(game_seed(42, 0)), 3).tolist() == [
         1865750160070900731, 6791145067590612263, 14118064813682728970]
 
 
 @pytest.mark.parametrize("master", [0, 1, 42, 2**63 - 1, 2**63, MASK - 5, MASK])
 def test_game_seeds_and_streams_match_rng_py(master):
-    assert kernel.game_seeds(np.uint64(master), 0, 200).tolist() == [game_seed(master, i) for i in range(200)]
-    assert kernel.game_seeds(np.uint64(master), 10**9, 10**9 + 5).tolist() == [
+    assert game_seeds(np.uint64(master), 0, 200).tolist() == [game_seed(master, i) for i in range(200)]
+    assert game_seeds(np.uint64(master), 10**9, 10**9 + 5).tolist() == [
         game_seed(master, i) for i in range(10**9, 10**9 + 5)]
     sm = SplitMix64(master)
-    assert kernel.splitmix_outputs(np.uint64(master), 20).tolist() == [sm.next() for _ in range(20)]
+    assert splitmix_outputs(np.uint64(master), 20).tolist() == [sm.next() for _ in range(20)]
     x = Xoshiro256(master)
-    assert kernel.xoshiro_outputs(np.uint64(master), 100).tolist() == [x.next() for _ in range(100)]
+    assert xoshiro_outputs(np.uint64(master), 100).tolist() == [x.next() for _ in range(100)]
 
 
 def test_bounded_matches_rng_py_including_rejections():
@@ -238,7 +242,7 @@ def test_bounded_matches_rng_py_including_rejections():
     bounds += [r.randrange(1, 2**64) for _ in range(200)] + [r.randrange(1, 200) for _ in range(200)]
     for seed in (0, 9, MASK):
         x = Xoshiro256(seed)
-        assert kernel.bounded_draws(np.uint64(seed), np.array(bounds, np.uint64)).tolist() == [
+        assert bounded_draws(np.uint64(seed), np.array(bounds, np.uint64)).tolist() == [
             x.bounded(b) for b in bounds]
 
 
@@ -248,13 +252,13 @@ def test_shuffle_matches_rng_py(size):
         seed = game_seed(77, i)
         deck = list(range(size))
         Xoshiro256(seed).shuffle(deck)
-        assert kernel.shuffled_range(np.uint64(seed), size).tolist() == deck
+        assert shuffled_range(np.uint64(seed), size).tolist() == deck
 
 
 def test_deal_matches_shuffled_deal():
     rules = build_rules("multiplayer", {"players": "3"})
-    evi, cv, *_ = kernel.play_arrays(rules, 42, 0, 1)
+    evi, cv, *_ = play_arrays(rules, 42, 0, 1)
     deal = shuffled_deal(rules, Xoshiro256(game_seed(42, 0)))
-    ends = evi[:4, kernel.E_CEND].tolist()
+    ends = evi[:4, E_CEND].tolist()
     got = [tuple(cv[a:b].tolist()) for a, b in zip([0] + ends, ends)]
     assert got == list(deal.piles) + [deal.set_aside]

@@ -1,4 +1,4 @@
-"""The kernel's events encoder (kernel.events_from_arrays) against the reference encoder: for the
+"""The kernel's events encoder (events_from_arrays) against the reference encoder: for the
 kernel's own games and for arbitrary event arrays, the table must equal
 storage.events_table(ids, reference_logs(...)) and be written to the same Parquet bytes, and
 logcodec.decode of its rows must give back the events."""
@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 
 pytest.importorskip("numba")
 
-from pipeline import kernel  # noqa: E402
+from pipeline.engines.compiled.table import K_COLLECT, K_DOWN, K_END, K_FORFEIT, K_PLAY, K_SET_ASIDE, K_WAR, OUTCOMES, S_EVENTS, play_arrays  # noqa: E402
+from pipeline.log.compiled import _SPELT, _find, events_from_arrays  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
-from pipeline.rules import build_rules  # noqa: E402
-from pipeline.schema import EVENT_KINDS  # noqa: E402
-from pipeline.storage import events_table, game_logs, write_parquet  # noqa: E402
+from pipeline.model.rules import build_rules  # noqa: E402
+from pipeline.model.schema import EVENT_KINDS  # noqa: E402
+from pipeline.log.tables import events_table, game_logs
+from pipeline.storage.files import write_parquet  # noqa: E402
 
 RULE_SETS = [
     ("classic", {}),
@@ -46,8 +48,8 @@ def reference_logs(evi, cv, sv, counts) -> list[list[tuple]]:
         log = []
         for battle, kind, seat, value, note, cend, send in rows[i:i + count]:
             log.append((battle, EVENT_KINDS[kind], None if seat < 0 else seat, tuple(cards[c0:cend]),
-                        tuple(seats[s0:send]), (), value if kind in (kernel.K_WAR, kernel.K_END) else None,
-                        kernel.OUTCOMES[note] if note >= 0 else None))
+                        tuple(seats[s0:send]), (), value if kind in (K_WAR, K_END) else None,
+                        OUTCOMES[note] if note >= 0 else None))
             c0, s0 = cend, send
         out.append(log)
         i += count
@@ -57,7 +59,7 @@ def reference_logs(evi, cv, sv, counts) -> list[list[tuple]]:
 def check(ids, evi, cv, sv, counts, tmp_path=None):
     """The fast table equals the reference one (and its Parquet bytes), and decodes to the events."""
     logs = reference_logs(evi, cv, sv, counts)
-    fast = kernel.events_from_arrays(np.asarray(ids, np.int64), evi, cv, sv, counts)
+    fast = events_from_arrays(np.asarray(ids, np.int64), evi, cv, sv, counts)
     ref = events_table(list(ids), logs)
     assert fast.schema.equals(ref.schema, check_metadata=True)
     assert fast.equals(ref)
@@ -76,19 +78,19 @@ def test_kernel_games_encode_as_the_reference(name, options, tmp_path):
         rules = build_rules(name, options)
     except RulesError as err:
         pytest.skip(f"not a playable combination: {err}")
-    evi, cv, sv, summ, *_ = kernel.play_arrays(rules, 3, 10, 70)
+    evi, cv, sv, summ, *_ = play_arrays(rules, 3, 10, 70)
     ids = (np.int64(2) * 1_000_000_000 + np.arange(10, 70)).tolist()
-    kernel._SPELT.clear()
-    check(ids, evi, cv, sv, summ[:, kernel.S_EVENTS], tmp_path)
-    check(ids, evi, cv, sv, summ[:, kernel.S_EVENTS])  # with every shape's text already kept
+    _SPELT.clear()
+    check(ids, evi, cv, sv, summ[:, S_EVENTS], tmp_path)
+    check(ids, evi, cv, sv, summ[:, S_EVENTS])  # with every shape's text already kept
 
 
 def test_the_rule_sets_reach_every_kind_of_take():
     """Between them the games above take small tables, large tables (in `order`) and forfeits."""
     small = large = forfeits = 0
     for name, options in RULE_SETS:
-        evi, cv, sv, summ, *_ = kernel.play_arrays(build_rules(name, options), 3, 10, 70)
-        table = kernel.events_from_arrays(np.arange(60), evi, cv, sv, summ[:, kernel.S_EVENTS])
+        evi, cv, sv, summ, *_ = play_arrays(build_rules(name, options), 3, 10, 70)
+        table = events_from_arrays(np.arange(60), evi, cv, sv, summ[:, S_EVENTS])
         shapes = table.column("shape").combine_chunks().dictionary.to_pylist()
         small += sum("@" in s and "@*" not in s for s in shapes)
         large += sum("@*" in s for s in shapes)
@@ -98,9 +100,9 @@ def test_the_rule_sets_reach_every_kind_of_take():
 
 def test_a_deck_of_large_card_codes():
     rules = build_rules("classic", {"ranks": "200", "suits": "150", "max_battles": "40"})
-    evi, cv, sv, summ, *_ = kernel.play_arrays(rules, 1, 0, 3)
+    evi, cv, sv, summ, *_ = play_arrays(rules, 1, 0, 3)
     assert cv.max() > 29_000
-    check([7, 8, 9], evi, cv, sv, summ[:, kernel.S_EVENTS])
+    check([7, 8, 9], evi, cv, sv, summ[:, S_EVENTS])
 
 
 def test_empty():
@@ -125,7 +127,7 @@ def event_arrays(draw):
                 battle = draw(st.integers(0, 5))
                 table = []
             if table and draw(st.integers(0, 2)) == 0:
-                kind = draw(st.sampled_from([kernel.K_COLLECT, kernel.K_SET_ASIDE]))
+                kind = draw(st.sampled_from([K_COLLECT, K_SET_ASIDE]))
                 ev_cards = draw(st.permutations(table))
                 if draw(st.integers(0, 4)) == 0:  # not quite the table: stays raw
                     ev_cards = ev_cards[1:] if len(ev_cards) > 1 else ev_cards + ev_cards
@@ -133,13 +135,13 @@ def event_arrays(draw):
             else:
                 kind = draw(st.integers(0, len(EVENT_KINDS) - 1))
                 ev_cards = draw(st.lists(st.one_of(st.integers(0, 9), st.integers(0, 32767)), max_size=7))
-                if kind in (kernel.K_PLAY, kernel.K_DOWN, kernel.K_FORFEIT):
+                if kind in (K_PLAY, K_DOWN, K_FORFEIT):
                     table = table + ev_cards
             ev_seats = draw(st.lists(st.integers(0, 127), max_size=19))
             cards += ev_cards
             seats += ev_seats
             rows.append((battle, kind, draw(st.integers(-1, 9)), draw(st.integers(-3, 10**6)),
-                         draw(st.integers(-1, len(kernel.OUTCOMES) - 1)), len(cards), len(seats)))
+                         draw(st.integers(-1, len(OUTCOMES) - 1)), len(cards), len(seats)))
     evi = np.array(rows, np.int32).reshape(-1, 7)
     return evi, np.array(cards, np.int16), np.array(seats, np.int8), np.array(counts, np.int64)
 
@@ -156,13 +158,13 @@ def test_long_rows_and_many_shapes_grow_the_buffers():
     distinct shapes (more than the first hash table holds)."""
     rows, cards = [], []
     for b in range(3000):  # one war value per battle: 3000 shapes
-        for kind, value in ((kernel.K_PLAY, 0), (kernel.K_WAR, b), (kernel.K_PLAY, 0)):
-            if kind == kernel.K_PLAY:
+        for kind, value in ((K_PLAY, 0), (K_WAR, b), (K_PLAY, 0)):
+            if kind == K_PLAY:
                 cards.append(len(cards) % 50)
             rows.append((b + 1, kind, 0, value, -1, len(cards), 0))
     for j in range(2000):
         cards.append(j % 40)
-        rows.append((5000, kernel.K_DOWN, j % 3, 0, -1, len(cards), 0))
+        rows.append((5000, K_DOWN, j % 3, 0, -1, len(cards), 0))
     evi = np.array(rows, np.int32)
     table = check([1], evi, np.array(cards, np.int16), np.zeros(0, np.int8), np.array([len(rows)], np.int64))
     assert len(table.column("shape").combine_chunks().dictionary) == 3001
@@ -176,7 +178,7 @@ def test_equal_hashes_never_share_a_shape():
     slots = np.full(8, -1, np.int32)
     slots[42 & 7] = 0
     h = np.uint64(42)
-    assert kernel._find(np.array([5, 6, 7]), 3, h, keys, kstart, khash, slots) == 0
-    assert kernel._find(np.array([5, 6, 8]), 3, h, keys, kstart, khash, slots) < 0
-    assert kernel._find(np.array([5, 6]), 2, h, keys, kstart, khash, slots) < 0
+    assert _find(np.array([5, 6, 7]), 3, h, keys, kstart, khash, slots) == 0
+    assert _find(np.array([5, 6, 8]), 3, h, keys, kstart, khash, slots) < 0
+    assert _find(np.array([5, 6]), 2, h, keys, kstart, khash, slots) < 0
 

@@ -18,10 +18,10 @@ from moto.server import ThreadedMotoServer
 from pyarrow import fs
 
 from pipeline.errors import DatasetError
-from pipeline.generate import Plan, generate
-from pipeline.journal import Journal
-from pipeline.location import StorePath, location
-from pipeline.rules import build_rules
+from pipeline.jobs.generate import Plan, generate
+from pipeline.storage.journal import Journal
+from pipeline.storage.location import StorePath, location
+from pipeline.model.rules import build_rules
 from rulekit import digests, war_process
 
 ARGS = ["generate", "--games", "1200", "--shard-size", "150", "--seed", "77", "-q"]

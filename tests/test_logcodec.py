@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline import logcodec
-from pipeline.generate import Plan, generate
-from pipeline.query import connect, run
-from pipeline.rules import build_rules
-from pipeline.schema import EVENT_KINDS
-from pipeline.variants import VARIANTS
+from pipeline.log import codec as logcodec
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.query import connect, run
+from pipeline.model.rules import build_rules
+from pipeline.model.schema import EVENT_KINDS
+from pipeline.model.variants import VARIANTS
 from rulekit import EVENT_FIELDS, dataset_events
 
 small = st.integers(0, 60)
@@ -144,7 +144,7 @@ def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corru
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from pipeline.dataset import Dataset
+    from pipeline.storage.dataset import Dataset
     from pipeline.errors import QueryError
 
     root = tmp_path / "d"

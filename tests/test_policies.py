@@ -24,25 +24,21 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import pipeline.game as game_module
-from pipeline.cards import Deck
+import pipeline.engines.game as game_module
+from pipeline.model.cards import Deck
 from pipeline.cli import app, main, seat_specs, seatings_from
-from pipeline.dataset import MANIFEST, Dataset
-from pipeline.deal import check_deal, shuffled_deal
-from pipeline.engine import CheckingRecorder, Recorder
+from pipeline.storage.dataset import MANIFEST, Dataset
+from pipeline.model.deal import check_deal, shuffled_deal
+from pipeline.engines.event import CheckingRecorder, Recorder
 from pipeline.errors import LogMismatch, RulesError
-from pipeline.game import (NoChooser, chooser_for, play_game, policy_specs, replay_log,
-                           resolve_policies)
-from pipeline.generate import Plan, generate
-from pipeline.policies import (DEFAULTS, KINDS, PROFILES, HandView, PolicyChooser, StealView, TopView,
-                               hand_highest, hand_lowest, hand_random, hand_save_high, parse_policy,
-                               seat_policies, steal_always, steal_never, steal_random, steal_threshold,
-                               top_as_played, top_highest, top_protect, top_random)
-from pipeline.rng import SplitMix64, Xoshiro256, game_seed, policy_seed
-from pipeline.rules import build_rules
-from pipeline.steal import rank_copies
-from pipeline.storage import sha256_file
-from pipeline.validate import validate
+from pipeline.engines.game import (NoChooser, chooser_for, play_game, policy_specs, replay_log, resolve_policies)
+from pipeline.jobs.generate import Plan, generate
+from pipeline.engines.policies import (DEFAULTS, KINDS, PROFILES, HandView, PolicyChooser, StealView, TopView, hand_highest, hand_lowest, hand_random, hand_save_high, parse_policy, seat_policies, steal_always, steal_never, steal_random, steal_threshold, top_as_played, top_highest, top_protect, top_random)
+from pipeline.model.rng import SplitMix64, Xoshiro256, game_seed, policy_seed
+from pipeline.model.rules import build_rules
+from pipeline.engines.steal import rank_copies
+from pipeline.storage.files import sha256_file
+from pipeline.jobs.validate import validate
 from rulekit import file_events, rewrite_game_events
 
 STEAL_KINDS = ("steal", "top")
@@ -518,11 +514,11 @@ def first_views(rules, deal, policies, seed=1):
             seen.append((kind, seat, view, choice))
             return choice
 
-    from pipeline.engine import RandomChance
-    from pipeline.game import family
+    from pipeline.engines.chance import RandomChance
+    from pipeline.engines.families import family_of
 
     rec = Recorder()
-    family(rules)(rules, deal, RandomChance(Xoshiro256(seed)), rec, Tap())
+    family_of(rules).play(rules, deal, RandomChance(Xoshiro256(seed)), rec, Tap())
     return seen, rec.events
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.dataset import Dataset
+from pipeline.storage.dataset import Dataset
 from pipeline.errors import QueryError
-from pipeline.generate import Plan, generate
-from pipeline.query import named_queries, parse_query, queries_dir, run
-from pipeline.rules import build_rules
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.query import named_queries, parse_query, queries_dir, run
+from pipeline.model.rules import build_rules
 from rulekit import dataset_events, quantile_cont
 
 EXPECTED_QUERIES = {

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from pipeline.rng import MASK, SplitMix64, Xoshiro256, game_seed, policy_seed
+from pipeline.model.rng import MASK, SplitMix64, Xoshiro256, game_seed, policy_seed
 
 
 def test_splitmix64_vectors_from_state_0():

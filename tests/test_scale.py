@@ -8,8 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.errors import DatasetError
-from pipeline.generate import Plan, generate
-from pipeline.rules import build_rules
+from pipeline.jobs.generate import Plan, generate
+from pipeline.model.rules import build_rules
 from rulekit import digests, war_process
 
 ARGS = ["generate", "--games", "2400", "--shard-size", "150", "--seed", "77", "-q"]

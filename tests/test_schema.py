@@ -5,18 +5,18 @@ import json
 import pytest
 
 from pipeline.errors import RulesError
-from pipeline.rules import build_rules, load_rules_file, parse_sets
-from pipeline.schema import SCHEMA_VERSION, GameRecord, LogRow, RuleSet, json_schemas, schemas_dir
-from pipeline.storage import EVENT_SCHEMA, GAME_SCHEMA
+from pipeline.model.rules import build_rules, load_rules_file, parse_sets
+from pipeline.model.schema import SCHEMA_VERSION, GameRecord, LogRow, RuleSet, json_schemas, schemas_dir
+from pipeline.log.tables import EVENT_SCHEMA, GAME_SCHEMA
 
 
 def test_exported_json_schemas_match_the_models():
-    """Fails when a model changes without `python -m pipeline.schema` being rerun."""
+    """Fails when a model changes without `python -m pipeline.model.schema` being rerun."""
     folder = schemas_dir()
     for name, text in json_schemas().items():
         path = folder / name
-        assert path.exists(), f"{name} missing: run python -m pipeline.schema"
-        assert path.read_text(encoding="utf-8") == text, f"{name} drifted: run python -m pipeline.schema"
+        assert path.exists(), f"{name} missing: run python -m pipeline.model.schema"
+        assert path.read_text(encoding="utf-8") == text, f"{name} drifted: run python -m pipeline.model.schema"
 
 
 def test_no_stale_schema_files():

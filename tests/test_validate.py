@@ -24,16 +24,20 @@ import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from pipeline.dataset import MANIFEST, WORK_DIR, Dataset
-from pipeline.deal import Deal, shuffled_deal
-from pipeline.engine import RandomChance, Recorder, play_table
+from pipeline.storage.dataset import MANIFEST, WORK_DIR, Dataset
+from pipeline.model.deal import Deal, shuffled_deal
+from pipeline.engines.chance import RandomChance
+from pipeline.engines.event import Recorder
+from pipeline.engines.table import play_table
 from pipeline.errors import DatasetError
-from pipeline.game import play_game
-from pipeline.generate import Plan, game_record, generate
-from pipeline.rng import Xoshiro256
-from pipeline.rules import build_rules
-from pipeline.storage import game_logs, sha256_file
-from pipeline.validate import validate
+from pipeline.engines.game import play_game
+from pipeline.jobs.generate import Plan, generate
+from pipeline.log.shard import game_record
+from pipeline.model.rng import Xoshiro256
+from pipeline.model.rules import build_rules
+from pipeline.log.tables import game_logs
+from pipeline.storage.files import sha256_file
+from pipeline.jobs.validate import validate
 from rulekit import EVENT_FIELDS, rewrite_game_events
 
 CLASSIC_GAMES = 120
@@ -512,9 +516,9 @@ def test_cards_balance_on_regenerated_shards_and_its_failures(tmp_path):
     """The whole-shard invariant check behind fast validation: it holds on real games and fails
     when a card leaves the table that was never put there, a card is put down twice in a
     battle, or a deal repeats a card."""
-    from pipeline.kernel import E_CEND, E_KIND, play_arrays
-    from pipeline.schema import EVENT_KINDS
-    from pipeline.invariants import cards_balance
+    from pipeline.engines.compiled.table import E_CEND, E_KIND, play_arrays
+    from pipeline.model.schema import EVENT_KINDS
+    from pipeline.log.invariants import cards_balance
 
     for options in ({}, {"pickup": "pooled"}, {"shortfall": "lose", "players": "3"}):
         arrays = play_arrays(build_rules("classic", options), 9, 0, 40)
@@ -581,7 +585,7 @@ def test_deep_validation_agrees_with_the_fast_one(tmp_path):
 def test_a_clean_shard_needs_no_game_by_game_walk(classic, monkeypatch):
     """The fast path is what makes validation as fast as generation: on an untampered dataset
     of a compiled variant no game is walked one by one."""
-    import pipeline.validate as validate_module
+    import pipeline.jobs.validate as validate_module
 
     def walked(*args, **kwargs):
         raise AssertionError("a clean shard was checked game by game")

@@ -13,12 +13,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.dataset import Dataset
-from pipeline.generate import Plan, generate
-from pipeline.query import named_queries, run
-from pipeline.rules import build_rules
+from pipeline.storage.dataset import Dataset
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.query import named_queries, run
+from pipeline.model.rules import build_rules
 from rulekit import games_rows, quantile_cont
-from pipeline.storage import game_logs
+from pipeline.log.tables import game_logs
 
 GAMES_PER_RULE_SET = 200
 SEED = 11
@@ -282,7 +282,7 @@ def test_joker_decides(root, by_rules, rule_sets):
 
 def test_cards_view_labels_match_the_deck(root):
     """The SQL `cards` view and pipeline.cards.Deck agree on every label of every deck."""
-    from pipeline.cards import Deck
+    from pipeline.model.cards import Deck
 
     for row in run(root, sql="SELECT ranks, suits, jokers, code, label FROM cards").to_pylist():
         assert row["label"] == Deck(row["ranks"], row["suits"], row["jokers"]).label(row["code"])

@@ -1,0 +1,36 @@
+"""Where an engine's random orders come from: the game's generator, or the log."""
+
+from __future__ import annotations
+
+from ..errors import LogMismatch
+from ..model.rng import Xoshiro256
+from .event import CheckingRecorder, describe
+
+
+class RandomChance:
+    """Random orders from the game's generator."""
+
+    def __init__(self, rng: Xoshiro256) -> None:
+        self.rng = rng
+
+    def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
+        self.rng.shuffle(cards)
+        return cards
+
+
+class LogChance:
+    """Random orders read from the log, after checking they are orders of the right cards."""
+
+    def __init__(self, recorder: CheckingRecorder) -> None:
+        self.recorder = recorder
+
+    def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
+        seq = self.recorder.position
+        log = self.recorder.log
+        found = log[seq] if seq < len(log) else None
+        if found is None or found[1] != kind or found[2] != seat:
+            raise LogMismatch(seq, f"({kind} seat={seat} ...)", describe(found))
+        if sorted(found[3]) != sorted(cards):
+            raise LogMismatch(seq, f"({kind} seat={seat}) of the cards {sorted(cards)}",
+                              f"cards {sorted(found[3])}")
+        return list(found[3])

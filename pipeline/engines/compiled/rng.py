@@ -1,0 +1,138 @@
+"""DESIGN.md's random generator compiled: SplitMix64, xoshiro256**, bounded draws, Fisher-Yates."""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:  # numba is optional: without it the compiled engines are not used and the reference plays.
+    from numba import njit
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover
+    HAVE_NUMBA = False
+
+    def njit(*args, **kwargs):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+
+# ---------------------------------------------------------------- randomness (DESIGN.md)
+
+@njit(cache=True)
+def _mix(z):
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _game_seed(master, index):
+    """The (index+1)-th SplitMix64 output from state `master` (both uint64)."""
+    return _mix(master + (index + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+
+
+@njit(cache=True)
+def _seed(rng, seed):
+    """xoshiro256** state from the first four SplitMix64 outputs of state `seed`."""
+    state = seed
+    for i in range(4):
+        state = state + np.uint64(0x9E3779B97F4A7C15)
+        rng[i] = _mix(state)
+
+
+@njit(cache=True)
+def _next(rng):
+    s0 = rng[0]
+    s1 = rng[1]
+    s2 = rng[2]
+    s3 = rng[3]
+    x = s1 * np.uint64(5)
+    result = ((x << np.uint64(7)) | (x >> np.uint64(57))) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
+    rng[0] = s0
+    rng[1] = s1
+    rng[2] = s2
+    rng[3] = s3
+    return result
+
+
+@njit(cache=True)
+def _bounded(rng, n):
+    """Uniform in [0, n) by rejection: accept x < 2^64 - (2^64 mod n). n: uint64 >= 1."""
+    rem = (np.uint64(0) - n) % n  # 2^64 mod n
+    top = np.uint64(0xFFFFFFFFFFFFFFFF) - rem  # accept x <= top
+    while True:
+        x = _next(rng)
+        if x <= top:
+            return x % n
+
+
+@njit(cache=True)
+def _shuffle(rng, arr, length):
+    """Fisher-Yates from the end over arr[0:length], in place."""
+    for i in range(length - 1, 0, -1):
+        j = np.int64(_bounded(rng, np.uint64(i + 1)))
+        a = arr[i]
+        arr[i] = arr[j]
+        arr[j] = a
+
+
+# Small entry points for the tests of the generator.
+
+@njit(cache=True)
+def splitmix_outputs(state, count):
+    out = np.empty(count, np.uint64)
+    for i in range(count):
+        state = state + np.uint64(0x9E3779B97F4A7C15)
+        out[i] = _mix(state)
+    return out
+
+
+@njit(cache=True)
+def game_seeds(master, start, stop):
+    out = np.empty(stop - start, np.uint64)
+    for i in range(start, stop):
+        out[i - start] = _game_seed(master, np.uint64(i))
+    return out
+
+
+@njit(cache=True)
+def xoshiro_outputs(seed, count):
+    rng = np.empty(4, np.uint64)
+    _seed(rng, seed)
+    out = np.empty(count, np.uint64)
+    for i in range(count):
+        out[i] = _next(rng)
+    return out
+
+
+@njit(cache=True)
+def shuffled_range(seed, length):
+    """range(length) shuffled by the generator of `seed` (what shuffled_deal shuffles)."""
+    rng = np.empty(4, np.uint64)
+    _seed(rng, seed)
+    deck = np.arange(length).astype(np.int32)
+    _shuffle(rng, deck, length)
+    return deck
+
+
+@njit(cache=True)
+def bounded_draws(seed, bounds):
+    rng = np.empty(4, np.uint64)
+    _seed(rng, seed)
+    out = np.empty(len(bounds), np.uint64)
+    for i in range(len(bounds)):
+        out[i] = _bounded(rng, bounds[i])
+    return out
+
+
+@njit(cache=True, inline="always")
+def _fold(h, word):
+    """One word into a running hash (finished by _mix): of a position, of a shape key."""
+    return (h ^ np.uint64(word)) * np.uint64(0x100000001B3)

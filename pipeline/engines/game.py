@@ -1,0 +1,134 @@
+"""One game, start to end: from a seed (generation, regeneration) or from its log (replay).
+
+Each variant's engine family (engines.families) plays it: its reference engine is a function
+`play(rules, deal, chance, recorder, chooser) -> Summary`. The chance gives random orders, the
+chooser gives players' decisions: from the generator and the seats' policies when generating,
+from the log when replaying.
+"""
+
+from __future__ import annotations
+
+from ..errors import DealError, LogMismatch, RulesError
+from ..model.deal import Deal, check_deal, shuffled_deal
+from ..model.rng import Xoshiro256
+from ..model.schema import RuleSet
+from .chance import LogChance, RandomChance
+from .event import CheckingRecorder, EventTuple, Recorder, describe
+from .families import family_of
+from .policies import PolicyChooser, SeatPolicy, parse_policy
+from .summary import Summary
+
+
+def resolve_policies(rules: RuleSet, policies=()) -> tuple[SeatPolicy, ...]:
+    """Each seat's policy (canonical specs or SeatPolicy); the defaults when none are given."""
+    kinds = family_of(rules).decisions
+    if not kinds:
+        if policies:
+            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no policies")
+        return ()
+    if not policies:
+        policies = ("default",) * rules.players
+    return tuple(p if isinstance(p, SeatPolicy) else parse_policy(p, kinds, f"policy of seat {seat}")
+                 for seat, p in enumerate(policies))
+
+
+def policy_specs(rules: RuleSet, policies=()) -> tuple[str, ...]:
+    """The canonical policy strings of every seat, as the games table and manifest record them."""
+    return tuple(p.spec for p in resolve_policies(rules, policies))
+
+
+class NoChooser:
+    randomized = False
+
+    def choose(self, kind, seat, view, options):
+        raise AssertionError(f"a decision ({kind}) in a variant without policies")
+
+
+class LogChooser:
+    """Decisions read from the log, after checking that each was one of the legal options."""
+
+    def __init__(self, recorder: CheckingRecorder, randomized: bool) -> None:
+        self.recorder = recorder
+        self.randomized = randomized
+
+    def choose(self, kind: str, seat: int, view, options: tuple):
+        seq = self.recorder.position
+        log = self.recorder.log
+        found = log[seq] if seq < len(log) else None
+        if found is None or found[1] != "decision" or found[2] != seat or found[7] != kind:
+            raise LogMismatch(seq, f"(decision seat={seat} note={kind} ...)", describe(found))
+        if tuple(found[5]) != tuple(options):
+            raise LogMismatch(seq, f"a {kind} decision among options {list(options)}",
+                              f"options {list(found[5])}")
+        if kind == "steal":
+            chosen = tuple(found[4])
+            if len(set(chosen)) != len(chosen) or not set(chosen) <= set(options):
+                raise LogMismatch(seq, f"stolen seats among {list(options)}", f"{list(chosen)}")
+            return chosen
+        if len(found[3]) != 1 or found[3][0] not in options:
+            raise LogMismatch(seq, f"one card among {list(options)}", f"cards {list(found[3])}")
+        return found[3][0]
+
+
+def chooser_for(rules: RuleSet, policies, seed: int):
+    seats = resolve_policies(rules, policies)
+    if not seats:
+        return NoChooser()
+    chooser = PolicyChooser(list(seats), seed)
+    chooser.randomized = any(p.randomized for p in seats)
+    return chooser
+
+
+def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Recorder | None = None,
+              policies=()) -> tuple[list[EventTuple], Summary, Deal]:
+    """Play the game of `seed` (or of an explicit deal, shuffling later orders with `seed`)."""
+    rng = Xoshiro256(seed)
+    chooser = chooser_for(rules, policies, seed)
+    if deal is None:
+        deal = shuffled_deal(rules, rng)
+    rec = recorder if recorder is not None else Recorder()
+    summary = family_of(rules).play(rules, deal, RandomChance(rng), rec, chooser)
+    return rec.events, summary, deal
+
+
+def deal_from_log(rules: RuleSet, log: list[EventTuple]) -> Deal:
+    """The deal that a log starts with, checked to be a deal of the rule set's deck."""
+    n = rules.players
+    for seat in range(n):
+        ev = log[seat] if seat < len(log) else None
+        if ev is None or ev[1] != "deal" or ev[2] != seat or ev[0] != 0:
+            raise LogMismatch(seat, f"(deal seat={seat} battle=0 ...)", describe(ev))
+    piles = [list(log[seat][3]) for seat in range(n)]
+    aside: list[int] = []
+    if n < len(log) and log[n][1] == "set_aside" and log[n][0] == 0:
+        aside = list(log[n][3])
+    try:
+        return check_deal(rules, piles, aside, "logged deal")
+    except DealError as err:
+        raise LogMismatch(_first_bad_deal_event(rules, log), "a deal of the whole deck",
+                          str(err).removeprefix("logged deal: ")) from None
+
+
+def _first_bad_deal_event(rules: RuleSet, log: list[EventTuple]) -> int:
+    """The seq of the deal event holding the first card that is repeated or not in the deck."""
+    size = rules.ranks * rules.suits + rules.jokers
+    seen: set[int] = set()
+    seq = 0
+    for seq, ev in enumerate(log):
+        if ev[0] != 0 or ev[1] not in ("deal", "set_aside"):
+            return max(seq - 1, 0)
+        for c in ev[3]:
+            if c in seen or not 0 <= c < size:
+                return seq
+            seen.add(c)
+    return seq
+
+
+def replay_log(rules: RuleSet, log: list[EventTuple], recorder: CheckingRecorder | None = None,
+               policies=()) -> Summary:
+    """Rebuild a game from its log alone, checking every event against the rules and every
+    decision against the options the player had (the policies are not called)."""
+    deal = deal_from_log(rules, log)
+    rec = recorder if recorder is not None else CheckingRecorder(log)
+    randomized = any(p.randomized for p in resolve_policies(rules, policies))
+    return family_of(rules).play(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))

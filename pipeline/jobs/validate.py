@@ -1,0 +1,295 @@
+"""Validating a dataset against its manifest and the engine.
+
+Checks, in order: every listed file exists with its checksum and row count, no unlisted data
+file, the Parquet schema; then every game: its rows in (game, seq) order and decodable, every card in
+one place at every step (the ledger), the rules (replay from the log alone), its record against
+its events, and regeneration from its seed, event for event. Each problem names the file, the
+game and the event sequence where it was found, with what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..engines.event import CheckingRecorder, EventTuple
+from ..engines.game import play_game, replay_log
+from ..errors import LogMismatch, WarError
+from ..log.codec import CodecError, decode
+from ..log.invariants import cards_balance
+from ..log.ledger import audit
+from ..log.shard import compiled_plays, compiled_shard, game_record
+from ..log.tables import EVENT_SCHEMA, GAME_SCHEMA, rows_by_game
+from ..model.deal import Deal, check_deal, deck_of
+from ..model.rng import game_seed
+from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
+from ..storage.dataset import Dataset
+from ..storage.files import parquet_file, read_parquet, sha256_file
+from ..storage.location import is_remote
+from .parallel import run_tasks
+
+
+@dataclass
+class Problem:
+    file: str | None
+    game_id: int | None
+    seq: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = []
+        if self.file:
+            where.append(self.file)
+        if self.game_id is not None:
+            where.append(f"game {self.game_id}")
+        if self.seq is not None:
+            where.append(f"seq {self.seq}")
+        return (": ".join([", ".join(where), self.message]) if where else self.message)
+
+
+@dataclass
+class Report:
+    games_checked: int = 0
+    good: int = 0
+    bad: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        files = sum(1 for p in self.problems if p.game_id is None)
+        tail = f", {files} file problems" if files else ""
+        return f"games checked: {self.games_checked}, good: {self.good}, bad: {self.bad}{tail}"
+
+
+def check_files(ds: Dataset, report: Report) -> set[str]:
+    """Checksums, row counts, schemas, unlisted files. Returns the paths that cannot be read."""
+    unreadable: set[str] = set()
+    listed = {f.path for f in ds.manifest.files}
+    for f in ds.manifest.files:
+        path = ds.root / f.path
+        if not path.exists():
+            report.problems.append(Problem(f.path, None, None, "missing file listed in the manifest"))
+            unreadable.add(f.path)
+            continue
+        digest = sha256_file(path)
+        if digest != f.sha256:
+            report.problems.append(Problem(f.path, None, None,
+                                           f"checksum differs from the manifest: expected {f.sha256[:16]}..., "
+                                           f"found {digest[:16]}..."))
+        if f.table == "deals":
+            continue
+        try:
+            meta = parquet_file(path)
+        except Exception as err:  # pyarrow raises several types for a damaged file
+            report.problems.append(Problem(f.path, None, None, f"not a readable Parquet file: {err}"))
+            unreadable.add(f.path)
+            continue
+        if meta.metadata.num_rows != f.rows:
+            report.problems.append(Problem(f.path, None, None,
+                                           f"row count differs from the manifest: expected {f.rows}, "
+                                           f"found {meta.metadata.num_rows}"))
+        expected = EVENT_SCHEMA if f.table == "events" else GAME_SCHEMA
+        found = meta.schema_arrow
+        if not found.equals(expected, check_metadata=False) or \
+                (found.metadata or {}).get(b"war.schema_version") != expected.metadata[b"war.schema_version"]:
+            report.problems.append(Problem(f.path, None, None, "schema differs from this war's schema"))
+            unreadable.add(f.path)
+    for table in ("games", "events", "deals"):
+        folder = ds.root / table
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                rel = path.relative_to(ds.root).as_posix()
+                if path.is_file() and not path.name.startswith(".") and rel not in listed:
+                    report.problems.append(Problem(rel, None, None, "data file not listed in the manifest"))
+    return unreadable
+
+
+def _decode_game(gid: int, game_rows: list) -> list[tuple[int, EventTuple]] | Problem:
+    """A game's events numbered by seq, or the Problem that says where its rows stop decoding.
+    A shard's games are decoded one at a time, so a shard of long games stays small."""
+    try:
+        return list(enumerate(decode(game_rows)))
+    except CodecError as err:
+        return Problem(None, gid, err.seq, f"events do not decode: {err}")
+
+
+def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None,
+               logged: list[tuple[int, EventTuple]], deal=None) -> Problem | None:
+    """Every check on one game; the first problem found, or None."""
+    rules = entry.rules
+    for i, (seq, _) in enumerate(logged):
+        if seq != i:
+            what = "duplicated" if i and seq == logged[i - 1][0] else "missing or reordered"
+            return Problem(None, gid, i, f"event sequence broken ({what}): expected seq {i}, found seq {seq}")
+    log = [ev for _, ev in logged]
+    if row is None:
+        return Problem(None, gid, None, "events of a game that has no record in games/")
+    index = gid - entry.ordinal * GAME_ID_STRIDE
+    seed = game_seed(master_seed, index)
+    checker = CheckingRecorder(log)
+    try:
+        summary = play_game(rules, seed, deal, checker, entry.policies)[1]
+    except LogMismatch as regen:
+        try:
+            replay_log(rules, log, policies=entry.policies)
+        except LogMismatch as err:
+            return Problem(None, gid, err.seq, f"breaks the rules (replay from the log): "
+                                               f"expected {err.expected}, found {err.found}")
+        return Problem(None, gid, regen.seq, f"regenerates differently from its seed: "
+                                             f"expected {regen.expected}, found {regen.found}")
+    try:
+        audit(log, rules)
+    except LogMismatch as err:
+        return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
+    expected = game_record(gid, index, seed, rules, entry.policies, Deal((), explicit=deal is not None),
+                           summary, len(log))
+    for name, value in expected.items():
+        if row.get(name) != value:
+            return Problem(None, gid, None, f"game record disagrees with its events: {name} "
+                                            f"expected {value!r}, found {row.get(name)!r}")
+    return None
+
+
+@dataclass(frozen=True)
+class ShardCheck:
+    root: str
+    ordinal: int
+    games_path: str
+    events_path: str
+    first: int
+    games: int
+    deals: tuple | None
+    deep: bool = False
+
+
+def validate(root: str | Path, progress: Callable[[int], None] | None = None, workers: int = 1,
+             deep: bool = False) -> Report:
+    """Check a dataset. Each shard is first regenerated whole (by the compiled engine where it
+    applies) and compared with its files; a shard that is equal, and whose cards balance in every
+    battle, is good without a per-event walk. Any other shard, and every shard with `deep`, is
+    checked game by game: sequence, regeneration event by event, log-driven replay for a log
+    that differs, the card ledger at every event, the record."""
+    ds = Dataset.open(root)
+    report = Report()
+    unreadable = check_files(ds, report)
+    deals_by_set: dict[int, list] = {}
+    for entry in ds.manifest.rule_sets:
+        if entry.deals and entry.deals not in unreadable:
+            try:
+                lines = (ds.root / entry.deals).read_text(encoding="utf-8").splitlines()
+                deals_by_set[entry.ordinal] = [(d["piles"], d["set_aside"]) for d in map(json.loads, lines)]
+                for piles, aside in deals_by_set[entry.ordinal]:
+                    check_deal(entry.rules, piles, aside)
+            except (WarError, ValueError, KeyError, OSError) as err:
+                deals_by_set.pop(entry.ordinal, None)
+                report.problems.append(Problem(entry.deals, None, None, f"unreadable deals: {err}"))
+    tasks = []
+    for entry in ds.manifest.rule_sets:
+        games_files = {f.first_game: f for f in ds.files("games") if f.rule_set == entry.ordinal}
+        events_files = {f.first_game: f for f in ds.files("events") if f.rule_set == entry.ordinal}
+        for first in sorted(games_files):
+            gf, ef = games_files[first], events_files.get(first)
+            base = entry.ordinal * GAME_ID_STRIDE
+            if ef is None or gf.path in unreadable or ef.path in unreadable or \
+                    (entry.deals and entry.ordinal not in deals_by_set):
+                bad_file = gf.path if gf.path in unreadable or ef is None else (
+                    ef.path if ef.path in unreadable else entry.deals)
+                for gid in range(base + first, base + first + gf.games):
+                    report.problems.append(Problem(bad_file, gid, None,
+                                                   "cannot be checked: a file it needs is missing or unreadable"))
+                report.games_checked += gf.games
+                report.bad += gf.games
+                if progress:
+                    progress(gf.games)
+                continue
+            deals = None
+            if entry.deals:
+                deals = tuple(deals_by_set[entry.ordinal][first:first + gf.games])
+            tasks.append(ShardCheck(str(ds.root), entry.ordinal, gf.path, ef.path, first, gf.games, deals, deep))
+    for part in run_tasks(check_shard, tasks, workers, progress, fork=not is_remote(ds.root)):
+        report.games_checked += part.games_checked
+        report.good += part.good
+        report.bad += part.bad
+        report.problems.extend(part.problems)
+    return report
+
+
+def check_shard(task: ShardCheck, progress=None) -> Report:
+    """Every game of one pair of part files."""
+    ds = Dataset.open(task.root)
+    entry = ds.rule_set(task.ordinal)
+    report = Report()
+    try:
+        games = read_parquet(ds.root / task.games_path)
+        events = read_parquet(ds.root / task.events_path)
+    except WarError as err:
+        report.problems.append(Problem(task.games_path, None, None, str(err)))
+        return report
+    if not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games, events):
+        report.games_checked = report.good = task.games
+        if progress:
+            progress(task.games)
+        return report
+    rows = games.to_pylist()
+    base = entry.ordinal * GAME_ID_STRIDE
+    ids = range(base + task.first, base + task.first + task.games)
+    by_id = {}
+    for r in rows:
+        if r["game_id"] in by_id:
+            report.problems.append(Problem(task.games_path, r["game_id"], None, "game record appears twice"))
+        by_id[r["game_id"]] = r
+    for gid in by_id:
+        if gid not in ids:
+            report.problems.append(Problem(task.games_path, gid, None, "game record outside the file's range"))
+    try:
+        split = rows_by_game(events)
+    except CodecError as err:
+        report.problems.append(Problem(task.events_path, err.game_id, err.seq, str(err)))
+        split = {}
+    for n, gid in enumerate(ids):
+        report.games_checked += 1
+        game_rows = split.pop(gid, None)
+        logged = None if game_rows is None else _decode_game(gid, game_rows)
+        if logged is None:
+            problem = Problem(task.events_path, gid, None, "no events for this game")
+        elif isinstance(logged, Problem):
+            problem = logged
+        else:
+            deal = None
+            if task.deals is not None:
+                deal = check_deal(entry.rules, *task.deals[n])
+            try:
+                problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal)
+            except WarError as err:
+                problem = Problem(None, gid, None, f"cannot be checked: {err}")
+            if problem is not None:
+                problem.file = task.events_path if problem.seq is not None else task.games_path
+        if problem is None:
+            report.good += 1
+        else:
+            report.bad += 1
+            report.problems.append(problem)
+        if progress and n % 50 == 49:
+            progress(50)
+    if progress and task.games % 50:
+        progress(task.games % 50)
+    return report
+
+
+def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, games, events) -> bool:
+    """True when the shard's files are exactly what its seeds regenerate and every battle's
+    cards balance; False sends the shard to the game-by-game checks, which name the problem.
+    The files equal the encoding of the regenerated events, and the encoding is lossless, so
+    the invariants are checked on the regenerated events without decoding the files."""
+    if task.deals is not None or not compiled_plays(entry.rules, None, tuple(entry.policies)):
+        return False
+    ref_events, ref_games, arrays = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
+                                                   task.first + task.games)
+    if not (games.equals(ref_games) and events.equals(ref_events)):
+        return False
+    return cards_balance(arrays, deck_of(entry.rules).size)

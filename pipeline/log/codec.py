@@ -1,0 +1,218 @@
+"""The event log on disk: one row per battle, not per event.
+
+A game's log is a list of events (`engine.EventTuple`); this module turns it into rows of
+`events/` files and back, losslessly. Each row holds the events of one battle (a run of events
+with the same battle number):
+
+- `shape`, a short text saying everything about those events except their cards, e.g.
+  `play:0#1 play:1#1 collect:1@1,0`. Most battles of a game share a handful of shapes, and
+  Parquet stores each distinct shape once per row group, so a battle's structure costs a few
+  bits.
+- `cards`, the cards of the events, concatenated, and a decision's options after its cards;
+  except for the cards of a *take* (a collect or a set-aside) that takes exactly the cards on
+  the table: those are stored as the order in which it takes them (`@1,0` in the shape for up to
+  three cards, else in `order`).
+
+One token per event:
+
+    kind[:seat][#n][@i,j,k | @*][[seats]][{m}][=value][!note]
+
+`#n`: the event's n cards, the next values of `cards`. `{m}`: its m options, the values after
+them (options vary from battle to battle, so they stay out of the shape). `@i,j,k`: a take of
+the whole table, in this order of the table's positions; `@*`: the same with the order in
+`order`. The table is every card of a
+`play`, `down` or `forfeit` event of the row since the last such take. A take that is anything
+else keeps its cards as they are, so the encoding never depends on the game following the rules.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable, NamedTuple
+
+from ..errors import DatasetError
+
+TABLE_KINDS = frozenset({"play", "down", "forfeit"})
+TAKE_KINDS = frozenset({"collect", "set_aside"})
+SMALL_ORDER = 3  # a take of up to this many cards spells its order in the shape
+
+TOKEN = re.compile(r"([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?"
+                   r"(?:\{(\d+)\})?(?:=(-?\d+))?(?:!(\S+))?")
+
+
+class Row(NamedTuple):
+    """One row of an `events/` file, before the game_id."""
+
+    seq: int
+    battle: int
+    shape: str
+    cards: list[int]
+    order: list[int]
+
+
+class Step(NamedTuple):
+    """One parsed token."""
+
+    kind: str
+    seat: int | None
+    count: int                 # raw cards
+    take: tuple[int, ...] | None  # the order of a whole-table take spelt in the shape
+    take_all: bool             # a whole-table take whose order is in `order`
+    seats: tuple[int, ...]
+    options: int               # option values, after the raw cards
+    value: int | None
+    note: str | None
+
+
+class CodecError(DatasetError):
+    """A row of an `events/` file that no log encodes to; `seq` is where its events would start."""
+
+    def __init__(self, message: str, seq: int | None = None, game_id: int | None = None) -> None:
+        super().__init__(message)
+        self.seq, self.game_id = seq, game_id
+
+
+def _ints(values: Iterable[int]) -> str:
+    return ",".join(str(v) for v in values)
+
+
+def token(kind: str, seat, count: int, take, take_all: bool, seats, options: int, value, note) -> str:
+    parts = [kind]
+    if seat is not None:
+        parts.append(f":{seat}")
+    if count:
+        parts.append(f"#{count}")
+    if take_all:
+        parts.append("@*")
+    elif take is not None:
+        parts.append("@" + _ints(take))
+    if seats:
+        parts.append(f"[{_ints(seats)}]")
+    if options:
+        parts.append(f"{{{options}}}")
+    if value is not None:
+        parts.append(f"={value}")
+    if note is not None:
+        if not note or any(ch.isspace() for ch in note):
+            raise CodecError(f"a note must be one word, got {note!r}")
+        parts.append(f"!{note}")
+    return "".join(parts)
+
+
+def _take_order(cards, table: list[int]) -> list[int] | None:
+    """The positions on the table of `cards` when they are exactly the table's cards, else None."""
+    if not cards or len(cards) != len(table):
+        return None
+    where = {c: i for i, c in enumerate(table)}
+    if len(where) != len(table):
+        return None
+    order = [where.get(c, -1) for c in cards]
+    if -1 in order or len(set(order)) != len(order):
+        return None
+    return order
+
+
+def encode(log) -> list[Row]:
+    """A game's events as rows, one per run of events with the same battle number."""
+    rows: list[Row] = []
+    tokens: list[str] = []
+    cards: list[int] = []
+    order: list[int] = []
+    table: list[int] = []
+    battle = None
+    first = 0
+    for seq, (b, kind, seat, ev_cards, seats, options, value, note) in enumerate(log):
+        if b != battle:
+            if battle is not None:
+                rows.append(Row(first, battle, " ".join(tokens), cards, order))
+            battle, first, tokens, cards, order, table = b, seq, [], [], [], []
+        taken = _take_order(ev_cards, table) if kind in TAKE_KINDS else None
+        if taken is None:
+            cards.extend(ev_cards)
+            if kind in TABLE_KINDS:
+                table.extend(ev_cards)
+            tokens.append(token(kind, seat, len(ev_cards), None, False, seats, len(options), value, note))
+        else:
+            table = []
+            small = len(taken) <= SMALL_ORDER
+            if not small:
+                order.extend(taken)
+            tokens.append(token(kind, seat, 0, tuple(taken) if small else None, not small,
+                                seats, len(options), value, note))
+        cards.extend(options)
+    if battle is not None:
+        rows.append(Row(first, battle, " ".join(tokens), cards, order))
+    return rows
+
+
+def _opt_int(text):
+    return None if text is None else int(text)
+
+
+def _tuple(text) -> tuple[int, ...]:
+    return tuple(int(v) for v in text.split(",")) if text else ()
+
+
+@lru_cache(maxsize=65536)
+def parse(shape: str) -> tuple[Step, ...]:
+    """A shape's tokens; CodecError names the first one that does not parse."""
+    steps = []
+    for text in shape.split(" "):
+        m = TOKEN.fullmatch(text)
+        if m is None:
+            raise CodecError(f"cannot read event {text!r} of shape {shape!r}")
+        kind, seat, count, take, seats, options, value, note = m.groups()
+        take_all = take == "*"
+        steps.append(Step(kind, _opt_int(seat), int(count or 0), None if take in (None, "*") else _tuple(take),
+                          take_all, _tuple(seats), int(options or 0), _opt_int(value), note))
+    return tuple(steps)
+
+
+def decode_row(battle: int, shape: str, cards, order) -> list[tuple]:
+    """The events of one row, as engine tuples; CodecError when the row is not a valid encoding."""
+    events = []
+    at = 0
+    oat = 0
+    table: list[int] = []
+    for step in parse(shape):
+        if step.take is not None or step.take_all:
+            if step.take_all:
+                taken = order[oat:oat + len(table)]
+                oat += len(table)
+            else:
+                taken = step.take
+            if len(taken) != len(table) or sorted(taken) != list(range(len(table))) or \
+                    len(table) <= SMALL_ORDER and step.take_all or len(table) > SMALL_ORDER and not step.take_all:
+                raise CodecError(f"battle {battle}: {step.kind} takes positions {list(taken)} of a table of "
+                                 f"{len(table)} cards")
+            ev_cards = tuple(table[i] for i in taken)
+            table = []
+        else:
+            ev_cards = tuple(cards[at:at + step.count])
+            at += step.count
+            if step.kind in TABLE_KINDS:
+                table.extend(ev_cards)
+        options = tuple(cards[at:at + step.options])
+        at += step.options
+        if at > len(cards):
+            raise CodecError(f"battle {battle}: the row holds fewer cards than its shape names")
+        events.append((battle, step.kind, step.seat, ev_cards, step.seats, options, step.value, step.note))
+    if at != len(cards) or oat != len(order):
+        raise CodecError(f"battle {battle}: the row holds more cards than its shape names")
+    return events
+
+
+def decode(rows: Iterable[tuple]) -> list[tuple]:
+    """A game's events from its rows (seq, battle, shape, cards, order), in seq order."""
+    events = []
+    for seq, battle, shape, cards, order in rows:
+        at = len(events)
+        if seq != at:
+            raise CodecError(f"battle {battle}: row starts at seq {seq}, expected {at}", at)
+        try:
+            events.extend(decode_row(battle, shape, cards, order))
+        except CodecError as err:
+            err.seq = at
+            raise
+    return events

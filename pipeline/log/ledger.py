@@ -1,0 +1,185 @@
+"""Where every card is, event by event: an interpreter of the log that knows nothing of the
+rules except how cards move.
+
+It checks the invariant that every card is in exactly one place (a pile, a won pile, a hand,
+the table, set aside) at every step, independently of the engine, and gives replay the piles to
+show. `won_piles`: collections go on top of a won pile (pooled pickup, Steal War); `hands`: face-up
+cards are played from the hand (Arneson's War).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ..engines.event import EventTuple, describe
+from ..engines.families import family_of
+from ..errors import LogMismatch
+from ..model.deal import deck_of
+
+PILE, WON, TABLE, ASIDE = "pile", "won", "table", "aside"
+
+
+class Ledger:
+    def __init__(self, players: int, deck_size: int, won_piles: bool = False, hands: bool = False) -> None:
+        self.n = players
+        self.deck_size = deck_size
+        self.pooled = won_piles
+        self.use_hands = hands
+        self.piles = [deque() for _ in range(players)]
+        self.won: list[list[int]] = [[] for _ in range(players)]
+        self.hands: list[list[int]] = [[] for _ in range(players)]
+        self.battle = 0
+        self.table: list[tuple[int, int | None, str]] = []  # (card, seat, face)
+        self.aside: list[int] = []
+        self.where: dict[int, str] = {}
+        self.seq = 0
+        self.dealt = False
+
+    def _fail(self, event: EventTuple, why: str) -> LogMismatch:
+        return LogMismatch(self.seq, why, describe(event), what="event")
+
+    def places(self) -> list[int]:
+        """Every card in play or aside, from every place a card can be: one entry per card."""
+        cards = [c for p in self.piles for c in p] + [c for w in self.won for c in w]
+        cards += [c for h in self.hands for c in h]
+        return cards + [c for c, _, _ in self.table] + list(self.aside)
+
+    def holding(self, seat: int) -> int:
+        return len(self.piles[seat]) + len(self.won[seat]) + len(self.hands[seat])
+
+    def _take_top(self, event, seat: int, cards) -> None:
+        pile = self.piles[seat]
+        if len(pile) < len(cards) or any(pile[i] != c for i, c in enumerate(cards)):
+            top = list(pile)[:len(cards)]
+            raise self._fail(event, f"seat {seat}'s top cards {top}")
+        for _ in cards:
+            pile.popleft()
+
+    def _place(self, event, cards, where: str) -> None:
+        for c in cards:
+            if not 0 <= c < self.deck_size:
+                raise self._fail(event, f"cards of a deck of {self.deck_size}")
+            if c in self.where:
+                raise self._fail(event, f"card {c} once only (it is already in {self.where[c]})")
+            self.where[c] = where
+
+    def apply(self, event: EventTuple) -> None:
+        kind = event[1]
+        if not self.dealt and kind != "deal" and kind != "set_aside":
+            self._begin(event)
+        if event[0] != self.battle:
+            if self.table:
+                raise self._fail(event, f"an empty table before battle {event[0]}")
+            self.battle = event[0]
+        if kind == "play" and self.use_hands:
+            seat, cards = event[2], event[3]
+            for c in cards:
+                if c not in self.hands[seat]:
+                    raise self._fail(event, f"a card of seat {seat}'s hand {sorted(self.hands[seat])}")
+                self.hands[seat].remove(c)
+            self.table.extend((c, seat, "up") for c in cards)
+        elif kind == "play" or kind == "down":
+            seat, cards = event[2], event[3]
+            pile = self.piles[seat]
+            if len(cards) == 1 and pile and pile[0] == cards[0]:
+                pile.popleft()
+            else:
+                self._take_top(event, seat, cards)
+            face = "up" if kind == "play" else "down"
+            self.table.extend((c, seat, face) for c in cards)
+        elif kind == "collect" or (kind == "set_aside" and self.dealt):
+            seat, cards = event[2], event[3]
+            on_table = [c for c, _, _ in self.table]
+            if len(set(cards)) != len(cards) or not set(cards) <= set(on_table):
+                raise self._fail(event, f"cards from the table {on_table}")
+            taken = set(cards)
+            self.table = [t for t in self.table if t[0] not in taken]
+            if kind == "set_aside":
+                self.aside.extend(cards)
+            elif self.pooled:
+                self.won[seat][:0] = cards
+            else:
+                self.piles[seat].extend(cards)
+            if not self.table:
+                total = sum(map(len, self.piles)) + sum(map(len, self.won)) + sum(map(len, self.hands)) \
+                    + len(self.aside)
+                if total != self.deck_size:
+                    raise self._fail(event, f"{self.deck_size} cards in piles and aside, found {total}")
+        elif kind == "decision" or kind == "war":
+            pass
+        elif kind in ("war_out", "end", "out", "forfeit", "reshuffle", "deal", "set_aside", "draw", "steal"):
+            self._rare(event)
+        else:
+            raise self._fail(event, "a known event kind")
+        self.seq += 1
+
+    def _begin(self, event: EventTuple) -> None:
+        if len(self.where) != self.deck_size:
+            raise self._fail(event, f"a deal of all {self.deck_size} cards before play "
+                                    f"(only {len(self.where)} dealt)")
+        self.dealt = True
+
+    def _rare(self, event: EventTuple) -> None:
+        battle, kind, seat, cards = event[:4]
+        if kind in ("deal", "set_aside"):
+            if self.dealt or battle != 0:
+                raise self._fail(event, "the deal only at the start")
+            self._place(event, cards, ASIDE if kind == "set_aside" else PILE)
+            if kind == "deal":
+                self.piles[seat].extend(cards)
+            else:
+                self.aside.extend(cards)
+            return
+        if kind == "forfeit":
+            held = list(self.piles[seat]) + self.won[seat] + sorted(self.hands[seat])
+            if list(cards) != held:
+                raise self._fail(event, f"all of seat {seat}'s cards {held}")
+            self.piles[seat].clear()
+            self.won[seat] = []
+            self.hands[seat] = []
+            self.table.extend((c, seat, "down") for c in cards)
+        elif kind == "draw":
+            self._take_top(event, seat, cards)
+            self.hands[seat].extend(cards)
+        elif kind == "steal":
+            seats = event[4]
+            self._take_top(event, seat, cards[:1])
+            rest = list(cards[1:])
+            for other in seats:
+                pile = self.won[other]
+                if other == seat or not pile or rest[:len(pile)] != pile:
+                    raise self._fail(event, f"seat {other}'s whole won pile {pile} after the stealing card")
+                rest = rest[len(pile):]
+                self.won[other] = []
+            if rest or not seats:
+                raise self._fail(event, "the stealing card and the stolen piles, nothing else")
+            self.won[seat][:0] = cards
+        elif kind == "reshuffle":
+            if self.piles[seat]:
+                raise self._fail(event, f"seat {seat}'s pile empty before a reshuffle")
+            if sorted(cards) != sorted(self.won[seat]):
+                raise self._fail(event, f"seat {seat}'s won pile {self.won[seat]}")
+            self.won[seat] = []
+            self.piles[seat].extend(cards)
+        elif kind == "out":
+            if self.hands[seat] if self.use_hands else self.holding(seat):
+                raise self._fail(event, f"seat {seat} to hold no {'hand ' if self.use_hands else ''}card when out")
+        elif kind == "end":
+            if self.table:
+                raise self._fail(event, "an empty table at the end")
+
+
+def ledger_for(rules) -> Ledger:
+    """A ledger that moves cards the way the rule set's variant does."""
+    family = family_of(rules)
+    return Ledger(rules.players, deck_of(rules).size, won_piles=family.has_won_piles(rules), hands=family.hands)
+
+
+def audit(log: list[EventTuple], rules) -> Ledger:
+    """Walk a whole log through a ledger; raises LogMismatch at the first impossible move."""
+    ledger = ledger_for(rules)
+    for event in log:
+        ledger.apply(event)
+    if not log or log[-1][1] != "end":
+        raise LogMismatch(len(log), "an end event last", describe(log[-1] if log else None))
+    return ledger

@@ -1,0 +1,128 @@
+"""The Arrow tables of a dataset's files: schemas derived from the models, tables from
+games and back."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from ..engines.event import EventTuple
+from ..model.schema import (
+    ENGINE_VERSION,
+    SCHEMA_VERSION,
+    GameRecord,
+    LogRow,
+    arrow_fields,
+)
+from . import codec as logcodec
+
+
+def _arrow_type(text: str) -> pa.DataType:
+    if text.startswith("list<"):
+        return pa.list_(_arrow_type(text[5:-1]))
+    if text == "dictionary<string>":
+        return pa.dictionary(pa.int32(), pa.string())
+    return {"int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
+            "uint64": pa.uint64(), "bool": pa.bool_(), "string": pa.string()}[text]
+
+
+def arrow_schema(model) -> pa.Schema:
+    fields = [pa.field(name, _arrow_type(t), nullable=nullable) for name, t, nullable in arrow_fields(model)]
+    return pa.schema(fields, metadata={"war.schema_version": str(SCHEMA_VERSION),
+                                       "war.engine_version": ENGINE_VERSION,
+                                       "war.table": model.__name__})
+
+
+EVENT_SCHEMA = arrow_schema(LogRow)
+GAME_SCHEMA = arrow_schema(GameRecord)
+
+
+def _dictionary(values: list, schema_field: pa.Field) -> pa.Array:
+    arr = pa.array(values, type=pa.string())
+    return arr.dictionary_encode().cast(schema_field.type)
+
+
+def events_table(game_ids: list[int], logs: list[list[EventTuple]]) -> pa.Table:
+    """The rows of `events/` files for these games' logs (one row per battle), ordered by (game, seq)."""
+    return rows_table(game_ids, (logcodec.encode(log) for log in logs))
+
+
+def rows_table(game_ids: list[int], games_rows) -> pa.Table:
+    """The `events/` table of games already encoded (logcodec.encode of each game's log)."""
+    gid: list[int] = []
+    seq: list[int] = []
+    battle: list[int] = []
+    shape: list[str] = []
+    cards: list[list[int]] = []
+    order: list[list[int]] = []
+    for g, rows in zip(game_ids, games_rows):
+        gid.extend([g] * len(rows))
+        for r in rows:
+            seq.append(r.seq)
+            battle.append(r.battle)
+            shape.append(r.shape)
+            cards.append(r.cards)
+            order.append(r.order)
+    f = EVENT_SCHEMA
+    arrays = [
+        pa.array(gid, pa.int64()), pa.array(seq, pa.int32()), pa.array(battle, pa.int32()),
+        _dictionary(shape, f.field("shape")),
+        pa.array(cards, pa.list_(pa.int16())), pa.array(order, pa.list_(pa.int16())),
+    ]
+    return pa.Table.from_arrays(arrays, schema=EVENT_SCHEMA)
+
+
+def games_table(records: list[dict]) -> pa.Table:
+    columns = {name: [r[name] for r in records] for name in GAME_SCHEMA.names}
+    arrays = []
+    for field in GAME_SCHEMA:
+        if pa.types.is_dictionary(field.type):
+            arrays.append(_dictionary(columns[field.name], field))
+        else:
+            arrays.append(pa.array(columns[field.name], field.type))
+    return pa.Table.from_arrays(arrays, schema=GAME_SCHEMA)
+
+
+def _lists(column) -> list[tuple]:
+    """A list<int> column as tuples, through flat values and offsets (far faster than to_pylist)."""
+    arr = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    values = arr.values.to_numpy(zero_copy_only=False).tolist()
+    offsets = arr.offsets.to_numpy().tolist()
+    return [tuple(values[a:b]) for a, b in zip(offsets, offsets[1:])]
+
+
+def _plain(column) -> list:
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    return column.to_pylist()
+
+
+def log_rows(table: pa.Table):
+    return zip(_plain(table.column("game_id")), _plain(table.column("seq")), _plain(table.column("battle")),
+               _plain(table.column("shape")), _lists(table.column("cards")), _lists(table.column("order")))
+
+
+def rows_by_game(table: pa.Table) -> dict[int, list[tuple]]:
+    """Each game's rows (seq, battle, shape, cards, order), still encoded. CodecError when a
+    game's rows are not together, as the writer sorts them."""
+    rows: dict[int, list] = {}
+    last = None
+    for gid, *row in log_rows(table):
+        if gid != last:
+            if gid in rows:
+                raise logcodec.CodecError(f"rows not sorted by game: game {gid} appears again after game {last}",
+                                          row[0], gid)
+            rows[gid] = []
+            last = gid
+        rows[gid].append(row)
+    return rows
+
+
+def game_logs(table: pa.Table) -> dict[int, list[EventTuple]]:
+    """Every game's events from rows of `events/` files (each game's rows in seq order).
+    Raises logcodec.CodecError for a row that no log encodes to."""
+    return {gid: logcodec.decode(r) for gid, r in rows_by_game(table).items()}
+
+
+def event_tuples(table: pa.Table) -> list[EventTuple]:
+    """The events of one game's rows, as the engine's tuples."""
+    return logcodec.decode(row for _, *row in log_rows(table))

@@ -1,0 +1,97 @@
+"""Shuffling and dealing (RULES.md 1.4), and explicit deals given by a user."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DealError
+from .cards import Deck
+from .rng import Xoshiro256
+from .schema import RuleSet
+
+
+def deck_of(rules: RuleSet) -> Deck:
+    return Deck(rules.ranks, rules.suits, rules.jokers)
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Each seat's pile (top first) and the cards set aside, out of play."""
+
+    piles: tuple[tuple[int, ...], ...]
+    set_aside: tuple[int, ...] = ()
+    explicit: bool = False
+
+
+def shuffled_deal(rules: RuleSet, rng: Xoshiro256) -> Deal:
+    """Shuffle the deck in ascending code order, then card i to seat i mod n until every seat
+    has floor(deck / n) cards; the rest is set aside."""
+    deck = list(range(rules.ranks * rules.suits + rules.jokers))
+    rng.shuffle(deck)
+    n = rules.players
+    each = len(deck) // n
+    dealt = each * n
+    piles = tuple(tuple(deck[s:dealt:n]) for s in range(n))
+    return Deal(piles, tuple(deck[dealt:]))
+
+
+def check_deal(rules: RuleSet, piles: list, set_aside: list | None = None, where: str = "deal") -> Deal:
+    """An explicit deal, checked to be exactly the rule set's deck: one pile per seat, none
+    empty, every card once. Cards may be declared set aside, out of play."""
+    deck = deck_of(rules)
+    if not isinstance(piles, list) or not all(isinstance(p, list) for p in piles):
+        raise DealError(f"{where}: `piles` must be a list of lists of cards")
+    if len(piles) != rules.players:
+        raise DealError(f"{where}: {len(piles)} piles for {rules.players} players")
+    try:
+        coded = [[deck.parse(c) for c in p] for p in piles]
+        aside = [deck.parse(c) for c in (set_aside or [])]
+    except DealError as err:
+        raise DealError(f"{where}: {err}") from None
+    except TypeError:
+        raise DealError(f"{where}: `set_aside` must be a list of cards") from None
+    for s, p in enumerate(coded):
+        if not p:
+            raise DealError(f"{where}: seat {s}'s pile is empty")
+    seen: set[int] = set()
+    for c in [c for p in coded for c in p] + aside:
+        if c in seen:
+            raise DealError(f"{where}: card {deck.label(c)} ({c}) appears twice")
+        seen.add(c)
+    missing = [c for c in range(deck.size) if c not in seen]
+    if missing:
+        shown = " ".join(deck.label(c) for c in missing[:6]) + (" ..." if len(missing) > 6 else "")
+        raise DealError(f"{where}: not a whole deck of {deck.size}: {len(missing)} cards missing "
+                        f"({shown}); list them under `set_aside` to leave them out of play")
+    return Deal(tuple(tuple(p) for p in coded), tuple(aside), explicit=True)
+
+
+def read_deals(path: str | Path, rules: RuleSet) -> list[Deal]:
+    """JSON Lines, one deal a line: {"piles": [[card, ...], ...], "set_aside": [...]}."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise DealError(f"cannot read deals file {str(path)!r}: {err}") from None
+    deals = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path.name} line {number}"
+        try:
+            data = json.loads(line)
+        except ValueError as err:
+            raise DealError(f"{where}: not JSON: {err}") from None
+        if not isinstance(data, dict) or "piles" not in data:
+            raise DealError(f"{where}: wants an object with `piles`")
+        deals.append(check_deal(rules, data["piles"], data.get("set_aside"), where))
+    if not deals:
+        raise DealError(f"deals file {str(path)!r} holds no deal")
+    return deals
+
+
+def deal_line(deal: Deal) -> str:
+    return json.dumps({"piles": [list(p) for p in deal.piles], "set_aside": list(deal.set_aside)},
+                      separators=(",", ":"))

@@ -1,0 +1,273 @@
+"""The data contract: pydantic models for the rule set, the event, the game record and the
+manifest. The Arrow schemas of the Parquet files and the JSON Schema files in `schemas/` are
+both derived from these models, so there is one source of truth.
+
+Run `python -m pipeline.model.schema` to rewrite `schemas/*.schema.json` after changing a model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Literal, Union, get_args
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from .variants import variant
+
+SCHEMA_VERSION = 2
+ENGINE_VERSION = "1"
+
+
+class Arrow:
+    """Marks a field with the Arrow type its Parquet column has (`int8`, `list<int16>`...)."""
+
+    def __init__(self, type_: str) -> None:
+        self.type = type_
+
+    def __repr__(self) -> str:
+        return f"Arrow({self.type!r})"
+
+
+EVENT_KINDS = (
+    "deal",       # seat's pile after the deal, top first
+    "set_aside",  # cards out of play: deal leftovers, or a war's table when everyone in it ran out
+    "play",       # one card face up (a battle card, a war's face-up card, a tie-break card)
+    "down",       # cards face down in a war, in the order placed
+    "war",        # a war starts among `seats`; value = war depth
+    "war_out",    # seat holds no card when it must add to a war: out of that war
+    "forfeit",    # shortfall=lose: seat cannot complete a war; its cards go onto the table
+    "collect",    # seat wins the table; cards in the order they join its pile (or won pile)
+    "reshuffle",  # seat's won pile shuffled into its pile; cards = the new pile, top first
+    "draw",       # cards taken from the pile into the hand
+    "steal",      # seat steals `seats`' won piles with its top card; cards = the bundle, top first
+    "decision",   # a policy's choice: note = what was decided, options = what it could choose
+    "out",        # seat is out of the game
+    "end",        # the end: note = outcome, seat = winner, value = battles
+)
+
+EventKind = Literal[EVENT_KINDS]  # type: ignore[valid-type]
+Outcome = Literal["win", "draw", "capped", "cycle"]
+
+
+class RuleSet(BaseModel):
+    """A variant plus every option (RULES.md 8). Two games with the same rule set and seed are
+    the same game."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    variant: str = Field(description="Registered variant name (`war variants`).")
+    players: int = Field(2, ge=2, le=8, description="Number of seats, 2..8 (RULES 1.4).")
+    jokers: int = Field(0, description="0 or 2 Jokers, which beat every other rank (RULES 1.1).")
+    war_down: Union[int, Literal["by_rank"]] = Field(
+        3, description="Cards face down in a war, or `by_rank` (Război, RULES 5.1).")
+    ace_value: int = Field(11, ge=1, description="The Ace's value when war size is by rank.")
+    war_tiebreak: Literal["repeat", "single_up"] = Field("repeat", description="RULES 2.5.")
+    shortfall: Literal["last_card_up", "lose"] = Field("last_card_up", description="RULES 2.3.")
+    pickup: Literal["shuffled", "table_order", "winner_first", "pooled"] = Field(
+        "shuffled", description="Order in which won cards join the pile (RULES 2.4).")
+    ranks: int = Field(13, ge=1, le=1000, description="Ranks in the deck (RULES 1.2).")
+    suits: int = Field(4, ge=1, le=1000, description="Suits in the deck (RULES 1.2).")
+    win: str = Field("all_cards", pattern=r"^(all_cards|wars:[1-9][0-9]*)$",
+                     description="`all_cards`, or `wars:N`: first to win N wars (RULES 2.7).")
+    max_battles: int = Field(10_000, gt=0, description="Cap on battles; the game ends `capped`.")
+    hand_size: int = Field(0, description="Cards in hand (Arneson's War: 3).")
+
+    @field_validator("jokers")
+    @classmethod
+    def _jokers(cls, v: int) -> int:
+        if v not in (0, 2):
+            raise ValueError("must be 0 or 2")
+        return v
+
+    @field_validator("hand_size")
+    @classmethod
+    def _hand_size(cls, v: int) -> int:
+        if v not in (0, 3):
+            raise ValueError("must be 0 or 3")
+        return v
+
+    @field_validator("war_down")
+    @classmethod
+    def _war_down(cls, v: int | str) -> int | str:
+        if isinstance(v, int) and v < 0:
+            raise ValueError("must be an integer >= 0 or 'by_rank'")
+        return v
+
+    @model_validator(mode="after")
+    def _playable(self) -> "RuleSet":
+        spec = variant(self.variant)
+        if spec.fixed_players is not None and self.players != spec.fixed_players:
+            raise ValueError(f"{self.variant} is played by exactly {spec.fixed_players} players")
+        deck = self.ranks * self.suits + self.jokers
+        if deck // self.players < 5:
+            raise ValueError(f"a deck of {deck} cards leaves each of {self.players} players "
+                             f"{deck // self.players} cards; at least 5 are needed")
+        if (spec.standard_deck or self.war_down == "by_rank") and (self.ranks, self.suits) != (13, 4):
+            raise ValueError("war size by rank needs the standard deck (ranks=13, suits=4)")
+        return self
+
+    @property
+    def wars_to_win(self) -> int | None:
+        return int(self.win.split(":")[1]) if self.win.startswith("wars:") else None
+
+    def canonical(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def rules_id(self) -> str:
+        """A short hash of the full rule set, the same on every machine."""
+        return hashlib.sha256(self.canonical().encode()).hexdigest()[:16]
+
+
+class Event(BaseModel):
+    """One event: what happened at one step of one game (a row of the `events` view)."""
+
+    game_id: Annotated[int, Arrow("int64")] = Field(description="The game, unique in the dataset.")
+    seq: Annotated[int, Arrow("int32")] = Field(ge=0, description="0, 1, 2... within the game.")
+    battle: Annotated[int, Arrow("int32")] = Field(ge=0, description="Battle number; 0 for the deal.")
+    kind: Annotated[EventKind, Arrow("dictionary<string>")]
+    seat: Annotated[int | None, Arrow("int8")] = Field(None, description="The seat it concerns.")
+    cards: Annotated[list[int], Arrow("list<int16>")] = Field(
+        default_factory=list, description="Card codes, in the order the kind gives.")
+    seats: Annotated[list[int], Arrow("list<int8>")] = Field(
+        default_factory=list, description="Seats in a war, or seats stolen from.")
+    options: Annotated[list[int], Arrow("list<int16>")] = Field(
+        default_factory=list, description="A decision's alternatives.")
+    value: Annotated[int | None, Arrow("int32")] = Field(None, description="War depth; battles at the end.")
+    note: Annotated[str | None, Arrow("dictionary<string>")] = Field(
+        None, description="Outcome at the end; a decision's name.")
+
+
+class LogRow(BaseModel):
+    """One row of `events/` files: the events of one battle of one game, encoded by
+    `pipeline.logcodec` (the `events` view of `war query` shows them one row per event)."""
+
+    game_id: Annotated[int, Arrow("int64")] = Field(description="The game, unique in the dataset.")
+    seq: Annotated[int, Arrow("int32")] = Field(ge=0, description="The seq of the row's first event.")
+    battle: Annotated[int, Arrow("int32")] = Field(ge=0, description="Battle number; 0 for the deal.")
+    shape: Annotated[str, Arrow("dictionary<string>")] = Field(
+        description="Every event of the battle but its cards, e.g. `play:0#1 play:1#1 collect:1@1,0`.")
+    cards: Annotated[list[int], Arrow("list<int16>")] = Field(
+        default_factory=list, description="The events' cards, but for takes of the whole table.")
+    order: Annotated[list[int], Arrow("list<int16>")] = Field(
+        default_factory=list, description="The order of whole-table takes of more than three cards.")
+
+
+class GameRecord(BaseModel):
+    """One row of `games/`: a game's summary, enough for most questions without the events."""
+
+    game_id: Annotated[int, Arrow("int64")]
+    game_index: Annotated[int, Arrow("int64")] = Field(description="0-based within its rule set.")
+    game_seed: Annotated[int, Arrow("uint64")]
+    variant: Annotated[str, Arrow("dictionary<string>")]
+    rules_id: Annotated[str, Arrow("dictionary<string>")]
+    players: Annotated[int, Arrow("int8")]
+    policies: Annotated[list[str], Arrow("list<string>")] = Field(
+        default_factory=list, description="Each seat's policy; empty for variants without choices.")
+    deal: Annotated[Literal["shuffle", "explicit"], Arrow("dictionary<string>")]
+    outcome: Annotated[Outcome, Arrow("dictionary<string>")]
+    winner: Annotated[int | None, Arrow("int8")]
+    battles: Annotated[int, Arrow("int32")]
+    wars: Annotated[int, Arrow("int32")] = Field(description="Every war; a double war counts 2.")
+    war_battles: Annotated[int, Arrow("int32")] = Field(description="Battles with at least one war.")
+    max_war_depth: Annotated[int, Arrow("int16")]
+    first_battle_war: Annotated[bool, Arrow("bool")]
+    war_wins: Annotated[list[int], Arrow("list<int32>")] = Field(
+        description="Per seat: battles with a war that the seat won.")
+    final_cards: Annotated[list[int], Arrow("list<int16>")] = Field(
+        description="Per seat: cards held at the end.")
+    cards_set_aside: Annotated[int, Arrow("int16")] = Field(description="Out of play at the end.")
+    cycle_length: Annotated[int | None, Arrow("int32")] = Field(
+        None, description="For a cycle: battles between the two equal positions.")
+    events: Annotated[int, Arrow("int32")] = Field(description="Events of this game (rows in the `events` view).")
+
+
+class DataFile(BaseModel):
+    path: str = Field(description="Relative to the dataset folder, `/`-separated.")
+    table: Literal["games", "events", "deals"]
+    rule_set: int
+    first_game: int
+    games: int
+    rows: int
+    sha256: str
+
+
+class RuleSetEntry(BaseModel):
+    ordinal: int = Field(description="game_id = ordinal * 1e9 + game_index.")
+    rules_id: str
+    rules: RuleSet
+    policies: list[str] = Field(default_factory=list)
+    seed: int = Field(ge=0, lt=2**64)
+    games: int
+    shard_size: int
+    deals: str | None = Field(None, description="Explicit deals file in the dataset, if any.")
+
+
+class Manifest(BaseModel):
+    """`manifest.json`: written last and atomically; a dataset without it is unfinished."""
+
+    schema_version: int = SCHEMA_VERSION
+    engine_version: str = ENGINE_VERSION
+    master_seed: int
+    rule_sets: list[RuleSetEntry]
+    files: list[DataFile]
+
+
+GAME_ID_STRIDE = 1_000_000_000
+MODELS = {"rule_set": RuleSet, "event": Event, "log_row": LogRow, "game": GameRecord, "manifest": Manifest}
+
+
+def arrow_fields(model: type[BaseModel]) -> list[tuple[str, str, bool]]:
+    """(name, arrow type, nullable) for every field, from the Arrow markers."""
+    out = []
+    for name, info in model.model_fields.items():
+        marks = [m for m in info.metadata if isinstance(m, Arrow)]
+        if not marks:
+            raise TypeError(f"{model.__name__}.{name} has no Arrow type")
+        nullable = type(None) in get_args(info.annotation)
+        out.append((name, marks[0].type, nullable))
+    return out
+
+
+def json_schemas() -> dict[str, str]:
+    """The text of every exported JSON Schema file, by file name."""
+    return {f"{name}.schema.json": json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n"
+            for name, model in MODELS.items()}
+
+
+def schemas_dir() -> Path:
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package.parent / "schemas", package / "_schemas"):
+        if candidate.is_dir():
+            return candidate
+    return package.parent / "schemas"
+
+
+def explain(err: ValidationError, what: str) -> str:
+    """One line naming the first bad field of a pydantic error."""
+    e = err.errors()[0]
+    loc = ".".join(str(p) for p in e["loc"])
+    if e["type"] == "extra_forbidden":
+        return f"{what}: unknown option {loc!r}"
+    msg = re.sub(r"^(Value error|Assertion failed), ", "", e["msg"])
+    if loc:
+        return f"{what}: {loc}: {msg} (got {e.get('input')!r})"
+    return f"{what}: {msg}"
+
+
+if __name__ == "__main__":
+    target = Path(__file__).resolve().parents[2] / "schemas"
+    target.mkdir(exist_ok=True)
+    for fname, text in json_schemas().items():
+        (target / fname).write_text(text, encoding="utf-8")
+        print(f"wrote {target / fname}")

@@ -1,0 +1,89 @@
+"""A finished dataset, on disk or on remote storage: its manifest, its files, and the way to one
+game's rows."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..errors import DatasetError, GameNotFound
+from ..model.schema import (
+    GAME_ID_STRIDE,
+    SCHEMA_VERSION,
+    DataFile,
+    Manifest,
+    RuleSetEntry,
+    explain,
+)
+from .location import StorePath, location
+
+MANIFEST = "manifest.json"
+WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
+
+
+def part_path(table: str, variant: str, part: int) -> str:
+    return f"{table}/variant={variant}/part-{part:05d}.parquet"
+
+
+def split_game_id(game_id: int) -> tuple[int, int]:
+    return divmod(game_id, GAME_ID_STRIDE)
+
+
+@dataclass
+class Dataset:
+    root: Path | StorePath
+    manifest: Manifest
+
+    @classmethod
+    def open(cls, root: str | Path) -> "Dataset":
+        root = location(root)
+        if not root.exists():
+            raise DatasetError(f"no dataset at {str(root)!r}: the folder does not exist")
+        if not root.is_dir():
+            raise DatasetError(f"{str(root)!r} is a file, not a dataset folder")
+        path = root / MANIFEST
+        if not path.exists():
+            if (root / WORK_DIR).exists():
+                raise DatasetError(f"dataset {str(root)!r} is unfinished (no manifest.json; "
+                                   f"`war generate ... --resume` finishes it)")
+            raise DatasetError(f"{str(root)!r} is not a dataset: it has no manifest.json")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise DatasetError(f"cannot read {str(path)!r}: {err}") from None
+        try:
+            manifest = Manifest.model_validate(data)
+        except ValidationError as err:
+            raise DatasetError(explain(err, f"manifest {str(path)!r}")) from None
+        if manifest.schema_version != SCHEMA_VERSION:
+            raise DatasetError(f"{str(path)!r} has schema version {manifest.schema_version}; "
+                               f"this war reads version {SCHEMA_VERSION}")
+        return cls(root, manifest)
+
+    def files(self, table: str) -> list[DataFile]:
+        return [f for f in self.manifest.files if f.table == table]
+
+    def rule_set(self, ordinal: int) -> RuleSetEntry:
+        for entry in self.manifest.rule_sets:
+            if entry.ordinal == ordinal:
+                return entry
+        raise KeyError(ordinal)
+
+    def locate(self, game_id: int) -> tuple[RuleSetEntry, DataFile, DataFile]:
+        """The rule set of a game and the games and events files that hold it."""
+        ordinal, index = split_game_id(game_id)
+        entry = next((e for e in self.manifest.rule_sets if e.ordinal == ordinal), None)
+        if game_id < 0 or entry is None or index >= entry.games:
+            sizes = ", ".join(f"{e.ordinal * GAME_ID_STRIDE}..{e.ordinal * GAME_ID_STRIDE + e.games - 1}"
+                              for e in self.manifest.rule_sets)
+            raise GameNotFound(f"dataset {str(self.root)!r} has no game {game_id} (game ids: {sizes})")
+        found = {}
+        for f in self.manifest.files:
+            if f.rule_set == ordinal and f.first_game <= index < f.first_game + f.games and f.table in ("games", "events"):
+                found[f.table] = f
+        if len(found) != 2:
+            raise DatasetError(f"manifest lists no file for game {game_id}")
+        return entry, found["games"], found["events"]

@@ -1,0 +1,227 @@
+"""The journal of a dataset being written: `.war/` holds the lock, the plan, and one record per
+finished shard. It is what makes `--resume` possible after a crash or `kill -9`, and what
+refuses a second writer.
+
+Order of writing: a shard's data files (each atomically), then its record (atomically); the
+manifest last; then the journal is removed. A record therefore always describes files that are
+whole, and a shard without a record is simply played again, giving the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import threading
+import time
+from pathlib import Path
+
+from ..errors import DatasetError
+from .dataset import WORK_DIR
+from .files import atomic_write_bytes, remove_tree
+from .location import is_remote, location
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] not in "ZX"
+    except (OSError, ValueError, IndexError):
+        return True
+
+
+class Journal:
+    """The journal in `root/.war`. On a local or shared file system the lock is a file made with
+    O_EXCL and its holder is alive while its process runs; on an object store, which has neither
+    an exclusive create nor a process to ask about, the lock is an object that its writer rewrites
+    every BEAT seconds, and a holder is alive while its lock is younger than STALE seconds."""
+
+    BEAT = 10.0
+    STALE = 60.0
+    CLAIM_PAUSE = 1.0  # object stores: how long a new lock must survive before it counts as taken
+
+    def __init__(self, root) -> None:
+        self.root = root
+        self.dir = root / WORK_DIR
+        self.lock = self.dir / "lock"
+        self.owned = False
+        self._beat: threading.Event | None = None
+        self._me = b""
+
+    def exists(self) -> bool:
+        return self.dir.exists()
+
+    def acquire(self, resume: bool) -> None:
+        """Take the lock; an interrupted run's stale lock only with `resume`."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                         "token": secrets.token_hex(8)}).encode()
+        while True:
+            if not self._claim(me):
+                holder = self._holder()
+                if not resume or self._alive(holder):
+                    self.refuse()
+                self.lock.unlink(missing_ok=True)
+                continue
+            self.owned = True
+            self._me = me
+            if is_remote(self.lock):
+                self._start_beat(me)
+            return
+
+    def _claim(self, me: bytes) -> bool:
+        if not is_remote(self.lock):
+            try:
+                fd = os.open(self.lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                return False
+            with os.fdopen(fd, "wb") as f:
+                f.write(me)
+            return True
+        if self.lock.exists():
+            return False
+        self.lock.put(me)
+        time.sleep(self.CLAIM_PAUSE)  # two writers that both saw no lock: the last put wins
+        try:
+            return self.lock.read_bytes() == me
+        except OSError:
+            return False
+
+    def _still_mine(self) -> bool:
+        try:
+            return self.lock.read_bytes() == self._me
+        except OSError:
+            return False
+
+    def _start_beat(self, me: bytes) -> None:
+        stop = self._beat = threading.Event()
+        lock = self.lock
+
+        def beat() -> None:
+            while not stop.wait(self.BEAT):
+                try:
+                    if not self._still_mine():
+                        return  # taken over while this writer was cut off: never write over it
+                    lock.put(me)
+                except OSError:
+                    pass
+
+        threading.Thread(target=beat, name="war-lock-beat", daemon=True).start()
+
+    def _stop_beat(self) -> None:
+        if self._beat is not None:
+            self._beat.set()
+            self._beat = None
+
+    def _alive(self, holder: dict | None) -> bool:
+        """Whether the writer that holds the lock still runs, as far as can be told from here."""
+        if holder is None:
+            return False
+        if holder.get("host") == socket.gethostname():
+            return _alive(holder.get("pid", -1))
+        if not is_remote(self.lock):
+            return True  # another machine on a shared file system: no way to ask it
+        try:
+            written = self.lock.mtime()
+            now = self._store_now()
+        except OSError:
+            return False
+        if written is None or now is None:
+            return True
+        return (now - written).total_seconds() < self.STALE
+
+    def _store_now(self):
+        """The store's own clock (the time it stamps on a fresh object), so that a lock's age
+        does not depend on how far this machine's clock is from the writer's."""
+        probe = self.dir / f"clock-{secrets.token_hex(4)}"
+        probe.put(b"")
+        try:
+            return probe.mtime()
+        finally:
+            probe.unlink(missing_ok=True)
+
+    def refuse(self) -> None:
+        """Raise the error that fits a folder holding this journal: another writer, or an
+        interrupted run."""
+        if self.writing():
+            holder = self._holder() or {}
+            raise DatasetError(f"another war generate (pid {holder.get('pid')} on {holder.get('host')}) is "
+                               f"writing to {str(self.root)!r}; wait for it, or remove {self.lock} if it is gone")
+        raise DatasetError(f"{str(self.root)!r} holds an unfinished dataset from an interrupted "
+                           f"run (--resume finishes it, --overwrite starts again)")
+
+    def writing(self) -> bool:
+        """Whether a writer holds this journal's lock now."""
+        return self._alive(self._holder() if self.lock.exists() else None)
+
+    def _holder(self) -> dict | None:
+        try:
+            return json.loads(self.lock.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def clear_if_stale(self) -> None:
+        """Remove a journal whose writer is gone (a finished dataset keeps no journal)."""
+        if self.dir.exists() and not self.writing():
+            remove_tree(self.dir)
+
+    def sweep(self) -> None:
+        """Remove temporary files that writers killed mid-write left behind (hidden names
+        `.NAME.PID.tmp`, never read as data) when their process is gone."""
+        for path in self.root.rglob(".*.tmp"):
+            try:
+                pid = int(path.name.rsplit(".", 2)[-2])
+            except (ValueError, IndexError):
+                continue
+            if pid != os.getpid() and not _alive(pid):
+                path.unlink(missing_ok=True)
+
+    def check_plan(self, plan: dict, resume: bool) -> None:
+        """Write the plan, or on resume check that it is the interrupted run's plan."""
+        path = self.dir / "plan.json"
+        text = json.dumps(plan, sort_keys=True, indent=1)
+        if resume and path.exists():
+            if path.read_text(encoding="utf-8") != text:
+                raise DatasetError(f"the arguments differ from those of the interrupted run in "
+                                   f"{str(self.root)!r}; resume with the same command")
+            return
+        atomic_write_bytes(path, text.encode())
+
+    def done(self, part: int) -> list[dict] | None:
+        path = record_path(self.dir, part)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def close(self) -> None:
+        """Remove the journal once the manifest is written."""
+        self._stop_beat()
+        if self.owned:
+            remove_tree(self.dir)
+            self.owned = False
+
+    def release(self) -> None:
+        """Give up the lock after a failure, keeping the records for --resume."""
+        self._stop_beat()
+        if self.owned:
+            if self._still_mine():
+                self.lock.unlink(missing_ok=True)
+            self.owned = False
+
+
+def record_path(journal_dir, part: int):
+    return location(journal_dir) / "shards" / f"part-{part:05d}.json"
+
+
+def record_shard(journal_dir: str, part: int, entries: list[dict]) -> None:
+    """Written by the worker that finished the shard, after its data files."""
+    atomic_write_bytes(record_path(journal_dir, part), json.dumps(entries, sort_keys=True).encode())

@@ -1,4 +1,4 @@
--- answers: In Arneson's War (RULES 7), how often do the war loser's consolation cards decide
+-- answers: In Arneson's War (docs/rules.md 7), how often do the war loser's consolation cards decide
 --   the game? Per variant, rule set and the seats' policies (games.policies as given): games;
 --   games with a war (war_battles > 0); consolation collects and their cards: the loser of a
 --   war takes back the two cards that caused it in the second `collect` of a battle with a

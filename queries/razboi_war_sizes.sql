@@ -1,8 +1,8 @@
--- answers: How big are the wars of Război (rule sets with war_down = by_rank, RULES 5.1)? Per
+-- answers: How big are the wars of Război (rule sets with war_down = by_rank, docs/rules.md 5.1)? Per
 --   variant, rule set and rank of the tied face-up cards (2..A, JK): the wars on that rank, the
 --   rank's value v and the full war size v - 1, the player entries (a tied seat that put a new
 --   face-up card in the war), the mean face-down cards per player entry, and the entries that
---   put fewer than v - 1 down (running short, RULES 2.3; or war_tiebreak = single_up, whose
+--   put fewer than v - 1 down (running short, docs/rules.md 2.3; or war_tiebreak = single_up, whose
 --   repeated wars put none down). A war's tied cards are the last `play` of each seat in the
 --   `war` event's `seats` before that event in the battle; its face-down cards are the `down`
 --   events after it, up to the battle's next `war` event. A war whose seats all but one ran out

@@ -1,4 +1,4 @@
--- answers: How much do players steal in Steal War (RULES 6), and what do steals gain? Per
+-- answers: How much do players steal in Steal War (docs/rules.md 6), and what do steals gain? Per
 --   variant, rule set and the seats' policies (games.policies as given, one canonical policy
 --   string per seat), over the games whose seats have a steal policy: games; steals (`steal`
 --   events) and steals per game (mean over all the games, a game without a steal counting 0);

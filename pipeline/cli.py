@@ -1,5 +1,6 @@
 """The `war` command: parses arguments, calls the library, prints. One error boundary in `main`
-turns every WarError into one line on stderr and a non-zero exit.
+turns every WarError into one line on stderr and a non-zero exit, saying the library's parameter
+names as this command's flags (`workers` -> --workers).
 
 Heavy modules (pyarrow, duckdb, pydantic) are imported inside the commands that use them, so
 `war --help` stays fast.
@@ -30,6 +31,15 @@ class OutputFormat(str, Enum):
     csv = "csv"
     json = "json"
     parquet = "parquet"
+
+
+# The flag of each library parameter that is not --NAME (a WarError's `params`).
+FLAGS = {"policies": "--policy", "options": "--set", "params": "--param"}
+
+
+def flag(param: str) -> str:
+    """The command-line flag for a library parameter: --NAME (dashes for underscores), or FLAGS'."""
+    return FLAGS.get(param, "--" + param.replace("_", "-"))
 
 
 def _err(text: str) -> None:
@@ -359,7 +369,7 @@ def main() -> None:
     try:
         app()
     except WarError as err:
-        _err(f"error: {err}")
+        _err(f"error: {err.spoken(flag)}")
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
         _err("interrupted")

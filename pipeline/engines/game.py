@@ -24,7 +24,8 @@ def resolve_policies(rules: RuleSet, policies=()) -> tuple[SeatPolicy, ...]:
     kinds = family_of(rules).decisions
     if not kinds:
         if policies:
-            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no policies")
+            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no `policies`",
+                             params=("policies",))
         return ()
     if not policies:
         policies = ("default",) * rules.players

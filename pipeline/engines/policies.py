@@ -210,11 +210,11 @@ def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> Se
 
 
 def seat_policies(specs: dict[int, str], players: int, kinds: tuple[str, ...]) -> list[SeatPolicy]:
-    """Every seat's policy from `--policy SEAT=SPEC` pairs (missing seats take the default;
-    the key -1 sets every seat not named)."""
+    """Every seat's policy from a seating {seat: spec} (missing seats take the default; the key
+    -1 sets every seat not named)."""
     for seat in specs:
         if seat != -1 and not 0 <= seat < players:
-            raise RulesError(f"--policy names seat {seat}; seats are 0..{players - 1}")
+            raise RulesError(f"`policies` names seat {seat}; seats are 0..{players - 1}", params=("policies",))
     fallback = specs.get(-1, "default")
     return [parse_policy(specs.get(seat, fallback), kinds, f"policy of seat {seat}") for seat in range(players)]
 

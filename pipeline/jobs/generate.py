@@ -86,11 +86,11 @@ def _looks_like_dataset(root) -> bool:
 
 def prepare_output(root, overwrite: bool):
     """Where to write: the folder itself when it is new or empty, or a staging folder beside it
-    that replaces it only once complete (`--overwrite`), so the old data survives a failure.
+    that replaces it only once complete (`overwrite`), so the old data survives a failure.
 
-    An object store has no folder to swap in: there `--overwrite` removes the old dataset, its
+    An object store has no folder to swap in: there `overwrite` removes the old dataset, its
     manifest first, and writes the new one in its place; a failure then leaves an unfinished
-    dataset that `--resume` finishes, never a mix of old and new files under a manifest."""
+    dataset that `resume` finishes, never a mix of old and new files under a manifest."""
     if root.exists() and not root.is_dir():
         raise DatasetError(f"output {str(root)!r} is a file, not a folder")
     if root.exists() and any(root.iterdir()):
@@ -100,7 +100,7 @@ def prepare_output(root, overwrite: bool):
                 journal.refuse()
         if not overwrite:
             raise DatasetError(f"output folder {str(root)!r} already holds data "
-                               f"(use --overwrite to replace it)")
+                               f"(use `overwrite` to replace it)", params=("overwrite",))
         if not _looks_like_dataset(root):
             raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
                                f"dataset; not overwriting it")
@@ -152,22 +152,23 @@ def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
     if not 0 <= seed < 2**64:
         raise DatasetError(f"seed must be between 0 and 2^64 - 1, got {seed}")
     if workers < 1:
-        raise DatasetError(f"--workers must be at least 1, got {workers}")
+        raise DatasetError(f"`workers` must be at least 1, got {workers}", params=("workers",))
     if shard_size < 1:
         raise DatasetError(f"shard size must be at least 1, got {shard_size}")
     if resume and overwrite:
-        raise DatasetError("--resume and --overwrite do not go together")
+        raise DatasetError("`resume` and `overwrite` do not go together", params=("resume", "overwrite"))
     root = location(out)
     kept_sets: list[RuleSetEntry] = []
     kept_files: list[DataFile] = []
     first_part = 0
     if append:
         if overwrite:
-            raise DatasetError("--append and --overwrite do not go together")
+            raise DatasetError("`append` and `overwrite` do not go together", params=("append", "overwrite"))
         existing = Dataset.open(root).manifest
         if seed != existing.master_seed:
             raise DatasetError(f"dataset {str(root)!r} has master seed {existing.master_seed}; appended "
-                               f"rule sets play the same seeds (leave out --seed or give that one)")
+                               f"rule sets play the same seeds (leave out `seed` or give that one)",
+                               params=("seed",))
         for plan in plans:
             for entry in existing.rule_sets:
                 if entry.rules_id == plan.rules.rules_id and entry.policies == list(plan.policies) \

@@ -110,7 +110,8 @@ def run_tasks_dask(fn: Callable, tasks: Sequence, scheduler: str,
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise DatasetError("--scheduler needs Dask distributed: pip install 'war[dask]'") from None
+        raise DatasetError("`scheduler` needs Dask distributed: pip install 'war[dask]'",
+                           params=("scheduler",)) from None
     try:
         client = Client(scheduler, timeout="10s")
     except (OSError, TimeoutError) as err:

@@ -216,7 +216,7 @@ def run(root, sql: str | None = None, name: str | None = None, params: dict[str,
             elif p.default is not None:
                 bound[p.name] = p.convert(p.default)
             else:
-                raise QueryError(f"query {name!r} needs --param {p.name}=...")
+                raise QueryError(f"query {name!r} needs `params` {p.name}=...", params=("params",))
         sql = q.sql
     elif params:
         bound = dict(params)

@@ -123,10 +123,10 @@ def generate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Generate a dataset of seeded games into Parquet."""
+    from .engines.policies import parse_seating
     from .errors import RulesError
-    from .jobs.generate import Plan
     from .jobs.generate import generate as run_generate
-    from .model.deal import read_deals
+    from .jobs.generate import make_plans
     from .model.rules import build_rules, load_rules_file, parse_sets
     from .storage.location import location
 
@@ -137,38 +137,15 @@ def generate(
     rule_sets += [load_rules_file(p) for p in rules_file]
     if not rule_sets:
         rule_sets = [build_rules("classic", options)]
-    ids = [r.rules_id for r in rule_sets]
-    if len(set(ids)) != len(ids):
-        raise RulesError("the same rule set is given twice")
     if executor not in ("local", "dask"):
         raise RulesError(f"--executor is local or dask, got {executor!r}")
     if (executor == "dask") != (scheduler is not None):
         raise RulesError("--executor dask needs --scheduler ADDRESS (and --scheduler needs --executor dask)")
-    seatings = seatings_from(policy, tournament)
-    plans = []
-    for rules in rule_sets:
-        dealt = read_deals(deals, rules) if deals is not None else None
-        n = games if games is not None else (len(dealt) if dealt is not None else 1000)
-        if n < 1:
-            raise RulesError(f"--games must be at least 1, got {n}")
-        if dealt is not None and n > len(dealt):
-            raise RulesError(f"--games {n} but {deals} holds only {len(dealt)} deals")
-        specs = [seat_specs(rules, seating, bool(tournament)) for seating in seatings]
-        if len(set(specs)) != len(specs):
-            raise RulesError("--tournament needs two different policies each time: two of those given "
-                             "are the same policy written differently")
-        for seat_spec in specs:
-            plans.append(Plan(rules, n, dealt[:n] if dealt is not None else None, seat_spec))
-    if append:
-        if out is None:
-            raise RulesError("--append needs --out, the dataset to add to")
-        if seed is None:
-            from .storage.dataset import Dataset
-
-            seed = Dataset.open(out).manifest.master_seed
-    seed = 0 if seed is None else seed
+    plans = make_plans(rule_sets, games, deals, parse_seating(policy), tournament)
+    if append and out is None:
+        raise RulesError("--append needs --out, the dataset to add to")
     if out is None:
-        out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed}"
+        out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"
     out = location(out)
     total = sum(p.games for p in plans)
     start = time.perf_counter()
@@ -184,51 +161,6 @@ def generate(
                f"games {size['games'] / 1e6:.1f} MB, events {size['events'] / 1e6:.1f} MB "
                f"({(size['games'] + size['events']) / total:.0f} bytes a game); "
                f"{took:.1f} s, {total / took:.0f} games/s")
-
-
-def seatings_from(policy: list[str], tournament: list[str]) -> list[dict[int, str]]:
-    """`--policy SEAT=SPEC` pairs as one seating, or a tournament's seatings: every ordered pair
-    of distinct listed policies, so each pair plays the same seeds in both seat orders."""
-    from .errors import RulesError
-
-    if policy and tournament:
-        raise RulesError("give --policy or --tournament, not both")
-    if tournament:
-        names = [t.strip() for t in tournament]
-        if len(names) < 2 or len(set(names)) != len(names):
-            raise RulesError("--tournament needs at least two different policies")
-        return [{0: a, 1: b} for a in names for b in names if a != b]
-    seating: dict[int, str] = {}
-    for pair in policy:
-        seat, sep, spec = pair.partition("=")
-        seat = seat.strip()
-        if not sep or not spec.strip():
-            raise RulesError(f"--policy wants SEAT=POLICY, got {pair!r}")
-        if seat in ("*", "all"):
-            key = -1
-        elif seat.isdigit():
-            key = int(seat)
-        else:
-            raise RulesError(f"--policy: {seat!r} is not a seat number (or *)")
-        if key in seating:
-            raise RulesError(f"--policy gives seat {seat} twice")
-        seating[key] = spec.strip()
-    return [seating]
-
-
-def seat_specs(rules, seating: dict[int, str], tournament: bool = False) -> tuple[str, ...]:
-    from .engines.families import family_of
-    from .engines.policies import seat_policies
-    from .errors import RulesError
-
-    kinds = family_of(rules).decisions
-    if not kinds:
-        if seating:
-            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no --policy or --tournament")
-        return ()
-    if tournament and rules.players != 2:
-        raise RulesError(f"a tournament is for 2 players; this rule set has {rules.players}")
-    return tuple(p.spec for p in seat_policies(seating, rules.players, kinds))
 
 
 @app.command()

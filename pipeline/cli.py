@@ -2,20 +2,26 @@
 turns every WarError into one line on stderr and a non-zero exit, saying the library's parameter
 names as this command's flags (`workers` -> --workers).
 
-Heavy modules (pyarrow, duckdb, pydantic) are imported inside the commands that use them, so
-`war --help` stays fast.
+Heavy modules (pyarrow, duckdb, pydantic, rich's progress bar) are imported inside the commands
+that use them, each import marked `# lazy`, so `war --help` stays fast.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
+from contextlib import nullcontext
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
 import typer
+
+from .engines.policies import describe_policies, parse_seating
+from .errors import QueryError, RulesError, WarError
+from .model.variants import VARIANTS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Seeded games of War and its variants: generate, replay, validate, query.")
@@ -48,12 +54,10 @@ def _err(text: str) -> None:
 
 def _progress(total: int, label: str, quiet: bool):
     """A rich progress bar on stderr (nothing when quiet or not a terminal)."""
-    from contextlib import nullcontext
-
     if quiet:
         return nullcontext(lambda n: None)
-    from rich.console import Console
-    from rich.progress import (
+    from rich.console import Console  # lazy: keeps war --help fast
+    from rich.progress import (  # lazy: keeps war --help fast
         BarColumn,
         MofNCompleteColumn,
         Progress,
@@ -82,11 +86,8 @@ def _progress(total: int, label: str, quiet: bool):
 @app.command()
 def variants(as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
     """Every variant, its options and their defaults."""
-    import json
-
-    from .engines.families import FAMILIES
-    from .model.rules import build_rules
-    from .model.variants import VARIANTS
+    from .engines.families import FAMILIES  # lazy: keeps war --help fast
+    from .model.rules import build_rules  # lazy: keeps war --help fast
 
     out = []
     for v in VARIANTS.values():
@@ -123,12 +124,10 @@ def generate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Generate a dataset of seeded games into Parquet."""
-    from .engines.policies import parse_seating
-    from .errors import RulesError
-    from .jobs.generate import generate as run_generate
-    from .jobs.generate import make_plans
-    from .model.rules import build_rules, load_rules_file, parse_sets
-    from .storage.location import location
+    from .jobs.generate import generate as run_generate  # lazy: keeps war --help fast
+    from .jobs.generate import make_plans  # lazy: keeps war --help fast
+    from .model.rules import build_rules, load_rules_file, parse_sets  # lazy: keeps war --help fast
+    from .storage.location import location  # lazy: keeps war --help fast
 
     options = parse_sets(set_)
     rule_sets = [build_rules(name, options) for name in variant]
@@ -166,9 +165,7 @@ def generate(
 @app.command()
 def policies() -> None:
     """The policies players of Steal War and Arneson's War can follow, and the profiles."""
-    from .engines.families import FAMILIES
-    from .engines.policies import describe_policies
-    from .model.variants import VARIANTS
+    from .engines.families import FAMILIES  # lazy: keeps war --help fast
 
     for line in describe_policies():
         typer.echo(line)
@@ -185,12 +182,10 @@ def replay(
     fmt: ReplayFormat = typer.Option(ReplayFormat.text, "--format", "-f", help="text or json."),
 ) -> None:
     """Replay one game from its log, battle by battle, checked against the engine."""
-    from .jobs.replay import as_json, render_text, replay_game
+    from .jobs.replay import as_json, render_text, replay_game  # lazy: keeps war --help fast
 
     rp = replay_game(dataset, game)
     if fmt is ReplayFormat.json:
-        import json
-
         typer.echo(json.dumps(as_json(rp, battle), ensure_ascii=False))
     else:
         typer.echo(render_text(rp, battle))
@@ -205,8 +200,8 @@ def validate(
     show: int = typer.Option(50, "--show", help="Print at most this many problems."),
 ) -> None:
     """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
-    from .jobs.validate import validate as run_validate
-    from .storage.dataset import Dataset
+    from .jobs.validate import validate as run_validate  # lazy: keeps war --help fast
+    from .storage.dataset import Dataset  # lazy: keeps war --help fast
 
     total = sum(e.games for e in Dataset.open(dataset).manifest.rule_sets)
     with _progress(total, "validating", quiet) as tick:
@@ -232,8 +227,7 @@ def query(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output file."),
 ) -> None:
     """Answer a question with DuckDB SQL: a named query or --sql."""
-    from .errors import QueryError
-    from .jobs.query import named_queries, run
+    from .jobs.query import named_queries, run  # lazy: keeps war --help fast
 
     if list_:
         for q in named_queries().values():
@@ -257,7 +251,7 @@ def query(
     table = run(dataset, sql=sql, name=name, params=params)
     if table is None:
         return
-    from .jobs.output import write_result
+    from .jobs.output import write_result  # lazy: keeps war --help fast
 
     write_result(table, fmt.value, output)
 
@@ -268,13 +262,13 @@ def demo(
     games: int = typer.Option(2000, "--games", "-n", help="Games to generate."),
 ) -> None:
     """The main job on a small default: generate a dataset, replay a game, answer questions."""
-    from .jobs.generate import Plan
-    from .jobs.generate import generate as run_generate
-    from .jobs.output import write_result
-    from .jobs.query import run
-    from .jobs.replay import render_text, replay_game
-    from .jobs.validate import validate as run_validate
-    from .model.rules import build_rules
+    from .jobs.generate import Plan  # lazy: keeps war --help fast
+    from .jobs.generate import generate as run_generate  # lazy: keeps war --help fast
+    from .jobs.output import write_result  # lazy: keeps war --help fast
+    from .jobs.query import run  # lazy: keeps war --help fast
+    from .jobs.replay import render_text, replay_game  # lazy: keeps war --help fast
+    from .jobs.validate import validate as run_validate  # lazy: keeps war --help fast
+    from .model.rules import build_rules  # lazy: keeps war --help fast
 
     typer.echo(f"== war generate --variant classic --games {games} --seed 42 --out {out} --overwrite")
     start = time.perf_counter()
@@ -296,8 +290,6 @@ def demo(
 
 
 def main() -> None:
-    from .errors import WarError
-
     try:
         app()
     except WarError as err:

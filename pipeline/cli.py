@@ -1,20 +1,27 @@
 """The `war` command: parses arguments, calls the library, prints. One error boundary in `main`
-turns every WarError into one line on stderr and a non-zero exit.
+turns every WarError into one line on stderr and a non-zero exit, saying the library's parameter
+names as this command's flags (`workers` -> --workers).
 
-Heavy modules (pyarrow, duckdb, pydantic) are imported inside the commands that use them, so
-`war --help` stays fast.
+Heavy modules (pyarrow, duckdb, pydantic, rich's progress bar) are imported inside the commands
+that use them, each import marked `# lazy`, so `war --help` stays fast.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
+from contextlib import nullcontext
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
 import typer
+
+from .engines.policies import describe_policies, parse_seating
+from .errors import QueryError, RulesError, WarError
+from .model.variants import VARIANTS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Seeded games of War and its variants: generate, replay, validate, query.")
@@ -32,18 +39,25 @@ class OutputFormat(str, Enum):
     parquet = "parquet"
 
 
+# The flag of each library parameter that is not --NAME (a WarError's `params`).
+FLAGS = {"policies": "--policy", "options": "--set", "params": "--param"}
+
+
+def flag(param: str) -> str:
+    """The command-line flag for a library parameter: --NAME (dashes for underscores), or FLAGS'."""
+    return FLAGS.get(param, "--" + param.replace("_", "-"))
+
+
 def _err(text: str) -> None:
     typer.echo(text, err=True)
 
 
 def _progress(total: int, label: str, quiet: bool):
     """A rich progress bar on stderr (nothing when quiet or not a terminal)."""
-    from contextlib import nullcontext
-
     if quiet:
         return nullcontext(lambda n: None)
-    from rich.console import Console
-    from rich.progress import (
+    from rich.console import Console  # lazy: keeps war --help fast
+    from rich.progress import (  # lazy: keeps war --help fast
         BarColumn,
         MofNCompleteColumn,
         Progress,
@@ -72,11 +86,8 @@ def _progress(total: int, label: str, quiet: bool):
 @app.command()
 def variants(as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
     """Every variant, its options and their defaults."""
-    import json
-
-    from .engines.families import FAMILIES
-    from .model.rules import build_rules
-    from .model.variants import VARIANTS
+    from .engines.families import FAMILIES  # lazy: keeps war --help fast
+    from .model.rules import build_rules  # lazy: keeps war --help fast
 
     out = []
     for v in VARIANTS.values():
@@ -113,12 +124,10 @@ def generate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Generate a dataset of seeded games into Parquet."""
-    from .errors import RulesError
-    from .jobs.generate import Plan
-    from .jobs.generate import generate as run_generate
-    from .model.deal import read_deals
-    from .model.rules import build_rules, load_rules_file, parse_sets
-    from .storage.location import location
+    from .jobs.generate import generate as run_generate  # lazy: keeps war --help fast
+    from .jobs.generate import make_plans  # lazy: keeps war --help fast
+    from .model.rules import build_rules, load_rules_file, parse_sets  # lazy: keeps war --help fast
+    from .storage.location import location  # lazy: keeps war --help fast
 
     options = parse_sets(set_)
     rule_sets = [build_rules(name, options) for name in variant]
@@ -127,38 +136,15 @@ def generate(
     rule_sets += [load_rules_file(p) for p in rules_file]
     if not rule_sets:
         rule_sets = [build_rules("classic", options)]
-    ids = [r.rules_id for r in rule_sets]
-    if len(set(ids)) != len(ids):
-        raise RulesError("the same rule set is given twice")
     if executor not in ("local", "dask"):
         raise RulesError(f"--executor is local or dask, got {executor!r}")
     if (executor == "dask") != (scheduler is not None):
         raise RulesError("--executor dask needs --scheduler ADDRESS (and --scheduler needs --executor dask)")
-    seatings = seatings_from(policy, tournament)
-    plans = []
-    for rules in rule_sets:
-        dealt = read_deals(deals, rules) if deals is not None else None
-        n = games if games is not None else (len(dealt) if dealt is not None else 1000)
-        if n < 1:
-            raise RulesError(f"--games must be at least 1, got {n}")
-        if dealt is not None and n > len(dealt):
-            raise RulesError(f"--games {n} but {deals} holds only {len(dealt)} deals")
-        specs = [seat_specs(rules, seating, bool(tournament)) for seating in seatings]
-        if len(set(specs)) != len(specs):
-            raise RulesError("--tournament needs two different policies each time: two of those given "
-                             "are the same policy written differently")
-        for seat_spec in specs:
-            plans.append(Plan(rules, n, dealt[:n] if dealt is not None else None, seat_spec))
-    if append:
-        if out is None:
-            raise RulesError("--append needs --out, the dataset to add to")
-        if seed is None:
-            from .storage.dataset import Dataset
-
-            seed = Dataset.open(out).manifest.master_seed
-    seed = 0 if seed is None else seed
+    plans = make_plans(rule_sets, games, deals, parse_seating(policy), tournament)
+    if append and out is None:
+        raise RulesError("--append needs --out, the dataset to add to")
     if out is None:
-        out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed}"
+        out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"
     out = location(out)
     total = sum(p.games for p in plans)
     start = time.perf_counter()
@@ -176,57 +162,10 @@ def generate(
                f"{took:.1f} s, {total / took:.0f} games/s")
 
 
-def seatings_from(policy: list[str], tournament: list[str]) -> list[dict[int, str]]:
-    """`--policy SEAT=SPEC` pairs as one seating, or a tournament's seatings: every ordered pair
-    of distinct listed policies, so each pair plays the same seeds in both seat orders."""
-    from .errors import RulesError
-
-    if policy and tournament:
-        raise RulesError("give --policy or --tournament, not both")
-    if tournament:
-        names = [t.strip() for t in tournament]
-        if len(names) < 2 or len(set(names)) != len(names):
-            raise RulesError("--tournament needs at least two different policies")
-        return [{0: a, 1: b} for a in names for b in names if a != b]
-    seating: dict[int, str] = {}
-    for pair in policy:
-        seat, sep, spec = pair.partition("=")
-        seat = seat.strip()
-        if not sep or not spec.strip():
-            raise RulesError(f"--policy wants SEAT=POLICY, got {pair!r}")
-        if seat in ("*", "all"):
-            key = -1
-        elif seat.isdigit():
-            key = int(seat)
-        else:
-            raise RulesError(f"--policy: {seat!r} is not a seat number (or *)")
-        if key in seating:
-            raise RulesError(f"--policy gives seat {seat} twice")
-        seating[key] = spec.strip()
-    return [seating]
-
-
-def seat_specs(rules, seating: dict[int, str], tournament: bool = False) -> tuple[str, ...]:
-    from .engines.families import family_of
-    from .engines.policies import seat_policies
-    from .errors import RulesError
-
-    kinds = family_of(rules).decisions
-    if not kinds:
-        if seating:
-            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no --policy or --tournament")
-        return ()
-    if tournament and rules.players != 2:
-        raise RulesError(f"a tournament is for 2 players; this rule set has {rules.players}")
-    return tuple(p.spec for p in seat_policies(seating, rules.players, kinds))
-
-
 @app.command()
 def policies() -> None:
     """The policies players of Steal War and Arneson's War can follow, and the profiles."""
-    from .engines.families import FAMILIES
-    from .engines.policies import describe_policies
-    from .model.variants import VARIANTS
+    from .engines.families import FAMILIES  # lazy: keeps war --help fast
 
     for line in describe_policies():
         typer.echo(line)
@@ -243,12 +182,10 @@ def replay(
     fmt: ReplayFormat = typer.Option(ReplayFormat.text, "--format", "-f", help="text or json."),
 ) -> None:
     """Replay one game from its log, battle by battle, checked against the engine."""
-    from .jobs.replay import as_json, render_text, replay_game
+    from .jobs.replay import as_json, render_text, replay_game  # lazy: keeps war --help fast
 
     rp = replay_game(dataset, game)
     if fmt is ReplayFormat.json:
-        import json
-
         typer.echo(json.dumps(as_json(rp, battle), ensure_ascii=False))
     else:
         typer.echo(render_text(rp, battle))
@@ -263,8 +200,8 @@ def validate(
     show: int = typer.Option(50, "--show", help="Print at most this many problems."),
 ) -> None:
     """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
-    from .jobs.validate import validate as run_validate
-    from .storage.dataset import Dataset
+    from .jobs.validate import validate as run_validate  # lazy: keeps war --help fast
+    from .storage.dataset import Dataset  # lazy: keeps war --help fast
 
     total = sum(e.games for e in Dataset.open(dataset).manifest.rule_sets)
     with _progress(total, "validating", quiet) as tick:
@@ -290,8 +227,7 @@ def query(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output file."),
 ) -> None:
     """Answer a question with DuckDB SQL: a named query or --sql."""
-    from .errors import QueryError
-    from .jobs.query import named_queries, run
+    from .jobs.query import named_queries, run  # lazy: keeps war --help fast
 
     if list_:
         for q in named_queries().values():
@@ -315,7 +251,7 @@ def query(
     table = run(dataset, sql=sql, name=name, params=params)
     if table is None:
         return
-    from .jobs.output import write_result
+    from .jobs.output import write_result  # lazy: keeps war --help fast
 
     write_result(table, fmt.value, output)
 
@@ -326,13 +262,13 @@ def demo(
     games: int = typer.Option(2000, "--games", "-n", help="Games to generate."),
 ) -> None:
     """The main job on a small default: generate a dataset, replay a game, answer questions."""
-    from .jobs.generate import Plan
-    from .jobs.generate import generate as run_generate
-    from .jobs.output import write_result
-    from .jobs.query import run
-    from .jobs.replay import render_text, replay_game
-    from .jobs.validate import validate as run_validate
-    from .model.rules import build_rules
+    from .jobs.generate import Plan  # lazy: keeps war --help fast
+    from .jobs.generate import generate as run_generate  # lazy: keeps war --help fast
+    from .jobs.output import write_result  # lazy: keeps war --help fast
+    from .jobs.query import run  # lazy: keeps war --help fast
+    from .jobs.replay import render_text, replay_game  # lazy: keeps war --help fast
+    from .jobs.validate import validate as run_validate  # lazy: keeps war --help fast
+    from .model.rules import build_rules  # lazy: keeps war --help fast
 
     typer.echo(f"== war generate --variant classic --games {games} --seed 42 --out {out} --overwrite")
     start = time.perf_counter()
@@ -354,12 +290,10 @@ def demo(
 
 
 def main() -> None:
-    from .errors import WarError
-
     try:
         app()
     except WarError as err:
-        _err(f"error: {err}")
+        _err(f"error: {err.spoken(flag)}")
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
         _err("interrupted")

@@ -1,12 +1,34 @@
-"""Typed errors. Each says where things went wrong; the CLI prints it on one line."""
+"""Typed errors. Each says where things went wrong; the CLI prints it on one line.
+
+The library speaks in its own terms: a message about an argument of a library call names it in
+backticks (`workers`) and lists it in the error's `params`. A front end says those names its own
+way with `spoken`: the CLI puts its flags in their place (`workers` -> --workers).
+"""
 
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 
 class WarError(Exception):
-    """Base of every error a user can cause; the CLI turns it into one line and exit code 2."""
+    """Base of every error a user can cause; the CLI turns it into one line and exit code 2.
+
+    `params` are the arguments the message names, each written `name` in it."""
 
     exit_code = 2
+    params: tuple[str, ...] = ()
+
+    def __init__(self, *args: object, params: Iterable[str] = ()) -> None:
+        super().__init__(*args)
+        if params:
+            self.params = tuple(params)
+
+    def spoken(self, say: Callable[[str], str]) -> str:
+        """The message with `say(name)` in place of each `name` of `params`."""
+        text = str(self)
+        for name in self.params:
+            text = text.replace(f"`{name}`", say(name))
+        return text
 
 
 class RulesError(WarError):

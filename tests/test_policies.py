@@ -26,14 +26,14 @@ from typer.testing import CliRunner
 
 import pipeline.engines.game as game_module
 from pipeline.model.cards import Deck
-from pipeline.cli import app, main, seat_specs, seatings_from
+from pipeline.cli import app, main
 from pipeline.storage.dataset import MANIFEST, Dataset
 from pipeline.model.deal import check_deal, shuffled_deal
 from pipeline.engines.event import CheckingRecorder, Recorder
 from pipeline.errors import LogMismatch, RulesError
 from pipeline.engines.game import (NoChooser, chooser_for, play_game, policy_specs, replay_log, resolve_policies)
 from pipeline.jobs.generate import Plan, generate
-from pipeline.engines.policies import (DEFAULTS, KINDS, PROFILES, HandView, PolicyChooser, StealView, TopView, hand_highest, hand_lowest, hand_random, hand_save_high, parse_policy, seat_policies, steal_always, steal_never, steal_random, steal_threshold, top_as_played, top_highest, top_protect, top_random)
+from pipeline.engines.policies import (DEFAULTS, KINDS, PROFILES, HandView, PolicyChooser, StealView, TopView, hand_highest, hand_lowest, hand_random, hand_save_high, parse_policy, parse_seating, seat_policies, steal_always, steal_never, steal_random, steal_threshold, top_as_played, top_highest, top_protect, top_random)
 from pipeline.model.rng import SplitMix64, Xoshiro256, game_seed, policy_seed
 from pipeline.model.rules import build_rules
 from pipeline.engines.steal import rank_copies
@@ -198,7 +198,7 @@ def test_no_decisions_variant_takes_no_policy():
     assert resolve_policies(classic) == () and policy_specs(classic) == ()
     assert isinstance(chooser_for(classic, (), 1), NoChooser)
     with pytest.raises(RulesError, match="no decisions"):
-        seat_specs(classic, {0: "greedy"})
+        policy_specs(classic, {0: "greedy"})
     with pytest.raises(RulesError, match="no decisions"):
         Plan(classic, 3, policies=("greedy", "greedy"))
 
@@ -253,8 +253,8 @@ def test_cli_policy_star_and_seats(tmp_path):
 
 def test_cli_policy_two_seats_of_three_players(tmp_path):
     rules = build_rules("steal", {"players": 3})
-    seating = seatings_from(["0=greedy", "1=cautious"], [])[0]
-    assert seat_specs(rules, seating) == ("steal:always,top:highest", "steal:never,top:protect",
+    seating = parse_seating(["0=greedy", "1=cautious"])
+    assert policy_specs(rules, seating) == ("steal:always,top:highest", "steal:never,top:protect",
                                           "steal:always,top:as_played")
 
 

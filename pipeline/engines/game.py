@@ -8,6 +8,8 @@ from the log when replaying.
 
 from __future__ import annotations
 
+from typing import Mapping, Sequence, Union
+
 from ..errors import DealError, LogMismatch, RulesError
 from ..model.deal import Deal, check_deal, shuffled_deal
 from ..model.rng import Xoshiro256
@@ -15,26 +17,55 @@ from ..model.schema import RuleSet
 from .chance import LogChance, RandomChance
 from .event import CheckingRecorder, EventTuple, Recorder, describe
 from .families import family_of
-from .policies import PolicyChooser, SeatPolicy, parse_policy
+from .policies import PolicyChooser, SeatPolicy, parse_policy, seat_policies
 from .summary import Summary
 
+# one policy per seat (specs or SeatPolicy), or a seating {seat: spec}
+Policies = Union[Sequence[Union[str, SeatPolicy]], Mapping[int, str]]
 
-def resolve_policies(rules: RuleSet, policies=()) -> tuple[SeatPolicy, ...]:
-    """Each seat's policy (canonical specs or SeatPolicy); the defaults when none are given."""
+
+def resolve_policies(rules: RuleSet, policies: Policies = ()) -> tuple[SeatPolicy, ...]:
+    """Each seat's policy, the one place where policies are resolved: from one per seat (specs
+    such as `greedy` or `steal:threshold:4,top:protect`, or SeatPolicy), or from a seating
+    {seat: spec} (EVERY_SEAT, -1, for every seat not named); seats not given take the default."""
     kinds = family_of(rules).decisions
     if not kinds:
         if policies:
-            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no policies")
+            raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no `policies`",
+                             params=("policies",))
         return ()
+    if isinstance(policies, Mapping):
+        return tuple(seat_policies(policies, rules.players, kinds))
     if not policies:
         policies = ("default",) * rules.players
+    if len(policies) != rules.players:
+        raise RulesError(f"`policies` gives {len(policies)} seats' policies; this rule set has "
+                         f"{rules.players} players", params=("policies",))
     return tuple(p if isinstance(p, SeatPolicy) else parse_policy(p, kinds, f"policy of seat {seat}")
                  for seat, p in enumerate(policies))
 
 
-def policy_specs(rules: RuleSet, policies=()) -> tuple[str, ...]:
+def policy_specs(rules: RuleSet, policies: Policies = ()) -> tuple[str, ...]:
     """The canonical policy strings of every seat, as the games table and manifest record them."""
     return tuple(p.spec for p in resolve_policies(rules, policies))
+
+
+def tournament_seatings(rules: RuleSet, policies: Sequence[str]) -> list[tuple[str, ...]]:
+    """A tournament among `policies` (two or more, 2 players): every ordered pair of different
+    policies, as canonical specs, so that each pair plays in both seat orders."""
+    names = [p.strip() for p in policies]
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise RulesError("`tournament` needs at least two different policies", params=("tournament",))
+    if not family_of(rules).decisions:
+        raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no `tournament`",
+                         params=("tournament",))
+    if rules.players != 2:
+        raise RulesError(f"a tournament is for 2 players; this rule set has {rules.players}")
+    seatings = [policy_specs(rules, (a, b)) for a in names for b in names if a != b]
+    if len(set(seatings)) != len(seatings):
+        raise RulesError("`tournament` needs two different policies each time: two of those given "
+                         "are the same policy written differently", params=("tournament",))
+    return seatings
 
 
 class NoChooser:

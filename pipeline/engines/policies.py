@@ -20,7 +20,7 @@ policy never changes the deal or another seat's draws.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable, Mapping
 
 from ..errors import RulesError
 from ..model.rng import Xoshiro256, policy_seed
@@ -209,13 +209,37 @@ def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> Se
     return SeatPolicy(tuple((k, chosen.get(k, DEFAULTS[k])) for k in kinds))
 
 
-def seat_policies(specs: dict[int, str], players: int, kinds: tuple[str, ...]) -> list[SeatPolicy]:
-    """Every seat's policy from `--policy SEAT=SPEC` pairs (missing seats take the default;
-    the key -1 sets every seat not named)."""
+EVERY_SEAT = -1  # the seat of a seating that stands for every seat not named
+
+
+def parse_seating(pairs: Iterable[str]) -> dict[int, str]:
+    """`SEAT=POLICY` pairs as a seating: `["0=greedy", "*=cautious"]` -> {0: "greedy", -1:
+    "cautious"}; the seat `*` (or `all`) is EVERY_SEAT, every seat not named."""
+    seating: dict[int, str] = {}
+    for pair in pairs:
+        seat, sep, spec = pair.partition("=")
+        seat = seat.strip()
+        if not sep or not spec.strip():
+            raise RulesError(f"`policies` wants SEAT=POLICY, got {pair!r}", params=("policies",))
+        if seat in ("*", "all"):
+            key = EVERY_SEAT
+        elif seat.isdigit():
+            key = int(seat)
+        else:
+            raise RulesError(f"`policies`: {seat!r} is not a seat number (or *)", params=("policies",))
+        if key in seating:
+            raise RulesError(f"`policies` gives seat {seat} twice", params=("policies",))
+        seating[key] = spec.strip()
+    return seating
+
+
+def seat_policies(specs: Mapping[int, str], players: int, kinds: tuple[str, ...]) -> list[SeatPolicy]:
+    """Every seat's policy from a seating {seat: spec} (missing seats take the default; the key
+    EVERY_SEAT sets every seat not named)."""
     for seat in specs:
-        if seat != -1 and not 0 <= seat < players:
-            raise RulesError(f"--policy names seat {seat}; seats are 0..{players - 1}")
-    fallback = specs.get(-1, "default")
+        if seat != EVERY_SEAT and not 0 <= seat < players:
+            raise RulesError(f"`policies` names seat {seat}; seats are 0..{players - 1}", params=("policies",))
+    fallback = specs.get(EVERY_SEAT, "default")
     return [parse_policy(specs.get(seat, fallback), kinds, f"policy of seat {seat}") for seat in range(players)]
 
 

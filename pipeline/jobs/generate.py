@@ -12,12 +12,12 @@ import os
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from ..engines.game import policy_specs
-from ..errors import DatasetError
+from ..engines.game import Policies, policy_specs, tournament_seatings
+from ..errors import DatasetError, RulesError
 from ..log.shard import shard_tables, warm
-from ..model.deal import Deal, check_deal, deal_line
+from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.schema import DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, remove_tree, sha256_file, write_parquet
@@ -26,20 +26,48 @@ from ..storage.location import is_remote, location
 from .parallel import run_tasks, run_tasks_dask
 
 DEFAULT_SHARD_SIZE = 2000
+DEFAULT_GAMES = 1000
 
 
 @dataclass
 class Plan:
     """One rule set to generate: how many games, explicit deals if any, and for variants with
-    decisions each seat's policy (the defaults when not given; kept in canonical form)."""
+    decisions each seat's policy: one per seat, or a seating {seat: policy} (-1 for every seat
+    not named); the defaults when not given. Kept in canonical form, a spec per seat."""
 
     rules: RuleSet
     games: int
     deals: list[Deal] | None = None
-    policies: tuple[str, ...] = ()
+    policies: Policies = ()
 
     def __post_init__(self) -> None:
         self.policies = policy_specs(self.rules, self.policies)
+
+
+def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: str | Path | None = None,
+               policies: Policies = (), tournament: Sequence[str] = ()) -> list[Plan]:
+    """The plans for `generate`: each of `rule_sets` (no rule set twice) plays `games` games
+    (default 1000, or one per deal). `deals` is a JSON Lines file of explicit deals, game i
+    playing line i, checked against each rule set. `policies` are every seat's (one per seat,
+    or a seating {seat: policy}, -1 for every seat not named); or a `tournament` among two or
+    more policies gives a plan per ordered pair, so each pair plays the same seeds in both
+    seatings (2 players)."""
+    ids = [r.rules_id for r in rule_sets]
+    if len(set(ids)) != len(ids):
+        raise RulesError("the same rule set is given twice")
+    if policies and tournament:
+        raise RulesError("give `policies` or `tournament`, not both", params=("policies", "tournament"))
+    plans = []
+    for rules in rule_sets:
+        dealt = read_deals(deals, rules) if deals is not None else None
+        n = games if games is not None else (len(dealt) if dealt is not None else DEFAULT_GAMES)
+        if n < 1:
+            raise RulesError(f"`games` must be at least 1, got {n}", params=("games",))
+        if dealt is not None and n > len(dealt):
+            raise RulesError(f"`games` {n} but {deals} holds only {len(dealt)} deals", params=("games",))
+        seatings = tournament_seatings(rules, tournament) if tournament else [policies]
+        plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating) for seating in seatings]
+    return plans
 
 
 @dataclass(frozen=True)
@@ -86,11 +114,11 @@ def _looks_like_dataset(root) -> bool:
 
 def prepare_output(root, overwrite: bool):
     """Where to write: the folder itself when it is new or empty, or a staging folder beside it
-    that replaces it only once complete (`--overwrite`), so the old data survives a failure.
+    that replaces it only once complete (`overwrite`), so the old data survives a failure.
 
-    An object store has no folder to swap in: there `--overwrite` removes the old dataset, its
+    An object store has no folder to swap in: there `overwrite` removes the old dataset, its
     manifest first, and writes the new one in its place; a failure then leaves an unfinished
-    dataset that `--resume` finishes, never a mix of old and new files under a manifest."""
+    dataset that `resume` finishes, never a mix of old and new files under a manifest."""
     if root.exists() and not root.is_dir():
         raise DatasetError(f"output {str(root)!r} is a file, not a folder")
     if root.exists() and any(root.iterdir()):
@@ -100,7 +128,7 @@ def prepare_output(root, overwrite: bool):
                 journal.refuse()
         if not overwrite:
             raise DatasetError(f"output folder {str(root)!r} already holds data "
-                               f"(use --overwrite to replace it)")
+                               f"(use `overwrite` to replace it)", params=("overwrite",))
         if not _looks_like_dataset(root):
             raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
                                f"dataset; not overwriting it")
@@ -139,35 +167,40 @@ def plan_shards(plans: list[Plan], seed: int, root: Path, shard_size: int, first
     return shards, entries
 
 
-def generate(out: str | Path, plans: list[Plan], seed: int, workers: int = 1,
+def generate(out: str | Path, plans: list[Plan], seed: int | None = None, workers: int = 1,
              overwrite: bool = False, shard_size: int = DEFAULT_SHARD_SIZE,
              progress: Callable[[int], None] | None = None, append: bool = False,
              resume: bool = False, scheduler: str | None = None) -> Manifest:
-    """Generate a dataset into `out`; the manifest is written last, atomically.
+    """Generate a dataset into `out` (a folder or a URI) from `plans` with the master seed
+    `seed` (default 0, or the dataset's with `append`); the manifest is written last, atomically.
+    Returns the manifest.
 
     `append` adds rule sets to a finished dataset (its files stay as they are; a new manifest
     lists old and new together). `resume` finishes a run that was interrupted, skipping the
     shards it finished, with the same bytes as an uninterrupted run. `scheduler` runs the shards
     on a Dask distributed cluster instead of local processes."""
+    root = location(out)
+    if seed is None:
+        seed = Dataset.open(root).manifest.master_seed if append else 0
     if not 0 <= seed < 2**64:
         raise DatasetError(f"seed must be between 0 and 2^64 - 1, got {seed}")
     if workers < 1:
-        raise DatasetError(f"--workers must be at least 1, got {workers}")
+        raise DatasetError(f"`workers` must be at least 1, got {workers}", params=("workers",))
     if shard_size < 1:
         raise DatasetError(f"shard size must be at least 1, got {shard_size}")
     if resume and overwrite:
-        raise DatasetError("--resume and --overwrite do not go together")
-    root = location(out)
+        raise DatasetError("`resume` and `overwrite` do not go together", params=("resume", "overwrite"))
     kept_sets: list[RuleSetEntry] = []
     kept_files: list[DataFile] = []
     first_part = 0
     if append:
         if overwrite:
-            raise DatasetError("--append and --overwrite do not go together")
+            raise DatasetError("`append` and `overwrite` do not go together", params=("append", "overwrite"))
         existing = Dataset.open(root).manifest
         if seed != existing.master_seed:
             raise DatasetError(f"dataset {str(root)!r} has master seed {existing.master_seed}; appended "
-                               f"rule sets play the same seeds (leave out --seed or give that one)")
+                               f"rule sets play the same seeds (leave out `seed` or give that one)",
+                               params=("seed",))
         for plan in plans:
             for entry in existing.rule_sets:
                 if entry.rules_id == plan.rules.rules_id and entry.policies == list(plan.policies) \

@@ -108,9 +108,10 @@ def run_tasks_dask(fn: Callable, tasks: Sequence, scheduler: str,
     if not tasks:
         return []
     try:
-        from distributed import Client, as_completed
+        from distributed import Client, as_completed  # lazy: optional (war[dask]) and heavy
     except ImportError:
-        raise DatasetError("--scheduler needs Dask distributed: pip install 'war[dask]'") from None
+        raise DatasetError("`scheduler` needs Dask distributed: pip install 'war[dask]'",
+                           params=("scheduler",)) from None
     try:
         client = Client(scheduler, timeout="10s")
     except (OSError, TimeoutError) as err:

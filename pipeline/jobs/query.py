@@ -93,6 +93,7 @@ def parse_query(path: Path) -> NamedQuery:
 
 
 def named_queries() -> dict[str, NamedQuery]:
+    """Every named query by name: what it answers (`answers`), its SQL and its parameters."""
     return {p.stem: parse_query(p) for p in sorted(queries_dir().glob("*.sql"))}
 
 
@@ -197,7 +198,9 @@ def _error(err: Exception) -> QueryError:
 
 
 def run(root, sql: str | None = None, name: str | None = None, params: dict[str, str] | None = None):
-    """Run a named query or ad-hoc SQL; the result as a pyarrow Table."""
+    """Run a named query (`name`, with `params` {name: value as text}) or ad-hoc SQL over the
+    dataset at `root`; the result as a pyarrow Table (None for SQL that returns nothing).
+    The views are those of `connect`: games, events, event_rows, rules, battles, cards."""
     params = dict(params or {})
     bound: dict = {}
     if name is not None:
@@ -216,7 +219,7 @@ def run(root, sql: str | None = None, name: str | None = None, params: dict[str,
             elif p.default is not None:
                 bound[p.name] = p.convert(p.default)
             else:
-                raise QueryError(f"query {name!r} needs --param {p.name}=...")
+                raise QueryError(f"query {name!r} needs `params` {p.name}=...", params=("params",))
         sql = q.sql
     elif params:
         bound = dict(params)

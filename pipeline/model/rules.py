@@ -1,4 +1,4 @@
-"""Building rule sets from a variant's defaults, `--set OPTION=VALUE` pairs and rule files."""
+"""Building rule sets from a variant's defaults, OPTION=VALUE pairs and rule files."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
         name, sep, value = pair.partition("=")
         name, value = name.strip(), value.strip()
         if not sep or not name or not value:
-            raise RulesError(f"--set wants OPTION=VALUE, got {pair!r}")
+            raise RulesError(f"`options` wants OPTION=VALUE, got {pair!r}", params=("options",))
         out[name] = value
     return out
 

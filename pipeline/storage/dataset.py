@@ -48,7 +48,7 @@ class Dataset:
         if not path.exists():
             if (root / WORK_DIR).exists():
                 raise DatasetError(f"dataset {str(root)!r} is unfinished (no manifest.json; "
-                                   f"`war generate ... --resume` finishes it)")
+                                   f"generating it again with `resume` finishes it)", params=("resume",))
             raise DatasetError(f"{str(root)!r} is not a dataset: it has no manifest.json")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

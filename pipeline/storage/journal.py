@@ -156,7 +156,8 @@ class Journal:
             raise DatasetError(f"another war generate (pid {holder.get('pid')} on {holder.get('host')}) is "
                                f"writing to {str(self.root)!r}; wait for it, or remove {self.lock} if it is gone")
         raise DatasetError(f"{str(self.root)!r} holds an unfinished dataset from an interrupted "
-                           f"run (--resume finishes it, --overwrite starts again)")
+                           f"run (`resume` finishes it, `overwrite` starts again)",
+                           params=("resume", "overwrite"))
 
     def writing(self) -> bool:
         """Whether a writer holds this journal's lock now."""

@@ -10,7 +10,7 @@ The public API, in the order of the data's way::
     print(war.render_text(war.replay_game("data/classic", 17)))
     assert war.validate("data/classic").ok
 
-- VARIANTS: every variant by name (its title, RULES.md section, options and their defaults).
+- VARIANTS: every variant by name (its title, docs/rules.md section, options and their defaults).
 - build_rules, load_rules: a rule set (a model.schema.RuleSet) from a variant and options, or
   from a TOML or JSON file.
 - Plan, make_plans, generate: what to generate (rule set, games, deals, each seat's policy;

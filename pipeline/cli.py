@@ -92,7 +92,7 @@ def variants(as_json: bool = typer.Option(False, "--json", help="Print as JSON."
     out = []
     for v in VARIANTS.values():
         rules = build_rules(v.name).model_dump(mode="json")
-        out.append({"variant": v.name, "title": v.title, "rules": f"RULES.md {v.section}",
+        out.append({"variant": v.name, "title": v.title, "rules": f"docs/rules.md {v.section}",
                     "summary": v.summary, "defaults": {k: rules[k] for k in v.options},
                     "decisions": list(FAMILIES[v.family].decisions)})
     if as_json:
@@ -109,7 +109,7 @@ def generate(
     games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per rule set [default: 1000, or one per deal]."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Master seed, 0 .. 2^64-1 [default: 0, or the dataset's with --append]."),
     out: Optional[str] = typer.Option(None, "--out", "-o", help="Dataset folder or file:// URI [default: data/<variant>-s<seed>]."),
-    set_: List[str] = typer.Option([], "--set", help="OPTION=VALUE, repeatable (RULES.md names)."),
+    set_: List[str] = typer.Option([], "--set", help="OPTION=VALUE, repeatable (docs/rules.md section 8)."),
     rules_file: List[Path] = typer.Option([], "--rules", help="A whole rule set in TOML or JSON (repeatable)."),
     deals: Optional[Path] = typer.Option(None, "--deals", help="JSON Lines of explicit deals; game i plays line i."),
     policy: List[str] = typer.Option([], "--policy", "-p", help="SEAT=POLICY for variants with decisions (SEAT * for all seats); see `war policies`."),

@@ -1,4 +1,4 @@
-"""Card codes, ranks and labels (DESIGN.md, "Data model").
+"""Card codes, ranks and labels (README.md, "The dataset": card codes).
 
 code = suits x rank index + suit index; Jokers follow the suited cards and share
 one rank above all others. Before the shuffle the deck lies in ascending code order.

@@ -1,4 +1,4 @@
-"""Shuffling and dealing (RULES.md 1.4), and explicit deals given by a user."""
+"""Shuffling and dealing (docs/rules.md 1.4), and explicit deals given by a user."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The specified random generator (DESIGN.md, "Randomness").
+"""The specified random generator (docs/rules.md, "Randomness").
 
 Written out here rather than borrowed from a library, so that a game is the same
 game on every machine and every Python version, bit for bit.

@@ -8,6 +8,9 @@ from the log when replaying.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
+
 from ..errors import DealError, LogMismatch, RulesError
 from ..model.deal import Deal, check_deal, shuffled_deal
 from ..model.rng import Xoshiro256
@@ -78,6 +81,20 @@ def chooser_for(rules: RuleSet, policies, seed: int):
     return chooser
 
 
+@contextmanager
+def _collector_paused():
+    """A game keeps every event it makes alive until its end, and makes no reference cycles;
+    Python's collector would scan those events again and again (an Event, a tuple subclass, is
+    never untracked as a plain tuple is). Paused for one game, it runs as usual between games."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Recorder | None = None,
               policies=()) -> tuple[list[Event], Summary, Deal]:
     """Play the game of `seed` (or of an explicit deal, shuffling later orders with `seed`)."""
@@ -86,7 +103,8 @@ def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Rec
     if deal is None:
         deal = shuffled_deal(rules, rng)
     rec = recorder if recorder is not None else Recorder()
-    summary = family_of(rules).play(rules, deal, RandomChance(rng), rec, chooser)
+    with _collector_paused():
+        summary = family_of(rules).play(rules, deal, RandomChance(rng), rec, chooser)
     return rec.events, summary, deal
 
 
@@ -130,4 +148,5 @@ def replay_log(rules: RuleSet, log: list[Event], recorder: CheckingRecorder | No
     deal = deal_from_log(rules, log)
     rec = recorder if recorder is not None else CheckingRecorder(log)
     randomized = any(p.randomized for p in resolve_policies(rules, policies))
-    return family_of(rules).play(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))
+    with _collector_paused():
+        return family_of(rules).play(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))

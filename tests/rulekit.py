@@ -1,6 +1,6 @@
 """Shared test helpers: cards by label, hand-built deals, the events as the engines log them
-((battle, kind, seat, cards, seats, options, value, note)), the option grid that the
-conformance and kernel suites sweep, and reading a dataset's games."""
+(pipeline.engines.event.Event), the option grid that the conformance and kernel suites sweep,
+and reading a dataset's games."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import math
 
 import pyarrow.parquet as pq
 
+from pipeline.engines.event import Event
 from pipeline.model.cards import Deck
 from pipeline.storage.dataset import Dataset
 from pipeline.model.deal import check_deal, deck_of
@@ -36,7 +37,7 @@ def deal(rule_set, *piles):
 
 def body(events):
     """The events after the deal (battle 1 onwards)."""
-    return [e for e in events if e[0] > 0]
+    return [e for e in events if e.battle > 0]
 
 
 def check_summary(summary, **expected):
@@ -53,48 +54,52 @@ def fisher_yates(rng: Xoshiro256, cards) -> list[int]:
     return cards
 
 
+def DEAL(seat, *cards):
+    return Event(0, "deal", seat, cs(*cards))
+
+
 def PLAY(b, seat, card):
-    return (b, "play", seat, cs(card), (), (), None, None)
+    return Event(b, "play", seat, cs(card))
 
 
 def DOWN(b, seat, *cards):
-    return (b, "down", seat, cs(*cards), (), (), None, None)
+    return Event(b, "down", seat, cs(*cards))
 
 
 def WAR(b, seats, depth):
-    return (b, "war", None, (), tuple(seats), (), depth, None)
+    return Event(b, "war", seats=tuple(seats), value=depth)
 
 
 def WAR_OUT(b, seat):
-    return (b, "war_out", seat, (), (), (), None, None)
+    return Event(b, "war_out", seat)
 
 
 def FORFEIT(b, seat, *cards):
-    return (b, "forfeit", seat, cs(*cards), (), (), None, None)
+    return Event(b, "forfeit", seat, cs(*cards))
 
 
 def COLLECT(b, seat, *cards):
-    return (b, "collect", seat, cs(*cards), (), (), None, None)
+    return Event(b, "collect", seat, cs(*cards))
 
 
 def SET_ASIDE(b, *cards):
-    return (b, "set_aside", None, cs(*cards), (), (), None, None)
+    return Event(b, "set_aside", cards=cs(*cards))
 
 
 def RESHUFFLE(b, seat, cards):
-    return (b, "reshuffle", seat, cs(*cards), (), (), None, None)
+    return Event(b, "reshuffle", seat, cs(*cards))
 
 
 def DRAW(b, seat, *cards):
-    return (b, "draw", seat, cs(*cards), (), (), None, None)
+    return Event(b, "draw", seat, cs(*cards))
 
 
 def OUT(b, seat):
-    return (b, "out", seat, (), (), (), None, None)
+    return Event(b, "out", seat)
 
 
 def END(b, winner, outcome):
-    return (b, "end", winner, (), (), (), b, outcome)
+    return Event(b, "end", winner, value=b, note=outcome)
 
 
 # One value or more of every option that a variant may take, swept by the conformance suite
@@ -112,16 +117,18 @@ OPTION_GRID = {
 }
 
 
-EVENT_FIELDS = ("battle", "kind", "seat", "cards", "seats", "options", "value", "note")
+def event_dict(game_id: int, seq: int, ev: Event) -> dict:
+    """An event as a row of the `events` view: game_id, seq and the event's fields, lists as lists."""
+    return {"game_id": game_id, "seq": seq,
+            **{k: list(v) if isinstance(v, tuple) else v for k, v in ev._asdict().items()}}
 
 
 def file_events(path) -> list[dict]:
-    """Every event of one events file, one dict per event (game_id, seq and the event's
-    fields, lists as lists), decoded with pipeline.storage, not with the SQL view."""
+    """Every event of one events file, one dict per event (event_dict), decoded with
+    pipeline.log.tables, not with the SQL view."""
     from pipeline.log.tables import game_logs
 
-    return [{"game_id": gid, "seq": i, **{k: list(v) if isinstance(v, tuple) else v
-                                          for k, v in zip(EVENT_FIELDS, ev)}}
+    return [event_dict(gid, i, ev)
             for gid, log in game_logs(pq.read_table(path)).items() for i, ev in enumerate(log)]
 
 
@@ -137,7 +144,7 @@ def encoded(events: list[dict]) -> list[dict]:
 
     if not events:
         return []
-    log = [tuple(tuple(e[k]) if isinstance(e[k], list) else e[k] for k in EVENT_FIELDS) for e in events]
+    log = [Event(**{k: tuple(e[k]) if isinstance(e[k], list) else e[k] for k in Event._fields}) for e in events]
     return [{"game_id": events[0]["game_id"], **r._asdict()} for r in logcodec.encode(log)]
 
 

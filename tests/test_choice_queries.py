@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.engines.event import Event
 from pipeline.storage.dataset import Dataset
 from pipeline.errors import QueryError
 from pipeline.jobs.generate import Plan, generate
@@ -74,10 +75,10 @@ def by_group(games) -> dict[tuple, list[dict]]:
 
 
 @pytest.fixture(scope="module")
-def events(root) -> dict[int, list[tuple]]:
-    """game_id -> its event tuples (battle, kind, seat, cards, seats, options, value, note)."""
+def events(root) -> dict[int, list[Event]]:
+    """game_id -> its events."""
     ds = Dataset.open(root)
-    out: dict[int, list[tuple]] = defaultdict(list)
+    out: dict[int, list[Event]] = defaultdict(list)
     for f in ds.files("events"):
         for gid, log in game_logs(pq.read_table(ds.root / f.path)).items():
             out[gid].extend(log)
@@ -144,17 +145,17 @@ def test_bad_params_are_refused(root):
 
 # ---------------------------------------------------------------- steals
 
-def _steal_counts(evs: list[tuple], players: int) -> dict[int, Counter]:
+def _steal_counts(evs: list[Event], players: int) -> dict[int, Counter]:
     per_seat = {seat: Counter() for seat in range(players)}
-    for battle, kind, seat, cards, seats, options, value, note in evs:
-        if kind == "steal":
-            per_seat[seat]["steals"] += 1
-            per_seat[seat]["cards_gained"] += len(cards) - 1
-            assert len(cards) - 1 >= len(seats) >= 1
-        elif kind == "decision" and note == "steal":
-            per_seat[seat]["opportunities"] += 1
-            per_seat[seat]["taken"] += bool(seats)
-            assert options and set(seats) <= set(options)
+    for ev in evs:
+        if ev.kind == "steal":
+            per_seat[ev.seat]["steals"] += 1
+            per_seat[ev.seat]["cards_gained"] += len(ev.cards) - 1
+            assert len(ev.cards) - 1 >= len(ev.seats) >= 1
+        elif ev.kind == "decision" and ev.note == "steal":
+            per_seat[ev.seat]["opportunities"] += 1
+            per_seat[ev.seat]["taken"] += bool(ev.seats)
+            assert ev.options and set(ev.seats) <= set(ev.options)
     return per_seat
 
 
@@ -318,22 +319,22 @@ def test_length_by_policy(root, by_group):
 
 # ---------------------------------------------------------------- Arneson's consolation cards
 
-def _consolation_stats(game: dict, evs: list[tuple]) -> dict:
+def _consolation_stats(game: dict, evs: list[Event]) -> dict:
     """Per game, from the events: consolation collects (the second collect of a battle with a
     war), their cards, whether the winner received one, and whether the winner later played one
     of those cards in a battle it won (a battle's winner: the seat of its first collect)."""
     wars: set[int] = set()
     collects: dict[int, list[tuple[int, list[int]]]] = defaultdict(list)
     plays: list[tuple[int, int, int]] = []
-    for battle, kind, seat, cards, seats, options, value, note in evs:
-        if battle == 0:
+    for ev in evs:
+        if ev.battle == 0:
             continue
-        if kind == "war":
-            wars.add(battle)
-        elif kind == "collect":
-            collects[battle].append((seat, list(cards)))
-        elif kind == "play":
-            plays.append((battle, seat, cards[0]))
+        if ev.kind == "war":
+            wars.add(ev.battle)
+        elif ev.kind == "collect":
+            collects[ev.battle].append((ev.seat, list(ev.cards)))
+        elif ev.kind == "play":
+            plays.append((ev.battle, ev.seat, ev.cards[0]))
     assert all(len(cs) <= 2 for cs in collects.values())
     consolations = [(b, cs[1][0], cs[1][1]) for b, cs in collects.items() if b in wars and len(cs) == 2]
     for b, seat, cards in consolations:
@@ -383,6 +384,6 @@ def test_battles_view_names_the_war_winner_not_the_consoled_loser(root, events):
     expected = {}
     for gid, evs in events.items():
         for ev in evs:
-            if ev[1] == "collect" and (gid, ev[0]) not in expected and (gid, ev[0]) in got:
-                expected[(gid, ev[0])] = ev[2]
+            if ev.kind == "collect" and (gid, ev.battle) not in expected and (gid, ev.battle) in got:
+                expected[(gid, ev.battle)] = ev.seat
     assert expected and all(got[k] == v for k, v in expected.items())

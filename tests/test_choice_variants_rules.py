@@ -30,13 +30,14 @@ from pipeline.engines.arneson import play_arneson
 from pipeline.model.cards import Deck
 from pipeline.model.deal import check_deal, deck_of
 from pipeline.engines.chance import RandomChance
-from pipeline.engines.event import Recorder
+from pipeline.engines.event import Event, Recorder
 from pipeline.errors import DealError, LogMismatch, RulesError
 from pipeline.engines.game import play_game, replay_log
 from pipeline.model.rng import Xoshiro256
 from pipeline.model.rules import build_rules
 from pipeline.engines.steal import play_steal
-from rulekit import check_summary, fisher_yates, PLAY, DOWN, WAR, WAR_OUT, COLLECT, SET_ASIDE, RESHUFFLE, DRAW, OUT, END
+from rulekit import (check_summary, fisher_yates, DEAL, PLAY, DOWN, WAR, WAR_OUT, COLLECT, SET_ASIDE, RESHUFFLE,
+                     DRAW, OUT, END)
 
 # The standard deck with its two Jokers: code = 4 x rank index + suit index (C D H S), Jokers 52
 # and 53 ("JK1", "JK2"). The 52 suited cards have the same codes without Jokers (Arneson's War).
@@ -125,7 +126,7 @@ def hand(seat, chosen, *options):
 def check_decisions_logged(events, script) -> None:
     """RULES 6.8 / 7.5: every decision asked of the chooser is logged, in order, with the options
     it had, and nothing else is logged as a decision."""
-    logged = [(e[7], e[2], e[5]) for e in events if e[1] == "decision"]
+    logged = [(e.note, e.seat, e.options) for e in events if e.kind == "decision"]
     assert logged == [(kind, seat, options) for kind, seat, options, _ in script.asked]
 
 
@@ -154,43 +155,39 @@ def run_arneson(rule_set, piles, script, seed: int = 0):
 
 def after_deal(events, players: int):
     """The events after the deal events and the set-aside event of a hand-built deal."""
-    assert [e[1] for e in events[:players + 1]] == ["deal"] * players + ["set_aside"]
+    assert [e.kind for e in events[:players + 1]] == ["deal"] * players + ["set_aside"]
     return events[players + 1:]
 
 
 def tampered(events, index: int, **fields):
     """A copy of the log with event `index` changed (fields: cards, seats, options)."""
-    names = ("battle", "kind", "seat", "cards", "seats", "options", "value", "note")
-    event = list(events[index])
-    for name, value in fields.items():
-        event[names.index(name)] = tuple(value)
     log = list(events)
-    log[index] = tuple(event)
+    log[index] = log[index]._replace(**{name: tuple(value) for name, value in fields.items()})
     return log
 
 
 def decision_index(events, note: str, nth: int = 0) -> int:
-    return [i for i, e in enumerate(events) if e[1] == "decision" and e[7] == note][nth]
+    return [i for i, e in enumerate(events) if e.kind == "decision" and e.note == note][nth]
 
 
 def STEAL_DECISION(b, seat, card, chosen, options):
     """Ruling 12: cards = the looked-at card, seats = the chosen seats, options = the eligible."""
-    return (b, "decision", seat, cs(card), tuple(chosen), tuple(options), None, "steal")
+    return Event(b, "decision", seat, cs(card), seats=tuple(chosen), options=tuple(options), note="steal")
 
 
 def STOLEN(b, seat, bundle, seats):
     """Ruling 12: the bundle put on top of the stealer's won pile, top first."""
-    return (b, "steal", seat, cs(*bundle), tuple(seats), (), None, None)
+    return Event(b, "steal", seat, cs(*bundle), seats=tuple(seats))
 
 
 def TOP(b, seat, chosen, *options):
     """Ruling 14: cards = the chosen top card, options = the table cards in table order."""
-    return (b, "decision", seat, cs(chosen), (), cs(*options), None, "top")
+    return Event(b, "decision", seat, cs(chosen), options=cs(*options), note="top")
 
 
 def HAND(b, seat, depth, chosen, *options):
     """Ruling 15: cards = the chosen card, options = the hand sorted by code, value = war depth."""
-    return (b, "decision", seat, cs(chosen), (), cs(*options), depth, "hand")
+    return Event(b, "decision", seat, cs(chosen), options=cs(*options), value=depth, note="hand")
 
 
 # =============================================================================================
@@ -230,11 +227,10 @@ def test_6_1_seeded_deal_is_the_54_card_deck_dealt_round_robin(players, each, se
     events, _, _ = play_game(rule_set, seed)
     deck = fisher_yates(Xoshiro256(seed), range(54))
     for seat in range(players):
-        assert events[seat] == (0, "deal", seat, tuple(deck[seat:each * players:players]), (), (),
-                                None, None)
+        assert events[seat] == DEAL(seat, *deck[seat:each * players:players])
     if players * each < 54:
         assert events[players] == SET_ASIDE(0, *deck[players * each:])
-    assert not [e for e in events if e[1] == "steal" or e[7] == "steal"]
+    assert not [e for e in events if e.kind == "steal" or e.note == "steal"]
 
 
 def test_6_1_won_piles_start_empty_so_equal_ranks_in_battle_1_go_to_war():
@@ -246,8 +242,8 @@ def test_6_1_won_piles_start_empty_so_equal_ranks_in_battle_1_go_to_war():
     table = ("JK1", "JK2", "2C", "3C", "4C", "KC", "2D", "3D", "4D", "5D")
     script = Script([top(0, "JK2", *table)])
     events, summary = run_steal(rule_set, piles, script)
-    assert events[0] == (0, "deal", 0, cs(*piles[0]), (), (), None, None)
-    assert events[1] == (0, "deal", 1, cs(*piles[1]), (), (), None, None)
+    assert events[0] == DEAL(0, *piles[0])
+    assert events[1] == DEAL(1, *piles[1])
     assert after_deal(events, 2) == [
         PLAY(1, 0, "JK1"), PLAY(1, 1, "JK2"),
         WAR(1, (0, 1), 1),
@@ -785,7 +781,7 @@ def test_6_8_replay_refuses_a_steal_from_a_seat_that_was_not_an_option():
     the rules: LogMismatch at that decision."""
     rule_set, events = later_player_game()
     i = decision_index(events, "steal", 1)
-    assert events[i][2] == 1 and events[i][5] == (2,)
+    assert events[i].seat == 1 and events[i].options == (2,)
     for seats in [(0,), (2, 0), (1,), (2, 2)]:
         with pytest.raises(LogMismatch) as err:
             replay_log(rule_set, tampered(events, i, seats=seats))
@@ -818,7 +814,7 @@ def test_6_8_replay_refuses_a_top_card_that_was_not_won():
     """The top-card decision must name one of the won (table) cards."""
     rule_set, events = later_player_game()
     i = decision_index(events, "top", 2)
-    assert events[i][3] == cs("6C")
+    assert events[i].cards == cs("6C")
     for card in ("8H", "2S", "JK1"):  # a card in a won pile, a set-aside card, a Joker
         with pytest.raises(LogMismatch) as err:
             replay_log(rule_set, tampered(events, i, cards=cs(card)))
@@ -830,14 +826,14 @@ def test_6_8_decisions_by_policies_are_logged_with_their_options_and_replay():
     options, each chosen seat or card is among them, and the log replays."""
     rule_set = steal_rules(players=3, max_battles=300)
     events, summary, _ = play_game(rule_set, 21, policies=("greedy", "cautious", "random"))
-    decisions = [e for e in events if e[1] == "decision"]
-    assert {e[7] for e in decisions} == {"steal", "top"}
+    decisions = [e for e in events if e.kind == "decision"]
+    assert {e.note for e in decisions} == {"steal", "top"}
     for e in decisions:
-        assert e[5], e
-        if e[7] == "steal":
-            assert set(e[4]) <= set(e[5])
+        assert e.options, e
+        if e.note == "steal":
+            assert set(e.seats) <= set(e.options)
         else:
-            assert len(e[3]) == 1 and e[3][0] in e[5]
+            assert len(e.cards) == 1 and e.cards[0] in e.options
     assert replay_log(rule_set, events, policies=("greedy", "cautious", "random")) == summary
 
 
@@ -864,8 +860,8 @@ def test_7_1_dealt_26_each_then_each_draws_its_top_three_cards(seed):
     deck = fisher_yates(Xoshiro256(seed), range(52))
     piles = [deck[0::2], deck[1::2]]
     assert events[:4] == [
-        (0, "deal", 0, tuple(piles[0]), (), (), None, None),
-        (0, "deal", 1, tuple(piles[1]), (), (), None, None),
+        DEAL(0, *piles[0]),
+        DEAL(1, *piles[1]),
         DRAW(0, 0, *piles[0][:3]),
         DRAW(0, 1, *piles[1][:3]),
     ]
@@ -1168,9 +1164,9 @@ def test_7_5_replay_of_a_legal_but_different_hand_choice_disagrees_later():
 def test_7_5_choices_by_policies_are_logged_with_their_options_and_replay():
     rule_set = arneson_rules(max_battles=300)
     events, summary, _ = play_game(rule_set, 8, policies=("save_high", "random"))
-    decisions = [e for e in events if e[1] == "decision"]
-    assert decisions and {e[7] for e in decisions} == {"hand"}
-    assert {e[6] for e in decisions} >= {0}
+    decisions = [e for e in events if e.kind == "decision"]
+    assert decisions and {e.note for e in decisions} == {"hand"}
+    assert {e.value for e in decisions} >= {0}
     for e in decisions:
-        assert list(e[5]) == sorted(e[5]) and len(e[3]) == 1 and e[3][0] in e[5]
+        assert list(e.options) == sorted(e.options) and len(e.cards) == 1 and e.cards[0] in e.options
     assert replay_log(rule_set, events, policies=("save_high", "random")) == summary

@@ -60,10 +60,10 @@ def test_random_games_keep_every_card_and_replay(case):
         ledger = ledger_for(rules)
         for seq, ev in enumerate(events):
             ledger.apply(ev)
-            if ev[1] != "deal" and (i < 3 or ev[1] in ("collect", "set_aside", "end")):
+            if ev.kind != "deal" and (i < 3 or ev.kind in ("collect", "set_aside", "end")):
                 cards = ledger.places()
                 assert sorted(cards) == list(range(size)), f"game {i} seq {seq}: a card lost or doubled"
-        assert events[-1][1] == "end" and events[-1][7] == summary.outcome
+        assert events[-1].kind == "end" and events[-1].note == summary.outcome
         assert summary.outcome in ("win", "draw", "capped", "cycle")
         assert 0 < summary.battles <= rules.max_battles
         assert (summary.winner is not None) == (summary.outcome == "win")

@@ -20,7 +20,8 @@ from pipeline.errors import LogMismatch
 from pipeline.engines.game import play_game, replay_log
 from pipeline.model.rng import Xoshiro256
 from pipeline.model.rules import build_rules
-from rulekit import body, check_summary, fisher_yates, PLAY, DOWN, WAR, WAR_OUT, FORFEIT, COLLECT, SET_ASIDE, RESHUFFLE, OUT, END
+from rulekit import (body, check_summary, fisher_yates, DEAL, PLAY, DOWN, WAR, WAR_OUT, FORFEIT, COLLECT, SET_ASIDE,
+                     RESHUFFLE, OUT, END)
 
 DECK = Deck()  # the standard 52-card deck: code = 4 x rank index + suit index
 
@@ -101,11 +102,11 @@ WARS2 = (["7C", "2C", "3C", "4C", "JC", "5C", "6C", "8C", "AC", "9C", "10C", "QC
 def test_log_starts_with_each_seats_pile_then_the_set_aside_cards():
     """The deal events give each pile top first; the rest of the deck is logged as set aside."""
     events, summary = play(rules(), BATTLE)
-    assert events[0] == (0, "deal", 0, cs("KS", "2C"), (), (), None, None)
-    assert events[1] == (0, "deal", 1, cs("5H", "3D"), (), (), None, None)
+    assert events[0] == DEAL(0, "KS", "2C")
+    assert events[1] == DEAL(1, "5H", "3D")
     aside = events[2]
-    assert aside[:3] == (0, "set_aside", None)
-    assert sorted(aside[3]) == sorted(set(range(52)) - set(cs("KS", "2C", "5H", "3D")))
+    assert (aside.battle, aside.kind, aside.seat) == (0, "set_aside", None)
+    assert sorted(aside.cards) == sorted(set(range(52)) - set(cs("KS", "2C", "5H", "3D")))
     assert summary.cards_set_aside == 48
 
 
@@ -209,7 +210,7 @@ def test_2_2_war_depth_is_the_number_of_wars_a_battle_took():
     """2.2: 7s tie, then the war's face-up Jacks tie: a double war, depth 2; `wars` counts both
     wars, `war_battles` the one battle."""
     events, summary = play(rules(), DOUBLE)
-    wars = [e for e in events if e[1] == "war"]
+    wars = [e for e in events if e.kind == "war"]
     assert wars == [WAR(1, (0, 1), 1), WAR(1, (0, 1), 2)]
     check_summary(summary, outcome="win", winner=0, battles=1, wars=2, war_battles=1,
                   max_war_depth=2, war_wins=[1, 0], final_cards=[18, 0], cards_set_aside=34)
@@ -254,9 +255,9 @@ def test_2_3_lose_player_who_cannot_complete_a_war_is_out_at_once():
     assert b[:5] == [PLAY(1, 0, "7C"), PLAY(1, 1, "7D"), WAR(1, (0, 1), 1),
                      FORFEIT(1, 0, "2C", "3C", "KC"), OUT(1, 0)]
     assert PLAY(1, 0, "KC") not in b
-    collects = [e for e in b if e[1] == "collect"]
-    assert len(collects) == 1 and collects[0][2] == 1
-    assert collects[0][3] == cs("7C", "7D", "2C", "3C", "KC")
+    collects = [e for e in b if e.kind == "collect"]
+    assert len(collects) == 1 and collects[0].seat == 1
+    assert collects[0].cards == cs("7C", "7D", "2C", "3C", "KC")
     assert b[-1] == END(1, 1, "win")
     check_summary(summary, outcome="win", winner=1, battles=1, wars=1, war_wins=[0, 1],
                   final_cards=[0, 9])
@@ -305,10 +306,10 @@ def test_2_3_only_one_left_in_the_war_wins_the_table():
     events, summary = play(rules(), ONE_LEFT)
     b = body(events)
     assert b[:4] == [PLAY(1, 0, "9C"), PLAY(1, 1, "9D"), WAR(1, (0, 1), 1), WAR_OUT(1, 0)]
-    assert [e for e in b if e[1] == "war"] == [WAR(1, (0, 1), 1)]
-    collects = [e for e in b if e[1] == "collect"]
-    assert len(collects) == 1 and collects[0][2] == 1
-    assert collects[0][3][:2] == cs("9C", "9D")
+    assert [e for e in b if e.kind == "war"] == [WAR(1, (0, 1), 1)]
+    collects = [e for e in b if e.kind == "collect"]
+    assert len(collects) == 1 and collects[0].seat == 1
+    assert collects[0].cards[:2] == cs("9C", "9D")
     assert b[-2:] == [OUT(1, 0), END(1, 1, "win")]
     check_summary(summary, outcome="win", winner=1, battles=1, wars=1, war_wins=[0, 1],
                   final_cards=[0, 6])
@@ -406,7 +407,7 @@ def test_2_4_winner_first_others_in_ascending_seat_order():
     """2.4 `winner_first`, 3 players: seat 2 wins, takes its own 5 cards, then seat 0's, then
     seat 1's; next battle it plays its own 9H first."""
     events, summary = play(rules(players=3, pickup="winner_first"), NOT_TIED)
-    collects = [e for e in events if e[1] == "collect"]
+    collects = [e for e in events if e.kind == "collect"]
     assert collects == [
         COLLECT(1, 2, "9H", "2H", "3H", "4H", "KH", "9C", "2C", "3C", "4C", "5C", "8D"),
         COLLECT(2, 2, "9H", "6C", "6D"),
@@ -427,7 +428,7 @@ def test_2_4_shuffled_is_fisher_yates_of_table_order_with_the_game_generator():
         PLAY(1, 0, "7C"), PLAY(1, 1, "7D"), WAR(1, (0, 1), 1),
         DOWN(1, 0, "2C", "3C", "4C"), PLAY(1, 0, "KC"),
         DOWN(1, 1, "2D", "3D", "4D"), PLAY(1, 1, "5D"),
-        (1, "collect", 0, tuple(order), (), (), None, None),
+        COLLECT(1, 0, *order),
         OUT(1, 1), END(1, 0, "win"),
     ]
     check_summary(summary, outcome="win", winner=0, final_cards=[10, 0])
@@ -642,7 +643,7 @@ def test_2_7_wars_n_first_to_win_n_war_battles_wins_and_double_war_counts_once()
     and a single war in battle 2: A wins at once, though B still holds 3S 4S."""
     events, summary = play(rules(win="wars:2"), WARS2)
     b = body(events)
-    assert [e for e in b if e[1] in ("war", "collect")] == [
+    assert [e for e in b if e.kind in ("war", "collect")] == [
         WAR(1, (0, 1), 1), WAR(1, (0, 1), 2),
         COLLECT(1, 0, "7C", "7D", "2C", "3C", "4C", "JC", "2D", "3D", "4D", "JD",
                 "5C", "6C", "8C", "AC", "5D", "6D", "8D", "9D"),
@@ -718,13 +719,13 @@ def test_replay_log_raises_log_mismatch_when_one_card_of_one_event_changes(optio
     events, _, _ = play_game(rule_set, seed, deal(rule_set, *piles))
     tampered_any = False
     for i, event in enumerate(events):
-        if not event[3]:
+        if not event.cards:
             continue
-        for k in (0, len(event[3]) - 1):
-            cards = list(event[3])
+        for k in (0, len(event.cards) - 1):
+            cards = list(event.cards)
             cards[k] = (cards[k] + 1) % 52
             log = list(events)
-            log[i] = event[:3] + (tuple(cards),) + event[4:]
+            log[i] = event._replace(cards=tuple(cards))
             with pytest.raises(LogMismatch):
                 replay_log(rule_set, log)
             tampered_any = True

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("numba")
 
+from pipeline.engines.event import Event  # noqa: E402
 from pipeline.engines.compiled.table import K_COLLECT, K_DOWN, K_END, K_FORFEIT, K_PLAY, K_SET_ASIDE, K_WAR, OUTCOMES, S_EVENTS, play_arrays  # noqa: E402
 from pipeline.log.compiled import _SPELT, _find, events_from_arrays  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
@@ -35,8 +36,8 @@ RULE_SETS = [
 ]
 
 
-def reference_logs(evi, cv, sv, counts) -> list[list[tuple]]:
-    """The kernel's event arrays as the engine's event tuples, game by game: the reference the
+def reference_logs(evi, cv, sv, counts) -> list[list[Event]]:
+    """The kernel's event arrays as the engine's events, game by game: the reference the
     compiled encoder is held to."""
     cards = cv.tolist()
     seats = sv.tolist()
@@ -47,9 +48,10 @@ def reference_logs(evi, cv, sv, counts) -> list[list[tuple]]:
     for count in counts.tolist():
         log = []
         for battle, kind, seat, value, note, cend, send in rows[i:i + count]:
-            log.append((battle, EVENT_KINDS[kind], None if seat < 0 else seat, tuple(cards[c0:cend]),
-                        tuple(seats[s0:send]), (), value if kind in (K_WAR, K_END) else None,
-                        OUTCOMES[note] if note >= 0 else None))
+            log.append(Event(battle, EVENT_KINDS[kind], seat=None if seat < 0 else seat,
+                             cards=tuple(cards[c0:cend]), seats=tuple(seats[s0:send]),
+                             value=value if kind in (K_WAR, K_END) else None,
+                             note=OUTCOMES[note] if note >= 0 else None))
             c0, s0 = cend, send
         out.append(log)
         i += count

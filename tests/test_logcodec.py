@@ -7,13 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.engines.event import Event
 from pipeline.log import codec as logcodec
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import connect, run
 from pipeline.model.rules import build_rules
 from pipeline.model.schema import EVENT_KINDS
 from pipeline.model.variants import VARIANTS
-from rulekit import EVENT_FIELDS, dataset_events
+from rulekit import dataset_events
 
 small = st.integers(0, 60)
 notes = st.one_of(st.none(), st.sampled_from(["win", "draw", "steal", "top", "hand", "x:y"]))
@@ -38,10 +39,10 @@ def logs(draw):
             cards = draw(st.lists(small, max_size=6))
             if kind in logcodec.TABLE_KINDS:
                 table = table + cards
-        log.append((battle, kind, draw(st.one_of(st.none(), st.integers(0, 7))), tuple(cards),
-                    tuple(draw(st.lists(st.integers(0, 7), max_size=3))),
-                    tuple(draw(st.lists(st.integers(-3, 60), max_size=3))),
-                    draw(st.one_of(st.none(), st.integers(-5, 10_000))), draw(notes)))
+        log.append(Event(battle, kind, seat=draw(st.one_of(st.none(), st.integers(0, 7))), cards=tuple(cards),
+                         seats=tuple(draw(st.lists(st.integers(0, 7), max_size=3))),
+                         options=tuple(draw(st.lists(st.integers(-3, 60), max_size=3))),
+                         value=draw(st.one_of(st.none(), st.integers(-5, 10_000))), note=draw(notes)))
     return log
 
 
@@ -51,22 +52,22 @@ def test_any_log_round_trips(log):
     rows = logcodec.encode(log)
     assert logcodec.decode(rows) == log
     assert [r.battle for r in rows] == sorted(r.battle for r in rows)
-    assert sum(len(r.cards) for r in rows) <= sum(len(e[3]) + len(e[5]) for e in log)
+    assert sum(len(r.cards) for r in rows) <= sum(len(e.cards) + len(e.options) for e in log)
 
 
 def test_a_classic_battle_is_one_row():
-    log = [(0, "deal", 0, (9, 38), (), (), None, None), (0, "deal", 1, (51, 27), (), (), None, None),
-           (1, "play", 0, (9,), (), (), None, None), (1, "play", 1, (51,), (), (), None, None),
-           (1, "collect", 1, (51, 9), (), (), None, None)]
+    log = [Event(0, "deal", 0, (9, 38)), Event(0, "deal", 1, (51, 27)),
+           Event(1, "play", 0, (9,)), Event(1, "play", 1, (51,)),
+           Event(1, "collect", 1, (51, 9))]
     rows = logcodec.encode(log)
     assert rows == [logcodec.Row(0, 0, "deal:0#2 deal:1#2", [9, 38, 51, 27], []),
                     logcodec.Row(2, 1, "play:0#1 play:1#1 collect:1@1,0", [9, 51], [])]
 
 
 def test_a_big_take_keeps_its_order_in_the_order_column():
-    log = [(3, "play", 0, (1,), (), (), None, None), (3, "play", 1, (2,), (), (), None, None),
-           (3, "war", None, (), (0, 1), (), 1, None), (3, "down", 0, (3, 4), (), (), None, None),
-           (3, "collect", 0, (4, 1, 3, 2), (), (), None, None)]
+    log = [Event(3, "play", 0, (1,)), Event(3, "play", 1, (2,)),
+           Event(3, "war", seats=(0, 1), value=1), Event(3, "down", 0, (3, 4)),
+           Event(3, "collect", 0, (4, 1, 3, 2))]
     (row,) = logcodec.encode(log)
     assert row.shape == "play:0#1 play:1#1 war[0,1]=1 down:0#2 collect:0@*"
     assert row.cards == [1, 2, 3, 4] and row.order == [3, 0, 2, 1]
@@ -75,7 +76,7 @@ def test_a_big_take_keeps_its_order_in_the_order_column():
 
 def test_options_ride_with_the_cards_so_decisions_share_a_shape():
     hands = [(9, 33, 38), (3, 9, 28)]
-    logs = [[(1, "decision", 0, (hand[0],), (), hand, 0, "hand")] for hand in hands]
+    logs = [[Event(1, "decision", 0, (hand[0],), options=hand, value=0, note="hand")] for hand in hands]
     rows = [logcodec.encode(log)[0] for log in logs]
     assert {r.shape for r in rows} == {"decision:0#1{3}=0!hand"}
     assert rows[0].cards == [9, 9, 33, 38]
@@ -105,7 +106,7 @@ def test_rows_must_follow_on():
 
 def test_a_note_with_a_space_is_refused():
     with pytest.raises(logcodec.CodecError, match="one word"):
-        logcodec.encode([(0, "end", 0, (), (), (), 1, "a b")])
+        logcodec.encode([Event(0, "end", 0, value=1, note="a b")])
 
 
 @pytest.fixture(scope="module")
@@ -122,12 +123,12 @@ def every_variant(tmp_path_factory):
 
 def test_sql_events_view_equals_the_python_decoding(every_variant):
     con = connect(every_variant)
-    names = ["game_id", "seq", *EVENT_FIELDS]
+    names = ["game_id", "seq", *Event._fields]
     got = con.execute(f"SELECT {', '.join(names)} FROM events ORDER BY game_id, seq").fetchall()
     want = [tuple(tuple(e[k]) if isinstance(e[k], list) else e[k] for k in names)
             for e in dataset_events(every_variant)]
     assert [tuple(tuple(v) if isinstance(v, list) else v for v in row) for row in got] == want
-    kinds = {row[3] for row in got}
+    kinds = {row[names.index("kind")] for row in got}
     assert {"forfeit", "reshuffle", "steal", "decision", "draw", "set_aside"} <= kinds
     assert con.execute("SELECT count(*) FROM event_rows WHERE len(\"order\") > 0").fetchone()[0] > 0
 

@@ -390,7 +390,7 @@ def assert_sealed(view, state_objects) -> None:
 
 
 def public_events(events, battle):
-    return [ev for ev in events if ev[0] == battle]
+    return [ev for ev in events if ev.battle == battle]
 
 
 class SpyChooser:
@@ -412,7 +412,7 @@ class SpyChooser:
         n = self.rules.players
         battle = state["battle"]
         events = public_events(self.recorder.events, battle)
-        wars = sum(1 for ev in events if ev[1] == "war")
+        wars = sum(1 for ev in events if ev.kind == "war")
         if kind == "steal":
             draw, won = state["draw"], state["won"]
             # visible to this seat: its looked-at card, the won piles' tops and sizes, its own count
@@ -437,9 +437,9 @@ class SpyChooser:
             hands, piles, won = state["hands"], state["piles"], state["won"]
             other = 1 - seat
             hand = tuple(sorted(hands[seat]))
-            plays = [ev for ev in events if ev[1] == "play"]
+            plays = [ev for ev in events if ev.kind == "play"]
             expected = HandView(seat, hand, tuple(rank[c] for c in hand), wars > 0,
-                                rank[plays[-1][3][0]] if wars else None,
+                                rank[plays[-1].cards[0]] if wars else None,
                                 len(piles[seat]) + len(won[seat]), len(piles[other]) + len(won[other]),
                                 len(hands[other]))
             assert options == hand
@@ -467,7 +467,7 @@ def spy_games(monkeypatch, rules, seeds, policies):
         monkeypatch.setattr(game_module, "chooser_for",
                             lambda r, p, s: spies.append(SpyChooser(real(r, p, s), rules, rec)) or spies[-1])
         events = play_game(rules, seed, recorder=rec, policies=policies)[0]
-        assert events[-1][1] == "end" and len(spies) == 1
+        assert events[-1].kind == "end" and len(spies) == 1
         views.extend(spies[0].views)
         # the spy changed nothing: the plain generator plays the same game
         monkeypatch.setattr(game_module, "chooser_for", real)
@@ -593,7 +593,7 @@ def test_policy_chooser_seeds_each_seat_apart():
 
 
 def deal_events(events):
-    return [ev for ev in events if ev[0] == 0 and ev[1] in ("deal", "set_aside")]
+    return [ev for ev in events if ev.battle == 0 and ev.kind in ("deal", "set_aside")]
 
 
 @pytest.mark.parametrize("variant,policy_sets", [
@@ -607,7 +607,7 @@ def test_deal_is_the_same_whatever_the_policies(variant, policy_sets):
         for policies in policy_sets:
             events = play_game(rules, seed, policies=policies)[0]
             deals = deal_events(events)
-            assert [ev[3] for ev in deals if ev[1] == "deal"] == [tuple(p) for p in expected.piles]
+            assert [ev.cards for ev in deals if ev.kind == "deal"] == [tuple(p) for p in expected.piles]
 
 
 def first_difference(a, b):
@@ -633,13 +633,13 @@ def test_changing_one_seats_policy_changes_nothing_before_its_own_choice(variant
             assert len(a) == len(b)
             continue
         diverged += 1
-        assert a[i][1] == b[i][1] == "decision", (s, a[i], b[i])
-        assert a[i][2] == b[i][2] == seat, (s, a[i], b[i])
-        assert a[i][5] == b[i][5] and a[i][7] == b[i][7]   # same options, another choice
+        assert a[i].kind == b[i].kind == "decision", (s, a[i], b[i])
+        assert a[i].seat == b[i].seat == seat, (s, a[i], b[i])
+        assert a[i].options == b[i].options and a[i].note == b[i].note   # same options, another choice
         # teeth: the changed seat decided the same way before, and the other seat's random
         # policy drew again afterwards, with no effect
-        same = [k for k in range(i) if a[k][1] == "decision" and a[k][2] == seat]
-        if same and any(a[k][1] == "decision" and a[k][2] != seat and len(a[k][5]) > 1
+        same = [k for k in range(i) if a[k].kind == "decision" and a[k].seat == seat]
+        if same and any(a[k].kind == "decision" and a[k].seat != seat and len(a[k].options) > 1
                         for k in range(same[0], i)):
             other_random_after_same += 1
     assert diverged >= 5
@@ -660,10 +660,9 @@ def test_replay_log_reads_decisions_from_the_log():
 def test_log_chooser_refuses_changed_options():
     rules = build_rules("arneson")
     events = play_game(rules, 3, policies=("highest", "lowest"))[0]
-    i = next(k for k, ev in enumerate(events) if ev[1] == "decision")
+    i = next(k for k, ev in enumerate(events) if ev.kind == "decision")
     bad = list(events)
-    ev = bad[i]
-    bad[i] = ev[:5] + (ev[5][:-1],) + ev[6:]
+    bad[i] = bad[i]._replace(options=bad[i].options[:-1])
     with pytest.raises(LogMismatch) as info:
         replay_log(rules, bad)
     assert info.value.seq == i and "options" in str(info.value)

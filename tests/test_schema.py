@@ -4,9 +4,11 @@ import json
 
 import pytest
 
+from pipeline.engines.event import Event
 from pipeline.errors import RulesError
 from pipeline.model.rules import build_rules, load_rules_file, parse_sets
-from pipeline.model.schema import SCHEMA_VERSION, GameRecord, LogRow, RuleSet, json_schemas, schemas_dir
+from pipeline.model.schema import (SCHEMA_VERSION, EventModel, GameRecord, LogRow, RuleSet, arrow_fields, json_schemas,
+                                   schemas_dir)
 from pipeline.log.tables import EVENT_SCHEMA, GAME_SCHEMA
 
 
@@ -27,6 +29,15 @@ def test_arrow_schemas_have_every_model_field_in_order():
     assert EVENT_SCHEMA.names == list(LogRow.model_fields)
     assert GAME_SCHEMA.names == list(GameRecord.model_fields)
     assert EVENT_SCHEMA.metadata[b"war.schema_version"] == str(SCHEMA_VERSION).encode()
+
+
+def test_the_event_in_memory_has_the_exported_event_fields_in_order():
+    """An event of the `events` view (EventModel, exported to event.schema.json) is its game_id
+    and seq, then the fields of the Event that Python code builds and reads; the fields that may
+    be null are the ones an Event leaves None by default."""
+    assert list(EventModel.model_fields) == ["game_id", "seq", *Event._fields]
+    assert [name for name, _, nullable in arrow_fields(EventModel) if nullable] == \
+        [name for name, default in Event._field_defaults.items() if default is None]
 
 
 def test_nullable_columns_are_exactly_the_optional_fields():

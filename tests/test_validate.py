@@ -38,7 +38,7 @@ from pipeline.model.rules import build_rules
 from pipeline.log.tables import game_logs
 from pipeline.storage.files import sha256_file
 from pipeline.jobs.validate import validate
-from rulekit import EVENT_FIELDS, rewrite_game_events
+from rulekit import event_dict, rewrite_game_events
 
 CLASSIC_GAMES = 120
 POOLED_GAMES = 40
@@ -124,9 +124,7 @@ def replace_game(root: Path, gid: int, log, summary) -> tuple[str, str]:
     old = record_of(root, gid)
     record = game_record(gid, old["game_index"], old["game_seed"], entry.rules, entry.policies,
                          Deal((), explicit=False), summary, len(log))
-    events = [{"game_id": gid, "seq": i, **{k: list(v) if isinstance(v, tuple) else v
-                                            for k, v in zip(EVENT_FIELDS, ev)}}
-              for i, ev in enumerate(log)]
+    events = [event_dict(gid, i, ev) for i, ev in enumerate(log)]
     return (edit_game(root, gid, "events", lambda rows: events),
             edit_game(root, gid, "games", lambda rows: [record]))
 
@@ -201,7 +199,7 @@ def test_clean_pooled_validates(pooled):
     assert report.ok, report.problems[:3]
     assert report.good == POOLED_GAMES
     logs = game_logs(pq.read_table(pooled / files_of(pooled, POOLED_GAME)[1]))
-    kinds = {ev[1] for log in logs.values() for ev in log}
+    kinds = {ev.kind for log in logs.values() for ev in log}
     assert {"reshuffle", "set_aside"} <= kinds
 
 

@@ -75,7 +75,7 @@ def by_rules(games) -> dict[str, list[dict]]:
 
 
 def _events_of(root: Path, rules_id: str):
-    """(game_id, event tuple) of every event of one rule set, in file order (game_id, seq)."""
+    """(game_id, event) of every event of one rule set, in file order (game_id, seq)."""
     ds = Dataset.open(root)
     ordinals = {e.ordinal for e in ds.manifest.rule_sets if e.rules_id == rules_id}
     for f in ds.files("events"):
@@ -88,7 +88,7 @@ def _battles(root: Path, rules_id: str):
     """Every battle of a rule set as (game_id, battle, its events), from the event log."""
     current, events = None, []
     for gid, ev in _events_of(root, rules_id):
-        battle = ev[0]
+        battle = ev.battle
         if battle == 0:
             continue
         if (gid, battle) != current:
@@ -193,18 +193,18 @@ def _razboi_wars(root: Path, rules_id: str) -> dict[str, dict]:
     for _gid, _battle, events in _battles(root, rules_id):
         last_up: dict[int, int] = {}
         wars = []  # [tied rank label, seats, {seat: down cards}, seats that turned a card up]
-        for _b, kind, seat, cards, seats, _options, _value, _note in events:
-            if kind == "play":
+        for ev in events:
+            if ev.kind == "play":
                 if wars:
-                    wars[-1][3].add(seat)
-                last_up[seat] = cards[0]
-            elif kind == "down":
-                wars[-1][2][seat] = wars[-1][2].get(seat, 0) + len(cards)
-            elif kind == "war":
-                ranks = {13 if last_up[s] >= 52 else last_up[s] // 4 for s in seats}  # standard deck
+                    wars[-1][3].add(ev.seat)
+                last_up[ev.seat] = ev.cards[0]
+            elif ev.kind == "down":
+                wars[-1][2][ev.seat] = wars[-1][2].get(ev.seat, 0) + len(ev.cards)
+            elif ev.kind == "war":
+                ranks = {13 if last_up[s] >= 52 else last_up[s] // 4 for s in ev.seats}  # standard deck
                 assert len(ranks) == 1, "the tied cards of a war have one rank"
                 r = ranks.pop()
-                wars.append(["JK" if r == 13 else RANK_LABELS[r], set(seats), {}, set()])
+                wars.append(["JK" if r == 13 else RANK_LABELS[r], set(ev.seats), {}, set()])
         for label, seats, down, up in wars:
             assert set(down) <= up <= seats
             stat = out[label]
@@ -256,12 +256,12 @@ def test_joker_decides(root, by_rules, rule_sets):
         seen_battles[gid] += 1
         last_up: dict[int, int] = {}
         winner = None
-        for _b, kind, seat, cards, _seats, _options, _value, _note in events:
-            if kind == "play":
-                last_up[seat] = cards[0]
-            elif kind == "collect":
+        for ev in events:
+            if ev.kind == "play":
+                last_up[ev.seat] = ev.cards[0]
+            elif ev.kind == "collect":
                 assert winner is None
-                winner = seat
+                winner = ev.seat
         if winner is not None and last_up[winner] >= first_joker:
             joker_battles += 1
             joker_last += battle == last_battle[gid]

@@ -90,10 +90,10 @@ def expected_deal(seed: int, size: int, players: int):
 def deal_events(events, players):
     """The deal's events: each seat's pile, and the set-aside cards (or None if not logged)."""
     for seat in range(players):
-        assert events[seat][:3] == (0, "deal", seat)
-    piles = [events[seat][3] for seat in range(players)]
-    aside = events[players][3] if events[players][1] == "set_aside" and events[players][0] == 0 \
-        else None
+        assert (events[seat].battle, events[seat].kind, events[seat].seat) == (0, "deal", seat)
+    piles = [events[seat].cards for seat in range(players)]
+    after = events[players]
+    aside = after.cards if after.kind == "set_aside" and after.battle == 0 else None
     return piles, aside
 
 

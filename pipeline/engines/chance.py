@@ -26,11 +26,10 @@ class LogChance:
 
     def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
         seq = self.recorder.position
-        log = self.recorder.log
-        found = log[seq] if seq < len(log) else None
-        if found is None or found[1] != kind or found[2] != seat:
+        found = self.recorder.next_logged()
+        if found is None or found.kind != kind or found.seat != seat:
             raise LogMismatch(seq, f"({kind} seat={seat} ...)", describe(found))
-        if sorted(found[3]) != sorted(cards):
+        if sorted(found.cards) != sorted(cards):
             raise LogMismatch(seq, f"({kind} seat={seat}) of the cards {sorted(cards)}",
-                              f"cards {sorted(found[3])}")
-        return list(found[3])
+                              f"cards {sorted(found.cards)}")
+        return list(found.cards)

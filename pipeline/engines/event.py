@@ -2,10 +2,40 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..errors import LogMismatch
 
-# An event in memory: (battle, kind, seat, cards, seats, options, value, note).
-EventTuple = tuple
+
+class Event(NamedTuple):
+    """One step of one game, as the engines make it and the log holds it (the README's table of
+    event kinds says what each kind means; model.schema.EVENT_KINDS lists them).
+
+    - battle: the battle it belongs to; 0 for the deal.
+    - kind: what happened (`deal`, `play`, `war`, `collect`, `decision`, `end`...).
+    - seat: the seat it concerns (the winner at the end), or None.
+    - cards: card codes, in the order the kind gives (a pile top first, a collect in the order
+      the cards join the pile); a decision's choice.
+    - seats: the seats in a war, or the seats stolen from (a steal, a steal decision).
+    - options: a decision's alternatives.
+    - value: a war's depth; at a hand decision, the depth of the war it is in (0 in none);
+      the battles at the end.
+    - note: a decision's kind (`steal`, `top`, `hand`), or the end's outcome.
+    """
+
+    battle: int
+    kind: str
+    seat: int | None = None
+    cards: tuple[int, ...] = ()
+    seats: tuple[int, ...] = ()
+    options: tuple[int, ...] = ()
+    value: int | None = None
+    note: str | None = None
+
+
+# Builds an Event from a tuple of its eight fields without the Python-level __new__ of a
+# NamedTuple: Recorder.emit is on the hot path of the reference engines.
+_event = tuple.__new__
 
 
 class Recorder:
@@ -14,7 +44,7 @@ class Recorder:
     __slots__ = ("events",)
 
     def __init__(self) -> None:
-        self.events: list[EventTuple] = []
+        self.events: list[Event] = []
 
     @property
     def position(self) -> int:
@@ -22,30 +52,30 @@ class Recorder:
 
     def emit(self, battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
              value: int | None = None, note: str | None = None) -> None:
-        self.events.append((battle, kind, seat, tuple(cards), tuple(seats), tuple(options), value, note))
+        self.events.append(_event(Event, (battle, kind, seat, tuple(cards), tuple(seats), tuple(options),
+                                          value, note)))
 
     def finish(self) -> None:
         """Called once after the end event."""
 
 
-def describe(event: EventTuple | None) -> str:
+def describe(event: Event | None) -> str:
     if event is None:
         return "no event"
-    battle, kind, seat, cards, seats, options, value, note = event
-    parts = [f"{kind}"]
-    if seat is not None:
-        parts.append(f"seat={seat}")
-    if cards:
-        parts.append(f"cards={list(cards)}")
-    if seats:
-        parts.append(f"seats={list(seats)}")
-    if options:
-        parts.append(f"options={list(options)}")
-    if value is not None:
-        parts.append(f"value={value}")
-    if note is not None:
-        parts.append(f"note={note}")
-    parts.append(f"battle={battle}")
+    parts = [event.kind]
+    if event.seat is not None:
+        parts.append(f"seat={event.seat}")
+    if event.cards:
+        parts.append(f"cards={list(event.cards)}")
+    if event.seats:
+        parts.append(f"seats={list(event.seats)}")
+    if event.options:
+        parts.append(f"options={list(event.options)}")
+    if event.value is not None:
+        parts.append(f"value={event.value}")
+    if event.note is not None:
+        parts.append(f"note={event.note}")
+    parts.append(f"battle={event.battle}")
     return "(" + " ".join(parts) + ")"
 
 
@@ -54,17 +84,21 @@ class CheckingRecorder(Recorder):
 
     __slots__ = ("log",)
 
-    def __init__(self, log: list[EventTuple]) -> None:
+    def __init__(self, log: list[Event]) -> None:
         super().__init__()
         self.log = log
 
-    def emit(self, battle, kind, seat=None, cards=(), seats=(), options=(), value=None, note=None):
-        ev = (battle, kind, seat, tuple(cards), tuple(seats), tuple(options), value, note)
+    def next_logged(self) -> Event | None:
+        """The logged event that the engine's next one must equal; None past the log's end."""
         seq = len(self.events)
-        found = self.log[seq] if seq < len(self.log) else None
-        if found != ev:
-            raise LogMismatch(seq, describe(ev), describe(found))
-        self.events.append(ev)
+        return self.log[seq] if seq < len(self.log) else None
+
+    def emit(self, battle, kind, seat=None, cards=(), seats=(), options=(), value=None, note=None):
+        made = (battle, kind, seat, tuple(cards), tuple(seats), tuple(options), value, note)
+        found = self.next_logged()
+        if found != made:  # an Event equals the plain tuple of its fields
+            raise LogMismatch(len(self.events), describe(_event(Event, made)), describe(found))
+        self.events.append(found)
 
     def finish(self) -> None:
         if len(self.events) != len(self.log):

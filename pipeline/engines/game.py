@@ -8,6 +8,8 @@ from the log when replaying.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from typing import Mapping, Sequence, Union
 
 from ..errors import DealError, LogMismatch, RulesError
@@ -15,7 +17,7 @@ from ..model.deal import Deal, check_deal, shuffled_deal
 from ..model.rng import Xoshiro256
 from ..model.schema import RuleSet
 from .chance import LogChance, RandomChance
-from .event import CheckingRecorder, EventTuple, Recorder, describe
+from .event import CheckingRecorder, Event, Recorder, describe
 from .families import family_of
 from .policies import PolicyChooser, SeatPolicy, parse_policy, seat_policies
 from .summary import Summary
@@ -84,21 +86,20 @@ class LogChooser:
 
     def choose(self, kind: str, seat: int, view, options: tuple):
         seq = self.recorder.position
-        log = self.recorder.log
-        found = log[seq] if seq < len(log) else None
-        if found is None or found[1] != "decision" or found[2] != seat or found[7] != kind:
+        found = self.recorder.next_logged()
+        if found is None or found.kind != "decision" or found.seat != seat or found.note != kind:
             raise LogMismatch(seq, f"(decision seat={seat} note={kind} ...)", describe(found))
-        if tuple(found[5]) != tuple(options):
+        if tuple(found.options) != tuple(options):
             raise LogMismatch(seq, f"a {kind} decision among options {list(options)}",
-                              f"options {list(found[5])}")
+                              f"options {list(found.options)}")
         if kind == "steal":
-            chosen = tuple(found[4])
+            chosen = tuple(found.seats)
             if len(set(chosen)) != len(chosen) or not set(chosen) <= set(options):
                 raise LogMismatch(seq, f"stolen seats among {list(options)}", f"{list(chosen)}")
             return chosen
-        if len(found[3]) != 1 or found[3][0] not in options:
-            raise LogMismatch(seq, f"one card among {list(options)}", f"cards {list(found[3])}")
-        return found[3][0]
+        if len(found.cards) != 1 or found.cards[0] not in options:
+            raise LogMismatch(seq, f"one card among {list(options)}", f"cards {list(found.cards)}")
+        return found.cards[0]
 
 
 def chooser_for(rules: RuleSet, policies, seed: int):
@@ -110,29 +111,44 @@ def chooser_for(rules: RuleSet, policies, seed: int):
     return chooser
 
 
+@contextmanager
+def _collector_paused():
+    """A game keeps every event it makes alive until its end, and makes no reference cycles;
+    Python's collector would scan those events again and again (an Event, a tuple subclass, is
+    never untracked as a plain tuple is). Paused for one game, it runs as usual between games."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Recorder | None = None,
-              policies=()) -> tuple[list[EventTuple], Summary, Deal]:
+              policies=()) -> tuple[list[Event], Summary, Deal]:
     """Play the game of `seed` (or of an explicit deal, shuffling later orders with `seed`)."""
     rng = Xoshiro256(seed)
     chooser = chooser_for(rules, policies, seed)
     if deal is None:
         deal = shuffled_deal(rules, rng)
     rec = recorder if recorder is not None else Recorder()
-    summary = family_of(rules).play(rules, deal, RandomChance(rng), rec, chooser)
+    with _collector_paused():
+        summary = family_of(rules).play(rules, deal, RandomChance(rng), rec, chooser)
     return rec.events, summary, deal
 
 
-def deal_from_log(rules: RuleSet, log: list[EventTuple]) -> Deal:
+def deal_from_log(rules: RuleSet, log: list[Event]) -> Deal:
     """The deal that a log starts with, checked to be a deal of the rule set's deck."""
     n = rules.players
     for seat in range(n):
         ev = log[seat] if seat < len(log) else None
-        if ev is None or ev[1] != "deal" or ev[2] != seat or ev[0] != 0:
+        if ev is None or ev.kind != "deal" or ev.seat != seat or ev.battle != 0:
             raise LogMismatch(seat, f"(deal seat={seat} battle=0 ...)", describe(ev))
-    piles = [list(log[seat][3]) for seat in range(n)]
+    piles = [list(log[seat].cards) for seat in range(n)]
     aside: list[int] = []
-    if n < len(log) and log[n][1] == "set_aside" and log[n][0] == 0:
-        aside = list(log[n][3])
+    if n < len(log) and log[n].kind == "set_aside" and log[n].battle == 0:
+        aside = list(log[n].cards)
     try:
         return check_deal(rules, piles, aside, "logged deal")
     except DealError as err:
@@ -140,26 +156,27 @@ def deal_from_log(rules: RuleSet, log: list[EventTuple]) -> Deal:
                           str(err).removeprefix("logged deal: ")) from None
 
 
-def _first_bad_deal_event(rules: RuleSet, log: list[EventTuple]) -> int:
+def _first_bad_deal_event(rules: RuleSet, log: list[Event]) -> int:
     """The seq of the deal event holding the first card that is repeated or not in the deck."""
     size = rules.ranks * rules.suits + rules.jokers
     seen: set[int] = set()
     seq = 0
     for seq, ev in enumerate(log):
-        if ev[0] != 0 or ev[1] not in ("deal", "set_aside"):
+        if ev.battle != 0 or ev.kind not in ("deal", "set_aside"):
             return max(seq - 1, 0)
-        for c in ev[3]:
+        for c in ev.cards:
             if c in seen or not 0 <= c < size:
                 return seq
             seen.add(c)
     return seq
 
 
-def replay_log(rules: RuleSet, log: list[EventTuple], recorder: CheckingRecorder | None = None,
+def replay_log(rules: RuleSet, log: list[Event], recorder: CheckingRecorder | None = None,
                policies=()) -> Summary:
     """Rebuild a game from its log alone, checking every event against the rules and every
     decision against the options the player had (the policies are not called)."""
     deal = deal_from_log(rules, log)
     rec = recorder if recorder is not None else CheckingRecorder(log)
     randomized = any(p.randomized for p in resolve_policies(rules, policies))
-    return family_of(rules).play(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))
+    with _collector_paused():
+        return family_of(rules).play(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))

@@ -57,6 +57,6 @@ class Summary:
         """The end event, and the final counts."""
         self.battles = battle
         self.final_cards = [holding(seat) for seat in range(players)]
-        emit(battle, "end", self.winner, (), (), (), battle, self.outcome)
+        emit(battle, "end", self.winner, value=battle, note=self.outcome)
         rec.finish()
         return self

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 import pyarrow.compute as pc
 
-from ..engines.event import EventTuple
+from ..engines.event import Event
 from ..engines.families import family_of
 from ..engines.game import replay_log
 from ..errors import DatasetError, GameNotFound, LogMismatch
 from ..log.ledger import Ledger, ledger_for
-from ..log.tables import event_tuples
+from ..log.tables import game_log
 from ..model.cards import Deck
 from ..model.deal import deck_of
 from ..model.schema import RuleSetEntry
@@ -30,7 +30,7 @@ class BattleView:
     piles_before: list[list[int]]
     won_before: list[list[int]]
     hands_before: list[list[int]] = field(default_factory=list)
-    events: list[EventTuple] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     piles_after: list[list[int]] = field(default_factory=list)
     won_after: list[list[int]] = field(default_factory=list)
     hands_after: list[list[int]] = field(default_factory=list)
@@ -42,16 +42,16 @@ class BattleView:
 class GameReplay:
     entry: RuleSetEntry
     record: dict
-    deal: list[EventTuple]
+    deal: list[Event]
     battles: list[BattleView]
-    end: EventTuple
+    end: Event
 
     @property
     def deck(self) -> Deck:
         return deck_of(self.entry.rules)
 
 
-def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[EventTuple]]:
+def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
     """A game's rule set, record and log, reading only the row groups that hold it."""
     ds = Dataset.open(root)
     entry, games_file, events_file = ds.locate(game_id)
@@ -62,7 +62,7 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[EventTuple]]
                            if not rows else f"game {game_id} has no events in {events_file.path}")
     events = events.sort_by("seq")
     try:
-        return entry, rows[0], event_tuples(events)
+        return entry, rows[0], game_log(events)
     except DatasetError as err:
         raise DatasetError(f"game {game_id} in {events_file.path}: {err}") from None
 
@@ -72,7 +72,7 @@ def replay_game(root, game_id: int) -> GameReplay:
     return build_replay(entry, record, log)
 
 
-def build_replay(entry: RuleSetEntry, record: dict, log: list[EventTuple]) -> GameReplay:
+def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameReplay:
     """Check a log against the engine, then walk it battle by battle."""
     try:
         replay_log(entry.rules, log, policies=entry.policies)
@@ -80,27 +80,26 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[EventTuple]) -> Ga
         raise err.at_game(record["game_id"]) from None
     rules = entry.rules
     ledger = ledger_for(rules)
-    deal: list[EventTuple] = []
+    deal: list[Event] = []
     battles: list[BattleView] = []
     current: BattleView | None = None
     for ev in log:
-        battle, kind = ev[0], ev[1]
-        if kind == "end":
+        if ev.kind == "end":
             break
-        if battle == 0:
+        if ev.battle == 0:
             deal.append(ev)
         else:
-            if current is None or current.battle != battle:
+            if current is None or current.battle != ev.battle:
                 if current is not None:
                     _close(current, ledger)
-                current = BattleView(battle, [list(p) for p in ledger.piles], [list(w) for w in ledger.won],
+                current = BattleView(ev.battle, [list(p) for p in ledger.piles], [list(w) for w in ledger.won],
                                      [sorted(h) for h in ledger.hands])
                 battles.append(current)
             current.events.append(ev)
-            if kind == "collect":
-                current.winner = ev[2]
-            elif kind == "war":
-                current.war_depth = ev[6]
+            if ev.kind == "collect":
+                current.winner = ev.seat
+            elif ev.kind == "war":
+                current.war_depth = ev.value
         ledger.apply(ev)
     if current is not None:
         _close(current, ledger)
@@ -141,15 +140,15 @@ def _state(deck: Deck, layout: str, piles, won, hands, out=frozenset()) -> str:
     return " | ".join(one(seat) for seat in range(len(piles)))
 
 
-def describe_event(deck: Deck, ev: EventTuple) -> str:
-    battle, kind, seat, cards, seats, options, value, note = ev
+def describe_event(deck: Deck, ev: Event) -> str:
+    kind, seat, cards = ev.kind, ev.seat, ev.cards
     if kind == "play":
         return f"seat {seat} plays {_labels(deck, cards)}"
     if kind == "down":
         return f"seat {seat} puts {len(cards)} down: {_labels(deck, cards)}"
     if kind == "war":
-        name = {1: "WAR", 2: "DOUBLE WAR", 3: "TRIPLE WAR"}.get(value, f"WAR x{value}")
-        return f"{name} (depth {value}) between seats {', '.join(map(str, seats))}"
+        name = {1: "WAR", 2: "DOUBLE WAR", 3: "TRIPLE WAR"}.get(ev.value, f"WAR x{ev.value}")
+        return f"{name} (depth {ev.value}) between seats {', '.join(map(str, ev.seats))}"
     if kind == "war_out":
         return f"seat {seat} has no card left to add: out of this war"
     if kind == "forfeit":
@@ -163,17 +162,17 @@ def describe_event(deck: Deck, ev: EventTuple) -> str:
     if kind == "draw":
         return f"seat {seat} draws {_labels(deck, cards)} into its hand"
     if kind == "steal":
-        return (f"seat {seat} steals the won pile of seat {', '.join(map(str, seats))} with "
+        return (f"seat {seat} steals the won pile of seat {', '.join(map(str, ev.seats))} with "
                 f"{deck.label(cards[0])}: {len(cards)} cards on top of its won pile ({_labels(deck, cards)})")
-    if kind == "decision" and note == "steal":
-        did = f"steals from seat {', '.join(map(str, seats))}" if seats else "plays it instead"
+    if kind == "decision" and ev.note == "steal":
+        did = f"steals from seat {', '.join(map(str, ev.seats))}" if ev.seats else "plays it instead"
         return (f"seat {seat} looks at {deck.label(cards[0])}, could steal from seat "
-                f"{', '.join(map(str, options))}: {did}")
-    if kind == "decision" and note == "top":
-        return f"seat {seat} puts {deck.label(cards[0])} on top of its won bundle (of {_labels(deck, options)})"
-    if kind == "decision" and note == "hand":
-        what = "its fourth card" if value else "its card"
-        return f"seat {seat} chooses {deck.label(cards[0])} as {what}, from hand {_labels(deck, options)}"
+                f"{', '.join(map(str, ev.options))}: {did}")
+    if kind == "decision" and ev.note == "top":
+        return f"seat {seat} puts {deck.label(cards[0])} on top of its won bundle (of {_labels(deck, ev.options)})"
+    if kind == "decision" and ev.note == "hand":
+        what = "its fourth card" if ev.value else "its card"
+        return f"seat {seat} chooses {deck.label(cards[0])} as {what}, from hand {_labels(deck, ev.options)}"
     if kind == "out":
         return f"seat {seat} is out of the game"
     return f"{kind} seat={seat} cards={_labels(deck, cards)}"
@@ -195,8 +194,8 @@ def render_text(rp: GameReplay, battle: int | None = None) -> str:
     if battle is None:
         lines.append("Deal:")
         for ev in rp.deal:
-            who = f"seat {ev[2]}" if ev[1] == "deal" else "set aside"
-            lines.append(f"  {who} ({len(ev[3])}): {_labels(deck, ev[3])}")
+            who = f"seat {ev.seat}" if ev.kind == "deal" else "set aside"
+            lines.append(f"  {who} ({len(ev.cards)}): {_labels(deck, ev.cards)}")
         shown = rp.battles
     else:
         shown = [b for b in rp.battles if b.battle == battle]
@@ -205,7 +204,7 @@ def render_text(rp: GameReplay, battle: int | None = None) -> str:
     out: set[int] = set()
     for view in rp.battles:
         if view not in shown:
-            out.update(ev[2] for ev in view.events if ev[1] == "out")
+            out.update(ev.seat for ev in view.events if ev.kind == "out")
             continue
         before = _state(deck, layout, view.piles_before, view.won_before, view.hands_before, out)
         lines.append(f"Battle {view.battle} · piles {before}")
@@ -214,17 +213,19 @@ def render_text(rp: GameReplay, battle: int | None = None) -> str:
                 extra = f" · won pile {_labels(deck, view.won_before[seat])}" if layout == "won" else ""
                 extra += f" · hand {_labels(deck, view.hands_before[seat])}" if layout == "hands" else ""
                 lines.append(f"  seat {seat} pile (top first): {_labels(deck, pile)}{extra}")
-        out.update(ev[2] for ev in view.events if ev[1] == "out")
+        out.update(ev.seat for ev in view.events if ev.kind == "out")
         after = _state(deck, layout, view.piles_after, view.won_after, view.hands_after, out)
-        if battle is None and view.war_depth == 0 and all(ev[1] in ("play", "collect") for ev in view.events):
-            plays = ", ".join(f"seat {ev[2]} {_labels(deck, ev[3])}" for ev in view.events if ev[1] == "play")
-            took = " ".join(deck.label(c) for c in view.events[-1][3])
+        if battle is None and view.war_depth == 0 and all(ev.kind in ("play", "collect") for ev in view.events):
+            plays = ", ".join(f"seat {ev.seat} {_labels(deck, ev.cards)}"
+                              for ev in view.events if ev.kind == "play")
+            took = " ".join(deck.label(c) for c in view.events[-1].cards)
             lines[-1] += f" · {plays} → seat {view.winner} takes {took} · piles {after}"
             continue
         in_war = False
         for ev in view.events:
-            in_war = in_war or ev[1] == "war"
-            deeper = ev[1] in ("down", "decision", "steal", "draw", "reshuffle") or (ev[1] == "play" and in_war)
+            in_war = in_war or ev.kind == "war"
+            deeper = ev.kind in ("down", "decision", "steal", "draw", "reshuffle") or \
+                (ev.kind == "play" and in_war)
             lines.append(("    " if deeper else "  ") + describe_event(deck, ev))
         lines.append(f"  → piles {after}")
         if battle is not None:
@@ -234,8 +235,8 @@ def render_text(rp: GameReplay, battle: int | None = None) -> str:
                 lines.append(f"  seat {seat} pile after: {_labels(deck, pile)}{extra}")
     if battle is None or battle == len(rp.battles):
         end = rp.end
-        result = f"seat {end[2]} wins" if end[7] == "win" else end[7]
-        lines.append(f"End after {end[6]} battles: {result}")
+        result = f"seat {end.seat} wins" if end.note == "win" else end.note
+        lines.append(f"End after {end.value} battles: {result}")
     return "\n".join(lines)
 
 
@@ -243,22 +244,21 @@ def as_json(rp: GameReplay, battle: int | None = None) -> dict:
     deck = rp.deck
     layout = layout_of(rp.entry.rules)
 
-    def event(ev):
-        battle_, kind, seat, cards, seats, options, value, note = ev
-        out = {"kind": kind}
-        if seat is not None:
-            out["seat"] = seat
-        if cards:
-            out["cards"] = list(cards)
-            out["labels"] = [deck.label(c) for c in cards]
-        if seats:
-            out["seats"] = list(seats)
-        if options:
-            out["options"] = list(options)
-        if value is not None:
-            out["value"] = value
-        if note is not None:
-            out["note"] = note
+    def event(ev: Event) -> dict:
+        out = {"kind": ev.kind}
+        if ev.seat is not None:
+            out["seat"] = ev.seat
+        if ev.cards:
+            out["cards"] = list(ev.cards)
+            out["labels"] = [deck.label(c) for c in ev.cards]
+        if ev.seats:
+            out["seats"] = list(ev.seats)
+        if ev.options:
+            out["options"] = list(ev.options)
+        if ev.value is not None:
+            out["value"] = ev.value
+        if ev.note is not None:
+            out["note"] = ev.note
         return out
 
     shown = rp.battles if battle is None else [b for b in rp.battles if b.battle == battle]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..engines.event import CheckingRecorder, EventTuple
+from ..engines.event import CheckingRecorder, Event
 from ..engines.game import play_game, replay_log
 from ..errors import LogMismatch, WarError
 from ..log.codec import CodecError, decode
@@ -109,7 +109,7 @@ def check_files(ds: Dataset, report: Report) -> set[str]:
     return unreadable
 
 
-def _decode_game(gid: int, game_rows: list) -> list[tuple[int, EventTuple]] | Problem:
+def _decode_game(gid: int, game_rows: list) -> list[tuple[int, Event]] | Problem:
     """A game's events numbered by seq, or the Problem that says where its rows stop decoding.
     A shard's games are decoded one at a time, so a shard of long games stays small."""
     try:
@@ -119,7 +119,7 @@ def _decode_game(gid: int, game_rows: list) -> list[tuple[int, EventTuple]] | Pr
 
 
 def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None,
-               logged: list[tuple[int, EventTuple]], deal=None) -> Problem | None:
+               logged: list[tuple[int, Event]], deal=None) -> Problem | None:
     """Every check on one game; the first problem found, or None."""
     rules = entry.rules
     for i, (seq, _) in enumerate(logged):

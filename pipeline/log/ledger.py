@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..engines.event import EventTuple, describe
+from ..engines.event import Event, describe
 from ..engines.families import family_of
 from ..errors import LogMismatch
 from ..model.deal import deck_of
@@ -35,7 +35,7 @@ class Ledger:
         self.seq = 0
         self.dealt = False
 
-    def _fail(self, event: EventTuple, why: str) -> LogMismatch:
+    def _fail(self, event: Event, why: str) -> LogMismatch:
         return LogMismatch(self.seq, why, describe(event), what="event")
 
     def places(self) -> list[int]:
@@ -63,23 +63,21 @@ class Ledger:
                 raise self._fail(event, f"card {c} once only (it is already in {self.where[c]})")
             self.where[c] = where
 
-    def apply(self, event: EventTuple) -> None:
-        kind = event[1]
+    def apply(self, event: Event) -> None:
+        kind, seat, cards = event.kind, event.seat, event.cards
         if not self.dealt and kind != "deal" and kind != "set_aside":
             self._begin(event)
-        if event[0] != self.battle:
+        if event.battle != self.battle:
             if self.table:
-                raise self._fail(event, f"an empty table before battle {event[0]}")
-            self.battle = event[0]
+                raise self._fail(event, f"an empty table before battle {event.battle}")
+            self.battle = event.battle
         if kind == "play" and self.use_hands:
-            seat, cards = event[2], event[3]
             for c in cards:
                 if c not in self.hands[seat]:
                     raise self._fail(event, f"a card of seat {seat}'s hand {sorted(self.hands[seat])}")
                 self.hands[seat].remove(c)
             self.table.extend((c, seat, "up") for c in cards)
         elif kind == "play" or kind == "down":
-            seat, cards = event[2], event[3]
             pile = self.piles[seat]
             if len(cards) == 1 and pile and pile[0] == cards[0]:
                 pile.popleft()
@@ -88,7 +86,6 @@ class Ledger:
             face = "up" if kind == "play" else "down"
             self.table.extend((c, seat, face) for c in cards)
         elif kind == "collect" or (kind == "set_aside" and self.dealt):
-            seat, cards = event[2], event[3]
             on_table = [c for c, _, _ in self.table]
             if len(set(cards)) != len(cards) or not set(cards) <= set(on_table):
                 raise self._fail(event, f"cards from the table {on_table}")
@@ -113,14 +110,14 @@ class Ledger:
             raise self._fail(event, "a known event kind")
         self.seq += 1
 
-    def _begin(self, event: EventTuple) -> None:
+    def _begin(self, event: Event) -> None:
         if len(self.where) != self.deck_size:
             raise self._fail(event, f"a deal of all {self.deck_size} cards before play "
                                     f"(only {len(self.where)} dealt)")
         self.dealt = True
 
-    def _rare(self, event: EventTuple) -> None:
-        battle, kind, seat, cards = event[:4]
+    def _rare(self, event: Event) -> None:
+        battle, kind, seat, cards = event.battle, event.kind, event.seat, event.cards
         if kind in ("deal", "set_aside"):
             if self.dealt or battle != 0:
                 raise self._fail(event, "the deal only at the start")
@@ -142,7 +139,7 @@ class Ledger:
             self._take_top(event, seat, cards)
             self.hands[seat].extend(cards)
         elif kind == "steal":
-            seats = event[4]
+            seats = event.seats
             self._take_top(event, seat, cards[:1])
             rest = list(cards[1:])
             for other in seats:
@@ -175,11 +172,11 @@ def ledger_for(rules) -> Ledger:
     return Ledger(rules.players, deck_of(rules).size, won_piles=family.has_won_piles(rules), hands=family.hands)
 
 
-def audit(log: list[EventTuple], rules) -> Ledger:
+def audit(log: list[Event], rules) -> Ledger:
     """Walk a whole log through a ledger; raises LogMismatch at the first impossible move."""
     ledger = ledger_for(rules)
     for event in log:
         ledger.apply(event)
-    if not log or log[-1][1] != "end":
+    if not log or log[-1].kind != "end":
         raise LogMismatch(len(log), "an end event last", describe(log[-1] if log else None))
     return ledger

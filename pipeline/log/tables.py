@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..engines.event import EventTuple
+from ..engines.event import Event
 from ..model.schema import (
     ENGINE_VERSION,
     SCHEMA_VERSION,
@@ -41,7 +41,7 @@ def _dictionary(values: list, schema_field: pa.Field) -> pa.Array:
     return arr.dictionary_encode().cast(schema_field.type)
 
 
-def events_table(game_ids: list[int], logs: list[list[EventTuple]]) -> pa.Table:
+def events_table(game_ids: list[int], logs: list[list[Event]]) -> pa.Table:
     """The rows of `events/` files for these games' logs (one row per battle), ordered by (game, seq)."""
     return rows_table(game_ids, (logcodec.encode(log) for log in logs))
 
@@ -117,12 +117,12 @@ def rows_by_game(table: pa.Table) -> dict[int, list[tuple]]:
     return rows
 
 
-def game_logs(table: pa.Table) -> dict[int, list[EventTuple]]:
+def game_logs(table: pa.Table) -> dict[int, list[Event]]:
     """Every game's events from rows of `events/` files (each game's rows in seq order).
     Raises logcodec.CodecError for a row that no log encodes to."""
     return {gid: logcodec.decode(r) for gid, r in rows_by_game(table).items()}
 
 
-def event_tuples(table: pa.Table) -> list[EventTuple]:
-    """The events of one game's rows, as the engine's tuples."""
+def game_log(table: pa.Table) -> list[Event]:
+    """One game's events from its rows of `events/` files (in seq order)."""
     return logcodec.decode(row for _, *row in log_rows(table))

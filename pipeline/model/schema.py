@@ -129,8 +129,12 @@ class RuleSet(BaseModel):
         return hashlib.sha256(self.canonical().encode()).hexdigest()[:16]
 
 
-class Event(BaseModel):
+# Only exported, to `schemas/event.schema.json` (titled `Event`). In Python an event is an
+# `engines.event.Event`, whose fields are these after game_id and seq (tests/test_schema.py).
+class EventModel(BaseModel):
     """One event: what happened at one step of one game (a row of the `events` view)."""
+
+    model_config = ConfigDict(title="Event")
 
     game_id: Annotated[int, Arrow("int64")] = Field(description="The game, unique in the dataset.")
     seq: Annotated[int, Arrow("int32")] = Field(ge=0, description="0, 1, 2... within the game.")
@@ -224,7 +228,7 @@ class Manifest(BaseModel):
 
 
 GAME_ID_STRIDE = 1_000_000_000
-MODELS = {"rule_set": RuleSet, "event": Event, "log_row": LogRow, "game": GameRecord, "manifest": Manifest}
+MODELS = {"rule_set": RuleSet, "event": EventModel, "log_row": LogRow, "game": GameRecord, "manifest": Manifest}
 
 
 def arrow_fields(model: type[BaseModel]) -> list[tuple[str, str, bool]]:

@@ -8,11 +8,10 @@ face-down and fourth cards; the loser takes the two cards that caused it. Choice
 
 from __future__ import annotations
 
-from collections import deque
-
-from ..model.deal import Deal, deck_of
+from ..model.deal import Deal
 from ..model.schema import RuleSet
 from .event import Recorder
+from .play import FIXED_PICKUPS, Game
 from .policies import HandView
 from .summary import Summary
 
@@ -20,186 +19,153 @@ WAR_DOWN = 3
 
 
 def play_arneson(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser) -> Summary:
-    n = 2
-    rank = deck_of(rules).rank
-    hand_size = rules.hand_size or 3
-    single_up = rules.war_tiebreak == "single_up"
-    lose = rules.shortfall == "lose"
-    pickup = rules.pickup
-    pooled = pickup == "pooled"
-    wars_to_win = rules.wars_to_win
-    emit = rec.emit
+    """Play one game of Arneson's War to its end, reporting every step to `rec`."""
+    return ArnesonGame(rules, deal, chance, rec, chooser).play()
 
-    piles = [deque(p) for p in deal.piles]
-    won: list[list[int]] = [[], []]
-    hands: list[list[int]] = [[], []]
-    alive = [True, True]
-    s = Summary(war_wins=[0, 0])
-    for seat in range(n):
-        emit(0, "deal", seat, deal.piles[seat])
-    if deal.set_aside:
-        emit(0, "set_aside", None, deal.set_aside)
 
-    def holding(seat: int) -> int:
-        return len(piles[seat]) + len(won[seat]) + len(hands[seat])
+class ArnesonGame(Game):
+    """A game of Arneson's War: two seats, each with a pile, a won pile under `pooled`, and a
+    hand."""
 
-    def take(seat: int, battle: int) -> int | None:
-        if not piles[seat]:
-            if not won[seat]:
-                return None
-            cards = chance.order("reshuffle", seat, won[seat][:])
-            won[seat] = []
-            piles[seat].extend(cards)
-            emit(battle, "reshuffle", seat, cards)
-        return piles[seat].popleft()
+    __slots__ = ("chooser", "hands", "hand_size", "single_up", "lose", "pickup")
 
-    def refill(seat: int, battle: int) -> None:
-        drawn: list[int] = []
-        while len(hands[seat]) + len(drawn) < hand_size:
-            if not piles[seat] and drawn:
-                hands[seat].extend(drawn)
-                emit(battle, "draw", seat, drawn)
-                drawn = []
-            c = take(seat, battle)
-            if c is None:
-                break
-            drawn.append(c)
-        if drawn:
-            hands[seat].extend(drawn)
-            emit(battle, "draw", seat, drawn)
+    def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser) -> None:
+        super().__init__(rules, deal, chance, rec)
+        self.chooser = chooser
+        self.hands: list[list[int]] = [[], []]
+        self.hand_size = rules.hand_size or 3
+        self.single_up = rules.war_tiebreak == "single_up"
+        self.lose = rules.shortfall == "lose"
+        self.pickup = rules.pickup
+        if rules.pickup in FIXED_PICKUPS and not chooser.randomized:
+            self.seen = {}
 
-    def choose(seat: int, battle: int, depth: int, tied_rank: int | None) -> int:
+    def start(self) -> None:
+        """The deal, then each seat draws its first hand."""
+        super().start()
+        self.refill_hands(0)
+
+    def holding(self, seat: int) -> int:
+        return len(self.piles[seat]) + len(self.won[seat]) + len(self.hands[seat])
+
+    def position(self) -> tuple:
+        """Every pile in order, every hand, and the war wins under wars:N (ruling 7); only when
+        no seat's choices are random."""
+        return (tuple(tuple(p) for p in self.piles), tuple(tuple(sorted(h)) for h in self.hands),
+                tuple(self.summary.war_wins) if self.wars_to_win else ())
+
+    def battle(self, battle: int) -> bool:
+        """Both seats choose and play a hand card, then draw back up; the higher card takes both
+        (ruling 15), a tie is a war."""
+        rank = self.rank
+        self.table = []
+        self.played = [[], []]
+        self.refill_hands(battle)
+        up = self.play_hands(battle, 0, None)
+        self.refill_hands(battle)
+        if rank[up[0]] == rank[up[1]]:
+            return self.tied_battle(battle, up)
+        winner = 0 if rank[up[0]] > rank[up[1]] else 1
+        self.collect(winner, self.pickup_order(winner, self.table), battle)
+        return self.summary.eliminate(battle, self.alive, self.holding, self.emit)
+
+    def refill_hands(self, battle: int) -> None:
+        """Each seat draws back to a full hand from its pile, as far as its cards go."""
+        hand_size = self.hand_size
+        for seat, hand in enumerate(self.hands):
+            if len(hand) < hand_size:
+                self.take_cards(seat, hand_size - len(hand), battle, "draw", hand)
+
+    def choose(self, seat: int, battle: int, depth: int, tied_rank: int | None) -> int:
+        """The seat's choice of a card from its hand, logged as a decision."""
+        rank, piles, won, hands = self.rank, self.piles, self.won, self.hands
         options = tuple(sorted(hands[seat]))
         other = 1 - seat
         view = HandView(seat, options, tuple(rank[c] for c in options), depth > 0, tied_rank,
                         len(piles[seat]) + len(won[seat]), len(piles[other]) + len(won[other]),
                         len(hands[other]))
-        c = chooser.choose("hand", seat, view, options)
-        emit(battle, "decision", seat, (c,), (), options, depth, "hand")
+        c = self.chooser.choose("hand", seat, view, options)
+        self.emit(battle, "decision", seat, (c,), (), options, depth, "hand")
         return c
 
-    def order(seat: int, cards: list[int], mine: list[int]) -> list[int]:
-        if pickup == "shuffled":
-            return chance.order("collect", seat, cards)
-        if pickup == "winner_first":
-            return [c for c in cards if c in mine] + [c for c in cards if c not in mine]
-        return cards
-
-    def collect(seat: int, cards: list[int], mine: list[int], battle: int) -> None:
-        cards = order(seat, cards, mine)
-        if pooled:
-            won[seat][:0] = cards
-        else:
-            piles[seat].extend(cards)
-        emit(battle, "collect", seat, cards)
-
-    for seat in range(n):
-        refill(seat, 0)
-
-    seen: dict | None = {} if pickup in ("table_order", "winner_first") and not chooser.randomized else None
-    battle = 0
-    while True:
-        if battle >= rules.max_battles:
-            s.outcome = "capped"
-            break
-        if seen is not None:
-            key = (tuple(tuple(p) for p in piles), tuple(tuple(sorted(h)) for h in hands),
-                   tuple(s.war_wins) if wars_to_win else ())
-            first = seen.get(key)
-            if first is not None:
-                s.outcome, s.cycle_length = "cycle", battle - first
-                break
-            seen[key] = battle
-        battle += 1
-
-        played: list[list[int]] = [[], []]
-        table: list[int] = []
-        for seat in range(n):
-            if len(hands[seat]) < hand_size:
-                refill(seat, battle)
-        up = [choose(seat, battle, 0, None) for seat in range(n)]
-        for seat in range(n):
+    def play_hands(self, battle: int, depth: int, tied_rank: int | None) -> list[int]:
+        """Both seats choose a card, then both play it face up."""
+        hands, table, played, emit = self.hands, self.table, self.played, self.emit
+        up = [self.choose(seat, battle, depth, tied_rank) for seat in range(2)]
+        for seat in range(2):
             hands[seat].remove(up[seat])
             table.append(up[seat])
             played[seat].append(up[seat])
             emit(battle, "play", seat, (up[seat],))
-        for seat in range(n):
-            refill(seat, battle)
-        cause = list(table)
+        return up
 
+    def tied_battle(self, battle: int, up: list[int]) -> bool:
+        """A tied battle: its wars, then the winner takes the face-down and fourth cards and the
+        loser the two that caused the war. When a seat went out in the wars the winner takes all,
+        and its war won counts but cannot win by wars:N, the game being over anyway. Hands are
+        refilled after a war fought to its end. True when the game is over."""
+        s = self.summary
+        cause = list(self.table)
+        winner, depth, seat_out = self.wars(battle, up)
+        s.count_war(battle, depth)
+        if winner is None:
+            self.set_aside(battle)
+        elif seat_out:
+            self.collect(winner, self.pickup_order(winner, self.table), battle)
+            s.won_war(winner, None)
+        else:
+            spoils = [c for c in self.table if c not in cause]
+            self.collect(winner, self.pickup_order(winner, spoils), battle)
+            self.collect(1 - winner, self.pickup_order(1 - winner, cause), battle)
+            if s.won_war(winner, self.wars_to_win):
+                return True
+            self.refill_hands(battle)
+        return s.eliminate(battle, self.alive, self.holding, self.emit)
+
+    def wars(self, battle: int, up: list[int]) -> tuple[int | None, int, bool]:
+        """Wars while the two cards tie (ruling 16): the winner (None when neither seat can go
+        on), how many wars it took, and whether a seat went out of the game in them."""
+        rank = self.rank
         depth = 0
-        winner: int | None = None
-        game_over = False
-        while True:
-            if rank[up[0]] != rank[up[1]]:
-                winner = 0 if rank[up[0]] > rank[up[1]] else 1
-                break
+        while rank[up[0]] == rank[up[1]]:
             depth += 1
             tied_rank = rank[up[0]]
-            emit(battle, "war", None, (), (0, 1), (), depth)
-            down = 0 if single_up and depth >= 2 else WAR_DOWN
-            ready = []
-            for seat in range(n):
-                if lose and len(piles[seat]) + len(won[seat]) < down:
-                    cards = list(piles[seat]) + won[seat] + sorted(hands[seat])
-                    piles[seat].clear()
-                    won[seat] = []
-                    hands[seat] = []
-                    table.extend(cards)
-                    played[seat].extend(cards)
-                    alive[seat] = False
-                    emit(battle, "forfeit", seat, cards)
-                    emit(battle, "out", seat)
-                elif not hands[seat]:
-                    emit(battle, "war_out", seat)
-                    alive[seat] = False
-                    emit(battle, "out", seat)
-                else:
-                    ready.append(seat)
+            self.emit(battle, "war", None, (), (0, 1), (), depth)
+            down = 0 if self.single_up and depth >= 2 else WAR_DOWN
+            ready = self.join_war(battle, down)
             if len(ready) <= 1:
-                winner = ready[0] if ready else None
-                game_over = True
-                break
+                return (ready[0] if ready else None), depth, True
             for seat in ready:
-                cards: list[int] = []
-                for _ in range(down):
-                    if not piles[seat] and cards:
-                        emit(battle, "down", seat, cards)
-                        cards = []
-                    c = take(seat, battle)
-                    if c is None:
-                        break
-                    cards.append(c)
-                    table.append(c)
-                    played[seat].append(c)
-                if cards:
-                    emit(battle, "down", seat, cards)
-            up = [choose(seat, battle, depth, tied_rank) for seat in range(n)]
-            for seat in range(n):
-                hands[seat].remove(up[seat])
-                table.append(up[seat])
-                played[seat].append(up[seat])
-                emit(battle, "play", seat, (up[seat],))
+                self.played[seat].extend(self.lay_down(seat, down, battle))
+            up = self.play_hands(battle, depth, tied_rank)
+        return (0 if rank[up[0]] > rank[up[1]] else 1), depth, False
 
-        s.count_war(battle, depth)
+    def join_war(self, battle: int, down: int) -> list[int]:
+        """The seats able to fight the war, settled before either lays a card down: under
+        shortfall=lose a seat with fewer than `down` cards outside its hand forfeits, and a seat
+        with an empty hand is out of the game."""
+        ready = []
+        for seat in range(2):
+            if self.lose and len(self.piles[seat]) + len(self.won[seat]) < down:
+                self.forfeit(seat, battle)
+            elif not self.hands[seat]:
+                self.emit(battle, "war_out", seat)
+                self.knock_out(seat, battle)
+            else:
+                ready.append(seat)
+        return ready
 
-        if winner is None:
-            s.cards_set_aside += len(table)
-            emit(battle, "set_aside", None, table)
-        elif depth == 0 or game_over:
-            collect(winner, table, played[winner], battle)
-        else:
-            loser = 1 - winner
-            spoils = [c for c in table if c not in cause]
-            collect(winner, spoils, played[winner], battle)
-            collect(loser, cause, played[loser], battle)
-        if depth and winner is not None and s.won_war(winner, None if game_over else wars_to_win):
-            break
-        if depth and not game_over:
-            for seat in range(n):
-                refill(seat, battle)
-        if s.eliminate(battle, alive, holding, emit):
-            break
+    def surrender(self, seat: int) -> list[int]:
+        """Every card the seat holds: its pile, its won pile, then its hand in code order."""
+        cards = super().surrender(seat) + sorted(self.hands[seat])
+        self.hands[seat] = []
+        return cards
 
-    s.cards_set_aside += len(deal.set_aside)
-    return s.end(battle, holding, n, emit, rec)
+    def pickup_order(self, seat: int, cards: list[int]) -> list[int]:
+        """Cards in `pickup` order: shuffled, as they lie, or the seat's own first."""
+        if self.pickup == "shuffled":
+            return self.chance.order("collect", seat, cards)
+        if self.pickup == "winner_first":
+            mine = self.played[seat]
+            return [c for c in cards if c in mine] + [c for c in cards if c not in mine]
+        return cards

@@ -42,11 +42,14 @@ class Summary:
 
     def eliminate(self, battle: int, alive: list[bool], holding, emit) -> bool:
         """After a battle, players holding no card are out (2.6); True when the game is over."""
+        left = []
         for seat in range(len(alive)):
-            if alive[seat] and holding(seat) == 0:
-                alive[seat] = False
-                emit(battle, "out", seat)
-        left = [seat for seat in range(len(alive)) if alive[seat]]
+            if alive[seat]:
+                if holding(seat):
+                    left.append(seat)
+                else:
+                    alive[seat] = False
+                    emit(battle, "out", seat)
         if len(left) <= 1:
             self.outcome = "win" if left else "draw"
             self.winner = left[0] if left else None

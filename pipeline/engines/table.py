@@ -9,11 +9,10 @@ replay passes one that reads the orders from the log. The engine reports every s
 
 from __future__ import annotations
 
-from collections import deque
-
-from ..model.deal import Deal, deck_of
+from ..model.deal import Deal
 from ..model.schema import RuleSet
 from .event import Recorder
+from .play import FIXED_PICKUPS, Game
 from .summary import Summary
 
 
@@ -27,145 +26,109 @@ def war_values(rules: RuleSet) -> tuple[int, ...] | None:
 
 def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> Summary:
     """Play one game of the table family to its end, reporting every step to `rec`."""
-    n = rules.players
-    rank = deck_of(rules).rank
-    values = war_values(rules)
-    fixed_down = rules.war_down if values is None else 0
-    single_up = rules.war_tiebreak == "single_up"
-    lose = rules.shortfall == "lose"
-    pickup = rules.pickup
-    pooled = pickup == "pooled"
-    wars_to_win = rules.wars_to_win
-    max_battles = rules.max_battles
-    emit = rec.emit
+    return TableGame(rules, deal, chance, rec).play()
 
-    piles = [deque(p) for p in deal.piles]
-    won = [[] for _ in range(n)]  # pooled won piles, top first
-    alive = [True] * n
-    s = Summary(war_wins=[0] * n)
-    set_aside = len(deal.set_aside)
 
-    for seat in range(n):
-        emit(0, "deal", seat, deal.piles[seat])
-    if deal.set_aside:
-        emit(0, "set_aside", None, deal.set_aside)
+class TableGame(Game):
+    """A game of the table family: every seat still in plays its top card, and the best card
+    takes the table."""
 
-    seen: dict | None = {} if pickup in ("table_order", "winner_first") else None
+    __slots__ = ("values", "fixed_down", "single_up", "lose", "pickup", "up")
 
-    def holding(seat: int) -> int:
-        return len(piles[seat]) + len(won[seat])
+    def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder) -> None:
+        super().__init__(rules, deal, chance, rec)
+        self.values = war_values(rules)
+        self.fixed_down = rules.war_down if self.values is None else 0
+        self.single_up = rules.war_tiebreak == "single_up"
+        self.lose = rules.shortfall == "lose"
+        self.pickup = rules.pickup
+        self.up: dict[int, int] = {}  # each contender's card face up
+        if rules.pickup in FIXED_PICKUPS:
+            self.seen = {}
 
-    def draw(seat: int, battle: int) -> int:
-        pile = piles[seat]
-        if not pile:
-            cards = chance.order("reshuffle", seat, won[seat][:])
-            won[seat] = []
-            pile.extend(cards)
-            emit(battle, "reshuffle", seat, cards)
-        return pile.popleft()
+    def position(self) -> tuple:
+        """Every pile in order, and the war wins under wars:N (ruling 7)."""
+        return (tuple(tuple(p) for p in self.piles),
+                tuple(self.summary.war_wins) if self.wars_to_win else ())
 
-    battle = 0
-    while True:
-        if battle >= max_battles:
-            s.outcome = "capped"
-            break
-        if seen is not None:
-            key = (tuple(tuple(p) for p in piles), tuple(s.war_wins) if wars_to_win else ())
-            first = seen.get(key)
-            if first is not None:
-                s.outcome = "cycle"
-                s.cycle_length = battle - first
-                break
-            seen[key] = battle
-        battle += 1
+    def battle(self, battle: int) -> bool:
+        """Every seat still in plays its top card and the best card takes the table; a tie for it
+        goes to war (RULES 2.2-2.3)."""
+        rank = self.rank
+        self.table = []
+        self.played = [[] for _ in range(self.n)]
+        self.up = up = {}
+        contenders = [seat for seat in range(self.n) if self.alive[seat]]
+        self.play_up(contenders, battle)
+        best = max(rank[up[seat]] for seat in contenders)
+        tied = [seat for seat in contenders if rank[up[seat]] == best]
+        winner, depth = (tied[0], 0) if len(tied) == 1 else self.wars(battle, tied, best)
+        return self.close_battle(battle, winner, depth)
 
-        table: list[int] = []
-        played: list[list[int]] = [[] for _ in range(n)]
-        up: dict[int, int] = {}
-        contenders = [seat for seat in range(n) if alive[seat]]
-        for seat in contenders:
-            c = draw(seat, battle)
+    def play_up(self, seats, battle: int) -> None:
+        """Each of `seats` plays its top card face up."""
+        piles, table, played, up, emit = self.piles, self.table, self.played, self.up, self.emit
+        for seat in seats:
+            if not piles[seat]:
+                self.reshuffle(seat, battle)
+            c = piles[seat].popleft()
             table.append(c)
             played[seat].append(c)
             up[seat] = c
             emit(battle, "play", seat, (c,))
 
+    def wars(self, battle: int, tied: list[int], best: int) -> tuple[int | None, int]:
+        """Wars among the seats tied for the best card until one card is best: the winner (None
+        when nobody could go on) and how many wars it took. A seat short of cards lays fewer
+        down, keeping its last card to play up (2.3)."""
+        rank, up = self.rank, self.up
         depth = 0
-        winner: int | None = None
-        while True:
-            best = max(rank[up[seat]] for seat in contenders)
-            tied = [seat for seat in contenders if rank[up[seat]] == best]
-            if len(tied) == 1:
-                winner = tied[0]
-                break
+        while len(tied) > 1:
             depth += 1
-            emit(battle, "war", None, (), tied, (), depth)
-            if single_up and depth >= 2:
-                down = 0
-            elif values is not None:
-                down = values[best] - 1
-            else:
-                down = fixed_down
-            ready = []
-            for seat in tied:
-                have = holding(seat)
-                if have == 0:
-                    emit(battle, "war_out", seat)
-                elif lose and have <= down:
-                    cards = list(piles[seat]) + won[seat]
-                    piles[seat].clear()
-                    won[seat] = []
-                    table.extend(cards)
-                    played[seat].extend(cards)
-                    alive[seat] = False
-                    emit(battle, "forfeit", seat, cards)
-                    emit(battle, "out", seat)
-                else:
-                    ready.append(seat)
-            still = ready if len(ready) > 1 else []
-            for seat in still:
-                k = min(down, holding(seat) - 1)
-                if k:
-                    cards = []
-                    for _ in range(k):
-                        if not piles[seat] and cards:
-                            emit(battle, "down", seat, cards)
-                            cards = []
-                        c = draw(seat, battle)
-                        table.append(c)
-                        played[seat].append(c)
-                        cards.append(c)
-                    emit(battle, "down", seat, cards)
-                c = draw(seat, battle)
-                table.append(c)
-                played[seat].append(c)
-                up[seat] = c
-                emit(battle, "play", seat, (c,))
+            self.emit(battle, "war", None, (), tied, (), depth)
+            down = self.war_size(depth, best)
+            ready = self.join_war(battle, tied, down)
             if len(ready) <= 1:
-                winner = ready[0] if ready else None
-                break
-            contenders = still
+                return (ready[0] if ready else None), depth
+            for seat in ready:
+                k = min(down, self.holding(seat) - 1)
+                if k:
+                    self.played[seat].extend(self.lay_down(seat, k, battle))
+                self.play_up((seat,), battle)
+            best = max(rank[up[seat]] for seat in ready)
+            tied = [seat for seat in ready if rank[up[seat]] == best]
+        return tied[0], depth
 
-        s.count_war(battle, depth)
-        if winner is None:
-            set_aside += len(table)
-            emit(battle, "set_aside", None, table)
-        else:
-            if pickup == "shuffled":
-                order = chance.order("collect", winner, table)
-            elif pickup == "winner_first":
-                order = played[winner] + [c for seat in range(n) if seat != winner for c in played[seat]]
-            else:
-                order = table
-            if pooled:
-                won[winner][:0] = order
-            else:
-                piles[winner].extend(order)
-            emit(battle, "collect", winner, order)
-            if depth and s.won_war(winner, wars_to_win):
-                break
-        if s.eliminate(battle, alive, holding, emit):
-            break
+    def war_size(self, depth: int, best: int) -> int:
+        """Cards face down: fixed, or by the tied rank in Război (5.1); none after the first war
+        under single_up (2.5)."""
+        if self.single_up and depth >= 2:
+            return 0
+        if self.values is not None:
+            return self.values[best] - 1
+        return self.fixed_down
 
-    s.cards_set_aside = set_aside
-    return s.end(battle, holding, n, emit, rec)
+    def join_war(self, battle: int, tied: list[int], down: int) -> list[int]:
+        """The tied seats able to fight, settled before anyone lays a card down (ruling 1): a seat
+        holding nothing is out of the war; under shortfall=lose, one holding no more than `down`
+        cards forfeits."""
+        ready = []
+        for seat in tied:
+            have = self.holding(seat)
+            if have == 0:
+                self.emit(battle, "war_out", seat)
+            elif self.lose and have <= down:
+                self.forfeit(seat, battle)
+            else:
+                ready.append(seat)
+        return ready
+
+    def pick_up(self, winner: int, battle: int) -> list[int]:
+        """The table in `pickup` order (RULES 2.4): shuffled, as it lies, or the winner's own
+        cards first and then each other seat's in seat order."""
+        if self.pickup == "shuffled":
+            return self.chance.order("collect", winner, self.table)
+        if self.pickup == "winner_first":
+            played = self.played
+            return played[winner] + [c for seat in range(self.n) if seat != winner for c in played[seat]]
+        return self.table

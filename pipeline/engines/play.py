@@ -1,0 +1,173 @@
+"""What the families' games do the same way: the deal, the piles, reshuffles, collections,
+forfeits and the battle loop.
+
+A family's engine is a subclass of `Game` that plays one battle (`battle`); the steps here are
+the ones its rules share with the other families, word for word.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ..model.deal import Deal, deck_of
+from ..model.schema import RuleSet
+from .event import Recorder
+from .summary import Summary
+
+# The pickup orders under which a position can repeat for certain (ruling 7).
+FIXED_PICKUPS = ("table_order", "winner_first")
+
+
+class Game:
+    """One game in play: each seat's pile (face down, top first) and won pile (top first), who is
+    still in, this battle's table and the summary so far."""
+
+    __slots__ = ("n", "rank", "chance", "rec", "emit", "deal", "piles", "won", "alive", "summary",
+                 "pooled", "wars_to_win", "max_battles", "seen", "table", "played")
+
+    def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder) -> None:
+        self.n = n = rules.players
+        self.rank = deck_of(rules).rank
+        self.chance = chance
+        self.rec = rec
+        self.emit = rec.emit
+        self.deal = deal
+        self.piles = [deque(p) for p in deal.piles]
+        self.won: list[list[int]] = [[] for _ in range(n)]
+        self.alive = [True] * n
+        self.summary = Summary(war_wins=[0] * n, cards_set_aside=len(deal.set_aside))
+        self.pooled = rules.pickup == "pooled"
+        self.wars_to_win = rules.wars_to_win
+        self.max_battles = rules.max_battles
+        self.seen: dict | None = None  # the battle of each position, when the family looks for cycles
+        self.table: list[int] = []  # this battle's cards, in the order they came onto the table
+        self.played: list[list[int]] = []  # this battle's cards by seat
+
+    def play(self) -> Summary:
+        """The whole game: the deal, battles until it is over, the end event."""
+        self.start()
+        battle = self.battles()
+        return self.summary.end(battle, self.holding, self.n, self.emit, self.rec)
+
+    def start(self) -> None:
+        """Report the deal: each seat's pile, then the cards left out of it."""
+        deal, emit = self.deal, self.emit
+        for seat in range(self.n):
+            emit(0, "deal", seat, deal.piles[seat])
+        if deal.set_aside:
+            emit(0, "set_aside", None, deal.set_aside)
+
+    def battles(self) -> int:
+        """Battles until one ends the game, the cap is reached (`capped`) or a position comes back
+        (`cycle`, where the family looks for cycles); how many were played."""
+        s, seen, play_battle = self.summary, self.seen, self.battle
+        battle = 0
+        while battle < self.max_battles:
+            if seen is not None:
+                key = self.position()
+                first = seen.get(key)
+                if first is not None:
+                    s.outcome, s.cycle_length = "cycle", battle - first
+                    return battle
+                seen[key] = battle
+            battle += 1
+            if play_battle(battle):
+                return battle
+        s.outcome = "capped"
+        return battle
+
+    def battle(self, battle: int) -> bool:
+        """Play battle number `battle`; True when it ends the game."""
+        raise NotImplementedError
+
+    def position(self) -> tuple:
+        """What must come back for the game to be in a cycle."""
+        raise NotImplementedError
+
+    def pick_up(self, winner: int, battle: int) -> list[int]:
+        """The table, in the order the winner of the battle picks it up."""
+        raise NotImplementedError
+
+    def holding(self, seat: int) -> int:
+        return len(self.piles[seat]) + len(self.won[seat])
+
+    def reshuffle(self, seat: int, battle: int) -> None:
+        """The won pile, shuffled, becomes the empty pile (ruling 5)."""
+        cards = self.chance.order("reshuffle", seat, self.won[seat][:])
+        self.won[seat] = []
+        self.piles[seat].extend(cards)
+        self.emit(battle, "reshuffle", seat, cards)
+
+    def take_cards(self, seat: int, k: int, battle: int, kind: str, into: list[int]) -> list[int]:
+        """Up to `k` cards from the seat's pile onto `into` (the table, a hand), reshuffling its
+        won pile into the pile when it runs out, fewer when both are empty: one `kind` event for
+        each run of cards between reshuffles. The cards taken."""
+        start = len(into)
+        pile, emit = self.piles[seat], self.emit
+        run: list[int] = []
+        for _ in range(k):
+            if not pile:
+                if run:
+                    emit(battle, kind, seat, run)
+                    run = []
+                if not self.won[seat]:
+                    break
+                self.reshuffle(seat, battle)
+            c = pile.popleft()
+            run.append(c)
+            into.append(c)
+        if run:
+            emit(battle, kind, seat, run)
+        return into[start:]
+
+    def lay_down(self, seat: int, k: int, battle: int) -> list[int]:
+        """A war's face-down cards: up to `k` from the seat's pile onto the table."""
+        return self.take_cards(seat, k, battle, "down", self.table)
+
+    def knock_out(self, seat: int, battle: int) -> None:
+        self.alive[seat] = False
+        self.emit(battle, "out", seat)
+
+    def surrender(self, seat: int) -> list[int]:
+        """Every card the seat holds, top first: its pile, then its won pile. It holds none after."""
+        cards = list(self.piles[seat]) + self.won[seat]
+        self.piles[seat].clear()
+        self.won[seat] = []
+        return cards
+
+    def forfeit(self, seat: int, battle: int) -> None:
+        """shortfall=lose: a seat that cannot complete a war puts all it holds on the table
+        without reshuffling (ruling 2), and is out."""
+        cards = self.surrender(seat)
+        self.table.extend(cards)
+        self.played[seat].extend(cards)
+        self.emit(battle, "forfeit", seat, cards)
+        self.knock_out(seat, battle)
+
+    def collect(self, seat: int, cards: list[int], battle: int) -> None:
+        """Won cards go under the seat's pile, or on top of its won pile when it keeps one
+        (ruling 5)."""
+        if self.pooled:
+            self.won[seat][:0] = cards
+        else:
+            self.piles[seat].extend(cards)
+        self.emit(battle, "collect", seat, cards)
+
+    def set_aside(self, battle: int) -> None:
+        """Nobody is left to win the table: its cards leave the game."""
+        self.summary.cards_set_aside += len(self.table)
+        self.emit(battle, "set_aside", None, self.table)
+
+    def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
+        """After the wars: the winner picks up the table (or it is set aside), a war won may win
+        the game under wars:N before eliminations (ruling 6), then seats holding nothing are out.
+        True when the game is over."""
+        s = self.summary
+        s.count_war(battle, depth)
+        if winner is None:
+            self.set_aside(battle)
+        else:
+            self.collect(winner, self.pick_up(winner, battle), battle)
+            if depth and s.won_war(winner, self.wars_to_win):
+                return True
+        return s.eliminate(battle, self.alive, self.holding, self.emit)

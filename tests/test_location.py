@@ -143,7 +143,10 @@ def test_resume_on_s3_after_kill_9_gives_the_same_bytes(s3, local, delay):
     bucket = s3.bucket()
     uri = s3.uri(bucket)
     proc = war(*ARGS, "--workers", "2", "--out", uri)
-    time.sleep(delay)
+    deadline = time.time() + 60  # the kill lands `delay` into the writing, however slow the start
+    while not any(k.endswith("lock") for k in s3.keys(bucket)) and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(delay / 2)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     for key in s3.keys(bucket):

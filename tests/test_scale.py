@@ -30,7 +30,10 @@ def reference(tmp_path_factory):
 def test_resume_after_kill_9_gives_the_same_bytes(tmp_path, reference, delay):
     root = tmp_path / "ds"
     proc = war(*ARGS, "--workers", "2", "--out", root)
-    time.sleep(delay)
+    deadline = time.time() + 60  # the kill lands `delay` into the writing, however slow the start
+    while not (root / ".war" / "lock").exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(delay / 2)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     visible = [p for p in root.rglob("*.parquet") if not p.name.startswith(".")]

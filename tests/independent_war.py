@@ -1,4 +1,4 @@
-"""An independent, clean-room simulator of the table-family War variants (RULES.md 1-5, 8).
+"""An independent, clean-room simulator of the table-family War variants (rules 1-5, 8).
 
 Written from the rules text and the documented conventions only (not from pipeline/engine.py),
 to cross-check the project's engine game by game. It shares only the specified random

@@ -46,7 +46,7 @@ def check_summary(summary, **expected):
 
 
 def fisher_yates(rng: Xoshiro256, cards) -> list[int]:
-    """DESIGN.md: for i from len-1 down to 1, j = bounded(i+1), swap i and j."""
+    """docs/rules.md (Randomness): for i from len-1 down to 1, j = bounded(i+1), swap i and j."""
     cards = [code(x) for x in cards]
     for i in range(len(cards) - 1, 0, -1):
         j = rng.bounded(i + 1)

@@ -1,13 +1,13 @@
-"""Steal War and Arneson's War (RULES.md sections 6 and 7, as read by docs/decisions.md rulings
+"""Steal War and Arneson's War (rules sections 6 and 7, as read by docs/decisions.md rulings
 11-19), one rule point at a time, on small hand-built deals with scripted decisions.
 
 Every decision is answered by `Script`, a chooser that hands out pre-set answers from one queue
 per (kind, seat) and asserts the options it was offered, so each game is exact. The engines are
 run directly (`play_steal`, `play_arneson`) with a `Recorder` and the game's generator. Every
-expected event sequence and summary below was worked out by hand from RULES.md and the rulings,
+expected event sequence and summary below was worked out by hand from docs/rules.md and the rulings,
 not copied from the engine. Cards not dealt in a test are declared set aside (out of play).
 
-Two readings these tests rely on, where RULES.md 2.4's wording leaves room (see the notes at the
+Two readings these tests rely on, where rules 2.4's wording leaves room (see the notes at the
 tests that use them):
 - *Table order* is "the order in which the cards came onto the table". In Steal War the cards
   come onto the table in the battle's turn order (ruling 11: each player in turn looks, may steal,
@@ -124,7 +124,7 @@ def hand(seat, chosen, *options):
 
 
 def check_decisions_logged(events, script) -> None:
-    """RULES 6.8 / 7.5: every decision asked of the chooser is logged, in order, with the options
+    """rules 6.8 / 7.5: every decision asked of the chooser is logged, in order, with the options
     it had, and nothing else is logged as a decision."""
     logged = [(e.note, e.seat, e.options) for e in events if e.kind == "decision"]
     assert logged == [(kind, seat, options) for kind, seat, options, _ in script.asked]
@@ -191,7 +191,7 @@ def HAND(b, seat, depth, chosen, *options):
 
 
 # =============================================================================================
-# Steal War (RULES 6)
+# Steal War (rules 6)
 # =============================================================================================
 
 # ---------------------------------------------------------------------------------------------
@@ -838,7 +838,7 @@ def test_6_8_decisions_by_policies_are_logged_with_their_options_and_replay():
 
 
 # =============================================================================================
-# Arneson's War (RULES 7)
+# Arneson's War (rules 7)
 # =============================================================================================
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tests of the `war` command line (DESIGN.md, "Commands").
+"""Tests of the `war` command line (README.md).
 
 Normal runs go through `typer.testing.CliRunner` on `pipeline.cli.app`. Error handling is tested
 through `pipeline.cli.main`, because the one-line error boundary (WarError -> "error: ..." on

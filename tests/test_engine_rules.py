@@ -1,10 +1,10 @@
-"""Classic War's rules (RULES.md section 2), one rule point at a time, on small hand-built deals.
+"""Classic War's rules (rules sections 2), one rule point at a time, on small hand-built deals.
 
-Every expected event sequence and summary below was worked out by hand from RULES.md, not copied
+Every expected event sequence and summary below was worked out by hand from docs/rules.md, not copied
 from the engine. Cards not dealt in a test are declared set aside (out of play), so a game is won
 by holding every card *in play*. Most tests use a fixed pickup order (`table_order` or
 `winner_first`) so that whole games are exact; the random orders (`shuffled`, `pooled`) are
-checked against a Fisher-Yates shuffle with the game's generator (DESIGN.md, "Randomness").
+checked against a Fisher-Yates shuffle with the game's generator (docs/rules.md, "Randomness").
 
 Every game played here is also replayed from its log (`replay_log`), which must give an equal
 summary, and must raise `LogMismatch` when any one card of any one event is changed.
@@ -96,7 +96,7 @@ WARS2 = (["7C", "2C", "3C", "4C", "JC", "5C", "6C", "8C", "AC", "9C", "10C", "QC
 
 
 # ---------------------------------------------------------------------------------------------
-# The log's start (RULES 1.4: the log records the deal and the cards set aside)
+# The log's start (rules 1.4: the log records the deal and the cards set aside)
 
 
 def test_log_starts_with_each_seats_pile_then_the_set_aside_cards():

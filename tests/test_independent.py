@@ -1,5 +1,5 @@
 """Cross-check of the engine against an independent, clean-room simulator (independent_war.py),
-written from RULES.md 1-5 and 8 and the documented conventions, game by game.
+written from rules 1-5 and 8 and the documented conventions, game by game.
 
 Every table-family option value appears in at least one rule set below; each rule set plays the
 same paired seeds (game_seed(2024, i)), and every summary field must agree for every game.

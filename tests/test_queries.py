@@ -327,7 +327,7 @@ def test_cycle_cap_by_pickup(results, by_rules, rule_sets):
         assert all(g["battles"] == rule_sets[rid].max_battles for g in capped)
     shuffled = next(r for r in got.values() if r["pickup"] == "shuffled")
     fixed = next(r for r in got.values() if r["pickup"] == "table_order")
-    assert shuffled["cycles"] == 0  # a cycle needs a fixed pickup order (RULES 2.6)
+    assert shuffled["cycles"] == 0  # a cycle needs a fixed pickup order (rules 2.6)
     assert fixed["cycles"] > 0 and fixed["capped"] > 0
 
 

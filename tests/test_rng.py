@@ -1,4 +1,4 @@
-"""The specified generator: DESIGN.md's test vectors, bounded draws, the shuffle."""
+"""The specified generator: docs/rules.md's test vectors (Randomness), bounded draws, the shuffle."""
 
 from collections import Counter
 

@@ -23,7 +23,7 @@ from pipeline.log.tables import game_logs
 GAMES_PER_RULE_SET = 200
 SEED = 11
 RANK_LABELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-# RULES 5.1: a tie on value v puts v - 1 cards down; J, Q, K are 10, the Ace ace_value (11).
+# rules 5.1: a tie on value v puts v - 1 cards down; J, Q, K are 10, the Ace ace_value (11).
 RAZBOI_VALUES = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10,
                  "J": 10, "Q": 10, "K": 10, "A": 11, "JK": 12}
 # Queries that answer only for some rule sets: which ones.
@@ -231,12 +231,12 @@ def test_razboi_war_sizes(root, by_rules, rule_sets):
         assert row["player_entries"] == e["entries"]
         assert row["mean_down_per_player"] == approx(e["down"] / e["entries"])
         assert row["short_entries"] == e["short"]
-        # running short only ever shortens a war (RULES 2.3), and rarely
+        # running short only ever shortens a war (rules 2.3), and rarely
         assert row["mean_down_per_player"] <= row["full_down"]
         assert row["short_entries"] < row["player_entries"] / 4
     # every war of the games table, a double war counting 2, is one war here
     assert sum(r["wars"] for r in rows) == sum(g["wars"] for g in by_rules[rid])
-    # a war on 8s puts 7 down, on Kings 9 (RULES 5.1): sizes grow with the rank up to 10
+    # a war on 8s puts 7 down, on Kings 9 (rules 5.1): sizes grow with the rank up to 10
     assert got["8"]["full_down"] == 7 and got["K"]["full_down"] == 9
     assert got["2"]["mean_down_per_player"] < got["8"]["mean_down_per_player"] < got["A"]["mean_down_per_player"]
 

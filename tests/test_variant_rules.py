@@ -1,11 +1,11 @@
-"""The deck, the deal and the variants beyond Classic War (RULES.md sections 1, 3, 4, 5, 8), one
+"""The deck, the deal and the variants beyond Classic War (rules sections 1, 3, 4, 5, 8), one
 rule point at a time, on small hand-built deals.
 
-Every expected event sequence and summary below was worked out by hand from RULES.md, not copied
+Every expected event sequence and summary below was worked out by hand from docs/rules.md, not copied
 from the engine. Cards not dealt in a test are declared set aside (out of play), so a game is won
 by holding every card *in play*. The hand-built games use a fixed pickup order (`table_order` or
 `winner_first`) so that whole games are exact. Shuffled deals are checked against a Fisher-Yates
-shuffle of the deck in code order with the game's generator, dealt round-robin (RULES 1.4).
+shuffle of the deck in code order with the game's generator, dealt round-robin (rules 1.4).
 
 Every game played here is also replayed from its log (`replay_log`), which must give an equal
 summary.
@@ -77,7 +77,7 @@ def play_seed(rule_set, seed: int):
 
 
 def expected_deal(seed: int, size: int, players: int):
-    """RULES 1.4 by hand: shuffle codes 0..size-1, card i to seat i mod n until each seat has
+    """rules 1.4 by hand: shuffle codes 0..size-1, card i to seat i mod n until each seat has
     floor(size / n); the rest set aside."""
     deck = fisher_yates(Xoshiro256(seed), range(size))
     each = size // players
@@ -157,7 +157,7 @@ def test_1_1_two_jokers_tie_and_go_to_war():
 
 
 def test_1_2_custom_deck_codes_ranks_and_size():
-    """1.2 / DESIGN.md: R ranks x S suits, code = S x rank index + suit index; Jokers are codes
+    """1.2 / README.md (card codes): R ranks x S suits, code = S x rank index + suit index; Jokers are codes
     R x S and R x S + 1 and rank above all (ranks=4, suits=3, jokers=2: 14 cards)."""
     rule_set = classic(ranks=4, suits=3, jokers=2)
     deck = deck_of(rule_set)
@@ -715,7 +715,7 @@ def test_5_1_tie_on_aces_with_ace_value_14_thirteen_down():
     check_summary(summary, outcome="win", winner=0, wars=1, final_cards=[30, 0])
 
 
-# The war values of RULES 5.1, written out: 2..10 their number; J, Q, K 10; A 11 (default).
+# The war values of rules 5.1, written out: 2..10 their number; J, Q, K 10; A 11 (default).
 VALUES = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10,
           "J": 10, "Q": 10, "K": 10, "A": 11}
 

@@ -1,4 +1,4 @@
-"""Arneson's War (RULES.md 7), by Erik Arneson: hands of three and a hidden choice.
+"""Arneson's War (docs/rules.md 7), by Erik Arneson: hands of three and a hidden choice.
 
 Each player holds a hand of 3 drawn from its pile and plays the card it chooses; a war is 3
 cards from the pile face down and a fourth chosen from the hand. The winner of a war takes the

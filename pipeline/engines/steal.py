@@ -1,4 +1,4 @@
-"""Steal War (RULES.md 6), by Gary Philippy and Hayes Ruberti.
+"""Steal War (docs/rules.md 6), by Gary Philippy and Hayes Ruberti.
 
 Each player has a face-down draw pile and a face-up won pile. Before playing, a player looks at
 its top card and may steal the won piles of opponents whose top card has the same rank; the

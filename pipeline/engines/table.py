@@ -1,5 +1,5 @@
 """The reference engine for the table family: Classic, Multiplayer, Jokers and Război
-(RULES.md sections 2-5), with every option of section 8.
+(docs/rules.md sections 2-5), with every option of section 8.
 
 The engine never draws randomness itself: it asks a *chance* for every random order (a pickup
 shuffle, a reshuffle of a won pile). Generation passes a chance backed by the game's generator;
@@ -17,7 +17,7 @@ from .summary import Summary
 
 
 def war_values(rules: RuleSet) -> tuple[int, ...] | None:
-    """Război: the value of each rank index (RULES 5.1), or None when war size is fixed."""
+    """Război: the value of each rank index (docs/rules.md 5.1), or None when war size is fixed."""
     if rules.war_down != "by_rank":
         return None
     values = [r + 2 for r in range(9)] + [10, 10, 10, rules.ace_value]
@@ -53,7 +53,7 @@ class TableGame(Game):
 
     def battle(self, battle: int) -> bool:
         """Every seat still in plays its top card and the best card takes the table; a tie for it
-        goes to war (RULES 2.2-2.3)."""
+        goes to war (docs/rules.md 2.2-2.3)."""
         rank = self.rank
         self.table = []
         self.played = [[] for _ in range(self.n)]
@@ -124,7 +124,7 @@ class TableGame(Game):
         return ready
 
     def pick_up(self, winner: int, battle: int) -> list[int]:
-        """The table in `pickup` order (RULES 2.4): shuffled, as it lies, or the winner's own
+        """The table in `pickup` order (docs/rules.md 2.4): shuffled, as it lies, or the winner's own
         cards first and then each other seat's in seat order."""
         if self.pickup == "shuffled":
             return self.chance.order("collect", winner, self.table)

@@ -13,9 +13,10 @@ import pytest
 pytest.importorskip("numba")
 
 from pipeline.engines.compiled.rng import bounded_draws, game_seeds, shuffled_range, splitmix_outputs, xoshiro_outputs  # noqa: E402
-from pipeline.engines.compiled.table import E_CEND, E_KIND, OUTCOMES, S_OUTCOME, play_arrays  # noqa: E402
+from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMARY_OUTCOME  # noqa: E402
+from pipeline.engines.compiled.table import play_arrays  # noqa: E402
 from pipeline.log.shard import compiled_plays, play_range_fast, shard_tables  # noqa: E402
-from pipeline.model.schema import EVENT_KINDS  # noqa: E402
+from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
 from pipeline.model.deal import shuffled_deal  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
 from pipeline.log.shard import play_range  # noqa: E402
@@ -164,8 +165,8 @@ def test_the_grid_reaches_every_outcome_and_event_kind():
             continue
         _ordinal, seed, start = case_args(case)
         evi, *_, summ, _ww, _fc, _seeds = play_arrays(rules, seed, start, start + games)
-        outcomes |= {OUTCOMES[c] for c in np.unique(summ[:, S_OUTCOME])}
-        kinds |= {EVENT_KINDS[c] for c in np.unique(evi[:, E_KIND])}
+        outcomes |= {OUTCOMES[c] for c in np.unique(summ[:, SUMMARY_OUTCOME])}
+        kinds |= {EVENT_KINDS[c] for c in np.unique(evi[:, EVENT_KIND])}
     assert outcomes == {"win", "draw", "capped", "cycle"}
     assert kinds == {"deal", "set_aside", "play", "down", "war", "war_out", "forfeit", "collect",
                      "reshuffle", "out", "end"}
@@ -259,6 +260,6 @@ def test_deal_matches_shuffled_deal():
     rules = build_rules("multiplayer", {"players": "3"})
     evi, cv, *_ = play_arrays(rules, 42, 0, 1)
     deal = shuffled_deal(rules, Xoshiro256(game_seed(42, 0)))
-    ends = evi[:4, E_CEND].tolist()
+    ends = evi[:4, EVENT_CARDS_END].tolist()
     got = [tuple(cv[a:b].tolist()) for a, b in zip([0] + ends, ends)]
     assert got == list(deal.piles) + [deal.set_aside]

@@ -13,11 +13,13 @@ from hypothesis import strategies as st
 pytest.importorskip("numba")
 
 from pipeline.engines.event import Event  # noqa: E402
-from pipeline.engines.compiled.table import K_COLLECT, K_DOWN, K_END, K_FORFEIT, K_PLAY, K_SET_ASIDE, K_WAR, OUTCOMES, S_EVENTS, play_arrays  # noqa: E402
-from pipeline.log.compiled import _SPELT, _find, events_from_arrays  # noqa: E402
+from pipeline.engines.compiled.layout import KIND_COLLECT, KIND_DOWN, KIND_END, KIND_FORFEIT, KIND_PLAY, KIND_SET_ASIDE, KIND_WAR, SUMMARY_EVENTS  # noqa: E402
+from pipeline.engines.compiled.table import play_arrays  # noqa: E402
+from pipeline.log.compiled import events_from_arrays  # noqa: E402
+from pipeline.log.compiled_codec import _shape_texts, find_shape  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
 from pipeline.model.rules import build_rules  # noqa: E402
-from pipeline.model.schema import EVENT_KINDS  # noqa: E402
+from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
 from pipeline.log.tables import events_table, game_logs
 from pipeline.storage.files import write_parquet  # noqa: E402
 
@@ -50,7 +52,7 @@ def reference_logs(evi, cv, sv, counts) -> list[list[Event]]:
         for battle, kind, seat, value, note, cend, send in rows[i:i + count]:
             log.append(Event(battle, EVENT_KINDS[kind], seat=None if seat < 0 else seat,
                              cards=tuple(cards[c0:cend]), seats=tuple(seats[s0:send]),
-                             value=value if kind in (K_WAR, K_END) else None,
+                             value=value if kind in (KIND_WAR, KIND_END) else None,
                              note=OUTCOMES[note] if note >= 0 else None))
             c0, s0 = cend, send
         out.append(log)
@@ -82,9 +84,9 @@ def test_kernel_games_encode_as_the_reference(name, options, tmp_path):
         pytest.skip(f"not a playable combination: {err}")
     evi, cv, sv, summ, *_ = play_arrays(rules, 3, 10, 70)
     ids = (np.int64(2) * 1_000_000_000 + np.arange(10, 70)).tolist()
-    _SPELT.clear()
-    check(ids, evi, cv, sv, summ[:, S_EVENTS], tmp_path)
-    check(ids, evi, cv, sv, summ[:, S_EVENTS])  # with every shape's text already kept
+    _shape_texts.clear()
+    check(ids, evi, cv, sv, summ[:, SUMMARY_EVENTS], tmp_path)
+    check(ids, evi, cv, sv, summ[:, SUMMARY_EVENTS])  # with every shape's text already kept
 
 
 def test_the_rule_sets_reach_every_kind_of_take():
@@ -92,7 +94,7 @@ def test_the_rule_sets_reach_every_kind_of_take():
     small = large = forfeits = 0
     for name, options in RULE_SETS:
         evi, cv, sv, summ, *_ = play_arrays(build_rules(name, options), 3, 10, 70)
-        table = events_from_arrays(np.arange(60), evi, cv, sv, summ[:, S_EVENTS])
+        table = events_from_arrays(np.arange(60), evi, cv, sv, summ[:, SUMMARY_EVENTS])
         shapes = table.column("shape").combine_chunks().dictionary.to_pylist()
         small += sum("@" in s and "@*" not in s for s in shapes)
         large += sum("@*" in s for s in shapes)
@@ -104,7 +106,7 @@ def test_a_deck_of_large_card_codes():
     rules = build_rules("classic", {"ranks": "200", "suits": "150", "max_battles": "40"})
     evi, cv, sv, summ, *_ = play_arrays(rules, 1, 0, 3)
     assert cv.max() > 29_000
-    check([7, 8, 9], evi, cv, sv, summ[:, S_EVENTS])
+    check([7, 8, 9], evi, cv, sv, summ[:, SUMMARY_EVENTS])
 
 
 def test_empty():
@@ -129,7 +131,7 @@ def event_arrays(draw):
                 battle = draw(st.integers(0, 5))
                 table = []
             if table and draw(st.integers(0, 2)) == 0:
-                kind = draw(st.sampled_from([K_COLLECT, K_SET_ASIDE]))
+                kind = draw(st.sampled_from([KIND_COLLECT, KIND_SET_ASIDE]))
                 ev_cards = draw(st.permutations(table))
                 if draw(st.integers(0, 4)) == 0:  # not quite the table: stays raw
                     ev_cards = ev_cards[1:] if len(ev_cards) > 1 else ev_cards + ev_cards
@@ -137,7 +139,7 @@ def event_arrays(draw):
             else:
                 kind = draw(st.integers(0, len(EVENT_KINDS) - 1))
                 ev_cards = draw(st.lists(st.one_of(st.integers(0, 9), st.integers(0, 32767)), max_size=7))
-                if kind in (K_PLAY, K_DOWN, K_FORFEIT):
+                if kind in (KIND_PLAY, KIND_DOWN, KIND_FORFEIT):
                     table = table + ev_cards
             ev_seats = draw(st.lists(st.integers(0, 127), max_size=19))
             cards += ev_cards
@@ -160,13 +162,13 @@ def test_long_rows_and_many_shapes_grow_the_buffers():
     distinct shapes (more than the first hash table holds)."""
     rows, cards = [], []
     for b in range(3000):  # one war value per battle: 3000 shapes
-        for kind, value in ((K_PLAY, 0), (K_WAR, b), (K_PLAY, 0)):
-            if kind == K_PLAY:
+        for kind, value in ((KIND_PLAY, 0), (KIND_WAR, b), (KIND_PLAY, 0)):
+            if kind == KIND_PLAY:
                 cards.append(len(cards) % 50)
             rows.append((b + 1, kind, 0, value, -1, len(cards), 0))
     for j in range(2000):
         cards.append(j % 40)
-        rows.append((5000, K_DOWN, j % 3, 0, -1, len(cards), 0))
+        rows.append((5000, KIND_DOWN, j % 3, 0, -1, len(cards), 0))
     evi = np.array(rows, np.int32)
     table = check([1], evi, np.array(cards, np.int16), np.zeros(0, np.int8), np.array([len(rows)], np.int64))
     assert len(table.column("shape").combine_chunks().dictionary) == 3001
@@ -180,7 +182,7 @@ def test_equal_hashes_never_share_a_shape():
     slots = np.full(8, -1, np.int32)
     slots[42 & 7] = 0
     h = np.uint64(42)
-    assert _find(np.array([5, 6, 7]), 3, h, keys, kstart, khash, slots) == 0
-    assert _find(np.array([5, 6, 8]), 3, h, keys, kstart, khash, slots) < 0
-    assert _find(np.array([5, 6]), 2, h, keys, kstart, khash, slots) < 0
+    assert find_shape(np.array([5, 6, 7]), 3, h, keys, kstart, khash, slots) == 0
+    assert find_shape(np.array([5, 6, 8]), 3, h, keys, kstart, khash, slots) < 0
+    assert find_shape(np.array([5, 6]), 2, h, keys, kstart, khash, slots) < 0
 

@@ -514,7 +514,8 @@ def test_cards_balance_on_regenerated_shards_and_its_failures(tmp_path):
     """The whole-shard invariant check behind fast validation: it holds on real games and fails
     when a card leaves the table that was never put there, a card is put down twice in a
     battle, or a deal repeats a card."""
-    from pipeline.engines.compiled.table import E_CEND, E_KIND, play_arrays
+    from pipeline.engines.compiled.layout import EVENT_CARDS_END as E_CEND, EVENT_KIND as E_KIND
+    from pipeline.engines.compiled.table import play_arrays
     from pipeline.model.schema import EVENT_KINDS
     from pipeline.log.invariants import cards_balance
 

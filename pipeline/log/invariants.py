@@ -5,29 +5,34 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engines.compiled.layout import (
+    EVENT_BATTLE,
+    EVENT_CARDS_END,
+    EVENT_KIND,
+    KIND_SET_ASIDE,
+    SUMMARY_EVENTS,
+)
 from ..engines.compiled.rng import njit
-from ..engines.compiled.table import E_BATTLE, E_CEND, E_KIND, S_EVENTS
 from ..model.schema import EVENT_KINDS
 from .codec import TABLE_KINDS, TAKE_KINDS
 
 DEALT, PUT, TAKEN = 1, 2, 3
-SET_ASIDE = EVENT_KINDS.index("set_aside")  # deals at battle 0, takes from the table later
 ROLE = np.array([DEALT if kind == "deal" else PUT if kind in TABLE_KINDS else
                  TAKEN if kind in TAKE_KINDS and kind != "set_aside" else 0 for kind in EVENT_KINDS], np.int8)
 
 
 def cards_balance(arrays, deck_size: int) -> bool:
-    """Invariants over a whole shard of the compiled engine's output (`kernel.play_arrays`):
+    """Invariants over a whole shard of the compiled engine's output (`play_arrays`' GameArrays):
     every game's deal is the whole deck, each card once; in every battle the cards that leave
     the table are the cards put on it, none twice."""
-    evi, cv, _, summ = arrays[:4]
-    if evi.shape[0] == 0:
+    events, card_values, _, summaries = arrays[:4]
+    if events.shape[0] == 0:
         return True
-    return bool(balance(evi, cv, summ[:, S_EVENTS], ROLE, SET_ASIDE, deck_size))
+    return bool(balance(events, card_values, summaries[:, SUMMARY_EVENTS], ROLE, KIND_SET_ASIDE, deck_size))
 
 
 @njit(cache=True)
-def balance(evi, values, counts, role, set_aside, deck_size):
+def balance(events, values, counts, role, set_aside, deck_size):
     """True when every game's battle 0 deals (or sets aside) each card of the deck once, and in
     every later battle the cards taken from the table (collect, set_aside) are exactly the cards
     put on it (play, down, forfeit), none twice. role[kind] is DEALT, PUT, TAKEN or 0;
@@ -43,12 +48,12 @@ def balance(evi, values, counts, role, set_aside, deck_size):
     game_end = counts[0] if len(counts) else 0
     prev = -1
     start = 0
-    for i in range(evi.shape[0]):
+    for i in range(events.shape[0]):
         while i == game_end and g + 1 < len(counts):
             g += 1
             game_end += counts[g]
         new_game = i == 0 or i == game_end - counts[g]
-        b = evi[i, E_BATTLE]
+        b = events[i, EVENT_BATTLE]
         if new_game or b != prev:
             if i > 0 and puts != takes:
                 return False
@@ -60,8 +65,8 @@ def balance(evi, values, counts, role, set_aside, deck_size):
             puts = 0
             takes = 0
         prev = b
-        k = evi[i, E_KIND]
-        end = evi[i, E_CEND]
+        k = events[i, EVENT_KIND]
+        end = events[i, EVENT_CARDS_END]
         first = start
         start = end
         r = role[k]

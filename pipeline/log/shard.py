@@ -31,8 +31,9 @@ def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
 
 
 def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int):
-    """(events table, games table, the engine's arrays) of games start..stop-1 from the compiled
-    engine; the arrays let validation check card balance without decoding the tables."""
+    """(events table, games table, the engine's arrays: a GameArrays) of games start..stop-1 from
+    the compiled engine; the arrays let validation check card balance without decoding the
+    tables."""
     if not compiled_plays(rules):
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     arrays = play_arrays(rules, seed, start, stop)

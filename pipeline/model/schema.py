@@ -57,6 +57,9 @@ EVENT_KINDS = (
 
 EventKind = Literal[EVENT_KINDS]  # type: ignore[valid-type]
 Outcome = Literal["win", "draw", "capped", "cycle"]
+OUTCOMES: tuple[str, ...] = get_args(Outcome)  # how a game ends; the compiled engine codes them by position
+Pickup = Literal["shuffled", "table_order", "winner_first", "pooled"]
+PICKUPS: tuple[str, ...] = get_args(Pickup)  # the order won cards join a pile (RULES 2.4)
 
 
 class RuleSet(BaseModel):
@@ -73,7 +76,7 @@ class RuleSet(BaseModel):
     ace_value: int = Field(11, ge=1, description="The Ace's value when war size is by rank.")
     war_tiebreak: Literal["repeat", "single_up"] = Field("repeat", description="RULES 2.5.")
     shortfall: Literal["last_card_up", "lose"] = Field("last_card_up", description="RULES 2.3.")
-    pickup: Literal["shuffled", "table_order", "winner_first", "pooled"] = Field(
+    pickup: Pickup = Field(
         "shuffled", description="Order in which won cards join the pile (RULES 2.4).")
     ranks: int = Field(13, ge=1, le=1000, description="Ranks in the deck (RULES 1.2).")
     suits: int = Field(4, ge=1, le=1000, description="Suits in the deck (RULES 1.2).")

@@ -132,6 +132,9 @@ def bounded_draws(seed, bounds):
     return out
 
 
+HASH_START = np.uint64(0x84222325CBF29CE4)  # a running hash before its first word
+
+
 @njit(cache=True, inline="always")
 def _fold(h, word):
     """One word into a running hash (finished by _mix): of a position, of a shape key."""

@@ -1,0 +1,243 @@
+"""One battle, compiled: the seats play a card each, wars settle the ties, the winner collects
+the table (engine.play_table's battle, step for step, with the same events). Every step takes
+the game's state (state.Game)."""
+
+from __future__ import annotations
+
+from .layout import (
+    KIND_COLLECT,
+    KIND_DOWN,
+    KIND_FORFEIT,
+    KIND_OUT,
+    KIND_PLAY,
+    KIND_SET_ASIDE,
+    KIND_WAR,
+    KIND_WAR_OUT,
+    NO_NOTE,
+    NO_SEAT,
+    PICKUP_POOLED,
+    PICKUP_SHUFFLED,
+    PICKUP_WINNER_FIRST,
+)
+from .moves import draw, emit, push_cards, push_seats, put_under
+from .rng import _shuffle
+from .state import borrowing
+
+
+@borrowing(inline="always")
+def lay_face_up(s, battle, table_size, game):
+    """Seat s plays its top card face up; returns the new table size."""
+    table = game.table
+    card = draw(s, battle, game)
+    table.cards[table_size] = card
+    table.owners[table_size] = s
+    table.face_up[s] = card
+    push_cards(game.log, table.cards, table_size, table_size + 1)
+    emit(game.log, battle, KIND_PLAY, s, 0, NO_NOTE)
+    return table_size + 1
+
+
+@borrowing(inline="always")
+def open_battle(battle, game):
+    """Every seat still in the game plays a card: returns (contenders, table size)."""
+    table = game.table
+    contenders = 0
+    for s in range(game.rules.players):
+        if game.seats.alive[s]:
+            table.contenders[contenders] = s
+            contenders += 1
+    table_size = 0
+    for i in range(contenders):
+        table_size = lay_face_up(table.contenders[i], battle, table_size, game)
+    return contenders, table_size
+
+
+@borrowing(inline="always")
+def highest_ties(contenders, game):
+    """The contenders whose face-up card has the highest rank, into table.tied: returns (how
+    many, that rank)."""
+    card_rank = game.rules.card_rank
+    table = game.table
+    best = -1
+    for i in range(contenders):
+        rank = card_rank[table.face_up[table.contenders[i]]]
+        if rank > best:
+            best = rank
+    tied = 0
+    for i in range(contenders):
+        s = table.contenders[i]
+        if card_rank[table.face_up[s]] == best:
+            table.tied[tied] = s
+            tied += 1
+    return tied, best
+
+
+@borrowing(inline="always")
+def cards_down(rank, depth, rules):
+    """Cards each seat puts face down in a war of this depth over this rank."""
+    if rules.single_up and depth >= 2:
+        return 0
+    if rules.down_by_rank:
+        return rules.rank_value[rank] - 1
+    return rules.cards_down
+
+
+@borrowing
+def forfeit(s, battle, table_size, game):
+    """Seat s cannot finish the war: its pile (top first), then its won pile (top first), go on
+    the table, and it is out. Returns the new table size."""
+    seats, table = game.seats, game.table
+    first = table_size
+    head = seats.pile_head[s]
+    mask = seats.pile.shape[1] - 1
+    for i in range(seats.pile_size[s]):
+        table.cards[table_size] = seats.pile[s, (head + i) & mask]
+        table.owners[table_size] = s
+        table_size += 1
+    for i in range(seats.won_size[s] - 1, -1, -1):
+        table.cards[table_size] = seats.won[s, i]
+        table.owners[table_size] = s
+        table_size += 1
+    seats.pile_size[s] = 0
+    seats.won_size[s] = 0
+    seats.alive[s] = False
+    game.positions.pile_hash[s] = 0
+    game.positions.stream_start[s] = game.positions.stream_end[s]
+    push_cards(game.log, table.cards, first, table_size)
+    emit(game.log, battle, KIND_FORFEIT, s, 0, NO_NOTE)
+    emit(game.log, battle, KIND_OUT, s, 0, NO_NOTE)
+    return table_size
+
+
+@borrowing(inline="always")
+def put_down(s, count, battle, table_size, game):
+    """Seat s puts `count` cards face down, logged as one down event, or two when its pile runs
+    out and its won pile is reshuffled in between. Returns the new table size."""
+    table = game.table
+    first = table_size
+    for _ in range(count):
+        if game.seats.pile_size[s] == 0 and table_size > first:
+            push_cards(game.log, table.cards, first, table_size)
+            emit(game.log, battle, KIND_DOWN, s, 0, NO_NOTE)
+            first = table_size
+        table.cards[table_size] = draw(s, battle, game)
+        table.owners[table_size] = s
+        table_size += 1
+    push_cards(game.log, table.cards, first, table_size)
+    emit(game.log, battle, KIND_DOWN, s, 0, NO_NOTE)
+    return table_size
+
+
+@borrowing
+def war_round(battle, depth, tied, rank, table_size, game):
+    """A war among the `tied` seats (table.tied): each runs out of it, forfeits (shortfall=lose)
+    or is ready; when two seats or more are ready, each puts cards down and plays one up.
+    Returns (seats ready, table size); the ready seats are in table.ready."""
+    seats, table = game.seats, game.table
+    push_seats(game.log, table.tied, tied)
+    emit(game.log, battle, KIND_WAR, NO_SEAT, depth, NO_NOTE)
+    down = cards_down(rank, depth, game.rules)
+    ready = 0
+    for i in range(tied):
+        s = table.tied[i]
+        holds = seats.pile_size[s] + seats.won_size[s]
+        if holds == 0:
+            emit(game.log, battle, KIND_WAR_OUT, s, 0, NO_NOTE)
+        elif game.rules.shortfall_loses and holds <= down:
+            table_size = forfeit(s, battle, table_size, game)
+        else:
+            table.ready[ready] = s
+            ready += 1
+    if ready > 1:
+        for i in range(ready):
+            s = table.ready[i]
+            count = min(down, seats.pile_size[s] + seats.won_size[s] - 1)
+            if count > 0:
+                table_size = put_down(s, count, battle, table_size, game)
+            table_size = lay_face_up(s, battle, table_size, game)
+    return ready, table_size
+
+
+@borrowing(inline="always")
+def settle(battle, contenders, table_size, game):
+    """Wars until one seat's card is the highest: returns (the winner, or NO_SEAT when no seat
+    is left in the war; the war depth; the table size)."""
+    table = game.table
+    depth = 0
+    while True:
+        tied, rank = highest_ties(contenders, game)
+        if tied == 1:
+            return table.tied[0], depth, table_size
+        depth += 1
+        ready, table_size = war_round(battle, depth, tied, rank, table_size, game)
+        if ready <= 1:
+            return table.ready[0] if ready == 1 else NO_SEAT, depth, table_size
+        for i in range(ready):
+            table.contenders[i] = table.ready[i]
+        contenders = ready
+
+
+@borrowing(inline="always")
+def take(winner, cards, count, battle, game):
+    """The winner takes cards[:count], in that order: under its pile, or onto its won pile
+    (pooled pickup)."""
+    seats = game.seats
+    if game.rules.pickup == PICKUP_POOLED:
+        won = seats.won_size[winner]
+        for i in range(count - 1, -1, -1):
+            seats.won[winner, won] = cards[i]
+            won += 1
+        seats.won_size[winner] = won
+    else:
+        put_under(winner, cards, count, game.rules, seats, game.positions)
+    push_cards(game.log, cards, 0, count)
+    emit(game.log, battle, KIND_COLLECT, winner, 0, NO_NOTE)
+
+
+@borrowing(inline="always")
+def collect(winner, battle, table_size, game):
+    """The winner collects the table in the rule set's pickup order."""
+    table = game.table
+    if game.rules.pickup == PICKUP_WINNER_FIRST:  # the winner's cards, then each other seat's, in table order
+        order = table.pickup_order
+        taken = 0
+        for i in range(table_size):
+            if table.owners[i] == winner:
+                order[taken] = table.cards[i]
+                taken += 1
+        for s in range(game.rules.players):
+            if s != winner:
+                for i in range(table_size):
+                    if table.owners[i] == s:
+                        order[taken] = table.cards[i]
+                        taken += 1
+        take(winner, order, table_size, battle, game)
+    else:
+        if game.rules.pickup == PICKUP_SHUFFLED:
+            _shuffle(game.rng, table.cards, table_size)
+        take(winner, table.cards, table_size, battle, game)
+
+
+@borrowing(inline="always")
+def set_aside(battle, table_size, game):
+    """No seat is left in the war: the table goes out of play."""
+    push_cards(game.log, game.table.cards, 0, table_size)
+    emit(game.log, battle, KIND_SET_ASIDE, NO_SEAT, 0, NO_NOTE)
+
+
+@borrowing(inline="always")
+def retire_empty(battle, game):
+    """The seats left without cards are out: returns (seats still in, the first of them)."""
+    seats = game.seats
+    for s in range(game.rules.players):
+        if seats.alive[s] and seats.pile_size[s] + seats.won_size[s] == 0:
+            seats.alive[s] = False
+            emit(game.log, battle, KIND_OUT, s, 0, NO_NOTE)
+    alive = 0
+    first = NO_SEAT
+    for s in range(game.rules.players):
+        if seats.alive[s]:
+            alive += 1
+            if first < 0:
+                first = s
+    return alive, first

@@ -1,0 +1,90 @@
+"""Cycle detection (fixed pickup orders only): before each battle the position is looked up among
+the game's earlier ones, so that a cycle is found exactly when the reference finds it.
+
+A position is every seat's pile (and its war wins when a number of them wins). Its 64-bit hash
+comes from per-pile hashes (state.PILE_BASE) kept up to date move by move (moves.py), so it
+costs O(players); positions live in an open-addressing table of their hashes (state.Positions),
+and a hash hit is compared card for card against the stored position before it counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .rng import HASH_START, _fold, _mix
+from .state import borrowing
+
+
+@borrowing(inline="always")
+def room_for_position(positions, stored):
+    """Whether the buffers hold one more position after `stored` of them."""
+    return stored + 1 < positions.hashes.shape[0]
+
+
+@borrowing(inline="always")
+def room_in_streams(rules, positions):
+    """Whether every seat's stream holds the cards of one more battle (at most the deck)."""
+    for s in range(rules.players):
+        if positions.stream_end[s] + rules.deck_size > positions.stream.shape[1]:
+            return False
+    return True
+
+
+@borrowing(inline="always")
+def position_hash(rules, seats, positions):
+    h = HASH_START
+    for s in range(rules.players):
+        h = _fold(_fold(h, seats.pile_size[s]), positions.pile_hash[s])
+    if rules.wars_to_win > 0:
+        for s in range(rules.players):
+            h = _fold(h, seats.war_wins[s])
+    return _mix(h)
+
+
+@borrowing
+def is_current_position(number, rules, seats, positions):
+    """Whether stored position `number` is the current one, card for card."""
+    players = rules.players
+    stream = positions.stream
+    for s in range(players):
+        size = seats.pile_size[s]
+        if positions.size[number * players + s] != size:
+            return False
+        stored_start = positions.start[number * players + s]
+        start = positions.stream_start[s]
+        for i in range(size):
+            if stream[s, stored_start + i] != stream[s, start + i]:
+                return False
+    if rules.wars_to_win > 0:
+        for s in range(players):
+            if positions.war_wins[number * players + s] != seats.war_wins[s]:
+                return False
+    return True
+
+
+@borrowing(inline="always")
+def earlier_position(rules, seats, positions, stored, attempt):
+    """The number of the game's earlier position equal to the current one; else -1, the current
+    position stored as number `stored` (there is room, see room_for_position). A slot is filled
+    when slot_attempt holds `attempt`, which numbers the attempts at a game (a game is played
+    again when a buffer grows): slots left by earlier attempts count as empty."""
+    h = position_hash(rules, seats, positions)
+    slots = positions.slots
+    slot_mask = slots.shape[0] - 1
+    slot = np.int64(h & np.uint64(slot_mask))
+    while positions.slot_attempt[slot] == attempt:
+        number = slots[slot]
+        if positions.hashes[number] == h and is_current_position(number, rules, seats, positions):
+            return number
+        slot = (slot + 1) & slot_mask
+    positions.slot_attempt[slot] = attempt
+    slots[slot] = stored
+    positions.hashes[stored] = h
+    players = rules.players
+    for s in range(players):
+        positions.start[stored * players + s] = positions.stream_start[s]
+        positions.size[stored * players + s] = seats.pile_size[s]
+    if rules.wars_to_win > 0:
+        for s in range(players):
+            positions.war_wins[stored * players + s] = seats.war_wins[s]
+    return -1

@@ -1,0 +1,168 @@
+"""One game, compiled: the deal, the battles until the game ends, its summary (engine.play_table,
+which stays the definition of the rules, translated to numba over state.py's arrays)."""
+
+from __future__ import annotations
+
+from .battle import collect, open_battle, retire_empty, set_aside, settle
+from .cycles import earlier_position, room_for_position, room_in_streams
+from .layout import (
+    KIND_DEAL,
+    KIND_END,
+    KIND_SET_ASIDE,
+    NO_NOTE,
+    NO_SEAT,
+    OUTCOME_CAPPED,
+    OUTCOME_CYCLE,
+    OUTCOME_DRAW,
+    OUTCOME_WIN,
+    SUMMARY_BATTLES,
+    SUMMARY_CARDS_SET_ASIDE,
+    SUMMARY_CYCLE_LENGTH,
+    SUMMARY_EVENTS,
+    SUMMARY_FIRST_BATTLE_WAR,
+    SUMMARY_MAX_WAR_DEPTH,
+    SUMMARY_OUTCOME,
+    SUMMARY_WAR_BATTLES,
+    SUMMARY_WARS,
+    SUMMARY_WINNER,
+)
+from .moves import emit, follow_under, push_cards
+from .rng import _seed, _shuffle
+from .state import (
+    CARDS,
+    ROWS,
+    SEATS,
+    borrowing,
+    most_cards_per_battle,
+    most_events_per_battle,
+    most_seats_per_battle,
+)
+
+# What play_game returns: the game is played, or a buffer must grow before it is played again.
+DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS = range(4)
+
+
+@borrowing
+def deal(game_seed, game):
+    """The game's generator seeded, the deck shuffled and dealt one card a seat in turn; the
+    cards left over are set aside. Returns how many."""
+    rules, seats, positions, log = game.rules, game.seats, game.positions, game.log
+    players, deck_size = rules.players, rules.deck_size
+    deck = game.table.deck
+    _seed(game.rng, game_seed)
+    for i in range(deck_size):
+        deck[i] = i
+    _shuffle(game.rng, deck, deck_size)
+    each = deck_size // players
+    dealt = each * players
+    for s in range(players):
+        seats.pile_head[s] = 0
+        seats.pile_size[s] = each
+        seats.won_size[s] = 0
+        seats.alive[s] = True
+        seats.war_wins[s] = 0
+        for i in range(each):
+            seats.pile[s, i] = deck[s + i * players]
+        positions.pile_hash[s] = 0
+        positions.stream_start[s] = 0
+        positions.stream_end[s] = 0
+        if rules.detect_cycles:
+            follow_under(s, seats.pile[s], each, 0, positions)
+        push_cards(log, seats.pile[s], 0, each)
+        emit(log, 0, KIND_DEAL, s, 0, NO_NOTE)
+    if dealt < deck_size:
+        push_cards(log, deck, dealt, deck_size)
+        emit(log, 0, KIND_SET_ASIDE, NO_SEAT, 0, NO_NOTE)
+    return deck_size - dealt
+
+
+@borrowing(inline="always")
+def room_for_battle(rules, log):
+    """Whether the log holds one more battle and the end event, whatever happens in it."""
+    players, deck_size = rules.players, rules.deck_size
+    return (log.fill[ROWS] + most_events_per_battle(players, deck_size) <= log.rows.shape[0]
+            and log.fill[CARDS] + most_cards_per_battle(deck_size) <= log.card_values.shape[0]
+            and log.fill[SEATS] + most_seats_per_battle(players, deck_size) <= log.seat_values.shape[0])
+
+
+@borrowing
+def end_game(g, battle, outcome, winner, game, results):
+    """The end event, and each seat's war wins and cards at the end into results[g]."""
+    seats = game.seats
+    for s in range(game.rules.players):
+        results.final_cards[g, s] = seats.pile_size[s] + seats.won_size[s]
+        results.war_wins[g, s] = seats.war_wins[s]
+    emit(game.log, battle, KIND_END, winner, battle, outcome)
+
+
+@borrowing
+def play_game(g, game_seed, attempt, game, results):
+    """Play one game, the g-th of `results`, appending its events to the log and writing its
+    summary (layout.SUMMARY_COLUMNS), war wins and final cards. Returns DONE, or the buffer to
+    grow before the game is played again from its start (its events are then dropped by the
+    caller). `attempt` numbers the calls with these positions (see cycles.py)."""
+    rules, seats, positions, log = game.rules, game.seats, game.positions, game.log
+    if (log.fill[ROWS] + rules.players + 2 > log.rows.shape[0]
+            or log.fill[CARDS] + rules.deck_size > log.card_values.shape[0]):
+        return GROW_EVENTS
+    first_event = log.fill[ROWS]
+    cards_set_aside = deal(game_seed, game)
+    wars = war_battles = max_war_depth = first_battle_war = 0
+    cycle_length = -1
+    positions_stored = 0
+    battle = 0
+    while True:
+        if not room_for_battle(rules, log):
+            return GROW_EVENTS
+        if battle >= rules.max_battles:
+            outcome, winner = OUTCOME_CAPPED, NO_SEAT
+            break
+        if rules.detect_cycles:
+            if not room_for_position(positions, positions_stored):
+                return GROW_POSITIONS
+            if not room_in_streams(rules, positions):
+                return GROW_STREAMS
+            earlier = earlier_position(rules, seats, positions, positions_stored, attempt)
+            if earlier >= 0:
+                outcome, winner = OUTCOME_CYCLE, NO_SEAT
+                cycle_length = battle - earlier
+                break
+            positions_stored += 1
+        battle += 1
+
+        contenders, table_size = open_battle(battle, game)
+        winner, depth, table_size = settle(battle, contenders, table_size, game)
+        if depth:
+            wars += depth
+            war_battles += 1
+            max_war_depth = max(max_war_depth, depth)
+            if battle == 1:
+                first_battle_war = 1
+        if winner == NO_SEAT:
+            cards_set_aside += table_size
+            set_aside(battle, table_size, game)
+        else:
+            collect(winner, battle, table_size, game)
+            if depth:
+                seats.war_wins[winner] += 1
+                if 0 < rules.wars_to_win <= seats.war_wins[winner]:
+                    outcome = OUTCOME_WIN
+                    break
+        alive, first_alive = retire_empty(battle, game)
+        if alive <= 1:
+            outcome, winner = (OUTCOME_WIN, first_alive) if alive == 1 else (OUTCOME_DRAW, NO_SEAT)
+            break
+
+    end_game(g, battle, outcome, winner, game, results)
+    summary = results.summaries[g]
+    summary[SUMMARY_OUTCOME] = outcome
+    summary[SUMMARY_WINNER] = winner
+    summary[SUMMARY_BATTLES] = battle
+    summary[SUMMARY_WARS] = wars
+    summary[SUMMARY_WAR_BATTLES] = war_battles
+    summary[SUMMARY_MAX_WAR_DEPTH] = max_war_depth
+    summary[SUMMARY_FIRST_BATTLE_WAR] = first_battle_war
+    summary[SUMMARY_CARDS_SET_ASIDE] = cards_set_aside
+    summary[SUMMARY_CYCLE_LENGTH] = cycle_length
+    summary[SUMMARY_EVENTS] = log.fill[ROWS] - first_event
+    return DONE

@@ -1,0 +1,119 @@
+"""The moves every step of a game is made of: an event logged, a card taken from a pile, cards
+put under a pile, a won pile reshuffled into the pile. Each keeps the pile's hash and stream
+(state.Positions, for cycle detection) in step with the pile.
+
+The smallest, called for every card or event, are inlined into their callers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .layout import (
+    EVENT_BATTLE,
+    EVENT_CARDS_END,
+    EVENT_KIND,
+    EVENT_NOTE,
+    EVENT_SEAT,
+    EVENT_SEATS_END,
+    EVENT_VALUE,
+    KIND_RESHUFFLE,
+    NO_NOTE,
+)
+from .rng import _shuffle
+from .state import CARDS, PILE_BASE_INVERSE, ROWS, SEATS, borrowing
+
+
+@borrowing(inline="always")
+def emit(log, battle, kind, seat, value, note):
+    """One event row; its cards and seats were pushed just before (they end at the log's fill)."""
+    i = log.fill[ROWS]
+    rows = log.rows
+    rows[i, EVENT_BATTLE] = battle
+    rows[i, EVENT_KIND] = kind
+    rows[i, EVENT_SEAT] = seat
+    rows[i, EVENT_VALUE] = value
+    rows[i, EVENT_NOTE] = note
+    rows[i, EVENT_CARDS_END] = log.fill[CARDS]
+    rows[i, EVENT_SEATS_END] = log.fill[SEATS]
+    log.fill[ROWS] = i + 1
+
+
+@borrowing(inline="always")
+def push_cards(log, cards, first, stop):
+    """cards[first:stop] as the next event's cards."""
+    end = log.fill[CARDS]
+    for i in range(first, stop):
+        log.card_values[end] = cards[i]
+        end += 1
+    log.fill[CARDS] = end
+
+
+@borrowing(inline="always")
+def push_seats(log, seats, count):
+    """seats[:count] as the next event's seats."""
+    end = log.fill[SEATS]
+    for i in range(count):
+        log.seat_values[end] = seats[i]
+        end += 1
+    log.fill[SEATS] = end
+
+
+@borrowing(inline="always")
+def take_top(s, seats, positions):
+    """The top card of seat s's pile, which is not empty; its hash and stream follow."""
+    head = seats.pile_head[s]
+    card = seats.pile[s, head]
+    seats.pile_head[s] = (head + 1) & (seats.pile.shape[1] - 1)
+    seats.pile_size[s] -= 1
+    positions.pile_hash[s] = (positions.pile_hash[s] - np.uint64(card + 1)) * PILE_BASE_INVERSE
+    positions.stream_start[s] += 1
+    return card
+
+
+@borrowing(inline="always")
+def follow_under(s, cards, count, old_size, positions):
+    """cards[:count] were put under seat s's pile of old_size cards: its hash and stream follow."""
+    h = positions.pile_hash[s]
+    end = positions.stream_end[s]
+    for i in range(count):
+        h += np.uint64(cards[i] + 1) * positions.hash_powers[old_size + i]
+        positions.stream[s, end + i] = cards[i]
+    positions.pile_hash[s] = h
+    positions.stream_end[s] = end + count
+
+
+@borrowing(inline="always")
+def put_under(s, cards, count, rules, seats, positions):
+    """cards[:count] put under seat s's pile, in that order."""
+    head = seats.pile_head[s]
+    size = seats.pile_size[s]
+    mask = seats.pile.shape[1] - 1
+    for i in range(count):
+        seats.pile[s, (head + size + i) & mask] = cards[i]
+    if rules.detect_cycles:
+        follow_under(s, cards, count, size, positions)
+    seats.pile_size[s] = size + count
+
+
+@borrowing
+def reshuffle(s, battle, game):
+    """Seat s's won pile, shuffled, becomes its (empty) pile."""
+    seats = game.seats
+    scratch = game.table.scratch
+    won = seats.won_size[s]
+    for i in range(won):  # the won pile, top first
+        scratch[i] = seats.won[s, won - 1 - i]
+    _shuffle(game.rng, scratch, won)
+    seats.won_size[s] = 0
+    put_under(s, scratch, won, game.rules, seats, game.positions)
+    push_cards(game.log, scratch, 0, won)
+    emit(game.log, battle, KIND_RESHUFFLE, s, 0, NO_NOTE)
+
+
+@borrowing(inline="always")
+def draw(s, battle, game):
+    """Seat s's top card, its pile refilled from its won pile first when empty."""
+    if game.seats.pile_size[s] == 0:
+        reshuffle(s, battle, game)
+    return take_top(s, game.seats, game.positions)

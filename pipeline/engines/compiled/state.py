@@ -1,0 +1,280 @@
+"""The compiled engine's state as named tuples of numpy arrays, and the functions that make and
+grow them. numba passes a named tuple to a compiled function as its fields and reads a field
+at no cost; a game's steps take the whole state, `Game`, and read what they need.
+
+The state is allocated once for a range of games and reused from game to game: a game only
+writes, never allocates. The event log and the position buffers grow between games (the game
+that found them too small is played again from its start, see table.play_games).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .layout import EVENT_COLUMNS, SUMMARY_COLUMNS
+from .rng import njit
+
+# A pile's hash (Positions.pile_hash) is sum((card + 1) * PILE_BASE**i) mod 2**64 over its cards top
+# first, PILE_BASE odd so that taking the top card is a subtraction and a multiplication by its inverse.
+PILE_BASE = np.uint64(0x9E3779B97F4A7C15)
+PILE_BASE_INVERSE = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
+
+
+class Rules(NamedTuple):
+    """A rule set as the engine reads it (see table.compile_rules)."""
+
+    players: int
+    deck_size: int
+    card_rank: np.ndarray       # int64 [deck_size]: each card code's rank, higher wins
+    rank_value: np.ndarray      # int64 [ranks + 1]: Război's value of each rank (cards down in its wars, plus one)
+    down_by_rank: bool          # war size by rank (Război): rank_value; else cards_down
+    cards_down: int             # cards each seat puts face down in a war
+    single_up: bool             # war_tiebreak=single_up: a war of depth 2+ puts no card down
+    shortfall_loses: bool       # shortfall=lose: a seat that cannot finish a war forfeits
+    pickup: int                 # a PICKUPS code
+    wars_to_win: int            # 0: play for all the cards
+    max_battles: int
+    detect_cycles: bool         # fixed pickup orders can repeat a position: look for it
+
+
+class Seats(NamedTuple):
+    """Each seat's cards. A pile is a ring buffer (its top at pile_head); a won pile (pooled
+    pickup) a stack whose top is its end."""
+
+    pile: np.ndarray            # int32 [players, power of two >= deck_size]
+    pile_head: np.ndarray       # int64 [players]
+    pile_size: np.ndarray       # int64 [players]
+    won: np.ndarray             # int32 [players, deck_size]
+    won_size: np.ndarray        # int64 [players]
+    alive: np.ndarray           # bool [players]: still in the game
+    war_wins: np.ndarray        # int64 [players]: battles with a war the seat won
+
+
+class Table(NamedTuple):
+    """The cards between the piles: the deck before the deal, the table of a battle and who
+    put each card there, and the seats in the battle."""
+
+    deck: np.ndarray            # int32 [deck_size]: shuffled, then dealt
+    cards: np.ndarray           # int32 [deck_size]: the table, in the order the cards were put
+    owners: np.ndarray          # int64 [deck_size]: the seat that put each card
+    pickup_order: np.ndarray    # int32 [deck_size]: the table as the winner picks it up
+    scratch: np.ndarray         # int32 [deck_size]: a won pile being reshuffled
+    face_up: np.ndarray         # int64 [players]: each seat's face-up card
+    contenders: np.ndarray      # int64 [players]: the seats still in the battle
+    tied: np.ndarray            # int64 [players]: the seats tied for the highest rank
+    ready: np.ndarray           # int64 [players]: the tied seats that go on with the war
+
+
+class EventLog(NamedTuple):
+    """The events of the games played so far (see layout.EVENT_COLUMNS), filled up to
+    fill[ROWS], fill[CARDS] and fill[SEATS]."""
+
+    rows: np.ndarray            # int32 [capacity, len(EVENT_COLUMNS)]
+    card_values: np.ndarray     # int16
+    seat_values: np.ndarray     # int8
+    fill: np.ndarray            # int64 [3]
+
+
+ROWS, CARDS, SEATS = range(3)  # positions in EventLog.fill
+
+
+class Positions(NamedTuple):
+    """Every position of the game so far, for cycle detection (see cycles.py).
+
+    Every card ever put in a seat's pile is kept in order in the seat's stream, of which the
+    pile is stream[s, stream_start[s]:stream_end[s]]: a position is then stored as each seat's
+    (stream_start, pile size), and compared card for card. pile_hash[s] is seat s's pile's
+    hash, kept up to date move by move."""
+
+    pile_hash: np.ndarray       # uint64 [players]
+    hash_powers: np.ndarray     # uint64 [deck_size + 1]: PILE_BASE**i
+    stream: np.ndarray          # int16 [players, length]
+    stream_start: np.ndarray    # int64 [players]
+    stream_end: np.ndarray      # int64 [players]
+    start: np.ndarray           # int64 [capacity * players]: stored positions' stream_start
+    size: np.ndarray            # int64 [capacity * players]: stored positions' pile sizes
+    war_wins: np.ndarray        # int64 [capacity * players]: their war wins (wars_to_win > 0)
+    hashes: np.ndarray          # uint64 [capacity]
+    slots: np.ndarray           # int64 [power of two]: open addressing, position numbers
+    slot_attempt: np.ndarray    # int64: the attempt at a game a slot was filled in (see cycles.py)
+
+
+class Game(NamedTuple):
+    """Everything the steps of a game read and write."""
+
+    rules: Rules
+    rng: np.ndarray             # uint64 [4]: the game's generator (xoshiro256** state, see rng.py)
+    seats: Seats
+    table: Table
+    positions: Positions
+    log: EventLog
+
+
+class Results(NamedTuple):
+    """Per game played: what layout.GameArrays gives besides the events."""
+
+    summaries: np.ndarray       # int64 [games, len(SUMMARY_COLUMNS)]
+    war_wins: np.ndarray        # int32 [games, players]
+    final_cards: np.ndarray     # int32 [games, players]
+    seeds: np.ndarray           # uint64 [games]
+
+
+# ---------------------------------------------------------------- compiling the game's steps
+
+def borrowing(function=None, *, inline="never"):
+    """numba.njit for the game's steps (moves, battle, cycles, game), which never allocate: they
+    only read and write the arrays of the structures above, which their caller owns.
+
+    They are compiled without reference counting (numba's `_nrt=False`). With it, a function
+    that calls another counts a reference to every array of every structure it takes, two
+    atomic operations an array and a call, which would cost more than the steps' work.
+
+    A call that is not inlined passes every array of every structure it takes (seven words an
+    array or more): the steps run for every battle or card are inlined into their callers
+    (`inline="always"`, numba's own inlining); those run for a war, a reshuffle or a game are
+    called."""
+    jit = njit(cache=True, inline=inline, _nrt=False)
+    return jit if function is None else jit(function)
+
+
+# ---------------------------------------------------------------- sizes
+
+@njit(cache=True)
+def power_of_two(x):
+    """The least power of two >= x."""
+    p = 1
+    while p < x:
+        p *= 2
+    return p
+
+
+@njit(cache=True)
+def most_events_per_battle(players, deck_size):
+    """The most event rows one battle and the end event can take. A battle has at most
+    deck_size/2 + 1 war rounds (each takes a card from two seats or more); a round logs a war
+    and, per seat, at most a down split in two by a reshuffle and a play; once per seat and
+    battle come a reshuffle (a won pile is refilled only by the collect), a war_out or a
+    forfeit and out, and an out."""
+    return (deck_size + 2) * (2 * players + 2) + 8 * players + 16
+
+
+@njit(cache=True)
+def most_cards_per_battle(deck_size):
+    """Each table card is played, put down or forfeited once, reshuffled at most once and
+    collected (or set aside) once."""
+    return 3 * deck_size + 16
+
+
+@njit(cache=True)
+def most_seats_per_battle(players, deck_size):
+    return (deck_size + 2) * players + 8
+
+
+# ---------------------------------------------------------------- allocation
+
+@njit(cache=True)
+def new_results(games, players):
+    return Results(np.zeros((games, len(SUMMARY_COLUMNS)), np.int64), np.zeros((games, players), np.int32),
+                   np.zeros((games, players), np.int32), np.zeros(games, np.uint64))
+
+
+@njit(cache=True)
+def new_game(rules, events, cards, seats, positions):
+    """A game's state for `rules`, room for `events` events (and `cards`, `seats` values of them)
+    and `positions` positions a game to begin with."""
+    return Game(rules, np.empty(4, np.uint64), new_seats(rules.players, rules.deck_size),
+                new_table(rules.players, rules.deck_size), new_positions(rules, positions),
+                new_event_log(events, cards, seats))
+
+
+@njit(cache=True)
+def with_log(game, log):
+    return Game(game.rules, game.rng, game.seats, game.table, game.positions, log)
+
+
+@njit(cache=True)
+def with_positions(game, positions):
+    return Game(game.rules, game.rng, game.seats, game.table, positions, game.log)
+
+
+@njit(cache=True)
+def new_seats(players, deck_size):
+    return Seats(np.empty((players, power_of_two(deck_size)), np.int32), np.zeros(players, np.int64),
+                 np.zeros(players, np.int64), np.empty((players, deck_size), np.int32),
+                 np.zeros(players, np.int64), np.zeros(players, np.bool_), np.zeros(players, np.int64))
+
+
+@njit(cache=True)
+def new_table(players, deck_size):
+    return Table(np.empty(deck_size, np.int32), np.empty(deck_size, np.int32), np.empty(deck_size, np.int64),
+                 np.empty(deck_size, np.int32), np.empty(deck_size, np.int32), np.zeros(players, np.int64),
+                 np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64))
+
+
+@njit(cache=True)
+def new_event_log(events, cards, seats):
+    return EventLog(np.empty((max(events, 16), len(EVENT_COLUMNS)), np.int32), np.empty(max(cards, 16), np.int16),
+                    np.empty(max(seats, 16), np.int8), np.zeros(3, np.int64))
+
+
+@njit(cache=True)
+def grown_event_log(log, players, deck_size):
+    """A larger log holding log's events up to its fill (the games played so far)."""
+    rows = np.empty((2 * log.rows.shape[0] + most_events_per_battle(players, deck_size), log.rows.shape[1]),
+                    np.int32)
+    rows[:log.fill[ROWS]] = log.rows[:log.fill[ROWS]]
+    card_values = np.empty(2 * log.card_values.shape[0] + most_cards_per_battle(deck_size), np.int16)
+    card_values[:log.fill[CARDS]] = log.card_values[:log.fill[CARDS]]
+    seat_values = np.empty(2 * log.seat_values.shape[0] + most_seats_per_battle(players, deck_size), np.int8)
+    seat_values[:log.fill[SEATS]] = log.seat_values[:log.fill[SEATS]]
+    return EventLog(rows, card_values, seat_values, log.fill)
+
+
+@njit(cache=True)
+def position_buffers(rules, capacity, pile_hash, hash_powers, stream, stream_start, stream_end):
+    """Positions with room for `capacity` positions a game (the stored ones empty)."""
+    players = rules.players
+    per_seat = capacity * players if rules.detect_cycles else 1
+    slots = power_of_two(2 * capacity)
+    return Positions(pile_hash, hash_powers, stream, stream_start, stream_end, np.zeros(per_seat, np.int64),
+                     np.zeros(per_seat, np.int64),
+                     np.zeros(per_seat if rules.wars_to_win > 0 else 1, np.int64),
+                     np.zeros(capacity, np.uint64), np.zeros(slots, np.int64), np.zeros(slots, np.int64))
+
+
+@njit(cache=True)
+def new_positions(rules, capacity):
+    """Positions for games of `rules`, room for `capacity` positions a game (fewer when the game
+    cannot have as many battles; 1 when positions are not kept)."""
+    players = rules.players
+    deck_size = rules.deck_size
+    if not rules.detect_cycles:
+        capacity = 1
+    else:
+        capacity = min(max(capacity, 2), rules.max_battles + 2)
+    hash_powers = np.empty(deck_size + 1, np.uint64)
+    hash_powers[0] = np.uint64(1)
+    for i in range(1, deck_size + 1):
+        hash_powers[i] = hash_powers[i - 1] * PILE_BASE
+    stream = np.empty((players, 2 * deck_size + 4 * capacity if rules.detect_cycles else 1), np.int16)
+    return position_buffers(rules, capacity, np.zeros(players, np.uint64), hash_powers, stream,
+                            np.zeros(players, np.int64), np.zeros(players, np.int64))
+
+
+@njit(cache=True)
+def with_more_positions(rules, positions):
+    """Room for twice as many positions a game (what they hold belongs to the game being
+    replayed)."""
+    return position_buffers(rules, 2 * positions.hashes.shape[0], positions.pile_hash, positions.hash_powers,
+                            positions.stream, positions.stream_start, positions.stream_end)
+
+
+@njit(cache=True)
+def with_longer_streams(positions):
+    """Streams twice as long (likewise)."""
+    stream = np.empty((positions.stream.shape[0], 2 * positions.stream.shape[1]), np.int16)
+    return Positions(positions.pile_hash, positions.hash_powers, stream, positions.stream_start,
+                     positions.stream_end, positions.start, positions.size, positions.war_wins, positions.hashes,
+                     positions.slots, positions.slot_attempt)

@@ -1,0 +1,430 @@
+"""log.codec compiled: the compiled engine's event arrays (engines.compiled.layout) encoded as the
+columns of `events/` rows, one row per battle, without a Python loop per event.
+
+Each row's shape (every event of the row but its cards) is interned as an exact key of int64
+words; equal keys are equal shapes and get one id, numbered in order of first appearance. The
+text of each distinct shape is spelt once, in Python (`shape_texts`).
+
+A key holds per event two words, then its value when it has one (a war's depth, an end's
+battles), then its seats, eight bytes a word:
+
+- the event word: `(seat + 1) & 0xFFFFFFFF | kind << KIND_SHIFT | (note + 1) << NOTE_SHIFT |
+  mode << MODE_SHIFT | has_value << HAS_VALUE_SHIFT | takes << TAKE_SIZE_SHIFT | positions`,
+  mode being RAW_CARDS, SMALL_TAKE (a take of the whole table, its `takes` positions spelt in
+  the shape, TAKE_POSITION_BITS each from TAKE_ORDER_SHIFT) or LISTED_TAKE (one whose order is
+  in the row's `order`);
+- the count word: `cards | seats << SEAT_COUNT_SHIFT`, its raw cards and its seats.
+
+Kinds, notes and the positions of a small take fit their bits, so equal keys are equal shapes.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..engines.compiled.layout import (
+    EVENT_BATTLE,
+    EVENT_CARDS_END,
+    EVENT_KIND,
+    EVENT_NOTE,
+    EVENT_SEAT,
+    EVENT_SEATS_END,
+    EVENT_VALUE,
+    KIND_COLLECT,
+    KIND_DOWN,
+    KIND_END,
+    KIND_FORFEIT,
+    KIND_PLAY,
+    KIND_SET_ASIDE,
+    KIND_WAR,
+)
+from ..engines.compiled.rng import HASH_START, _fold, _mix, njit
+from ..engines.compiled.state import borrowing
+from ..model.schema import EVENT_KINDS, OUTCOMES
+from .codec import SMALL_ORDER, token
+
+KIND_SHIFT, NOTE_SHIFT, MODE_SHIFT, HAS_VALUE_SHIFT, TAKE_SIZE_SHIFT, TAKE_ORDER_SHIFT = 32, 40, 48, 50, 51, 53
+TAKE_POSITION_BITS = 2
+SEAT_COUNT_SHIFT = 32
+RAW_CARDS, SMALL_TAKE, LISTED_TAKE = range(3)
+assert SMALL_ORDER < 1 << TAKE_POSITION_BITS and SMALL_ORDER < 1 << (TAKE_ORDER_SHIFT - TAKE_SIZE_SHIFT)
+assert TAKE_ORDER_SHIFT + SMALL_ORDER * TAKE_POSITION_BITS <= 63
+
+
+class EngineEvents(NamedTuple):
+    """What the encoder reads: the games' ids and the engine's event arrays."""
+
+    game_ids: np.ndarray     # int64 [games]
+    rows: np.ndarray         # int32 [events, len(EVENT_COLUMNS)]
+    card_values: np.ndarray  # int16
+    seat_values: np.ndarray  # int8
+    counts: np.ndarray       # int64 [games]: events of each game
+
+
+class RowColumns(NamedTuple):
+    """What it writes, the columns of `events/` rows (list columns as values and offsets)."""
+
+    game_id: np.ndarray      # int64 [rows]
+    seq: np.ndarray          # int32 [rows]
+    battle: np.ndarray       # int32 [rows]
+    shape: np.ndarray        # int32 [rows]: shape ids
+    card_offsets: np.ndarray  # int32 [rows + 1]
+    cards: np.ndarray        # int16
+    order_offsets: np.ndarray  # int32 [rows + 1]
+    order: np.ndarray        # int16
+
+
+class ShapeTable(NamedTuple):
+    """The distinct shapes: shape k's key is keys[key_start[k]:key_start[k + 1]], found by hash
+    in `slots` (open addressing, -1 for empty). `key` is the row being encoded."""
+
+    key: np.ndarray          # int64
+    keys: np.ndarray         # int64
+    key_start: np.ndarray    # int64 [shapes + 1]
+    key_hash: np.ndarray     # uint64 [shapes]
+    slots: np.ndarray        # int32 [power of two]
+
+
+class TableMarks(NamedTuple):
+    """The table of the row being encoded, by card code: a card is on the table when
+    table_stamp[card] is the current table stamp, at table_position[card]; a take marks the
+    positions it took with its own stamp in taken_stamp, so a take is checked in one pass over
+    its cards whatever their codes."""
+
+    table_stamp: np.ndarray     # int64 [card codes]
+    table_position: np.ndarray  # int64 [card codes]
+    taken_stamp: np.ndarray     # int64 [positions]
+
+
+# Where an encoding pass stands (the cursor array): at the start of a row, so that it can resume
+# there after a buffer grew. NEED is what the buffer that was too small must hold.
+GAME, FIRST_EVENT, EVENT, ROW, CARDS, ORDER, SHAPES, TABLE_STAMP, TAKE_STAMP, NEED = range(10)
+# What an encoding pass returns.
+DONE, GROW_KEY, GROW_SHAPES = range(3)
+
+
+# ---------------------------------------------------------------- one event
+
+@borrowing(inline="always")
+def whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, events, marks, columns):
+    """Whether cards [first_card, first_card + count) are the whole table, each once; their table
+    positions go to columns.order at order_fill on the way. Returns (whether, the positions
+    packed for a small take)."""
+    packed = np.int64(0)
+    for j in range(count):
+        card = events.card_values[first_card + j]
+        position = marks.table_position[card]
+        if marks.table_stamp[card] != table_stamp or marks.taken_stamp[position] == take_stamp:
+            return False, packed
+        marks.taken_stamp[position] = take_stamp
+        columns.order[order_fill + j] = position
+        if count <= SMALL_ORDER:
+            packed |= position << (TAKE_ORDER_SHIFT + TAKE_POSITION_BITS * j)
+    return True, packed
+
+
+@borrowing(inline="always")
+def put_on_table(first_card, count, table_stamp, table_size, duplicate, events, marks):
+    """Cards [first_card, first_card + count) join the table: returns (table size, whether a
+    card is on it twice)."""
+    for j in range(count):
+        card = events.card_values[first_card + j]
+        if marks.table_stamp[card] == table_stamp:
+            duplicate = True
+        marks.table_stamp[card] = table_stamp
+        marks.table_position[card] = table_size
+        table_size += 1
+    return table_size, duplicate
+
+
+@borrowing(inline="always")
+def append_key(event, event_word, count_word, first_seat, seat_count, key_size, key_hash, events, key):
+    """The event's key words after key[:key_size] (there is room): returns (key size, hash)."""
+    key[key_size] = event_word
+    key[key_size + 1] = count_word
+    key_hash = _fold(_fold(key_hash, event_word), count_word)
+    key_size += 2
+    if (event_word >> HAS_VALUE_SHIFT) & 1:
+        key[key_size] = events.rows[event, EVENT_VALUE]
+        key_hash = _fold(key_hash, key[key_size])
+        key_size += 1
+    for j in range(0, seat_count, 8):
+        word = np.int64(0)
+        for b in range(j, min(j + 8, seat_count)):
+            word |= (np.int64(events.seat_values[first_seat + b]) & 0xFF) << (8 * (b - j))
+        key[key_size] = word
+        key_hash = _fold(key_hash, word)
+        key_size += 1
+    return key_size, key_hash
+
+
+# ---------------------------------------------------------------- one row
+
+@borrowing(inline="always")
+def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, events, columns, shapes, marks):
+    """The row of the events from `event` with its battle (before `stop`, the game's end): its
+    cards and takes into the columns, its key into shapes.key. Returns (GROW_KEY or DONE, the
+    event after the row, the cards' and the order's fill, the stamps, the key's size and
+    hash); on GROW_KEY the key size is the room the key needs."""
+    rows = events.rows
+    first_card = rows[event - 1, EVENT_CARDS_END] if event > 0 else 0
+    first_seat = rows[event - 1, EVENT_SEATS_END] if event > 0 else 0
+    battle = rows[event, EVENT_BATTLE]
+    table_stamp += 1
+    table_size = 0
+    duplicate = False
+    key_size = 0
+    key_hash = HASH_START
+    while event < stop and rows[event, EVENT_BATTLE] == battle:
+        kind = rows[event, EVENT_KIND]
+        count = rows[event, EVENT_CARDS_END] - first_card
+        seat_count = rows[event, EVENT_SEATS_END] - first_seat
+        event_word = ((np.int64(rows[event, EVENT_SEAT]) + 1) & 0xFFFFFFFF) | (np.int64(kind) << KIND_SHIFT) | \
+            (np.int64(rows[event, EVENT_NOTE] + 1) << NOTE_SHIFT)
+        whole = False
+        packed = np.int64(0)
+        if (kind == KIND_COLLECT or kind == KIND_SET_ASIDE) and count == table_size and count > 0 and not duplicate:
+            take_stamp += 1
+            whole, packed = whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, events, marks,
+                                             columns)
+        if whole:
+            if count <= SMALL_ORDER:
+                event_word |= (np.int64(SMALL_TAKE) << MODE_SHIFT) | (np.int64(count) << TAKE_SIZE_SHIFT) | packed
+            else:
+                event_word |= np.int64(LISTED_TAKE) << MODE_SHIFT
+                order_fill += count
+            table_stamp += 1
+            table_size = 0
+            duplicate = False
+            raw = 0
+        else:
+            raw = count
+            for j in range(count):
+                columns.cards[card_fill + j] = events.card_values[first_card + j]
+            card_fill += count
+            if kind == KIND_PLAY or kind == KIND_DOWN or kind == KIND_FORFEIT:
+                table_size, duplicate = put_on_table(first_card, count, table_stamp, table_size, duplicate, events,
+                                                     marks)
+        has_value = kind == KIND_WAR or kind == KIND_END
+        need = key_size + 3 + (seat_count + 7) // 8
+        if need > shapes.key.shape[0]:
+            return GROW_KEY, event, card_fill, order_fill, table_stamp, take_stamp, need, key_hash
+        event_word |= np.int64(has_value) << HAS_VALUE_SHIFT
+        key_size, key_hash = append_key(event, event_word, np.int64(raw) | (np.int64(seat_count) << SEAT_COUNT_SHIFT),
+                                        first_seat, seat_count, key_size, key_hash, events, shapes.key)
+        first_card = rows[event, EVENT_CARDS_END]
+        first_seat = rows[event, EVENT_SEATS_END]
+        event += 1
+    return DONE, event, card_fill, order_fill, table_stamp, take_stamp, key_size, _mix(key_hash)
+
+
+@borrowing(inline="always")
+def find_shape(key, key_size, key_hash, keys, key_start, key_hashes, slots):
+    """The id of the shape key[:key_size] (hash key_hash), comparing whole keys on a hash hit so
+    that two different keys never share an id; -1 - slot when it is new, `slot` being where it
+    goes."""
+    slot_mask = slots.shape[0] - 1
+    slot = np.int64(key_hash & np.uint64(slot_mask))
+    while True:
+        shape = slots[slot]
+        if shape < 0:
+            return -1 - slot
+        start = key_start[shape]
+        if key_hashes[shape] == key_hash and key_start[shape + 1] - start == key_size:
+            same = True
+            for i in range(key_size):
+                if keys[start + i] != key[i]:
+                    same = False
+                    break
+            if same:
+                return shape
+        slot = (slot + 1) & slot_mask
+
+
+@borrowing(inline="always")
+def intern_shape(key_size, key_hash, shape_count, shapes):
+    """The id of the row's shape (shapes.key[:key_size]), a new one numbered shape_count when it
+    is new; -1 when the shape table must grow first."""
+    found = find_shape(shapes.key, key_size, key_hash, shapes.keys, shapes.key_start, shapes.key_hash,
+                       shapes.slots)
+    if found >= 0:
+        return found
+    start = shapes.key_start[shape_count]
+    if (start + key_size > shapes.keys.shape[0] or shape_count + 2 > shapes.key_start.shape[0]
+            or 2 * (shape_count + 1) > shapes.slots.shape[0]):
+        return -1
+    for i in range(key_size):
+        shapes.keys[start + i] = shapes.key[i]
+    shapes.key_start[shape_count + 1] = start + key_size
+    shapes.key_hash[shape_count] = key_hash
+    shapes.slots[-1 - found] = shape_count
+    return shape_count
+
+
+# ---------------------------------------------------------------- all rows
+
+@borrowing
+def encode_pass(cursor, events, columns, shapes, marks):
+    """The rows from where `cursor` says. Returns DONE, or the buffer to grow (the key, or the
+    shape table) before the caller calls again, which encodes that row again."""
+    games = events.counts.shape[0]
+    game, first_event, event, row = cursor[GAME], cursor[FIRST_EVENT], cursor[EVENT], cursor[ROW]
+    card_fill, order_fill, shape_count = cursor[CARDS], cursor[ORDER], cursor[SHAPES]
+    table_stamp, take_stamp = cursor[TABLE_STAMP], cursor[TAKE_STAMP]
+    while True:
+        while game < games and event == first_event + events.counts[game]:
+            first_event = event
+            game += 1
+        if game == games:
+            break
+        cursor[GAME], cursor[FIRST_EVENT], cursor[EVENT], cursor[ROW] = game, first_event, event, row
+        cursor[CARDS], cursor[ORDER], cursor[SHAPES] = card_fill, order_fill, shape_count
+        columns.game_id[row] = events.game_ids[game]
+        columns.seq[row] = event - first_event
+        columns.battle[row] = events.rows[event, EVENT_BATTLE]
+        status, event, card_fill, order_fill, table_stamp, take_stamp, key_size, key_hash = encode_row(
+            event, first_event + events.counts[game], card_fill, order_fill, table_stamp, take_stamp, events,
+            columns, shapes, marks)
+        if status == DONE:
+            shape = intern_shape(key_size, key_hash, shape_count, shapes)
+            if shape < 0:
+                status = GROW_SHAPES
+        if status != DONE:
+            cursor[TABLE_STAMP], cursor[TAKE_STAMP], cursor[NEED] = table_stamp, take_stamp, key_size
+            return status
+        if shape == shape_count:
+            shape_count += 1
+        columns.shape[row] = shape
+        row += 1
+        columns.card_offsets[row] = card_fill
+        columns.order_offsets[row] = order_fill
+    cursor[GAME], cursor[EVENT], cursor[ROW] = game, event, row
+    cursor[CARDS], cursor[ORDER], cursor[SHAPES] = card_fill, order_fill, shape_count
+    return DONE
+
+
+@njit(cache=True)
+def grown(array, need):
+    bigger = np.empty(max(2 * array.shape[0], need), array.dtype)
+    bigger[:array.shape[0]] = array
+    return bigger
+
+
+@njit(cache=True)
+def rehashed(key_hash, shape_count, size):
+    """Slots of `size` for the first shape_count shapes."""
+    slots = np.full(size, -1, np.int32)
+    slot_mask = size - 1
+    for shape in range(shape_count):
+        slot = np.int64(key_hash[shape] & np.uint64(slot_mask))
+        while slots[slot] >= 0:
+            slot = (slot + 1) & slot_mask
+        slots[slot] = shape
+    return slots
+
+
+@njit(cache=True)
+def grown_shapes(status, need, shape_count, shapes):
+    """The shape table with room for what the last pass needed."""
+    if status == GROW_KEY:
+        return ShapeTable(grown(shapes.key, need), shapes.keys, shapes.key_start, shapes.key_hash, shapes.slots)
+    keys, key_start, key_hash, slots = shapes.keys, shapes.key_start, shapes.key_hash, shapes.slots
+    if key_start[shape_count] + need > keys.shape[0]:
+        keys = grown(keys, key_start[shape_count] + need)
+    if shape_count + 2 > key_start.shape[0]:
+        key_start = grown(key_start, shape_count + 2)
+        key_hash = grown(key_hash, shape_count + 2)
+    if 2 * (shape_count + 1) > slots.shape[0]:
+        slots = rehashed(key_hash, shape_count, 2 * slots.shape[0])
+    return ShapeTable(shapes.key, keys, key_start, key_hash, slots)
+
+
+@njit(cache=True)
+def new_columns(rows, cards):
+    """Columns for up to `rows` rows and `cards` cards."""
+    columns = RowColumns(np.empty(rows, np.int64), np.empty(rows, np.int32), np.empty(rows, np.int32),
+                         np.empty(rows, np.int32), np.empty(rows + 1, np.int32), np.empty(cards, np.int16),
+                         np.empty(rows + 1, np.int32), np.empty(cards, np.int16))
+    columns.card_offsets[0] = 0
+    columns.order_offsets[0] = 0
+    return columns
+
+
+@njit(cache=True)
+def encode_rows(game_ids, rows, card_values, seat_values, counts):
+    """log.codec.encode over the engine's arrays, as the columns of `events/` rows (RowColumns,
+    each cut to its length) and the distinct shapes' keys and their starts (see the module's
+    docstring)."""
+    events = EngineEvents(game_ids, rows, card_values, seat_values, counts)
+    codes = 1
+    for i in range(card_values.shape[0]):
+        codes = max(codes, card_values[i] + 1)
+    marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64))
+    columns = new_columns(rows.shape[0], card_values.shape[0])
+    shapes = ShapeTable(np.empty(256, np.int64), np.empty(4096, np.int64), np.zeros(256, np.int64),
+                        np.empty(256, np.uint64), np.full(512, -1, np.int32))
+    cursor = np.zeros(10, np.int64)
+    while True:
+        status = encode_pass(cursor, events, columns, shapes, marks)
+        if status == DONE:
+            break
+        shapes = grown_shapes(status, cursor[NEED], cursor[SHAPES], shapes)
+    count, shape_count = cursor[ROW], cursor[SHAPES]
+    cut = RowColumns(columns.game_id[:count], columns.seq[:count], columns.battle[:count], columns.shape[:count],
+                     columns.card_offsets[:count + 1], columns.cards[:cursor[CARDS]],
+                     columns.order_offsets[:count + 1], columns.order[:cursor[ORDER]])
+    return cut, shapes.keys[:shapes.key_start[shape_count]], shapes.key_start[:shape_count + 1]
+
+
+# ---------------------------------------------------------------- the shapes' texts
+
+_shape_texts: dict[bytes, str] = {}  # the text of each shape key (as bytes) spelt so far, across calls
+_SHAPE_TEXTS_MAX = 1 << 16
+
+
+def spell(words: list[int], events: dict) -> str:
+    """One shape's text from its key's words, through log.codec.token; `events` keeps the text of
+    each distinct event's words."""
+    tokens = []
+    i = 0
+    while i < len(words):
+        event_word, count_word = words[i], words[i + 1]
+        seat_count = count_word >> SEAT_COUNT_SHIFT
+        has_value = (event_word >> HAS_VALUE_SHIFT) & 1
+        end = i + 2 + has_value + (seat_count + 7) // 8
+        event = tuple(words[i:end])
+        text = events.get(event)
+        if text is None:
+            seat = (event_word & 0xFFFFFFFF) - 1
+            note = ((event_word >> NOTE_SHIFT) & 0xFF) - 1
+            mode = (event_word >> MODE_SHIFT) & 3
+            takes = (event_word >> TAKE_SIZE_SHIFT) & 3
+            take = tuple((event_word >> (TAKE_ORDER_SHIFT + TAKE_POSITION_BITS * t)) & 3 for t in range(takes)) \
+                if mode == SMALL_TAKE else None
+            seats = tuple((event[2 + has_value + t // 8] >> (8 * (t % 8))) & 0xFF for t in range(seat_count))
+            text = events[event] = token(EVENT_KINDS[(event_word >> KIND_SHIFT) & 0xFF], None if seat < 0 else seat,
+                                         count_word & 0xFFFFFFFF, take, mode == LISTED_TAKE, seats, 0,
+                                         event[2] if has_value else None, OUTCOMES[note] if note >= 0 else None)
+        tokens.append(text)
+        i = end
+    return " ".join(tokens)
+
+
+def shape_texts(keys: np.ndarray, key_start: np.ndarray) -> list[str]:
+    """The text of each shape interned by `encode_rows`. Most shapes recur from one batch of
+    games to the next, so texts are kept by key (exact bytes, never a hash alone)."""
+    raw = keys.astype("<i8", copy=False).tobytes()
+    bounds = (key_start * 8).tolist()
+    events: dict = {}
+    texts = []
+    if len(_shape_texts) > _SHAPE_TEXTS_MAX:
+        _shape_texts.clear()
+    for a, b in zip(bounds, bounds[1:]):
+        k = raw[a:b]
+        text = _shape_texts.get(k)
+        if text is None:
+            text = _shape_texts[k] = spell(keys[a // 8:b // 8].tolist(), events)
+        texts.append(text)
+    return texts

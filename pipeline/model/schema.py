@@ -59,29 +59,29 @@ EventKind = Literal[EVENT_KINDS]  # type: ignore[valid-type]
 Outcome = Literal["win", "draw", "capped", "cycle"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)  # how a game ends; the compiled engine codes them by position
 Pickup = Literal["shuffled", "table_order", "winner_first", "pooled"]
-PICKUPS: tuple[str, ...] = get_args(Pickup)  # the order won cards join a pile (RULES 2.4)
+PICKUPS: tuple[str, ...] = get_args(Pickup)  # the order won cards join a pile (rules 2.4)
 
 
 class RuleSet(BaseModel):
-    """A variant plus every option (RULES.md 8). Two games with the same rule set and seed are
+    """A variant plus every option (docs/rules.md 8). Two games with the same rule set and seed are
     the same game."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     variant: str = Field(description="Registered variant name (`war variants`).")
-    players: int = Field(2, ge=2, le=8, description="Number of seats, 2..8 (RULES 1.4).")
-    jokers: int = Field(0, description="0 or 2 Jokers, which beat every other rank (RULES 1.1).")
+    players: int = Field(2, ge=2, le=8, description="Number of seats, 2..8 (rules 1.4).")
+    jokers: int = Field(0, description="0 or 2 Jokers, which beat every other rank (rules 1.1).")
     war_down: Union[int, Literal["by_rank"]] = Field(
-        3, description="Cards face down in a war, or `by_rank` (Război, RULES 5.1).")
+        3, description="Cards face down in a war, or `by_rank` (Război, rules 5.1).")
     ace_value: int = Field(11, ge=1, description="The Ace's value when war size is by rank.")
-    war_tiebreak: Literal["repeat", "single_up"] = Field("repeat", description="RULES 2.5.")
-    shortfall: Literal["last_card_up", "lose"] = Field("last_card_up", description="RULES 2.3.")
+    war_tiebreak: Literal["repeat", "single_up"] = Field("repeat", description="rules 2.5.")
+    shortfall: Literal["last_card_up", "lose"] = Field("last_card_up", description="rules 2.3.")
     pickup: Pickup = Field(
-        "shuffled", description="Order in which won cards join the pile (RULES 2.4).")
-    ranks: int = Field(13, ge=1, le=1000, description="Ranks in the deck (RULES 1.2).")
-    suits: int = Field(4, ge=1, le=1000, description="Suits in the deck (RULES 1.2).")
+        "shuffled", description="Order in which won cards join the pile (rules 2.4).")
+    ranks: int = Field(13, ge=1, le=1000, description="Ranks in the deck (rules 1.2).")
+    suits: int = Field(4, ge=1, le=1000, description="Suits in the deck (rules 1.2).")
     win: str = Field("all_cards", pattern=r"^(all_cards|wars:[1-9][0-9]*)$",
-                     description="`all_cards`, or `wars:N`: first to win N wars (RULES 2.7).")
+                     description="`all_cards`, or `wars:N`: first to win N wars (rules 2.7).")
     max_battles: int = Field(10_000, gt=0, description="Cap on battles; the game ends `capped`.")
     hand_size: int = Field(0, description="Cards in hand (Arneson's War: 3).")
 

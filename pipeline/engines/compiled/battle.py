@@ -1,5 +1,5 @@
 """One battle, compiled: the seats play a card each, wars settle the ties, the winner collects
-the table (engine.play_table's battle, step for step, with the same events). Every step takes
+the table (engines.table.play_table's battle, step for step, with the same events). Every step takes
 the game's state (state.Game)."""
 
 from __future__ import annotations

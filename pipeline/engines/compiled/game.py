@@ -1,4 +1,4 @@
-"""One game, compiled: the deal, the battles until the game ends, its summary (engine.play_table,
+"""One game, compiled: the deal, the battles until the game ends, its summary (engines.table.play_table,
 which stays the definition of the rules, translated to numba over state.py's arrays)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""DESIGN.md's random generator compiled: SplitMix64, xoshiro256**, bounded draws, Fisher-Yates."""
+"""The random generator of docs/rules.md (Randomness), compiled: SplitMix64, xoshiro256**, bounded draws, Fisher-Yates."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover
         return lambda f: f
 
 
-# ---------------------------------------------------------------- randomness (DESIGN.md)
+# ---------------------------------------------------------------- randomness (docs/rules.md)
 
 @njit(cache=True)
 def _mix(z):

@@ -1,10 +1,10 @@
 """The compiled engine of the table family (Classic, Multiplayer, Jokers, Război): games of a
 rule set played into flat numpy arrays (layout.GameArrays), event for event the games of
-`engine.play_table`, the readable reference that stays the definition of the rules.
+`engines.table.play_table`, the readable reference that stays the definition of the rules.
 
 The engine, by job:
 
-- rng.py: DESIGN.md's SplitMix64 / xoshiro256** / bounded / Fisher-Yates, in uint64 arithmetic
+- rng.py: the SplitMix64 / xoshiro256** / bounded / Fisher-Yates, in uint64 arithmetic
   only (numba turns int64 mixed with uint64 into float64);
 - layout.py: what the output arrays hold (event and summary columns, the codes of event kinds,
   outcomes and pickups, taken from pipeline.model.schema);

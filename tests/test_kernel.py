@@ -1,4 +1,4 @@
-"""The compiled fast path (pipeline/kernel.py) against the reference engine: for a grid of every
+"""The compiled fast path (pipeline/engines/compiled/) against the reference engine: for a grid of every
 table-family option, the events and games tables must be equal to the ones built from
 generate.play_range, and the Parquet files written from them identical byte for byte."""
 

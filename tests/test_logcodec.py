@@ -1,5 +1,5 @@
-"""The on-disk event log (pipeline/logcodec.py): lossless for any log, strict on rows no log
-encodes to, and the SQL `events` view (pipeline/events.sql) decodes exactly as Python does."""
+"""The on-disk event log (pipeline/log/codec.py): lossless for any log, strict on rows no log
+encodes to, and the SQL `events` view (pipeline/log/events.sql) decodes exactly as Python does."""
 
 from __future__ import annotations
 

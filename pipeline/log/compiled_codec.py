@@ -317,14 +317,16 @@ def encode_pass(cursor, encoding):
     return DONE
 
 
-@njit(cache=True)
+# The allocations below are inlined into encode_rows, so that they are compiled once with it.
+
+@njit(cache=True, inline="always")
 def grown(array, need):
     bigger = np.empty(max(2 * array.shape[0], need), array.dtype)
     bigger[:array.shape[0]] = array
     return bigger
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rehashed(key_hash, shape_count, size):
     """Slots of `size` for the first shape_count shapes."""
     slots = np.full(size, -1, np.int32)
@@ -337,7 +339,7 @@ def rehashed(key_hash, shape_count, size):
     return slots
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def grown_shapes(status, need, shape_count, shapes):
     """The shape table with room for what the last pass needed."""
     if status == GROW_KEY:
@@ -353,7 +355,7 @@ def grown_shapes(status, need, shape_count, shapes):
     return ShapeTable(shapes.key, keys, key_start, key_hash, slots)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_columns(rows, cards):
     """Columns for up to `rows` rows and `cards` cards."""
     columns = RowColumns(np.empty(rows, np.int64), np.empty(rows, np.int32), np.empty(rows, np.int32),

@@ -1,4 +1,4 @@
-"""The compiled fast path (pipeline/engines/compiled/) against the reference engine.
+"""The compiled engine (pipeline/engines/compiled) against the reference engine.
 
     python bench/kernel_equality.py sweep [RULE_SETS] [GAMES]   # random rule sets, tables must be equal
     python bench/kernel_equality.py speed [GAMES] [--quick]     # games/s: reference (--quick: 2,000 games), kernel, kernel+Arrow

@@ -93,6 +93,7 @@ def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts
 
 def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays) -> tuple[pa.Table, pa.Table]:
     """The events and games tables of games start..stop-1 from the engine's arrays."""
+    arrays = GameArrays(*arrays)
     summaries = arrays.summaries
     games = summaries.shape[0]
     players = rules.players

@@ -98,6 +98,15 @@ class TableMarks(NamedTuple):
     taken_stamp: np.ndarray     # int64 [positions]
 
 
+class Encoding(NamedTuple):
+    """Everything the encoder's steps read and write."""
+
+    events: EngineEvents
+    columns: RowColumns
+    shapes: ShapeTable
+    marks: TableMarks
+
+
 # Where an encoding pass stands (the cursor array): at the start of a row, so that it can resume
 # there after a buffer grew. NEED is what the buffer that was too small must hold.
 GAME, FIRST_EVENT, EVENT, ROW, CARDS, ORDER, SHAPES, TABLE_STAMP, TAKE_STAMP, NEED = range(10)
@@ -108,29 +117,31 @@ DONE, GROW_KEY, GROW_SHAPES = range(3)
 # ---------------------------------------------------------------- one event
 
 @borrowing(inline="always")
-def whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, events, marks, columns):
+def whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, encoding):
     """Whether cards [first_card, first_card + count) are the whole table, each once; their table
     positions go to columns.order at order_fill on the way. Returns (whether, the positions
     packed for a small take)."""
+    marks = encoding.marks
     packed = np.int64(0)
     for j in range(count):
-        card = events.card_values[first_card + j]
+        card = encoding.events.card_values[first_card + j]
         position = marks.table_position[card]
         if marks.table_stamp[card] != table_stamp or marks.taken_stamp[position] == take_stamp:
             return False, packed
         marks.taken_stamp[position] = take_stamp
-        columns.order[order_fill + j] = position
+        encoding.columns.order[order_fill + j] = position
         if count <= SMALL_ORDER:
             packed |= position << (TAKE_ORDER_SHIFT + TAKE_POSITION_BITS * j)
     return True, packed
 
 
 @borrowing(inline="always")
-def put_on_table(first_card, count, table_stamp, table_size, duplicate, events, marks):
+def put_on_table(first_card, count, table_stamp, table_size, duplicate, encoding):
     """Cards [first_card, first_card + count) join the table: returns (table size, whether a
     card is on it twice)."""
+    marks = encoding.marks
     for j in range(count):
-        card = events.card_values[first_card + j]
+        card = encoding.events.card_values[first_card + j]
         if marks.table_stamp[card] == table_stamp:
             duplicate = True
         marks.table_stamp[card] = table_stamp
@@ -140,8 +151,10 @@ def put_on_table(first_card, count, table_stamp, table_size, duplicate, events, 
 
 
 @borrowing(inline="always")
-def append_key(event, event_word, count_word, first_seat, seat_count, key_size, key_hash, events, key):
-    """The event's key words after key[:key_size] (there is room): returns (key size, hash)."""
+def append_key(event, event_word, count_word, first_seat, seat_count, key_size, key_hash, encoding):
+    """The event's key words after shapes.key[:key_size] (there is room): returns (key size,
+    hash)."""
+    events, key = encoding.events, encoding.shapes.key
     key[key_size] = event_word
     key[key_size + 1] = count_word
     key_hash = _fold(_fold(key_hash, event_word), count_word)
@@ -163,11 +176,12 @@ def append_key(event, event_word, count_word, first_seat, seat_count, key_size, 
 # ---------------------------------------------------------------- one row
 
 @borrowing(inline="always")
-def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, events, columns, shapes, marks):
+def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, encoding):
     """The row of the events from `event` with its battle (before `stop`, the game's end): its
     cards and takes into the columns, its key into shapes.key. Returns (GROW_KEY or DONE, the
     event after the row, the cards' and the order's fill, the stamps, the key's size and
     hash); on GROW_KEY the key size is the room the key needs."""
+    events, columns = encoding.events, encoding.columns
     rows = events.rows
     first_card = rows[event - 1, EVENT_CARDS_END] if event > 0 else 0
     first_seat = rows[event - 1, EVENT_SEATS_END] if event > 0 else 0
@@ -187,8 +201,7 @@ def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, even
         packed = np.int64(0)
         if (kind == KIND_COLLECT or kind == KIND_SET_ASIDE) and count == table_size and count > 0 and not duplicate:
             take_stamp += 1
-            whole, packed = whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, events, marks,
-                                             columns)
+            whole, packed = whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, encoding)
         if whole:
             if count <= SMALL_ORDER:
                 event_word |= (np.int64(SMALL_TAKE) << MODE_SHIFT) | (np.int64(count) << TAKE_SIZE_SHIFT) | packed
@@ -205,15 +218,14 @@ def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, even
                 columns.cards[card_fill + j] = events.card_values[first_card + j]
             card_fill += count
             if kind == KIND_PLAY or kind == KIND_DOWN or kind == KIND_FORFEIT:
-                table_size, duplicate = put_on_table(first_card, count, table_stamp, table_size, duplicate, events,
-                                                     marks)
+                table_size, duplicate = put_on_table(first_card, count, table_stamp, table_size, duplicate, encoding)
         has_value = kind == KIND_WAR or kind == KIND_END
         need = key_size + 3 + (seat_count + 7) // 8
-        if need > shapes.key.shape[0]:
+        if need > encoding.shapes.key.shape[0]:
             return GROW_KEY, event, card_fill, order_fill, table_stamp, take_stamp, need, key_hash
         event_word |= np.int64(has_value) << HAS_VALUE_SHIFT
         key_size, key_hash = append_key(event, event_word, np.int64(raw) | (np.int64(seat_count) << SEAT_COUNT_SHIFT),
-                                        first_seat, seat_count, key_size, key_hash, events, shapes.key)
+                                        first_seat, seat_count, key_size, key_hash, encoding)
         first_card = rows[event, EVENT_CARDS_END]
         first_seat = rows[event, EVENT_SEATS_END]
         event += 1
@@ -266,9 +278,10 @@ def intern_shape(key_size, key_hash, shape_count, shapes):
 # ---------------------------------------------------------------- all rows
 
 @borrowing
-def encode_pass(cursor, events, columns, shapes, marks):
+def encode_pass(cursor, encoding):
     """The rows from where `cursor` says. Returns DONE, or the buffer to grow (the key, or the
     shape table) before the caller calls again, which encodes that row again."""
+    events, columns = encoding.events, encoding.columns
     games = events.counts.shape[0]
     game, first_event, event, row = cursor[GAME], cursor[FIRST_EVENT], cursor[EVENT], cursor[ROW]
     card_fill, order_fill, shape_count = cursor[CARDS], cursor[ORDER], cursor[SHAPES]
@@ -285,10 +298,9 @@ def encode_pass(cursor, events, columns, shapes, marks):
         columns.seq[row] = event - first_event
         columns.battle[row] = events.rows[event, EVENT_BATTLE]
         status, event, card_fill, order_fill, table_stamp, take_stamp, key_size, key_hash = encode_row(
-            event, first_event + events.counts[game], card_fill, order_fill, table_stamp, take_stamp, events,
-            columns, shapes, marks)
+            event, first_event + events.counts[game], card_fill, order_fill, table_stamp, take_stamp, encoding)
         if status == DONE:
-            shape = intern_shape(key_size, key_hash, shape_count, shapes)
+            shape = intern_shape(key_size, key_hash, shape_count, encoding.shapes)
             if shape < 0:
                 status = GROW_SHAPES
         if status != DONE:
@@ -305,14 +317,16 @@ def encode_pass(cursor, events, columns, shapes, marks):
     return DONE
 
 
-@njit(cache=True)
+# The allocations below are inlined into encode_rows, so that they are compiled once with it.
+
+@njit(cache=True, inline="always")
 def grown(array, need):
     bigger = np.empty(max(2 * array.shape[0], need), array.dtype)
     bigger[:array.shape[0]] = array
     return bigger
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rehashed(key_hash, shape_count, size):
     """Slots of `size` for the first shape_count shapes."""
     slots = np.full(size, -1, np.int32)
@@ -325,7 +339,7 @@ def rehashed(key_hash, shape_count, size):
     return slots
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def grown_shapes(status, need, shape_count, shapes):
     """The shape table with room for what the last pass needed."""
     if status == GROW_KEY:
@@ -341,7 +355,7 @@ def grown_shapes(status, need, shape_count, shapes):
     return ShapeTable(shapes.key, keys, key_start, key_hash, slots)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_columns(rows, cards):
     """Columns for up to `rows` rows and `cards` cards."""
     columns = RowColumns(np.empty(rows, np.int64), np.empty(rows, np.int32), np.empty(rows, np.int32),
@@ -367,7 +381,7 @@ def encode_rows(game_ids, rows, card_values, seat_values, counts):
                         np.empty(256, np.uint64), np.full(512, -1, np.int32))
     cursor = np.zeros(10, np.int64)
     while True:
-        status = encode_pass(cursor, events, columns, shapes, marks)
+        status = encode_pass(cursor, Encoding(events, columns, shapes, marks))
         if status == DONE:
             break
         shapes = grown_shapes(status, cursor[NEED], cursor[SHAPES], shapes)

@@ -35,8 +35,8 @@ def cards_balance(arrays, deck_size: int) -> bool:
 def balance(events, values, counts, role, set_aside, deck_size):
     """True when every game's battle 0 deals (or sets aside) each card of the deck once, and in
     every later battle the cards taken from the table (collect, set_aside) are exactly the cards
-    put on it (play, down, forfeit), none twice. role[kind] is DEALT, PUT, TAKEN or 0;
-    `set_aside` is the kind that deals at battle 0 and takes later."""
+    put on it (play, down, forfeit), none twice. role[kind], what an event of that kind does, is
+    DEALT, PUT, TAKEN or 0; `set_aside` is the kind that deals at battle 0 and takes later."""
     put_at = np.full(deck_size, -1, np.int64)
     taken_at = np.full(deck_size, -1, np.int64)
     dealt_at = np.full(deck_size, -1, np.int64)
@@ -44,17 +44,17 @@ def balance(events, values, counts, role, set_aside, deck_size):
     dealt = 0
     puts = 0
     takes = 0
-    g = 0
+    game = 0
     game_end = counts[0] if len(counts) else 0
-    prev = -1
-    start = 0
+    previous_battle = -1
+    cards_start = 0
     for i in range(events.shape[0]):
-        while i == game_end and g + 1 < len(counts):
-            g += 1
-            game_end += counts[g]
-        new_game = i == 0 or i == game_end - counts[g]
-        b = events[i, EVENT_BATTLE]
-        if new_game or b != prev:
+        while i == game_end and game + 1 < len(counts):
+            game += 1
+            game_end += counts[game]
+        new_game = i == 0 or i == game_end - counts[game]
+        battle = events[i, EVENT_BATTLE]
+        if new_game or battle != previous_battle:
             if i > 0 and puts != takes:
                 return False
             if new_game:
@@ -64,35 +64,35 @@ def balance(events, values, counts, role, set_aside, deck_size):
             stamp += 1
             puts = 0
             takes = 0
-        prev = b
-        k = events[i, EVENT_KIND]
+        previous_battle = battle
+        kind = events[i, EVENT_KIND]
         end = events[i, EVENT_CARDS_END]
-        first = start
-        start = end
-        r = role[k]
-        if k == set_aside:
-            r = DEALT if b == 0 else TAKEN
-        if r == 0:
+        first_card = cards_start
+        cards_start = end
+        what = role[kind]
+        if kind == set_aside:
+            what = DEALT if battle == 0 else TAKEN
+        if what == 0:
             continue
-        if r == DEALT and b != 0 or r != DEALT and b == 0:
+        if what == DEALT and battle != 0 or what != DEALT and battle == 0:
             return False
-        for j in range(first, end):
-            c = values[j]
-            if c < 0 or c >= deck_size:
+        for j in range(first_card, end):
+            card = values[j]
+            if card < 0 or card >= deck_size:
                 return False
-            if r == DEALT:
-                if dealt_at[c] == stamp:
+            if what == DEALT:
+                if dealt_at[card] == stamp:
                     return False
-                dealt_at[c] = stamp
+                dealt_at[card] = stamp
                 dealt += 1
-            elif r == PUT:
-                if put_at[c] == stamp:
+            elif what == PUT:
+                if put_at[card] == stamp:
                     return False
-                put_at[c] = stamp
+                put_at[card] = stamp
                 puts += 1
             else:
-                if put_at[c] != stamp or taken_at[c] == stamp:
+                if put_at[card] != stamp or taken_at[card] == stamp:
                     return False
-                taken_at[c] = stamp
+                taken_at[card] = stamp
                 takes += 1
     return puts == takes and dealt == deck_size

@@ -198,24 +198,23 @@ def take(winner, cards, count, battle, game):
 def collect(winner, battle, table_size, game):
     """The winner collects the table in the rule set's pickup order."""
     table = game.table
-    if game.rules.pickup == PICKUP_WINNER_FIRST:  # the winner's cards, then each other seat's, in table order
-        order = table.pickup_order
+    cards = table.cards
+    if game.rules.pickup == PICKUP_SHUFFLED:
+        _shuffle(game.rng, cards, table_size)
+    elif game.rules.pickup == PICKUP_WINNER_FIRST:  # the winner's cards, then each other seat's, in table order
+        cards = table.pickup_order
         taken = 0
         for i in range(table_size):
             if table.owners[i] == winner:
-                order[taken] = table.cards[i]
+                cards[taken] = table.cards[i]
                 taken += 1
         for s in range(game.rules.players):
             if s != winner:
                 for i in range(table_size):
                     if table.owners[i] == s:
-                        order[taken] = table.cards[i]
+                        cards[taken] = table.cards[i]
                         taken += 1
-        take(winner, order, table_size, battle, game)
-    else:
-        if game.rules.pickup == PICKUP_SHUFFLED:
-            _shuffle(game.rng, table.cards, table_size)
-        take(winner, table.cards, table_size, battle, game)
+    take(winner, cards, table_size, battle, game)
 
 
 @borrowing(inline="always")

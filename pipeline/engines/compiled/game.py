@@ -86,18 +86,18 @@ def room_for_battle(rules, log):
 
 
 @borrowing
-def end_game(g, battle, outcome, winner, game, results):
-    """The end event, and each seat's war wins and cards at the end into results[g]."""
+def end_game(index, battle, outcome, winner, game, results):
+    """The end event, and each seat's war wins and cards at the end into results[index]."""
     seats = game.seats
     for s in range(game.rules.players):
-        results.final_cards[g, s] = seats.pile_size[s] + seats.won_size[s]
-        results.war_wins[g, s] = seats.war_wins[s]
+        results.final_cards[index, s] = seats.pile_size[s] + seats.won_size[s]
+        results.war_wins[index, s] = seats.war_wins[s]
     emit(game.log, battle, KIND_END, winner, battle, outcome)
 
 
 @borrowing
-def play_game(g, game_seed, attempt, game, results):
-    """Play one game, the g-th of `results`, appending its events to the log and writing its
+def play_game(index, game_seed, attempt, game, results):
+    """Play one game, number `index` of `results`, appending its events to the log and writing its
     summary (layout.SUMMARY_COLUMNS), war wins and final cards. Returns DONE, or the buffer to
     grow before the game is played again from its start (its events are then dropped by the
     caller). `attempt` numbers the calls with these positions (see cycles.py)."""
@@ -153,8 +153,8 @@ def play_game(g, game_seed, attempt, game, results):
             outcome, winner = (OUTCOME_WIN, first_alive) if alive == 1 else (OUTCOME_DRAW, NO_SEAT)
             break
 
-    end_game(g, battle, outcome, winner, game, results)
-    summary = results.summaries[g]
+    end_game(index, battle, outcome, winner, game, results)
+    summary = results.summaries[index]
     summary[SUMMARY_OUTCOME] = outcome
     summary[SUMMARY_WINNER] = winner
     summary[SUMMARY_BATTLES] = battle

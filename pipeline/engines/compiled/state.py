@@ -141,7 +141,10 @@ def borrowing(function=None, *, inline="never"):
 
 # ---------------------------------------------------------------- sizes
 
-@njit(cache=True)
+# These and the allocations below are inlined into their callers (table.play_games), so that they
+# are compiled once with them rather than each on its own.
+
+@njit(cache=True, inline="always")
 def power_of_two(x):
     """The least power of two >= x."""
     p = 1
@@ -150,7 +153,7 @@ def power_of_two(x):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def most_events_per_battle(players, deck_size):
     """The most event rows one battle and the end event can take. A battle has at most
     deck_size/2 + 1 war rounds (each takes a card from two seats or more); a round logs a war
@@ -160,27 +163,27 @@ def most_events_per_battle(players, deck_size):
     return (deck_size + 2) * (2 * players + 2) + 8 * players + 16
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def most_cards_per_battle(deck_size):
     """Each table card is played, put down or forfeited once, reshuffled at most once and
     collected (or set aside) once."""
     return 3 * deck_size + 16
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def most_seats_per_battle(players, deck_size):
     return (deck_size + 2) * players + 8
 
 
 # ---------------------------------------------------------------- allocation
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_results(games, players):
     return Results(np.zeros((games, len(SUMMARY_COLUMNS)), np.int64), np.zeros((games, players), np.int32),
                    np.zeros((games, players), np.int32), np.zeros(games, np.uint64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_game(rules, events, cards, seats, positions):
     """A game's state for `rules`, room for `events` events (and `cards`, `seats` values of them)
     and `positions` positions a game to begin with."""
@@ -189,37 +192,37 @@ def new_game(rules, events, cards, seats, positions):
                 new_event_log(events, cards, seats))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def with_log(game, log):
     return Game(game.rules, game.rng, game.seats, game.table, game.positions, log)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def with_positions(game, positions):
     return Game(game.rules, game.rng, game.seats, game.table, positions, game.log)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_seats(players, deck_size):
     return Seats(np.empty((players, power_of_two(deck_size)), np.int32), np.zeros(players, np.int64),
                  np.zeros(players, np.int64), np.empty((players, deck_size), np.int32),
                  np.zeros(players, np.int64), np.zeros(players, np.bool_), np.zeros(players, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_table(players, deck_size):
     return Table(np.empty(deck_size, np.int32), np.empty(deck_size, np.int32), np.empty(deck_size, np.int64),
                  np.empty(deck_size, np.int32), np.empty(deck_size, np.int32), np.zeros(players, np.int64),
                  np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_event_log(events, cards, seats):
     return EventLog(np.empty((max(events, 16), len(EVENT_COLUMNS)), np.int32), np.empty(max(cards, 16), np.int16),
                     np.empty(max(seats, 16), np.int8), np.zeros(3, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def grown_event_log(log, players, deck_size):
     """A larger log holding log's events up to its fill (the games played so far)."""
     rows = np.empty((2 * log.rows.shape[0] + most_events_per_battle(players, deck_size), log.rows.shape[1]),
@@ -232,7 +235,7 @@ def grown_event_log(log, players, deck_size):
     return EventLog(rows, card_values, seat_values, log.fill)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def position_buffers(rules, capacity, pile_hash, hash_powers, stream, stream_start, stream_end):
     """Positions with room for `capacity` positions a game (the stored ones empty)."""
     players = rules.players
@@ -244,7 +247,7 @@ def position_buffers(rules, capacity, pile_hash, hash_powers, stream, stream_sta
                      np.zeros(capacity, np.uint64), np.zeros(slots, np.int64), np.zeros(slots, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_positions(rules, capacity):
     """Positions for games of `rules`, room for `capacity` positions a game (fewer when the game
     cannot have as many battles; 1 when positions are not kept)."""
@@ -263,7 +266,7 @@ def new_positions(rules, capacity):
                             np.zeros(players, np.int64), np.zeros(players, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def with_more_positions(rules, positions):
     """Room for twice as many positions a game (what they hold belongs to the game being
     replayed)."""
@@ -271,7 +274,7 @@ def with_more_positions(rules, positions):
                             positions.stream, positions.stream_start, positions.stream_end)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def with_longer_streams(positions):
     """Streams twice as long (likewise)."""
     stream = np.empty((positions.stream.shape[0], 2 * positions.stream.shape[1]), np.int16)

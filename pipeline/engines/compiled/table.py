@@ -63,16 +63,16 @@ def play_games(master_seed, start, stop, rules, event_capacity, card_capacity, s
     results = new_results(games, rules.players)
     game = new_game(rules, event_capacity, card_capacity, seat_capacity, position_capacity)
     attempt = 0  # tells the position slots filled by this attempt at a game from older ones
-    g = 0
-    while g < games:
+    index = 0
+    while index < games:
         attempt += 1
         log = game.log
         rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
-        game_seed = _game_seed(master_seed, np.uint64(start + g))
-        status = play_game(g, game_seed, attempt, game, results)
+        game_seed = _game_seed(master_seed, np.uint64(start + index))
+        status = play_game(index, game_seed, attempt, game, results)
         if status == DONE:
-            results.seeds[g] = game_seed
-            g += 1
+            results.seeds[index] = game_seed
+            index += 1
             continue
         log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # played again, in larger buffers
         if status == GROW_EVENTS:

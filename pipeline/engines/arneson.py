@@ -51,7 +51,7 @@ class ArnesonGame(Game):
     def position(self) -> tuple:
         """Every pile in order, every hand, and the war wins under wars:N (ruling 7); only when
         no seat's choices are random."""
-        return (tuple(tuple(p) for p in self.piles), tuple(tuple(sorted(h)) for h in self.hands),
+        return (tuple(map(tuple, self.piles)), tuple(tuple(sorted(h)) for h in self.hands),
                 tuple(self.summary.war_wins) if self.wars_to_win else ())
 
     def battle(self, battle: int) -> bool:

@@ -48,7 +48,7 @@ class TableGame(Game):
 
     def position(self) -> tuple:
         """Every pile in order, and the war wins under wars:N (ruling 7)."""
-        return (tuple(tuple(p) for p in self.piles),
+        return (tuple(map(tuple, self.piles)),
                 tuple(self.summary.war_wins) if self.wars_to_win else ())
 
     def battle(self, battle: int) -> bool:

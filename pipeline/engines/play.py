@@ -1,8 +1,9 @@
 """What the families' games do the same way: the deal, the piles, reshuffles, collections,
 forfeits and the battle loop.
 
-A family's engine is a subclass of `Game` that plays one battle (`battle`); the steps here are
-the ones its rules share with the other families, word for word.
+A family's engine is a subclass of `Game` that plays one battle (`battle`), or writes out the
+whole battle loop (`battles`) where a method call per battle would cost too much time; the steps
+here are the ones its rules share with the other families, word for word.
 """
 
 from __future__ import annotations
@@ -60,21 +61,26 @@ class Game:
     def battles(self) -> int:
         """Battles until one ends the game, the cap is reached (`capped`) or a position comes back
         (`cycle`, where the family looks for cycles); how many were played."""
-        s, seen, play_battle = self.summary, self.seen, self.battle
+        play_battle = self.battle
         battle = 0
         while battle < self.max_battles:
-            if seen is not None:
-                key = self.position()
-                first = seen.get(key)
-                if first is not None:
-                    s.outcome, s.cycle_length = "cycle", battle - first
-                    return battle
-                seen[key] = battle
+            if self.seen is not None and self.repeats(battle):
+                return battle
             battle += 1
             if play_battle(battle):
                 return battle
-        s.outcome = "capped"
+        self.summary.outcome = "capped"
         return battle
+
+    def repeats(self, battle: int) -> bool:
+        """Whether the position after `battle` battles came before: the game is then a `cycle`."""
+        key = self.position()
+        first = self.seen.get(key)
+        if first is None:
+            self.seen[key] = battle
+            return False
+        self.summary.outcome, self.summary.cycle_length = "cycle", battle - first
+        return True
 
     def battle(self, battle: int) -> bool:
         """Play battle number `battle`; True when it ends the game."""

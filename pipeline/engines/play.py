@@ -90,10 +90,6 @@ class Game:
         """What must come back for the game to be in a cycle."""
         raise NotImplementedError
 
-    def pick_up(self, winner: int, battle: int) -> list[int]:
-        """The table, in the order the winner of the battle picks it up."""
-        raise NotImplementedError
-
     def holding(self, seat: int) -> int:
         return len(self.piles[seat]) + len(self.won[seat])
 
@@ -163,17 +159,3 @@ class Game:
         """Nobody is left to win the table: its cards leave the game."""
         self.summary.cards_set_aside += len(self.table)
         self.emit(battle, "set_aside", None, self.table)
-
-    def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
-        """After the wars: the winner picks up the table (or it is set aside), a war won may win
-        the game under wars:N before eliminations (ruling 6), then seats holding nothing are out.
-        True when the game is over."""
-        s = self.summary
-        s.count_war(battle, depth)
-        if winner is None:
-            self.set_aside(battle)
-        else:
-            self.collect(winner, self.pick_up(winner, battle), battle)
-            if depth and s.won_war(winner, self.wars_to_win):
-                return True
-        return s.eliminate(battle, self.alive, self.holding, self.emit)

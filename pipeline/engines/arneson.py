@@ -51,30 +51,42 @@ class ArnesonGame(Game):
     def position(self) -> tuple:
         """Every pile in order, every hand, and the war wins under wars:N (ruling 7); only when
         no seat's choices are random."""
-        return (tuple(tuple(p) for p in self.piles), tuple(tuple(sorted(h)) for h in self.hands),
+        return (tuple(map(tuple, self.piles)), tuple(tuple(sorted(h)) for h in self.hands),
                 tuple(self.summary.war_wins) if self.wars_to_win else ())
 
-    def battle(self, battle: int) -> bool:
-        """Both seats choose and play a hand card, then draw back up; the higher card takes both
-        (ruling 15), a tie is a war."""
-        rank = self.rank
-        self.table = []
-        self.played = [[], []]
-        self.refill_hands(battle)
-        up = self.play_hands(battle, 0, None)
-        self.refill_hands(battle)
-        if rank[up[0]] == rank[up[1]]:
-            return self.tied_battle(battle, up)
-        winner = 0 if rank[up[0]] > rank[up[1]] else 1
-        self.collect(winner, self.pickup_order(winner, self.table), battle)
-        return self.summary.eliminate(battle, self.alive, self.holding, self.emit)
+    def battles(self) -> int:
+        """Battles until the game is over: both seats choose and play a hand card, then draw back
+        up; the higher card takes both (ruling 15), a tie is a war; then seats holding nothing
+        are out. Written out like TableGame.battles, for speed. How many battles were played."""
+        rank, alive, s = self.rank, self.alive, self.summary
+        battle = 0
+        while battle < self.max_battles:
+            if self.seen is not None and self.repeats(battle):
+                return battle
+            battle += 1
+            self.table = []
+            self.played = [[], []]
+            self.refill_hands(battle)
+            up = self.play_hands(battle, 0, None)
+            self.refill_hands(battle)
+            if rank[up[0]] == rank[up[1]]:
+                if self.tied_battle(battle, up):
+                    return battle
+                continue
+            winner = 0 if rank[up[0]] > rank[up[1]] else 1
+            self.collect(winner, self.pickup_order(winner, self.table), battle)
+            if s.eliminate(battle, alive, self.holding, self.emit):
+                return battle
+        s.outcome = "capped"
+        return battle
 
     def refill_hands(self, battle: int) -> None:
         """Each seat draws back to a full hand from its pile, as far as its cards go."""
-        hand_size = self.hand_size
-        for seat, hand in enumerate(self.hands):
-            if len(hand) < hand_size:
-                self.take_cards(seat, hand_size - len(hand), battle, "draw", hand)
+        hands, hand_size = self.hands, self.hand_size
+        for seat in (0, 1):
+            short = hand_size - len(hands[seat])
+            if short:
+                self.take_cards(seat, short, battle, "draw", hands[seat])
 
     def choose(self, seat: int, battle: int, depth: int, tied_rank: int | None) -> int:
         """The seat's choice of a card from its hand, logged as a decision."""

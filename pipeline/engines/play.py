@@ -1,8 +1,9 @@
 """What the families' games do the same way: the deal, the piles, reshuffles, collections,
 forfeits and the battle loop.
 
-A family's engine is a subclass of `Game` that plays one battle (`battle`); the steps here are
-the ones its rules share with the other families, word for word.
+A family's engine is a subclass of `Game` that plays one battle (`battle`), or writes out the
+whole battle loop (`battles`) where a method call per battle would cost too much time; the steps
+here are the ones its rules share with the other families, word for word.
 """
 
 from __future__ import annotations
@@ -60,21 +61,26 @@ class Game:
     def battles(self) -> int:
         """Battles until one ends the game, the cap is reached (`capped`) or a position comes back
         (`cycle`, where the family looks for cycles); how many were played."""
-        s, seen, play_battle = self.summary, self.seen, self.battle
+        play_battle = self.battle
         battle = 0
         while battle < self.max_battles:
-            if seen is not None:
-                key = self.position()
-                first = seen.get(key)
-                if first is not None:
-                    s.outcome, s.cycle_length = "cycle", battle - first
-                    return battle
-                seen[key] = battle
+            if self.seen is not None and self.repeats(battle):
+                return battle
             battle += 1
             if play_battle(battle):
                 return battle
-        s.outcome = "capped"
+        self.summary.outcome = "capped"
         return battle
+
+    def repeats(self, battle: int) -> bool:
+        """Whether the position after `battle` battles came before: the game is then a `cycle`."""
+        key = self.position()
+        first = self.seen.get(key)
+        if first is None:
+            self.seen[key] = battle
+            return False
+        self.summary.outcome, self.summary.cycle_length = "cycle", battle - first
+        return True
 
     def battle(self, battle: int) -> bool:
         """Play battle number `battle`; True when it ends the game."""
@@ -82,10 +88,6 @@ class Game:
 
     def position(self) -> tuple:
         """What must come back for the game to be in a cycle."""
-        raise NotImplementedError
-
-    def pick_up(self, winner: int, battle: int) -> list[int]:
-        """The table, in the order the winner of the battle picks it up."""
         raise NotImplementedError
 
     def holding(self, seat: int) -> int:
@@ -157,17 +159,3 @@ class Game:
         """Nobody is left to win the table: its cards leave the game."""
         self.summary.cards_set_aside += len(self.table)
         self.emit(battle, "set_aside", None, self.table)
-
-    def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
-        """After the wars: the winner picks up the table (or it is set aside), a war won may win
-        the game under wars:N before eliminations (ruling 6), then seats holding nothing are out.
-        True when the game is over."""
-        s = self.summary
-        s.count_war(battle, depth)
-        if winner is None:
-            self.set_aside(battle)
-        else:
-            self.collect(winner, self.pick_up(winner, battle), battle)
-            if depth and s.won_war(winner, self.wars_to_win):
-                return True
-        return s.eliminate(battle, self.alive, self.holding, self.emit)

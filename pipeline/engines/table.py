@@ -48,34 +48,58 @@ class TableGame(Game):
 
     def position(self) -> tuple:
         """Every pile in order, and the war wins under wars:N (ruling 7)."""
-        return (tuple(tuple(p) for p in self.piles),
+        return (tuple(map(tuple, self.piles)),
                 tuple(self.summary.war_wins) if self.wars_to_win else ())
 
-    def battle(self, battle: int) -> bool:
-        """Every seat still in plays its top card and the best card takes the table; a tie for it
-        goes to war (docs/rules.md 2.2-2.3)."""
-        rank = self.rank
-        self.table = []
-        self.played = [[] for _ in range(self.n)]
-        self.up = up = {}
-        contenders = [seat for seat in range(self.n) if self.alive[seat]]
-        self.play_up(contenders, battle)
-        best = max(rank[up[seat]] for seat in contenders)
-        tied = [seat for seat in contenders if rank[up[seat]] == best]
-        winner, depth = (tied[0], 0) if len(tied) == 1 else self.wars(battle, tied, best)
-        return self.close_battle(battle, winner, depth)
+    def battles(self) -> int:
+        """Battles until the game is over (docs/rules.md 2.2-2.7): every seat still in plays its top card
+        and the best card takes the table, a tie for it going to war; a war won may win the game
+        under wars:N, then seats holding nothing are out. The loop is written out here rather than
+        left to Game.battles with a method call per battle, to keep the reference as fast as it
+        was. How many battles were played."""
+        rank, piles, alive, emit, s = self.rank, self.piles, self.alive, self.emit, self.summary
+        battle = 0
+        while battle < self.max_battles:
+            if self.seen is not None and self.repeats(battle):
+                return battle
+            battle += 1
+            self.table = table = []
+            self.played = played = [[] for _ in range(self.n)]
+            self.up = up = {}
+            contenders = [seat for seat in range(self.n) if alive[seat]]
+            for seat in contenders:
+                if not piles[seat]:
+                    self.reshuffle(seat, battle)
+                c = piles[seat].popleft()
+                table.append(c)
+                played[seat].append(c)
+                up[seat] = c
+                emit(battle, "play", seat, (c,))
+            best = max(rank[up[seat]] for seat in contenders)
+            tied = [seat for seat in contenders if rank[up[seat]] == best]
+            winner, depth = (tied[0], 0) if len(tied) == 1 else self.wars(battle, tied, best)
+            s.count_war(battle, depth)
+            if winner is None:
+                self.set_aside(battle)
+            else:
+                self.collect(winner, self.pick_up(winner, battle), battle)
+                if depth and s.won_war(winner, self.wars_to_win):
+                    return battle
+            if s.eliminate(battle, alive, self.holding, emit):
+                return battle
+        s.outcome = "capped"
+        return battle
 
-    def play_up(self, seats, battle: int) -> None:
-        """Each of `seats` plays its top card face up."""
-        piles, table, played, up, emit = self.piles, self.table, self.played, self.up, self.emit
-        for seat in seats:
-            if not piles[seat]:
-                self.reshuffle(seat, battle)
-            c = piles[seat].popleft()
-            table.append(c)
-            played[seat].append(c)
-            up[seat] = c
-            emit(battle, "play", seat, (c,))
+    def play_up(self, seat: int, battle: int) -> None:
+        """In a war, the seat plays its top card face up."""
+        pile = self.piles[seat]
+        if not pile:
+            self.reshuffle(seat, battle)
+        c = pile.popleft()
+        self.table.append(c)
+        self.played[seat].append(c)
+        self.up[seat] = c
+        self.emit(battle, "play", seat, (c,))
 
     def wars(self, battle: int, tied: list[int], best: int) -> tuple[int | None, int]:
         """Wars among the seats tied for the best card until one card is best: the winner (None
@@ -94,7 +118,7 @@ class TableGame(Game):
                 k = min(down, self.holding(seat) - 1)
                 if k:
                     self.played[seat].extend(self.lay_down(seat, k, battle))
-                self.play_up((seat,), battle)
+                self.play_up(seat, battle)
             best = max(rank[up[seat]] for seat in ready)
             tied = [seat for seat in ready if rank[up[seat]] == best]
         return tied[0], depth

@@ -395,7 +395,7 @@ def public_events(events, battle):
 
 class SpyChooser:
     """Wraps the real PolicyChooser. At each decision it checks, from the engine's own state (read
-    from the calling frame), that the view is exactly what is recomputed from visible information
+    from the calling engine's game object), that the view is exactly what is recomputed from visible information
     only; then lets the real policy choose."""
 
     def __init__(self, inner, rules, recorder) -> None:
@@ -407,14 +407,15 @@ class SpyChooser:
         self.views: list[tuple[str, int, object, tuple]] = []
 
     def choose(self, kind, seat, view, options):
-        state = sys._getframe(1).f_locals
+        caller = sys._getframe(1).f_locals
+        game = caller["self"]  # the engine's game object: its piles, won piles, table, hands
         rank = self.rank
         n = self.rules.players
-        battle = state["battle"]
+        battle = caller["battle"]
         events = public_events(self.recorder.events, battle)
         wars = sum(1 for ev in events if ev.kind == "war")
         if kind == "steal":
-            draw, won = state["draw"], state["won"]
+            draw, won = game.piles, game.won
             # visible to this seat: its looked-at card, the won piles' tops and sizes, its own count
             looked = draw[seat][0]
             tops = tuple(w[0] if w else None for w in won)
@@ -428,13 +429,13 @@ class SpyChooser:
             assert options == tuple(o for o, _ in expected.eligible)
             objects = [draw, won, *draw, *won]
         elif kind == "top":
-            won, table = state["won"], state["table"]
+            won, table = game.won, game.table
             expected = TopView(seat, tuple(table), tuple(rank[c] for c in table), rank_copies(rank),
                                tuple(w[0] if w else None for w in won))
             assert options == tuple(table)
-            objects = [won, table, state["draw"], *won]
+            objects = [won, table, game.piles, *won]
         else:
-            hands, piles, won = state["hands"], state["piles"], state["won"]
+            hands, piles, won = game.hands, game.piles, game.won
             other = 1 - seat
             hand = tuple(sorted(hands[seat]))
             plays = [ev for ev in events if ev.kind == "play"]

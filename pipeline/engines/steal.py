@@ -160,7 +160,6 @@ class StealGame(Game):
         """The winner's bundle (ruling 14): the table card it chooses on top, the rest in table
         order."""
         table, rank, won = self.table, self.rank, self.won
-        draw = self.piles  # noqa: F841 (not read here: test_policies' SpyChooser reads it from this frame)
         if len(table) == 1:
             return table
         options = tuple(table)

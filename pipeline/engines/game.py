@@ -106,9 +106,7 @@ def chooser_for(rules: RuleSet, policies, seed: int):
     seats = resolve_policies(rules, policies)
     if not seats:
         return NoChooser()
-    chooser = PolicyChooser(list(seats), seed)
-    chooser.randomized = any(p.randomized for p in seats)
-    return chooser
+    return PolicyChooser(list(seats), seed)
 
 
 @contextmanager

@@ -259,6 +259,7 @@ class PolicyChooser:
     def __init__(self, policies: list[SeatPolicy], game_seed: int) -> None:
         self.functions = [p.functions() for p in policies]
         self.rngs = [Xoshiro256(policy_seed(game_seed, seat)) for seat in range(len(policies))]
+        self.randomized = any(p.randomized for p in policies)  # then no position can be said to repeat
 
     def choose(self, kind: str, seat: int, view, options: tuple):
         return self.functions[seat][kind](view, self.rngs[seat])

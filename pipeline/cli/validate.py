@@ -1,0 +1,32 @@
+"""`war validate`: check a dataset against the engine."""
+
+from __future__ import annotations
+
+import typer
+
+from .app import app, progress
+
+
+@app.command()
+def validate(
+    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
+    workers: int = typer.Option(1, "--workers", "-w", help="Processes to validate with."),
+    deep: bool = typer.Option(False, "--deep", help="Walk every game event by event, even a shard that regenerates exactly."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    show: int = typer.Option(50, "--show", help="Print at most this many problems."),
+) -> None:
+    """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
+    from ..jobs.validate import validate as run_validate  # lazy: keeps war --help fast
+    from ..storage.dataset import Dataset  # lazy: keeps war --help fast
+
+    total = sum(e.games for e in Dataset.open(dataset).manifest.rule_sets)
+    with progress(total, "validating", quiet) as tick:
+        report = run_validate(dataset, tick, workers=workers, deep=deep)
+    for p in report.problems[:show]:
+        typer.echo(f"BAD {p}")
+    if len(report.problems) > show:
+        typer.echo(f"... and {len(report.problems) - show} more problems")
+    typer.echo(report.summary())
+    if not report.ok:
+        raise typer.Exit(1)
+

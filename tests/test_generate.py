@@ -124,7 +124,8 @@ def test_failed_overwrite_keeps_the_old_dataset(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("kwargs, words", [
     ({"seed": -1}, "seed"), ({"seed": 2**64}, "seed"), ({"seed": 1, "workers": 0}, "workers"),
-    ({"seed": 1, "shard_size": 0}, "shard size"),
+    ({"seed": 1, "shard_size": 0}, "shard_size"), ({"seed": 1, "shard_size": 10**6}, "shard_size"),
+    ({"seed": 1, "workers": 10**4}, "workers"),
 ])
 def test_bad_arguments(tmp_path, kwargs, words):
     with pytest.raises(DatasetError, match=words):

@@ -87,7 +87,7 @@ def rewrite(root: Path, rel: str, edit) -> None:
     path = root / rel
     table = pq.read_table(path)
     rows = edit(table.to_pylist())
-    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, compression="zstd")
 
 
 def edit_game(root: Path, gid: int, table: str, edit) -> str:

@@ -9,11 +9,11 @@ from .app import app, progress
 
 @app.command()
 def validate(
-    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
-    workers: int = typer.Option(1, "--workers", "-w", help="Processes to validate with."),
+    dataset: str = typer.Argument(..., metavar="DATASET", help="Dataset folder or URI."),
+    workers: int = typer.Option(1, "--workers", "-w", metavar="N", help="Processes to validate with, 1 .. 256."),
     deep: bool = typer.Option(False, "--deep", help="Walk every game event by event, even a shard that regenerates exactly."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    show: int = typer.Option(50, "--show", help="Print at most this many problems."),
+    show: int = typer.Option(50, "--show", metavar="N", help="Print at most this many problems."),
 ) -> None:
     """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
     from ..jobs.validate import validate as run_validate  # lazy: keeps war --help fast

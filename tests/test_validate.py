@@ -208,7 +208,7 @@ def test_summary_counts_bad_games_and_file_problems(classic, tmp_path):
     root = copy(classic, tmp_path)
     edit_game(root, CLASSIC_GAME, "games", lambda rows: [{**rows[0], "battles": rows[0]["battles"] + 1}])
     report = validate(root)
-    assert report.summary() == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problems"
+    assert report.summary() == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problem"
 
 
 # --- 1. a changed card, in every kind of event that carries cards ---------------------------
@@ -400,7 +400,7 @@ def test_manifest_checksum_changed(classic, tmp_path):
     assert not report.ok
     (problem,) = report.problems
     assert problem.file == rel and problem.game_id is None and "checksum differs" in problem.message
-    assert report.summary().endswith("bad: 0, 1 file problems")
+    assert report.summary().endswith("bad: 0, 1 file problem")
 
 
 @pytest.mark.parametrize("table", ["games", "events"])
@@ -490,7 +490,7 @@ def test_cli_tampered(classic, tmp_path):
     bad = [line for line in lines if line.startswith("BAD ")]
     assert any(f"game {CLASSIC_GAME}:" in line and "wars" in line for line in bad), lines
     assert any("checksum differs" in line for line in bad)
-    assert lines[-1] == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problems"
+    assert lines[-1] == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problem"
 
 
 def test_cli_clean(classic, tmp_path):

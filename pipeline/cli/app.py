@@ -112,8 +112,29 @@ def interrupted(err: BaseException) -> bool:
     return False
 
 
+def _reading(err: BaseException) -> bool:
+    """An error of the libraries that read the files (DuckDB, pyarrow): a damaged or foreign
+    file under a dataset. Their messages name the file."""
+    return type(err).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow")
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
+
+
 def _usage(err: click_errors.UsageError) -> str:
     text = err.format_message().strip().rstrip(".")
+    cause = err.__cause__ or err.__context__
+    problems = cause.errors() if hasattr(cause, "errors") and callable(cause.errors) else None
+    if problems and isinstance(err, click_errors.BadParameter):  # typer checked the type with pydantic
+        first = problems[0]
+        param = getattr(err, "param", None)
+        hint = err.param_hint or (param.opts[0] if param is not None and param.opts else "an argument")
+        if param is not None and getattr(param, "param_type_name", "") == "argument":
+            hint = (param.metavar or param.name or hint).upper()
+        if isinstance(first, dict) and "input" in first:
+            text = f"invalid value for {hint}: {first['input']!r}: {first['msg'].lower()}"
     text = text[:1].lower() + text[1:]
     command = err.ctx.command_path if err.ctx is not None else "war"
     return f"{text} (see {command} --help)"
@@ -165,15 +186,18 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr = open(os.devnull, "w")
         code = 0
     except OSError as err:
-        fault = storage_error(err, doing="use")
+        fault = storage_error(err, doing="access")
         say_error(f"error: {fault}")
         code = fault.exit_code
     except BaseException as err:  # the last line of defence: no traceback for a user
+        if isinstance(err, SystemExit):
+            raise
         if interrupted(err):
             say_error("error: interrupted")
             code = 130
-        elif isinstance(err, SystemExit):
-            raise
+        elif _reading(err):
+            say_error(f"error: cannot read the dataset: {_first_line(err)}")
+            code = 2
         else:
             if os.environ.get("WAR_DEBUG"):
                 raise

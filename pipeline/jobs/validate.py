@@ -65,7 +65,7 @@ class Report:
 
     def summary(self) -> str:
         files = sum(1 for p in self.problems if p.game_id is None)
-        tail = f", {files} file problems" if files else ""
+        tail = f", {files} file problem{'' if files == 1 else 's'}" if files else ""
         return f"games checked: {self.games_checked}, good: {self.good}, bad: {self.bad}{tail}"
 
 

@@ -42,8 +42,10 @@ def build_rules(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
     settable = sorted({o for v in VARIANTS.values() for o in v.options})
     for name, value in options.items():
         if name not in settable:
-            fixed = " (fixed by the variant)" if name in RuleSet.model_fields else ""
-            raise RulesError(f"unknown option {name!r}{fixed} (options: {', '.join(settable)})")
+            if name in RuleSet.model_fields:
+                raise RulesError(f"option {name!r} does not apply to any variant: each variant fixes it "
+                                 f"(options: {', '.join(settable)})")
+            raise RulesError(f"unknown option {name!r} (options: {', '.join(settable)})")
         if name not in spec.options:
             raise RulesError(f"option {name!r} does not apply to variant {variant!r} "
                              f"(it takes: {', '.join(spec.options)})")

@@ -298,13 +298,15 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
         manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
                              scheduler, kept_sets, kept_files, first_part)
     except BaseException:
-        journal.release()
-        if target != root:
-            remove_tree(target)
+        with interrupts_deferred():  # a second Ctrl-C must not leave half a staging folder
+            journal.release()
+            if target != root:
+                remove_tree(target)
         raise
-    journal.close()
-    if target != root:
-        _swap_in(target, root)
+    with interrupts_deferred():  # between the two renames there is no dataset under `root`
+        journal.close()
+        if target != root:
+            _swap_in(target, root)
     return manifest
 
 

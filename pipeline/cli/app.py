@@ -101,21 +101,21 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 def interrupted(err: BaseException) -> bool:
     """Whether `err` is Ctrl-C: a KeyboardInterrupt, or an error raised because of one (Ctrl-C
-    inside the compiled engine surfaces as a SystemError whose cause is the KeyboardInterrupt;
-    click turns it into Abort)."""
+    inside the compiled engine surfaces as a SystemError whose cause is the KeyboardInterrupt)."""
     seen = set()
     while err is not None and id(err) not in seen:
-        if isinstance(err, (KeyboardInterrupt, Interrupted)):
-            return True
+        if isinstance(err, (KeyboardInterrupt, Interrupted)) or type(err).__name__ == "InterruptException":
+            return True  # DuckDB turns Ctrl-C during a query into its InterruptException
         seen.add(id(err))
         err = err.__cause__ or err.__context__
     return False
 
 
 def _reading(err: BaseException) -> bool:
-    """An error of the libraries that read the files (DuckDB, pyarrow): a damaged or foreign
-    file under a dataset. Their messages name the file."""
-    return type(err).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow")
+    """An error of the libraries that read the files (DuckDB, pyarrow) about a damaged or
+    foreign data file, which their message names; any other error of theirs stays internal."""
+    return type(err).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow") and \
+        any(kind in str(err) for kind in (".parquet", ".jsonl"))
 
 
 def _first_line(err: BaseException) -> str:

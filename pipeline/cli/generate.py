@@ -130,8 +130,8 @@ def demo(
     with progress(games, "generating", False) as tick:
         run_generate(out, plans, 42, overwrite=True, progress=tick)
     typer.echo(f"{plural(games, 'game')} in {time.perf_counter() - start:.1f} s")
-    shortest = run(out, sql="SELECT game_id FROM games WHERE outcome = 'win' AND war_battles > 0 "
-                            "ORDER BY battles, game_id LIMIT 1").to_pylist()[0]["game_id"]
+    shortest = run(out, sql="SELECT game_id FROM games ORDER BY outcome = 'win' AND war_battles > 0 DESC, "
+                            "battles, game_id LIMIT 1").to_pylist()[0]["game_id"]
     typer.echo(f"\n== war replay {out} {shortest}")
     typer.echo(render_text(replay_game(out, shortest)))
     for name in ("outcomes", "game_length", "seat_win_rate", "war_depth"):

@@ -67,3 +67,8 @@ class LogMismatch(WarError):
         self.game_id = game_id
         self.args = (self._text(),)
         return self
+
+
+class UsageError(WarError):
+    """Arguments that do not go together, or a value an argument does not take (a battle range,
+    a card, an output file that exists)."""

@@ -188,11 +188,11 @@
       for (const e of events) {
         const deep = depth > 0 && (e.kind === "play" || e.kind === "down");
         if (e.kind === "play") rows[e.seat].push(...e.cards.map((c) => face(c, " big")));
-        else if (e.kind === "down" || e.kind === "forfeit") rows[e.seat].push(...e.cards.map((c) => back(c, " big")));
+        else if (e.kind === "down" || e.kind === "forfeit") rows[e.seat].push(...e.cards.map((c) => back(c, " mid")));
         else if (e.kind === "war") {
           depth = e.value;
-          for (const s of e.seats) rows[s].push(`<span class="round">${esc(warName(e.value))}</span>`);
-        } else if (e.kind === "war_out") rows[e.seat].push('<span class="round">OUT OF THE WAR</span>');
+          for (const s of e.seats) rows[s].push(`<span class="round" title="${esc(warName(e.value))}">${e.value > 1 ? `WAR ${e.value}` : "WAR"}</span>`);
+        } else if (e.kind === "war_out") rows[e.seat].push('<span class="round">OUT</span>');
         else if (e.kind === "collect") collects.push(e);
         else if (e.kind === "decision") decisions.push(e);
         const cls = e.kind === "war" ? "war-line" : "";

@@ -152,13 +152,12 @@ def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
 
 def record_disagreements(entry: RuleSetEntry, record: dict, summary, events: int) -> list[str]:
     """Each column of the games row that differs from what the replayed log makes of it, as
-    `column: the row says X, the log says Y`."""
-    index = record.get("game_index")
+    `column: the row says X, the log says Y`. (The seed needs the master seed: validation checks it.)"""
+    index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
     expected = game_record(record["game_id"], index, record.get("game_seed"), entry.rules, entry.policies,
                            Deal((), explicit=record.get("deal") == "explicit"), summary, events)
-    expected["game_index"] = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
     return [f"{name}: the row says {record.get(name)!r}, the log says {value!r}"
-            for name, value in expected.items() if name != "game_seed" and record.get(name) != value]
+            for name, value in expected.items() if record.get(name) != value]
 
 
 def select(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | None] | None = None,
@@ -173,8 +172,8 @@ def select(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | 
     elif battles is not None:
         first, last = battles
         if first < 1 or (last is not None and last < first):
-            raise UsageError(f"`battles` must be a range A-B with 1 <= A <= B, not {first}-{'' if last is None else last}",
-                               params=("battles",))
+            shown = f"{first}-{'' if last is None else last}"
+            raise UsageError(f"`battles` must be a range A-B with 1 <= A <= B, not {shown}", params=("battles",))
         if first > n:
             raise GameNotFound(f"game {rp.record['game_id']} has battles 1..{n}; `battles` starts at {first}",
                                params=("battles",))
@@ -192,7 +191,7 @@ def parse_range(text: str) -> tuple[int, int | None]:
         b = (int(last) if last.strip() else None) if dash else a
     except ValueError:
         raise UsageError(f"`battles` must be a range such as 100-200, 100- or 100, not {text!r}",
-                           params=("battles",)) from None
+                         params=("battles",)) from None
     return a, b
 
 
@@ -399,7 +398,7 @@ def parse_card(rp: GameReplay, card: str | int) -> int:
         shown = f"{deck.label(0)}..{deck.label(deck.size - 1)}" if deck.ranks != 13 or deck.suits != 4 else ""
         extra = f" (this game's deck: {deck.size} cards, {shown})" if shown else ""
         raise UsageError(f"`follow`: {card!r} is not a card of this game's deck; give {CARD_FORMS}{extra}",
-                        params=("follow",)) from None
+                         params=("follow",)) from None
 
 
 def place_of(view_piles, view_won, view_hands, aside, card: int) -> dict:

@@ -318,3 +318,31 @@ def test_a_long_game_lays_out_one_battle(tab, tmp_path):
         tab.page.keyboard.press("Shift+ArrowLeft")
     assert tab.battle == 1200
     assert_seats_match(tab, root, g["game_id"], 1200)
+
+
+@browser_needed
+@pytest.mark.parametrize("variant, options", [("steal", {}), ("arneson", {}),
+                                              ("multiplayer", {"players": 4, "pickup": "pooled"}),
+                                              ("classic", {"players": 3, "shortfall": "lose"})])
+def test_every_battle_of_every_layout_matches_the_json(tab, tmp_path, variant, options):
+    """Won piles and reshuffles, hands, players going out, forfeits: stepping through the whole
+    game, every seat's data-cards after every battle equals held_after in the JSON replay."""
+    root = tmp_path / variant
+    generate(root, [Plan(build_rules(variant, options), 3)], seed=4)
+    gid = longest(root)["game_id"]
+    path = tmp_path / "game.html"
+    war("replay", root, gid, "--format", "html", "--output", path)
+    data = json.loads(war("replay", root, gid, "--format", "json"))
+    tab.open(path)
+    seen = tab.page.evaluate("""(n) => {
+        const seats = () => Array.from(document.querySelectorAll('[data-seat]'), (el) => el.dataset.cards);
+        const out = [];
+        for (let b = 1; b <= n; b++) {
+            document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}));
+            out.push([Number(document.body.dataset.battle), seats()]);
+        }
+        return out;
+    }""", len(data["battles"]))
+    assert [b for b, _ in seen] == [b["battle"] for b in data["battles"]]
+    for (b, cards), expected in zip(seen, data["battles"]):
+        assert [c.split() for c in cards] == expected["held_after"], f"battle {b}"

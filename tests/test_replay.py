@@ -261,3 +261,26 @@ def test_rendering_work_grows_linearly(dataset, long_game, short_game):
     ten = calls_while(lambda: render_text(long_rp, battles=(middle, middle + 9)))
     assert ten < calls_while(lambda: render_text(long_rp)) / 20
     assert len(shown_battles(render_text(long_rp, battles=(middle, middle + 9)))) == 10
+
+
+# ---------------------------------------------------------------- output
+
+
+def test_output_file_is_written_whole_and_never_replaced_silently(dataset, short_game, tmp_path,
+                                                                  monkeypatch, capsys):
+    gid = short_game["game_id"]
+    target = tmp_path / "replay.txt"
+    assert war("replay", dataset, gid, "--battles", "1-3", "--output", target)[1] == ""
+    assert shown_battles(target.read_text()) == [1, 2, 3]
+    err = war_error(monkeypatch, capsys, "replay", dataset, gid, "--output", target)
+    assert "--overwrite" in err
+    assert shown_battles(target.read_text()) == [1, 2, 3]
+    war("replay", dataset, gid, "--battles", "4-4", "--output", target, "--overwrite")
+    assert shown_battles(target.read_text()) == [4]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["replay.txt"]
+
+
+@pytest.mark.parametrize("extra", [("--battle", 3), ("--wars",), ("--follow", "AS"), ("--battles", "1-2")])
+def test_html_is_the_whole_game(dataset, short_game, monkeypatch, capsys, extra):
+    err = war_error(monkeypatch, capsys, "replay", dataset, short_game["game_id"], "--format", "html", *extra)
+    assert "#battle=N" in err

@@ -14,17 +14,22 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run as run_query
-from pipeline.jobs.replay_page import list_diff, page_data, replay_page
 from pipeline.jobs.replay import replay_game
+from pipeline.jobs.replay_page import list_diff, page_data, replay_page
 from pipeline.model.rules import build_rules
+from pipeline.storage.dataset import Dataset
+from pipeline.storage.files import sha256_file
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -346,3 +351,25 @@ def test_every_battle_of_every_layout_matches_the_json(tab, tmp_path, variant, o
     assert [b for b, _ in seen] == [b["battle"] for b in data["battles"]]
     for (b, cards), expected in zip(seen, data["battles"]):
         assert [c.split() for c in cards] == expected["held_after"], f"battle {b}"
+
+
+@browser_needed
+def test_a_disagreeing_games_row_is_flagged_on_the_page(tab, classic, game, tmp_path):
+    root = tmp_path / "forged"
+    shutil.copytree(classic, root)
+    _, games_file, _ = Dataset.open(root).locate(game["game_id"])
+    table = pq.read_table(root / games_file.path)
+    rows = [{**r, "battles": r["battles"] + 1} if r["game_id"] == game["game_id"] else r for r in table.to_pylist()]
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), root / games_file.path)
+    manifest = json.loads((root / "manifest.json").read_text())
+    for f in manifest["files"]:
+        if f["path"] == games_file.path:
+            f["sha256"] = sha256_file(root / games_file.path)
+    (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    path = tmp_path / "forged.html"
+    war("replay", root, game["game_id"], "--format", "html", "--output", path)
+    tab.open(path)
+    warning = tab.page.locator("#warning")
+    assert warning.is_visible()
+    assert f"battles: the row says {game['battles'] + 1}, the log says {game['battles']}" in warning.inner_text()
+    assert "the row says" not in replay_page(classic, game["game_id"])

@@ -383,7 +383,7 @@ CARD_FORMS = ("a label: rank 2-10, J, Q, K or A, then a suit ♣ ♦ ♥ ♠ or 
 # what happens to a card, by event kind
 _MOVES = {"play": "plays it", "down": "puts it down", "collect": "takes it", "set_aside": "set aside",
           "reshuffle": "reshuffles it into its pile", "draw": "draws it into its hand",
-          "steal": "steals it", "forfeit": "forfeits it"}
+          "steal": "steals it", "steal_with": "steals with it", "forfeit": "forfeits it"}
 
 
 def parse_card(rp: GameReplay, card: str | int) -> int:
@@ -430,8 +430,8 @@ def follow(rp: GameReplay, card: int, battle: int | None = None, battles: tuple[
                              **place_of(view.piles_before, view.won_before, view.hands_before, aside, card)}
     moves = []
     for view in shown:
-        actions = [{"kind": ev.kind, "seat": ev.seat} for ev in view.events
-                   if ev.kind in _MOVES and card in ev.cards]
+        actions = [{"kind": "steal_with" if ev.kind == "steal" and ev.cards[0] == card else ev.kind,
+                    "seat": ev.seat} for ev in view.events if ev.kind in _MOVES and card in ev.cards]
         if actions:
             after = place_of(view.piles_after, view.won_after, view.hands_after, view.aside_after, card)
             moves.append({"battle": view.battle, "war_depth": view.war_depth, "actions": actions, **after})

@@ -84,6 +84,11 @@ class LogMismatch(WarError):
         return self
 
 
+class UsageError(WarError):
+    """Arguments that do not go together, or a value an argument does not take (a battle range,
+    a card, an output file that exists)."""
+
+
 def storage_error(err: OSError, path: object = None, doing: str = "write") -> StorageError:
     """One line for an OSError: what could not be done to which path, and why. A full disk or a
     failing device is the storage's fault (exit 1); anything else (permission, a read-only file

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..engines.game import Policies, policy_specs, tournament_seatings
-from ..errors import DatasetError, RulesError, storage_error
+from ..errors import DatasetError, RulesError
 from ..log.shard import shard_tables, warm
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry

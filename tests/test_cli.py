@@ -620,3 +620,8 @@ def test_variants_says_multiplayer_takes_up_to_8_players(tmp_path):
 def test_validate_workers_must_be_at_least_one(dataset, monkeypatch, capsys):
     code, out, err = run_main(monkeypatch, capsys, "validate", dataset, "--workers", 0)
     assert_one_line_error(code, out, err, mentions="--workers")
+
+
+def test_war_alone_prints_the_help(monkeypatch, capsys):
+    code, out, err = run_main(monkeypatch, capsys)
+    assert code == 0 and out.startswith("Usage: war ") and "generate" in out and err == ""

@@ -19,7 +19,7 @@ def validate(
     from ..jobs.validate import validate as run_validate  # lazy: keeps war --help fast
     from ..storage.dataset import Dataset  # lazy: keeps war --help fast
 
-    total = sum(e.games for e in Dataset.open(dataset).manifest.rule_sets)
+    total = sum(e.games for e in Dataset.open(dataset, check_paths=False).manifest.rule_sets)
     with progress(total, "validating", quiet) as tick:
         report = run_validate(dataset, tick, workers=workers, deep=deep)
     for p in report.problems[:show]:

@@ -181,9 +181,10 @@ def terminal_width() -> int:
 
 def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | None = None) -> None:
     """The first `limit` rows (None: all of them) as a table fitted to `width` columns (cut
-    columns are marked … and named below it), then how many rows the result has."""
+    columns are marked … and named below it), then how many rows the result has. The rows are
+    printed as soon as they are in; the count comes after them."""
     width = width or terminal_width()
-    reader = result.batches()
+    reader = result.batches(limit)
     schema = reader.schema
     batches = iter(reader)
     if result.explain:
@@ -212,9 +213,12 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
     if layout is None:
         layout = _start(sink, schema, first, width)
         sink.write("".join(layout.line(c) + "\n" for c in first).encode())
+    sink.flush()
+    if limit is not None and shown == limit:
+        total = result.count()  # a second, lighter run: DuckDB reads no column it need not count
     rows = f"{total:,} row{'s' if total != 1 else ''}"
     if shown < total:
-        rows += f" ({shown:,} shown; --limit N or --all for more)"
+        rows += f" ({shown:,} shown)"
     lines = [rows]
     if layout.hidden:
         lines += textwrap.wrap(f"… {len(layout.hidden)} more column{'s' if len(layout.hidden) > 1 else ''}: "

@@ -447,9 +447,16 @@ class Result:
             raise _error(err) from None
         return _Guarded(reader)
 
-    def batches(self) -> "_Guarded":
-        """The rows as Arrow record batches, in the query's order."""
-        return self._stream(self.relation)
+    def batches(self, limit: int | None = None) -> "_Guarded":
+        """The rows (the first `limit` of them) as Arrow record batches, in the query's order."""
+        return self._stream(self.relation if limit is None else self.relation.limit(limit))
+
+    def count(self) -> int:
+        """How many rows the result has, without carrying them out of DuckDB."""
+        try:
+            return self.relation.aggregate("count(*)").fetchall()[0][0]
+        except duckdb.Error as err:
+            raise _error(err) from None
 
     def csv_batches(self) -> "_Guarded":
         """The rows with lists, structs and maps as JSON text, and other types a CSV file cannot

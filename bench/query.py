@@ -62,6 +62,9 @@ def main() -> None:
                          f"({size / 1e6:,.0f} MB)", f"{rss:,.0f} MB",
                          f"war query DIR --sql \"select * from events\" --format {fmt} --output FILE"))
             target.unlink()
+        took, rss, _ = measured(war("query", str(events_ds), "--sql", "select * from events"))
+        rows.append((f"`select * from events` as a table ({count:,} rows counted)", f"{took:,.2f} s",
+                     f"{rss:,.0f} MB", "war query DIR --sql \"select * from events\""))
         games_ds = dataset(args.games, 1_000_000, tmp, "games")
         took, rss, out = measured(war("query", str(games_ds), "--sql", "select * from games"))
         footer = [line for line in out.decode().splitlines() if " rows" in line][-1]

@@ -111,9 +111,11 @@ def test_json_and_jsonl_are_the_rows(root):
 
 def test_json_edge_values(root):
     sql = ("SELECT 'nan'::DOUBLE AS d, 'inf'::DOUBLE AS i, 1.25::DECIMAL(5, 2) AS dec, "
-           "18446744073709551615::UBIGINT AS big, {'k': 'a\"b'} AS s, 'é\n' AS t")
+           "18446744073709551615::UBIGINT AS big, {'k': 'a\"b'} AS s, 'é\n' AS t, "
+           "[1.5, 'nan'::DOUBLE, '-inf'::DOUBLE] AS l")
     [row] = json.loads(render(root, "json", sql))
-    assert row == {"d": None, "i": None, "dec": 1.25, "big": 18446744073709551615, "s": {"k": 'a"b'}, "t": "é\n"}
+    assert row == {"d": None, "i": None, "dec": 1.25, "big": 18446744073709551615, "s": {"k": 'a"b'}, "t": "é\n",
+                   "l": [1.5, None, None]}
     assert render(root, "json", "SELECT 1 AS a WHERE false") == b"[]\n"
     assert render(root, "jsonl", "SELECT 1 AS a WHERE false") == b""
 

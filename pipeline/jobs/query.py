@@ -440,16 +440,17 @@ class Result:
         """(name, DuckDB type) of every result column, without running the query."""
         return [(name, str(type_)) for name, type_ in zip(self.relation.columns, self.relation.types)]
 
-    def _stream(self, relation) -> pa.RecordBatchReader:
+    def _stream(self, relation) -> "_Guarded":
+        """The rows of the relation `relation()` builds on this one, its errors as QueryErrors."""
         try:
-            reader = relation.to_arrow_reader(BATCH_ROWS)
+            reader = relation().to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as err:
             raise _error(err) from None
         return _Guarded(reader)
 
     def batches(self, limit: int | None = None) -> "_Guarded":
         """The rows (the first `limit` of them) as Arrow record batches, in the query's order."""
-        return self._stream(self.relation if limit is None else self.relation.limit(limit))
+        return self._stream(lambda: self.relation if limit is None else self.relation.limit(limit))
 
     def count(self) -> int:
         """How many rows the result has, without carrying them out of DuckDB."""
@@ -471,19 +472,21 @@ class Result:
                 changed = True
             else:
                 exprs.append(f"#{i} AS {_ident(name)}")
-        return self._stream(self.relation.project(", ".join(exprs)) if changed else self.relation)
+        return self._stream(lambda: self.relation.project(", ".join(exprs)) if changed else self.relation)
 
     def json_lines(self) -> "_Guarded":
         """One column `json`: each row as a JSON object text (NaN and infinities as null, which
-        JSON has no other way to say)."""
+        JSON has no other way to say; in columns and lists of numbers, not deeper)."""
         exprs = []
         for i, (name, type_) in enumerate(zip(self.relation.columns, self.relation.types), start=1):
             if type_.id in ("double", "float"):
                 exprs.append(f"CASE WHEN isfinite(#{i}) THEN #{i} END AS {_ident(name)}")
+            elif str(type_) in ("DOUBLE[]", "FLOAT[]"):
+                exprs.append(f"list_transform(#{i}, lambda x: CASE WHEN isfinite(x) THEN x END) AS {_ident(name)}")
             else:
                 exprs.append(f"#{i} AS {_ident(name)}")
-        rows = self.relation.project(", ".join(exprs)).set_alias("_row")
-        return self._stream(rows.project("CAST(to_json(_row) AS VARCHAR) AS json"))
+        return self._stream(lambda: self.relation.project(", ".join(exprs)).set_alias("_row")
+                            .project("CAST(to_json(_row) AS VARCHAR) AS json"))
 
 
 NESTED = {"list", "struct", "map", "array", "union"}

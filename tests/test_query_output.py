@@ -240,3 +240,9 @@ def test_a_large_result_streams_in_flat_memory(root, fmt, tmp_path):
     small = peak_rss_mb(root, fmt, 10, tmp_path)
     large = peak_rss_mb(root, fmt, ROWS, tmp_path)
     assert large - small < GROWTH_MB, f"{fmt}: {small:.0f} MB for 10 rows, {large:.0f} MB for {ROWS:,}"
+
+
+def test_explain_prints_the_plan(root):
+    lines = table_lines(root, "EXPLAIN SELECT outcome, count(*) FROM games GROUP BY outcome")
+    assert any("AGGREGATE" in line.upper() for line in lines)
+    assert not any(line.endswith(" rows") or line.endswith(" row") for line in lines)

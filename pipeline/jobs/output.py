@@ -57,21 +57,6 @@ def _sink(output: Path | None) -> Iterator[BinaryIO]:
         raise
 
 
-def _taken(batches, limit: int | None):
-    """The batches, cut after `limit` rows in all."""
-    if limit is None:
-        yield from batches
-        return
-    left = limit
-    for batch in batches:
-        if left <= 0:
-            return
-        if batch.num_rows > left:
-            batch = batch.slice(0, left)
-        left -= batch.num_rows
-        yield batch
-
-
 def _text_bytes(array: pa.Array) -> memoryview:
     """The bytes of a fresh string array's values, back to back (no Python string per row)."""
     if len(array) == 0:
@@ -84,19 +69,19 @@ def _text_bytes(array: pa.Array) -> memoryview:
 def write_csv(result: Result, sink: BinaryIO, limit: int | None) -> None:
     import pyarrow.csv as pacsv
 
-    reader = result.csv_batches()
+    reader = result.csv_batches(limit)
     with pacsv.CSVWriter(sink, reader.schema) as writer:
-        for batch in _taken(reader, limit):
+        for batch in reader:
             writer.write_batch(batch)
 
 
 def write_json(result: Result, sink: BinaryIO, limit: int | None, lines: bool) -> None:
     """JSON Lines: one object a line. JSON: an array, one object a line."""
-    reader = result.json_lines()
+    reader = result.json_lines(limit)
     first = True
     if not lines:
         sink.write(b"[")
-    for batch in _taken(reader, limit):
+    for batch in reader:
         if batch.num_rows == 0:
             continue
         rows = batch.column(0)
@@ -113,9 +98,9 @@ def write_json(result: Result, sink: BinaryIO, limit: int | None, lines: bool) -
 def write_parquet(result: Result, sink: BinaryIO, limit: int | None) -> None:
     import pyarrow.parquet as pq
 
-    reader = result.batches()
+    reader = result.batches(limit)
     with pq.ParquetWriter(sink, reader.schema, compression="zstd") as writer:
-        for batch in _taken(reader, limit):
+        for batch in reader:
             writer.write_batch(batch)
 
 

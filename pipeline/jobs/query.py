@@ -448,9 +448,12 @@ class Result:
             raise _error(err) from None
         return _Guarded(reader)
 
+    def _rows(self, limit: int | None):
+        return self.relation if limit is None else self.relation.limit(limit)
+
     def batches(self, limit: int | None = None) -> "_Guarded":
         """The rows (the first `limit` of them) as Arrow record batches, in the query's order."""
-        return self._stream(lambda: self.relation if limit is None else self.relation.limit(limit))
+        return self._stream(lambda: self._rows(limit))
 
     def count(self) -> int:
         """How many rows the result has, without carrying them out of DuckDB."""
@@ -459,7 +462,7 @@ class Result:
         except duckdb.Error as err:
             raise _error(err) from None
 
-    def csv_batches(self) -> "_Guarded":
+    def csv_batches(self, limit: int | None = None) -> "_Guarded":
         """The rows with lists, structs and maps as JSON text, and other types a CSV file cannot
         hold as text: what CSV needs."""
         exprs, changed = [], False
@@ -472,9 +475,9 @@ class Result:
                 changed = True
             else:
                 exprs.append(f"#{i} AS {_ident(name)}")
-        return self._stream(lambda: self.relation.project(", ".join(exprs)) if changed else self.relation)
+        return self._stream(lambda: self._rows(limit).project(", ".join(exprs)) if changed else self._rows(limit))
 
-    def json_lines(self) -> "_Guarded":
+    def json_lines(self, limit: int | None = None) -> "_Guarded":
         """One column `json`: each row as a JSON object text (NaN and infinities as null, which
         JSON has no other way to say; in columns and lists of numbers, not deeper)."""
         exprs = []
@@ -485,7 +488,7 @@ class Result:
                 exprs.append(f"list_transform(#{i}, lambda x: CASE WHEN isfinite(x) THEN x END) AS {_ident(name)}")
             else:
                 exprs.append(f"#{i} AS {_ident(name)}")
-        return self._stream(lambda: self.relation.project(", ".join(exprs)).set_alias("_row")
+        return self._stream(lambda: self._rows(limit).project(", ".join(exprs)).set_alias("_row")
                             .project("CAST(to_json(_row) AS VARCHAR) AS json"))
 
 

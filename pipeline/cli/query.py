@@ -23,17 +23,17 @@ class OutputFormat(str, Enum):
 
 @app.command()
 def query(
-    dataset: str | None = typer.Argument(None, help="Dataset folder (or URI)."),
-    name: str | None = typer.Argument(None, help="A named query (see --list)."),
-    sql: str | None = typer.Option(None, "--sql", help="Ad-hoc SQL over the views games, events, event_rows, rules, battles, cards."),
+    dataset: str | None = typer.Argument(None, metavar="DATASET", help="Dataset folder (or URI)."),
+    name: str | None = typer.Argument(None, metavar="NAME", help="A named query (see --list)."),
+    sql: str | None = typer.Option(None, "--sql", metavar="SQL", help="Ad-hoc SQL over the views games, events, event_rows, rules, battles, cards."),
     list_: bool = typer.Option(False, "--list", help="List the named queries, one a line."),
     show: str | None = typer.Option(None, "--show", metavar="NAME", help="A named query in full: what it answers, its parameters, its SQL, its columns."),
     describe: bool = typer.Option(False, "--describe", help="The result's columns and types, without running the query."),
-    param: list[str] = typer.Option([], "--param", "-p", help="NAME=VALUE for a named query's parameter."),
-    fmt: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f", help="table, csv, json, jsonl (one object a line) or parquet."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write to FILE instead of stdout."),
+    param: list[str] = typer.Option([], "--param", "-p", metavar="NAME=VALUE", help="NAME=VALUE for a named query's parameter."),
+    fmt: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f", metavar="FORMAT", help="table, csv, json, jsonl (one object a line) or parquet."),
+    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output file."),
-    limit: int | None = typer.Option(None, "--limit", "-n", min=0, help="At most N rows (a table shows 40 unless told)."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=0, metavar="N", help="At most N rows (a table shows 40 unless told)."),
     all_rows: bool = typer.Option(False, "--all", help="A table shows every row."),
     allow_read: list[Path] = typer.Option([], "--allow-read", metavar="PATH", help="Let the SQL read files under PATH, outside the dataset (repeatable)."),
 ) -> None:

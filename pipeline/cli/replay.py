@@ -20,14 +20,14 @@ class ReplayFormat(str, Enum):
 
 @app.command()
 def replay(
-    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
-    game: int = typer.Argument(..., help="game_id (see the games table)."),
-    battle: int | None = typer.Option(None, "--battle", "-b", help="Show only battle N, with full piles."),
-    battles: str | None = typer.Option(None, "--battles", help="Show battles A-B (or A- to the end)."),
+    dataset: str = typer.Argument(..., metavar="DATASET", help="Dataset folder (or file:// URI)."),
+    game: int = typer.Argument(..., metavar="GAME", help="game_id (see the games table)."),
+    battle: int | None = typer.Option(None, "--battle", "-b", metavar="N", help="Show only battle N, with full piles."),
+    battles: str | None = typer.Option(None, "--battles", metavar="A-B", help="Show battles A-B (or A- to the end)."),
     wars: bool = typer.Option(False, "--wars", help="Show only the battles with a war."),
-    follow: str | None = typer.Option(None, "--follow", help="One card's journey (10♥, 10H, QS, or a code)."),
-    fmt: ReplayFormat = typer.Option(ReplayFormat.text, "--format", "-f", help="text, json or html (a page)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write to FILE instead of stdout."),
+    follow: str | None = typer.Option(None, "--follow", metavar="CARD", help="One card's journey (10♥, 10H, QS, or a code)."),
+    fmt: ReplayFormat = typer.Option(ReplayFormat.text, "--format", "-f", metavar="FORMAT", help="text, json or html (a page)."),
+    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output file."),
 ) -> None:
     """Replay one game from its log, battle by battle, checked against the engine. Warns on

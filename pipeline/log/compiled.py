@@ -91,8 +91,10 @@ def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts
     ], schema=EVENT_SCHEMA)
 
 
-def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays) -> tuple[pa.Table, pa.Table]:
-    """The events and games tables of games start..stop-1 from the engine's arrays."""
+def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays,
+                 policies=()) -> tuple[pa.Table, pa.Table]:
+    """The events and games tables of games start..stop-1 from the engine's arrays, played with
+    the seats' `policies`."""
     arrays = GameArrays(*arrays)
     summaries = arrays.summaries
     games = summaries.shape[0]
@@ -102,7 +104,7 @@ def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: Ga
     counts = summaries[:, SUMMARY_EVENTS]
     events = events_from_arrays(ids, arrays.events, arrays.card_values, arrays.seat_values, counts)
 
-    policies = list(policy_specs(rules, ()))
+    policies = list(policy_specs(rules, policies))
     policy_values = pa.array(policies * games, type=pa.string())
     policy_offsets = pa.array(np.arange(games + 1, dtype=np.int32) * len(policies), type=pa.int32())
     seat_ends = np.arange(1, games + 1, dtype=np.int64) * players

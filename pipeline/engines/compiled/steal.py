@@ -130,7 +130,7 @@ def choose_steal(s, count, steal):
     return chosen
 
 
-@borrowing
+@borrowing(inline="always")
 def choose_top(s, table_size, game, steal):
     """The table position of the card seat s's policy puts on top of its bundle
     (policies.top_as_played, top_highest, top_protect, top_random)."""
@@ -221,7 +221,7 @@ def steal_with(s, card, chosen, battle, game, steal):
     seats.won_size[s] = top + 1
 
 
-@borrowing
+@borrowing(inline="always")
 def play_up(s, battle, game, steal):
     """Seat s looks at its top card, steals with it as long as its policy wants, then plays it;
     False when it has no card left (StealGame.play_up)."""
@@ -266,7 +266,7 @@ def play_up(s, battle, game, steal):
     return True
 
 
-@borrowing
+@borrowing(inline="always")
 def take_turn(s, down, battle, game, steal):
     """Seat s lays `down` cards (in a war), then looks, steals and plays: whether it played. A
     log short of room for the turn marks the game to be played again, and the seat plays no
@@ -309,7 +309,7 @@ def war_round(battle, tied, down, game, steal):
     return ready
 
 
-@borrowing
+@borrowing(inline="always")
 def settle(battle, contenders, game, steal):
     """Wars among the contenders tied for the best card until one card is best: (the winner,
     NO_SEAT when nobody is left, and how many wars it took) (StealGame.settle)."""
@@ -344,7 +344,7 @@ def settle(battle, contenders, game, steal):
     return NO_SEAT, depth
 
 
-@borrowing
+@borrowing(inline="always")
 def pick_up(winner, battle, game, steal):
     """The winner chooses the table card on top of its bundle (a decision when the table holds
     more than one), and the bundle, that card then the rest in table order, goes on top of its
@@ -375,7 +375,7 @@ def pick_up(winner, battle, game, steal):
     seats.won_size[winner] = won
 
 
-@borrowing
+@borrowing(inline="always")
 def open_battle(battle, first, game, steal):
     """Every seat still in, in turn from `first`, looks, may steal and plays; a seat with no
     card is out. The seats that played, into table.contenders: how many."""
@@ -562,6 +562,6 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), c
     copies = np.bincount(np.array(rank, dtype=np.int64), minlength=max(rank) + 1).astype(np.int64)
     games = max(stop - start, 0)
     if capacity is None:
-        capacity = games * 12 * compiled.deck_size * compiled.players // 2 + 1024
-    return play_games(np.uint64(seed), start, start + games, compiled, policy, copies, capacity, 2 * capacity,
-                      capacity // 2 + 16)
+        capacity = games * 3 * compiled.deck_size * compiled.players + 1024  # about the events of a game: 250
+    return play_games(np.uint64(seed), start, start + games, compiled, policy, copies, capacity, 3 * capacity,
+                      capacity // 4 + 16)

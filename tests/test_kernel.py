@@ -210,7 +210,8 @@ def test_supported():
     assert compiled_plays(build_rules("razboi", {"jokers": "2"}), None, ())
     assert not compiled_plays(build_rules("classic"), deals=[])
     assert not compiled_plays(build_rules("classic"), None, ("default", "default"))
-    assert not compiled_plays(build_rules("steal"))
+    assert compiled_plays(build_rules("steal"))
+    assert compiled_plays(build_rules("steal"), None, ("steal:random,top:protect", "cautious"))
     assert not compiled_plays(build_rules("arneson"))
     assert not compiled_plays(build_rules("classic", {"ranks": "200", "suits": "200"}))
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from ...model.cards import Deck
 from ...model.schema import RuleSet
+from ..game import resolve_policies
 from .game import DONE, GROW_EVENTS, deal, end_game
 from .layout import (
     KIND_COLLECT,
@@ -64,7 +65,17 @@ from .layout import (
 )
 from .moves import emit, push_cards, push_seats, reshuffle, take_top
 from .rng import HAVE_NUMBA, _bounded, _game_seed, _seed, njit
-from .state import CARDS, ROWS, SEATS, borrowing, grown_event_log, new_game, new_results, with_log
+from .state import (
+    CARDS,
+    ROWS,
+    SEATS,
+    borrowing,
+    grown_event_log,
+    new_game,
+    new_results,
+    with_log,
+)
+from .table import compile_rules as table_rules
 
 # Policy codes: a seat's row of Steal.policy is (steal code, its threshold, top code).
 STEAL_ALWAYS, STEAL_NEVER, STEAL_RANDOM, STEAL_THRESHOLD = range(4)
@@ -524,8 +535,7 @@ def compile_policies(seat_policies) -> np.ndarray | None:
 
 
 def seat_policy_rows(rules: RuleSet, policies=()) -> np.ndarray | None:
-    from ..game import resolve_policies  # engines.game imports the families, which import this engine's family
-
+    """compile_policies of the seats' policies as engines.game.resolve_policies reads them."""
     return compile_policies(resolve_policies(rules, policies))
 
 
@@ -541,8 +551,6 @@ def compile_rules(rules: RuleSet):
     """The rule set as the engine reads it (table.compile_rules), with Steal War's fixed rules:
     won piles, no cycles looked for, wars of `war_down` cards (3 under by_rank, as
     StealGame reads it)."""
-    from .table import compile_rules as table_rules
-
     size = rules.ranks * rules.suits + rules.jokers
     down = rules.war_down if isinstance(rules.war_down, int) else 3
     return table_rules(rules)._replace(

@@ -105,9 +105,20 @@ def main() -> None:
             total = games * (2 if extra else 1)
             size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
             tookv, _ = timed(war("validate", str(out), "-q"))
-            rows.append((f"7. {variant} (reference engine, decisions): generate / validate / bytes a game",
+            rows.append((f"7. {variant} (decisions): generate / validate / bytes a game",
                          f"{total / took:,.0f} / {total / tookv:,.0f} games/s, {size / total:,.0f} bytes",
                          f"war generate --variant {variant} --games {games} {' '.join(extra)}"))
+        # Steal War on the compiled engine against the reference, in the same run.
+        steal_games, reference_games = min(max(n // 5, 2_000), 100_000), min(max(n // 100, 500), 5_000)
+        took_fast, _ = timed(war("generate", "--variant", "steal", "--games", str(steal_games), "--seed", "1",
+                                 "--out", str(Path(tmp) / "steal_fast"), "-q"))
+        took_ref, _ = timed(["env", "WAR_ENGINE=reference", *war("generate", "--variant", "steal", "--games",
+                                                                 str(reference_games), "--seed", "1", "--out",
+                                                                 str(Path(tmp) / "steal_ref"), "-q")])
+        fast, ref = steal_games / took_fast, reference_games / took_ref
+        rows.append(("7b. steal, compiled engine against the reference engine, 1 worker",
+                     f"{fast:,.0f} against {ref:,.0f} games/s ({fast / ref:.1f}x)",
+                     f"war generate --variant steal --games {steal_games} (WAR_ENGINE=reference: {reference_games})"))
         if args.big:
             big = Path(tmp) / "big"
             tookb, rss = peak_rss_mb_of(war("generate", "--games", "1000000", "--seed", "1", "--out", str(big),

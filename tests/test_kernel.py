@@ -210,7 +210,8 @@ def test_supported():
     assert compiled_plays(build_rules("razboi", {"jokers": "2"}), None, ())
     assert not compiled_plays(build_rules("classic"), deals=[])
     assert not compiled_plays(build_rules("classic"), None, ("default", "default"))
-    assert not compiled_plays(build_rules("steal"))
+    assert compiled_plays(build_rules("steal"))
+    assert compiled_plays(build_rules("steal"), None, ("steal:random,top:protect", "cautious"))
     assert not compiled_plays(build_rules("arneson"))
     # int16 card codes: the largest deck the rules allow (32,768 cards) goes to the reference engine
     assert compiled_plays(build_rules("classic", {"ranks": "511", "suits": "64"}))

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 pytest.importorskip("numba")
 
 from pipeline.engines.event import Event  # noqa: E402
-from pipeline.engines.compiled.layout import KIND_COLLECT, KIND_DOWN, KIND_END, KIND_FORFEIT, KIND_PLAY, KIND_SET_ASIDE, KIND_WAR, SUMMARY_EVENTS  # noqa: E402
+from pipeline.engines.compiled.layout import KIND_COLLECT, KIND_DECISION, KIND_DOWN, KIND_END, KIND_FORFEIT, KIND_PLAY, KIND_SET_ASIDE, KIND_WAR, NOTES, SUMMARY_EVENTS  # noqa: E402
 from pipeline.engines.compiled.table import play_arrays  # noqa: E402
 from pipeline.log.compiled import events_from_arrays  # noqa: E402
 from pipeline.log.compiled_codec import _shape_texts, find_shape  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
 from pipeline.model.rules import build_rules  # noqa: E402
-from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
+from pipeline.model.schema import EVENT_KINDS  # noqa: E402
 from pipeline.log.tables import events_table, game_logs
 from pipeline.storage.files import write_parquet  # noqa: E402
 
@@ -50,10 +50,12 @@ def reference_logs(evi, cv, sv, counts) -> list[list[Event]]:
     for count in counts.tolist():
         log = []
         for battle, kind, seat, value, note, cend, send in rows[i:i + count]:
+            options = value if kind == KIND_DECISION else 0  # a decision's options end its cards
             log.append(Event(battle, EVENT_KINDS[kind], seat=None if seat < 0 else seat,
-                             cards=tuple(cards[c0:cend]), seats=tuple(seats[s0:send]),
+                             cards=tuple(cards[c0:cend - options]), seats=tuple(seats[s0:send]),
+                             options=tuple(cards[cend - options:cend]),
                              value=value if kind in (KIND_WAR, KIND_END) else None,
-                             note=OUTCOMES[note] if note >= 0 else None))
+                             note=NOTES[note] if note >= 0 else None))
             c0, s0 = cend, send
         out.append(log)
         i += count
@@ -144,8 +146,9 @@ def event_arrays(draw):
             ev_seats = draw(st.lists(st.integers(0, 127), max_size=19))
             cards += ev_cards
             seats += ev_seats
-            rows.append((battle, kind, draw(st.integers(-1, 9)), draw(st.integers(-3, 10**6)),
-                         draw(st.integers(-1, len(OUTCOMES) - 1)), len(cards), len(seats)))
+            value = draw(st.integers(0, len(ev_cards)) if kind == KIND_DECISION else st.integers(-3, 10**6))
+            rows.append((battle, kind, draw(st.integers(-1, 9)), value,
+                         draw(st.integers(-1, len(NOTES) - 1)), len(cards), len(seats)))
     evi = np.array(rows, np.int32).reshape(-1, 7)
     return evi, np.array(cards, np.int16), np.array(seats, np.int8), np.array(counts, np.int64)
 

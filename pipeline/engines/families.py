@@ -25,7 +25,7 @@ class Family:
     won_piles: bool = False  # seats keep a won pile beside the pile they draw from
     hands: bool = False  # seats hold a hand and choose the card they play
     decisions: tuple[str, ...] = ()  # the kinds of decision its players make (policies decide them)
-    compiled: bool = False  # engines.compiled plays it too (game for game the same events)
+    compiled: str = ""  # the engines.compiled module that plays it too (game for game the same events), if any
 
     def has_won_piles(self, rules: RuleSet) -> bool:
         """Whether a seat keeps a won pile: the family's own, or pickup=pooled in any family."""
@@ -33,8 +33,8 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
-    Family("table", play_table, compiled=True),
-    Family("steal", play_steal, won_piles=True, decisions=("steal", "top")),
+    Family("table", play_table, compiled="table"),
+    Family("steal", play_steal, won_piles=True, decisions=("steal", "top"), compiled="steal"),
     Family("arneson", play_arneson, hands=True, decisions=("hand",)),
 )}
 

@@ -403,7 +403,7 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
     if task.deals is not None or not compiled_plays(entry.rules, None, tuple(entry.policies)):
         return False
     ref_events, ref_games, arrays = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
-                                                   task.first + task.games)
+                                                   task.first + task.games, tuple(entry.policies))
     if not (games.equals(ref_games) and events.equals(ref_events)):
         return False
     return cards_balance(arrays, deck_of(entry.rules).size)

@@ -21,7 +21,6 @@ from ..engines.compiled.layout import (
     GameArrays,
 )
 from ..engines.compiled.rng import njit
-from ..engines.game import policy_specs
 from ..model.schema import GAME_ID_STRIDE, OUTCOMES, RuleSet
 from .compiled_codec import encode_rows, shape_texts
 from .tables import EVENT_SCHEMA, GAME_SCHEMA
@@ -91,8 +90,10 @@ def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts
     ], schema=EVENT_SCHEMA)
 
 
-def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays) -> tuple[pa.Table, pa.Table]:
-    """The events and games tables of games start..stop-1 from the engine's arrays."""
+def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays,
+                 policies=()) -> tuple[pa.Table, pa.Table]:
+    """The events and games tables of games start..stop-1 from the engine's arrays, played with
+    the seats' `policies` (canonical specs, as a shard's games record them)."""
     arrays = GameArrays(*arrays)
     summaries = arrays.summaries
     games = summaries.shape[0]
@@ -102,7 +103,7 @@ def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: Ga
     counts = summaries[:, SUMMARY_EVENTS]
     events = events_from_arrays(ids, arrays.events, arrays.card_values, arrays.seat_values, counts)
 
-    policies = list(policy_specs(rules, ()))
+    policies = list(policies)  # as given, as log.tables.game_record records them
     policy_values = pa.array(policies * games, type=pa.string())
     policy_offsets = pa.array(np.arange(games + 1, dtype=np.int32) * len(policies), type=pa.int32())
     seat_ends = np.arange(1, games + 1, dtype=np.int64) * players

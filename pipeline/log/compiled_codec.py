@@ -13,7 +13,8 @@ battles), then its seats, eight bytes a word:
   mode being RAW_CARDS, SMALL_TAKE (a take of the whole table, its `takes` positions spelt in
   the shape, TAKE_POSITION_BITS each from TAKE_ORDER_SHIFT) or LISTED_TAKE (one whose order is
   in the row's `order`);
-- the count word: `cards | seats << SEAT_COUNT_SHIFT`, its raw cards and its seats.
+- the count word: `cards | seats << SEAT_COUNT_SHIFT | options << OPTION_COUNT_SHIFT`, its raw
+  cards, its seats and a decision's options (the values after its cards, layout.EVENT_COLUMNS).
 
 Kinds, notes and the positions of a small take fit their bits, so equal keys are equal shapes.
 """
@@ -33,21 +34,23 @@ from ..engines.compiled.layout import (
     EVENT_SEATS_END,
     EVENT_VALUE,
     KIND_COLLECT,
+    KIND_DECISION,
     KIND_DOWN,
     KIND_END,
     KIND_FORFEIT,
     KIND_PLAY,
     KIND_SET_ASIDE,
     KIND_WAR,
+    NOTES,
 )
 from ..engines.compiled.rng import HASH_START, _fold, _mix, njit
 from ..engines.compiled.state import borrowing
-from ..model.schema import EVENT_KINDS, OUTCOMES
+from ..model.schema import EVENT_KINDS
 from .codec import SMALL_ORDER, token
 
 KIND_SHIFT, NOTE_SHIFT, MODE_SHIFT, HAS_VALUE_SHIFT, TAKE_SIZE_SHIFT, TAKE_ORDER_SHIFT = 32, 40, 48, 50, 51, 53
 TAKE_POSITION_BITS = 2
-SEAT_COUNT_SHIFT = 32
+SEAT_COUNT_SHIFT, OPTION_COUNT_SHIFT = 32, 48
 RAW_CARDS, SMALL_TAKE, LISTED_TAKE = range(3)
 assert SMALL_ORDER < 1 << TAKE_POSITION_BITS and SMALL_ORDER < 1 << (TAKE_ORDER_SHIFT - TAKE_SIZE_SHIFT)
 assert TAKE_ORDER_SHIFT + SMALL_ORDER * TAKE_POSITION_BITS <= 63
@@ -219,12 +222,15 @@ def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, enco
             card_fill += count
             if kind == KIND_PLAY or kind == KIND_DOWN or kind == KIND_FORFEIT:
                 table_size, duplicate = put_on_table(first_card, count, table_stamp, table_size, duplicate, encoding)
+        options = np.int64(rows[event, EVENT_VALUE]) if kind == KIND_DECISION else np.int64(0)
         has_value = kind == KIND_WAR or kind == KIND_END
         need = key_size + 3 + (seat_count + 7) // 8
         if need > encoding.shapes.key.shape[0]:
             return GROW_KEY, event, card_fill, order_fill, table_stamp, take_stamp, need, key_hash
         event_word |= np.int64(has_value) << HAS_VALUE_SHIFT
-        key_size, key_hash = append_key(event, event_word, np.int64(raw) | (np.int64(seat_count) << SEAT_COUNT_SHIFT),
+        count_word = (np.int64(raw) - options) | (np.int64(seat_count) << SEAT_COUNT_SHIFT) | \
+            (options << OPTION_COUNT_SHIFT)
+        key_size, key_hash = append_key(event, event_word, count_word,
                                         first_seat, seat_count, key_size, key_hash, encoding)
         first_card = rows[event, EVENT_CARDS_END]
         first_seat = rows[event, EVENT_SEATS_END]
@@ -405,7 +411,7 @@ def spell(words: list[int], events: dict) -> str:
     i = 0
     while i < len(words):
         event_word, count_word = words[i], words[i + 1]
-        seat_count = count_word >> SEAT_COUNT_SHIFT
+        seat_count = (count_word >> SEAT_COUNT_SHIFT) & 0xFFFF
         has_value = (event_word >> HAS_VALUE_SHIFT) & 1
         end = i + 2 + has_value + (seat_count + 7) // 8
         event = tuple(words[i:end])
@@ -419,8 +425,9 @@ def spell(words: list[int], events: dict) -> str:
                 if mode == SMALL_TAKE else None
             seats = tuple((event[2 + has_value + t // 8] >> (8 * (t % 8))) & 0xFF for t in range(seat_count))
             text = events[event] = token(EVENT_KINDS[(event_word >> KIND_SHIFT) & 0xFF], None if seat < 0 else seat,
-                                         count_word & 0xFFFFFFFF, take, mode == LISTED_TAKE, seats, 0,
-                                         event[2] if has_value else None, OUTCOMES[note] if note >= 0 else None)
+                                         count_word & 0xFFFFFFFF, take, mode == LISTED_TAKE, seats,
+                                         count_word >> OPTION_COUNT_SHIFT, event[2] if has_value else None,
+                                         NOTES[note] if note >= 0 else None)
         tokens.append(text)
         i = end
     return " ".join(tokens)

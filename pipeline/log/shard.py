@@ -8,6 +8,7 @@ from typing import Callable
 
 import pyarrow as pa
 
+from ..engines.compiled import steal as compiled_steal
 from ..engines.compiled.rng import HAVE_NUMBA
 from ..engines.compiled.table import fits, play_arrays
 from ..engines.families import family_of
@@ -25,25 +26,31 @@ def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
     """The choice of engine: True when the compiled engine plays these games, giving exactly
     the reference's tables. Generation and validation both ask here. WAR_ENGINE=reference in
     the environment makes the reference play everything."""
-    if deals is not None or policies or os.environ.get("WAR_ENGINE") == "reference":
+    if deals is not None or os.environ.get("WAR_ENGINE") == "reference":
         return False
-    return family_of(rules).compiled and fits(rules)
+    if family_of(rules).compiled == "steal":
+        return compiled_steal.fits(rules, policies)
+    return not policies and family_of(rules).compiled == "table" and fits(rules)
 
 
-def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int):
+def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=()):
     """(events table, games table, the engine's arrays: a GameArrays) of games start..stop-1 from
     the compiled engine; the arrays let validation check card balance without decoding the
     tables."""
-    if not compiled_plays(rules):
+    if not compiled_plays(rules, None, policies):
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
-    arrays = play_arrays(rules, seed, start, stop)
-    return (*build_tables(rules, ordinal, start, stop, arrays), arrays)
+    if family_of(rules).compiled == "steal":
+        arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies)
+    else:
+        arrays = play_arrays(rules, seed, start, stop)
+    return (*build_tables(rules, ordinal, start, stop, arrays, policies), arrays)
 
 
-def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int) -> tuple[pa.Table, pa.Table]:
+def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
+                    policies=()) -> tuple[pa.Table, pa.Table]:
     """Games start..stop-1 of a rule set as (events table, games table) from the compiled engine:
     the same tables as events_table / games_table over play_range."""
-    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop)
+    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies)
     return events, games
 
 
@@ -52,7 +59,7 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     """(events table, games table) of games start..stop-1: from the compiled engine when it
     plays them, else from the reference. What generate.run_shard writes."""
     if compiled_plays(rules, deals, policies):
-        tables = play_range_fast(rules, ordinal, seed, start, stop)
+        tables = play_range_fast(rules, ordinal, seed, start, stop, policies)
         if tick is not None and stop > start:
             tick(stop - start)
         return tables

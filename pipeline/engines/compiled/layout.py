@@ -24,6 +24,8 @@ KIND_WAR_OUT = EVENT_KINDS.index("war_out")
 KIND_FORFEIT = EVENT_KINDS.index("forfeit")
 KIND_COLLECT = EVENT_KINDS.index("collect")
 KIND_RESHUFFLE = EVENT_KINDS.index("reshuffle")
+KIND_STEAL = EVENT_KINDS.index("steal")
+KIND_DECISION = EVENT_KINDS.index("decision")
 KIND_OUT = EVENT_KINDS.index("out")
 KIND_END = EVENT_KINDS.index("end")
 
@@ -37,6 +39,11 @@ PICKUP_TABLE_ORDER = PICKUPS.index("table_order")
 PICKUP_WINNER_FIRST = PICKUPS.index("winner_first")
 PICKUP_POOLED = PICKUPS.index("pooled")
 
+# An event's note code: an end's outcome, or a decision's kind after the outcomes.
+NOTES = OUTCOMES + ("steal", "top", "hand")
+NOTE_STEAL = NOTES.index("steal")
+NOTE_TOP = NOTES.index("top")
+
 NO_SEAT = -1  # an event's seat, a game's winner: none
 NO_NOTE = -1  # an event's note: none (an end event's note is its outcome code)
 
@@ -47,7 +54,8 @@ MAX_PLAYERS = 8
 
 # Columns of the int32 events array, one row per event. An event's cards are
 # card_values[previous row's cards_end:its cards_end] and its seats (a war's seats)
-# seat_values[previous row's seats_end:its seats_end].
+# seat_values[previous row's seats_end:its seats_end]. A decision's options follow its cards in
+# card_values, and its value is how many there are.
 EVENT_COLUMNS = ("battle", "kind", "seat", "value", "note", "cards_end", "seats_end")
 (EVENT_BATTLE, EVENT_KIND, EVENT_SEAT, EVENT_VALUE, EVENT_NOTE, EVENT_CARDS_END,
  EVENT_SEATS_END) = range(len(EVENT_COLUMNS))

@@ -91,8 +91,10 @@ def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts
     ], schema=EVENT_SCHEMA)
 
 
-def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays) -> tuple[pa.Table, pa.Table]:
-    """The events and games tables of games start..stop-1 from the engine's arrays."""
+def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays,
+                 explicit: bool = False) -> tuple[pa.Table, pa.Table]:
+    """The events and games tables of games start..stop-1 from the engine's arrays (of explicit
+    deals when `explicit`)."""
     arrays = GameArrays(*arrays)
     summaries = arrays.summaries
     games = summaries.shape[0]
@@ -116,7 +118,7 @@ def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: Ga
         "rules_id": constant_dictionary(rules.rules_id, games),
         "players": pa.array(np.full(games, players, np.int8), pa.int8()),
         "policies": pa.ListArray.from_arrays(policy_offsets, policy_values),
-        "deal": constant_dictionary("shuffle", games),
+        "deal": constant_dictionary("explicit" if explicit else "shuffle", games),
         "outcome": dictionary_from_codes(summaries[:, SUMMARY_OUTCOME].astype(np.int8), OUTCOMES),
         "winner": nullable(winner.astype(np.int8), winner < 0, pa.int8()),
         "battles": pa.array(summaries[:, SUMMARY_BATTLES].astype(np.int32), pa.int32()),

@@ -18,32 +18,34 @@ from ..model.rules import build_rules
 from ..model.schema import GAME_ID_STRIDE, RuleSet
 from .codec import encode as encode_log
 from .compiled import build_tables
+from .invariants import cards_balance
 from .tables import games_table, rows_table
 
 
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
-    """The choice of engine: True when the compiled engine plays these games, giving exactly
-    the reference's tables. Generation and validation both ask here. WAR_ENGINE=reference in
-    the environment makes the reference play everything."""
-    if deals is not None or policies or os.environ.get("WAR_ENGINE") == "reference":
+    """The choice of engine: True when the compiled engine plays these games (seeded or from
+    explicit `deals`), giving exactly the reference's tables. Generation and validation both
+    ask here. WAR_ENGINE=reference in the environment makes the reference play everything."""
+    if policies or os.environ.get("WAR_ENGINE") == "reference":
         return False
     return family_of(rules).compiled and fits(rules)
 
 
-def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int):
+def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, deals=None):
     """(events table, games table, the engine's arrays: a GameArrays) of games start..stop-1 from
-    the compiled engine; the arrays let validation check card balance without decoding the
-    tables."""
-    if not compiled_plays(rules):
+    the compiled engine, from `deals` (a Deal a game) when given; the arrays let validation
+    check card balance without decoding the tables."""
+    if not compiled_plays(rules, deals):
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
-    arrays = play_arrays(rules, seed, start, stop)
-    return (*build_tables(rules, ordinal, start, stop, arrays), arrays)
+    arrays = play_arrays(rules, seed, start, stop, deals=deals)
+    return (*build_tables(rules, ordinal, start, stop, arrays, explicit=deals is not None), arrays)
 
 
-def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int) -> tuple[pa.Table, pa.Table]:
+def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
+                    deals=None) -> tuple[pa.Table, pa.Table]:
     """Games start..stop-1 of a rule set as (events table, games table) from the compiled engine:
     the same tables as events_table / games_table over play_range."""
-    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop)
+    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, deals)
     return events, games
 
 
@@ -52,7 +54,7 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     """(events table, games table) of games start..stop-1: from the compiled engine when it
     plays them, else from the reference. What generate.run_shard writes."""
     if compiled_plays(rules, deals, policies):
-        tables = play_range_fast(rules, ordinal, seed, start, stop)
+        tables = play_range_fast(rules, ordinal, seed, start, stop, deals)
         if tick is not None and stop > start:
             tick(stop - start)
         return tables
@@ -60,10 +62,58 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     return rows_table(ids, rows), games_table(records)
 
 
-def warm() -> None:
-    """Load (or compile) the kernel's machine code now, by playing one tiny game."""
-    if HAVE_NUMBA:
-        play_range_fast(build_rules("classic", {"ranks": "5", "suits": "2"}), 0, 0, 0, 1)
+# CPU seconds numba takes to compile each entry point of the compiled engine, encoder and checks
+# on the development machine (2 cores, under load; python bench/kernel_equality.py compile
+# measures them again): what the first run's message announces.
+COMPILE_SECONDS = {"play_games": 17.0, "encode_pass": 3.5, "first_indices": 0.7, "balance": 0.7}
+
+
+def _entry_points(validation: bool) -> list:
+    from ..engines.compiled.table import play_games
+    from .compiled import first_indices
+    from .compiled_codec import encode_pass
+    from .invariants import balance
+
+    return [play_games, encode_pass, first_indices] + ([balance] if validation else [])
+
+
+def _cached(dispatcher) -> bool:
+    """Whether numba's cache holds machine code of `dispatcher` for this source and this
+    machine. Reads numba's cache index (not a public API): when it cannot tell, True, so that
+    the first run says nothing rather than something false."""
+    try:
+        cache = dispatcher._cache
+        index = cache._cache_file._load_index()
+        codegen = dispatcher.targetctx.codegen()
+        _sig, magic, code = cache._index_key(None, codegen)
+        return any(key[1] == magic and key[2] == code for key in index)
+    except Exception:  # numba's internals moved: say nothing
+        return True
+
+
+def compile_estimate(validation: bool = False) -> float:
+    """About how many seconds numba will spend compiling the compiled engine and encoder (and
+    with `validation` the checks validation runs) before they first play on this machine: 0
+    when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them."""
+    if not HAVE_NUMBA:
+        return 0.0
+    return sum(COMPILE_SECONDS[f.py_func.__name__] for f in _entry_points(validation) if not _cached(f))
+
+
+def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False) -> None:
+    """Load (or compile) the compiled engine's and encoder's machine code now, by playing one tiny
+    game, so that the work that follows starts at once. When they must be compiled first,
+    `on_compile(seconds)` is called before, with about how long it takes (compile_estimate)."""
+    if not HAVE_NUMBA:
+        return
+    if on_compile is not None:
+        seconds = compile_estimate(validation)
+        if seconds:
+            on_compile(seconds)
+    rules = build_rules("classic", {"ranks": "5", "suits": "2"})
+    _events, _games, arrays = compiled_shard(rules, 0, 0, 0, 1)
+    if validation:
+        cards_balance(arrays, 10)
 
 
 def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,

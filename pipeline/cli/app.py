@@ -62,6 +62,15 @@ def progress(total: int, label: str, quiet: bool):
     return _Bar()
 
 
+def prepare_engine(validation: bool = False) -> None:
+    """Load the compiled game engine before any progress bar starts; when it must be compiled
+    first (the first run after installing), say so on stderr, on a terminal or not."""
+    from ..log.shard import warm  # lazy: keeps war --help fast
+
+    warm(on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"),
+         validation=validation)
+
+
 def main() -> None:
     try:
         app()

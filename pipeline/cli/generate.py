@@ -9,7 +9,7 @@ import typer
 
 from ..engines.policies import parse_seating
 from ..errors import RulesError
-from .app import app, progress
+from .app import app, prepare_engine, progress
 
 
 @app.command()
@@ -35,6 +35,7 @@ def generate(
     """Generate a dataset of seeded games into Parquet."""
     from ..jobs.generate import generate as run_generate  # lazy: keeps war --help fast
     from ..jobs.generate import make_plans  # lazy: keeps war --help fast
+    from ..log.shard import compiled_plays  # lazy: keeps war --help fast
     from ..model.rules import (  # lazy: keeps war --help fast
         build_rules,
         load_rules_file,
@@ -60,6 +61,8 @@ def generate(
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"
     out = location(out)
     total = sum(p.games for p in plans)
+    if any(compiled_plays(p.rules, p.deals, p.policies) for p in plans):
+        prepare_engine()
     start = time.perf_counter()
     with progress(total, "generating", quiet) as tick:
         manifest = run_generate(out, plans, seed, workers=workers, overwrite=overwrite,
@@ -91,6 +94,7 @@ def demo(
     from ..model.rules import build_rules  # lazy: keeps war --help fast
 
     typer.echo(f"== war generate --variant classic --games {games} --seed 42 --out {out} --overwrite")
+    prepare_engine(validation=True)
     start = time.perf_counter()
     with progress(games, "generating", False) as tick:
         run_generate(out, [Plan(build_rules("classic"), games)], 42, overwrite=True, progress=tick)

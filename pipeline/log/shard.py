@@ -4,12 +4,16 @@ between the compiled engine and the reference."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from typing import Callable
 
+import numpy as np
 import pyarrow as pa
 
+from ..engines.compiled.layout import EVENT_COLUMNS, KIND_SET_ASIDE, SUMMARY_COLUMNS, SUMMARY_EVENTS, GameArrays
 from ..engines.compiled.rng import HAVE_NUMBA
-from ..engines.compiled.table import fits, play_arrays
+from ..engines.compiled.table import fits, play_arrays, play_games
 from ..engines.families import family_of
 from ..engines.game import play_game
 from ..model.deal import Deal
@@ -17,8 +21,9 @@ from ..model.rng import game_seed
 from ..model.rules import build_rules
 from ..model.schema import GAME_ID_STRIDE, RuleSet
 from .codec import encode as encode_log
-from .compiled import build_tables
-from .invariants import cards_balance
+from .compiled import build_tables, first_indices
+from .compiled_codec import encode_pass
+from .invariants import ROLE, balance, cards_balance
 from .tables import games_table, rows_table
 
 
@@ -69,11 +74,6 @@ COMPILE_SECONDS = {"play_games": 17.0, "encode_pass": 3.5, "first_indices": 0.7,
 
 
 def _entry_points(validation: bool) -> list:
-    from ..engines.compiled.table import play_games
-    from .compiled import first_indices
-    from .compiled_codec import encode_pass
-    from .invariants import balance
-
     return [play_games, encode_pass, first_indices] + ([balance] if validation else [])
 
 
@@ -100,18 +100,41 @@ def compile_estimate(validation: bool = False) -> float:
     return sum(COMPILE_SECONDS[f.py_func.__name__] for f in _entry_points(validation) if not _cached(f))
 
 
+def compile_encoder(validation: bool = False) -> None:
+    """Load (or compile) the encoder (and with `validation` the checks) alone, on empty arrays of
+    the types the engine gives: what a second process does while the first compiles the engine."""
+    arrays = GameArrays(np.zeros((0, len(EVENT_COLUMNS)), np.int32), np.zeros(0, np.int16), np.zeros(0, np.int8),
+                        np.zeros((2, len(SUMMARY_COLUMNS)), np.int64), np.zeros((2, 2), np.int32),
+                        np.zeros((2, 2), np.int32), np.zeros(2, np.uint64))
+    build_tables(build_rules("classic"), 0, 0, 2, arrays)
+    if validation:
+        balance(arrays.events, arrays.card_values, np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]), ROLE,
+                KIND_SET_ASIDE, 52)
+
+
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False) -> None:
     """Load (or compile) the compiled engine's and encoder's machine code now, by playing one tiny
     game, so that the work that follows starts at once. When they must be compiled first,
-    `on_compile(seconds)` is called before, with about how long it takes (compile_estimate)."""
+    `on_compile(seconds)` is called before, with about how long it takes (compile_estimate), and
+    a second process compiles the encoder into the cache while this one compiles the engine."""
     if not HAVE_NUMBA:
         return
-    if on_compile is not None:
-        seconds = compile_estimate(validation)
-        if seconds:
-            on_compile(seconds)
+    seconds = compile_estimate(validation)
+    if seconds and on_compile is not None:
+        on_compile(seconds)
+    helper = None
+    if seconds and not _cached(play_games) and not all(map(_cached, _entry_points(validation)[1:])):
+        try:
+            helper = subprocess.Popen([sys.executable, "-c", "from pipeline.log.shard import compile_encoder; "
+                                       f"compile_encoder({validation})"],
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:  # this process compiles it instead
+            helper = None
     rules = build_rules("classic", {"ranks": "5", "suits": "2"})
-    _events, _games, arrays = compiled_shard(rules, 0, 0, 0, 1)
+    arrays = play_arrays(rules, 0, 0, 1)
+    if helper is not None:
+        helper.wait()
+    build_tables(rules, 0, 0, 1, arrays)
     if validation:
         cards_balance(arrays, 10)
 

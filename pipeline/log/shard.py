@@ -21,7 +21,7 @@ from ..model.rng import game_seed
 from ..model.rules import build_rules
 from ..model.schema import GAME_ID_STRIDE, RuleSet
 from .codec import encode as encode_log
-from .compiled import build_tables, first_indices
+from .compiled import build_tables
 from .compiled_codec import encode_pass
 from .invariants import ROLE, balance, cards_balance
 from .tables import games_table, rows_table
@@ -70,11 +70,11 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
 # CPU seconds numba takes to compile each entry point of the compiled engine, encoder and checks
 # on the development machine (2 cores, under load; python bench/kernel_equality.py compile
 # measures them again): what the first run's message announces.
-COMPILE_SECONDS = {"play_games": 17.0, "encode_pass": 3.5, "first_indices": 0.7, "balance": 0.7}
+COMPILE_SECONDS = {"play_games": 17.0, "encode_pass": 3.5, "balance": 0.7}
 
 
 def _entry_points(validation: bool) -> list:
-    return [play_games, encode_pass, first_indices] + ([balance] if validation else [])
+    return [play_games, encode_pass] + ([balance] if validation else [])
 
 
 def _cached(dispatcher) -> bool:

@@ -2,6 +2,8 @@
 
     python bench/kernel_equality.py sweep [RULE_SETS] [GAMES]   # random rule sets, tables must be equal
     python bench/kernel_equality.py speed [GAMES] [--quick]     # games/s: reference (--quick: 2,000 games), kernel, kernel+Arrow
+    python bench/kernel_equality.py deals [GAMES]               # games/s: explicit deals against seeded games, same rules
+    python bench/kernel_equality.py compile                     # CPU seconds compiling each entry point, cold cache
 
 Speeds are CPU time of this process (time.process_time), so other work on the machine disturbs
 them less; the kernel is warmed up (compiled or loaded from numba's cache) before timing.
@@ -87,6 +89,74 @@ def speed(games: int) -> None:
               f"games/s; kernel+Arrow {games / (k_time + a_time):,.0f} games/s ({games} games)")
 
 
+def deals(games: int) -> None:
+    """Explicit deals (the same deals the seeds shuffle, read from JSON Lines as `--deals` reads
+    them) against seeded games: shard_tables, 2,000-game shards, CPU time."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from pipeline.log.shard import shard_tables
+    from pipeline.model.deal import deal_line, read_deals, shuffled_deal
+    from pipeline.model.rng import Xoshiro256, game_seed
+
+    for options in ({}, {"pickup": "winner_first"}):
+        rules = build_rules("classic", options)
+        shard_tables(rules, 0, 42, 0, 10)  # compile / load the cache
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "deals.jsonl"
+            path.write_text("".join(deal_line(shuffled_deal(rules, Xoshiro256(game_seed(42, i)))) + "\n"
+                                    for i in range(games)))
+            t = time.process_time()
+            dealt = read_deals(path, rules)
+            read = time.process_time() - t
+        figures = {}
+        for label, given in (("seeded", None), ("explicit deals", dealt)):
+            t = time.process_time()
+            for start in range(0, games, 2000):
+                stop = min(start + 2000, games)
+                shard_tables(rules, 0, 42, start, stop, given[start:stop] if given else None)
+            figures[label] = time.process_time() - t
+        print(f"classic {json.dumps(options)}: seeded {games / figures['seeded']:,.0f} games/s; explicit deals "
+              f"{games / figures['explicit deals']:,.0f} games/s, {games / (figures['explicit deals'] + read):,.0f} "
+              f"with reading the file ({games} games)")
+
+
+def compile_times() -> None:
+    """Cold compile of each entry point of the compiled engine, encoder and checks, in a fresh
+    process with an empty numba cache: CPU seconds, each including the functions it calls."""
+    import os
+    import subprocess
+    import tempfile
+
+    code = """
+import time
+from numba.core import event
+from pipeline.log.shard import compiled_shard
+from pipeline.log.invariants import cards_balance
+from pipeline.model.rules import build_rules
+top = {}
+depth = []
+class Listener(event.Listener):
+    def on_start(self, e):
+        depth.append(time.process_time())
+    def on_end(self, e):
+        took = time.process_time() - depth.pop()
+        if not depth:
+            name = e.data["dispatcher"].py_func.__name__
+            top[name] = top.get(name, 0) + took
+event.register("numba:compile", Listener())
+start = time.process_time()
+_, _, arrays = compiled_shard(build_rules("classic"), 0, 42, 0, 10)
+cards_balance(arrays, 52)
+for name, took in top.items():
+    print(f"{name}: {took:.1f} s")
+print(f"all: {time.process_time() - start:.1f} s CPU")
+"""
+    with tempfile.TemporaryDirectory() as cache:
+        subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "speed"
     if what == "sweep":
@@ -94,4 +164,9 @@ if __name__ == "__main__":
         g = int(sys.argv[3]) if len(sys.argv) > 3 else 20
         sys.exit(1 if sweep(n, g) else 0)
     counts = [a for a in sys.argv[2:] if a.isdigit()]
-    speed(int(counts[0]) if counts else 20_000)
+    if what == "compile":
+        compile_times()
+    elif what == "deals":
+        deals(int(counts[0]) if counts else 20_000)
+    else:
+        speed(int(counts[0]) if counts else 20_000)

@@ -54,6 +54,28 @@ def peak_rss_mb_of(cmd: list[str]) -> tuple[float, float]:
     return took, usage.ru_maxrss / 1024
 
 
+def write_deals(path: Path, games: int) -> None:
+    """`games` explicit deals in JSON Lines: the deals the seeds of master seed 1 shuffle."""
+    from pipeline.model.deal import deal_line, shuffled_deal
+    from pipeline.model.rng import Xoshiro256, game_seed
+    from pipeline.model.rules import build_rules
+
+    rules = build_rules("classic")
+    path.write_text("".join(deal_line(shuffled_deal(rules, Xoshiro256(game_seed(1, i)))) + "\n"
+                            for i in range(games)))
+
+
+def run_with_user_time(cmd: list[str], env: dict) -> tuple[float, float]:
+    """Seconds, and the CPU seconds (user) of this command and its children."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    took = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.read().decode()}")
+    return took, usage.ru_utime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=500_000,
@@ -75,11 +97,23 @@ def main() -> None:
     rows.append(("baseline: pure-Python deque simulator, records nothing", f"{base:,.0f} games/s",
                  f"python bench/baseline.py {nb}"))
 
+    from idiomatic import play as idiomatic_play
+
+    from pipeline.model.rng import game_seed
+
+    start = time.perf_counter()
+    for i in range(nb):
+        idiomatic_play(game_seed(1, i))
+    idiomatic = nb / (time.perf_counter() - start)
+    rows.append(("idiomatic simulator: deques, no cycle detection, records nothing", f"{idiomatic:,.0f} games/s",
+                 f"python bench/idiomatic.py {nb}"))
+
     with tempfile.TemporaryDirectory() as tmp:
         one = Path(tmp) / "one"
         took1, _ = timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(one), "-q"))
         g1 = n / took1
-        rows.append(("1. war generate, full event log, 1 worker", f"{g1:,.0f} games/s ({g1 / base:.2f}x baseline)",
+        rows.append(("1. war generate, full event log, 1 worker",
+                     f"{g1:,.0f} games/s ({g1 / base:.2f}x baseline, {g1 / idiomatic:.2f}x idiomatic)",
                      f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 -q"))
         two = Path(tmp) / "two"
         took2, _ = timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(two), "-q",
@@ -119,6 +153,24 @@ def main() -> None:
         rows.append(("7b. steal, compiled engine against the reference engine, 1 worker",
                      f"{fast:,.0f} against {ref:,.0f} games/s ({fast / ref:.1f}x)",
                      f"war generate --variant steal --games {steal_games} (WAR_ENGINE=reference: {reference_games})"))
+        nd = min(n, 50_000)
+        deals = Path(tmp) / "deals.jsonl"
+        write_deals(deals, nd)
+        took_seeded, _ = timed(war("generate", *FAST_RULES, "--games", str(nd), "--seed", "1", "--out",
+                                   str(Path(tmp) / "seeded"), "-q"))
+        took_dealt, _ = timed(war("generate", *FAST_RULES, "--deals", str(deals), "--seed", "1", "--out",
+                                  str(Path(tmp) / "dealt"), "-q"))
+        rows.append(("8. explicit deals (--deals), 1 worker", f"{nd / took_dealt:,.0f} games/s "
+                     f"({took_seeded / took_dealt:.2f}x seeded games of the same rules)",
+                     f"war generate {' '.join(FAST_RULES)} --deals deals.jsonl -q"))
+        with tempfile.TemporaryDirectory() as cache:
+            took_cold, user_cold = run_with_user_time(war("demo", "--out", str(Path(tmp) / "demo")),
+                                                      {**os.environ, "NUMBA_CACHE_DIR": cache})
+            took_warm, user_warm = run_with_user_time(war("demo", "--out", str(Path(tmp) / "demo")),
+                                                      {**os.environ, "NUMBA_CACHE_DIR": cache})
+        rows.append(("9. first war demo after installing (empty compile cache) / the next one",
+                     f"{took_cold:.1f} s ({user_cold:.1f} s CPU) / {took_warm:.1f} s ({user_warm:.1f} s CPU)",
+                     "NUMBA_CACHE_DIR=$(mktemp -d) war demo"))
         if args.big:
             big = Path(tmp) / "big"
             tookb, rss = peak_rss_mb_of(war("generate", "--games", "1000000", "--seed", "1", "--out", str(big),

@@ -17,7 +17,7 @@ from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMAR
 from pipeline.engines.compiled.table import play_arrays  # noqa: E402
 from pipeline.log.shard import compiled_plays, play_range_fast, shard_tables  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
-from pipeline.model.deal import shuffled_deal  # noqa: E402
+from pipeline.model.deal import check_deal, shuffled_deal  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
 from pipeline.log.shard import play_range  # noqa: E402
 from pipeline.model.rng import MASK, SplitMix64, Xoshiro256, game_seed  # noqa: E402
@@ -154,6 +154,56 @@ def test_fast_tables_equal_the_reference(case, tmp_path):
         assert mine == theirs, f"Parquet bytes differ ({key[-1]} table)"
 
 
+def random_deals(rules, count: int, seed: int) -> list:
+    """Explicit deals a user might write: the deck shuffled, a few cards set aside now and then,
+    the rest cut into piles of uneven sizes (none empty)."""
+    r = random.Random(seed)
+    size = rules.ranks * rules.suits + rules.jokers
+    deals = []
+    for _ in range(count):
+        deck = list(range(size))
+        r.shuffle(deck)
+        aside = r.choice([0, 0, 1, 3]) if size - 3 >= rules.players else 0
+        dealt = size - aside
+        cuts = sorted(r.sample(range(1, dealt), rules.players - 1)) if r.random() < 0.7 else \
+            [dealt * (s + 1) // rules.players for s in range(rules.players - 1)]
+        bounds = [0, *cuts, dealt]
+        deals.append(check_deal(rules, [deck[a:b] for a, b in zip(bounds, bounds[1:])], deck[dealt:]))
+    return deals
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_explicit_deals_equal_the_reference(case, tmp_path):
+    """Explicit deals (war generate --deals) through the compiled engine: the same tables and
+    Parquet bytes as the reference engine playing them."""
+    name, options, games = case
+    rules = rules_of(name, options)
+    ordinal, seed, start = case_args(case)
+    games = min(games, 25)
+    deals = random_deals(rules, games, seed)
+    ids, logs, records = play_range(rules, ordinal, seed, start, start + games, deals)
+    ref_events, ref_games = events_table(ids, logs), games_table(records)
+    ticks = []
+    events, games_ = shard_tables(rules, ordinal, seed, start, start + games, deals, (), ticks.append)
+    assert sum(ticks) == games
+    assert_same_tables(games_, ref_games, "games")
+    assert_same_tables(events, ref_events, "events")
+    for table, ref, key in ((events, ref_events, ("game_id", "seq")), (games_, ref_games, ("game_id",))):
+        assert write_parquet(table, tmp_path / "fast.parquet", key) == write_parquet(ref, tmp_path / "ref.parquet",
+                                                                                     key)
+
+
+def test_explicit_deals_go_through_the_compiled_engine(monkeypatch):
+    """shard_tables does not fall back to the reference for explicit deals."""
+    import pipeline.log.shard as shard
+
+    rules = build_rules("classic")
+    deals = random_deals(rules, 5, 3)
+    monkeypatch.setattr(shard, "play_game", lambda *a, **k: pytest.fail("the reference engine played"))
+    _events, games_ = shard_tables(rules, 0, 1, 0, 5, deals)
+    assert games_.column("deal").to_pylist() == ["explicit"] * 5
+
+
 def test_the_grid_reaches_every_outcome_and_event_kind():
     """The games compared above between them end in every way and log every table-family event."""
     outcomes, kinds = set(), set()
@@ -208,7 +258,7 @@ def test_shard_tables_uses_the_fast_path_only_where_it_applies(name):
 def test_supported():
     assert compiled_plays(build_rules("classic"))
     assert compiled_plays(build_rules("razboi", {"jokers": "2"}), None, ())
-    assert not compiled_plays(build_rules("classic"), deals=[])
+    assert compiled_plays(build_rules("classic"), deals=[])
     assert not compiled_plays(build_rules("classic"), None, ("default", "default"))
     assert compiled_plays(build_rules("steal"))
     assert compiled_plays(build_rules("steal"), None, ("steal:random,top:protect", "cautious"))
@@ -266,3 +316,39 @@ def test_deal_matches_shuffled_deal():
     ends = evi[:4, EVENT_CARDS_END].tolist()
     got = [tuple(cv[a:b].tolist()) for a, b in zip([0] + ends, ends)]
     assert got == list(deal.piles) + [deal.set_aside]
+
+
+# ---------------------------------------------------------------- the first run
+
+def test_compile_estimate_reads_numbas_cache(tmp_path):
+    """With an empty cache the engine is announced as compiling; once warm, as not. Run in a
+    fresh process whose cache is an empty folder: only the check runs there, nothing compiles."""
+    import subprocess
+    import sys
+
+    from pipeline.log.shard import compile_estimate, warm
+
+    warm(validation=True)
+    assert compile_estimate(validation=True) == 0
+    code = "from pipeline.log.shard import compile_estimate as e; print(e(), e(validation=True))"
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    engine, with_checks = map(float, out.split())
+    assert 5 < engine < with_checks
+
+
+def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
+    """war generate prints the message on stderr, before any game, when the engine compiles, and
+    not for a variant the compiled engine does not play."""
+    from typer.testing import CliRunner
+
+    import pipeline.log.shard as shard
+    from pipeline.cli import app
+
+    monkeypatch.setattr(shard, "compile_estimate", lambda validation=False: 12.4)
+    result = CliRunner().invoke(app, ["generate", "--games", "3", "--out", str(tmp_path / "d"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == "compiling the game engine, once, about 12 s"
+    result = CliRunner().invoke(app, ["generate", "-v", "steal", "--games", "3", "--out", str(tmp_path / "s"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "compiling" not in result.stderr

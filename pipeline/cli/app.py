@@ -94,6 +94,15 @@ def progress(total: int, label: str, quiet: bool):
     return _Bar()
 
 
+def prepare_engine(validation: bool = False) -> None:
+    """Load the compiled game engine before any progress bar starts; when it must be compiled
+    first (the first run after installing), say so on stderr, on a terminal or not."""
+    from ..log.shard import warm  # lazy: keeps war --help fast
+
+    warm(on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"),
+         validation=validation)
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 game`, `2 games` (`many` for an irregular plural)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"

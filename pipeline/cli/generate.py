@@ -10,7 +10,7 @@ import typer
 
 from ..engines.policies import parse_seating
 from ..errors import Interrupted, RulesError, StorageError
-from .app import app, command_line, interrupted, plural, progress
+from .app import app, command_line, interrupted, plural, prepare_engine, progress
 
 
 @app.command()
@@ -40,6 +40,7 @@ def generate(
     from ..jobs.generate import check_arguments  # lazy: keeps war --help fast
     from ..jobs.generate import generate as run_generate  # lazy: keeps war --help fast
     from ..jobs.generate import make_plans  # lazy: keeps war --help fast
+    from ..log.shard import compiled_plays  # lazy: keeps war --help fast
     from ..model.rules import (  # lazy: keeps war --help fast
         build_rules,
         load_rules_file,
@@ -66,6 +67,8 @@ def generate(
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"
     out = location(out)
     total = sum(p.games for p in plans)
+    if any(compiled_plays(p.rules, p.deals, p.policies) for p in plans):
+        prepare_engine()
     start = time.perf_counter()
     try:
         with progress(total, "generating", quiet) as tick:
@@ -126,6 +129,7 @@ def demo(
     plans = [Plan(build_rules("classic"), games)]
     check_arguments(plans, 42, 1, 2000)
     typer.echo(f"== war generate --variant classic --games {games} --seed 42 --out {out} --overwrite")
+    prepare_engine(validation=True)
     start = time.perf_counter()
     with progress(games, "generating", False) as tick:
         run_generate(out, plans, 42, overwrite=True, progress=tick)

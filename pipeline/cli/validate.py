@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .app import app, progress
+from .app import app, prepare_engine, progress
 
 
 @app.command()
@@ -24,6 +24,8 @@ def validate(
         raise DatasetError(f"--show must be at least 0, got {show}")
 
     total = sum(e.games for e in Dataset.open(dataset, check_paths=False).manifest.rule_sets)
+    if total:
+        prepare_engine(validation=True)
     with progress(total, "validating", quiet) as tick:
         report = run_validate(dataset, tick, workers=workers, deep=deep)
     for p in report.problems[:show]:

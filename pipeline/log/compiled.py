@@ -20,24 +20,18 @@ from ..engines.compiled.layout import (
     SUMMARY_WINNER,
     GameArrays,
 )
-from ..engines.compiled.rng import njit
 from ..model.schema import GAME_ID_STRIDE, OUTCOMES, RuleSet
 from .compiled_codec import encode_rows, shape_texts
 from .tables import EVENT_SCHEMA, GAME_SCHEMA
 
 
-@njit(cache=True)
-def first_indices(codes, count):
-    """For each code 0..count-1, the index of its first appearance (-1 when absent)."""
+def first_indices(codes: np.ndarray, count: int) -> np.ndarray:
+    """For each code 0..count-1, the index of its first appearance (-1 when absent). numpy, not
+    compiled: a few thousand codes a shard, and one function less to compile on the first run."""
     first = np.full(count, -1, np.int64)
-    found = 0
-    for i in range(len(codes)):
-        code = codes[i]
-        if code >= 0 and first[code] < 0:
-            first[code] = i
-            found += 1
-            if found == count:
-                break
+    values, where = np.unique(codes, return_index=True)
+    present = values >= 0
+    first[values[present]] = where[present]
     return first
 
 
@@ -91,9 +85,10 @@ def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts
 
 
 def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays,
-                 policies=()) -> tuple[pa.Table, pa.Table]:
+                 policies=(), explicit: bool = False) -> tuple[pa.Table, pa.Table]:
     """The events and games tables of games start..stop-1 from the engine's arrays, played with
-    the seats' `policies` (canonical specs, as a shard's games record them)."""
+    the seats' `policies` (canonical specs, as a shard's games record them), of explicit deals
+    when `explicit`."""
     arrays = GameArrays(*arrays)
     summaries = arrays.summaries
     games = summaries.shape[0]
@@ -117,7 +112,7 @@ def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: Ga
         "rules_id": constant_dictionary(rules.rules_id, games),
         "players": pa.array(np.full(games, players, np.int8), pa.int8()),
         "policies": pa.ListArray.from_arrays(policy_offsets, policy_values),
-        "deal": constant_dictionary("shuffle", games),
+        "deal": constant_dictionary("explicit" if explicit else "shuffle", games),
         "outcome": dictionary_from_codes(summaries[:, SUMMARY_OUTCOME].astype(np.int8), OUTCOMES),
         "winner": nullable(winner.astype(np.int8), winner < 0, pa.int8()),
         "battles": pa.array(summaries[:, SUMMARY_BATTLES].astype(np.int32), pa.int32()),

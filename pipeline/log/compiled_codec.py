@@ -323,33 +323,31 @@ def encode_pass(cursor, encoding):
     return DONE
 
 
-# The allocations below are inlined into encode_rows, so that they are compiled once with it.
+# The buffers are made and grown in Python: compiled, each allocation would add to the first
+# run's compile time, and they run once a shard or when a buffer grows.
 
-@njit(cache=True, inline="always")
-def grown(array, need):
+def grown(array: np.ndarray, need: int) -> np.ndarray:
     bigger = np.empty(max(2 * array.shape[0], need), array.dtype)
     bigger[:array.shape[0]] = array
     return bigger
 
 
-@njit(cache=True, inline="always")
-def rehashed(key_hash, shape_count, size):
+def rehashed(key_hash: np.ndarray, shape_count: int, size: int) -> np.ndarray:
     """Slots of `size` for the first shape_count shapes."""
     slots = np.full(size, -1, np.int32)
     slot_mask = size - 1
     for shape in range(shape_count):
-        slot = np.int64(key_hash[shape] & np.uint64(slot_mask))
+        slot = int(key_hash[shape]) & slot_mask
         while slots[slot] >= 0:
             slot = (slot + 1) & slot_mask
         slots[slot] = shape
     return slots
 
 
-@njit(cache=True, inline="always")
-def grown_shapes(status, need, shape_count, shapes):
+def grown_shapes(status: int, need: int, shape_count: int, shapes: ShapeTable) -> ShapeTable:
     """The shape table with room for what the last pass needed."""
     if status == GROW_KEY:
-        return ShapeTable(grown(shapes.key, need), shapes.keys, shapes.key_start, shapes.key_hash, shapes.slots)
+        return shapes._replace(key=grown(shapes.key, need))
     keys, key_start, key_hash, slots = shapes.keys, shapes.key_start, shapes.key_hash, shapes.slots
     if key_start[shape_count] + need > keys.shape[0]:
         keys = grown(keys, key_start[shape_count] + need)
@@ -361,8 +359,7 @@ def grown_shapes(status, need, shape_count, shapes):
     return ShapeTable(shapes.key, keys, key_start, key_hash, slots)
 
 
-@njit(cache=True, inline="always")
-def new_columns(rows, cards):
+def new_columns(rows: int, cards: int) -> RowColumns:
     """Columns for up to `rows` rows and `cards` cards."""
     columns = RowColumns(np.empty(rows, np.int64), np.empty(rows, np.int32), np.empty(rows, np.int32),
                          np.empty(rows, np.int32), np.empty(rows + 1, np.int32), np.empty(cards, np.int16),
@@ -372,15 +369,12 @@ def new_columns(rows, cards):
     return columns
 
 
-@njit(cache=True)
 def encode_rows(game_ids, rows, card_values, seat_values, counts):
     """log.codec.encode over the engine's arrays, as the columns of `events/` rows (RowColumns,
     each cut to its length) and the distinct shapes' keys and their starts (see the module's
     docstring)."""
     events = EngineEvents(game_ids, rows, card_values, seat_values, counts)
-    codes = 1
-    for i in range(card_values.shape[0]):
-        codes = max(codes, card_values[i] + 1)
+    codes = int(card_values.max()) + 1 if card_values.shape[0] else 1
     marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64))
     columns = new_columns(rows.shape[0], card_values.shape[0])
     shapes = ShapeTable(np.empty(256, np.int64), np.empty(4096, np.int64), np.zeros(256, np.int64),
@@ -390,8 +384,8 @@ def encode_rows(game_ids, rows, card_values, seat_values, counts):
         status = encode_pass(cursor, Encoding(events, columns, shapes, marks))
         if status == DONE:
             break
-        shapes = grown_shapes(status, cursor[NEED], cursor[SHAPES], shapes)
-    count, shape_count = cursor[ROW], cursor[SHAPES]
+        shapes = grown_shapes(status, int(cursor[NEED]), int(cursor[SHAPES]), shapes)
+    count, shape_count = int(cursor[ROW]), int(cursor[SHAPES])
     cut = RowColumns(columns.game_id[:count], columns.seq[:count], columns.battle[:count], columns.shape[:count],
                      columns.card_offsets[:count + 1], columns.cards[:cursor[CARDS]],
                      columns.order_offsets[:count + 1], columns.order[:cursor[ORDER]])

@@ -28,7 +28,8 @@ def cards_balance(arrays, deck_size: int) -> bool:
     events, card_values, _, summaries = arrays[:4]
     if events.shape[0] == 0:
         return True
-    return bool(balance(events, card_values, summaries[:, SUMMARY_EVENTS], ROLE, KIND_SET_ASIDE, deck_size))
+    counts = np.ascontiguousarray(summaries[:, SUMMARY_EVENTS])  # one type, whatever the number of games
+    return bool(balance(events, card_values, counts, ROLE, KIND_SET_ASIDE, deck_size))
 
 
 @njit(cache=True)

@@ -4,13 +4,17 @@ between the compiled engine and the reference."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from typing import Callable
 
+import numpy as np
 import pyarrow as pa
 
 from ..engines.compiled import steal as compiled_steal
+from ..engines.compiled.layout import EVENT_COLUMNS, KIND_SET_ASIDE, SUMMARY_COLUMNS, SUMMARY_EVENTS, GameArrays
 from ..engines.compiled.rng import HAVE_NUMBA
-from ..engines.compiled.table import fits, play_arrays
+from ..engines.compiled.table import fits, play_arrays, play_games
 from ..engines.families import family_of
 from ..engines.game import play_game
 from ..model.deal import Deal
@@ -19,38 +23,42 @@ from ..model.rules import build_rules
 from ..model.schema import GAME_ID_STRIDE, RuleSet
 from .codec import encode as encode_log
 from .compiled import build_tables
+from .compiled_codec import encode_pass
+from .invariants import ROLE, balance, cards_balance
 from .tables import game_record, games_table, rows_table
 
 
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
-    """The choice of engine: True when the compiled engine plays these games, giving exactly
-    the reference's tables. Generation and validation both ask here. WAR_ENGINE=reference in
-    the environment makes the reference play everything."""
-    if deals is not None or os.environ.get("WAR_ENGINE") == "reference":
+    """The choice of engine: True when the compiled engine plays these games (seeded, or from
+    explicit `deals` for the table family), giving exactly the reference's tables. Generation
+    and validation both ask here. WAR_ENGINE=reference in the environment makes the reference
+    play everything."""
+    if os.environ.get("WAR_ENGINE") == "reference":
         return False
     if family_of(rules).compiled == "steal":
-        return compiled_steal.fits(rules, policies)
+        return deals is None and compiled_steal.fits(rules, policies)
     return not policies and family_of(rules).compiled == "table" and fits(rules)
 
 
-def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=()):
+def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=(),
+                   deals=None):
     """(events table, games table, the engine's arrays: a GameArrays) of games start..stop-1 from
-    the compiled engine; the arrays let validation check card balance without decoding the
-    tables."""
-    if not compiled_plays(rules, None, policies):
+    the compiled engine, from `deals` (a Deal a game) when given; the arrays let validation
+    check card balance without decoding the tables."""
+    if not compiled_plays(rules, deals, policies):
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     if family_of(rules).compiled == "steal":
         arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies)
     else:
-        arrays = play_arrays(rules, seed, start, stop)
-    return (*build_tables(rules, ordinal, start, stop, arrays, policies), arrays)
+        arrays = play_arrays(rules, seed, start, stop, deals=deals)
+    return (*build_tables(rules, ordinal, start, stop, arrays, policies, explicit=deals is not None), arrays)
 
 
 def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
-                    policies=()) -> tuple[pa.Table, pa.Table]:
+                    policies=(), deals=None) -> tuple[pa.Table, pa.Table]:
     """Games start..stop-1 of a rule set as (events table, games table) from the compiled engine:
     the same tables as events_table / games_table over play_range."""
-    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies)
+    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies, deals)
     return events, games
 
 
@@ -59,7 +67,7 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     """(events table, games table) of games start..stop-1: from the compiled engine when it
     plays them, else from the reference. What generate.run_shard writes."""
     if compiled_plays(rules, deals, policies):
-        tables = play_range_fast(rules, ordinal, seed, start, stop, policies)
+        tables = play_range_fast(rules, ordinal, seed, start, stop, policies, deals)
         if tick is not None and stop > start:
             tick(stop - start)
         return tables
@@ -67,10 +75,76 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     return rows_table(ids, rows), games_table(records)
 
 
-def warm() -> None:
-    """Load (or compile) the kernel's machine code now, by playing one tiny game."""
-    if HAVE_NUMBA:
-        play_range_fast(build_rules("classic", {"ranks": "5", "suits": "2"}), 0, 0, 0, 1)
+# CPU seconds numba takes to compile each entry point of the compiled engine, encoder and checks
+# on the development machine (2 cores, under load; python bench/kernel_equality.py compile
+# measures them again): what the first run's message announces.
+COMPILE_SECONDS = {"play_games": 17.0, "encode_pass": 3.5, "balance": 0.7}
+
+
+def _entry_points(validation: bool) -> list:
+    return [play_games, encode_pass] + ([balance] if validation else [])
+
+
+def _cached(dispatcher) -> bool:
+    """Whether numba's cache holds machine code of `dispatcher` for this source and this
+    machine. Reads numba's cache index (not a public API): when it cannot tell, True, so that
+    the first run says nothing rather than something false."""
+    try:
+        cache = dispatcher._cache
+        index = cache._cache_file._load_index()
+        codegen = dispatcher.targetctx.codegen()
+        _sig, magic, code = cache._index_key(None, codegen)
+        return any(key[1] == magic and key[2] == code for key in index)
+    except Exception:  # numba's internals moved: say nothing
+        return True
+
+
+def compile_estimate(validation: bool = False) -> float:
+    """About how many seconds numba will spend compiling the compiled engine and encoder (and
+    with `validation` the checks validation runs) before they first play on this machine: 0
+    when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them."""
+    if not HAVE_NUMBA:
+        return 0.0
+    return sum(COMPILE_SECONDS[f.py_func.__name__] for f in _entry_points(validation) if not _cached(f))
+
+
+def compile_encoder(validation: bool = False) -> None:
+    """Load (or compile) the encoder (and with `validation` the checks) alone, on empty arrays of
+    the types the engine gives: what a second process does while the first compiles the engine."""
+    arrays = GameArrays(np.zeros((0, len(EVENT_COLUMNS)), np.int32), np.zeros(0, np.int16), np.zeros(0, np.int8),
+                        np.zeros((2, len(SUMMARY_COLUMNS)), np.int64), np.zeros((2, 2), np.int32),
+                        np.zeros((2, 2), np.int32), np.zeros(2, np.uint64))
+    build_tables(build_rules("classic"), 0, 0, 2, arrays)
+    if validation:
+        balance(arrays.events, arrays.card_values, np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]), ROLE,
+                KIND_SET_ASIDE, 52)
+
+
+def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False) -> None:
+    """Load (or compile) the compiled engine's and encoder's machine code now, by playing one tiny
+    game, so that the work that follows starts at once. When they must be compiled first,
+    `on_compile(seconds)` is called before, with about how long it takes (compile_estimate), and
+    a second process compiles the encoder into the cache while this one compiles the engine."""
+    if not HAVE_NUMBA:
+        return
+    seconds = compile_estimate(validation)
+    if seconds and on_compile is not None:
+        on_compile(seconds)
+    helper = None
+    if seconds and not _cached(play_games) and not all(map(_cached, _entry_points(validation)[1:])):
+        try:
+            helper = subprocess.Popen([sys.executable, "-c", "from pipeline.log.shard import compile_encoder; "
+                                       f"compile_encoder({validation})"],
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:  # this process compiles it instead
+            helper = None
+    rules = build_rules("classic", {"ranks": "5", "suits": "2"})
+    arrays = play_arrays(rules, 0, 0, 1)
+    if helper is not None:
+        helper.wait()
+    build_tables(rules, 0, 0, 1, arrays)
+    if validation:
+        cards_balance(arrays, 10)
 
 
 def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,

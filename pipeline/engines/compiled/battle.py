@@ -4,6 +4,8 @@ the game's state (state.Game)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .layout import (
     KIND_COLLECT,
     KIND_DOWN,
@@ -21,7 +23,7 @@ from .layout import (
 )
 from .moves import draw, emit, push_cards, push_seats, put_under
 from .rng import _shuffle
-from .state import borrowing
+from .state import ZERO, borrowing
 
 
 @borrowing(inline="always")
@@ -41,12 +43,12 @@ def lay_face_up(s, battle, table_size, game):
 def open_battle(battle, game):
     """Every seat still in the game plays a card: returns (contenders, table size)."""
     table = game.table
-    contenders = 0
+    contenders = ZERO
     for s in range(game.rules.players):
         if game.seats.alive[s]:
             table.contenders[contenders] = s
             contenders += 1
-    table_size = 0
+    table_size = ZERO
     for i in range(contenders):
         table_size = lay_face_up(table.contenders[i], battle, table_size, game)
     return contenders, table_size
@@ -58,12 +60,12 @@ def highest_ties(contenders, game):
     many, that rank)."""
     card_rank = game.rules.card_rank
     table = game.table
-    best = -1
+    best = np.int64(-1)
     for i in range(contenders):
         rank = card_rank[table.face_up[table.contenders[i]]]
         if rank > best:
             best = rank
-    tied = 0
+    tied = ZERO
     for i in range(contenders):
         s = table.contenders[i]
         if card_rank[table.face_up[s]] == best:
@@ -137,7 +139,7 @@ def war_round(battle, depth, tied, rank, table_size, game):
     push_seats(game.log, table.tied, tied)
     emit(game.log, battle, KIND_WAR, NO_SEAT, depth, NO_NOTE)
     down = cards_down(rank, depth, game.rules)
-    ready = 0
+    ready = ZERO
     for i in range(tied):
         s = table.tied[i]
         holds = seats.pile_size[s] + seats.won_size[s]
@@ -163,7 +165,7 @@ def settle(battle, contenders, table_size, game):
     """Wars until one seat's card is the highest: returns (the winner, or NO_SEAT when no seat
     is left in the war; the war depth; the table size)."""
     table = game.table
-    depth = 0
+    depth = ZERO
     while True:
         tied, rank = highest_ties(contenders, game)
         if tied == 1:
@@ -232,7 +234,7 @@ def retire_empty(battle, game):
         if seats.alive[s] and seats.pile_size[s] + seats.won_size[s] == 0:
             seats.alive[s] = False
             emit(game.log, battle, KIND_OUT, s, 0, NO_NOTE)
-    alive = 0
+    alive = ZERO
     first = NO_SEAT
     for s in range(game.rules.players):
         if seats.alive[s]:

@@ -3,6 +3,8 @@ which stays the definition of the rules, translated to numba over state.py's arr
 
 from __future__ import annotations
 
+import numpy as np
+
 from .battle import collect, open_battle, retire_empty, set_aside, settle
 from .cycles import earlier_position, room_for_position, room_in_streams
 from .layout import (
@@ -32,6 +34,7 @@ from .state import (
     CARDS,
     ROWS,
     SEATS,
+    ZERO,
     borrowing,
     most_cards_per_battle,
     most_events_per_battle,
@@ -43,32 +46,40 @@ DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS = range(4)
 
 
 @borrowing
-def deal(game_seed, game):
-    """The game's generator seeded, the deck shuffled and dealt one card a seat in turn; the
-    cards left over are set aside. Returns how many."""
+def deal(index, game_seed, deals, game):
+    """The game's generator seeded; the deck shuffled and dealt one card a seat in turn, the cards
+    left over set aside; or, when `deals` holds explicit deals, game `index`'s piles and cards set
+    aside as given (the generator then only serves later shuffles). Returns how many cards are
+    set aside."""
     rules, seats, positions, log = game.rules, game.seats, game.positions, game.log
     players, deck_size = rules.players, rules.deck_size
     deck = game.table.deck
     _seed(game.rng, game_seed)
-    for i in range(deck_size):
-        deck[i] = i
-    _shuffle(game.rng, deck, deck_size)
-    each = deck_size // players
-    dealt = each * players
+    explicit = deals.sizes.shape[0] > 0
+    if explicit:
+        for i in range(deck_size):
+            deck[i] = deals.cards[index, i]
+    else:
+        for i in range(deck_size):
+            deck[i] = i
+        _shuffle(game.rng, deck, deck_size)
+    dealt = ZERO
     for s in range(players):
+        size = deals.sizes[index, s] if explicit else deck_size // players
         seats.pile_head[s] = 0
-        seats.pile_size[s] = each
+        seats.pile_size[s] = size
         seats.won_size[s] = 0
         seats.alive[s] = True
         seats.war_wins[s] = 0
-        for i in range(each):
-            seats.pile[s, i] = deck[s + i * players]
+        for i in range(size):
+            seats.pile[s, i] = deck[dealt + i] if explicit else deck[s + i * players]
+        dealt += size
         positions.pile_hash[s] = 0
         positions.stream_start[s] = 0
         positions.stream_end[s] = 0
         if rules.detect_cycles:
-            follow_under(s, seats.pile[s], each, 0, positions)
-        push_cards(log, seats.pile[s], 0, each)
+            follow_under(s, seats.pile[s], size, 0, positions)
+        push_cards(log, seats.pile[s], 0, size)
         emit(log, 0, KIND_DEAL, s, 0, NO_NOTE)
     if dealt < deck_size:
         push_cards(log, deck, dealt, deck_size)
@@ -96,9 +107,10 @@ def end_game(index, battle, outcome, winner, game, results):
 
 
 @borrowing
-def play_game(index, game_seed, attempt, game, results):
+def play_game(index, game_seed, attempt, deals, game, results):
     """Play one game, number `index` of `results`, appending its events to the log and writing its
-    summary (layout.SUMMARY_COLUMNS), war wins and final cards. Returns DONE, or the buffer to
+    summary (layout.SUMMARY_COLUMNS), war wins and final cards; its deal is deals' row `index`
+    when `deals` has rows (state.Deals), else shuffled from its seed. Returns DONE, or the buffer to
     grow before the game is played again from its start (its events are then dropped by the
     caller). `attempt` numbers the calls with these positions (see cycles.py)."""
     rules, seats, positions, log = game.rules, game.seats, game.positions, game.log
@@ -106,11 +118,11 @@ def play_game(index, game_seed, attempt, game, results):
             or log.fill[CARDS] + rules.deck_size > log.card_values.shape[0]):
         return GROW_EVENTS
     first_event = log.fill[ROWS]
-    cards_set_aside = deal(game_seed, game)
-    wars = war_battles = max_war_depth = first_battle_war = 0
-    cycle_length = -1
-    positions_stored = 0
-    battle = 0
+    cards_set_aside = deal(index, game_seed, deals, game)
+    wars = war_battles = max_war_depth = first_battle_war = ZERO
+    cycle_length = np.int64(-1)
+    positions_stored = ZERO
+    battle = ZERO
     while True:
         if not room_for_battle(rules, log):
             return GROW_EVENTS

@@ -79,6 +79,11 @@ class EventLog(NamedTuple):
 
 ROWS, CARDS, SEATS = range(3)  # positions in EventLog.fill
 
+# A counter's first value. A plain 0 is typed as the literal 0 until numba sees the counter grow,
+# and a step called with it (one not inlined) would be compiled twice, for the literal and for
+# int64: counters handed to steps start from this instead.
+ZERO = np.int64(0)
+
 
 class Positions(NamedTuple):
     """Every position of the game so far, for cycle detection (see cycles.py).
@@ -112,6 +117,13 @@ class Game(NamedTuple):
     log: EventLog
 
 
+class Deals(NamedTuple):
+    """Explicit deals, one row per game; no rows when the games shuffle their own deal."""
+
+    cards: np.ndarray           # int32 [games, deck_size]: the seats' piles top first, one after another, then the cards set aside
+    sizes: np.ndarray           # int64 [games, players + 1]: each seat's pile size, then the cards set aside
+
+
 class Results(NamedTuple):
     """Per game played: what layout.GameArrays gives besides the events."""
 
@@ -141,18 +153,6 @@ def borrowing(function=None, *, inline="never"):
 
 # ---------------------------------------------------------------- sizes
 
-# These and the allocations below are inlined into their callers (table.play_games), so that they
-# are compiled once with them rather than each on its own.
-
-@njit(cache=True, inline="always")
-def power_of_two(x):
-    """The least power of two >= x."""
-    p = 1
-    while p < x:
-        p *= 2
-    return p
-
-
 @njit(cache=True, inline="always")
 def most_events_per_battle(players, deck_size):
     """The most event rows one battle and the end event can take. A battle has at most
@@ -175,71 +175,71 @@ def most_seats_per_battle(players, deck_size):
     return (deck_size + 2) * players + 8
 
 
-# ---------------------------------------------------------------- allocation
+# ---------------------------------------------------------------- allocation, in Python
 
-@njit(cache=True, inline="always")
-def new_results(games, players):
+# The state is made and grown by numpy in Python, not in compiled code: each allocation compiled
+# would add to the first run's compile time, and they run once a range of games (or when a
+# buffer grows), where Python costs nothing that counts.
+
+def _python(function):
+    """A compiled function's Python original (itself without numba)."""
+    return getattr(function, "py_func", function)
+
+
+def power_of_two(x: int) -> int:
+    """The least power of two >= x."""
+    p = 1
+    while p < x:
+        p *= 2
+    return p
+
+
+def new_results(games: int, players: int) -> Results:
     return Results(np.zeros((games, len(SUMMARY_COLUMNS)), np.int64), np.zeros((games, players), np.int32),
                    np.zeros((games, players), np.int32), np.zeros(games, np.uint64))
 
 
-@njit(cache=True, inline="always")
-def new_game(rules, events, cards, seats, positions):
+def new_game(rules: Rules, events: int, cards: int, seats: int, positions: int) -> Game:
     """A game's state for `rules`, room for `events` events (and `cards`, `seats` values of them)
     and `positions` positions a game to begin with."""
-    return Game(rules, np.empty(4, np.uint64), new_seats(rules.players, rules.deck_size),
+    return Game(rules, np.zeros(4, np.uint64), new_seats(rules.players, rules.deck_size),
                 new_table(rules.players, rules.deck_size), new_positions(rules, positions),
                 new_event_log(events, cards, seats))
 
 
-@njit(cache=True, inline="always")
-def with_log(game, log):
-    return Game(game.rules, game.rng, game.seats, game.table, game.positions, log)
-
-
-@njit(cache=True, inline="always")
-def with_positions(game, positions):
-    return Game(game.rules, game.rng, game.seats, game.table, positions, game.log)
-
-
-@njit(cache=True, inline="always")
-def new_seats(players, deck_size):
-    return Seats(np.empty((players, power_of_two(deck_size)), np.int32), np.zeros(players, np.int64),
-                 np.zeros(players, np.int64), np.empty((players, deck_size), np.int32),
+def new_seats(players: int, deck_size: int) -> Seats:
+    return Seats(np.zeros((players, power_of_two(deck_size)), np.int32), np.zeros(players, np.int64),
+                 np.zeros(players, np.int64), np.zeros((players, deck_size), np.int32),
                  np.zeros(players, np.int64), np.zeros(players, np.bool_), np.zeros(players, np.int64))
 
 
-@njit(cache=True, inline="always")
-def new_table(players, deck_size):
-    return Table(np.empty(deck_size, np.int32), np.empty(deck_size, np.int32), np.empty(deck_size, np.int64),
-                 np.empty(deck_size, np.int32), np.empty(deck_size, np.int32), np.zeros(players, np.int64),
+def new_table(players: int, deck_size: int) -> Table:
+    return Table(np.zeros(deck_size, np.int32), np.zeros(deck_size, np.int32), np.zeros(deck_size, np.int64),
+                 np.zeros(deck_size, np.int32), np.zeros(deck_size, np.int32), np.zeros(players, np.int64),
                  np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64))
 
 
-@njit(cache=True, inline="always")
-def new_event_log(events, cards, seats):
+def new_event_log(events: int, cards: int, seats: int) -> EventLog:
     return EventLog(np.empty((max(events, 16), len(EVENT_COLUMNS)), np.int32), np.empty(max(cards, 16), np.int16),
                     np.empty(max(seats, 16), np.int8), np.zeros(3, np.int64))
 
 
-@njit(cache=True, inline="always")
-def grown_event_log(log, players, deck_size):
+def grown_event_log(log: EventLog, players: int, deck_size: int) -> EventLog:
     """A larger log holding log's events up to its fill (the games played so far)."""
-    rows = np.empty((2 * log.rows.shape[0] + most_events_per_battle(players, deck_size), log.rows.shape[1]),
+    rows = np.empty((2 * log.rows.shape[0] + _python(most_events_per_battle)(players, deck_size), log.rows.shape[1]),
                     np.int32)
     rows[:log.fill[ROWS]] = log.rows[:log.fill[ROWS]]
-    card_values = np.empty(2 * log.card_values.shape[0] + most_cards_per_battle(deck_size), np.int16)
+    card_values = np.empty(2 * log.card_values.shape[0] + _python(most_cards_per_battle)(deck_size), np.int16)
     card_values[:log.fill[CARDS]] = log.card_values[:log.fill[CARDS]]
-    seat_values = np.empty(2 * log.seat_values.shape[0] + most_seats_per_battle(players, deck_size), np.int8)
+    seat_values = np.empty(2 * log.seat_values.shape[0] + _python(most_seats_per_battle)(players, deck_size), np.int8)
     seat_values[:log.fill[SEATS]] = log.seat_values[:log.fill[SEATS]]
     return EventLog(rows, card_values, seat_values, log.fill)
 
 
-@njit(cache=True, inline="always")
-def position_buffers(rules, capacity, pile_hash, hash_powers, stream, stream_start, stream_end):
+def position_buffers(rules: Rules, capacity: int, pile_hash, hash_powers, stream, stream_start,
+                     stream_end) -> Positions:
     """Positions with room for `capacity` positions a game (the stored ones empty)."""
-    players = rules.players
-    per_seat = capacity * players if rules.detect_cycles else 1
+    per_seat = capacity * rules.players if rules.detect_cycles else 1
     slots = power_of_two(2 * capacity)
     return Positions(pile_hash, hash_powers, stream, stream_start, stream_end, np.zeros(per_seat, np.int64),
                      np.zeros(per_seat, np.int64),
@@ -247,37 +247,32 @@ def position_buffers(rules, capacity, pile_hash, hash_powers, stream, stream_sta
                      np.zeros(capacity, np.uint64), np.zeros(slots, np.int64), np.zeros(slots, np.int64))
 
 
-@njit(cache=True, inline="always")
-def new_positions(rules, capacity):
+def new_positions(rules: Rules, capacity: int) -> Positions:
     """Positions for games of `rules`, room for `capacity` positions a game (fewer when the game
     cannot have as many battles; 1 when positions are not kept)."""
-    players = rules.players
-    deck_size = rules.deck_size
+    players, deck_size = rules.players, rules.deck_size
     if not rules.detect_cycles:
         capacity = 1
     else:
         capacity = min(max(capacity, 2), rules.max_battles + 2)
     hash_powers = np.empty(deck_size + 1, np.uint64)
-    hash_powers[0] = np.uint64(1)
-    for i in range(1, deck_size + 1):
-        hash_powers[i] = hash_powers[i - 1] * PILE_BASE
-    stream = np.empty((players, 2 * deck_size + 4 * capacity if rules.detect_cycles else 1), np.int16)
+    power = 1
+    for i in range(deck_size + 1):
+        hash_powers[i] = power
+        power = power * int(PILE_BASE) % (1 << 64)
+    stream = np.zeros((players, 2 * deck_size + 4 * capacity if rules.detect_cycles else 1), np.int16)
     return position_buffers(rules, capacity, np.zeros(players, np.uint64), hash_powers, stream,
                             np.zeros(players, np.int64), np.zeros(players, np.int64))
 
 
-@njit(cache=True, inline="always")
-def with_more_positions(rules, positions):
+def with_more_positions(rules: Rules, positions: Positions) -> Positions:
     """Room for twice as many positions a game (what they hold belongs to the game being
     replayed)."""
     return position_buffers(rules, 2 * positions.hashes.shape[0], positions.pile_hash, positions.hash_powers,
                             positions.stream, positions.stream_start, positions.stream_end)
 
 
-@njit(cache=True, inline="always")
-def with_longer_streams(positions):
+def with_longer_streams(positions: Positions) -> Positions:
     """Streams twice as long (likewise)."""
-    stream = np.empty((positions.stream.shape[0], 2 * positions.stream.shape[1]), np.int16)
-    return Positions(positions.pile_hash, positions.hash_powers, stream, positions.stream_start,
-                     positions.stream_end, positions.start, positions.size, positions.war_wins, positions.hashes,
-                     positions.slots, positions.slot_attempt)
+    stream = np.zeros((positions.stream.shape[0], 2 * positions.stream.shape[1]), np.int16)
+    return positions._replace(stream=stream)

@@ -12,8 +12,8 @@ The engine, by job:
 - moves.py: a card taken, cards put under a pile, a reshuffle, an event logged;
 - cycles.py: cycle detection (fixed pickup orders), the game's positions in a hash table;
 - battle.py: one battle: cards up, wars, the collect; game.py: one game;
-- this module: the loop over games (growing the buffers when a game needs it) and its entry
-  from Python.
+- this module: the compiled loop over games, and its entry from Python, which makes the state
+  and grows a buffer when a game finds it too small (state.py's allocations, in Python).
 
 The steps of a game are compiled by `state.borrowing` (no reference counting; the steps run for
 every battle inlined), which is what keeps the split engine as fast as one long function: read
@@ -25,11 +25,14 @@ a module here, delete the cache (`find pipeline -name '*.nb[ic]' -delete`), or i
 running the old code.
 
 `fits(rules)` says whether a rule set's deck and seats fit these arrays; log.shard chooses
-between this engine and the reference (explicit deals, other families, decks too big for an
-int16 card code go through the reference).
+between this engine and the reference (other families, policies, decks too big for an int16
+card code go through the reference). Explicit deals are played here too: `deal_arrays` hands
+them over as arrays.
 """
 
 from __future__ import annotations
+
+from itertools import chain
 
 import numpy as np
 
@@ -43,47 +46,36 @@ from .state import (
     CARDS,
     ROWS,
     SEATS,
+    Deals,
     Rules,
     grown_event_log,
     new_game,
     new_results,
-    with_log,
     with_longer_streams,
     with_more_positions,
-    with_positions,
 )
 
 
 @njit(cache=True)
-def play_games(master_seed, start, stop, rules, event_capacity, card_capacity, seat_capacity, position_capacity):
-    """Play games start..stop-1 of master seed `master_seed` (uint64) under `rules` (state.Rules)
-    into a GameArrays. The capacities are first sizes only: a game that finds a buffer too
-    small grows it and is played again from its start."""
-    games = stop - start
-    results = new_results(games, rules.players)
-    game = new_game(rules, event_capacity, card_capacity, seat_capacity, position_capacity)
-    attempt = 0  # tells the position slots filled by this attempt at a game from older ones
-    index = 0
+def play_games(master_seed, start, index, attempt, deals, game, results):
+    """Play games start+index.. of master seed `master_seed` (uint64) under game.rules into
+    `results` and game.log, from the explicit deals in `deals` (state.Deals, row i for game
+    start+i) when it has rows. Returns (DONE, games, attempts) when every game of `results` is
+    played, or (the buffer to grow, the game to play again from its start once it has grown,
+    attempts). `attempt` numbers the attempts at games (see cycles.py)."""
+    games = results.seeds.shape[0]
+    log = game.log
     while index < games:
         attempt += 1
-        log = game.log
         rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
         game_seed = _game_seed(master_seed, np.uint64(start + index))
-        status = play_game(index, game_seed, attempt, game, results)
-        if status == DONE:
-            results.seeds[index] = game_seed
-            index += 1
-            continue
-        log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # played again, in larger buffers
-        if status == GROW_EVENTS:
-            game = with_log(game, grown_event_log(log, rules.players, rules.deck_size))
-        elif status == GROW_STREAMS:
-            game = with_positions(game, with_longer_streams(game.positions))
-        else:
-            game = with_positions(game, with_more_positions(rules, game.positions))
-    log = game.log
-    return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
-                      results.summaries, results.war_wins, results.final_cards, results.seeds)
+        status = play_game(index, game_seed, attempt, deals, game, results)
+        if status != DONE:
+            log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
+            return status, index, attempt
+        results.seeds[index] = game_seed
+        index += 1
+    return DONE, index, attempt
 
 
 # ---------------------------------------------------------------- the Python side
@@ -115,15 +107,48 @@ def compile_rules(rules: RuleSet) -> Rules:
     )
 
 
+def deal_arrays(rules: RuleSet, deals) -> Deals:
+    """Explicit deals (model.deal.Deal, each a whole deck) as the engine reads them; no rows for
+    None, the games then shuffling their own deals."""
+    size = rules.ranks * rules.suits + rules.jokers
+    if deals is None:
+        return Deals(np.empty((0, size), np.int32), np.empty((0, rules.players + 1), np.int64))
+    cards = np.fromiter(chain.from_iterable(chain(*d.piles, d.set_aside) for d in deals), np.int32,
+                        count=len(deals) * size).reshape(len(deals), size)
+    sizes = np.fromiter(chain.from_iterable((*map(len, d.piles), len(d.set_aside)) for d in deals), np.int64,
+                        count=len(deals) * (rules.players + 1)).reshape(len(deals), rules.players + 1)
+    return Deals(cards, sizes)
+
+
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int | None = None,
-                positions: int = 1024) -> GameArrays:
-    """The engine's arrays for games start..stop-1 of master seed `seed`. `capacity` (events)
-    and `positions` (per game) are only first sizes: buffers grow as needed."""
+                positions: int = 1024, deals=None) -> GameArrays:
+    """The engine's arrays for games start..stop-1 of master seed `seed`, from `deals` (one
+    model.deal.Deal a game, each checked to be a deal of the rule set's deck) when given, else
+    shuffled. `capacity` (events) and `positions` (per game) are only first sizes: buffers grow
+    as needed."""
     compiled = compile_rules(rules)
     games = max(stop - start, 0)
+    if deals is not None and len(deals) != games:
+        raise ValueError(f"{len(deals)} deals for {games} games")
     if capacity is None:
         per_game = {"pooled": 1200, "shuffled": 1000}.get(rules.pickup, 700) * compiled.players * compiled.deck_size \
             // 104 + 64  # events a game, about
         capacity = games * min(per_game, 20_000)
-    return play_games(np.uint64(seed), start, start + games, compiled, capacity, capacity, capacity // 10 + 16,
-                      positions)
+    game = new_game(compiled, capacity, capacity, capacity // 10 + 16, positions)
+    results = new_results(games, compiled.players)
+    dealt = deal_arrays(rules, deals)
+    index = attempt = 0
+    while True:
+        status, index, attempt = play_games(np.uint64(seed), np.int64(start), np.int64(index), np.int64(attempt),
+                                            dealt, game, results)
+        if status == DONE:
+            break
+        if status == GROW_EVENTS:
+            game = game._replace(log=grown_event_log(game.log, compiled.players, compiled.deck_size))
+        elif status == GROW_STREAMS:
+            game = game._replace(positions=with_longer_streams(game.positions))
+        else:
+            game = game._replace(positions=with_more_positions(compiled, game.positions))
+    log = game.log
+    return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
+                      results.summaries, results.war_wins, results.final_cards, results.seeds)

@@ -1,0 +1,88 @@
+"""Where the time of `war generate` goes, stage by stage, in one process (CPU time):
+
+    python bench/stages.py [GAMES] [OPTION=VALUE ...]    # default 40,000 games, pickup=winner_first
+
+Shards of 2,000 games as generate plays them: the compiled engine (play_arrays), the compiled
+encoder of event rows (encode_rows), the rest of the Arrow assembly (build_tables without the
+encoder), Parquet encoding without compression, zstd compression (the same write with zstd,
+less the one without), and the file written with its checksum (write_parquet, less the
+in-memory write). The process start, imports, the journal and the manifest are what the whole
+command takes beyond these: compare with `war generate` of the same games.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.engines.compiled.layout import SUMMARY_EVENTS
+from pipeline.engines.compiled.table import play_arrays
+from pipeline.log.compiled import build_tables
+from pipeline.log.compiled_codec import encode_rows
+from pipeline.model.rules import build_rules
+from pipeline.storage.files import ENCODINGS, ROW_GROUP_ROWS, _leaf, write_parquet
+
+SHARD = 2000
+
+
+def in_memory(table: pa.Table, compression: str, key) -> None:
+    """write_parquet's Parquet bytes, in memory, with `compression`."""
+    leaves = [_leaf(f) for f in table.schema]
+    pq.write_table(table, pa.BufferOutputStream(), compression=compression,
+                   compression_level=6 if compression == "zstd" else None, row_group_size=ROW_GROUP_ROWS,
+                   write_statistics=True, use_dictionary=[leaf for leaf in leaves if leaf not in ENCODINGS],
+                   column_encoding={leaf: ENCODINGS[leaf] for leaf in leaves if leaf in ENCODINGS} or None,
+                   sorting_columns=[pq.SortingColumn(table.schema.get_field_index(k)) for k in key])
+
+
+def main() -> None:
+    games = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 40_000
+    options = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a) or {"pickup": "winner_first"}
+    rules = build_rules("classic", options)
+    build_tables(rules, 0, 0, 10, play_arrays(rules, 1, 0, 10))  # compile / load the cache
+    spent = dict.fromkeys(["engine", "encoding", "Arrow", "Parquet", "compression", "file"], 0.0)
+    clock = time.process_time
+    with tempfile.TemporaryDirectory() as tmp:
+        for start in range(0, games, SHARD):
+            stop = min(start + SHARD, games)
+            t = clock()
+            arrays = play_arrays(rules, 1, start, stop)
+            spent["engine"] += clock() - t
+            t = clock()
+            ids = np.arange(start, stop, dtype=np.int64)  # rule set 0: game ids are the indices
+            encode_rows(ids, arrays.events, arrays.card_values, arrays.seat_values,
+                        np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]))
+            encoding = clock() - t
+            spent["encoding"] += encoding
+            t = clock()
+            tables = build_tables(rules, 0, start, stop, arrays)
+            spent["Arrow"] += clock() - t - encoding
+            for table, key in zip(tables, (("game_id", "seq"), ("game_id",))):
+                t = clock()
+                in_memory(table, "none", key)
+                plain = clock() - t
+                spent["Parquet"] += plain
+                t = clock()
+                in_memory(table, "zstd", key)
+                zstd = clock() - t
+                spent["compression"] += zstd - plain
+                t = clock()
+                write_parquet(table, Path(tmp) / "part.parquet", key)
+                spent["file"] += clock() - t - zstd
+    total = sum(spent.values())
+    print(f"classic {options}, {games:,} games in shards of {SHARD:,}: {total:.2f} s CPU, "
+          f"{games / total:,.0f} games/s over these stages")
+    print("| stage | CPU s | share | games/s if alone |")
+    print("|---|---|---|---|")
+    for stage, seconds in spent.items():
+        print(f"| {stage} | {seconds:.2f} | {seconds / total:.0%} | {games / seconds:,.0f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -345,10 +345,10 @@ def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
     import pipeline.log.shard as shard
     from pipeline.cli import app
 
-    monkeypatch.setattr(shard, "compile_estimate", lambda validation=False: 12.4)
+    monkeypatch.setattr(shard, "compile_estimate", lambda validation=False, engines=("table",): 12.4)
     result = CliRunner().invoke(app, ["generate", "--games", "3", "--out", str(tmp_path / "d"), "-q"])
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[0] == "compiling the game engine, once, about 12 s"
-    result = CliRunner().invoke(app, ["generate", "-v", "steal", "--games", "3", "--out", str(tmp_path / "s"), "-q"])
+    result = CliRunner().invoke(app, ["generate", "-v", "arneson", "--games", "3", "--out", str(tmp_path / "s"), "-q"])
     assert result.exit_code == 0, result.output
     assert "compiling" not in result.stderr

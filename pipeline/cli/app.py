@@ -15,7 +15,9 @@ from contextlib import nullcontext
 import typer
 
 try:
-    from typer._click import exceptions as click_errors  # typer 0.2x carries its own copy of click
+    from typer._click import (
+        exceptions as click_errors,  # typer 0.2x carries its own copy of click
+    )
 except ImportError:  # older typer runs on click itself
     from click import exceptions as click_errors
 
@@ -94,13 +96,14 @@ def progress(total: int, label: str, quiet: bool):
     return _Bar()
 
 
-def prepare_engine(validation: bool = False) -> None:
-    """Load the compiled game engine before any progress bar starts; when it must be compiled
-    first (the first run after installing), say so on stderr, on a terminal or not."""
-    from ..log.shard import warm  # lazy: keeps war --help fast
+def prepare_engine(rule_sets, validation: bool = False) -> None:
+    """Load the compiled game engines that play `rule_sets` before any progress bar starts; when
+    one must be compiled first (the first run after installing), say so on stderr, on a terminal
+    or not."""
+    from ..log.shard import engines_for, warm  # lazy: keeps war --help fast
 
     warm(on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"),
-         validation=validation)
+         validation=validation, engines=engines_for(rule_sets))
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

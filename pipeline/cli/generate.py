@@ -37,9 +37,11 @@ def generate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Generate a dataset of seeded games into Parquet."""
-    from ..jobs.generate import check_arguments  # lazy: keeps war --help fast
+    from ..jobs.generate import (
+        check_arguments,  # lazy: keeps war --help fast
+        make_plans,  # lazy: keeps war --help fast
+    )
     from ..jobs.generate import generate as run_generate  # lazy: keeps war --help fast
-    from ..jobs.generate import make_plans  # lazy: keeps war --help fast
     from ..log.shard import compiled_plays  # lazy: keeps war --help fast
     from ..model.rules import (  # lazy: keeps war --help fast
         build_rules,
@@ -67,8 +69,7 @@ def generate(
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"
     out = location(out)
     total = sum(p.games for p in plans)
-    if any(compiled_plays(p.rules, p.deals, p.policies) for p in plans):
-        prepare_engine()
+    prepare_engine([p.rules for p in plans if compiled_plays(p.rules, p.deals, p.policies)])
     start = time.perf_counter()
     try:
         with progress(total, "generating", quiet) as tick:
@@ -129,7 +130,7 @@ def demo(
     plans = [Plan(build_rules("classic"), games)]
     check_arguments(plans, 42, 1, 2000)
     typer.echo(f"== war generate --variant classic --games {games} --seed 42 --out {out} --overwrite")
-    prepare_engine(validation=True)
+    prepare_engine([p.rules for p in plans], validation=True)
     start = time.perf_counter()
     with progress(games, "generating", False) as tick:
         run_generate(out, plans, 42, overwrite=True, progress=tick)

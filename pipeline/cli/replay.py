@@ -34,12 +34,14 @@ def replay(
     stderr when the game's row in the games table disagrees with its log."""
     from ..jobs.replay import (  # lazy: keeps war --help fast
         as_json,
-        follow as follow_card,
         parse_card,
         parse_range,
         render_follow,
         render_text,
         replay_game,
+    )
+    from ..jobs.replay import (
+        follow as follow_card,
     )
 
     if output is not None and output.exists() and not overwrite:

@@ -12,7 +12,13 @@ import numpy as np
 import pyarrow as pa
 
 from ..engines.compiled import steal as compiled_steal
-from ..engines.compiled.layout import EVENT_COLUMNS, KIND_SET_ASIDE, SUMMARY_COLUMNS, SUMMARY_EVENTS, GameArrays
+from ..engines.compiled.layout import (
+    EVENT_COLUMNS,
+    KIND_SET_ASIDE,
+    SUMMARY_COLUMNS,
+    SUMMARY_EVENTS,
+    GameArrays,
+)
 from ..engines.compiled.rng import HAVE_NUMBA
 from ..engines.compiled.table import fits, play_arrays, play_games
 from ..engines.families import family_of
@@ -75,14 +81,22 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     return rows_table(ids, rows), games_table(records)
 
 
-# CPU seconds numba takes to compile each entry point of the compiled engine, encoder and checks
+# CPU seconds numba takes to compile each entry point of the compiled engines, encoder and checks
 # on the development machine (2 cores, under load; python bench/kernel_equality.py compile
 # measures them again): what the first run's message announces.
-COMPILE_SECONDS = {"play_games": 17.0, "encode_pass": 3.5, "balance": 0.7}
+COMPILE_SECONDS = {"table": 17.0, "steal": 12.0, "encode_pass": 3.5, "balance": 0.7}
+ENGINES = {"table": play_games, "steal": compiled_steal.play_games}
 
 
-def _entry_points(validation: bool) -> list:
-    return [play_games, encode_pass] + ([balance] if validation else [])
+def engines_for(rule_sets) -> set[str]:
+    """The compiled engines that play these rule sets (family_of(rules).compiled of each that
+    the compiled engine plays), for warm."""
+    return {family_of(rules).compiled for rules in rule_sets if family_of(rules).compiled}
+
+
+def _entry_points(validation: bool, engines=("table",)) -> list[tuple[str, object]]:
+    return ([(name, ENGINES[name]) for name in sorted(engines)] + [("encode_pass", encode_pass)]
+            + ([("balance", balance)] if validation else []))
 
 
 def _cached(dispatcher) -> bool:
@@ -99,13 +113,13 @@ def _cached(dispatcher) -> bool:
         return True
 
 
-def compile_estimate(validation: bool = False) -> float:
-    """About how many seconds numba will spend compiling the compiled engine and encoder (and
-    with `validation` the checks validation runs) before they first play on this machine: 0
+def compile_estimate(validation: bool = False, engines=("table",)) -> float:
+    """About how many seconds numba will spend compiling the compiled `engines` and the encoder
+    (and with `validation` the checks validation runs) before they first play on this machine: 0
     when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them."""
     if not HAVE_NUMBA:
         return 0.0
-    return sum(COMPILE_SECONDS[f.py_func.__name__] for f in _entry_points(validation) if not _cached(f))
+    return sum(COMPILE_SECONDS[name] for name, f in _entry_points(validation, engines) if not _cached(f))
 
 
 def compile_encoder(validation: bool = False) -> None:
@@ -120,31 +134,46 @@ def compile_encoder(validation: bool = False) -> None:
                 KIND_SET_ASIDE, 52)
 
 
-def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False) -> None:
-    """Load (or compile) the compiled engine's and encoder's machine code now, by playing one tiny
-    game, so that the work that follows starts at once. When they must be compiled first,
-    `on_compile(seconds)` is called before, with about how long it takes (compile_estimate), and
-    a second process compiles the encoder into the cache while this one compiles the engine."""
-    if not HAVE_NUMBA:
+# One tiny game per compiled engine: what warm plays to load (or compile) it.
+WARM_GAMES = {
+    "table": (("classic", {"ranks": "5", "suits": "2"}), play_arrays),
+    "steal": (("steal", {"ranks": "5", "suits": "2"}), compiled_steal.play_arrays),
+}
+
+
+def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
+         engines=("table",)) -> None:
+    """Load (or compile) the compiled `engines`' and the encoder's machine code now, by playing
+    one tiny game on each, so that the work that follows starts at once. When they must be
+    compiled first, `on_compile(seconds)` is called before, with about how long it takes
+    (compile_estimate), and a second process compiles the encoder into the cache while this one
+    compiles the engines."""
+    if not HAVE_NUMBA or not engines:
         return
-    seconds = compile_estimate(validation)
+    seconds = compile_estimate(validation, engines)
     if seconds and on_compile is not None:
         on_compile(seconds)
     helper = None
-    if seconds and not _cached(play_games) and not all(map(_cached, _entry_points(validation)[1:])):
+    points = _entry_points(validation, engines)
+    if seconds and not all(_cached(ENGINES[name]) for name in engines) \
+            and not all(_cached(f) for name, f in points if name not in ENGINES):
         try:
             helper = subprocess.Popen([sys.executable, "-c", "from pipeline.log.shard import compile_encoder; "
                                        f"compile_encoder({validation})"],
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except OSError:  # this process compiles it instead
             helper = None
-    rules = build_rules("classic", {"ranks": "5", "suits": "2"})
-    arrays = play_arrays(rules, 0, 0, 1)
+    played = []
+    for name in sorted(engines):
+        (variant, options), play = WARM_GAMES[name]
+        rules = build_rules(variant, options)
+        played.append((rules, play(rules, 0, 0, 1)))
     if helper is not None:
         helper.wait()
-    build_tables(rules, 0, 0, 1, arrays)
-    if validation:
-        cards_balance(arrays, 10)
+    for rules, arrays in played:
+        build_tables(rules, 0, 0, 1, arrays)
+        if validation:
+            cards_balance(arrays, 10)
 
 
 def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,

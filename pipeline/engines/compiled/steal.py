@@ -73,9 +73,9 @@ from .state import (
     grown_event_log,
     new_game,
     new_results,
-    with_log,
 )
 from .table import compile_rules as table_rules
+from .table import deal_arrays
 
 # Policy codes: a seat's row of Steal.policy is (steal code, its threshold, top code).
 STEAL_ALWAYS, STEAL_NEVER, STEAL_RANDOM, STEAL_THRESHOLD = range(4)
@@ -410,7 +410,7 @@ def open_battle(battle, first, game, steal):
 # ---------------------------------------------------------------- a game
 
 @borrowing
-def play_game(index, game_seed, game, steal, results):
+def play_game(index, game_seed, deals, game, steal, results):
     """Play one game, number `index` of `results`, appending its events to the log and writing
     its summary, war wins and final cards. Returns DONE, or GROW_EVENTS when the log was short
     (the caller drops its events and plays it again in a larger log)."""
@@ -419,7 +419,7 @@ def play_game(index, game_seed, game, steal, results):
     if not room_for_turn(game, players + 2, rules.deck_size):
         return GROW_EVENTS
     first_event = log.fill[ROWS]
-    cards_set_aside = deal(game_seed, game)
+    cards_set_aside = deal(index, game_seed, deals, game)
     for s in range(players):
         if steal.policy[s, POLICY_STEAL] == STEAL_RANDOM or steal.policy[s, POLICY_TOP] == TOP_RANDOM:
             _seed(steal.policy_rng[s], _game_seed(game_seed ^ POLICY_SEED_MASK, np.uint64(s)))
@@ -492,30 +492,22 @@ def play_game(index, game_seed, game, steal, results):
 
 
 @njit(cache=True)
-def play_games(master_seed, start, stop, rules, policy, copies, event_capacity, card_capacity, seat_capacity):
-    """Play games start..stop-1 of master seed `master_seed` (uint64) under `rules` (state.Rules)
-    and the seats' policies (Steal.policy) into a GameArrays; the capacities are first sizes."""
-    games = stop - start
-    players = rules.players
-    results = new_results(games, players)
-    game = new_game(rules, event_capacity, card_capacity, seat_capacity, 1)
-    steal = Steal(policy, np.zeros((players, 4), np.uint64), copies, np.zeros(copies.shape[0], np.int64),
-                  np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
-                  np.zeros(2, np.int64))
-    index = 0
+def play_games(master_seed, start, index, deals, game, steal, results):
+    """Play games start+index.. of master seed `master_seed` (uint64) under game.rules and the
+    seats' policies (Steal.policy) into `results` and game.log. Returns (DONE, games) when every
+    game of `results` is played, or (GROW_EVENTS, the game to play again once the log has
+    grown)."""
+    games = results.seeds.shape[0]
+    log = game.log
     while index < games:
-        log = game.log
         rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
         game_seed = _game_seed(master_seed, np.uint64(start + index))
-        if play_game(index, game_seed, game, steal, results) == DONE:
-            results.seeds[index] = game_seed
-            index += 1
-            continue
-        log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values
-        game = with_log(game, grown_event_log(log, players, rules.deck_size))
-    log = game.log
-    return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
-                      results.summaries, results.war_wins, results.final_cards, results.seeds)
+        if play_game(index, game_seed, deals, game, steal, results) != DONE:
+            log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
+            return GROW_EVENTS, index
+        results.seeds[index] = game_seed
+        index += 1
+    return DONE, index
 
 
 # ---------------------------------------------------------------- the Python side
@@ -571,5 +563,19 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), c
     games = max(stop - start, 0)
     if capacity is None:
         capacity = games * 3 * compiled.deck_size * compiled.players + 1024  # about the events of a game: 250
-    return play_games(np.uint64(seed), start, start + games, compiled, policy, copies, capacity, 3 * capacity,
-                      capacity // 4 + 16)
+    players = compiled.players
+    game = new_game(compiled, capacity, 3 * capacity, capacity // 4 + 16, 1)
+    results = new_results(games, players)
+    steal = Steal(policy, np.zeros((players, 4), np.uint64), copies, np.zeros(copies.shape[0], np.int64),
+                  np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
+                  np.zeros(2, np.int64))
+    dealt = deal_arrays(rules, None)
+    index = 0
+    while True:
+        status, index = play_games(np.uint64(seed), np.int64(start), np.int64(index), dealt, game, steal, results)
+        if status == DONE:
+            break
+        game = game._replace(log=grown_event_log(game.log, players, compiled.deck_size))
+    log = game.log
+    return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
+                      results.summaries, results.war_wins, results.final_cards, results.seeds)

@@ -42,12 +42,14 @@ def render_svg(fig: Figure) -> str:
     import vl_convert as vlc  # lazy: loads the Vega runtime
 
     svg = vlc.vegalite_to_svg(_spec(fig), allowed_base_urls=[])
-    prefix = re.sub(r"[^A-Za-z0-9_-]", "-", fig.id) + "-"
-    ids = set(re.findall(r'\bid="([^"]+)"', svg))
-    for name in sorted(ids, key=len, reverse=True):
-        svg = svg.replace(f'id="{name}"', f'id="{prefix}{name}"')
-        svg = svg.replace(f"url(#{name})", f"url(#{prefix}{name})")
-        svg = svg.replace(f'href="#{name}"', f'href="#{prefix}{name}"')
+    # vl-convert numbers gradients across calls; renumber per figure so the page is the same
+    # bytes however many charts were drawn before it
+    prefix = re.sub(r"[^A-Za-z0-9_-]", "-", fig.id)
+    names = list(dict.fromkeys(re.findall(r'\bid="([^"]+)"', svg)))
+    new = {name: f"{prefix}-{i}" for i, name in enumerate(names)}
+    if new:
+        pattern = re.compile(r'(\bid="|url\(#|href="#)(' + "|".join(map(re.escape, names)) + r')(?=[")])')
+        svg = pattern.sub(lambda m: m.group(1) + new[m.group(2)], svg)
     svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
     return svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(fig.title)}" ', 1)
 

@@ -283,15 +283,24 @@ def war_battles(data: ReportData, variant: str, palette: Palette) -> Figure | No
     cut = max(min((r["war_battles"] for r in rows if r["rules_id"] == rid and r["cumulative_share"] >= 0.999),
                   default=0) for rid in {r["rules_id"] for r in rows})
     shown = [r for r in rows if r["war_battles"] <= cut]
-    chart = alt.Chart(_values(shown)).mark_line(interpolate="step-after", strokeWidth=1.6).encode(
-        x=alt.X("war_battles:Q", title="battles with a war, per game", scale=alt.Scale(domain=[0, cut])),
+    x_scale = alt.Scale(domain=[0, cut])
+    lines = alt.Chart(_values(shown)).mark_line(interpolate="step-after", strokeWidth=1.6).encode(
+        x=alt.X("war_battles:Q", title="battles with a war, per game", scale=x_scale),
         y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".1~%")),
         color=palette.encode(), detail="rules_id:N",
-        tooltip=["rule_set:N", "war_battles:Q", "games:Q", alt.Tooltip("share:Q", format=".2%")]
-    ).properties(width=HALF, height=200)
-    return Figure(f"{variant}-war-battles", "How many battles are wars", ["war_battles_distribution"],
-                  chart, f"Share of games with each number of war battles (axis cut at {cut}, where "
-                  "every rule set has 99.9% of its games).")
+        tooltip=["rule_set:N", "war_battles:Q", "games:Q", alt.Tooltip("share:Q", format=".2%")])
+    means = [{"rule_set": palette.label(r["rules_id"]), "value": r["mean_war_battles"],
+              "median": r["median_war_battles"]}
+             for r in data.rows("wars_per_game", variant) if r["rules_id"] in palette.labels]
+    mean_rules = alt.Chart(_values(means)).mark_rule(strokeDash=[4, 3], strokeWidth=1.2).encode(
+        x=alt.X("value:Q", scale=x_scale), color=palette.encode(),
+        tooltip=["rule_set:N", alt.Tooltip("value:Q", format=".2f", title="mean war battles"),
+                 alt.Tooltip("median:Q", format=".1f", title="median")])
+    chart = alt.layer(lines, mean_rules).properties(width=HALF, height=200)
+    return Figure(f"{variant}-war-battles", "How many battles are wars",
+                  ["war_battles_distribution", "wars_per_game"], chart,
+                  f"Share of games with each number of war battles, dashed at each rule set's mean "
+                  f"(axis cut at {cut}, where every rule set has 99.9% of its games).")
 
 
 def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | None:
@@ -532,6 +541,30 @@ def steal_effect(data: ReportData, variant: str, palette: Palette) -> Figure | N
                   "more.")
 
 
+def length_by_policy(data: ReportData, variant: str, palette: Palette) -> Figure | None:
+    rows = [r for r in data.rows("length_by_policy", variant) if r["policies"]]
+    if not rows:
+        return None
+    names = sorted({p for r in rows for p in r["policies"]})
+    short = short_policies(names)
+    long = []
+    for r in rows:
+        label = " vs ".join(short[p] for p in r["policies"])
+        for col, stat in (("mean_battles", "mean"), ("median_battles", "median"), ("p90_battles", "p90")):
+            long.append({"policies": label, "stat": stat, "battles": r[col], "games": r["games"]})
+    y = alt.Y("policies:N", title="seat 0 vs seat 1", axis=alt.Axis(labelLimit=260))
+    chart = alt.Chart(_values(long)).mark_point(filled=True, size=70).encode(
+        x=alt.X("battles:Q", title="battles per game"), y=y,
+        shape=alt.Shape("stat:N", title=None, sort=["median", "mean", "p90"],
+                        legend=alt.Legend(orient="top", direction="horizontal")),
+        color=alt.Color("stat:N", sort=["median", "mean", "p90"], scale=alt.Scale(range=PALETTE[:3]), legend=None),
+        tooltip=["policies:N", "stat:N", alt.Tooltip("battles:Q", format=".1f"), "games:Q"]
+    ).properties(width=beside(r["policies"] for r in long), height=max(60, 26 * len(rows)))
+    return Figure(f"{variant}-length-by-policy", "Game length by the seats' policies",
+                  ["length_by_policy"], chart, "Median, mean and 90th percentile of battles per game "
+                  "for each seating of policies.")
+
+
 def _steal_order(name: str) -> tuple:
     if name == "never":
         return (0, 0, name)
@@ -608,6 +641,7 @@ def variant_figures(data: ReportData, variant: str) -> list[tuple[str, list[Figu
     ]
     special = [razboi_sizes(data, variant, palette), joker_wars(data, variant, palette),
                steal_effect(data, variant, palette), arneson_consolation(data, variant, palette),
+               length_by_policy(data, variant, palette),
                *matchup_matrix(data, variant, palette)]
     groups.append(("Rules of this variant", special))
     return [(title, [f for f in figs if f is not None]) for title, figs in groups

@@ -4,6 +4,9 @@ bench:
 bench-big:
 	python bench/run.py --big
 
+bench-replay:
+	python bench/replay.py
+
 test:
 	python -m pytest
 

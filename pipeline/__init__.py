@@ -88,19 +88,22 @@ def open_dataset(root):
 def replay_game(root, game_id: int):
     """Game `game_id` of the dataset at `root` rebuilt from its log, checked against the engine
     event by event (LogMismatch if it breaks the rules): a jobs.replay.GameReplay with its
-    record (`record`, a dict of the games row), its deal and every battle's events and piles.
+    record (`record`, a dict of the games row), its deal and every battle's events and piles, and
+    `disagreements`: where the games row differs from what the log makes of the game.
     GameNotFound when the dataset holds no such game."""
     from .jobs.replay import replay_game as replay  # lazy: keeps import pipeline cheap
 
     return replay(root, game_id)
 
 
-def render_text(replay, battle: int | None = None) -> str:
+def render_text(replay, battle: int | None = None, battles: tuple[int, int | None] | None = None,
+                wars: bool = False) -> str:
     """A replay (from `replay_game`) as `war replay` shows it: the deal, then battle by battle;
-    with `battle`, only that battle, with every pile in full."""
+    with `battle`, only that battle, with every pile in full; `battles` = (first, last) a range
+    (last None: to the end); `wars` only the battles with a war."""
     from .jobs.replay import render_text as render  # lazy: keeps import pipeline cheap
 
-    return render(replay, battle)
+    return render(replay, battle, battles, wars)
 
 
 def play_game(rules, seed: int, deal=None, policies=()):

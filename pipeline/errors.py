@@ -43,6 +43,21 @@ class DatasetError(WarError):
     """A missing, unfinished, or already-occupied dataset folder, or a file in it that cannot be read."""
 
 
+class StorageError(DatasetError):
+    """The file system refused a read or a write: no permission, a full disk, a file where a
+    folder is needed. Exit 2 when the path given is at fault, 1 when the storage is."""
+
+    def __init__(self, *args: object, params: Iterable[str] = (), exit_code: int = 2) -> None:
+        super().__init__(*args, params=params)
+        self.exit_code = exit_code
+
+
+class Interrupted(WarError):
+    """Ctrl-C (SIGINT): the command stopped; the message says how to finish."""
+
+    exit_code = 130
+
+
 class GameNotFound(WarError):
     """A game id that the dataset does not hold."""
 
@@ -71,3 +86,23 @@ class LogMismatch(WarError):
         self.game_id = game_id
         self.args = (self._text(),)
         return self
+
+
+class UsageError(WarError):
+    """Arguments that do not go together, or a value an argument does not take (a battle range,
+    a card, an output file that exists)."""
+
+
+def storage_error(err: OSError, path: object = None, doing: str = "write") -> StorageError:
+    """One line for an OSError: what could not be done to which path, and why. A full disk or a
+    failing device is the storage's fault (exit 1); anything else (permission, a read-only file
+    system, a file where a folder is needed) is the path's (exit 2)."""
+    import errno  # only when something failed
+
+    where = path if path is not None else (err.filename or "")
+    reason = err.strerror or type(err).__name__
+    storage_fault = err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO)
+    text = f"cannot {doing} {str(where)!r}: {reason}" if where else f"cannot {doing}: {reason}"
+    if err.errno == errno.ENOSPC:
+        text += " (free some space, then run the command again)"
+    return StorageError(text, exit_code=1 if storage_fault else 2)

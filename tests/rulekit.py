@@ -158,7 +158,7 @@ def rewrite_game_events(path, gid: int, edit) -> None:
     mine = [i for i, r in enumerate(rows) if r["game_id"] == gid]
     events = [e for e in file_events(path) if e["game_id"] == gid]
     rows[mine[0]:mine[-1] + 1] = encoded(edit(events))
-    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, compression="zstd")
 
 
 def games_rows(root) -> list[dict]:

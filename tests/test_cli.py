@@ -510,3 +510,118 @@ def test_file_uri_is_a_path(tmp_path):
     assert (tmp_path / "ds" / "manifest.json").exists()
     ok("validate", uri, "-q")
     assert query_json(uri, "select count(*) as n from games") == [{"n": 3}]
+
+
+# ---------------------------------------------------------------- issue 12: interrupts, help, one line
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_exits_130_with_the_resume_command_and_resume_finishes(tmp_path, workers):
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) while shards are being
+    played, with one worker (inside the compiled engine) or several: exit 130, one line with
+    the command that finishes the run, no half-written file under a visible name; that command
+    gives the bytes of an uninterrupted run."""
+    import os
+    import shlex
+    import signal
+    import subprocess
+    import time
+
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "big"
+    args = ["generate", "--games", "6000", "--shard-size", "200", "--seed", "9", "--out", str(out),
+            "--workers", str(workers), "-q"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    records = out / ".war" / "shards"
+    deadline = time.monotonic() + 120
+    while not (records.is_dir() and any(records.iterdir())) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    err = err.decode()
+    if proc.returncode == 0:
+        pytest.skip("the run finished before Ctrl-C landed")
+    assert proc.returncode == 130, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("error: interrupted; finish with: war generate "), err
+    assert not (out / "manifest.json").exists()
+    for path in out.rglob("*.parquet"):
+        if not path.name.startswith("."):
+            pq.read_metadata(path)  # whole
+    command = shlex.split(err.split("finish with: ", 1)[1])
+    assert command[:2] == ["war", "generate"] and command[-1] == "--resume"
+    ok(*command[1:])
+    ok("generate", "--games", "6000", "--shard-size", "200", "--seed", "9", "--out", tmp_path / "whole", "-q")
+    assert tree_digest(out) == tree_digest(tmp_path / "whole")
+
+
+def test_a_system_error_caused_by_ctrl_c_is_an_interrupt(tmp_path, monkeypatch, capsys):
+    """Ctrl-C that lands inside numba's machine code surfaces as a SystemError caused by the
+    KeyboardInterrupt; it is reported as an interrupt, not as an internal error."""
+    import pipeline.jobs.generate as jobs
+
+    def stopped(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as err:
+            raise SystemError("CPUDispatcher(<function play_games>) returned a result with an exception set") from err
+
+    monkeypatch.setattr(jobs, "shard_tables", stopped)
+    code, out, err = run_main(monkeypatch, capsys, "generate", "--games", 5, "--out", tmp_path / "d", "-q")
+    assert_one_line_error(code, out, err, exit_code=130, mentions="interrupted; finish with: war generate")
+    assert "--resume" in err
+
+
+def test_version(monkeypatch, capsys):
+    code, out, err = run_main(monkeypatch, capsys, "--version")
+    assert code == 0 and out.startswith("war ") and len(out.strip().split()) == 2
+
+
+@pytest.mark.parametrize("args, mentions", [
+    (("generate", "--bogus"), "no such option: --bogus"),
+    (("frob",), "no such command 'frob'"),
+    (("replay",), "missing argument"),
+    (("generate", "--games", "many"), "invalid value for --games: 'many'"),
+])
+def test_usage_errors_are_one_line(monkeypatch, capsys, args, mentions):
+    code, out, err = run_main(monkeypatch, capsys, *args)
+    assert_one_line_error(code, out, err, mentions=mentions)
+    assert "╭" not in err and "Usage:" not in err
+
+
+@pytest.mark.parametrize("command", ["generate", "demo", "validate", "variants"])
+def test_help_is_plain_and_shows_defaults(command):
+    text = ok(command, "--help").stdout
+    assert "<bool>" not in text and "╭" not in text
+    assert " ." not in text.replace("..", "")  # no "Games per rule set ."
+    if command == "generate":
+        flat = " ".join(text.split())
+        for default in ("[default: 1000, or one per deal]", "[default: 0, or the dataset's with --append]",
+                        "[default: data/VARIANT-", "[default: 2000]", "[default: 1]"):
+            assert default in flat, default
+
+
+def test_one_game_is_one_game(tmp_path):
+    out = ok("generate", "--games", 1, "--out", tmp_path / "one", "-q").stdout
+    assert out.startswith("wrote 1 game (1 rule set) to ")
+
+
+def test_variants_says_multiplayer_takes_up_to_8_players(tmp_path):
+    """What `war variants` says is what the rules accept (docs/rules.md 1.4, 3.1)."""
+    line = next(line for line in ok("variants").stdout.splitlines() if line.startswith("multiplayer"))
+    assert "up to 8" in line and "3 or 4" not in line
+    ok("generate", "-v", "multiplayer", "--set", "players=8", "--games", 1, "--out", tmp_path / "eight", "-q")
+
+
+def test_validate_workers_must_be_at_least_one(dataset, monkeypatch, capsys):
+    code, out, err = run_main(monkeypatch, capsys, "validate", dataset, "--workers", 0)
+    assert_one_line_error(code, out, err, mentions="--workers")
+
+
+def test_war_alone_prints_the_help(monkeypatch, capsys):
+    code, out, err = run_main(monkeypatch, capsys)
+    assert code == 0 and out.startswith("Usage: war ") and "generate" in out and err == ""

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.storage.dataset import Dataset
-from pipeline.errors import DatasetError
+from pipeline.errors import DatasetError, RulesError
 from pipeline.jobs.generate import Plan, generate
 from pipeline.model.rules import build_rules
 from pipeline.model.schema import SCHEMA_VERSION
@@ -124,7 +124,8 @@ def test_failed_overwrite_keeps_the_old_dataset(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("kwargs, words", [
     ({"seed": -1}, "seed"), ({"seed": 2**64}, "seed"), ({"seed": 1, "workers": 0}, "workers"),
-    ({"seed": 1, "shard_size": 0}, "shard size"),
+    ({"seed": 1, "shard_size": 0}, "shard_size"), ({"seed": 1, "shard_size": 10**6}, "shard_size"),
+    ({"seed": 1, "workers": 10**4}, "workers"),
 ])
 def test_bad_arguments(tmp_path, kwargs, words):
     with pytest.raises(DatasetError, match=words):
@@ -181,3 +182,137 @@ def test_append_needs_a_finished_dataset(tmp_path):
     (tmp_path / "d" / ".war").mkdir(parents=True)
     with pytest.raises(DatasetError, match="unfinished"):
         generate(tmp_path / "d", [Plan(build_rules("classic"), 5)], seed=6, append=True)
+
+
+# ---------------------------------------------------------------- a user's files, bounds, laziness
+
+
+def test_overwrite_refuses_a_dataset_folder_holding_a_users_files_and_names_them(tmp_path):
+    """--overwrite replaces only what war wrote: a dataset folder that also holds the user's own
+    files is refused, naming them, and left exactly as it was."""
+    root = tmp_path / "d"
+    generate(root, plans()[:1], seed=1)
+    (root / "NOTES.md").write_text("mine")
+    (root / "analysis").mkdir()
+    (root / "analysis" / "plot.py").write_text("print()")
+    (root / "games" / "variant=classic" / "notes.txt").write_text("also mine")
+    before = digests(root)
+    with pytest.raises(DatasetError) as err:
+        generate(root, plans()[:1], seed=2, overwrite=True)
+    assert "NOTES.md" in str(err.value) and "analysis/" in str(err.value)
+    assert "games/variant=classic/notes.txt" in str(err.value)
+    assert digests(root) == before
+    assert not [p for p in tmp_path.iterdir() if p.name != "d"]
+
+
+def test_overwrite_replaces_what_an_interrupted_run_left(tmp_path):
+    """War's own leftovers (a journal, part files not yet in a manifest, temporary names) are
+    its to replace."""
+    root = tmp_path / "d"
+    generate(root, plans()[:1], seed=1)
+    (root / ".war").mkdir()
+    (root / "games" / "variant=classic" / "part-00099.parquet").write_bytes(b"x")
+    (root / "events" / "variant=classic" / ".part-00099.parquet.1.tmp").write_bytes(b"x")
+    generate(root, plans()[:1], seed=2, overwrite=True)
+    assert Dataset.open(root).manifest.master_seed == 2
+    assert not (root / "games" / "variant=classic" / "part-00099.parquet").exists()
+
+
+@pytest.mark.parametrize("games", [0, -5, 10**9 + 1, 10**12])
+def test_games_out_of_bounds_are_refused_before_anything_is_touched(tmp_path, games):
+    root = tmp_path / "d"
+    generate(root, plans()[:1], seed=1)
+    before = digests(root)
+    with pytest.raises(RulesError, match="`games` must be between 1 and 1,000,000,000"):
+        generate(root, [Plan(build_rules("classic"), games)], seed=1, overwrite=True)
+    assert digests(root) == before
+    assert not [p for p in tmp_path.iterdir() if p.name != "d"]
+
+
+def test_no_rule_set_is_refused(tmp_path):
+    with pytest.raises(RulesError, match="nothing to generate"):
+        generate(tmp_path / "d", [], seed=1)
+    assert not (tmp_path / "d").exists()
+
+
+def test_too_many_part_files_are_refused(tmp_path):
+    with pytest.raises(DatasetError, match="shard_size"):
+        generate(tmp_path / "d", [Plan(build_rules("classic"), 10**9)], seed=1, shard_size=100)
+    assert not (tmp_path / "d").exists()
+
+
+def test_shards_are_made_lazily():
+    """A billion games are made into shards one at a time, not listed up front."""
+    from itertools import islice
+
+    from pipeline.jobs.generate import iter_shards, plan_entries
+
+    big = [Plan(build_rules("classic"), 10**9)]
+    shards = iter_shards(big, plan_entries(big, 1, 2000), 1, "/nowhere", 2000)
+    first = list(islice(shards, 3))
+    assert [(s.start, s.stop, s.part) for s in first] == [(0, 2000, 0), (2000, 4000, 1), (4000, 6000, 2)]
+
+
+def test_worker_pool_takes_tasks_as_it_goes():
+    """run_tasks with workers takes tasks from an endless iterable only as they are needed: a
+    failing task ends the run instead of the pool listing every task first."""
+    from itertools import count
+
+    from pipeline.jobs.parallel import run_tasks
+
+    with pytest.raises(ValueError, match="task 5"):
+        run_tasks(_fail_at_five, count(), 2, fork=True)
+    assert run_tasks(_square, iter(range(7)), 2, count=7) == [n * n for n in range(7)]
+
+
+def _fail_at_five(n, tick=None):
+    if n == 5:
+        raise ValueError("task 5")
+    return n
+
+
+def _square(n, tick=None):
+    return n * n
+
+
+def test_ctrl_c_inside_a_deferred_block_takes_effect_at_its_end():
+    import os
+    import signal
+    import time
+
+    import threading
+
+    from pipeline.jobs.parallel import interrupts_deferred
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach only the main thread")
+    reached = False
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            reached = True
+    assert reached
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_resume_with_other_arguments_names_each_difference(tmp_path):
+    from pipeline.jobs.generate import plan_entries
+    from pipeline.storage.journal import Journal
+
+    root = tmp_path / "d"
+    generate(root, plans(), seed=1, shard_size=20)
+    (root / "manifest.json").unlink()  # as if killed before the manifest, journal and all
+    journal = Journal(root)
+    journal.dir.mkdir()
+    entries = plan_entries(plans(), 1, 20)
+    journal.check_plan({"seed": 1, "shard_size": 20, "rule_sets": [e.model_dump(mode="json") for e in entries],
+                        "kept": [], "first_part": 0}, resume=False)
+    other = [Plan(build_rules("classic"), 50), Plan(build_rules("classic", {"pickup": "table_order"}), 30)]
+    with pytest.raises(DatasetError) as err:
+        generate(root, other, seed=2, shard_size=20, resume=True)
+    text = str(err.value)
+    assert "`seed` 2 (the interrupted run: 1)" in text
+    assert "`games` 50 for classic (the interrupted run: 45)" in text
+    assert "pickup=table_order (the interrupted run: winner_first)" in text
+    assert "`shard_size`" not in text  # the same as before, so not named

@@ -87,7 +87,7 @@ def rewrite(root: Path, rel: str, edit) -> None:
     path = root / rel
     table = pq.read_table(path)
     rows = edit(table.to_pylist())
-    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, compression="zstd")
 
 
 def edit_game(root: Path, gid: int, table: str, edit) -> str:
@@ -208,7 +208,7 @@ def test_summary_counts_bad_games_and_file_problems(classic, tmp_path):
     root = copy(classic, tmp_path)
     edit_game(root, CLASSIC_GAME, "games", lambda rows: [{**rows[0], "battles": rows[0]["battles"] + 1}])
     report = validate(root)
-    assert report.summary() == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problems"
+    assert report.summary() == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problem"
 
 
 # --- 1. a changed card, in every kind of event that carries cards ---------------------------
@@ -400,7 +400,7 @@ def test_manifest_checksum_changed(classic, tmp_path):
     assert not report.ok
     (problem,) = report.problems
     assert problem.file == rel and problem.game_id is None and "checksum differs" in problem.message
-    assert report.summary().endswith("bad: 0, 1 file problems")
+    assert report.summary().endswith("bad: 0, 1 file problem")
 
 
 @pytest.mark.parametrize("table", ["games", "events"])
@@ -490,7 +490,7 @@ def test_cli_tampered(classic, tmp_path):
     bad = [line for line in lines if line.startswith("BAD ")]
     assert any(f"game {CLASSIC_GAME}:" in line and "wars" in line for line in bad), lines
     assert any("checksum differs" in line for line in bad)
-    assert lines[-1] == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problems"
+    assert lines[-1] == f"games checked: {CLASSIC_GAMES}, good: {CLASSIC_GAMES - 1}, bad: 1, 1 file problem"
 
 
 def test_cli_clean(classic, tmp_path):
@@ -592,3 +592,104 @@ def test_a_clean_shard_needs_no_game_by_game_walk(classic, monkeypatch):
     monkeypatch.setattr(validate_module, "check_game", walked)
     report = validate(classic)
     assert report.ok and report.good == CLASSIC_GAMES
+
+
+# --- issue 12: validation that explains ------------------------------------------------------
+
+def test_a_file_rewritten_by_another_tool_is_explained_and_its_games_still_checked(classic, tmp_path):
+    """Same rows, no key-value metadata, snappy instead of zstd, plain strings instead of
+    dictionaries: each difference is named with its column, and the games, which read as this
+    war's schema, are still checked (and good)."""
+    from pipeline.jobs.validate import Report, check_files
+
+    root = copy(classic, tmp_path)
+    rel, _ = files_of(root, CLASSIC_GAME)
+    table = pq.read_table(root / rel)
+    plain = pa.table({name: (col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col)
+                      for name, col in zip(table.column_names, table.columns)})
+    pq.write_table(plain, root / rel, compression="snappy")
+    report = validate(root)
+    messages = [p.message for p in report.problems if p.file == rel]
+    assert any("checksum differs" in m for m in messages)
+    assert any("key-value metadata has no war.schema_version (expected 2)" in m for m in messages)
+    assert any("compressed with snappy, expected zstd" in m for m in messages)
+    assert any(m.endswith("column variant has type string, expected dictionary<values=string, "
+                          "indices=int32, ordered=0>") for m in messages)
+    assert any("column game_id is nullable, expected not nullable" in m for m in messages)
+    assert not any("cannot be checked" in p.message for p in report.problems)
+    assert report.games_checked == report.good == CLASSIC_GAMES and report.bad == 0
+    assert check_files(Dataset.open(root), Report()) == set()  # readable: nothing left out
+
+
+def test_a_file_whose_rows_do_not_fit_the_schema_names_the_column(classic, tmp_path):
+    root = copy(classic, tmp_path)
+    rel, _ = files_of(root, CLASSIC_GAME)
+    table = pq.read_table(root / rel).drop_columns(["battles"])
+    pq.write_table(table, root / rel, compression="zstd")
+    report = validate(root)
+    messages = [p.message for p in report.problems if p.file == rel]
+    assert any("column battles is missing" in m for m in messages)
+    assert any("rows cannot be read as this war's schema" in m for m in messages)
+    assert report.bad == 50 and report.good == CLASSIC_GAMES - 50
+
+
+def test_an_empty_dataset_is_a_problem(classic, tmp_path):
+    root = copy(classic, tmp_path)
+    manifest = json.loads((root / MANIFEST).read_text())
+    (root / MANIFEST).write_text(json.dumps({**manifest, "rule_sets": [], "files": []}))
+    shutil.rmtree(root / "games")
+    shutil.rmtree(root / "events")
+    report = validate(root)
+    assert not report.ok and [p.message for p in report.problems] == ["the dataset holds no games"]
+
+
+def _interrupted_append(root: Path) -> None:
+    """The state an append killed after its first shard leaves: the old manifest, the journal,
+    one new shard's files."""
+    import pipeline.jobs.generate as jobs
+
+    real = jobs.run_shard
+    done = []
+
+    def once(shard, tick=None):
+        if done:
+            raise KeyboardInterrupt
+        done.append(shard.part)
+        return real(shard, tick)
+
+    try:
+        jobs.run_shard = once
+        with pytest.raises(KeyboardInterrupt):
+            generate(root, [Plan(build_rules("jokers", {"pickup": "table_order"}), 100)], append=True,
+                     shard_size=50)
+    finally:
+        jobs.run_shard = real
+
+
+def test_an_interrupted_append_is_reported_with_the_command_that_finishes_it(classic, tmp_path):
+    root = copy(classic, tmp_path)
+    _interrupted_append(root)
+    report = validate(root)
+    (problem,) = report.problems
+    assert problem.message.startswith(
+        f"an append to this dataset was interrupted; finish it with: war generate -v jokers "
+        f"--set pickup=table_order --games 100 --shard-size 50 --out {root} --append --resume")
+    assert "of its files are not in the manifest yet" in problem.message
+    assert report.good == CLASSIC_GAMES
+    import shlex
+
+    command = shlex.split(problem.message.split("finish it with: ", 1)[1].split(" (")[0])
+    result = CliRunner().invoke(app, command[1:] + ["-q"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert validate(root).good == CLASSIC_GAMES + 100
+
+
+def test_an_append_in_progress_is_reported_as_that(classic, tmp_path):
+    import os
+    import socket
+
+    root = copy(classic, tmp_path)
+    _interrupted_append(root)
+    (root / WORK_DIR / "lock").write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname()}))
+    (problem,) = validate(root).problems
+    assert problem.message.startswith(f"an append to this dataset is in progress (pid {os.getpid()} on ")

@@ -1,7 +1,9 @@
 """The `war` application: the typer app, the one error boundary, and what every command shares.
 
-The error boundary in `main` turns every WarError into one line on stderr and a non-zero exit,
-saying the library's parameter names as this command's flags (`workers` -> --workers).
+The error boundary in `main` turns every failure a user can reach into one line on stderr and a
+non-zero exit: a WarError (saying the library's parameter names as this command's flags,
+`workers` -> --workers), the parser's own usage errors, an OSError from the file system, and
+Ctrl-C (exit 130).
 """
 
 from __future__ import annotations
@@ -12,10 +14,40 @@ from contextlib import nullcontext
 
 import typer
 
-from ..errors import WarError
+try:
+    from typer._click import exceptions as click_errors  # typer 0.2x carries its own copy of click
+except ImportError:  # older typer runs on click itself
+    from click import exceptions as click_errors
 
+from ..errors import Interrupted, WarError, storage_error
+
+# rich_markup_mode=None: click's plain help, where `[default: ...]` in a help text stays text and
+# flags show no `<bool>` type.
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="Seeded games of War and its variants: generate, replay, validate, query.")
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("war")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"war {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _war(show_version: bool = typer.Option(False, "--version", is_eager=True, callback=_show_version,
+                                           help="Print the version and exit.")) -> None:
+    """Seeded games of War and its variants: generate, replay, validate, query."""
 
 
 # The flag of each library parameter that is not --NAME (a WarError's `params`).
@@ -62,18 +94,114 @@ def progress(total: int, label: str, quiet: bool):
     return _Bar()
 
 
-def main() -> None:
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 game`, `2 games` (`many` for an irregular plural)."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def interrupted(err: BaseException) -> bool:
+    """Whether `err` is Ctrl-C: a KeyboardInterrupt, or an error raised because of one (Ctrl-C
+    inside the compiled engine surfaces as a SystemError whose cause is the KeyboardInterrupt)."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, (KeyboardInterrupt, Interrupted)) or type(err).__name__ == "InterruptException":
+            return True  # DuckDB turns Ctrl-C during a query into its InterruptException
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def _reading(err: BaseException) -> bool:
+    """An error of the libraries that read the files (DuckDB, pyarrow) about a damaged or
+    foreign data file, which their message names; any other error of theirs stays internal."""
+    return type(err).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow") and \
+        any(kind in str(err) for kind in (".parquet", ".jsonl"))
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
+
+
+def _usage(err: click_errors.UsageError) -> str:
+    text = err.format_message().strip().rstrip(".")
+    cause = err.__cause__ or err.__context__
+    problems = cause.errors() if hasattr(cause, "errors") and callable(cause.errors) else None
+    if problems and isinstance(err, click_errors.BadParameter):  # typer checked the type with pydantic
+        first = problems[0]
+        param = getattr(err, "param", None)
+        hint = err.param_hint or (param.opts[0] if param is not None and param.opts else "an argument")
+        if param is not None and getattr(param, "param_type_name", "") == "argument":
+            hint = (param.metavar or param.name or hint).upper()
+        if isinstance(first, dict) and "input" in first:
+            text = f"invalid value for {hint}: {first['input']!r}: {first['msg'].lower()}"
+    text = text[:1].lower() + text[1:]
+    command = err.ctx.command_path if err.ctx is not None else "war"
+    return f"{text} (see {command} --help)"
+
+
+_command_line: list[str] | None = None
+
+
+def command_line() -> list[str] | None:
+    """The arguments `war` was run with (after `war`), when run through `main`."""
+    return _command_line
+
+
+_NO_ARGS = getattr(click_errors, "NoArgsIsHelpError", ())  # click >= 8.2; before, help and Exit(0)
+
+
+def run(args: list[str]) -> int:
+    """Run the `war` command with `args`; the exit code. Raises what the boundary in `main` turns
+    into one line."""
+    global _command_line
+    _command_line = list(args)
+    command = typer.main.get_command(app)
     try:
-        app()
+        with command.make_context("war", list(args)) as ctx:
+            command.invoke(ctx)
+    except typer.Exit as done:
+        return done.exit_code
+    except _NO_ARGS as err:
+        typer.echo(err.ctx.get_help() if err.ctx is not None else "")
+        return 0
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script: `war ARGS` (sys.argv), every failure one line `error: ...`."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        code = run(args)
     except WarError as err:
         say_error(f"error: {err.spoken(flag)}")
-        sys.exit(err.exit_code)
-    except KeyboardInterrupt:
-        say_error("interrupted")
-        sys.exit(130)
-    except Exception as err:  # the last line of defence: no traceback for a user
-        if os.environ.get("WAR_DEBUG"):
+        code = err.exit_code
+    except click_errors.UsageError as err:
+        say_error(f"error: {_usage(err)}")
+        code = 2
+    except click_errors.ClickException as err:
+        say_error(f"error: {err.format_message()}")
+        code = err.exit_code
+    except BrokenPipeError:  # `war ... | head`: the reader has what it wanted
+        sys.stderr = open(os.devnull, "w")
+        code = 0
+    except OSError as err:
+        fault = storage_error(err, doing="access")
+        say_error(f"error: {fault}")
+        code = fault.exit_code
+    except BaseException as err:  # the last line of defence: no traceback for a user
+        if isinstance(err, SystemExit):
             raise
-        say_error(f"internal error: {type(err).__name__}: {err} (set WAR_DEBUG=1 for the traceback)")
-        sys.exit(1)
+        if interrupted(err):
+            say_error("error: interrupted")
+            code = 130
+        elif _reading(err):
+            say_error(f"error: cannot read the dataset: {_first_line(err)}")
+            code = 2
+        else:
+            if os.environ.get("WAR_DEBUG"):
+                raise
+            say_error(f"internal error: {type(err).__name__}: {err} (set WAR_DEBUG=1 for the traceback)")
+            code = 1
+    sys.exit(code)
 

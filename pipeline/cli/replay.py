@@ -1,19 +1,21 @@
-"""`war replay`: one game from its log, battle by battle."""
+"""`war replay`: one game from its log, battle by battle, or as a page to watch in a browser."""
 
 from __future__ import annotations
 
 import json
 from enum import Enum
+from pathlib import Path
 
 import typer
 
-from .app import app
+from ..errors import UsageError
+from .app import app, say_error
 
 
 class ReplayFormat(str, Enum):
     text = "text"
     json = "json"
-
+    html = "html"
 
 
 @app.command()
@@ -21,18 +23,52 @@ def replay(
     dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
     game: int = typer.Argument(..., help="game_id (see the games table)."),
     battle: int | None = typer.Option(None, "--battle", "-b", help="Show only battle N, with full piles."),
-    fmt: ReplayFormat = typer.Option(ReplayFormat.text, "--format", "-f", help="text or json."),
+    battles: str | None = typer.Option(None, "--battles", help="Show battles A-B (or A- to the end)."),
+    wars: bool = typer.Option(False, "--wars", help="Show only the battles with a war."),
+    follow: str | None = typer.Option(None, "--follow", help="One card's journey (10♥, 10H, QS, or a code)."),
+    fmt: ReplayFormat = typer.Option(ReplayFormat.text, "--format", "-f", help="text, json or html (a page)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to FILE instead of stdout."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output file."),
 ) -> None:
-    """Replay one game from its log, battle by battle, checked against the engine."""
+    """Replay one game from its log, battle by battle, checked against the engine. Warns on
+    stderr when the game's row in the games table disagrees with its log."""
     from ..jobs.replay import (  # lazy: keeps war --help fast
         as_json,
+        follow as follow_card,
+        parse_card,
+        parse_range,
+        render_follow,
         render_text,
         replay_game,
     )
 
+    if output is not None and output.exists() and not overwrite:
+        raise UsageError(f"{output} exists (use --overwrite to replace it)")
+    if fmt is ReplayFormat.html and (battle is not None or battles or wars or follow):
+        raise UsageError("--format html shows the whole game (open it at a battle with #battle=N); "
+                           "--battle, --battles, --wars and --follow are for text and json")
+    span = parse_range(battles) if battles is not None else None
     rp = replay_game(dataset, game)
-    if fmt is ReplayFormat.json:
-        typer.echo(json.dumps(as_json(rp, battle), ensure_ascii=False))
-    else:
-        typer.echo(render_text(rp, battle))
+    warning = rp.disagreement()
+    if warning:
+        say_error(f"warning: {warning}")
+    if fmt is ReplayFormat.html:
+        from ..jobs.replay_page import render_page  # lazy: keeps war --help fast
 
+        text = render_page(rp)
+    elif follow is not None:
+        journey = follow_card(rp, parse_card(rp, follow), battle, span, wars)
+        ranged = battle is not None or span is not None or wars
+        text = (json.dumps({"game": rp.record, "disagreements": rp.disagreements, "follow": journey},
+                           ensure_ascii=False)
+                if fmt is ReplayFormat.json else render_follow(rp, journey, ranged))
+    elif fmt is ReplayFormat.json:
+        text = json.dumps(as_json(rp, battle, span, wars), ensure_ascii=False)
+    else:
+        text = render_text(rp, battle, span, wars)
+    if output is None:
+        typer.echo(text)
+    else:
+        from ..storage.files import atomic_write_bytes  # lazy: keeps war --help fast
+
+        atomic_write_bytes(output, (text + "\n").encode())

@@ -9,15 +9,19 @@ from .app import app, progress
 
 @app.command()
 def validate(
-    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
-    workers: int = typer.Option(1, "--workers", "-w", help="Processes to validate with."),
+    dataset: str = typer.Argument(..., metavar="DATASET", help="Dataset folder or URI."),
+    workers: int = typer.Option(1, "--workers", "-w", metavar="N", help="Processes to validate with, 1 .. 256."),
     deep: bool = typer.Option(False, "--deep", help="Walk every game event by event, even a shard that regenerates exactly."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    show: int = typer.Option(50, "--show", help="Print at most this many problems."),
+    show: int = typer.Option(50, "--show", metavar="N", help="Print at most this many problems."),
 ) -> None:
     """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
+    from ..errors import DatasetError  # lazy: keeps war --help fast
     from ..jobs.validate import validate as run_validate  # lazy: keeps war --help fast
     from ..storage.dataset import Dataset  # lazy: keeps war --help fast
+
+    if show < 0:
+        raise DatasetError(f"--show must be at least 0, got {show}")
 
     total = sum(e.games for e in Dataset.open(dataset).manifest.rule_sets)
     with progress(total, "validating", quiet) as tick:
@@ -25,7 +29,8 @@ def validate(
     for p in report.problems[:show]:
         typer.echo(f"BAD {p}")
     if len(report.problems) > show:
-        typer.echo(f"... and {len(report.problems) - show} more problems")
+        more = len(report.problems) - show
+        typer.echo(f"... and {more} more problem{'' if more == 1 else 's'}")
     typer.echo(report.summary())
     if not report.ok:
         raise typer.Exit(1)

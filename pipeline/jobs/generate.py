@@ -9,24 +9,30 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ..engines.game import Policies, policy_specs, tournament_seatings
 from ..errors import DatasetError, RulesError
 from ..log.shard import shard_tables, warm
 from ..model.deal import Deal, check_deal, deal_line, read_deals
-from ..model.schema import DataFile, Manifest, RuleSet, RuleSetEntry
+from ..model.schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, remove_tree, sha256_file, write_parquet
 from ..storage.journal import WORK_DIR, Journal, record_shard
 from ..storage.location import is_remote, location
-from .parallel import run_tasks, run_tasks_dask
+from .parallel import interrupts_deferred, run_tasks, run_tasks_dask
 
 DEFAULT_SHARD_SIZE = 2000
 DEFAULT_GAMES = 1000
+MAX_GAMES = GAME_ID_STRIDE  # game_id = ordinal x GAME_ID_STRIDE + game_index must stay unique
+MAX_SHARD_SIZE = 100_000    # a shard's events are built in memory: about 10 KB a game
+MAX_SHARDS = 1_000_000      # the manifest lists every part file
+MAX_WORKERS = 256
 
 
 @dataclass
@@ -61,13 +67,40 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
     for rules in rule_sets:
         dealt = read_deals(deals, rules) if deals is not None else None
         n = games if games is not None else (len(dealt) if dealt is not None else DEFAULT_GAMES)
-        if n < 1:
-            raise RulesError(f"`games` must be at least 1, got {n}", params=("games",))
+        check_games(n)
         if dealt is not None and n > len(dealt):
             raise RulesError(f"`games` {n} but {deals} holds only {len(dealt)} deals", params=("games",))
         seatings = tournament_seatings(rules, tournament) if tournament else [policies]
         plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating) for seating in seatings]
     return plans
+
+
+def check_games(n: int) -> None:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_GAMES:
+        raise RulesError(f"`games` must be between 1 and {MAX_GAMES:,} (a rule set's game ids), got {n!r}",
+                         params=("games",))
+
+
+def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard_size: int) -> None:
+    """Every argument of `generate` that can be checked without reading anything, so that a bad
+    one is refused before any file is touched, locked or removed."""
+    if not plans:
+        raise RulesError("nothing to generate: no rule set given")
+    for plan in plans:
+        check_games(plan.games)
+        if plan.deals is not None and len(plan.deals) < plan.games:
+            raise RulesError(f"`games` {plan.games} but only {len(plan.deals)} deals", params=("games",))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
+        raise DatasetError(f"`seed` must be between 0 and 2^64 - 1, got {seed!r}", params=("seed",))
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise DatasetError(f"`workers` must be between 1 and {MAX_WORKERS}, got {workers!r}", params=("workers",))
+    if isinstance(shard_size, bool) or not isinstance(shard_size, int) or not 1 <= shard_size <= MAX_SHARD_SIZE:
+        raise DatasetError(f"`shard_size` must be between 1 and {MAX_SHARD_SIZE:,}, got {shard_size!r}",
+                           params=("shard_size",))
+    shards = sum(-(-plan.games // shard_size) for plan in plans)
+    if shards > MAX_SHARDS:
+        raise DatasetError(f"{shards:,} part files of `shard_size` {shard_size:,} games: at most "
+                           f"{MAX_SHARDS:,} (give a larger `shard_size`)", params=("shard_size",))
 
 
 @dataclass(frozen=True)
@@ -93,8 +126,9 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
         for line in shard.deals:
             d = json.loads(line)
             deals.append(check_deal(rules, d["piles"], d["set_aside"]))
-    events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
-                                 deals, shard.policies, tick)
+    with interrupts_deferred():
+        events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
+                                     deals, shard.policies, tick)
     root = location(shard.root)
     out = []
     for table_name, table, key in (("events", events, ("game_id", "seq")), ("games", games, ("game_id",))):
@@ -110,6 +144,40 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
 
 def _looks_like_dataset(root) -> bool:
     return any((root / name).exists() for name in (MANIFEST, WORK_DIR, "games", "events"))
+
+
+OWN_FOLDERS = ("games", "events", "deals")
+
+
+def _own(rel: str) -> bool:
+    """Whether a file under a dataset's own folders is one that war writes: a part file, a deals
+    file, or a temporary name a killed writer left."""
+    parts = rel.split("/")
+    name = parts[-1]
+    if name.startswith(".") and name.endswith(".tmp"):
+        return True
+    if parts[0] == "deals":
+        return len(parts) == 2 and re.fullmatch(r"rule_set-\d+\.jsonl", name) is not None
+    return len(parts) == 3 and parts[1].startswith("variant=") and \
+        re.fullmatch(r"part-\d+\.parquet", name) is not None
+
+
+def foreign_files(root) -> list[str]:
+    """What `overwrite` would remove that war did not write: everything in the folder but
+    manifest.json, the journal .war/, and war's files in games/, events/ and deals/."""
+    found = []
+    for path in sorted(root.iterdir(), key=lambda p: p.name):
+        name = path.name
+        if name in (MANIFEST, WORK_DIR):
+            continue
+        if name in OWN_FOLDERS and path.is_dir():
+            for inner in sorted(path.rglob("*"), key=str):
+                rel = inner.relative_to(root).as_posix()
+                if not inner.is_dir() and not _own(rel):
+                    found.append(rel)
+            continue
+        found.append(name + ("/" if path.is_dir() else ""))
+    return found
 
 
 def prepare_output(root, overwrite: bool):
@@ -132,6 +200,12 @@ def prepare_output(root, overwrite: bool):
         if not _looks_like_dataset(root):
             raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
                                f"dataset; not overwriting it")
+        foreign = foreign_files(root)
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise DatasetError(f"output folder {str(root)!r} holds files war did not write: {shown}; "
+                               f"`overwrite` replaces only a war dataset, so move them out first",
+                               params=("overwrite",))
         if is_remote(root):
             (root / MANIFEST).unlink(missing_ok=True)
             remove_tree(root)
@@ -144,27 +218,28 @@ def prepare_output(root, overwrite: bool):
     return root
 
 
-def plan_shards(plans: list[Plan], seed: int, root: Path, shard_size: int, first_ordinal: int = 0,
-                first_part: int = 0) -> tuple[list[Shard], list[RuleSetEntry]]:
-    shards, entries = [], []
+def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: int = 0) -> list[RuleSetEntry]:
+    return [RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules=plan.rules,
+                         policies=list(plan.policies), seed=seed, games=plan.games, shard_size=shard_size,
+                         deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None)
+            for ordinal, plan in enumerate(plans, first_ordinal)]
+
+
+def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root, shard_size: int,
+                first_part: int = 0, journal: str | None = None) -> Iterator[Shard]:
+    """The shards of `plans`, one at a time: a billion games are half a million shards, which
+    are made as workers take them, never all at once."""
     part = first_part
-    for ordinal, plan in enumerate(plans, first_ordinal):
-        deals_rel = None
-        if plan.deals is not None:
-            deals_rel = f"deals/rule_set-{ordinal}.jsonl"
-        entries.append(RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules=plan.rules,
-                                    policies=list(plan.policies), seed=seed, games=plan.games,
-                                    shard_size=shard_size, deals=deals_rel))
+    for entry, plan in zip(entries, plans):
         rules_json = plan.rules.model_dump_json()
         for start in range(0, plan.games, shard_size):
             stop = min(start + shard_size, plan.games)
             deals = None
             if plan.deals is not None:
                 deals = tuple(deal_line(d) for d in plan.deals[start:stop])
-            shards.append(Shard(ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
-                                str(root), deals))
+            yield Shard(entry.ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
+                        str(root), deals, journal)
             part += 1
-    return shards, entries
 
 
 def generate(out: str | Path, plans: list[Plan], seed: int | None = None, workers: int = 1,
@@ -179,15 +254,10 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
     lists old and new together). `resume` finishes a run that was interrupted, skipping the
     shards it finished, with the same bytes as an uninterrupted run. `scheduler` runs the shards
     on a Dask distributed cluster instead of local processes."""
+    check_arguments(plans, seed, workers, shard_size)
     root = location(out)
     if seed is None:
         seed = Dataset.open(root).manifest.master_seed if append else 0
-    if not 0 <= seed < 2**64:
-        raise DatasetError(f"seed must be between 0 and 2^64 - 1, got {seed}")
-    if workers < 1:
-        raise DatasetError(f"`workers` must be at least 1, got {workers}", params=("workers",))
-    if shard_size < 1:
-        raise DatasetError(f"shard size must be at least 1, got {shard_size}")
     if resume and overwrite:
         raise DatasetError("`resume` and `overwrite` do not go together", params=("resume", "overwrite"))
     kept_sets: list[RuleSetEntry] = []
@@ -228,25 +298,28 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
         manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
                              scheduler, kept_sets, kept_files, first_part)
     except BaseException:
-        journal.release()
-        if target != root:
-            remove_tree(target)
+        with interrupts_deferred():  # a second Ctrl-C must not leave half a staging folder
+            journal.release()
+            if target != root:
+                remove_tree(target)
         raise
-    journal.close()
-    if target != root:
-        _swap_in(target, root)
+    with interrupts_deferred():  # between the two renames there is no dataset under `root`
+        journal.close()
+        if target != root:
+            _swap_in(target, root)
     return manifest
 
 
 def _generate(target, journal: Journal, plans, seed, workers, shard_size, progress, resume,
               scheduler, kept_sets, kept_files, first_part) -> Manifest:
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
-    shards, entries = plan_shards(plans, seed, target, shard_size, first_ordinal, first_part)
-    shards = [replace(s, journal=str(journal.dir)) for s in shards]
+    entries = plan_entries(plans, seed, shard_size, first_ordinal)
+    shards = iter_shards(plans, entries, seed, target, shard_size, first_part, str(journal.dir))
+    count = sum(-(-plan.games // shard_size) for plan in plans)
     journal.check_plan({"seed": seed, "shard_size": shard_size,
                         "rule_sets": [e.model_dump(mode="json") for e in entries],
                         "kept": [f.model_dump(mode="json") for f in kept_files],
-                        "parts": [s.part for s in shards]}, resume)
+                        "first_part": first_part}, resume)
     files: list[dict] = []
     for entry, plan in zip(entries, plans):
         if entry.deals is not None:
@@ -254,19 +327,21 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
             digest = atomic_write_bytes(target / entry.deals, data)
             files.append({"path": entry.deals, "table": "deals", "rule_set": entry.ordinal,
                           "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
-    todo = []
-    for shard in shards:
-        done = journal.done(shard.part) if resume else None
-        if done and all(_intact(target / f["path"], f["sha256"]) for f in done):
-            files.extend(done)
-            if progress:
-                progress(shard.stop - shard.start)
-        else:
-            todo.append(shard)
+    finished = {}
+    if resume:
+        for shard in iter_shards(plans, entries, seed, target, shard_size, first_part):
+            done = journal.done(shard.part)
+            if done and all(_intact(target / f["path"], f["sha256"]) for f in done):
+                finished[shard.part] = done
+                files.extend(done)
+                if progress:
+                    progress(shard.stop - shard.start)
+    todo = (shard for shard in shards if shard.part not in finished)
     if scheduler is not None:
         results = run_tasks_dask(run_shard, todo, scheduler, progress, lambda s: s.stop - s.start)
     else:
-        results = run_tasks(run_shard, todo, workers, progress, warm=_warm, fork=not is_remote(target))
+        results = run_tasks(run_shard, todo, workers, progress, warm=_warm, fork=not is_remote(target),
+                            count=count - len(finished))
     for result in results:
         files.extend(result)
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
@@ -274,6 +349,46 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
                         files=kept_files + [DataFile(**f) for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
     return manifest
+
+
+def finish_command(root, journal: Journal) -> str:
+    """The `war generate` command that finishes the interrupted run whose journal is in `root`,
+    rebuilt from its plan; the generic advice when the plan cannot be said as one command
+    (explicit deals, policies other than the defaults, rule sets with different options)."""
+    generic = "the interrupted war generate command again, with --resume"
+    plan = journal.plan()
+    if not plan or not plan.get("rule_sets"):
+        return generic
+    from ..model.rules import build_rules  # only to tell options from defaults
+
+    args = ["war", "generate"]
+    options, games, variants = None, set(), []
+    for entry in plan["rule_sets"]:
+        rules = entry["rules"]
+        try:
+            default = build_rules(rules["variant"]).model_dump(mode="json")
+            actual = RuleSet.model_validate(rules)
+        except (RulesError, ValueError):
+            return generic
+        changed = {k: v for k, v in rules.items() if k != "variant" and default.get(k) != v}
+        if entry.get("deals") or list(entry.get("policies") or []) != list(policy_specs(actual, ())) \
+                or (options is not None and changed != options):
+            return generic
+        options = changed
+        games.add(entry["games"])
+        variants.append(rules["variant"])
+        args += ["-v", rules["variant"]]
+    if len(games) != 1 or len(set(variants)) != len(variants):
+        return generic
+    args += [a for k, v in (options or {}).items() for a in ("--set", f"{k}={v}")]
+    args += ["--games", str(games.pop())]
+    if plan.get("shard_size") != DEFAULT_SHARD_SIZE:
+        args += ["--shard-size", str(plan.get("shard_size"))]
+    append = bool(plan.get("kept"))
+    if not append and plan.get("seed"):
+        args += ["--seed", str(plan["seed"])]
+    args += ["--out", str(root)] + (["--append"] if append else []) + ["--resume"]
+    return shlex.join(args)
 
 
 def _intact(path, sha256: str) -> bool:

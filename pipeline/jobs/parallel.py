@@ -7,6 +7,7 @@ output never depends on which worker finished first.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import multiprocessing as mp
 import os
 import queue as q
@@ -15,7 +16,8 @@ import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterable, Sequence
 
 from ..errors import DatasetError
 
@@ -23,8 +25,13 @@ _queue = None
 
 
 def _init(queue) -> None:
+    """A worker leaves Ctrl-C to its parent, which stops the pool: a worker that took the
+    SIGINT itself would print its own traceback."""
     global _queue
     _queue = queue
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _die_with_parent()
 
 
@@ -49,25 +56,56 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+@contextmanager
+def interrupts_deferred():
+    """Ctrl-C inside the block takes effect when it ends, as a KeyboardInterrupt. For calls into
+    the compiled engine: a SIGINT that lands in numba's machine code leaves it with an exception
+    set that it does not expect (a SystemError, or a segmentation fault). Only the main thread
+    of a process that handles Ctrl-C itself defers; workers ignore SIGINT altogether."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
 def _call(fn, task):
     return fn(task, _queue.put if _queue is not None else None)
 
 
-def run_tasks(fn: Callable, tasks: Sequence, workers: int,
+def run_tasks(fn: Callable, tasks: Iterable, workers: int,
               progress: Callable[[int], None] | None = None, warm: Callable[[], None] | None = None,
-              fork: bool = True) -> list:
+              fork: bool = True, count: int | None = None) -> list:
     """[fn(task, tick) for task in tasks], on `workers` processes when more than one.
 
-    On Linux the workers are forked after `warm()` has loaded what they need (the compiled
+    `tasks` may be a lazy iterable (`count` says how many, when it is not a sequence): tasks are
+    taken from it only as workers free up, so a run of a million shards never holds a million
+    tasks. On Linux the workers are forked after `warm()` has loaded what they need (the compiled
     engine), so they start at once instead of importing it all again; elsewhere, or with
     `fork=False`, they are spawned. A process that has talked to a remote store must not fork:
     the store's client library (the AWS SDK under pyarrow's S3) holds threads and locks that a
-    forked child would inherit half-held."""
-    if workers <= 1 or len(tasks) <= 1:
+    forked child would inherit half-held. On Ctrl-C the workers are stopped at once; a file one
+    of them was writing is left only under its hidden temporary name."""
+    if count is None and isinstance(tasks, Sequence):
+        count = len(tasks)
+    tasks = iter(tasks)
+    if count is None:
+        head = list(itertools.islice(tasks, 2))
+        count = len(head) if len(head) < 2 else workers
+        tasks = itertools.chain(head, tasks)
+    if workers <= 1 or count <= 1:
         return [fn(task, progress) for task in tasks]
     if sys.platform == "linux" and fork:
         if warm is not None:
-            warm()
+            with interrupts_deferred():
+                warm()
         ctx = mp.get_context("fork")
     else:
         ctx = mp.get_context("spawn")
@@ -82,29 +120,57 @@ def run_tasks(fn: Callable, tasks: Sequence, workers: int,
             if progress is not None:
                 progress(n)
 
-    results: list = [None] * len(tasks)
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx,
-                             initializer=_init, initargs=(ticks,)) as pool:
-        pending = {pool.submit(_call, fn, task): i for i, task in enumerate(tasks)}
+    workers = min(workers, count)
+    results: list = []
+    numbered = enumerate(tasks)
+    pending: dict = {}
+    # SIGINT stays blocked while the workers are forked, so that none takes a Ctrl-C before it
+    # ignores SIGINT; the parent gets it once they are all started.
+    blocking = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    if blocking:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init, initargs=(ticks,))
+
+    def fill() -> None:
+        while len(pending) < 2 * workers:
+            nxt = next(numbered, None)
+            if nxt is None:
+                return
+            results.append(None)
+            pending[pool.submit(_call, fn, nxt[1])] = nxt[0]
+
+    try:
         try:
-            while pending:
-                done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                drain()
-                for fut in done:
-                    results[pending.pop(fut)] = fut.result()
-        except BaseException:
-            for fut in pending:
-                fut.cancel()
-            raise
-        drain()
+            fill()  # starts the workers
+        finally:
+            if blocking:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        while True:
+            fill()
+            if not pending:
+                break
+            done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            drain()
+            for fut in done:
+                results[pending.pop(fut)] = fut.result()
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    drain()
     return results
 
 
-def run_tasks_dask(fn: Callable, tasks: Sequence, scheduler: str,
+def run_tasks_dask(fn: Callable, tasks: Iterable, scheduler: str,
                    progress: Callable[[int], None] | None = None,
                    size: Callable[[object], int] = lambda task: 1) -> list:
     """The same tasks on a Dask distributed cluster at `scheduler` (an address such as
     tcp://host:8786). Every worker must see the same files (shared storage)."""
+    tasks = list(tasks)
     if not tasks:
         return []
     try:

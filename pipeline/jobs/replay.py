@@ -13,12 +13,12 @@ import pyarrow.compute as pc
 from ..engines.event import Event
 from ..engines.families import family_of
 from ..engines.game import replay_log
-from ..errors import DatasetError, GameNotFound, LogMismatch
+from ..errors import DatasetError, DealError, GameNotFound, LogMismatch, UsageError
 from ..log.ledger import Ledger, ledger_for
-from ..log.tables import game_log
+from ..log.tables import game_log, game_record
 from ..model.cards import Deck
-from ..model.deal import deck_of
-from ..model.schema import RuleSetEntry
+from ..model.deal import Deal, deck_of
+from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..model.variants import variant
 from ..storage.dataset import Dataset
 from ..storage.files import read_parquet
@@ -26,6 +26,10 @@ from ..storage.files import read_parquet
 
 @dataclass
 class BattleView:
+    """One battle: its events and every seat's cards before and after it. A battle's `*_before`
+    lists are the previous battle's `*_after` (the same objects), so a game costs one snapshot a
+    battle."""
+
     battle: int
     piles_before: list[list[int]]
     won_before: list[list[int]]
@@ -36,6 +40,15 @@ class BattleView:
     hands_after: list[list[int]] = field(default_factory=list)
     winner: int | None = None
     war_depth: int = 0
+    out_before: frozenset[int] = frozenset()
+    out_after: frozenset[int] = frozenset()
+    aside_after: tuple[int, ...] = ()
+
+    def held_after(self, seat: int) -> list[int]:
+        """The cards `seat` holds after the battle: its pile top first, then its won pile top
+        first, then its hand (sorted by code); the order `held_after` in JSON and the replay
+        page's `data-cards` give."""
+        return [*self.piles_after[seat], *self.won_after[seat], *self.hands_after[seat]]
 
 
 @dataclass
@@ -45,10 +58,25 @@ class GameReplay:
     deal: list[Event]
     battles: list[BattleView]
     end: Event
+    disagreements: list[str] = field(default_factory=list)
 
     @property
     def deck(self) -> Deck:
         return deck_of(self.entry.rules)
+
+    def view(self, battle: int) -> BattleView:
+        """Battle `battle` (1-based); GameNotFound outside the game."""
+        if not 1 <= battle <= len(self.battles):
+            raise GameNotFound(f"game {self.record['game_id']} has battles 1..{len(self.battles)}, "
+                               f"not {battle}", params=("battle",))
+        return self.battles[battle - 1]
+
+    def disagreement(self) -> str | None:
+        """One line saying where the games row disagrees with the log, or None when they agree."""
+        if not self.disagreements:
+            return None
+        return (f"game {self.record['game_id']}: the games row disagrees with its log: "
+                + "; ".join(self.disagreements))
 
 
 def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
@@ -73,9 +101,10 @@ def replay_game(root, game_id: int) -> GameReplay:
 
 
 def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameReplay:
-    """Check a log against the engine, then walk it battle by battle."""
+    """Check a log against the engine, then walk it battle by battle, in one pass: the work is
+    linear in the game's events."""
     try:
-        replay_log(entry.rules, log, policies=entry.policies)
+        summary = replay_log(entry.rules, log, policies=entry.policies)
     except LogMismatch as err:
         raise err.at_game(record["game_id"]) from None
     rules = entry.rules
@@ -83,6 +112,7 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameRep
     deal: list[Event] = []
     battles: list[BattleView] = []
     current: BattleView | None = None
+    out: frozenset[int] = frozenset()
     for ev in log:
         if ev.kind == "end":
             break
@@ -91,25 +121,78 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameRep
         else:
             if current is None or current.battle != ev.battle:
                 if current is not None:
-                    _close(current, ledger)
-                current = BattleView(ev.battle, [list(p) for p in ledger.piles], [list(w) for w in ledger.won],
-                                     [sorted(h) for h in ledger.hands])
+                    _close(current, ledger, out)
+                    current = BattleView(ev.battle, current.piles_after, current.won_after,
+                                         current.hands_after, out_before=out)
+                else:
+                    current = BattleView(ev.battle, [list(p) for p in ledger.piles],
+                                         [list(w) for w in ledger.won], [sorted(h) for h in ledger.hands])
                 battles.append(current)
             current.events.append(ev)
             if ev.kind == "collect":
                 current.winner = ev.seat
             elif ev.kind == "war":
                 current.war_depth = ev.value
+            elif ev.kind == "out":
+                out = out | {ev.seat}
         ledger.apply(ev)
     if current is not None:
-        _close(current, ledger)
-    return GameReplay(entry, record, deal, battles, log[-1])
+        _close(current, ledger, out)
+    return GameReplay(entry, record, deal, battles, log[-1],
+                      record_disagreements(entry, record, summary, len(log)))
 
 
-def _close(view: BattleView, ledger: Ledger) -> None:
+def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
     view.piles_after = [list(p) for p in ledger.piles]
     view.won_after = [list(w) for w in ledger.won]
     view.hands_after = [sorted(h) for h in ledger.hands]
+    view.out_after = out
+    view.aside_after = tuple(ledger.aside)
+
+
+def record_disagreements(entry: RuleSetEntry, record: dict, summary, events: int) -> list[str]:
+    """Each column of the games row that differs from what the replayed log makes of it, as
+    `column: the row says X, the log says Y`. (The seed needs the master seed: validation checks it.)"""
+    index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
+    expected = game_record(record["game_id"], index, record.get("game_seed"), entry.rules, entry.policies,
+                           Deal((), explicit=record.get("deal") == "explicit"), summary, events)
+    return [f"{name}: the row says {record.get(name)!r}, the log says {value!r}"
+            for name, value in expected.items() if record.get(name) != value]
+
+
+def select(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | None] | None = None,
+           wars: bool = False) -> list[BattleView]:
+    """The battles to show: one (`battle`), a range (`battles` = (first, last), last None for the
+    end, clipped to the game), or all; with `wars`, only those with a war. Slices, never a scan."""
+    n = len(rp.battles)
+    if battle is not None and battles is not None:
+        raise UsageError("give `battle` or `battles`, not both", params=("battle", "battles"))
+    if battle is not None:
+        shown = [rp.view(battle)]
+    elif battles is not None:
+        first, last = battles
+        if first < 1 or (last is not None and last < first):
+            shown = f"{first}-{'' if last is None else last}"
+            raise UsageError(f"`battles` must be a range A-B with 1 <= A <= B, not {shown}", params=("battles",))
+        if first > n:
+            raise GameNotFound(f"game {rp.record['game_id']} has battles 1..{n}; `battles` starts at {first}",
+                               params=("battles",))
+        shown = rp.battles[first - 1:n if last is None else min(last, n)]
+    else:
+        shown = rp.battles
+    return [b for b in shown if b.war_depth] if wars else list(shown)
+
+
+def parse_range(text: str) -> tuple[int, int | None]:
+    """`A-B`, `A-` (to the end) or `N` (one battle) as (first, last)."""
+    first, dash, last = text.strip().partition("-")
+    try:
+        a = int(first)
+        b = (int(last) if last.strip() else None) if dash else a
+    except ValueError:
+        raise UsageError(f"`battles` must be a range such as 100-200, 100- or 100, not {text!r}",
+                         params=("battles",)) from None
+    return a, b
 
 
 # -- presentation -------------------------------------------------------------------------------
@@ -178,103 +261,207 @@ def describe_event(deck: Deck, ev: Event) -> str:
     return f"{kind} seat={seat} cards={_labels(deck, cards)}"
 
 
-def render_text(rp: GameReplay, battle: int | None = None) -> str:
+def _header(rp: GameReplay) -> list[str]:
     deck, rules, rec = rp.deck, rp.entry.rules, rp.record
-    layout = layout_of(rules)
-    lines = []
     who = f", seat {rec['winner']}" if rec["winner"] is not None else ""
-    lines.append(f"Game {rec['game_id']} · {rules.variant} · rules {rec['rules_id']} · seed {rec['game_seed']}")
-    lines.append(f"Outcome: {rec['outcome']}{who} after {rec['battles']} battles "
-                 f"({rec['wars']} wars, deepest {rec['max_war_depth']})")
+    lines = [f"Game {rec['game_id']} · {rules.variant} · rules {rec['rules_id']} · seed {rec['game_seed']}",
+             f"Outcome: {rec['outcome']}{who} after {rec['battles']} battles "
+             f"({rec['wars']} wars, deepest {rec['max_war_depth']})"]
     every = rules.model_dump()
     options = {k: every[k] for k in variant(rules.variant).options}
     lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
     if rec.get("policies"):
         lines.append("Policies: " + " | ".join(f"seat {i}: {p}" for i, p in enumerate(rec["policies"])))
-    if battle is None:
+    return lines
+
+
+def render_text(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | None] | None = None,
+                wars: bool = False) -> str:
+    """The game as text: the deal, then each battle shown (see `select`); one battle alone is
+    shown with every pile in full. Each battle costs the same whatever else is shown."""
+    deck, layout = rp.deck, layout_of(rp.entry.rules)
+    shown = select(rp, battle, battles, wars)
+    full = battle is not None
+    lines = _header(rp)
+    if battle is None and battles is None:
         lines.append("Deal:")
         for ev in rp.deal:
             who = f"seat {ev.seat}" if ev.kind == "deal" else "set aside"
             lines.append(f"  {who} ({len(ev.cards)}): {_labels(deck, ev.cards)}")
-        shown = rp.battles
-    else:
-        shown = [b for b in rp.battles if b.battle == battle]
-        if not shown:
-            raise GameNotFound(f"game {rec['game_id']} has battles 1..{len(rp.battles)}, not {battle}")
-    out: set[int] = set()
-    for view in rp.battles:
-        if view not in shown:
-            out.update(ev.seat for ev in view.events if ev.kind == "out")
-            continue
-        before = _state(deck, layout, view.piles_before, view.won_before, view.hands_before, out)
-        lines.append(f"Battle {view.battle} · piles {before}")
-        if battle is not None:
-            for seat, pile in enumerate(view.piles_before):
-                extra = f" · won pile {_labels(deck, view.won_before[seat])}" if layout == "won" else ""
-                extra += f" · hand {_labels(deck, view.hands_before[seat])}" if layout == "hands" else ""
-                lines.append(f"  seat {seat} pile (top first): {_labels(deck, pile)}{extra}")
-        out.update(ev.seat for ev in view.events if ev.kind == "out")
-        after = _state(deck, layout, view.piles_after, view.won_after, view.hands_after, out)
-        if battle is None and view.war_depth == 0 and all(ev.kind in ("play", "collect") for ev in view.events):
-            plays = ", ".join(f"seat {ev.seat} {_labels(deck, ev.cards)}"
-                              for ev in view.events if ev.kind == "play")
-            took = " ".join(deck.label(c) for c in view.events[-1].cards)
-            lines[-1] += f" · {plays} → seat {view.winner} takes {took} · piles {after}"
-            continue
-        in_war = False
-        for ev in view.events:
-            in_war = in_war or ev.kind == "war"
-            deeper = ev.kind in ("down", "decision", "steal", "draw", "reshuffle") or \
-                (ev.kind == "play" and in_war)
-            lines.append(("    " if deeper else "  ") + describe_event(deck, ev))
-        lines.append(f"  → piles {after}")
-        if battle is not None:
-            for seat, pile in enumerate(view.piles_after):
-                extra = f" · won pile {_labels(deck, view.won_after[seat])}" if layout == "won" else ""
-                extra += f" · hand {_labels(deck, view.hands_after[seat])}" if layout == "hands" else ""
-                lines.append(f"  seat {seat} pile after: {_labels(deck, pile)}{extra}")
-    if battle is None or battle == len(rp.battles):
+    if not shown:
+        lines.append("No battle with a war" + (" in this range." if battles is not None else "."))
+    for view in shown:
+        _battle_lines(lines, deck, layout, view, full)
+    n = len(rp.battles)
+    last = battle if battle is not None else (battles[1] if battles is not None else None)
+    if last is None or last >= n:
         end = rp.end
         result = f"seat {end.seat} wins" if end.note == "win" else end.note
         lines.append(f"End after {end.value} battles: {result}")
     return "\n".join(lines)
 
 
-def as_json(rp: GameReplay, battle: int | None = None) -> dict:
-    deck = rp.deck
-    layout = layout_of(rp.entry.rules)
+def _battle_lines(lines: list[str], deck: Deck, layout: str, view: BattleView, full: bool) -> None:
+    before = _state(deck, layout, view.piles_before, view.won_before, view.hands_before, view.out_before)
+    lines.append(f"Battle {view.battle} · piles {before}")
+    if full:
+        for seat, pile in enumerate(view.piles_before):
+            extra = f" · won pile {_labels(deck, view.won_before[seat])}" if layout == "won" else ""
+            extra += f" · hand {_labels(deck, view.hands_before[seat])}" if layout == "hands" else ""
+            lines.append(f"  seat {seat} pile (top first): {_labels(deck, pile)}{extra}")
+    after = _state(deck, layout, view.piles_after, view.won_after, view.hands_after, view.out_after)
+    if not full and view.war_depth == 0 and all(ev.kind in ("play", "collect") for ev in view.events):
+        plays = ", ".join(f"seat {ev.seat} {_labels(deck, ev.cards)}" for ev in view.events if ev.kind == "play")
+        took = " ".join(deck.label(c) for c in view.events[-1].cards)
+        lines[-1] += f" · {plays} → seat {view.winner} takes {took} · piles {after}"
+        return
+    in_war = False
+    for ev in view.events:
+        in_war = in_war or ev.kind == "war"
+        deeper = ev.kind in ("down", "decision", "steal", "draw", "reshuffle") or (ev.kind == "play" and in_war)
+        lines.append(("    " if deeper else "  ") + describe_event(deck, ev))
+    lines.append(f"  → piles {after}")
+    if full:
+        for seat, pile in enumerate(view.piles_after):
+            extra = f" · won pile {_labels(deck, view.won_after[seat])}" if layout == "won" else ""
+            extra += f" · hand {_labels(deck, view.hands_after[seat])}" if layout == "hands" else ""
+            lines.append(f"  seat {seat} pile after: {_labels(deck, pile)}{extra}")
 
-    def event(ev: Event) -> dict:
-        out = {"kind": ev.kind}
-        if ev.seat is not None:
-            out["seat"] = ev.seat
-        if ev.cards:
-            out["cards"] = list(ev.cards)
-            out["labels"] = [deck.label(c) for c in ev.cards]
-        if ev.seats:
-            out["seats"] = list(ev.seats)
-        if ev.options:
-            out["options"] = list(ev.options)
-        if ev.value is not None:
-            out["value"] = ev.value
-        if ev.note is not None:
-            out["note"] = ev.note
-        return out
 
-    shown = rp.battles if battle is None else [b for b in rp.battles if b.battle == battle]
-    if battle is not None and not shown:
-        raise GameNotFound(f"game {rp.record['game_id']} has battles 1..{len(rp.battles)}, not {battle}")
+def event_json(deck: Deck, ev: Event) -> dict:
+    out = {"kind": ev.kind}
+    if ev.seat is not None:
+        out["seat"] = ev.seat
+    if ev.cards:
+        out["cards"] = list(ev.cards)
+        out["labels"] = [deck.label(c) for c in ev.cards]
+    if ev.seats:
+        out["seats"] = list(ev.seats)
+    if ev.options:
+        out["options"] = list(ev.options)
+    if ev.value is not None:
+        out["value"] = ev.value
+    if ev.note is not None:
+        out["note"] = ev.note
+    return out
+
+
+def battle_json(deck: Deck, layout: str, b: BattleView) -> dict:
+    """One battle for a program; `held_after` is each seat's cards after it as labels
+    (BattleView.held_after: pile, then won pile, then hand)."""
+    return {
+        "battle": b.battle, "war_depth": b.war_depth, "winner": b.winner,
+        "piles_before": b.piles_before, "piles_after": b.piles_after,
+        **({"won_before": b.won_before, "won_after": b.won_after} if layout == "won" else {}),
+        **({"hands_before": b.hands_before, "hands_after": b.hands_after} if layout == "hands" else {}),
+        "held_after": [[deck.label(c) for c in b.held_after(seat)] for seat in range(len(b.piles_after))],
+        "out_after": sorted(b.out_after),
+        "events": [event_json(deck, ev) for ev in b.events],
+    }
+
+
+def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | None] | None = None,
+            wars: bool = False) -> dict:
+    deck, layout = rp.deck, layout_of(rp.entry.rules)
+    shown = select(rp, battle, battles, wars)
     return {
         "game": rp.record,
         "rules": rp.entry.rules.model_dump(mode="json"),
         "policies": list(rp.entry.policies),
-        "deal": [event(ev) for ev in rp.deal],
-        "battles": [{
-            "battle": b.battle, "war_depth": b.war_depth, "winner": b.winner,
-            "piles_before": b.piles_before, "piles_after": b.piles_after,
-            **({"won_before": b.won_before, "won_after": b.won_after} if layout == "won" else {}),
-            **({"hands_before": b.hands_before, "hands_after": b.hands_after} if layout == "hands" else {}),
-            "events": [event(ev) for ev in b.events],
-        } for b in shown],
-        "end": event(rp.end),
+        "disagreements": rp.disagreements,
+        "deal": [event_json(deck, ev) for ev in rp.deal],
+        "battles": [battle_json(deck, layout, b) for b in shown],
+        "end": event_json(deck, rp.end),
     }
+
+
+# -- one card's journey -------------------------------------------------------------------------
+
+CARD_FORMS = ("a label: rank 2-10, J, Q, K or A, then a suit ♣ ♦ ♥ ♠ or its letter C D H S "
+              "(10♥, 10H, TH, QS, as), JK1 or JK2 for a Joker, or a card code")
+
+# what happens to a card, by event kind
+_MOVES = {"play": "plays it", "down": "puts it down", "collect": "takes it", "set_aside": "set aside",
+          "reshuffle": "reshuffles it into its pile", "draw": "draws it into its hand",
+          "steal": "steals it", "steal_with": "steals with it", "forfeit": "forfeits it"}
+
+
+def parse_card(rp: GameReplay, card: str | int) -> int:
+    """A card of this game's deck from a label (`10♥`, `10H`, `QS`) or a code; otherwise an error
+    that lists the forms."""
+    deck = rp.deck
+    if isinstance(card, str) and deck.ranks == 13 and card.strip()[:1] in ("T", "t"):
+        card = "10" + card.strip()[1:]  # TH, the one-letter ten of card notation
+    try:
+        return deck.parse(card)
+    except DealError:
+        shown = f"{deck.label(0)}..{deck.label(deck.size - 1)}" if deck.ranks != 13 or deck.suits != 4 else ""
+        extra = f" (this game's deck: {deck.size} cards, {shown})" if shown else ""
+        raise UsageError(f"`follow`: {card!r} is not a card of this game's deck; give {CARD_FORMS}{extra}",
+                         params=("follow",)) from None
+
+
+def place_of(view_piles, view_won, view_hands, aside, card: int) -> dict:
+    """Where a card is between battles: `pile`, `won` or `hand` of a seat (position 1 = top, of
+    how many), or `aside`."""
+    for area, lists in (("pile", view_piles), ("won", view_won), ("hand", view_hands)):
+        for seat, cards in enumerate(lists):
+            if card in cards:
+                return {"place": area, "seat": seat, "position": cards.index(card) + 1, "of": len(cards)}
+    if card in aside:
+        return {"place": "aside"}
+    return {"place": "nowhere"}
+
+
+def follow(rp: GameReplay, card: int, battle: int | None = None, battles: tuple[int, int | None] | None = None,
+           wars: bool = False) -> dict:
+    """One card's journey: where the deal put it, then after each battle that moved it (among
+    those `select` shows), what happened to it and where it ended up."""
+    deal_aside = tuple(c for ev in rp.deal if ev.kind == "set_aside" for c in ev.cards)
+    first = rp.battles[0] if rp.battles else None
+    start = (place_of(first.piles_before, first.won_before, first.hands_before, deal_aside, card)
+             if first else {"place": "aside" if card in deal_aside else "nowhere"})
+    shown = select(rp, battle, battles, wars)
+    journey = {"card": card, "label": rp.deck.label(card), "dealt": start}
+    if (battle is not None or battles is not None) and shown and shown[0].battle > 1:
+        view = shown[0]
+        aside = rp.battles[view.battle - 2].aside_after
+        journey["before"] = {"battle": view.battle,
+                             **place_of(view.piles_before, view.won_before, view.hands_before, aside, card)}
+    moves = []
+    for view in shown:
+        actions = [{"kind": "steal_with" if ev.kind == "steal" and ev.cards[0] == card else ev.kind,
+                    "seat": ev.seat} for ev in view.events if ev.kind in _MOVES and card in ev.cards]
+        if actions:
+            after = place_of(view.piles_after, view.won_after, view.hands_after, view.aside_after, card)
+            moves.append({"battle": view.battle, "war_depth": view.war_depth, "actions": actions, **after})
+    return {**journey, "moves": moves}
+
+
+def _where(place: dict) -> str:
+    if place["place"] == "aside":
+        return "set aside"
+    if place["place"] == "nowhere":
+        return "nowhere"
+    if place["place"] == "hand":
+        return f"seat {place['seat']}'s hand"
+    area = {"pile": "pile", "won": "won pile"}[place["place"]]
+    return f"seat {place['seat']}'s {area}, {place['position']} of {place['of']} from the top"
+
+
+def render_follow(rp: GameReplay, journey: dict, ranged: bool = False) -> str:
+    lines = _header(rp)
+    lines.append(f"Following {journey['label']} (code {journey['card']}): dealt to {_where(journey['dealt'])}"
+                 if journey["dealt"]["place"] != "aside" else
+                 f"Following {journey['label']} (code {journey['card']}): set aside at the deal")
+    if "before" in journey:
+        lines.append(f"Before battle {journey['before']['battle']}: {_where(journey['before'])}")
+    for move in journey["moves"]:
+        did = ", ".join(f"seat {a['seat']} {_MOVES[a['kind']]}" if a["seat"] is not None else _MOVES[a["kind"]]
+                        for a in move["actions"])
+        war = f" (war, depth {move['war_depth']})" if move["war_depth"] else ""
+        lines.append(f"Battle {move['battle']}{war}: {did} → {_where(move)}")
+    moved = len(journey["moves"])
+    lines.append(f"{journey['label']} moved in {moved} battle{'s' * (moved != 1)}"
+                 + (" of those shown." if ranged else "."))
+    return "\n".join(lines)

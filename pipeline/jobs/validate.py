@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import pyarrow as pa
+
 from ..engines.event import CheckingRecorder, Event
 from ..engines.game import play_game, replay_log
-from ..errors import LogMismatch, WarError
+from ..errors import DatasetError, LogMismatch, WarError
 from ..log.codec import CodecError, decode
 from ..log.invariants import cards_balance
 from ..log.ledger import audit
@@ -28,7 +30,8 @@ from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..storage.dataset import Dataset
 from ..storage.files import parquet_file, read_parquet, sha256_file
 from ..storage.location import is_remote
-from .parallel import run_tasks
+from .generate import MAX_WORKERS, finish_command
+from .parallel import interrupts_deferred, run_tasks
 
 
 @dataclass
@@ -62,14 +65,74 @@ class Report:
 
     def summary(self) -> str:
         files = sum(1 for p in self.problems if p.game_id is None)
-        tail = f", {files} file problems" if files else ""
+        tail = f", {files} file problem{'' if files == 1 else 's'}" if files else ""
         return f"games checked: {self.games_checked}, good: {self.good}, bad: {self.bad}{tail}"
+
+
+def schema_differences(found: pa.Schema, expected: pa.Schema) -> list[str]:
+    """How a file's Arrow schema differs from this war's: each column's type and nullability,
+    columns missing or extra or in another order, and the key-value metadata war writes."""
+    out = []
+    for want in expected:
+        if want.name not in found.names:
+            out.append(f"column {want.name} is missing")
+            continue
+        got = found.field(found.names.index(want.name))
+        if not got.type.equals(want.type):
+            out.append(f"column {want.name} has type {got.type}, expected {want.type}")
+        if got.nullable != want.nullable:
+            out.append(f"column {want.name} is {'nullable' if got.nullable else 'not nullable'}, "
+                       f"expected {'nullable' if want.nullable else 'not nullable'}")
+    out += [f"column {name} is not in this war's schema" for name in found.names if name not in expected.names]
+    shared = [n for n in found.names if n in expected.names]
+    if shared != [n for n in expected.names if n in found.names]:
+        out.append(f"columns in the order {', '.join(found.names)}, expected {', '.join(expected.names)}")
+    meta = found.metadata or {}
+    for key, value in (expected.metadata or {}).items():
+        if key != b"war.schema_version":
+            continue
+        if key not in meta:
+            out.append(f"key-value metadata has no {key.decode()} (expected {value.decode()})")
+        elif meta[key] != value:
+            out.append(f"key-value metadata {key.decode()} is {meta[key].decode(errors='replace')}, "
+                       f"expected {value.decode()}")
+    return out
+
+
+def compression_differences(meta, expected: str = "ZSTD") -> list[str]:
+    """How the file's columns are compressed, when not the way war writes them (zstd): one
+    difference for the file, naming the columns when only some differ."""
+    found: dict[str, set[str]] = {}
+    columns = set()
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for c in range(group.num_columns):
+            column = group.column(c)
+            columns.add(column.path_in_schema)
+            if column.compression != expected:
+                found.setdefault(column.compression.lower(), set()).add(column.path_in_schema)
+    if not found:
+        return []
+    said = ", ".join(codec if names == columns else f"{codec} ({', '.join(sorted(names))})"
+                     for codec, names in sorted(found.items()))
+    return [f"compressed with {said}, expected {expected.lower()}"]
+
+
+def as_schema(table: pa.Table, expected: pa.Schema) -> pa.Table:
+    """`table` read as war's schema (columns in order, war's types and metadata); raises
+    pyarrow's error when its rows cannot be."""
+    if table.schema.equals(expected, check_metadata=True):
+        return table
+    return table.select(expected.names).cast(expected)
 
 
 def check_files(ds: Dataset, report: Report) -> set[str]:
     """Checksums, row counts, schemas, unlisted files. Returns the paths that cannot be read."""
     unreadable: set[str] = set()
     listed = {f.path for f in ds.manifest.files}
+    if not any(entry.games for entry in ds.manifest.rule_sets):
+        report.problems.append(Problem(None, None, None, "the dataset holds no games"))
+    pending = unfinished_append(ds, report)
     for f in ds.manifest.files:
         path = ds.root / f.path
         if not path.exists():
@@ -94,19 +157,43 @@ def check_files(ds: Dataset, report: Report) -> set[str]:
                                            f"row count differs from the manifest: expected {f.rows}, "
                                            f"found {meta.metadata.num_rows}"))
         expected = EVENT_SCHEMA if f.table == "events" else GAME_SCHEMA
-        found = meta.schema_arrow
-        if not found.equals(expected, check_metadata=False) or \
-                (found.metadata or {}).get(b"war.schema_version") != expected.metadata[b"war.schema_version"]:
-            report.problems.append(Problem(f.path, None, None, "schema differs from this war's schema"))
+        try:
+            found = meta.schema_arrow
+        except Exception as err:  # pyarrow raises several types for a schema it cannot map
+            report.problems.append(Problem(f.path, None, None, f"schema cannot be read: {err}"))
             unreadable.add(f.path)
+            continue
+        for difference in schema_differences(found, expected) + compression_differences(meta.metadata):
+            report.problems.append(Problem(f.path, None, None, f"differs from this war's files: {difference}"))
+    unlisted = []
     for table in ("games", "events", "deals"):
         folder = ds.root / table
         if folder.is_dir():
             for path in sorted(folder.rglob("*")):
                 rel = path.relative_to(ds.root).as_posix()
                 if path.is_file() and not path.name.startswith(".") and rel not in listed:
-                    report.problems.append(Problem(rel, None, None, "data file not listed in the manifest"))
+                    unlisted.append(rel)
+    if pending is not None:
+        report.problems.append(Problem(None, None, None, pending + (
+            f" ({len(unlisted)} of its files are not in the manifest yet)" if unlisted else "")))
+    else:
+        report.problems += [Problem(rel, None, None, "data file not listed in the manifest") for rel in unlisted]
     return unreadable
+
+
+def unfinished_append(ds: Dataset, report: Report) -> str | None:
+    """What to say when the dataset holds the journal of an append: one in progress, or one
+    that was interrupted and the command that finishes it; None when there is no journal."""
+    from ..storage.journal import Journal  # only for a dataset that holds a journal
+
+    journal = Journal(ds.root)
+    if not journal.exists():
+        return None
+    if journal.writing():
+        holder = journal.holder() or {}
+        return (f"an append to this dataset is in progress (pid {holder.get('pid')} on "
+                f"{holder.get('host')}); validate it once that war generate has finished")
+    return (f"an append to this dataset was interrupted; finish it with: {finish_command(ds.root, journal)}")
 
 
 def _decode_game(gid: int, game_rows: list) -> list[tuple[int, Event]] | Problem:
@@ -174,6 +261,8 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
     battle, is good without a per-event walk. Any other shard, and every shard with `deep`, is
     checked game by game: sequence, regeneration event by event, log-driven replay for a log
     that differs, the card ledger at every event, the record."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise DatasetError(f"`workers` must be between 1 and {MAX_WORKERS}, got {workers!r}", params=("workers",))
     ds = Dataset.open(root)
     report = Report()
     unreadable = check_files(ds, report)
@@ -228,9 +317,20 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
         games = read_parquet(ds.root / task.games_path)
         events = read_parquet(ds.root / task.events_path)
     except WarError as err:
-        report.problems.append(Problem(task.games_path, None, None, str(err)))
-        return report
-    if not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games, events):
+        return _unchecked(task, report, Problem(task.games_path, None, None, str(err)), progress)
+    try:
+        games = as_schema(games, GAME_SCHEMA)
+    except (pa.ArrowException, KeyError, ValueError) as err:
+        return _unchecked(task, report, Problem(task.games_path, None, None,
+                                                f"rows cannot be read as this war's schema: {err}"), progress)
+    try:
+        events = as_schema(events, EVENT_SCHEMA)
+    except (pa.ArrowException, KeyError, ValueError) as err:
+        return _unchecked(task, report, Problem(task.events_path, None, None,
+                                                f"rows cannot be read as this war's schema: {err}"), progress)
+    with interrupts_deferred():
+        exact = not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games, events)
+    if exact:
         report.games_checked = report.good = task.games
         if progress:
             progress(task.games)
@@ -278,6 +378,16 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             progress(50)
     if progress and task.games % 50:
         progress(task.games % 50)
+    return report
+
+
+def _unchecked(task: ShardCheck, report: Report, problem: Problem, progress=None) -> Report:
+    """A shard whose files cannot be read: the file problem, and every game counted bad."""
+    report.problems.append(problem)
+    report.games_checked += task.games
+    report.bad += task.games
+    if progress:
+        progress(task.games)
     return report
 
 

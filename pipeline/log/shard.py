@@ -18,7 +18,7 @@ from ..model.rules import build_rules
 from ..model.schema import GAME_ID_STRIDE, RuleSet
 from .codec import encode as encode_log
 from .compiled import build_tables
-from .tables import games_table, rows_table
+from .tables import game_record, games_table, rows_table
 
 
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
@@ -64,20 +64,6 @@ def warm() -> None:
     """Load (or compile) the kernel's machine code now, by playing one tiny game."""
     if HAVE_NUMBA:
         play_range_fast(build_rules("classic", {"ranks": "5", "suits": "2"}), 0, 0, 0, 1)
-
-
-def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,
-                summary, events: int) -> dict:
-    return {
-        "game_id": game_id, "game_index": index, "game_seed": seed, "variant": rules.variant,
-        "rules_id": rules.rules_id, "players": rules.players, "policies": list(policies),
-        "deal": "explicit" if deal.explicit else "shuffle", "outcome": summary.outcome,
-        "winner": summary.winner, "battles": summary.battles, "wars": summary.wars,
-        "war_battles": summary.war_battles, "max_war_depth": summary.max_war_depth,
-        "first_battle_war": summary.first_battle_war, "war_wins": summary.war_wins,
-        "final_cards": summary.final_cards, "cards_set_aside": summary.cards_set_aside,
-        "cycle_length": summary.cycle_length, "events": events,
-    }
 
 
 def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,

@@ -6,11 +6,13 @@ from __future__ import annotations
 import pyarrow as pa
 
 from ..engines.event import Event
+from ..model.deal import Deal
 from ..model.schema import (
     ENGINE_VERSION,
     SCHEMA_VERSION,
     GameRecord,
     LogRow,
+    RuleSet,
     arrow_fields,
 )
 from . import codec as logcodec
@@ -126,3 +128,19 @@ def game_logs(table: pa.Table) -> dict[int, list[Event]]:
 def game_log(table: pa.Table) -> list[Event]:
     """One game's events from its rows of `events/` files (in seq order)."""
     return logcodec.decode(row for _, *row in log_rows(table))
+
+
+def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,
+                summary, events: int) -> dict:
+    """A game's row of the games table, from its summary (generation, validation and replay
+    build it the same way)."""
+    return {
+        "game_id": game_id, "game_index": index, "game_seed": seed, "variant": rules.variant,
+        "rules_id": rules.rules_id, "players": rules.players, "policies": list(policies),
+        "deal": "explicit" if deal.explicit else "shuffle", "outcome": summary.outcome,
+        "winner": summary.winner, "battles": summary.battles, "wars": summary.wars,
+        "war_battles": summary.war_battles, "max_war_depth": summary.max_war_depth,
+        "first_battle_war": summary.first_battle_war, "war_wins": summary.war_wins,
+        "final_cards": summary.final_cards, "cards_set_aside": summary.cards_set_aside,
+        "cycle_length": summary.cycle_length, "events": events,
+    }

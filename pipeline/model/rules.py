@@ -11,7 +11,11 @@ from pydantic import ValidationError
 
 from ..errors import RulesError
 from .schema import RuleSet, explain
+from .variants import VARIANTS
 from .variants import variant as lookup_variant
+
+MAX_DECK = 32_768  # card codes are int16 in the files: codes 0 .. 32767
+INTEGER_OPTIONS = ("players", "jokers", "ace_value", "ranks", "suits", "max_battles", "hand_size")
 
 
 def parse_sets(pairs: list[str]) -> dict[str, str]:
@@ -22,6 +26,9 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
         name, value = name.strip(), value.strip()
         if not sep or not name or not value:
             raise RulesError(f"`options` wants OPTION=VALUE, got {pair!r}", params=("options",))
+        if name in out:
+            raise RulesError(f"`options` gives {name} twice ({name}={out[name]} and {name}={value}); "
+                             f"give it once", params=("options",))
         out[name] = value
     return out
 
@@ -32,19 +39,31 @@ def build_rules(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
     spec = lookup_variant(variant)
     options = dict(options or {})
     options.pop("variant", None)
-    known = set(RuleSet.model_fields) - {"variant"}
-    for name in options:
-        if name not in known:
-            raise RulesError(f"unknown option {name!r} (options: {', '.join(sorted(known))})")
+    settable = sorted({o for v in VARIANTS.values() for o in v.options})
+    for name, value in options.items():
+        if name not in settable:
+            if name in RuleSet.model_fields:
+                raise RulesError(f"option {name!r} does not apply to any variant: each variant fixes it "
+                                 f"(options: {', '.join(settable)})")
+            raise RulesError(f"unknown option {name!r} (options: {', '.join(settable)})")
         if name not in spec.options:
             raise RulesError(f"option {name!r} does not apply to variant {variant!r} "
                              f"(it takes: {', '.join(spec.options)})")
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            wanted = "an integer >= 0 or 'by_rank'" if name == "war_down" else \
+                "an integer" if name in INTEGER_OPTIONS else "a string"
+            raise RulesError(f"option {name!r} wants {wanted}, got {json.dumps(value)}")
     values = {**spec.defaults, **options, "variant": variant}
-    for name in ("players", "jokers", "ace_value", "ranks", "suits", "max_battles", "hand_size"):
+    for name in INTEGER_OPTIONS:
         if isinstance(values.get(name), str):
             values[name] = _integer(name, values[name])
     if isinstance(values.get("war_down"), str) and values["war_down"] != "by_rank":
         values["war_down"] = _integer("war_down", values["war_down"], "an integer >= 0 or 'by_rank'")
+    deck = values.get("ranks", 13) * values.get("suits", 4) + values.get("jokers", 0) \
+        if all(isinstance(values.get(k, 0), int) for k in ("ranks", "suits", "jokers")) else 0
+    if deck > MAX_DECK:
+        raise RulesError(f"a deck of {deck:,} cards (ranks x suits + jokers) is more than card codes "
+                         f"hold: at most {MAX_DECK:,} cards")
     try:
         return RuleSet(**values)
     except ValidationError as err:

@@ -31,7 +31,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant("classic", "Classic War", "2",
             "2 players, 52 cards, wars of 3 down and 1 up.", "table"),
     Variant("multiplayer", "Multiplayer War", "3",
-            "3 or 4 players; wars among those tied for the highest card, 1 down and 1 up.",
+            "3 players by default, up to 8; wars among those tied for the highest card, 1 down and 1 up.",
             "table", defaults={"players": 3, "war_down": 1}),
     Variant("jokers", "War with Jokers", "4",
             "Classic War with 2 Jokers that beat every other card.", "table",

@@ -15,7 +15,7 @@ from typing import Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import DatasetError
+from ..errors import DatasetError, storage_error
 from .location import is_remote, temporary_name
 
 ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group
@@ -42,16 +42,21 @@ def atomic_write_bytes(path, data) -> str:
     if is_remote(path):
         path.put(data)
         return digest
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_name(path)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except BaseException as err:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise storage_error(err, path) from None
         raise
     return digest
 

@@ -163,6 +163,17 @@ class Journal:
         """Whether a writer holds this journal's lock now."""
         return self._alive(self._holder() if self.lock.exists() else None)
 
+    def holder(self) -> dict | None:
+        """Who holds the lock ({"pid", "host"}), as its lock file says; None without one."""
+        return self._holder()
+
+    def plan(self) -> dict | None:
+        """The plan of the run this journal belongs to, None when it cannot be read."""
+        try:
+            return json.loads((self.dir / "plan.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
     def _holder(self) -> dict | None:
         try:
             return json.loads(self.lock.read_text())
@@ -190,9 +201,16 @@ class Journal:
         path = self.dir / "plan.json"
         text = json.dumps(plan, sort_keys=True, indent=1)
         if resume and path.exists():
-            if path.read_text(encoding="utf-8") != text:
+            old = path.read_text(encoding="utf-8")
+            if old != text:
+                try:
+                    differences = plan_differences(json.loads(old), plan)
+                except ValueError:
+                    differences = []
+                said = "; ".join(differences) if differences else "the plan differs"
                 raise DatasetError(f"the arguments differ from those of the interrupted run in "
-                                   f"{str(self.root)!r}; resume with the same command")
+                                   f"{str(self.root)!r}: {said}; resume with the same arguments",
+                                   params=PLAN_PARAMS)
             return
         atomic_write_bytes(path, text.encode())
 
@@ -217,6 +235,39 @@ class Journal:
             if self._still_mine():
                 self.lock.unlink(missing_ok=True)
             self.owned = False
+
+
+PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals")
+
+
+def plan_differences(old: dict, new: dict) -> list[str]:
+    """Each argument that differs between an interrupted run's plan and a resumed one, with
+    both values, named as `generate`'s parameters (`seed`, `games`, `options`...)."""
+    out = []
+    for key in ("seed", "shard_size"):
+        if old.get(key) != new.get(key):
+            out.append(f"`{key}` {new.get(key)} (the interrupted run: {old.get(key)})")
+    before, after = old.get("rule_sets", []), new.get("rule_sets", [])
+    if [e["rules"]["variant"] for e in before] != [e["rules"]["variant"] for e in after]:
+        out.append(f"`variant` {', '.join(e['rules']['variant'] for e in after)} (the interrupted run: "
+                   f"{', '.join(e['rules']['variant'] for e in before)})")
+    elif len(before) == len(after):
+        for a, b in zip(before, after):
+            name = b["rules"]["variant"]
+            if a.get("games") != b.get("games"):
+                out.append(f"`games` {b.get('games')} for {name} (the interrupted run: {a.get('games')})")
+            changed = [f"{k}={b['rules'].get(k)} (the interrupted run: {a['rules'].get(k)})"
+                       for k in sorted(set(a["rules"]) | set(b["rules"])) if a["rules"].get(k) != b["rules"].get(k)]
+            if changed:
+                out.append(f"`options` for {name}: {', '.join(changed)}")
+            if a.get("policies") != b.get("policies"):
+                out.append(f"`policies` for {name}: {' '.join(b.get('policies') or []) or 'none'} "
+                           f"(the interrupted run: {' '.join(a.get('policies') or []) or 'none'})")
+            if a.get("deals") != b.get("deals"):
+                out.append(f"`deals` for {name}")
+    if not out and (old.get("kept") != new.get("kept") or old.get("first_part") != new.get("first_part")):
+        out.append("the dataset appended to has changed since the interrupted run")
+    return out
 
 
 def record_path(journal_dir, part: int):

@@ -1,0 +1,410 @@
+"use strict";
+// One game of War, one battle at a time. The data (pipeline/jobs/replay_page.py, page_data):
+// each battle's events, and each seat's cards as a diff from the battle before, with a full
+// position every `keyframe` battles. Only the battle shown is laid out.
+(function () {
+  const D = JSON.parse(document.getElementById("war-data").textContent);
+  const N = D.battles.length;
+  const K = D.keyframe;
+  const SEATS = D.players;
+  const COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"];
+  const $ = (id) => document.getElementById(id);
+
+  // -- positions -------------------------------------------------------------------------------
+  function patch(list, d) {
+    if (d === 0) return list;
+    const [drop, dropEnd, top, bottom] = d;
+    return top.concat(list.slice(drop, list.length - dropEnd), bottom);
+  }
+  function step(st, change) {
+    const next = { pile: st.pile.slice(), won: st.won.slice(), hand: st.hand.slice(), aside: st.aside, out: st.out };
+    for (let s = 0; s < SEATS; s++) {
+      const [p, w, h] = change.s[s];
+      next.pile[s] = patch(st.pile[s], p);
+      next.won[s] = patch(st.won[s], w);
+      next.hand[s] = patch(st.hand[s], h);
+    }
+    if (change.a) next.aside = change.a;
+    if (change.o) next.out = change.o;
+    return next;
+  }
+  let cached = { b: 0, st: D.keyframes[0] };
+  function stateAt(b) {
+    let from = cached;
+    const k = Math.floor(b / K);
+    if (!(b >= cached.b && b - cached.b <= K)) from = { b: k * K, st: D.keyframes[k] };
+    let st = from.st;
+    for (let i = from.b; i < b; i++) st = step(st, D.diffs[i]);
+    cached = { b: b, st: st };
+    return st;
+  }
+
+  // -- cards -----------------------------------------------------------------------------------
+  const label = (c) => D.labels[c];
+  const esc = (t) => String(t).replace(/[&<>"]/g, (x) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[x]));
+  function face(c, extra) {
+    const suit = D.suits[c];
+    const cls = suit < 0 ? " joker" : (suit === 1 || suit === 2) ? " red" : "";
+    return `<span class="card${cls}${extra || ""}" title="${esc(label(c))}">${esc(label(c))}</span>`;
+  }
+  let reveal = false;
+  function back(c, extra) {
+    if (reveal) return face(c, " ghost" + (extra || ""));
+    return `<span class="card down${extra || ""}" title="face down"></span>`;
+  }
+  function row(cards, shown) {
+    if (!cards.length) return '<span class="empty">none</span>';
+    return cards.map(shown).join("");
+  }
+  const seatName = (s) => `seat ${s}`;
+  const seats = (list) => list.map((s) => `seat ${s}`).join(", ");
+  const labels = (cards) => (cards && cards.length ? cards.map(label).join(" ") : "-");
+
+  // -- events ----------------------------------------------------------------------------------
+  // [kind, seat, cards, seats, options, value, note], as page_data writes them
+  function ev(e) {
+    return { kind: e[0], seat: e[1] === undefined ? null : e[1], cards: e[2] || [], seats: e[3] || [],
+      options: e[4] || [], value: e[5] === undefined ? null : e[5], note: e[6] === undefined ? null : e[6] };
+  }
+  const WAR_NAMES = { 1: "WAR", 2: "DOUBLE WAR", 3: "TRIPLE WAR" };
+  const warName = (d) => WAR_NAMES[d] || `WAR x${d}`;
+  function describe(e) {
+    const s = e.seat, c = e.cards;
+    switch (e.kind) {
+      case "play": return `${seatName(s)} plays ${labels(c)}`;
+      case "down": return `${seatName(s)} puts ${c.length} down: ${labels(c)}`;
+      case "war": return `${warName(e.value)} (depth ${e.value}) between ${seats(e.seats)}`;
+      case "war_out": return `${seatName(s)} has no card left to add: out of this war`;
+      case "forfeit": return `${seatName(s)} cannot complete the war: its ${c.length} cards go on the table`;
+      case "collect": return `${seatName(s)} takes ${c.length} cards, in this order: ${labels(c)}`;
+      case "set_aside": return `everyone in the war ran out: ${c.length} table cards set aside`;
+      case "reshuffle": return `${seatName(s)} reshuffles its won pile into its pile (${c.length} cards)`;
+      case "draw": return `${seatName(s)} draws ${labels(c)} into its hand`;
+      case "steal": return `${seatName(s)} steals the won pile of ${seats(e.seats)} with ${label(c[0])}: ${c.length} cards on top of its won pile`;
+      case "decision":
+        if (e.note === "steal") return `${seatName(s)} looks at ${label(c[0])}, could steal from ${seats(e.options)}: ` +
+          (e.seats.length ? `steals from ${seats(e.seats)}` : "plays it instead");
+        if (e.note === "top") return `${seatName(s)} puts ${label(c[0])} on top of its won bundle`;
+        if (e.note === "hand") return `${seatName(s)} chooses ${label(c[0])} as ${e.value ? "its fourth card" : "its card"} from its hand`;
+        return `${seatName(s)} decides (${e.note})`;
+      case "out": return `${seatName(s)} is out of the game`;
+      case "end": return "end";
+      default: return `${e.kind} ${s === null ? "" : seatName(s)} ${labels(c)}`;
+    }
+  }
+
+  // -- static parts ----------------------------------------------------------------------------
+  const G = D.game;
+  function outcomeText() {
+    const end = ev(D.end);
+    const tail = end.note === "win" ? `seat ${end.seat} wins` :
+      end.note === "cycle" ? `a cycle${G.cycle_length ? ` (length ${G.cycle_length})` : ""}` :
+      end.note === "capped" ? "capped (battle limit)" : end.note;
+    return `${tail} after ${end.value} battles`;
+  }
+  function setupStatic() {
+    $("game-title").textContent = `Game ${G.game_id} · ${D.title}`;
+    const opts = Object.entries(D.options).map(([k, v]) => `${k}=${v}`).join(", ");
+    $("game-meta").innerHTML = `${esc(G.variant)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
+      `${G.wars} wars in ${G.war_battles} battles, deepest ${G.max_war_depth}<br>${esc(opts)}` +
+      (D.policies.length ? `<br>policies: ${D.policies.map((p, s) => `seat ${s} ${esc(p)}`).join(" · ")}` : "");
+    $("game-outcome").textContent = `Outcome: ${outcomeText()}`;
+    if (D.disagreement) {
+      $("warning").hidden = false;
+      $("warning").textContent = `Warning: ${D.disagreement}`;
+    }
+    $("of-battles").textContent = `of ${N}`;
+    $("jump-to").max = String(N);
+    $("legend").innerHTML = Array.from({ length: SEATS }, (_, s) =>
+      `<span><i style="background:${COLORS[s % COLORS.length]}"></i>seat ${s}</span>`).join("") +
+      '<span><i style="background:#f59e0b;height:8px;width:3px"></i>war</span>';
+    const seatsEl = $("seats");
+    for (let s = 0; s < SEATS; s++) {
+      const el = document.createElement("div");
+      el.className = "seat";
+      el.dataset.seat = String(s);
+      el.style.setProperty("--seat", COLORS[s % COLORS.length]);
+      seatsEl.appendChild(el);
+    }
+  }
+
+  // -- one battle ------------------------------------------------------------------------------
+  function renderSeats(b, st) {
+    const battle = b > 0 ? D.battles[b - 1] : null;
+    const els = $("seats").children;
+    for (let s = 0; s < SEATS; s++) {
+      const el = els[s];
+      const pile = st.pile[s], won = st.won[s], hand = st.hand[s];
+      const held = pile.concat(won, hand);
+      el.dataset.cards = held.map(label).join(" ");
+      const out = st.out.indexOf(s) >= 0;
+      el.classList.toggle("out", out);
+      el.classList.toggle("won-battle", !!battle && battle.x === s);
+      const tags = (out ? '<span class="tag out">out</span>' : "") +
+        (battle && battle.x === s ? '<span class="tag">takes the table</span>' : "");
+      const policy = D.policies[s] ? `<span class="policy">${esc(D.policies[s])}</span>` : "";
+      let html = `<div class="seat-head"><span class="seat-name">Seat ${s}</span>` +
+        `<span class="seat-count">${held.length} cards</span>${policy}${tags}</div>`;
+      html += `<div class="area"><span class="area-name">${D.layout === "won" ? "Draw pile" : "Pile"} ${pile.length}<br><span class="muted">top first</span></span>` +
+        `<div class="cards${reveal ? "" : " stack"}">${row(pile, (c) => back(c))}</div></div>`;
+      if (D.layout === "won") {
+        html += `<div class="area"><span class="area-name">Won pile ${won.length}<br><span class="muted">top first</span></span>` +
+          `<div class="cards${reveal ? "" : " stack"}">` +
+          (won.length ? face(won[0]) + won.slice(1).map((c) => back(c)).join("") : '<span class="empty">none</span>') +
+          "</div></div>";
+      }
+      if (D.layout === "hands") {
+        html += `<div class="area"><span class="area-name">Hand ${hand.length}</span>` +
+          `<div class="cards">${row(hand, (c) => back(c))}</div></div>`;
+      }
+      el.innerHTML = html;
+    }
+  }
+
+  function renderTable(b, st) {
+    const tableEl = $("table"), collectsEl = $("collects"), decisionsEl = $("decisions"), asideEl = $("aside");
+    const badge = $("war-badge");
+    const evEl = $("events");
+    if (b === 0) {
+      $("battle-title").textContent = "The deal";
+      badge.hidden = true;
+      const deal = D.deal.map(ev);
+      tableEl.innerHTML = deal.filter((e) => e.kind === "deal").map((e) =>
+        `<div class="table-row" style="--seat:${COLORS[e.seat % COLORS.length]}"><span class="table-seat"><i></i>Seat ${e.seat}</span>` +
+        `<span class="muted">dealt ${e.cards.length} cards</span></div>`).join("");
+      collectsEl.innerHTML = "";
+      decisionsEl.innerHTML = "";
+      evEl.innerHTML = deal.map((e) => `<li>${e.kind === "deal" ? `seat ${e.seat} is dealt ${e.cards.length} cards`
+        : `${e.cards.length} cards set aside`}</li>`).join("") + "<li>Press <kbd>&rarr;</kbd> for battle 1.</li>";
+    } else {
+      const battle = D.battles[b - 1];
+      const events = battle.e.map(ev);
+      $("battle-title").textContent = `Battle ${b}`;
+      badge.hidden = !battle.w;
+      badge.textContent = battle.w ? `${warName(battle.w)} · depth ${battle.w}` : "";
+      const rows = Array.from({ length: SEATS }, () => []);
+      const collects = [], decisions = [], log = [];
+      let depth = 0;
+      for (const e of events) {
+        const deep = depth > 0 && (e.kind === "play" || e.kind === "down");
+        if (e.kind === "play") rows[e.seat].push(...e.cards.map((c) => face(c, " big")));
+        else if (e.kind === "down" || e.kind === "forfeit") rows[e.seat].push(...e.cards.map((c) => back(c, " mid")));
+        else if (e.kind === "war") {
+          depth = e.value;
+          for (const s of e.seats) rows[s].push(`<span class="round" title="${esc(warName(e.value))}">${e.value > 1 ? `WAR ${e.value}` : "WAR"}</span>`);
+        } else if (e.kind === "war_out") rows[e.seat].push('<span class="round">OUT</span>');
+        else if (e.kind === "collect") collects.push(e);
+        else if (e.kind === "decision") decisions.push(e);
+        const cls = e.kind === "war" ? "war-line" : "";
+        log.push(`<li class="${deep || e.kind === "decision" || e.kind === "draw" ? "deep " : ""}${cls}">${esc(describe(e))}</li>`);
+      }
+      tableEl.innerHTML = rows.map((cards, s) => (cards.length ?
+        `<div class="table-row" style="--seat:${COLORS[s % COLORS.length]}"><span class="table-seat"><i></i>Seat ${s}</span>` +
+        `<span class="table-cards">${cards.join("")}</span></div>` : "")).join("") ||
+        '<span class="empty">no card on the table</span>';
+      collectsEl.innerHTML = collects.map((e) =>
+        `<div class="collect"><b>Seat ${e.seat} collects ${e.cards.length} cards</b>, in the order they join its ` +
+        `${D.layout === "won" ? "won pile (first on top)" : "pile (first goes under first)"}:` +
+        `<div class="cards">${e.cards.map((c) => face(c)).join("")}</div></div>`).join("") +
+        events.filter((e) => e.kind === "set_aside").map((e) =>
+          `<div class="collect"><b>Nobody is left in the war: ${e.cards.length} cards set aside</b>` +
+          `<div class="cards">${e.cards.map((c) => face(c)).join("")}</div></div>`).join("");
+      decisionsEl.innerHTML = decisions.map(renderDecision).join("");
+      evEl.innerHTML = log.join("");
+    }
+    asideEl.innerHTML = st.aside.length ?
+      `<div class="muted">Set aside (out of play): ${st.aside.length}</div><div class="cards">${st.aside.map((c) => face(c)).join("")}</div>` : "";
+    if (b === N) {
+      asideEl.innerHTML += `<div class="end">${esc(outcomeText())}</div>`;
+    }
+  }
+
+  function renderDecision(e) {
+    if (e.note === "steal") {
+      const chips = e.options.map((s) => `<span class="tag${e.seats.indexOf(s) >= 0 ? "" : " out"}">seat ${s}</span>`).join(" ");
+      return `<div class="decision"><b>Seat ${e.seat} decides: steal?</b> It looks at ${face(e.cards[0])} and could steal from ${chips}: ` +
+        `<b>${e.seats.length ? `steals from ${esc(seats(e.seats))}` : "plays it instead"}</b></div>`;
+    }
+    const what = e.note === "top" ? "the top card of its won bundle" :
+      e.note === "hand" ? (e.value ? "its fourth card, from its hand" : "its card, from its hand") : e.note;
+    const chosen = e.cards[0];
+    return `<div class="decision"><b>Seat ${e.seat} chooses ${esc(what)}</b>: ${esc(label(chosen))}` +
+      `<div class="cards">${e.options.map((c) => face(c, c === chosen ? " chosen" : " option")).join("")}</div></div>`;
+  }
+
+  // -- timeline: the game drawn once on one canvas, the battle shown on a canvas above it ----------
+  const canvas = $("timeline");
+  const overlay = $("cursor");
+  const PAD = { l: 34, r: 10, t: 16, b: 14 };
+  let drawn = false;
+  function geometry() {
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    return { w: w, h: h, x: (b) => PAD.l + (N ? b / N : 0) * (w - PAD.l - PAD.r), total: D.labels.length,
+      y: (c) => PAD.t + (1 - c / D.labels.length) * (h - PAD.t - PAD.b) };
+  }
+  function fit(c, g) {
+    const ratio = window.devicePixelRatio || 1;
+    c.width = Math.max(1, Math.round(g.w * ratio));
+    c.height = Math.max(1, Math.round(g.h * ratio));
+    const ctx = c.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    return ctx;
+  }
+  function drawBase() {
+    const g = geometry();
+    const ctx = fit(canvas, g);
+    fit(overlay, g);
+    ctx.font = "10px system-ui, sans-serif";
+    ctx.fillStyle = "#6b7785";
+    ctx.strokeStyle = "#e3e7ec";
+    ctx.lineWidth = 1;
+    for (const part of [0, 0.5, 1]) {
+      const y = Math.round(g.y(part * g.total)) + 0.5;
+      ctx.beginPath(); ctx.moveTo(PAD.l, y); ctx.lineTo(g.w - PAD.r, y); ctx.stroke();
+      ctx.fillText(String(Math.round(part * g.total)), 4, y + 3);
+    }
+    // wars: one path of ticks along the bottom, taller for deeper wars
+    ctx.strokeStyle = "#f59e0b";
+    ctx.beginPath();
+    for (let b = 1; b <= N; b++) {
+      const d = D.battles[b - 1].w;
+      if (d) {
+        const x = g.x(b);
+        ctx.moveTo(x, g.h - 1);
+        ctx.lineTo(x, g.h - 1 - Math.min(10, 3 * d + 1));
+      }
+    }
+    ctx.stroke();
+    ctx.lineWidth = 1.6;
+    ctx.lineJoin = "round";
+    for (let s = 0; s < SEATS; s++) {
+      const counts = D.counts[s];
+      ctx.strokeStyle = COLORS[s % COLORS.length];
+      ctx.beginPath();
+      // at most a few points a pixel: the path stays light for any game length
+      const stride = Math.max(1, Math.floor(N / (g.w * 2)));
+      ctx.moveTo(g.x(0), g.y(counts[0]));
+      for (let b = stride; b <= N; b += stride) ctx.lineTo(g.x(b), g.y(counts[b]));
+      ctx.lineTo(g.x(N), g.y(counts[N]));
+      ctx.stroke();
+    }
+    drawn = true;
+  }
+  function drawTimeline(b) {
+    if (!drawn) drawBase();
+    const g = geometry();
+    const ctx = overlay.getContext("2d");
+    ctx.clearRect(0, 0, g.w, g.h);
+    const x = g.x(b);
+    ctx.strokeStyle = "#111827";
+    ctx.lineWidth = 1.5;
+    ctx.beginPath(); ctx.moveTo(x, PAD.t - 2); ctx.lineTo(x, g.h); ctx.stroke();
+    for (let s = 0; s < SEATS; s++) {
+      ctx.fillStyle = COLORS[s % COLORS.length];
+      ctx.beginPath(); ctx.arc(x, g.y(D.counts[s][b]), 3.5, 0, 2 * Math.PI); ctx.fill();
+    }
+    ctx.fillStyle = "#111827";
+    ctx.font = "bold 10px system-ui, sans-serif";
+    const text = b === 0 ? "deal" : `battle ${b}`;
+    const w = ctx.measureText(text).width;
+    ctx.fillText(text, Math.min(Math.max(PAD.l, x - w / 2), g.w - PAD.r - w), 10);
+  }
+  function battleAtX(clientX) {
+    const rect = overlay.getBoundingClientRect();
+    const g = geometry();
+    const f = (clientX - rect.left - PAD.l) / (g.w - PAD.l - PAD.r);
+    return Math.max(0, Math.min(N, Math.round(f * N)));
+  }
+
+  // -- navigation ------------------------------------------------------------------------------
+  let current = -1;
+  function show(b) {
+    b = Math.max(0, Math.min(N, Math.round(Number(b) || 0)));
+    const st = stateAt(b);
+    current = b;
+    document.body.dataset.battle = String(b);
+    renderSeats(b, st);
+    renderTable(b, st);
+    drawTimeline(b);
+    if (document.activeElement !== $("jump-to")) $("jump-to").value = String(b);
+    $("first").disabled = $("prev").disabled = b === 0;
+    $("next").disabled = $("last").disabled = b === N;
+    const hash = `#battle=${b}`;
+    if (location.hash !== hash) {
+      try { history.replaceState(null, "", hash); } catch (err) { location.hash = hash; }
+    }
+  }
+  function fromHash() {
+    const m = /battle=(\d+)/.exec(location.hash);
+    return m ? Number(m[1]) : 0;
+  }
+
+  let playing = null;
+  function setPlaying(on) {
+    if (on && current >= N) show(0);
+    if (playing) cancelAnimationFrame(playing.frame);
+    playing = null;
+    const button = $("play");
+    button.classList.toggle("playing", on);
+    button.innerHTML = on ? "&#x25A0; Pause" : "&#x25B6; Play";
+    if (!on) return;
+    playing = { last: performance.now(), owed: 0, frame: 0 };
+    const tick = (now) => {
+      if (!playing) return;
+      const speed = Number($("speed").value);
+      playing.owed += (now - playing.last) * speed / 1000;
+      playing.last = now;
+      const steps = Math.floor(playing.owed);
+      if (steps > 0) {
+        playing.owed -= steps;
+        show(Math.min(N, current + steps));
+        if (current >= N) { setPlaying(false); return; }
+      }
+      playing.frame = requestAnimationFrame(tick);
+    };
+    playing.frame = requestAnimationFrame(tick);
+  }
+
+  function wire() {
+    $("first").addEventListener("click", () => show(0));
+    $("prev").addEventListener("click", () => show(current - 1));
+    $("next").addEventListener("click", () => show(current + 1));
+    $("last").addEventListener("click", () => show(N));
+    $("play").addEventListener("click", () => setPlaying(!playing));
+    $("jump").addEventListener("submit", (e) => { e.preventDefault(); show($("jump-to").value); $("jump-to").blur(); });
+    $("reveal").addEventListener("change", (e) => { reveal = e.target.checked; show(current); });
+    document.addEventListener("keydown", (e) => {
+      const tag = (e.target && e.target.tagName) || "";
+      if (tag === "INPUT" && e.target.type !== "checkbox" || tag === "SELECT" || tag === "TEXTAREA") return;
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      const by = e.shiftKey ? 10 : 1;
+      if (e.key === "ArrowRight") show(current + by);
+      else if (e.key === "ArrowLeft") show(current - by);
+      else if (e.key === "Home") show(0);
+      else if (e.key === "End") show(N);
+      else if (e.key === " " || e.key === "Spacebar") setPlaying(!playing);
+      else return;
+      e.preventDefault();
+    });
+    let dragging = false;
+    overlay.addEventListener("pointerdown", (e) => { dragging = true; overlay.setPointerCapture(e.pointerId); show(battleAtX(e.clientX)); });
+    overlay.addEventListener("pointermove", (e) => {
+      const b = battleAtX(e.clientX);
+      $("hover").textContent = b === 0 ? "the deal" : `battle ${b}: ` +
+        Array.from({ length: SEATS }, (_, s) => `seat ${s} ${D.counts[s][b]}`).join(", ");
+      if (dragging && b !== current) show(b);
+    });
+    overlay.addEventListener("pointerup", () => { dragging = false; });
+    overlay.addEventListener("pointerleave", () => { $("hover").textContent = ""; });
+    window.addEventListener("hashchange", () => { if (fromHash() !== current) show(fromHash()); });
+    let resize = 0;
+    window.addEventListener("resize", () => {
+      clearTimeout(resize);
+      resize = setTimeout(() => { drawn = false; drawTimeline(current); }, 100);
+    });
+  }
+
+  setupStatic();
+  wire();
+  show(fromHash());
+})();

@@ -1,0 +1,149 @@
+"""One game as a self-contained web page (`war replay DATASET GAME --format html`).
+
+The page holds the game as data and draws one battle at a time, so a 10,000-battle game stays
+responsive: each battle's events, and each seat's cards as a diff from the battle before
+(`[drop from the top, drop from the bottom, cards added on top, cards added at the bottom]`),
+with a full position every `KEYFRAME` battles to jump from. The script, the style and the data
+are inlined into replay_page.html; nothing is fetched.
+
+The page's DOM says what it shows, for tests and automation: `document.body.dataset.battle` is
+the battle shown (0 for the deal), and each seat's element `[data-seat=S]` has `data-cards`, the
+cards the seat holds after that battle as labels separated by spaces, in the order of
+`held_after` in `war replay --format json`: its pile top first, then its won pile top first,
+then its hand by code.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib.resources import files
+
+from ..model.variants import variant
+from .replay import GameReplay, layout_of, replay_game
+
+KEYFRAME = 128
+ASSETS = ("replay_page.html", "replay_page.css", "replay_page.js")
+
+
+def replay_page(dataset, game_id: int) -> str:
+    """The page of game `game_id` of the dataset at `dataset` (a folder or a URI), as HTML text."""
+    return render_page(replay_game(dataset, game_id))
+
+
+def list_diff(old: list[int], new: list[int]):
+    """`new` as a change of `old`: 0 when equal, else [d, e, top, bottom] with
+    new = top + old[d:len(old) - e] + bottom, keeping the longest run of `old` that `new` keeps."""
+    if old == new:
+        return 0
+    where = {c: i for i, c in enumerate(new)}
+    best = (0, 0, 0)  # (kept, d, position in new)
+    d = 0
+    while d < len(old) and len(old) - d > best[0]:
+        at = where.get(old[d])
+        if at is not None:
+            kept = 1
+            while d + kept < len(old) and at + kept < len(new) and old[d + kept] == new[at + kept]:
+                kept += 1
+            if kept > best[0]:
+                best = (kept, d, at)
+        d += 1
+    kept, d, at = best
+    if not kept:
+        return [len(old), 0, list(new), []]
+    return [d, len(old) - d - kept, new[:at], new[at + kept:]]
+
+
+def _event(ev) -> list:
+    """An event as [kind, seat, cards, seats, options, value, note], trailing empties dropped."""
+    row = [ev.kind, ev.seat, list(ev.cards), list(ev.seats), list(ev.options), ev.value, ev.note]
+    while row and row[-1] in (None, [], ()):
+        row.pop()
+    return row
+
+
+def page_data(rp: GameReplay) -> dict:
+    """Everything the page shows, as JSON-ready data (see the module's docstring)."""
+    deck, rules, rec = rp.deck, rp.entry.rules, rp.record
+    players = rules.players
+    every = rules.model_dump(mode="json")
+    first = rp.battles[0] if rp.battles else None
+    deal_aside = [c for ev in rp.deal if ev.kind == "set_aside" for c in ev.cards]
+
+    def position(piles, won, hands, aside, out) -> dict:
+        return {"pile": [list(p) for p in piles], "won": [list(w) for w in won],
+                "hand": [list(h) for h in hands], "aside": list(aside), "out": sorted(out)}
+
+    if first is not None:
+        start = position(first.piles_before, first.won_before, first.hands_before, deal_aside, ())
+    else:
+        piles = [[] for _ in range(players)]
+        for ev in rp.deal:
+            if ev.kind == "deal":
+                piles[ev.seat] = list(ev.cards)
+        start = position(piles, [[] for _ in piles], [[] for _ in piles], deal_aside, ())
+    keyframes = [start]
+    diffs, battles = [], []
+    counts = [[len(start["pile"][s]) + len(start["won"][s]) + len(start["hand"][s])] for s in range(players)]
+    aside, out = deal_aside, ()
+    for view in rp.battles:
+        seats = [[list_diff(view.piles_before[s], view.piles_after[s]),
+                  list_diff(view.won_before[s], view.won_after[s]),
+                  list_diff(view.hands_before[s], view.hands_after[s])] for s in range(players)]
+        change = {"s": seats}
+        if list(view.aside_after) != list(aside):
+            change["a"] = list(view.aside_after)
+        if sorted(view.out_after) != sorted(out):
+            change["o"] = sorted(view.out_after)
+        aside, out = view.aside_after, view.out_after
+        diffs.append(change)
+        battles.append({"w": view.war_depth, "x": view.winner, "e": [_event(ev) for ev in view.events]})
+        for s in range(players):
+            counts[s].append(len(view.piles_after[s]) + len(view.won_after[s]) + len(view.hands_after[s]))
+        if view.battle % KEYFRAME == 0:
+            keyframes.append(position(view.piles_after, view.won_after, view.hands_after, view.aside_after,
+                                      view.out_after))
+    game = {k: rec.get(k) for k in ("game_id", "variant", "rules_id", "game_seed", "outcome", "winner",
+                                         "battles", "wars", "war_battles", "max_war_depth", "cycle_length",
+                                         "cards_set_aside")}
+    game["game_seed"] = str(game["game_seed"])  # a 64-bit seed does not fit a JavaScript number
+    return {
+        "game": game,
+        "title": variant(rules.variant).title,
+        "options": {k: every[k] for k in variant(rules.variant).options},
+        "policies": list(rp.entry.policies),
+        "players": players,
+        "layout": layout_of(rules),
+        "labels": [deck.label(c) for c in range(deck.size)],
+        "suits": [c % deck.suits if c < deck.ranks * deck.suits else -1 for c in range(deck.size)],
+        "keyframe": KEYFRAME,
+        "keyframes": keyframes,
+        "diffs": diffs,
+        "battles": battles,
+        "counts": counts,
+        "deal": [_event(ev) for ev in rp.deal],
+        "end": _event(rp.end),
+        "disagreement": rp.disagreement(),
+    }
+
+
+def _asset(name: str) -> str:
+    return files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def render_page(rp: GameReplay) -> str:
+    """The page as one HTML text: style, script and data inline."""
+    template, style, script = (_asset(name) for name in ASSETS)
+    data = json.dumps(page_data(rp), ensure_ascii=False, separators=(",", ":"))
+    data = data.replace("<", "\\u003c")  # only inside strings: nothing can close the script
+    rec = rp.record
+    title = f"War replay · game {rec['game_id']} · {rp.entry.rules.variant}"
+    parts = {"__TITLE__": html.escape(title), "/*__STYLE__*/": style, "/*__SCRIPT__*/": script,
+             "__DATA__": data}
+    out = template
+    for key in ("__TITLE__", "/*__STYLE__*/", "/*__SCRIPT__*/", "__DATA__"):
+        head, sep, tail = out.partition(key)
+        if not sep:
+            raise RuntimeError(f"replay_page.html lacks {key}")
+        out = head + parts[key] + tail
+    return out

@@ -47,7 +47,7 @@ def data(root):
 @pytest.fixture(scope="module")
 def page(root, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("page") / "report.html"
-    write_report(root, out, dataset="ds", game_pages=False)
+    write_report(root, out, dataset="ds")
     return out
 
 
@@ -165,6 +165,28 @@ def test_charts_render_in_the_browser_with_the_network_off(page, data):
         shot = page.parent / "report.png"
         tab.page.screenshot(path=str(shot))
         assert shot.stat().st_size > 20_000
+        assert tab.blocked == [] and tab.errors == []
+        tab.close()
+
+
+def test_a_game_link_opens_its_replay(page, root, data):
+    """The linked replay pages are written beside the report, one per game listed, and open
+    from file:// with the network off at the game's first battle."""
+    listed = {r["game_id"] for r in data.rows("notable_games")}
+    assert {int(p.stem) for p in (page.parent / "report-games").glob("*.html")} == listed
+    players = {r["game_id"]: r for r in run(root, sql="SELECT game_id, players FROM games").to_pylist()}
+    with chromium() as browser:
+        tab = Tab(browser)
+        tab.page.goto(page.as_uri() + "#games")
+        links = tab.page.eval_on_selector_all("#games table.games a", "as => as.map(a => a.getAttribute('href'))")
+        assert len(links) == len(data.rows("notable_games"))
+        first = tab.page.query_selector("#games table.games a")
+        gid = int(first.inner_text())
+        first.click()
+        tab.page.wait_for_load_state()
+        assert tab.page.url.split("#")[0].endswith(f"report-games/{gid}.html")
+        assert tab.page.evaluate("document.body.dataset.battle") is not None
+        assert len(tab.page.query_selector_all("[data-seat]")) == players[gid]["players"]
         assert tab.blocked == [] and tab.errors == []
         tab.close()
 

@@ -169,6 +169,27 @@ def test_filter_sort_and_page_the_games(server, root):
         tab.close()
 
 
+def test_a_game_opens_from_the_list(server, root):
+    with chromium() as browser:
+        tab = Tab(browser, allowed=(server,))
+        tab.page.goto(server + "games?outcome=win&sort=wars&per_page=5")
+        link = tab.page.query_selector("table.games-list a")
+        gid = int(link.inner_text())
+        link.click()
+        tab.page.wait_for_load_state()
+        assert tab.page.url.split("#")[0] == f"{server}games/{gid}"
+        assert tab.page.evaluate("document.body.dataset.battle") is not None
+        players = run(root, sql=f"SELECT players FROM games WHERE game_id = {gid}").to_pylist()[0]["players"]
+        assert len(tab.page.query_selector_all("[data-seat]")) == players
+        # the page's own controls work under the server's content policy
+        tab.page.keyboard.press("End")
+        assert int(tab.page.evaluate("document.body.dataset.battle")) > 0
+        assert tab.blocked == [] and tab.errors == []
+        tab.close()
+    status, body = raw_get(server, "/games/999999999999")
+    assert status == 404 and b"no game" in body
+
+
 def test_the_report_links_each_game_to_its_page(server):
     with chromium() as browser:
         tab = Tab(browser, allowed=(server,))

@@ -119,7 +119,7 @@ def test_every_table_is_a_named_query_result(root, data, tables):
     shown = {name for (_, name, _) in tables.tables}
     assert shown == set(data.results)
     assert {"razboi_war_sizes", "joker_wars", "steals", "policy_matchup", "arneson_consolation",
-            "deal_top_cards", "deal_strength", "first_battle_war_exact"} <= shown
+            "deal_win_rate", "first_battle_war_exact"} <= shown
 
 
 def test_the_summary_cells_are_query_values(root, tables):

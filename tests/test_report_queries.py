@@ -101,7 +101,7 @@ def test_the_games_only_queries_do_not_set_up_the_event_views():
     """They read `battles` as a column of games: no pass over every battle for them."""
     queries = named_queries()
     for name in ("game_length", "length_distribution", "seat_win_interval", "war_battles_distribution",
-                 "deepest_war", "first_battle_war_exact", "deal_top_cards", "deal_strength",
+                 "deepest_war", "first_battle_war_exact", "deal_win_rate",
                  "notable_games", "outcomes", "wars_per_game", "longest_games"):
         assert not EVENT_VIEWS.search(queries[name].sql), name
     for name in ("war_depth", "joker_wars", "joker_decides", "steals", "razboi_war_sizes"):
@@ -217,21 +217,24 @@ def _deals(events) -> dict[tuple[int, int], list[int]]:
     return {(e["game_id"], e["seat"]): e["cards"] for e in events if e["kind"] == "deal"}
 
 
-def _check_win_rates(rows, by_rules, rules_of, key_of, key_col):
+def _check_win_rates(rows, by_rules, rules_of, key_of):
+    """Rows of deal_win_rate for one `by`: per rule set and value, the seats, decided seats and wins."""
     for rid, gs in by_rules.items():
-        seats = defaultdict(lambda: [0, 0, 0])  # seat-games, decided, wins
+        seats = defaultdict(lambda: [0, 0, 0, []])  # seat-games, decided, wins, values
         for g in gs:
             for seat in range(rules_of[rid].players):
-                k = key_of(g, seat)
+                k, value = key_of(g, seat)
                 seats[k][0] += 1
+                seats[k][3].append(value)
                 if g["outcome"] == "win":
                     seats[k][1] += 1
                     seats[k][2] += g["winner"] == seat
-        mine = {r[key_col]: r for r in rows if r["rules_id"] == rid}
+        mine = {r["low"]: r for r in rows if r["rules_id"] == rid}
         assert set(mine) == set(seats), rid
-        for k, (n, decided, wins) in seats.items():
+        for k, (n, decided, wins, values) in seats.items():
             r = mine[k]
             assert (r["seats"], r["decided_seats"], r["wins"]) == (n, decided, wins), (rid, k)
+            assert r["mean_value"] == approx(sum(values) / len(values))
             if decided:
                 assert r["share"] == approx(wins / decided)
                 lo, hi = wilson(wins, decided)
@@ -245,46 +248,42 @@ def _rank(rules, c):
     return rules.ranks if c >= rules.ranks * rules.suits else c // rules.suits
 
 
-@pytest.mark.parametrize("top_ranks", [1, 2])
-def test_deal_top_cards(root, by_rules, rules_of, events, top_ranks):
+@pytest.mark.parametrize("top_ranks,width", [(1, 4), (2, 7)])
+def test_deal_win_rate(root, by_rules, rules_of, events, top_ranks, width):
     deals = _deals(events)
-    rows = _rows(root, "deal_top_cards", top_ranks=top_ranks)
+    rows = _rows(root, "deal_win_rate", top_ranks=top_ranks, width=width)
+    assert {r["by"] for r in rows} == {"top_cards", "strength"}
 
-    def key(g, seat):
+    def top(g, seat):
         rules = rules_of[g["rules_id"]]
-        return sum(_rank(rules, c) >= rules.ranks - top_ranks for c in deals[(g["game_id"], seat)])
+        n = sum(_rank(rules, c) >= rules.ranks - top_ranks for c in deals[(g["game_id"], seat)])
+        return n, n
 
-    _check_win_rates(rows, by_rules, rules_of, key, "top_cards")
+    def strength(g, seat):
+        rules = rules_of[g["rules_id"]]
+        s = sum(_rank(rules, c) - (rules.ranks - 1) / 2 for c in deals[(g["game_id"], seat)])
+        return math.floor(s / width) * width, s
+
+    tops = [r for r in rows if r["by"] == "top_cards"]
+    strengths = [r for r in rows if r["by"] == "strength"]
+    _check_win_rates(tops, by_rules, rules_of, top)
+    _check_win_rates(strengths, by_rules, rules_of, strength)
+    assert all(r["high"] == r["low"] for r in tops)
+    assert all(r["high"] == r["low"] + width for r in strengths)
     # a standard deck deals out its 4 Aces between the 2 seats of Classic War
     classic = next(rid for rid, r in rules_of.items() if r.variant == "classic" and r.players == 2)
     if top_ranks == 1:
-        assert {r["top_cards"] for r in rows if r["rules_id"] == classic} <= set(range(5))
+        assert {r["low"] for r in tops if r["rules_id"] == classic} <= set(range(5))
+    for name, value in (("top_ranks", 0), ("width", 0), ("z", 0)):
+        with pytest.raises(QueryError, match=name):
+            _rows(root, "deal_win_rate", **{name: value})
 
 
-def test_deal_strength(root, by_rules, rules_of, events):
-    deals = _deals(events)
-    for width in (4, 7):
-        rows = _rows(root, "deal_strength", width=width)
-
-        def strength(g, seat):
-            rules = rules_of[g["rules_id"]]
-            return sum(_rank(rules, c) - (rules.ranks - 1) / 2 for c in deals[(g["game_id"], seat)])
-
-        _check_win_rates(rows, by_rules, rules_of, lambda g, s: math.floor(strength(g, s) / width) * width,
-                         "bucket_start")
-        for rid, gs in by_rules.items():
-            values = defaultdict(list)
-            for g in gs:
-                for seat in range(rules_of[rid].players):
-                    s = strength(g, seat)
-                    values[math.floor(s / width) * width].append(s)
-            for r in (r for r in rows if r["rules_id"] == rid):
-                assert r["bucket_end"] == r["bucket_start"] + width
-                assert r["mean_strength"] == approx(sum(values[r["bucket_start"]]) / len(values[r["bucket_start"]]))
-    # two seats share the deck: their strengths sum to the deck's (0 for a standard deck)
-    rows = _rows(root, "deal_strength", width=1)
+def test_two_seats_strengths_mirror(root, rules_of):
+    """Two seats share a standard deck: their strengths sum to 0."""
+    rows = _rows(root, "deal_win_rate", width=1)
     classic = next(rid for rid, r in rules_of.items() if r.variant == "classic" and r.players == 2)
-    counts = {r["bucket_start"]: r["seats"] for r in rows if r["rules_id"] == classic}
+    counts = {r["low"]: r["seats"] for r in rows if r["rules_id"] == classic and r["by"] == "strength"}
     assert counts and all(counts.get(-k, 0) == n for k, n in counts.items())
 
 

@@ -376,34 +376,37 @@ def _win_rate_chart(rows: list[dict], palette: Palette, x: alt.X, y_title: str, 
     return alt.layer(fair_rule, ci, line)
 
 
+def _deal_rows(data: ReportData, variant: str, palette: Palette, by: str) -> list[dict]:
+    return [r for r in _with_label(data.rows("deal_win_rate", variant), palette)
+            if r["by"] == by and r["share"] is not None]
+
+
 def deal_top_cards(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = [r for r in _with_label(data.rows("deal_top_cards", variant), palette) if r["share"] is not None]
+    rows = _deal_rows(data, variant, palette, "top_cards")
     if not rows:
         return None
-    top_ranks = int(data.params.get("deal_top_cards", {}).get("top_ranks", "1"))
+    top_ranks = int(data.params.get("deal_win_rate", {}).get("top_ranks", "1"))
     jokers = any(data.rule_set(r["rules_id"]).rules.get("jokers", 0) for r in rows)
     what = ("Aces" if top_ranks == 1 else f"cards of the top {top_ranks} ranks") + (" and Jokers" if jokers else "")
-    x = alt.X("top_cards:Q", title=f"{what} dealt to the seat",
-              axis=alt.Axis(tickMinStep=1, format="d"),
-              scale=alt.Scale(domain=[0, max(r["top_cards"] for r in rows)]))
-    chart = _win_rate_chart(rows, palette, x, "share of decided games won", "top_cards").properties(
+    x = alt.X("low:Q", title=f"{what} dealt to the seat", axis=alt.Axis(tickMinStep=1, format="d"),
+              scale=alt.Scale(domain=[0, max(r["low"] for r in rows)]))
+    chart = _win_rate_chart(rows, palette, x, "share of decided games won", "low").properties(
         width=HALF, height=220)
-    return Figure(f"{variant}-deal-top-cards", f"Win rate by the {what} dealt", ["deal_top_cards"], chart,
+    return Figure(f"{variant}-deal-top-cards", f"Win rate by the {what} dealt", ["deal_win_rate"], chart,
                   "Share of decided games that a seat won, by how many top cards it was dealt, "
-                  "with 95% intervals; the dashed line is the fair share.")
+                  "with 95% intervals; the dashed line is the fair share.", extra={"by": "top_cards"})
 
 
 def deal_strength(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = [r for r in _with_label(data.rows("deal_strength", variant), palette)
-            if r["share"] is not None]
+    rows = _deal_rows(data, variant, palette, "strength")
     if not rows:
         return None
-    x = alt.X("mean_strength:Q", title="hand strength: sum of dealt ranks, centred on the middle rank")
-    chart = _win_rate_chart(rows, palette, x, "share of decided games won", "mean_strength").properties(
+    x = alt.X("mean_value:Q", title="hand strength: sum of dealt ranks, centred on the middle rank")
+    chart = _win_rate_chart(rows, palette, x, "share of decided games won", "mean_value").properties(
         width=HALF, height=220)
-    return Figure(f"{variant}-deal-strength", "Win rate by hand strength", ["deal_strength"], chart,
+    return Figure(f"{variant}-deal-strength", "Win rate by hand strength", ["deal_win_rate"], chart,
                   "Each point is a bucket of hands (plotted at its mean strength) with a 95% interval; "
-                  "an 8 scores 0, an Ace +6, a 2 -6 (standard deck).")
+                  "an 8 scores 0, an Ace +6, a 2 -6 (standard deck).", extra={"by": "strength"})
 
 
 # ----------------------------------------------------------------------------- variants

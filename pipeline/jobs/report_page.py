@@ -179,8 +179,9 @@ def _figure(fig: Figure, data: ReportData, dataset: str, variant: str | None) ->
     tables, sources = [], []
     for name in fig.queries:
         rows = data.rows(name, variant)
-        if "rules_id" in fig.extra:
-            rows = [r for r in rows if r["rules_id"] == fig.extra["rules_id"]]
+        for key in ("rules_id", "by"):
+            if key in fig.extra:
+                rows = [r for r in rows if r[key] == fig.extra[key]]
         params = data.params.get(name, {})
         sources.append(f"<code>{html.escape(command(dataset, name, params))}</code>")
         tables.append(f"<p class=\"source\">{html.escape(name)}:</p>" + numbers_table(name, rows, params))

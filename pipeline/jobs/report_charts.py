@@ -74,6 +74,15 @@ def _values(rows: list[dict]) -> alt.Data:
     return alt.Data(values=clean)
 
 
+def log_ticks(lo: float, hi: float, steps=(1, 2, 5)) -> list[float]:
+    """1-2-5 ticks between lo and hi, for a log axis that should not draw every minor line."""
+    out, power = [], 10.0 ** math.floor(math.log10(max(lo, 1e-12)))
+    while power <= hi:
+        out += [s * power for s in steps if lo <= s * power <= hi]
+        power *= 10
+    return out
+
+
 def pct(x: float | None, digits: int = 1) -> str:
     return "" if x is None else f"{100 * x:.{digits}f}%"
 
@@ -135,7 +144,7 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
         top = max(r["share"] for r in rows)
         last = i == len(rids) - 1
         x_axis = alt.Axis(title="battles per game (log scale)" if last else None, labels=last,
-                          ticks=last, format="~s")
+                          ticks=last, format="~s", values=log_ticks(lo, hi))
         bars = alt.Chart(_values(rows)).mark_rect(color=palette.color(rid), opacity=0.85,
                                                   stroke="white", strokeWidth=0.3).encode(
             x=alt.X("bucket_low:Q", scale=x_scale, axis=x_axis),
@@ -183,7 +192,7 @@ def length_ecdf(data: ReportData, variant: str | None, palette: Palette, title: 
     x_scale = alt.Scale(type="log", domain=[lo, hi], nice=False)
     lines = alt.Chart(_values(points)).mark_line(interpolate="monotone", strokeWidth=2).encode(
         x=alt.X("bucket_high:Q", scale=x_scale, title="battles per game (log scale)",
-                axis=alt.Axis(format="~s")),
+                axis=alt.Axis(format="~s", values=log_ticks(lo, hi))),
         y=alt.Y("cumulative_share:Q", title="share of games shorter", axis=alt.Axis(format="~%"),
                 scale=alt.Scale(domain=[0, 1])),
         color=palette.encode(orient="right" if variant is None else "top"),
@@ -313,8 +322,9 @@ def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | No
         r["text"] = pct(r["at_least_share"], 2 if r["at_least_share"] < 0.1 else 1)
     order = [depth_name(d) for d in sorted({r["depth"] for r in rows})]
     x = alt.X("depth_name:N", sort=order, title="the game has at least a", axis=alt.Axis(labelAngle=0))
-    y = alt.Y("at_least_share:Q", title="share of games (log scale)",
-              scale=alt.Scale(type="log"), axis=alt.Axis(format="~%"))
+    y = alt.Y("at_least_share:Q", title="share of games (log scale)", scale=alt.Scale(type="log"),
+              axis=alt.Axis(format="~%", values=log_ticks(min(r["at_least_share"] for r in rows), 1.0,
+                                                          steps=(1,))))
     lines = alt.Chart(_values(rows)).mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(filled=True, size=45)).encode(
         x=x, y=y, color=palette.encode(), detail="rules_id:N",
         tooltip=["rule_set:N", "depth_name:N", "games:Q", alt.Tooltip("at_least_share:Q", format=".3%")])

@@ -58,6 +58,17 @@ class Interrupted(WarError):
     exit_code = 130
 
 
+class OutsideDataset(DatasetError):
+    """A manifest that names a file outside its dataset folder (`..`, an absolute path, or a
+    symbolic link leading out): war reads only what is inside the dataset."""
+
+    def __init__(self, path: str, why: str) -> None:
+        self.path, self.why = path, why
+        super().__init__(f"manifest.json lists a file outside the dataset: {path!r} ({why}); "
+                         "war reads only files inside the dataset folder, and `war validate` "
+                         "names every such path")
+
+
 class GameNotFound(WarError):
     """A game id that the dataset does not hold."""
 

@@ -10,6 +10,7 @@
 --   battle) in a battle it won (a battle's winner is the seat of its first `collect`). Shares
 --   are of the decided games (0..1; null when none). consolation_wins counts games where a
 --   consolation card helped win a battle, not proof that it decided the game.
+-- summary: In Arneson's War, how often do the war loser's consolation cards decide the game?
 WITH arneson AS (
     SELECT game_id, variant, rules_id, policies, outcome, winner, war_battles
     FROM games

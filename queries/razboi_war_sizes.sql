@@ -7,6 +7,7 @@
 --   `war` event's `seats` before that event in the battle; its face-down cards are the `down`
 --   events after it, up to the battle's next `war` event. A war whose seats all but one ran out
 --   counts as a war with no entries.
+-- summary: How big are the wars of Război, by the rank that caused them?
 WITH razboi AS (
     SELECT DISTINCT rules_id, ranks, suits, ace_value FROM rules WHERE war_down = 'by_rank'
 ),

@@ -9,6 +9,7 @@
 --   opportunities). With per_seat = true there is one row per seat instead, with the seat's
 --   policy and its steal part (`always`, `never`, `threshold:4`...), counting only that seat's
 --   steals and decisions; steals per game still divide by the group's games.
+-- summary: How much do players steal in Steal War, and what do steals gain?
 -- param: per_seat BOOLEAN = false -- one row per seat and its policy instead of one per policies
 WITH steal_games AS (
     SELECT game_id, variant, rules_id, policies, players

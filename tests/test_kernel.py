@@ -212,7 +212,9 @@ def test_supported():
     assert not compiled_plays(build_rules("classic"), None, ("default", "default"))
     assert not compiled_plays(build_rules("steal"))
     assert not compiled_plays(build_rules("arneson"))
-    assert not compiled_plays(build_rules("classic", {"ranks": "200", "suits": "200"}))
+    # int16 card codes: the largest deck the rules allow (32,768 cards) goes to the reference engine
+    assert compiled_plays(build_rules("classic", {"ranks": "511", "suits": "64"}))
+    assert not compiled_plays(build_rules("classic", {"ranks": "512", "suits": "64"}))
 
 
 # ---------------------------------------------------------------- the generator, bit for bit

@@ -368,3 +368,64 @@ def test_bad_adhoc_sql(root, sql):
 def test_adhoc_sql_sees_the_same_games(root, games):
     rows = run(root, sql="SELECT count(*) AS n, sum(battles) AS b FROM games").to_pylist()
     assert rows == [{"n": len(games), "b": sum(g["battles"] for g in games)}]
+
+
+# ---------------------------------------------------------------- finding your way
+
+
+def _war(*args):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_list_is_one_line_a_query():
+    queries = named_queries()
+    lines = _war("query", "--list").splitlines()
+    assert [line.split()[0] for line in lines] == list(queries)
+    for line, q in zip(lines, queries.values()):
+        assert q.summary in line and len(q.summary) <= 90, q.name
+        assert q.summary.endswith(("?", ".")) and q.summary.count("? ") == 0, q.name
+        for p in q.params:
+            assert f"[--param {p.name}={p.default}]" in line
+    assert queries["longest_games"].summary == "Which games last longest?"
+    assert queries["steals"].summary.startswith("How much do players steal in Steal War")
+
+
+@pytest.mark.parametrize("with_dataset", [False, True])
+def test_show_tells_everything_about_a_query(root, with_dataset):
+    args = ["query", root, "--show", "longest_games"] if with_dataset else ["query", "--show", "longest_games"]
+    text = _war(*args)
+    q = named_queries()["longest_games"]
+    assert " ".join(text.split()).count(q.answers) == 1
+    assert "limit INTEGER = 20  -- how many games to list per rule set" in text
+    assert q.body.strip() in text and "-- answers:" not in text
+    columns = text.split("Columns:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    real = run(root, name="longest_games")
+    assert [c.split()[0] for c in columns] == real.column_names
+    types = {r["column_name"]: r["column_type"] for r in
+             run(root, sql="DESCRIBE " + q.body.replace("$limit", "20").rstrip().rstrip(";")).to_pylist()}
+    assert [c.split()[1] for c in columns] == [types[n] for n in real.column_names]
+
+
+def test_show_of_every_query_names_its_columns_without_a_dataset(results):
+    for name in named_queries():
+        text = _war("query", "--show", name)
+        columns = text.split("Columns:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+        if results[name]:
+            assert [c.split()[0] for c in columns] == list(results[name][0]), name
+
+
+def test_show_of_an_unknown_query(monkeypatch, capsys):
+    import sys
+
+    from pipeline.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["war", "query", "--show", "nosuch"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 2 and "unknown query 'nosuch'" in capsys.readouterr().err

@@ -114,6 +114,8 @@ def test_the_games_only_queries_do_not_set_up_the_event_views():
     ("SELECT g.battles FROM games g JOIN\n  events e USING (game_id)", True),
     ("SELECT avg(battles) FROM games", False), ("-- from events\nSELECT 1", False),
     ("SELECT variant, battles, outcome FROM games", False), ("SELECT max_by(game_id, (wars, battles)) FROM games", False),
+    ("DESCRIBE events", True), ("SUMMARIZE battles", True), ("PRAGMA table_info('events')", True),
+    ("SHOW battles", True), ("EXPLAIN SELECT * FROM\n  battles", True), ("PIVOT events ON kind", True),
 ])
 def test_event_views_are_found_where_sql_reads_them(sql, reads):
     assert bool(EVENT_VIEWS.search(sql)) == reads

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from enum import Enum
 from pathlib import Path
 
@@ -15,32 +17,42 @@ class OutputFormat(str, Enum):
     table = "table"
     csv = "csv"
     json = "json"
+    jsonl = "jsonl"
     parquet = "parquet"
 
 
 @app.command()
 def query(
-    dataset: str | None = typer.Argument(None, help="Dataset folder (or file:// URI)."),
+    dataset: str | None = typer.Argument(None, help="Dataset folder (or URI)."),
     name: str | None = typer.Argument(None, help="A named query (see --list)."),
     sql: str | None = typer.Option(None, "--sql", help="Ad-hoc SQL over the views games, events, event_rows, rules, battles, cards."),
-    list_: bool = typer.Option(False, "--list", help="List the named queries."),
+    list_: bool = typer.Option(False, "--list", help="List the named queries, one a line."),
+    show: str | None = typer.Option(None, "--show", metavar="NAME", help="A named query in full: what it answers, its parameters, its SQL, its columns."),
+    describe: bool = typer.Option(False, "--describe", help="The result's columns and types, without running the query."),
     param: list[str] = typer.Option([], "--param", "-p", help="NAME=VALUE for a named query's parameter."),
-    fmt: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f", help="table, csv, json or parquet."),
-    output: Path | None = typer.Option(None, "--output", help="Write to FILE instead of stdout."),
+    fmt: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f", help="table, csv, json, jsonl (one object a line) or parquet."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to FILE instead of stdout."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output file."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=0, help="At most N rows (a table shows 40 unless told)."),
+    all_rows: bool = typer.Option(False, "--all", help="A table shows every row."),
+    allow_read: list[Path] = typer.Option([], "--allow-read", metavar="PATH", help="Let the SQL read files under PATH, outside the dataset (repeatable)."),
 ) -> None:
-    """Answer a question with DuckDB SQL: a named query or --sql."""
-    from ..jobs.query import named_queries, run  # lazy: keeps war --help fast
+    """Answer a question with DuckDB SQL: a named query or --sql. Queries only read: the dataset,
+    and the files under --allow-read paths."""
+    from ..jobs import query as jobs  # lazy: keeps war --help fast
 
     if list_:
-        for q in named_queries().values():
-            params = "".join(f" [--param {p.name}={p.default if p.default is not None else '...'}]" for p in q.params)
-            typer.echo(f"{q.name}{params}\n    {q.answers}")
+        _list(jobs.named_queries())
+        return
+    if show is not None:
+        _show(jobs, show, dataset)
         return
     if dataset is None:
-        raise QueryError("give a DATASET folder (or --list)")
+        raise QueryError("give a DATASET folder (or --list, or --show NAME)")
     if (name is None) == (sql is None):
         raise QueryError("give either a query NAME or --sql, not both" if name else "give a query NAME or --sql (--list shows the names)")
+    if limit is not None and all_rows:
+        raise QueryError("give --limit N or --all, not both")
     if fmt is OutputFormat.parquet and output is None:
         raise QueryError("--format parquet needs --output FILE")
     if output is not None and output.exists() and not overwrite:
@@ -51,10 +63,48 @@ def query(
         if not sep or not key:
             raise QueryError(f"--param wants NAME=VALUE, got {pair!r}")
         params[key.strip()] = value.strip()
-    table = run(dataset, sql=sql, name=name, params=params)
-    if table is None:
-        return
     from ..jobs.output import write_result  # lazy: keeps war --help fast
 
-    write_result(table, fmt.value, output)
+    if describe:
+        columns = jobs.describe(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
+        _write(write_result, columns, fmt.value, output, None, True)
+        return
+    result = jobs.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
+    _write(write_result, result, fmt.value, output, limit, all_rows)
 
+
+def _write(write_result, result, fmt: str, output, limit, all_rows) -> None:
+    try:
+        write_result(result, fmt, output, limit=limit, all_rows=all_rows)
+    except BrokenPipeError:  # `| head`: the reader has seen enough, as with any shell tool
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _list(queries) -> None:
+    width = max(len(n) for n in queries)
+    for q in queries.values():
+        params = "".join(f"  [--param {p.name}={p.default if p.default is not None else '...'}]" for p in q.params)
+        typer.echo(f"{q.name.ljust(width)}  {q.summary}{params}")
+
+
+def _show(jobs, name: str, dataset: str | None) -> None:
+    import textwrap
+
+    q = jobs.named_query(name)
+    columns = jobs.describe(dataset, name=name)
+    wrap = textwrap.TextWrapper(width=100, initial_indent="  ", subsequent_indent="  ")
+    lines = [q.name, "", *wrap.wrap(q.answers), ""]
+    if q.params:
+        lines.append("Parameters (--param NAME=VALUE):")
+        for p in q.params:
+            default = f" = {p.default}" if p.default is not None else " (required)"
+            lines.append(f"  {p.name} {p.type}{default}" + (f"  -- {p.help}" if p.help else ""))
+    else:
+        lines.append("Parameters: none")
+    lines += ["", "Columns:"]
+    col_width = max(len(c) for c in columns.column("column").to_pylist())
+    for col, type_ in zip(columns.column("column").to_pylist(), columns.column("type").to_pylist()):
+        lines.append(f"  {col.ljust(col_width)}  {type_}")
+    lines += ["", f"SQL ({jobs.queries_dir().name}/{q.name}.sql):", "", q.body.rstrip()]
+    typer.echo("\n".join(lines))

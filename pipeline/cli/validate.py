@@ -23,7 +23,7 @@ def validate(
     if show < 0:
         raise DatasetError(f"--show must be at least 0, got {show}")
 
-    total = sum(e.games for e in Dataset.open(dataset).manifest.rule_sets)
+    total = sum(e.games for e in Dataset.open(dataset, check_paths=False).manifest.rule_sets)
     with progress(total, "validating", quiet) as tick:
         report = run_validate(dataset, tick, workers=workers, deep=deep)
     for p in report.problems[:show]:

@@ -1,78 +1,248 @@
-"""Printing or saving a query result as a table, CSV, JSON or Parquet; files are written atomically."""
+"""Printing or saving a query result as a table, CSV, JSON, JSON Lines or Parquet.
+
+Every format streams: Arrow record batches go from DuckDB straight to the writer, so memory
+stays flat whatever the result's size. A file given as `output` is written under a hidden
+temporary name and renamed into place only when complete.
+"""
 
 from __future__ import annotations
 
-import io
-import json
 import math
+import os
+import shutil
 import sys
-from decimal import Decimal
+import textwrap
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+import pyarrow.compute as pc
 
-from ..storage.files import atomic_write_bytes
+from ..errors import QueryError
+from ..storage.location import temporary_name
+from .query import Result
+
+FORMATS = ("table", "csv", "json", "jsonl", "parquet")
+TABLE_ROWS = 40  # rows a table shows unless told otherwise, as the duckdb shell
+CELL_WIDTH = 40  # a longer cell is cut, marked with …
+PAGE_ROWS = 1000  # `all` rows: column widths come from the first page
+
+
+# ---------------------------------------------------------------- files
+
+
+@contextmanager
+def _sink(output: Path | None) -> Iterator[BinaryIO]:
+    """stdout, or a file that appears under its name only once complete."""
+    if output is None:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    output = Path(output)
+    if output.is_dir():
+        raise QueryError(f"{str(output)!r} is a folder; give a file name", params=("output",))
+    if not output.parent.is_dir():
+        raise QueryError(f"no folder {str(output.parent)!r} for `output`", params=("output",))
+    tmp = temporary_name(output)
+    try:
+        with open(tmp, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, output)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _text_bytes(array: pa.Array) -> memoryview:
+    """The bytes of a fresh string array's values, back to back (no Python string per row)."""
+    if len(array) == 0:
+        return memoryview(b"")
+    offsets = np.frombuffer(array.buffers()[1], np.int64 if pa.types.is_large_string(array.type) else np.int32)
+    start, end = int(offsets[array.offset]), int(offsets[array.offset + len(array)])
+    return memoryview(array.buffers()[2])[start:end]
+
+
+def write_csv(result: Result, sink: BinaryIO, limit: int | None) -> None:
+    import pyarrow.csv as pacsv
+
+    reader = result.csv_batches(limit)
+    with pacsv.CSVWriter(sink, reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+
+
+def write_json(result: Result, sink: BinaryIO, limit: int | None, lines: bool) -> None:
+    """JSON Lines: one object a line. JSON: an array, one object a line."""
+    reader = result.json_lines(limit)
+    first = True
+    if not lines:
+        sink.write(b"[")
+    for batch in reader:
+        if batch.num_rows == 0:
+            continue
+        rows = batch.column(0)
+        if lines:
+            sink.write(_text_bytes(pc.binary_join_element_wise(rows, "", "\n")))
+            continue
+        text = _text_bytes(pc.binary_join_element_wise(",\n", rows, ""))
+        sink.write(b"\n" + bytes(text[2:]) if first else text)
+        first = False
+    if not lines:
+        sink.write(b"]\n" if first else b"\n]\n")
+
+
+def write_parquet(result: Result, sink: BinaryIO, limit: int | None) -> None:
+    import pyarrow.parquet as pq
+
+    reader = result.batches(limit)
+    with pq.ParquetWriter(sink, reader.schema, compression="zstd") as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+
+
+# ---------------------------------------------------------------- the table
 
 
 def _cell(value) -> str:
     if value is None:
-        return ""
+        return "NULL"
     if isinstance(value, float):
         return "nan" if math.isnan(value) else f"{value:.4g}" if abs(value) < 1e6 else f"{value:.6g}"
     if isinstance(value, list):
-        return "[" + " | ".join(_cell(v) for v in value) + "]"
-    return str(value)
-
-
-def _jsonable(value):
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, float) and math.isnan(value):
-        return None
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (int, float, str, bool)) or value is None:
-        return value
-    return str(value)
+        return "{" + ", ".join(f"{k}: {_cell(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value).replace("\n", "\\n").replace("\t", "\\t")
 
 
-def render(table: pa.Table, fmt: str) -> bytes:
-    if fmt == "csv":
-        buf = io.BytesIO()
-        pacsv.write_csv(table, buf)
-        return buf.getvalue()
-    if fmt == "json":
-        rows = [_jsonable(r) for r in table.to_pylist()]
-        return (json.dumps(rows, ensure_ascii=False, indent=1) + "\n").encode()
-    if fmt == "parquet":
-        buf = io.BytesIO()
-        pq.write_table(table, buf, compression="zstd")
-        return buf.getvalue()
-    t = Table(show_edge=False, header_style="bold")
-    for name in table.column_names:
-        numeric = pa.types.is_integer(table.schema.field(name).type) or pa.types.is_floating(table.schema.field(name).type)
-        t.add_column(name, justify="right" if numeric else "left")
-    widths = [len(name) for name in table.column_names]
-    for row in table.to_pylist():
-        cells = [_cell(v) for v in row.values()]
-        widths = [max(w, len(c)) for w, c in zip(widths, cells)]
-        t.add_row(*(Text(c) for c in cells))
-    buf = io.StringIO()
-    Console(file=buf, width=max(80, sum(widths) + 3 * len(widths) + 2), color_system=None).print(t)
-    return buf.getvalue().encode()
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
 
 
-def write_result(table: pa.Table, fmt: str, output: Path | None) -> None:
-    data = render(table, fmt)
-    if output is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+def _numeric(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+
+
+class _Layout:
+    """Which columns fit the width, and how wide each is, from the header and the first rows."""
+
+    def __init__(self, schema: pa.Schema, rows: list[list[str]], width: int) -> None:
+        names = schema.names
+        wanted = [min(CELL_WIDTH, max([len(n)] + [len(r[i]) for r in rows])) for i, n in enumerate(names)]
+        self.right = [_numeric(f.type) for f in schema]
+        self.shown, used = 0, 0
+        for w in wanted:
+            extra = w + (2 if self.shown else 0)
+            if self.shown and used + extra + 3 > width and self.shown < len(names):
+                break
+            used += extra
+            self.shown += 1
+        if self.shown == len(names) - 1 and used + 2 + wanted[-1] <= width:
+            self.shown = len(names)
+        self.widths = wanted[:self.shown]
+        if self.shown == 1 and self.widths[0] > width:
+            self.widths[0] = max(width - (3 if len(names) > 1 else 0), 1)
+        self.hidden = names[self.shown:]
+
+    def line(self, cells: list[str]) -> str:
+        parts = []
+        for text, w, right in zip(cells, self.widths, self.right):
+            text = _cut(text, w)
+            parts.append(text.rjust(w) if right else text.ljust(w))
+        if self.hidden:
+            parts.append("…")
+        return "  ".join(parts).rstrip()
+
+
+def terminal_width() -> int:
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | None = None) -> None:
+    """The first `limit` rows (None: all of them) as a table fitted to `width` columns (cut
+    columns are marked … and named below it), then how many rows the result has. The rows are
+    printed as soon as they are in; the count comes after them."""
+    width = width or terminal_width()
+    reader = result.batches(limit)
+    schema = reader.schema
+    batches = iter(reader)
+    if result.explain:
+        for batch in batches:
+            for plan in batch.column(batch.num_columns - 1).to_pylist():
+                sink.write((plan.rstrip("\n") + "\n").encode())
         return
-    atomic_write_bytes(Path(output), data)
+    page = PAGE_ROWS if limit is None else min(limit, PAGE_ROWS)
+    first: list[list[str]] = []
+    total, layout, shown = 0, None, 0
+    for batch in batches:
+        total += batch.num_rows
+        want = (limit - shown) if limit is not None else batch.num_rows
+        if want <= 0:
+            continue
+        rows = batch.slice(0, want).to_pylist() if want < batch.num_rows else batch.to_pylist()
+        shown += len(rows)
+        cells = [[_cell(v) for v in r.values()] for r in rows]
+        if layout is None:
+            first.extend(cells)
+            if len(first) < page:
+                continue
+            layout = _start(sink, schema, first, width)
+            cells, first = first, []
+        sink.write("".join(layout.line(c) + "\n" for c in cells).encode())
+    if layout is None:
+        layout = _start(sink, schema, first, width)
+        sink.write("".join(layout.line(c) + "\n" for c in first).encode())
+    sink.flush()
+    if limit is not None and shown == limit:
+        total = result.count()  # a second, lighter run: DuckDB reads no column it need not count
+    rows = f"{total:,} row{'s' if total != 1 else ''}"
+    if shown < total:
+        rows += f" ({shown:,} shown)"
+    lines = [rows]
+    if layout.hidden:
+        lines += textwrap.wrap(f"… {len(layout.hidden)} more column{'s' if len(layout.hidden) > 1 else ''}: "
+                               + ", ".join(layout.hidden), max(width, 40), subsequent_indent="  ")
+    sink.write("".join(line + "\n" for line in lines).encode())
+
+
+def _start(sink: BinaryIO, schema: pa.Schema, rows: list[list[str]], width: int) -> _Layout:
+    layout = _Layout(schema, rows, width)
+    header = layout.line(schema.names)
+    rule = "  ".join("─" * w for w in layout.widths) + ("  …" if layout.hidden else "")
+    sink.write((header + "\n" + rule + "\n").encode())
+    return layout
+
+
+# ---------------------------------------------------------------- any format
+
+
+def write_result(result: "Result | pa.Table", fmt: str, output: Path | None = None,
+                 limit: int | None = None, all_rows: bool = False, width: int | None = None) -> None:
+    """Write `result` in `fmt` to `output` (None: stdout). `limit` caps the rows of any format; a
+    table shows TABLE_ROWS unless `limit` is given or `all_rows`."""
+    if isinstance(result, pa.Table):
+        result = Result.of_table(result)
+    with result:
+        if fmt not in FORMATS:
+            raise QueryError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+        if fmt == "parquet" and output is None:
+            raise QueryError("parquet needs `output` FILE", params=("output",))
+        if limit is not None and limit < 0:
+            raise QueryError(f"`limit` must be 0 or more, got {limit}", params=("limit",))
+        if fmt == "table" and limit is None and not all_rows:
+            limit = TABLE_ROWS
+        with _sink(output) as sink:
+            if fmt == "csv":
+                write_csv(result, sink, limit)
+            elif fmt in ("json", "jsonl"):
+                write_json(result, sink, limit, lines=fmt == "jsonl")
+            elif fmt == "parquet":
+                write_parquet(result, sink, limit)
+            else:
+                write_table(result, sink, limit, width)

@@ -128,12 +128,16 @@ def as_schema(table: pa.Table, expected: pa.Schema) -> pa.Table:
 
 def check_files(ds: Dataset, report: Report) -> set[str]:
     """Checksums, row counts, schemas, unlisted files. Returns the paths that cannot be read."""
-    unreadable: set[str] = set()
+    unreadable: set[str] = set(ds.outside_paths())
+    for rel, why in ds.outside_paths().items():
+        report.problems.append(Problem(rel, None, None, f"path outside the dataset ({why}): not read"))
     listed = {f.path for f in ds.manifest.files}
     if not any(entry.games for entry in ds.manifest.rule_sets):
         report.problems.append(Problem(None, None, None, "the dataset holds no games"))
     pending = unfinished_append(ds, report)
     for f in ds.manifest.files:
+        if f.path in unreadable:
+            continue
         path = ds.root / f.path
         if not path.exists():
             report.problems.append(Problem(f.path, None, None, "missing file listed in the manifest"))
@@ -263,7 +267,7 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
     that differs, the card ledger at every event, the record."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise DatasetError(f"`workers` must be between 1 and {MAX_WORKERS}, got {workers!r}", params=("workers",))
-    ds = Dataset.open(root)
+    ds = Dataset.open(root, check_paths=False)
     report = Report()
     unreadable = check_files(ds, report)
     deals_by_set: dict[int, list] = {}
@@ -310,7 +314,7 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
 
 def check_shard(task: ShardCheck, progress=None) -> Report:
     """Every game of one pair of part files."""
-    ds = Dataset.open(task.root)
+    ds = Dataset.open(task.root, check_paths=False)
     entry = ds.rule_set(task.ordinal)
     report = Report()
     try:

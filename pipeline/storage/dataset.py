@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
 
-from ..errors import DatasetError, GameNotFound
+from ..errors import DatasetError, GameNotFound, OutsideDataset
 from ..model.schema import (
     GAME_ID_STRIDE,
     SCHEMA_VERSION,
@@ -32,13 +32,34 @@ def split_game_id(game_id: int) -> tuple[int, int]:
     return divmod(game_id, GAME_ID_STRIDE)
 
 
+def outside(root, rel: str) -> str | None:
+    """Why the manifest path `rel` leads outside the dataset at `root`, or None when it stays in.
+    A manifest is data anyone may hand over, so its paths are checked before anything is read
+    by them: no absolute path, no `..`, and, on local disk, no symbolic link leading out."""
+    if not rel or "\0" in rel or "\\" in rel:
+        return "not a plain relative path"
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or (len(rel) > 1 and rel[0].isalpha() and rel[1] == ":"):
+        return "an absolute path"
+    if ".." in pure.parts:
+        return "a path that climbs out with .."
+    if isinstance(root, Path):
+        base = root.resolve()
+        if not (base / rel).resolve().is_relative_to(base):
+            return "through a symbolic link"
+    return None
+
+
 @dataclass
 class Dataset:
     root: Path | StorePath
     manifest: Manifest
 
     @classmethod
-    def open(cls, root: str | Path) -> "Dataset":
+    def open(cls, root: str | Path, check_paths: bool = True) -> "Dataset":
+        """The finished dataset at `root`. A manifest naming a file outside the dataset raises
+        OutsideDataset, unless `check_paths` is False (validation, which reports each such path
+        by name and reads none of them)."""
         root = location(root)
         if not root.exists():
             raise DatasetError(f"no dataset at {str(root)!r}: the folder does not exist")
@@ -61,7 +82,22 @@ class Dataset:
         if manifest.schema_version != SCHEMA_VERSION:
             raise DatasetError(f"{str(path)!r} has schema version {manifest.schema_version}; "
                                f"this war reads version {SCHEMA_VERSION}")
-        return cls(root, manifest)
+        ds = cls(root, manifest)
+        if check_paths:
+            for rel, why in ds.outside_paths().items():
+                raise OutsideDataset(rel, why)
+        return ds
+
+    def outside_paths(self) -> dict[str, str]:
+        """Every path in the manifest (data files and deals files) that leads outside the
+        dataset, with the reason."""
+        paths = [f.path for f in self.manifest.files] + [e.deals for e in self.manifest.rule_sets if e.deals]
+        found = {}
+        for rel in paths:
+            why = outside(self.root, rel)
+            if why:
+                found[rel] = why
+        return found
 
     def files(self, table: str) -> list[DataFile]:
         return [f for f in self.manifest.files if f.table == table]

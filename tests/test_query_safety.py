@@ -1,0 +1,217 @@
+"""A query can only read its dataset.
+
+Every statement that writes or loads is refused before it runs, with one line that names it
+and says `--output` saves a result; nothing is written, in the dataset or anywhere. Behind that
+check, the DuckDB connection itself is locked: files outside the dataset are unreadable unless
+`--allow-read` names them, and its settings cannot be changed back. A manifest whose file path
+leads outside the dataset is refused by query and replay and reported by name by validate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.cli import main
+from pipeline.errors import DatasetError, OutsideDataset, QueryError
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.query import connect, run
+from pipeline.jobs.replay import replay_game
+from pipeline.jobs.validate import validate
+from pipeline.model.rules import build_rules
+from pipeline.storage.dataset import Dataset
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("safety") / "ds"
+    generate(out, [Plan(build_rules("classic"), 20)], seed=5)
+    return out
+
+
+@pytest.fixture
+def ds(pristine, tmp_path) -> Path:
+    """A copy of the dataset inside an empty working folder (tmp_path, also the cwd)."""
+    out = tmp_path / "ds"
+    shutil.copytree(pristine, out)
+    return out
+
+
+def digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def war(monkeypatch, capsys, *args) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["war", *map(str, args)])
+    capsys.readouterr()
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def part_file(ds: Path) -> Path:
+    return next((ds / "games").rglob("*.parquet"))
+
+
+WRITING = [
+    ("COPY (SELECT * FROM games) TO '{out}/copy.csv'", "COPY ... TO"),
+    ("COPY games TO '{part}' (FORMAT parquet)", "COPY ... TO"),
+    ("COPY (SELECT 1 AS a) TO '{ds}/games/variant=classic/extra.csv'", "COPY ... TO"),
+    ("COPY games FROM '{out}/in.csv'", "COPY ... FROM"),
+    ("EXPORT DATABASE '{out}/export'", "EXPORT DATABASE"),
+    ("IMPORT DATABASE '{out}/export'", "IMPORT DATABASE"),
+    ("ATTACH '{out}/new.db' AS extra", "ATTACH"),
+    ("DETACH memory", "DETACH"),
+    ("INSTALL httpfs", "INSTALL"),
+    ("LOAD httpfs", "LOAD"),
+    ("LOAD '{out}/evil.duckdb_extension'", "LOAD"),
+    ("CREATE TABLE kept AS SELECT * FROM games", "CREATE"),
+    ("CREATE VIEW v AS SELECT 1", "CREATE"),
+    ("CREATE PERSISTENT SECRET s (TYPE s3, KEY_ID 'k', SECRET 's')", "CREATE"),
+    ("INSERT INTO rules SELECT * FROM rules", "INSERT"),
+    ("UPDATE rules SET games = 0", "UPDATE"),
+    ("DELETE FROM rules", "DELETE"),
+    ("DROP VIEW games", "DROP"),
+    ("ALTER VIEW games RENAME TO g", "ALTER"),
+    ("SET enable_external_access = true", "SET"),
+    ("RESET allowed_directories", "RESET"),
+    ("PRAGMA threads = 1", "PRAGMA"),
+    ("PRAGMA enable_profiling", "PRAGMA"),
+    ("VACUUM", "VACUUM"),
+    ("EXPLAIN ANALYZE COPY (SELECT 1 AS a) TO '{out}/explained.csv'", "EXPLAIN COPY ... TO"),
+    ("SELECT 1; COPY (SELECT 1 AS a) TO '{out}/second.csv'", "COPY ... TO"),
+]
+
+
+@pytest.mark.parametrize("sql, kind", WRITING, ids=[k + ":" + s[:24] for s, k in WRITING])
+def test_each_writing_statement_is_refused_and_writes_nothing(ds, tmp_path, monkeypatch, capsys, sql, kind):
+    monkeypatch.chdir(tmp_path)
+    sql = sql.format(out=tmp_path, ds=ds, part=part_file(ds))
+    before, around = digest(ds), sorted(p.name for p in tmp_path.iterdir())
+    code, out, err = war(monkeypatch, capsys, "query", ds, "--sql", sql)
+    assert code == 2 and out == ""
+    [line] = err.splitlines()
+    assert line.startswith(f"error: {kind} is refused") and "--output FILE" in line, line
+    assert digest(ds) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == around == ["ds"]
+    assert validate(ds).ok
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT count(*) AS n FROM games",
+    "WITH w AS (SELECT winner FROM games) SELECT count(*) AS n FROM w",
+    "DESCRIBE games", "SUMMARIZE games", "SHOW TABLES", "PRAGMA table_info('games')",
+    "EXPLAIN SELECT * FROM events", "EXPLAIN ANALYZE SELECT count(*) FROM games",
+    "PIVOT games ON outcome USING count(*) GROUP BY variant", "VALUES (1), (2)", "FROM rules",
+    "SELECT count(*) AS n FROM read_parquet('{ds}/games/*/*.parquet')",
+])
+def test_reading_statements_run(ds, sql):
+    assert run(ds, sql=sql.format(ds=ds)).num_rows > 0
+
+
+def test_reading_outside_the_dataset_needs_allow_read(ds, tmp_path, monkeypatch, capsys):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.csv").write_text("word\nswordfish\n")
+    for sql in (f"SELECT * FROM read_csv('{elsewhere}/secret.csv')",
+                f"SELECT * FROM read_csv('{ds}/../elsewhere/secret.csv')",
+                f"SELECT * FROM read_text('{elsewhere}/*')",
+                "SELECT * FROM read_csv('/etc/passwd')",
+                "SELECT * FROM glob('/*')"):
+        code, out, err = war(monkeypatch, capsys, "query", ds, "--sql", sql)
+        assert code == 2 and "swordfish" not in out + err
+        [line] = err.splitlines()
+        assert "outside the dataset" in line and "--allow-read PATH" in line, line
+    code, out, err = war(monkeypatch, capsys, "query", ds, "--sql", f"SELECT * FROM read_csv('{elsewhere}/secret.csv')",
+                         "--allow-read", elsewhere, "--format", "json")
+    assert code == 0 and json.loads(out) == [{"word": "swordfish"}]
+    code, out, err = war(monkeypatch, capsys, "query", ds, "--sql", "SELECT 1", "--allow-read", tmp_path / "nothing")
+    assert code == 2 and "--allow-read" in err
+
+
+def test_a_symbolic_link_in_the_dataset_does_not_lead_out(ds, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.csv").write_text("word\nswordfish\n")
+    (ds / "link").symlink_to(elsewhere)
+    with pytest.raises(QueryError, match="outside the dataset"):
+        run(ds, sql=f"SELECT * FROM read_csv('{ds}/link/secret.csv')")
+
+
+def test_the_connection_itself_is_locked(ds, tmp_path):
+    """Behind the statement check: DuckDB refuses files outside and any change of settings."""
+    (tmp_path / "x.csv").write_text("a\n1\n")
+    session = connect(ds, events=False)
+    try:
+        con = session.con
+        with pytest.raises(duckdb.Error, match="locked"):
+            con.execute("SET enable_external_access = true")
+        with pytest.raises(duckdb.Error, match="locked"):
+            con.execute(f"SET allowed_directories = ['{tmp_path}/']")
+        with pytest.raises(duckdb.PermissionException):
+            con.execute(f"SELECT * FROM read_csv('{tmp_path}/x.csv')")
+        with pytest.raises(duckdb.Error):
+            con.execute("INSTALL httpfs")
+        assert con.execute("SELECT count(*) FROM games").fetchone() == (20,)
+    finally:
+        session.close()
+
+
+# ---------------------------------------------------------------- manifest paths
+
+
+def rewrite_manifest(ds: Path, table: str, path: str) -> str:
+    """Point the manifest's first `table` file at `path`; returns the path it had."""
+    manifest = json.loads((ds / "manifest.json").read_text())
+    entry = next(f for f in manifest["files"] if f["table"] == table)
+    old, entry["path"] = entry["path"], path
+    (ds / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return old
+
+
+@pytest.mark.parametrize("how", ["climbs", "absolute", "symlink"])
+def test_a_manifest_path_outside_the_dataset(ds, tmp_path, monkeypatch, capsys, how):
+    stolen = tmp_path / "stolen.parquet"
+    shutil.copy(part_file(ds), stolen)
+    if how == "symlink":
+        (ds / "games" / "outside").symlink_to(tmp_path)
+        path = "games/outside/stolen.parquet"
+    else:
+        path = "../stolen.parquet" if how == "climbs" else str(stolen)
+    rewrite_manifest(ds, "games", path)
+
+    with pytest.raises(OutsideDataset) as caught:
+        Dataset.open(ds)
+    assert caught.value.path == path
+    code, out, err = war(monkeypatch, capsys, "query", ds, "outcomes")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and repr(path) in err
+    code, out, err = war(monkeypatch, capsys, "replay", ds, "0")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and repr(path) in err
+    with pytest.raises(DatasetError, match="outside the dataset"):
+        replay_game(ds, 0)
+
+    report = validate(ds)
+    named = [p for p in report.problems if p.file == path and p.game_id is None]
+    assert len(named) == 1 and "outside the dataset" in named[0].message
+    code, out, err = war(monkeypatch, capsys, "validate", ds, "-q")
+    assert code == 1 and f"BAD {path}: path outside the dataset" in out
+
+
+def test_a_deals_path_outside_the_dataset_is_reported(ds, tmp_path):
+    manifest = json.loads((ds / "manifest.json").read_text())
+    manifest["rule_sets"][0]["deals"] = "../../deals.jsonl"
+    (ds / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(OutsideDataset, match="deals.jsonl"):
+        Dataset.open(ds)
+    assert any(p.file == "../../deals.jsonl" for p in validate(ds).problems)

@@ -229,6 +229,7 @@ def test_chart_files(root, tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--format", "svg"], "needs --output"),
     (["--games", "-1"], "--games"),
+    (["--games", "101"], "--games"),
 ])
 def test_bad_arguments_say_so_on_one_line(root, tmp_path, args, message):
     r = war("report", root, *args, cwd=tmp_path)

@@ -200,3 +200,13 @@ def test_the_report_links_each_game_to_its_page(server):
         assert tab.page.query_selector('nav a[href="/games"]')
         assert tab.blocked == [] and tab.errors == []
         tab.close()
+
+
+def test_a_busy_port_is_one_error_line(root):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "pipeline.cli", "serve", str(root), "--port", str(port)],
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith("error: cannot listen on") and r.stderr.count("\n") == 1

@@ -32,8 +32,8 @@ def report(
     """Charts and tables of the dataset's statistics, every number a named query's result."""
     from ..jobs.report_page import GAME_PAGES, write_charts, write_report  # lazy: altair, vl-convert
 
-    if games < 0:
-        raise ReportError(f"--games must be at least 0, got {games}")
+    if not 0 <= games <= 100:
+        raise ReportError(f"--games must be 0 to 100, got {games}")
     if fmt is ReportFormat.html:
         target = output if output is not None else Path("report.html")
         written = write_report(dataset, target, dataset=dataset, game_pages=game_pages,

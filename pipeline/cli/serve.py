@@ -15,11 +15,11 @@ def serve(
                              help="Address to listen on; anything but 127.0.0.1 lets other machines in."),
 ) -> None:
     """Browse the dataset: the report, the games (filter, sort, page) and any game's replay."""
-    from ..errors import WarError
+    from ..errors import UsageError
     from ..jobs.serve import serve as run_server  # lazy: starlette, uvicorn
 
     if not 0 <= port <= 65535:
-        raise WarError(f"--port must be 0 to 65535, got {port}")
+        raise UsageError(f"--port must be 0 to 65535, got {port}")
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: listening on {host}: other machines can read this dataset", err=True)
     run_server(dataset, host=host, port=port, name=dataset,

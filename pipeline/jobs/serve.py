@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+import socket
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from ..errors import GameNotFound, WarError
+from ..errors import GameNotFound, UsageError, WarError
 from ..storage.dataset import Dataset
 from .query import run
 from .report import RuleSetInfo, build_report_data, rule_sets
@@ -340,6 +341,7 @@ def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = No
     import uvicorn  # lazy: only the server needs it
 
     hosts = ("*",) if host in ("0.0.0.0", "::", "") else tuple(dict.fromkeys((*LOOPBACK, host)))
+    sock = listen(host, port)
     app = create_app(root, name, hosts)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                             server_header=False, limit_concurrency=32, timeout_keep_alive=5,
@@ -354,4 +356,18 @@ def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = No
             ready(f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/")
 
         server.startup = startup
-    server.run()
+    server.run(sockets=[sock])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything else starts: a busy port is one error line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}", params=("port",)) from None
+    sock.listen(128)
+    return sock

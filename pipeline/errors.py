@@ -77,6 +77,10 @@ class QueryError(WarError):
     """An unknown named query, a bad parameter, or SQL that DuckDB rejects."""
 
 
+class ReportError(WarError):
+    """A report or chart file that cannot be written where it was asked."""
+
+
 class LogMismatch(WarError):
     """A game's event log disagrees with the engine: carries the game, the event and both sides."""
 

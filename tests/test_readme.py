@@ -47,8 +47,9 @@ def test_use_from_python_example_runs(tmp_path, monkeypatch, capsys):
 
 SMALL = 40  # games: enough for every command below, small enough to keep the test quick
 
-# Commands that need what a test machine has not: a Dask cluster, a bucket, an interrupted run.
-NEEDS_MORE = ("--executor dask", "://", "--resume")
+# Commands that need what a test machine has not: a Dask cluster, a bucket, an interrupted run;
+# and the server, which runs until stopped (tests/test_serve.py starts it).
+NEEDS_MORE = ("--executor dask", "://", "--resume", "war serve")
 
 
 def blocks(lang: str) -> list[str]:

@@ -29,6 +29,7 @@ RAZBOI_VALUES = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
 # Queries that answer only for some rule sets: which ones.
 ONLY_FOR = {
     "joker_decides": lambda rules: rules.jokers > 0,
+    "joker_wars": lambda rules: rules.jokers > 0,
     "razboi_war_sizes": lambda rules: rules.war_down == "by_rank",
     "steals": lambda rules: rules.variant == "steal",
     "arneson_consolation": lambda rules: rules.variant == "arneson",

@@ -5,7 +5,7 @@ Heavy modules (pyarrow, duckdb, pydantic, rich's progress bar) are imported insi
 that use them, each import marked `# lazy`, so `war --help` stays fast.
 """
 
-from . import generate, info, query, replay, validate  # noqa: F401  (each registers its commands)
+from . import generate, info, query, replay, report, serve, validate  # noqa: F401  (each registers its commands)
 from .app import app, flag, main
 
 __all__ = ["app", "flag", "main"]

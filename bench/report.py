@@ -1,0 +1,99 @@
+"""How long `war report` takes on a large dataset: `python bench/report.py DATASET`.
+
+With `--generate` it first writes 1,000,000 games of Classic War into DATASET (2 workers, a few
+minutes) when DATASET does not exist. It then times the whole command as a user runs it (a new
+process, replay pages of the linked games included, and without them), and, in this process,
+each named query the report runs and the drawing of the page, so the figure can be read. The
+machine's load average is printed with it: other work on the cores slows every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def war(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pipeline.cli", *args]
+
+
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds (user + system, the child's) and stdout of a command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu, proc.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dataset")
+    parser.add_argument("--generate", action="store_true", help="generate 1,000,000 Classic War games first")
+    parser.add_argument("--runs", type=int, default=2)
+    args = parser.parse_args()
+    root = Path(args.dataset)
+    if not root.exists():
+        if not args.generate:
+            raise SystemExit(f"{root} does not exist (--generate writes 1,000,000 games there)")
+        took, _, _ = timed(war("generate", "--variant", "classic", "--games", "1000000", "--seed", "42",
+                               "--workers", "2", "--out", str(root), "-q"))
+        print(f"generated {root} in {took:.0f} s")
+
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, extra in (("war report (replay pages of the linked games included)", []),
+                             ("war report --no-game-pages", ["--no-game-pages"])):
+            best = None
+            for i in range(args.runs):
+                out = Path(tmp) / f"r{i}{len(extra)}.html"
+                took, cpu, _ = timed(war("report", str(root), "--output", str(out), *extra))
+                best = min(best or (took, cpu), (took, cpu))
+            rows.append((label, *best, out.stat().st_size))
+
+    # where the time goes, in this process
+    from pipeline.jobs.query import run
+    from pipeline.jobs.report import report_queries, rule_sets
+    from pipeline.jobs.report_page import default_game_href, render_report
+    from pipeline.storage.dataset import Dataset
+
+    infos = rule_sets(Dataset.open(root))
+    parts = []
+    for q in report_queries():
+        if q.wanted(infos):
+            start = time.perf_counter()
+            run(root, name=q.name, params=q.params)
+            parts.append((q.name, time.perf_counter() - start))
+    from pipeline.jobs.report import build_report_data
+
+    data = build_report_data(root)
+    start = time.perf_counter()
+    render_report(data, str(root), default_game_href("report"))
+    parts.append(("charts and page (Altair, vl-convert)", time.perf_counter() - start))
+
+    games = sum(r.games for r in infos)
+    print(f"\n{games:,} games, {len(infos)} rule sets; best of {args.runs}\n")
+    print("| command | wall | CPU (user + system) | page |")
+    print("|---|---|---|---|")
+    for label, took, cpu, size in rows:
+        print(f"| {label} | {took:.1f} s | {cpu:.1f} s | {size / 1e6:.2f} MB |")
+    print("\n| part | seconds |")
+    print("|---|---|")
+    for name, took in parts:
+        print(f"| {name} | {took:.2f} |")
+    print(f"\nload average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""`war report`: the dataset's statistics as one self-contained HTML page, or its charts as files."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from ..errors import ReportError
+from .app import app
+
+
+class ReportFormat(str, Enum):
+    html = "html"
+    svg = "svg"
+    png = "png"
+
+
+@app.command()
+def report(
+    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
+    output: Path | None = typer.Option(None, "--output", "-o",
+                                       help="The HTML file (default report.html), or the folder for --format svg/png."),
+    fmt: ReportFormat = typer.Option(ReportFormat.html, "--format", "-f",
+                                     help="html: one page; svg or png: every chart as a file in --output."),
+    games: int = typer.Option(3, "--games", help="Games worth a look: how many of each kind per rule set."),
+    game_pages: bool = typer.Option(True, "--game-pages/--no-game-pages",
+                                    help="Write the replay page of every linked game beside the report."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),
+) -> None:
+    """Charts and tables of the dataset's statistics, every number a named query's result."""
+    from ..jobs.report_page import GAME_PAGES, write_charts, write_report  # lazy: altair, vl-convert
+
+    if not 0 <= games <= 100:
+        raise ReportError(f"--games must be 0 to 100, got {games}")
+    if fmt is ReportFormat.html:
+        target = output if output is not None else Path("report.html")
+        written = write_report(dataset, target, dataset=dataset, game_pages=game_pages,
+                               games_per_kind=games, overwrite=overwrite)
+        pages = len(written) - 1
+        extra = f" and {pages} replay pages in {target.parent / GAME_PAGES.format(stem=target.stem)}" if pages else ""
+        typer.echo(f"wrote {target} ({written[0].stat().st_size / 1e6:.1f} MB){extra}")
+        return
+    if output is None:
+        raise ReportError(f"--format {fmt.value} needs --output FOLDER for the chart files")
+    paths = write_charts(dataset, output, fmt.value, overwrite=overwrite)
+    typer.echo(f"wrote {len(paths)} charts to {output}")

@@ -1,0 +1,26 @@
+"""`war serve`: the report, the games list and every game's replay page, in a browser."""
+
+from __future__ import annotations
+
+import typer
+
+from .app import app
+
+
+@app.command()
+def serve(
+    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
+    port: int = typer.Option(8000, "--port", "-p", help="TCP port (0: any free port)."),
+    host: str = typer.Option("127.0.0.1", "--host",
+                             help="Address to listen on; anything but 127.0.0.1 lets other machines in."),
+) -> None:
+    """Browse the dataset: the report, the games (filter, sort, page) and any game's replay."""
+    from ..errors import UsageError
+    from ..jobs.serve import serve as run_server  # lazy: starlette, uvicorn
+
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be 0 to 65535, got {port}")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        typer.echo(f"warning: listening on {host}: other machines can read this dataset", err=True)
+    run_server(dataset, host=host, port=port, name=dataset,
+               ready=lambda url: typer.echo(f"serving {dataset} at {url} (Ctrl-C stops)", err=True))

@@ -1,0 +1,151 @@
+"""The numbers of `war report`: the named queries it runs and their results, with what the page
+needs to say which rule set each row is about. No HTML here (report_page.py draws it).
+
+Every number the report shows is a row of one of these named queries, run through
+`jobs.query.run` exactly as `war query DATASET NAME --param ...` runs it, so a reader can get
+any figure again with SQL; the aggregation happens in DuckDB, never in a Python loop over games.
+Queries about one variant or one kind of rule set run only when the dataset has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from ..model.rules import build_rules
+from ..model.variants import VARIANTS
+from ..storage.dataset import Dataset
+from .query import run
+
+
+@dataclass(frozen=True)
+class RuleSetInfo:
+    """One rule set of the dataset (a rules_id; a tournament plays one rule set in many seatings)."""
+
+    rules_id: str
+    variant: str
+    label: str              # the options that differ from the variant's defaults
+    rules: dict
+    seatings: tuple[tuple[str, ...], ...]
+    games: int
+
+    @property
+    def title(self) -> str:
+        return VARIANTS[self.variant].title if self.variant in VARIANTS else self.variant
+
+
+def _has(test: Callable[[RuleSetInfo], bool]) -> Callable[[list[RuleSetInfo]], bool]:
+    return lambda rule_sets: any(test(r) for r in rule_sets)
+
+
+def _always(rule_sets: list[RuleSetInfo]) -> bool:
+    return True
+
+
+def _policy_pairs(r: RuleSetInfo) -> bool:
+    return any(len(s) == 2 and s[0] != s[1] for s in r.seatings)
+
+
+@dataclass(frozen=True)
+class ReportQuery:
+    name: str
+    params: dict[str, str] = field(default_factory=dict)
+    wanted: Callable[[list[RuleSetInfo]], bool] = _always
+
+
+def report_queries(games_per_kind: int = 3) -> list[ReportQuery]:
+    """The named queries the report runs, with the parameters it gives them."""
+    return [
+        ReportQuery("outcomes"),
+        ReportQuery("game_length"),
+        ReportQuery("length_distribution", {"bins_per_decade": "20"}),
+        ReportQuery("seat_win_interval"),
+        ReportQuery("wars_per_game"),
+        ReportQuery("war_battles_distribution"),
+        ReportQuery("deepest_war"),
+        ReportQuery("first_battle_war_exact"),
+        ReportQuery("deal_win_rate", {"top_ranks": "1", "width": "4"}),
+        ReportQuery("notable_games", {"limit": str(games_per_kind)}),
+        ReportQuery("length_by_policy", wanted=_has(lambda r: any(r.seatings))),
+        ReportQuery("policy_matchup", wanted=_has(_policy_pairs)),
+        ReportQuery("razboi_war_sizes", wanted=_has(lambda r: r.rules.get("war_down") == "by_rank")),
+        ReportQuery("joker_wars", wanted=_has(lambda r: r.rules.get("jokers", 0) > 0)),
+        ReportQuery("steals", {"per_seat": "true"},
+                    wanted=_has(lambda r: any("steal:" in p for s in r.seatings for p in s))),
+        ReportQuery("arneson_consolation", wanted=_has(lambda r: r.variant == "arneson")),
+    ]
+
+
+@dataclass
+class ReportData:
+    """What `war report` shows: the dataset's rule sets and the result of each query it ran."""
+
+    dataset: str
+    master_seed: int
+    engine_version: str
+    rule_sets: list[RuleSetInfo]
+    results: dict[str, pa.Table]
+    params: dict[str, dict[str, str]]
+
+    @property
+    def variants(self) -> list[str]:
+        """The dataset's variants, in the order of docs/rules.md."""
+        present = {r.variant for r in self.rule_sets}
+        return [v for v in VARIANTS if v in present] + sorted(present - set(VARIANTS))
+
+    def rule_sets_of(self, variant: str) -> list[RuleSetInfo]:
+        return [r for r in self.rule_sets if r.variant == variant]
+
+    def rule_set(self, rules_id: str) -> RuleSetInfo:
+        return next(r for r in self.rule_sets if r.rules_id == rules_id)
+
+    def rows(self, name: str, variant: str | None = None) -> list[dict]:
+        """The rows of query `name` (of one variant's rule sets), as the query returned them."""
+        table = self.results.get(name)
+        if table is None:
+            return []
+        rows = table.to_pylist()
+        return rows if variant is None else [r for r in rows if r.get("variant") == variant]
+
+    @property
+    def games(self) -> int:
+        return sum(r.games for r in self.rule_sets)
+
+
+def rule_set_label(rules: dict, variant: str) -> str:
+    """The options of `rules` that differ from its variant's defaults, e.g. `pickup=table_order`."""
+    try:
+        defaults = build_rules(variant).model_dump(mode="json")
+    except Exception:  # a variant this war does not know: show every option
+        defaults = {}
+    diff = [f"{k}={v}" for k, v in rules.items() if k != "variant" and defaults.get(k) != v]
+    return ", ".join(diff) if diff else "default rules"
+
+
+def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
+    """The dataset's rule sets by rules_id, in the order they were first generated."""
+    grouped: dict[str, list] = {}
+    for e in sorted(ds.manifest.rule_sets, key=lambda e: e.ordinal):
+        grouped.setdefault(e.rules_id, []).append(e)
+    out = []
+    for rid, entries in grouped.items():
+        rules = entries[0].rules.model_dump(mode="json")
+        seatings = tuple(dict.fromkeys(tuple(e.policies) for e in entries if e.policies))
+        out.append(RuleSetInfo(rid, rules["variant"], rule_set_label(rules, rules["variant"]), rules,
+                               seatings, sum(e.games for e in entries)))
+    return out
+
+
+def build_report_data(root, games_per_kind: int = 3) -> ReportData:
+    """Run the report's named queries over the dataset at `root`."""
+    ds = Dataset.open(root)
+    infos = rule_sets(ds)
+    results, params = {}, {}
+    for q in report_queries(games_per_kind):
+        if q.wanted(infos):
+            results[q.name] = run(root, name=q.name, params=q.params)
+            params[q.name] = dict(q.params)
+    name = getattr(ds.root, "name", "") or str(ds.root)
+    return ReportData(name, ds.manifest.master_seed, ds.manifest.engine_version, infos, results, params)

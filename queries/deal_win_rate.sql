@@ -1,0 +1,100 @@
+-- answers: Does the deal decide the game? A seat's win rate by what it was dealt, per variant,
+--   rule set and number of players, in two ways (`by`): by = 'top_cards' counts the seat's top
+--   cards, those of the deck's `top_ranks` highest ranks (Aces for 1; Aces and Kings for 2),
+--   Jokers included when the deck has them; by = 'strength' sums its hand strength, over the
+--   cards dealt to it, rank index - (ranks - 1) / 2 (rank indices count from 0, the 2 of a
+--   standard deck; a Joker is one above the top rank; so an 8 scores 0, an Ace +6, a 2 -6), in
+--   buckets of `width` points. Per value (top cards: low = high = the count; strength: the
+--   bucket [low, high)): the seats dealt it (seat-games), those in decided games (outcome
+--   win), their wins, the share of decided seat-games won with its 95% Wilson score interval
+--   (ci_low, ci_high; z sets the level), the mean top cards or strength of those seats, and the
+--   fair share 1 / players. A seat's deal is its pile after the deal, before any hand is drawn
+--   (cards set aside are no seat's), read from the battle-0 rows of `event_rows` (the `deal:S#N`
+--   parts of the shape: the cards of the decoded `deal` rows, without decoding every battle),
+--   once for both ways.
+-- param: top_ranks INTEGER = 1 -- how many of the highest ranks count as top cards (at least 1)
+-- param: width INTEGER = 4 -- bucket width of hand strength, in points (at least 1)
+-- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+WITH checked AS (
+    SELECT CASE WHEN $top_ranks >= 1 THEN $top_ranks
+                ELSE error('parameter top_ranks must be at least 1, got ' || CAST($top_ranks AS VARCHAR))
+           END AS top_ranks,
+           CASE WHEN $width >= 1 THEN $width
+                ELSE error('parameter width must be at least 1, got ' || CAST($width AS VARCHAR))
+           END AS width,
+           CASE WHEN $z > 0 THEN $z
+                ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
+           END AS z
+),
+decks AS (
+    SELECT DISTINCT rules_id, ranks, suits FROM rules
+),
+deal_rows AS (
+    SELECT game_id, shape, cards FROM event_rows WHERE battle = 0
+),
+deal_parts AS (   -- the parts of each distinct deal shape, `deal:S#N` for seat S's N cards
+    SELECT shape, pos, tok, coalesce(TRY_CAST(regexp_extract(tok, '#(\d+)', 1) AS INTEGER), 0) AS n
+    FROM (SELECT shape, unnest(string_split(shape, ' ')) AS tok,
+                 unnest(range(len(string_split(shape, ' ')))) AS pos
+          FROM (SELECT DISTINCT shape FROM deal_rows))
+),
+deal_slices AS (  -- where each seat's dealt cards lie in the row's cards
+    SELECT shape, CAST(regexp_extract(tok, '^deal:(\d+)', 1) AS INTEGER) AS seat, n,
+           coalesce(sum(n) OVER (PARTITION BY shape ORDER BY pos
+                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
+    FROM deal_parts
+    QUALIFY tok LIKE 'deal:%'
+),
+hands AS (
+    SELECT g.variant, g.rules_id, g.players, g.outcome = 'win' AS decided,
+           g.outcome = 'win' AND g.winner = s.seat AS won,
+           list_transform(r.cards[s.start + 1 : s.start + s.n], lambda c:
+               CASE WHEN c >= d.ranks * d.suits THEN d.ranks ELSE c // d.suits END) AS ranks,
+           d.ranks AS deck_ranks
+    FROM deal_rows r
+    JOIN deal_slices s USING (shape)
+    JOIN games g USING (game_id)
+    JOIN decks d ON d.rules_id = g.rules_id
+),
+scored AS (
+    SELECT h.variant, h.rules_id, h.players, h.decided, h.won,
+           len(list_filter(h.ranks, lambda x: x >= h.deck_ranks - k.top_ranks)) AS top_cards,
+           coalesce(list_sum(list_transform(h.ranks, lambda x: x - (h.deck_ranks - 1) / 2.0)), 0) AS strength,
+           k.width
+    FROM hands h, checked k
+),
+counts AS (
+    SELECT variant, rules_id, players,
+           CASE WHEN GROUPING(top_cards) = 0 THEN 'top_cards' ELSE 'strength' END AS by,
+           CAST(coalesce(top_cards, bucket) AS BIGINT) AS low,
+           count(*)                          AS seats,
+           count(*) FILTER (WHERE decided)   AS n,
+           count(*) FILTER (WHERE won)       AS wins,
+           CASE WHEN GROUPING(top_cards) = 0 THEN avg(top_cards) ELSE avg(strength) END AS mean_value,
+           any_value(width)                  AS width
+    FROM (SELECT *, CAST(floor(strength / width) * width AS BIGINT) AS bucket FROM scored)
+    GROUP BY GROUPING SETS ((variant, rules_id, players, top_cards), (variant, rules_id, players, bucket))
+),
+shares AS (
+    SELECT *, wins / nullif(n, 0)::DOUBLE AS p FROM counts
+)
+SELECT
+    s.variant,
+    s.rules_id,
+    s.players,
+    s.by,
+    s.low,
+    CASE WHEN s.by = 'top_cards' THEN s.low ELSE s.low + s.width END       AS high,
+    s.seats,
+    s.n                                                                    AS decided_seats,
+    s.wins,
+    s.p                                                                    AS share,
+    greatest(0.0, (s.p + c.z * c.z / (2 * s.n) - c.z * sqrt(s.p * (1 - s.p) / s.n + c.z * c.z / (4 * s.n * s.n)))
+        / (1 + c.z * c.z / s.n))                                           AS ci_low,
+    least(1.0, (s.p + c.z * c.z / (2 * s.n) + c.z * sqrt(s.p * (1 - s.p) / s.n + c.z * c.z / (4 * s.n * s.n)))
+        / (1 + c.z * c.z / s.n))                                           AS ci_high,
+    s.mean_value,
+    1.0 / s.players                                                        AS fair_share
+FROM shares s
+CROSS JOIN checked c
+ORDER BY s.variant, s.rules_id, s.players, s.by DESC, s.low;

@@ -1,0 +1,78 @@
+-- answers: Is the first battle a war as often as chance says? Per variant and rule set: games,
+--   games whose first battle is a war (games.first_battle_war), their share with its 95% Wilson
+--   score interval (ci_low, ci_high; z sets the level), and the exact probability (exact, and
+--   exact_fraction as text) that the top cards of a shuffled deal tie for the highest rank:
+--   1 - [sum over ranks r of S * C(r * S, P - 1) + J * C(R * S, P - 1)] / C(N, P) for P players,
+--   R ranks of S suits, J Jokers (which tie with each other) and N = R * S + J cards; for 2
+--   players without Jokers it is (S - 1) / (N - 1), 3/51 for a standard deck. The exact value is
+--   null where it does not apply: explicit deals, and Arneson's War, whose players choose the
+--   card they play (hand_size > 0).
+-- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+WITH checked AS (
+    SELECT CASE WHEN $z > 0 THEN $z
+                ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
+           END AS z
+),
+decks AS (
+    SELECT DISTINCT rules_id, players, ranks, suits, jokers, hand_size,
+           ranks * suits + jokers AS n
+    FROM rules
+),
+-- log C(n, k) through lgamma: C(n, k) = exp(lg(n + 1) - lg(k + 1) - lg(n - k + 1))
+unique_top AS (   -- deals whose highest top card is alone: one card of rank r, the rest below it
+    SELECT d.rules_id,
+           sum(CASE WHEN r.rank * d.suits >= d.players - 1
+                    THEN d.suits * exp(lgamma(r.rank * d.suits + 1) - lgamma(d.players)
+                                       - lgamma(r.rank * d.suits - d.players + 2))
+                    ELSE 0 END)
+           + CASE WHEN d.jokers > 0
+                  THEN d.jokers * exp(lgamma(d.ranks * d.suits + 1) - lgamma(d.players)
+                                      - lgamma(d.ranks * d.suits - d.players + 2))
+                  ELSE 0 END AS alone,
+           exp(lgamma(d.n + 1) - lgamma(d.players + 1) - lgamma(d.n - d.players + 1)) AS total
+    FROM decks d, LATERAL (SELECT unnest(range(d.ranks)) AS rank) r
+    GROUP BY d.rules_id, d.players, d.suits, d.ranks, d.jokers, d.n
+),
+exact AS (
+    SELECT d.rules_id,
+           CASE WHEN d.hand_size = 0 THEN 1 - u.alone / u.total END AS p,
+           CASE WHEN d.hand_size > 0 THEN NULL
+                WHEN d.players = 2 AND d.jokers = 0
+                    THEN CAST(d.suits - 1 AS VARCHAR) || '/' || CAST(d.n - 1 AS VARCHAR)
+                WHEN u.total < 1e15
+                    THEN CAST((round(u.total) - round(u.alone)) // gcd(CAST(round(u.total) AS BIGINT),
+                                 CAST(round(u.total) - round(u.alone) AS BIGINT)) AS BIGINT)::VARCHAR
+                         || '/' ||
+                         CAST(round(u.total) // gcd(CAST(round(u.total) AS BIGINT),
+                                 CAST(round(u.total) - round(u.alone) AS BIGINT)) AS BIGINT)::VARCHAR
+           END AS fraction
+    FROM decks d JOIN unique_top u USING (rules_id)
+),
+counts AS (
+    SELECT variant, rules_id,
+           count(*)                                  AS games,
+           count(*) FILTER (WHERE first_battle_war)  AS first_battle_wars,
+           bool_and(deal = 'shuffle')                AS shuffled
+    FROM games
+    GROUP BY variant, rules_id
+)
+SELECT
+    n.variant,
+    n.rules_id,
+    n.games,
+    n.first_battle_wars,
+    n.first_battle_wars / n.games::DOUBLE AS share,
+    greatest(0.0, (n.first_battle_wars / n.games::DOUBLE + c.z * c.z / (2 * n.games)
+        - c.z * sqrt(n.first_battle_wars / n.games::DOUBLE * (1 - n.first_battle_wars / n.games::DOUBLE)
+                     / n.games + c.z * c.z / (4 * n.games * n.games)))
+        / (1 + c.z * c.z / n.games))      AS ci_low,
+    least(1.0, (n.first_battle_wars / n.games::DOUBLE + c.z * c.z / (2 * n.games)
+        + c.z * sqrt(n.first_battle_wars / n.games::DOUBLE * (1 - n.first_battle_wars / n.games::DOUBLE)
+                     / n.games + c.z * c.z / (4 * n.games * n.games)))
+        / (1 + c.z * c.z / n.games))      AS ci_high,
+    CASE WHEN n.shuffled THEN e.p END        AS exact,
+    CASE WHEN n.shuffled THEN e.fraction END AS exact_fraction
+FROM counts n
+CROSS JOIN checked c
+JOIN exact e USING (rules_id)
+ORDER BY n.variant, n.rules_id;

@@ -1,0 +1,54 @@
+-- answers: How often does a Joker decide a war? Per variant and rule set with Jokers (jokers from
+--   the `rules` view; no rows for rule sets without) and per war depth of the battle (0: no war,
+--   1: a war, 2: a double war...): battles, those whose winning face-up card is a Joker (code >=
+--   ranks * suits) and their share with its 95% Wilson score interval (ci_low, ci_high; z sets
+--   the level). A battle's winning card is the last `play` of the seat that collects the table
+--   (the `battles` view's winner), as in joker_decides; a battle whose table is set aside has no
+--   winner and counts as not decided by a Joker.
+-- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+WITH checked AS (
+    SELECT CASE WHEN $z > 0 THEN $z
+                ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
+           END AS z
+),
+joker_rules AS (
+    SELECT DISTINCT rules_id, ranks * suits AS first_joker FROM rules WHERE jokers > 0
+),
+joker_battles AS (
+    SELECT b.game_id, b.battle, b.variant, b.rules_id, b.winner, b.war_depth, r.first_joker
+    FROM battles b
+    JOIN joker_rules r USING (rules_id)
+),
+last_plays AS (
+    SELECT e.game_id, e.battle, e.seat, arg_max(e.cards[1], e.seq) AS card
+    FROM events e
+    WHERE e.kind = 'play' AND e.battle > 0
+      AND e.game_id IN (SELECT g.game_id FROM games g JOIN joker_rules r USING (rules_id))
+    GROUP BY e.game_id, e.battle, e.seat
+),
+counts AS (
+    SELECT jb.variant, jb.rules_id, jb.war_depth,
+           count(*)                                                        AS battles,
+           count(*) FILTER (WHERE coalesce(p.card >= jb.first_joker, false)) AS joker_battles
+    FROM joker_battles jb
+    LEFT JOIN last_plays p
+           ON p.game_id = jb.game_id AND p.battle = jb.battle AND p.seat = jb.winner
+    GROUP BY jb.variant, jb.rules_id, jb.war_depth
+),
+shares AS (
+    SELECT *, joker_battles / battles::DOUBLE AS p, battles AS n FROM counts
+)
+SELECT
+    s.variant,
+    s.rules_id,
+    s.war_depth,
+    s.battles,
+    s.joker_battles,
+    s.p                                                            AS joker_share,
+    greatest(0.0, (s.p + c.z * c.z / (2 * s.n) - c.z * sqrt(s.p * (1 - s.p) / s.n + c.z * c.z / (4 * s.n * s.n)))
+        / (1 + c.z * c.z / s.n))                                    AS ci_low,
+    least(1.0, (s.p + c.z * c.z / (2 * s.n) + c.z * sqrt(s.p * (1 - s.p) / s.n + c.z * c.z / (4 * s.n * s.n)))
+        / (1 + c.z * c.z / s.n))                                    AS ci_high
+FROM shares s
+CROSS JOIN checked c
+ORDER BY s.variant, s.rules_id, s.war_depth;

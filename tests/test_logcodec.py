@@ -122,7 +122,7 @@ def every_variant(tmp_path_factory):
 
 
 def test_sql_events_view_equals_the_python_decoding(every_variant):
-    con = connect(every_variant)
+    con = connect(every_variant).con
     names = ["game_id", "seq", *Event._fields]
     got = con.execute(f"SELECT {', '.join(names)} FROM events ORDER BY game_id, seq").fetchall()
     want = [tuple(tuple(e[k]) if isinstance(e[k], list) else e[k] for k in names)
@@ -165,7 +165,7 @@ def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corru
 def test_every_battle_is_one_row_and_the_battles_view_agrees_with_the_events(every_variant):
     """The `battles` view reads each battle's facts from its shape alone, which holds because
     every engine numbers battles in order, so a battle's events are one row."""
-    con = connect(every_variant)
+    con = connect(every_variant).con
     assert con.execute("SELECT count(*) FROM event_rows").fetchone() == \
         con.execute("SELECT count(*) FROM (SELECT DISTINCT game_id, battle FROM event_rows)").fetchone()
     from_events = """

@@ -693,3 +693,25 @@ def test_an_append_in_progress_is_reported_as_that(classic, tmp_path):
     (root / WORK_DIR / "lock").write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname()}))
     (problem,) = validate(root).problems
     assert problem.message.startswith(f"an append to this dataset is in progress (pid {os.getpid()} on ")
+
+
+def test_explicit_deals_validate_through_the_compiled_engine(tmp_path, monkeypatch):
+    """A dataset of explicit deals is checked shard by shard against the compiled engine (the
+    fast path, as for seeded games), and a game edited in it is still caught and named."""
+    import pipeline.jobs.validate as validation
+
+    rules = build_rules("classic")
+    deals = [shuffled_deal(rules, Xoshiro256(1000 + i)) for i in range(30)]
+    root = tmp_path / "dealt"
+    generate(root, [Plan(rules, len(deals), deals)], seed=5, shard_size=10)
+    exact = []
+    real = validation._shard_is_exact
+    monkeypatch.setattr(validation, "_shard_is_exact", lambda *a: exact.append(real(*a)) or exact[-1])
+    report = validate(root)
+    assert report.ok and report.good == 30, report.problems
+    assert exact == [True, True, True]
+    exact.clear()
+    rel = edit_game(root, 12, "games", lambda rows: [{**rows[0], "battles": rows[0]["battles"] + 1}])
+    report = finish(root, "fixed", rel)
+    assert_caught(report, 12, "fixed", (rel,))
+    assert False in exact

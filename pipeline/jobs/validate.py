@@ -396,14 +396,21 @@ def _unchecked(task: ShardCheck, report: Report, problem: Problem, progress=None
 
 
 def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, games, events) -> bool:
-    """True when the shard's files are exactly what its seeds regenerate and every battle's
-    cards balance; False sends the shard to the game-by-game checks, which name the problem.
+    """True when the shard's files are exactly what its seeds (and explicit deals) regenerate and
+    every battle's cards balance; False sends the shard to the game-by-game checks, which name
+    the problem.
     The files equal the encoding of the regenerated events, and the encoding is lossless, so
     the invariants are checked on the regenerated events without decoding the files."""
-    if task.deals is not None or not compiled_plays(entry.rules, None, tuple(entry.policies)):
+    deals = None
+    if task.deals is not None:
+        try:
+            deals = [check_deal(entry.rules, *d) for d in task.deals]
+        except WarError:  # a bad deal: the game-by-game checks name it
+            return False
+    if not compiled_plays(entry.rules, deals, tuple(entry.policies)):
         return False
     ref_events, ref_games, arrays = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
-                                                   task.first + task.games, tuple(entry.policies))
+                                                   task.first + task.games, tuple(entry.policies), deals)
     if not (games.equals(ref_games) and events.equals(ref_events)):
         return False
     return cards_balance(arrays, deck_of(entry.rules).size)

@@ -62,14 +62,8 @@ SELECT
     n.games,
     n.first_battle_wars,
     n.first_battle_wars / n.games::DOUBLE AS share,
-    greatest(0.0, (n.first_battle_wars / n.games::DOUBLE + c.z * c.z / (2 * n.games)
-        - c.z * sqrt(n.first_battle_wars / n.games::DOUBLE * (1 - n.first_battle_wars / n.games::DOUBLE)
-                     / n.games + c.z * c.z / (4 * n.games * n.games)))
-        / (1 + c.z * c.z / n.games))      AS ci_low,
-    least(1.0, (n.first_battle_wars / n.games::DOUBLE + c.z * c.z / (2 * n.games)
-        + c.z * sqrt(n.first_battle_wars / n.games::DOUBLE * (1 - n.first_battle_wars / n.games::DOUBLE)
-                     / n.games + c.z * c.z / (4 * n.games * n.games)))
-        / (1 + c.z * c.z / n.games))      AS ci_high,
+    wilson_low(n.first_battle_wars / n.games::DOUBLE, n.games, c.z)  AS ci_low,
+    wilson_high(n.first_battle_wars / n.games::DOUBLE, n.games, c.z) AS ci_high,
     CASE WHEN n.shuffled THEN e.p END        AS exact,
     CASE WHEN n.shuffled THEN e.fraction END AS exact_fraction
 FROM counts n

@@ -45,10 +45,8 @@ SELECT
     s.battles,
     s.joker_battles,
     s.p                                                            AS joker_share,
-    greatest(0.0, (s.p + c.z * c.z / (2 * s.n) - c.z * sqrt(s.p * (1 - s.p) / s.n + c.z * c.z / (4 * s.n * s.n)))
-        / (1 + c.z * c.z / s.n))                                    AS ci_low,
-    least(1.0, (s.p + c.z * c.z / (2 * s.n) + c.z * sqrt(s.p * (1 - s.p) / s.n + c.z * c.z / (4 * s.n * s.n)))
-        / (1 + c.z * c.z / s.n))                                    AS ci_high
+    wilson_low(s.p, s.n, c.z)                                      AS ci_low,
+    wilson_high(s.p, s.n, c.z)                                     AS ci_high
 FROM shares s
 CROSS JOIN checked c
 ORDER BY s.variant, s.rules_id, s.war_depth;

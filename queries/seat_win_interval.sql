@@ -44,10 +44,8 @@ SELECT
     s.wins,
     s.n                                                                   AS decided_games,
     s.p                                                                   AS share,
-    greatest(0.0, (s.p + c.z * c.z / (2 * s.n) - c.z * sqrt(s.p * (1 - s.p) / s.n + c.z * c.z / (4 * s.n * s.n)))
-        / (1 + c.z * c.z / s.n))                                           AS ci_low,
-    least(1.0, (s.p + c.z * c.z / (2 * s.n) + c.z * sqrt(s.p * (1 - s.p) / s.n + c.z * c.z / (4 * s.n * s.n)))
-        / (1 + c.z * c.z / s.n))                                           AS ci_high,
+    wilson_low(s.p, s.n, c.z)                                             AS ci_low,
+    wilson_high(s.p, s.n, c.z)                                            AS ci_high,
     1.0 / s.players                                                       AS fair_share
 FROM shares s
 CROSS JOIN checked c

@@ -3,8 +3,10 @@
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
 decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
 rule set, every option a column), `battles` (one row per battle, read from its shape without
-decoding cards), `cards` (every card of every deck in the dataset with its label). Macro
-`card_label(code)` labels a standard-deck card (`10♥`, `JK1`).
+decoding cards), `cards` (every card of every deck in the dataset with its label). Macros:
+`card_label(code)` labels a standard-deck card (`10♥`, `JK1`); `wilson_low(p, n, z)` and
+`wilson_high(p, n, z)` bound the Wilson score interval of a share p of n (z: 1.96 for 95%), the
+one formula every named query with intervals uses.
 
 Named queries are `.sql` files whose header says what they answer and which parameters they
 take:
@@ -380,6 +382,10 @@ CREATE MACRO card_label(c) AS CASE
     WHEN c >= 52 THEN 'JK' || CAST(c - 51 AS VARCHAR)
     ELSE ['2','3','4','5','6','7','8','9','10','J','Q','K','A'][c // 4 + 1] || ['♣','♦','♥','♠'][c % 4 + 1]
 END;
+CREATE MACRO wilson_low(p, n, z) AS
+    greatest(0.0, (p + z * z / (2 * n) - z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n));
+CREATE MACRO wilson_high(p, n, z) AS
+    least(1.0, (p + z * z / (2 * n) + z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n));
 CREATE VIEW cards AS
 SELECT DISTINCT r.ranks, r.suits, r.jokers, c.code,
     CASE WHEN c.code >= r.ranks * r.suits THEN r.ranks ELSE c.code // r.suits END AS rank,

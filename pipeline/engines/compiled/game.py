@@ -97,13 +97,27 @@ def room_for_battle(rules, log):
 
 
 @borrowing
-def end_game(index, battle, outcome, winner, game, results):
-    """The end event, and each seat's war wins and cards at the end into results[index]."""
-    seats = game.seats
+def end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, first_battle_war,
+             cards_set_aside, cycle_length, first_event, game, results):
+    """The end event, and the game's summary (layout.SUMMARY_COLUMNS; its events are those of the
+    log from `first_event`), each seat's war wins and cards at the end into results[index]: what
+    every compiled engine writes when a game is over."""
+    seats, log = game.seats, game.log
     for s in range(game.rules.players):
         results.final_cards[index, s] = seats.pile_size[s] + seats.won_size[s]
         results.war_wins[index, s] = seats.war_wins[s]
-    emit(game.log, battle, KIND_END, winner, battle, outcome)
+    emit(log, battle, KIND_END, winner, battle, outcome)
+    summary = results.summaries[index]
+    summary[SUMMARY_OUTCOME] = outcome
+    summary[SUMMARY_WINNER] = winner
+    summary[SUMMARY_BATTLES] = battle
+    summary[SUMMARY_WARS] = wars
+    summary[SUMMARY_WAR_BATTLES] = war_battles
+    summary[SUMMARY_MAX_WAR_DEPTH] = max_war_depth
+    summary[SUMMARY_FIRST_BATTLE_WAR] = first_battle_war
+    summary[SUMMARY_CARDS_SET_ASIDE] = cards_set_aside
+    summary[SUMMARY_CYCLE_LENGTH] = cycle_length
+    summary[SUMMARY_EVENTS] = log.fill[ROWS] - first_event
 
 
 @borrowing
@@ -165,16 +179,6 @@ def play_game(index, game_seed, attempt, deals, game, results):
             outcome, winner = (OUTCOME_WIN, first_alive) if alive == 1 else (OUTCOME_DRAW, NO_SEAT)
             break
 
-    end_game(index, battle, outcome, winner, game, results)
-    summary = results.summaries[index]
-    summary[SUMMARY_OUTCOME] = outcome
-    summary[SUMMARY_WINNER] = winner
-    summary[SUMMARY_BATTLES] = battle
-    summary[SUMMARY_WARS] = wars
-    summary[SUMMARY_WAR_BATTLES] = war_battles
-    summary[SUMMARY_MAX_WAR_DEPTH] = max_war_depth
-    summary[SUMMARY_FIRST_BATTLE_WAR] = first_battle_war
-    summary[SUMMARY_CARDS_SET_ASIDE] = cards_set_aside
-    summary[SUMMARY_CYCLE_LENGTH] = cycle_length
-    summary[SUMMARY_EVENTS] = log.fill[ROWS] - first_event
+    end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, first_battle_war, cards_set_aside,
+             cycle_length, first_event, game, results)
     return DONE

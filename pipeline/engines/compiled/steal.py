@@ -51,16 +51,6 @@ from .layout import (
     OUTCOME_DRAW,
     OUTCOME_WIN,
     PICKUP_POOLED,
-    SUMMARY_BATTLES,
-    SUMMARY_CARDS_SET_ASIDE,
-    SUMMARY_CYCLE_LENGTH,
-    SUMMARY_EVENTS,
-    SUMMARY_FIRST_BATTLE_WAR,
-    SUMMARY_MAX_WAR_DEPTH,
-    SUMMARY_OUTCOME,
-    SUMMARY_WAR_BATTLES,
-    SUMMARY_WARS,
-    SUMMARY_WINNER,
     GameArrays,
 )
 from .moves import emit, push_cards, push_seats, reshuffle, take_top
@@ -69,6 +59,7 @@ from .state import (
     CARDS,
     ROWS,
     SEATS,
+    ZERO,
     borrowing,
     grown_event_log,
     new_game,
@@ -84,6 +75,7 @@ STEAL_CODES = {"always": STEAL_ALWAYS, "never": STEAL_NEVER, "random": STEAL_RAN
 TOP_CODES = {"as_played": TOP_AS_PLAYED, "highest": TOP_HIGHEST, "protect": TOP_PROTECT, "random": TOP_RANDOM}
 POLICY_STEAL, POLICY_THRESHOLD, POLICY_TOP = range(3)
 POLICY_SEED_MASK = np.uint64(0x5EA75EA75EA75EA7)  # model.rng.policy_seed
+NO_CYCLE = np.int64(-1)  # Steal War looks for no repeated position
 
 
 class Steal(NamedTuple):
@@ -424,10 +416,10 @@ def play_game(index, game_seed, deals, game, steal, results):
         if steal.policy[s, POLICY_STEAL] == STEAL_RANDOM or steal.policy[s, POLICY_TOP] == TOP_RANDOM:
             _seed(steal.policy_rng[s], _game_seed(game_seed ^ POLICY_SEED_MASK, np.uint64(s)))
     steal.state[SHORT] = 0
-    wars = war_battles = max_war_depth = first_battle_war = 0
+    wars = war_battles = max_war_depth = first_battle_war = ZERO
     first = players - 1
     outcome, winner = OUTCOME_CAPPED, NO_SEAT
-    battle = 0
+    battle = ZERO
     while battle < rules.max_battles:
         battle += 1
         for k in range(1, players + 1):
@@ -476,18 +468,8 @@ def play_game(index, game_seed, deals, game, steal, results):
             return GROW_EVENTS
         if over:
             break
-    end_game(index, battle, outcome, winner, game, results)
-    summary = results.summaries[index]
-    summary[SUMMARY_OUTCOME] = outcome
-    summary[SUMMARY_WINNER] = winner
-    summary[SUMMARY_BATTLES] = battle
-    summary[SUMMARY_WARS] = wars
-    summary[SUMMARY_WAR_BATTLES] = war_battles
-    summary[SUMMARY_MAX_WAR_DEPTH] = max_war_depth
-    summary[SUMMARY_FIRST_BATTLE_WAR] = first_battle_war
-    summary[SUMMARY_CARDS_SET_ASIDE] = cards_set_aside
-    summary[SUMMARY_CYCLE_LENGTH] = -1
-    summary[SUMMARY_EVENTS] = log.fill[ROWS] - first_event
+    end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, first_battle_war, cards_set_aside,
+             NO_CYCLE, first_event, game, results)
     return DONE
 
 

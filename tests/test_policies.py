@@ -19,7 +19,6 @@ import shutil
 import sys
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner

@@ -262,7 +262,7 @@ def describe_event(deck: Deck, ev: Event) -> str:
 
 
 def _header(rp: GameReplay) -> list[str]:
-    deck, rules, rec = rp.deck, rp.entry.rules, rp.record
+    rules, rec = rp.entry.rules, rp.record
     who = f", seat {rec['winner']}" if rec["winner"] is not None else ""
     lines = [f"Game {rec['game_id']} · {rules.variant} · rules {rec['rules_id']} · seed {rec['game_seed']}",
              f"Outcome: {rec['outcome']}{who} after {rec['battles']} battles "
@@ -305,10 +305,7 @@ def _battle_lines(lines: list[str], deck: Deck, layout: str, view: BattleView, f
     before = _state(deck, layout, view.piles_before, view.won_before, view.hands_before, view.out_before)
     lines.append(f"Battle {view.battle} · piles {before}")
     if full:
-        for seat, pile in enumerate(view.piles_before):
-            extra = f" · won pile {_labels(deck, view.won_before[seat])}" if layout == "won" else ""
-            extra += f" · hand {_labels(deck, view.hands_before[seat])}" if layout == "hands" else ""
-            lines.append(f"  seat {seat} pile (top first): {_labels(deck, pile)}{extra}")
+        _pile_lines(lines, deck, layout, "pile (top first)", view.piles_before, view.won_before, view.hands_before)
     after = _state(deck, layout, view.piles_after, view.won_after, view.hands_after, view.out_after)
     if not full and view.war_depth == 0 and all(ev.kind in ("play", "collect") for ev in view.events):
         plays = ", ".join(f"seat {ev.seat} {_labels(deck, ev.cards)}" for ev in view.events if ev.kind == "play")
@@ -322,10 +319,15 @@ def _battle_lines(lines: list[str], deck: Deck, layout: str, view: BattleView, f
         lines.append(("    " if deeper else "  ") + describe_event(deck, ev))
     lines.append(f"  → piles {after}")
     if full:
-        for seat, pile in enumerate(view.piles_after):
-            extra = f" · won pile {_labels(deck, view.won_after[seat])}" if layout == "won" else ""
-            extra += f" · hand {_labels(deck, view.hands_after[seat])}" if layout == "hands" else ""
-            lines.append(f"  seat {seat} pile after: {_labels(deck, pile)}{extra}")
+        _pile_lines(lines, deck, layout, "pile after", view.piles_after, view.won_after, view.hands_after)
+
+
+def _pile_lines(lines: list[str], deck: Deck, layout: str, name: str, piles, won, hands) -> None:
+    """Every seat's pile in full (and its won pile or hand, in the variants that have them)."""
+    for seat, pile in enumerate(piles):
+        extra = f" · won pile {_labels(deck, won[seat])}" if layout == "won" else ""
+        extra += f" · hand {_labels(deck, hands[seat])}" if layout == "hands" else ""
+        lines.append(f"  seat {seat} {name}: {_labels(deck, pile)}{extra}")
 
 
 def event_json(deck: Deck, ev: Event) -> dict:

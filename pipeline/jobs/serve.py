@@ -53,28 +53,21 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 
+# The games list's filter: each parameter NULL (not given) or the value a game must have.
+GAMES_WHERE = """
+WHERE ($variant IS NULL OR variant = $variant)
+  AND ($rules_id IS NULL OR rules_id = $rules_id)
+  AND ($outcome IS NULL OR outcome = $outcome)
+  AND ($winner IS NULL OR winner = $winner)
+  AND ($min_battles IS NULL OR battles >= $min_battles)
+  AND ($max_battles IS NULL OR battles <= $max_battles)
+"""
 GAMES_SQL = """
 SELECT game_id, variant, rules_id, policies, battles, outcome, winner, wars, max_war_depth, cycle_length
-FROM games
-WHERE ($variant IS NULL OR variant = $variant)
-  AND ($rules_id IS NULL OR rules_id = $rules_id)
-  AND ($outcome IS NULL OR outcome = $outcome)
-  AND ($winner IS NULL OR winner = $winner)
-  AND ($min_battles IS NULL OR battles >= $min_battles)
-  AND ($max_battles IS NULL OR battles <= $max_battles)
-ORDER BY {order}, game_id
+FROM games""" + GAMES_WHERE + """ORDER BY {order}, game_id
 LIMIT $limit OFFSET $offset
 """
-COUNT_SQL = """
-SELECT count(*) AS games
-FROM games
-WHERE ($variant IS NULL OR variant = $variant)
-  AND ($rules_id IS NULL OR rules_id = $rules_id)
-  AND ($outcome IS NULL OR outcome = $outcome)
-  AND ($winner IS NULL OR winner = $winner)
-  AND ($min_battles IS NULL OR battles >= $min_battles)
-  AND ($max_battles IS NULL OR battles <= $max_battles)
-"""
+COUNT_SQL = "SELECT count(*) AS games FROM games" + GAMES_WHERE
 
 
 @dataclass(frozen=True)
@@ -214,7 +207,7 @@ def games_page(site: Site, f: GameFilter, rows: list[dict], total: int) -> str:
     labels = {r.rules_id: _label(r) for r in site.infos}
 
     def select(name, current, options):
-        opts = [f'<option value="">any</option>']
+        opts = ['<option value="">any</option>']
         for value, text in options:
             chosen = " selected" if str(value) == str(current) else ""
             opts.append(f'<option value="{html.escape(str(value))}"{chosen}>{html.escape(text)}</option>')

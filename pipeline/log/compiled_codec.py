@@ -43,7 +43,7 @@ from ..engines.compiled.layout import (
     KIND_WAR,
     NOTES,
 )
-from ..engines.compiled.rng import HASH_START, _fold, _mix, njit
+from ..engines.compiled.rng import HASH_START, _fold, _mix
 from ..engines.compiled.state import borrowing
 from ..model.schema import EVENT_KINDS
 from .codec import SMALL_ORDER, token

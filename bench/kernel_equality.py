@@ -16,12 +16,14 @@ import sys
 import time
 
 from pipeline.engines.compiled.table import play_arrays  # noqa: E402
-from pipeline.log.compiled import build_tables  # noqa: E402
-from pipeline.log.shard import play_range_fast  # noqa: E402
 from pipeline.errors import RulesError
-from pipeline.log.shard import play_range
-from pipeline.model.rules import build_rules
+from pipeline.log.compiled import build_tables  # noqa: E402
+from pipeline.log.shard import (
+    play_range,
+    play_range_fast,  # noqa: E402
+)
 from pipeline.log.tables import events_table, games_table
+from pipeline.model.rules import build_rules
 from pipeline.model.variants import VARIANTS
 
 TABLE_VARIANTS = [name for name, spec in VARIANTS.items() if spec.family == "table"]

@@ -10,33 +10,18 @@ It also times text replay of games of different lengths, to show the time grows 
 from __future__ import annotations
 
 import argparse
-import resource
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
+
+from run import timed_cpu, war
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 NEWLINE = b"\n"
 
 
-def war(*args) -> list[str]:
-    return [sys.executable, "-m", "pipeline.cli", *map(str, args)]
-
-
 def run(cmd: list[str]) -> tuple[float, float, bytes]:
-    """Wall seconds, CPU seconds (user + system, of the command alone) and its output."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, cwd=ROOT)
-    took = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.decode()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return took, cpu, proc.stdout
+    return timed_cpu(cmd, cwd=ROOT)
 
 
 def best(cmd: list[str], repeat: int) -> tuple[float, float, bytes]:

@@ -11,29 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def war(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pipeline.cli", *args]
-
-
-def timed(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, CPU seconds (user + system, the child's) and stdout of a command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    took = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return took, cpu, proc.stdout
+from run import timed_cpu, war
 
 
 def main() -> None:
@@ -46,7 +28,7 @@ def main() -> None:
     if not root.exists():
         if not args.generate:
             raise SystemExit(f"{root} does not exist (--generate writes 1,000,000 games there)")
-        took, _, _ = timed(war("generate", "--variant", "classic", "--games", "1000000", "--seed", "42",
+        took, _, _ = timed_cpu(war("generate", "--variant", "classic", "--games", "1000000", "--seed", "42",
                                "--workers", "2", "--out", str(root), "-q"))
         print(f"generated {root} in {took:.0f} s")
 
@@ -58,7 +40,7 @@ def main() -> None:
             best = None
             for i in range(args.runs):
                 out = Path(tmp) / f"r{i}{len(extra)}.html"
-                took, cpu, _ = timed(war("report", str(root), "--output", str(out), *extra))
+                took, cpu, _ = timed_cpu(war("report", str(root), "--output", str(out), *extra))
                 best = min(best or (took, cpu), (took, cpu))
             rows.append((label, *best, out.stat().st_size))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -30,8 +31,21 @@ def timed(cmd: list[str]) -> tuple[float, str]:
     return took, proc.stdout
 
 
-def war(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pipeline.cli", *args]
+def war(*args) -> list[str]:
+    return [sys.executable, "-m", "pipeline.cli", *map(str, args)]
+
+
+def timed_cpu(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, bytes]:
+    """Wall seconds, CPU seconds (user + system, of the command alone) and its output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, cwd=cwd)
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.decode()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu, proc.stdout
 
 
 def print_table(header: list[str], rows) -> None:

@@ -8,7 +8,6 @@ temporary name and renamed into place only when complete.
 from __future__ import annotations
 
 import math
-import os
 import shutil
 import sys
 import textwrap
@@ -21,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import QueryError
-from ..storage.location import temporary_name
+from ..storage.files import atomic_file
 from .query import Result
 
 FORMATS = ("table", "csv", "json", "jsonl", "parquet")
@@ -45,16 +44,8 @@ def _sink(output: Path | None) -> Iterator[BinaryIO]:
         raise QueryError(f"{str(output)!r} is a folder; give a file name", params=("output",))
     if not output.parent.is_dir():
         raise QueryError(f"no folder {str(output.parent)!r} for `output`", params=("output",))
-    tmp = temporary_name(output)
-    try:
-        with open(tmp, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, output)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_file(output) as f:
+        yield f
 
 
 def _text_bytes(array: pa.Array) -> memoryview:

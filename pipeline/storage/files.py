@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from typing import Iterable
+from contextlib import contextmanager
+from typing import BinaryIO, Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,31 +34,41 @@ def sha256_file(path) -> str:
     return h.hexdigest()
 
 
+@contextmanager
+def atomic_file(path) -> Iterator[BinaryIO]:
+    """A local file to write that appears under its name only once whole: written under a hidden
+    temporary name, fsynced, then renamed; on any failure (Ctrl-C too) the temporary file is
+    removed and nothing appears."""
+    tmp = temporary_name(path)
+    try:
+        with open(tmp, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise
+
+
 def atomic_write_bytes(path, data) -> str:
-    """Write a whole file under its name, never a part of it: a hidden temporary name, fsynced,
-    then renamed (StorePath.put for a URI). Returns the SHA-256 of `data`."""
+    """Write a whole file under its name, never a part of it (atomic_file; StorePath.put for a
+    URI). Returns the SHA-256 of `data`."""
     if path.is_dir():
         raise DatasetError(f"{str(path)!r} is a folder; give a file name")
     digest = hashlib.sha256(data).hexdigest()
     if is_remote(path):
         path.put(data)
         return digest
-    tmp = temporary_name(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
+        with atomic_file(path) as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise storage_error(err, path) from None
-        raise
+    except OSError as err:
+        raise storage_error(err, path) from None
     return digest
 
 

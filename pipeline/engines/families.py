@@ -35,7 +35,7 @@ class Family:
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("table", play_table, compiled="table"),
     Family("steal", play_steal, won_piles=True, decisions=("steal", "top"), compiled="steal"),
-    Family("arneson", play_arneson, hands=True, decisions=("hand",)),
+    Family("arneson", play_arneson, hands=True, decisions=("hand",), compiled="arneson"),
 )}
 
 

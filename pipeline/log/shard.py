@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
+from ..engines.compiled import arneson as compiled_arneson
 from ..engines.compiled import steal as compiled_steal
 from ..engines.compiled.layout import (
     EVENT_COLUMNS,
@@ -30,6 +31,7 @@ from ..model.schema import GAME_ID_STRIDE, RuleSet
 from .codec import encode as encode_log
 from .compiled import build_tables
 from .compiled_codec import encode_pass
+from .hand_depths import with_hand_depths
 from .invariants import ROLE, balance, cards_balance
 from .tables import game_record, games_table, rows_table
 
@@ -43,6 +45,8 @@ def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
         return False
     if family_of(rules).compiled == "steal":
         return deals is None and compiled_steal.fits(rules, policies)
+    if family_of(rules).compiled == "arneson":
+        return deals is None and compiled_arneson.fits(rules, policies)
     return not policies and family_of(rules).compiled == "table" and fits(rules)
 
 
@@ -55,6 +59,10 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     if family_of(rules).compiled == "steal":
         arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies)
+    elif family_of(rules).compiled == "arneson":
+        arrays = compiled_arneson.play_arrays(rules, seed, start, stop, policies)
+        events, games = build_tables(rules, ordinal, start, stop, arrays, policies)
+        return with_hand_depths(events), games, arrays
     else:
         arrays = play_arrays(rules, seed, start, stop, deals=deals)
     return (*build_tables(rules, ordinal, start, stop, arrays, policies, explicit=deals is not None), arrays)
@@ -84,8 +92,8 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
 # CPU seconds numba takes to compile each entry point of the compiled engines, encoder and checks
 # on the development machine (2 cores, nothing else running; python bench/kernel_equality.py
 # compile measures the table engine's again): what the first run's message announces.
-COMPILE_SECONDS = {"table": 11.5, "steal": 17.0, "encode_pass": 2.5, "balance": 0.6}
-ENGINES = {"table": play_games, "steal": compiled_steal.play_games}
+COMPILE_SECONDS = {"table": 11.5, "steal": 17.0, "arneson": 15.0, "encode_pass": 2.5, "balance": 0.6}
+ENGINES = {"table": play_games, "steal": compiled_steal.play_games, "arneson": compiled_arneson.play_games}
 
 
 def engines_for(rule_sets) -> set[str]:
@@ -138,6 +146,7 @@ def compile_encoder(validation: bool = False) -> None:
 WARM_GAMES = {
     "table": (("classic", {"ranks": "5", "suits": "2"}), play_arrays),
     "steal": (("steal", {"ranks": "5", "suits": "2"}), compiled_steal.play_arrays),
+    "arneson": (("arneson", {"ranks": "5", "suits": "2"}), compiled_arneson.play_arrays),
 }
 
 

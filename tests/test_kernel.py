@@ -262,7 +262,9 @@ def test_supported():
     assert not compiled_plays(build_rules("classic"), None, ("default", "default"))
     assert compiled_plays(build_rules("steal"))
     assert compiled_plays(build_rules("steal"), None, ("steal:random,top:protect", "cautious"))
-    assert not compiled_plays(build_rules("arneson"))
+    assert compiled_plays(build_rules("arneson"))
+    assert compiled_plays(build_rules("arneson"), None, ("hand:lowest", "cautious"))
+    assert not compiled_plays(build_rules("arneson"), [])  # explicit deals: the reference
     # int16 card codes: the largest deck the rules allow (32,768 cards) goes to the reference engine
     assert compiled_plays(build_rules("classic", {"ranks": "511", "suits": "64"}))
     assert not compiled_plays(build_rules("classic", {"ranks": "512", "suits": "64"}))
@@ -339,7 +341,7 @@ def test_compile_estimate_reads_numbas_cache(tmp_path):
 
 def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
     """war generate prints the message on stderr, before any game, when the engine compiles, and
-    not for a variant the compiled engine does not play."""
+    not when the reference plays every game."""
     from typer.testing import CliRunner
 
     import pipeline.log.shard as shard
@@ -349,6 +351,7 @@ def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
     result = CliRunner().invoke(app, ["generate", "--games", "3", "--out", str(tmp_path / "d"), "-q"])
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[0] == "compiling the game engine, once, about 12 s"
+    monkeypatch.setenv("WAR_ENGINE", "reference")
     result = CliRunner().invoke(app, ["generate", "-v", "arneson", "--games", "3", "--out", str(tmp_path / "s"), "-q"])
     assert result.exit_code == 0, result.output
     assert "compiling" not in result.stderr

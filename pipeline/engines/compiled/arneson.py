@@ -169,10 +169,21 @@ def draw_cards(s, count, battle, game, arn):
 @borrowing(inline="always")
 def refill_hands(battle, game, arn):
     """Each seat draws back to a full hand, as far as its cards go (ArnesonGame.refill_hands)."""
+    seats, log = game.seats, game.log
     for s in range(PLAYERS):
         short = HAND_SIZE - arn.hand_size[s]
-        if short:
+        if short == 0:
+            continue
+        if seats.pile_size[s] < short:
             draw_cards(s, short, battle, game, arn)
+            continue
+        end = log.fill[CARDS]  # the pile holds them all: one draw, inlined (a call passes the whole state)
+        for i in range(short):
+            card = take_top(s, seats, game.positions)
+            log.card_values[end + i] = card
+            into_hand(s, card, arn)
+        log.fill[CARDS] = end + short
+        emit(log, battle, KIND_DRAW, s, 0, NO_NOTE)
 
 
 @borrowing(inline="always")

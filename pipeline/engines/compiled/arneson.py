@@ -166,9 +166,21 @@ def draw_cards(s, count, battle, game, arn):
         emit(log, battle, KIND_DRAW, s, 0, NO_NOTE)
 
 
+@borrowing
+def refill_short_hands(battle, game, arn):
+    """Each seat draws back to a full hand, as far as its cards go (ArnesonGame.refill_hands):
+    where a hand can be short other than after a battle's cards are played (the deal, before a
+    battle, after a war), called rather than inlined."""
+    for s in range(PLAYERS):
+        short = HAND_SIZE - arn.hand_size[s]
+        if short:
+            draw_cards(s, short, battle, game, arn)
+
+
 @borrowing(inline="always")
 def refill_hands(battle, game, arn):
-    """Each seat draws back to a full hand, as far as its cards go (ArnesonGame.refill_hands)."""
+    """Each seat draws back to a full hand, as far as its cards go (ArnesonGame.refill_hands),
+    after both played a card: inlined when the pile holds them all."""
     seats, log = game.seats, game.log
     for s in range(PLAYERS):
         short = HAND_SIZE - arn.hand_size[s]
@@ -475,7 +487,7 @@ def play_game(index, game_seed, attempt, deals, game, arn, results):
         arn.hand_size[s] = 0
         if arn.policy[s] == HAND_RANDOM:
             _seed(arn.policy_rng[s], _game_seed(game_seed ^ POLICY_SEED_MASK, np.uint64(s)))
-    refill_hands(ZERO, game, arn)
+    refill_short_hands(ZERO, game, arn)
     wars_ = war_battles = max_war_depth = first_battle_war = ZERO
     cycle_length = np.int64(-1)
     outcome, winner = OUTCOME_CAPPED, NO_SEAT
@@ -498,7 +510,8 @@ def play_game(index, game_seed, attempt, deals, game, arn, results):
             stored += 1
         battle += 1
         arn.state[TABLE_SIZE] = 0
-        refill_hands(battle, game, arn)
+        if arn.hand_size[0] < HAND_SIZE or arn.hand_size[1] < HAND_SIZE:  # ruling 17
+            refill_short_hands(battle, game, arn)
         up0, up1 = play_hands(battle, ZERO, game, arn)
         refill_hands(battle, game, arn)
         if card_rank[up0] != card_rank[up1]:
@@ -525,7 +538,7 @@ def play_game(index, game_seed, attempt, deals, game, arn, results):
                 if 0 < rules.wars_to_win <= seats.war_wins[won_by]:
                     outcome, winner = OUTCOME_WIN, won_by
                     break
-                refill_hands(battle, game, arn)
+                refill_short_hands(battle, game, arn)
         left, last = eliminate(battle, game, arn)
         if left <= 1:
             outcome, winner = (OUTCOME_WIN, last) if left == 1 else (OUTCOME_DRAW, NO_SEAT)

@@ -156,17 +156,20 @@ def main() -> None:
             rows.append((f"7. {variant} (decisions): generate / validate / bytes a game",
                          f"{total / took:,.0f} / {total / tookv:,.0f} games/s, {size / total:,.0f} bytes",
                          f"war generate --variant {variant} --games {games} {' '.join(extra)}"))
-        # Steal War on the compiled engine against the reference, in the same run.
-        steal_games, reference_games = min(max(n // 5, 2_000), 100_000), min(max(n // 100, 500), 5_000)
-        took_fast, _ = timed(war("generate", "--variant", "steal", "--games", str(steal_games), "--seed", "1",
-                                 "--out", str(Path(tmp) / "steal_fast"), "-q"))
-        took_ref, _ = timed(["env", "WAR_ENGINE=reference", *war("generate", "--variant", "steal", "--games",
-                                                                 str(reference_games), "--seed", "1", "--out",
-                                                                 str(Path(tmp) / "steal_ref"), "-q")])
-        fast, ref = steal_games / took_fast, reference_games / took_ref
-        rows.append(("7b. steal, compiled engine against the reference engine, 1 worker",
-                     f"{fast:,.0f} against {ref:,.0f} games/s ({fast / ref:.1f}x)",
-                     f"war generate --variant steal --games {steal_games} (WAR_ENGINE=reference: {reference_games})"))
+        # Steal War and Arneson's War on the compiled engine against the reference, in the same run.
+        for row, variant, fast_games, reference_games in (
+                ("7b", "steal", min(max(n // 5, 2_000), 100_000), min(max(n // 100, 500), 5_000)),
+                ("7c", "arneson", min(max(n // 25, 1_000), 20_000), min(max(n // 500, 200), 1_000))):
+            took_fast, _ = timed(war("generate", "--variant", variant, "--games", str(fast_games), "--seed", "1",
+                                     "--out", str(Path(tmp) / f"{variant}_fast"), "-q"))
+            took_ref, _ = timed(["env", "WAR_ENGINE=reference", *war("generate", "--variant", variant, "--games",
+                                                                     str(reference_games), "--seed", "1", "--out",
+                                                                     str(Path(tmp) / f"{variant}_ref"), "-q")])
+            fast, ref = fast_games / took_fast, reference_games / took_ref
+            rows.append((f"{row}. {variant}, compiled engine against the reference engine, 1 worker",
+                         f"{fast:,.0f} against {ref:,.0f} games/s ({fast / ref:.1f}x)",
+                         f"war generate --variant {variant} --games {fast_games} "
+                         f"(WAR_ENGINE=reference: {reference_games})"))
         nd = min(n, 50_000)
         deals = Path(tmp) / "deals.jsonl"
         write_deals(deals, nd)

@@ -92,7 +92,7 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
 # CPU seconds numba takes to compile each entry point of the compiled engines, encoder and checks
 # on the development machine (2 cores, nothing else running; python bench/kernel_equality.py
 # compile measures the table engine's again): what the first run's message announces.
-COMPILE_SECONDS = {"table": 11.5, "steal": 17.0, "arneson": 21.0, "encode_pass": 2.5, "balance": 0.6}
+COMPILE_SECONDS = {"table": 11.5, "steal": 17.0, "arneson": 19.0, "encode_pass": 2.5, "balance": 0.6}
 ENGINES = {"table": play_games, "steal": compiled_steal.play_games, "arneson": compiled_arneson.play_games}
 
 

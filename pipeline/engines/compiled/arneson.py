@@ -374,6 +374,12 @@ def collect(s, first, stop, battle, game):
     emit(game.log, battle, KIND_COLLECT, s, 0, NO_NOTE)
 
 
+@borrowing
+def collect_packet(s, first, stop, battle, game):
+    """collect, called: a war's packets, rarer than a battle's two cards."""
+    collect(s, first, stop, battle, game)
+
+
 @borrowing(inline="always")
 def eliminate(battle, game, arn):
     """Seats holding no card are out (Summary.eliminate): (seats left, the last of them)."""
@@ -529,11 +535,11 @@ def play_game(index, game_seed, attempt, deals, game, arn, results):
                 push_cards(log, table.cards, 0, table_size)
                 emit(log, battle, KIND_SET_ASIDE, NO_SEAT, 0, NO_NOTE)
             elif seat_out:
-                collect(won_by, 0, table_size, battle, game)
+                collect_packet(won_by, ZERO, table_size, battle, game)
                 seats.war_wins[won_by] += 1
             else:
-                collect(won_by, 2, table_size, battle, game)
-                collect(1 - won_by, 0, 2, battle, game)
+                collect_packet(won_by, np.int64(2), table_size, battle, game)
+                collect_packet(1 - won_by, ZERO, np.int64(2), battle, game)
                 seats.war_wins[won_by] += 1
                 if 0 < rules.wars_to_win <= seats.war_wins[won_by]:
                     outcome, winner = OUTCOME_WIN, won_by

@@ -264,7 +264,8 @@ def test_supported():
     assert compiled_plays(build_rules("steal"), None, ("steal:random,top:protect", "cautious"))
     assert compiled_plays(build_rules("arneson"))
     assert compiled_plays(build_rules("arneson"), None, ("hand:lowest", "cautious"))
-    assert not compiled_plays(build_rules("arneson"), [])  # explicit deals: the reference
+    assert compiled_plays(build_rules("arneson"), [])
+    assert not compiled_plays(build_rules("steal"), [])  # explicit deals of Steal War: the reference
     # int16 card codes: the largest deck the rules allow (32,768 cards) goes to the reference engine
     assert compiled_plays(build_rules("classic", {"ranks": "511", "suits": "64"}))
     assert not compiled_plays(build_rules("classic", {"ranks": "512", "suits": "64"}))

@@ -38,7 +38,7 @@ from .tables import game_record, games_table, rows_table
 
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
     """The choice of engine: True when the compiled engine plays these games (seeded, or from
-    explicit `deals` for the table family), giving exactly the reference's tables. Generation
+    explicit `deals` for the table family and Arneson's War), giving exactly the reference's tables. Generation
     and validation both ask here. WAR_ENGINE=reference in the environment makes the reference
     play everything."""
     if os.environ.get("WAR_ENGINE") == "reference":
@@ -46,7 +46,7 @@ def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
     if family_of(rules).compiled == "steal":
         return deals is None and compiled_steal.fits(rules, policies)
     if family_of(rules).compiled == "arneson":
-        return deals is None and compiled_arneson.fits(rules, policies)
+        return compiled_arneson.fits(rules, policies)
     return not policies and family_of(rules).compiled == "table" and fits(rules)
 
 
@@ -60,8 +60,8 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
     if family_of(rules).compiled == "steal":
         arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies)
     elif family_of(rules).compiled == "arneson":
-        arrays = compiled_arneson.play_arrays(rules, seed, start, stop, policies)
-        events, games = build_tables(rules, ordinal, start, stop, arrays, policies)
+        arrays = compiled_arneson.play_arrays(rules, seed, start, stop, policies, deals=deals)
+        events, games = build_tables(rules, ordinal, start, stop, arrays, policies, explicit=deals is not None)
         return with_hand_depths(events), games, arrays
     else:
         arrays = play_arrays(rules, seed, start, stop, deals=deals)

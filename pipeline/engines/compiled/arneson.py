@@ -614,22 +614,25 @@ def compile_rules(rules: RuleSet, policy: np.ndarray):
 
 
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
-                positions: int = 1024) -> GameArrays:
+                positions: int = 1024, deals=None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
-    policies (as engines.game.resolve_policies takes them). `capacity` (events) and `positions`
-    (per game) are only first sizes: buffers grow as needed."""
+    policies (as engines.game.resolve_policies takes them), from `deals` (one model.deal.Deal a
+    game, each checked to be a deal of the rule set's deck) when given, else shuffled.
+    `capacity` (events) and `positions` (per game) are only first sizes: buffers grow as needed."""
     policy = seat_policy_codes(rules, policies)
     if policy is None:
         raise ValueError("a policy without a compiled form: the reference engine plays it")
     compiled = compile_rules(rules, policy)
     games = max(stop - start, 0)
+    if deals is not None and len(deals) != games:
+        raise ValueError(f"{len(deals)} deals for {games} games")
     if capacity is None:
         capacity = games * min(8 * 9 * compiled.deck_size, 20_000) + 1024  # about 3,800 events a game of 52 cards
     game = new_game(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions)
     results = new_results(games, PLAYERS)
     arn = Arneson(policy, np.zeros((PLAYERS, 4), np.uint64), np.zeros((PLAYERS, HAND_SIZE), np.int32),
                   np.zeros(PLAYERS, np.int64), stored_hands(game), np.zeros(1, np.int64))
-    dealt = deal_arrays(rules, None)
+    dealt = deal_arrays(rules, deals)
     index = attempt = 0
     while True:
         status, index, attempt = play_games(np.uint64(seed), np.int64(start), np.int64(index), np.int64(attempt),

@@ -22,23 +22,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.engines.compiled.layout import SUMMARY_EVENTS
+from pipeline.engines.compiled.state import Workspace
 from pipeline.engines.compiled.table import play_arrays
 from pipeline.log.compiled import build_tables
 from pipeline.log.compiled_codec import encode_rows
 from pipeline.model.rules import build_rules
-from pipeline.storage.files import ENCODINGS, ROW_GROUP_ROWS, _leaf, write_parquet
+from pipeline.storage.files import parquet_options, write_parquet
 
 SHARD = 2000
 
 
 def in_memory(table: pa.Table, compression: str, key) -> None:
-    """write_parquet's Parquet bytes, in memory, with `compression`."""
-    leaves = [_leaf(f) for f in table.schema]
-    pq.write_table(table, pa.BufferOutputStream(), compression=compression,
-                   compression_level=6 if compression == "zstd" else None, row_group_size=ROW_GROUP_ROWS,
-                   write_statistics=True, use_dictionary=[leaf for leaf in leaves if leaf not in ENCODINGS],
-                   column_encoding={leaf: ENCODINGS[leaf] for leaf in leaves if leaf in ENCODINGS} or None,
-                   sorting_columns=[pq.SortingColumn(table.schema.get_field_index(k)) for k in key])
+    """write_parquet's Parquet bytes, in memory, with zstd or with no compression ("none")."""
+    options = parquet_options(table.schema, key)
+    if compression == "none":
+        options.update(compression="none", compression_level=None)
+    pq.write_table(table, pa.BufferOutputStream(), **options)
 
 
 def main() -> None:
@@ -48,11 +47,12 @@ def main() -> None:
     build_tables(rules, 0, 0, 10, play_arrays(rules, 1, 0, 10))  # compile / load the cache
     spent = dict.fromkeys(["engine", "encoding", "Arrow", "Parquet", "compression", "file"], 0.0)
     clock = time.process_time
+    workspace = Workspace()  # as log.shard keeps one from shard to shard
     with tempfile.TemporaryDirectory() as tmp:
         for start in range(0, games, SHARD):
             stop = min(start + SHARD, games)
             t = clock()
-            arrays = play_arrays(rules, 1, start, stop)
+            arrays = play_arrays(rules, 1, start, stop, workspace=workspace)
             spent["engine"] += clock() - t
             t = clock()
             ids = np.arange(start, stop, dtype=np.int64)  # rule set 0: game ids are the indices

@@ -37,17 +37,17 @@ from .tables import game_record, games_table, rows_table
 
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
     """The choice of engine: True when the compiled engine plays these games (seeded, or from
-    explicit `deals` for the table family), giving exactly the reference's tables. Generation
+    explicit `deals`), giving exactly the reference's tables. Generation
     and validation both ask here. WAR_ENGINE=reference in the environment makes the reference
     play everything."""
     if os.environ.get("WAR_ENGINE") == "reference":
         return False
     if family_of(rules).compiled == "steal":
-        return deals is None and compiled_steal.fits(rules, policies)
+        return compiled_steal.fits(rules, policies)
     return not policies and family_of(rules).compiled == "table" and fits(rules)
 
 
-# The table engine's buffers, kept from shard to shard in this process (see state.Workspace).
+# The compiled engines' buffers, kept from shard to shard in this process (see state.Workspace).
 WORKSPACE = Workspace()
 
 
@@ -60,7 +60,7 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
     if not compiled_plays(rules, deals, policies):
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     if family_of(rules).compiled == "steal":
-        arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies)
+        arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies, deals=deals, workspace=WORKSPACE)
     else:
         arrays = play_arrays(rules, seed, start, stop, deals=deals, workspace=WORKSPACE)
     return (*build_tables(rules, ordinal, start, stop, arrays, policies, explicit=deals is not None), arrays)

@@ -8,10 +8,16 @@ encoder), Parquet encoding without compression, zstd compression (the same write
 less the one without), and the file written with its checksum (write_parquet, less the
 in-memory write). The process start, imports, the journal and the manifest are what the whole
 command takes beyond these: compare with `war generate` of the same games.
+
+Then, to show what bounds the command: the CPU seconds of `war generate --games 1` (start-up:
+imports, loading the compiled engine and encoder, one tiny shard), of the idiomatic simulator
+(bench/idiomatic.py) over the same games, and the ceiling: start-up plus the Parquet stages
+alone, what the command would take if the engine, the encoding and Arrow took no time at all.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +36,10 @@ from pipeline.model.rules import build_rules
 from pipeline.storage.files import parquet_options, write_parquet
 
 SHARD = 2000
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import timed_cpu, war  # noqa: E402
 
 
 def in_memory(table: pa.Table, compression: str, key) -> None:
@@ -82,6 +92,17 @@ def main() -> None:
     print("|---|---|---|---|")
     for stage, seconds in spent.items():
         print(f"| {stage} | {seconds:.2f} | {seconds / total:.0%} | {games / seconds:,.0f} |")
+    with tempfile.TemporaryDirectory() as tmp:
+        sets = [a for o, v in options.items() for a in ("--set", f"{o}={v}")]
+        _, start_up, _ = timed_cpu(war("generate", "--games", 1, "--workers", 1, "-q", *sets, "--out", Path(tmp) / "one"))
+    _, simulator, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(games)])
+    writing = spent["Parquet"] + spent["compression"] + spent["file"]
+    ceiling = start_up + writing
+    print(f"start-up (war generate --games 1): {start_up:.2f} s CPU; the idiomatic simulator: {simulator:.2f} s "
+          f"CPU for {games:,} games ({games / simulator:,.0f} games/s)")
+    print(f"ceiling, start-up + Parquet stages only: {ceiling:.2f} s CPU, {games / ceiling:,.0f} games/s, "
+          f"{simulator / ceiling:.2f}x the simulator; these stages with start-up: {start_up + total:.2f} s CPU, "
+          f"{simulator / (start_up + total):.2f}x")
 
 
 if __name__ == "__main__":

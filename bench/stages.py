@@ -8,10 +8,16 @@ encoder), Parquet encoding without compression, zstd compression (the same write
 less the one without), and the file written with its checksum (write_parquet, less the
 in-memory write). The process start, imports, the journal and the manifest are what the whole
 command takes beyond these: compare with `war generate` of the same games.
+
+Then, to show what bounds the command: the CPU seconds of `war generate --games 1` (start-up:
+imports, loading the compiled engine and encoder, one tiny shard), of the idiomatic simulator
+(bench/idiomatic.py) over the same games, and the ceiling: start-up plus the Parquet stages
+alone, what the command would take if the engine, the encoding and Arrow took no time at all.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,23 +28,26 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.engines.compiled.layout import SUMMARY_EVENTS
+from pipeline.engines.compiled.state import Workspace
 from pipeline.engines.compiled.table import play_arrays
 from pipeline.log.compiled import build_tables
 from pipeline.log.compiled_codec import encode_rows
 from pipeline.model.rules import build_rules
-from pipeline.storage.files import ENCODINGS, ROW_GROUP_ROWS, _leaf, write_parquet
+from pipeline.storage.files import parquet_options, write_parquet
 
 SHARD = 2000
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import timed_cpu, war  # noqa: E402
 
 
 def in_memory(table: pa.Table, compression: str, key) -> None:
-    """write_parquet's Parquet bytes, in memory, with `compression`."""
-    leaves = [_leaf(f) for f in table.schema]
-    pq.write_table(table, pa.BufferOutputStream(), compression=compression,
-                   compression_level=6 if compression == "zstd" else None, row_group_size=ROW_GROUP_ROWS,
-                   write_statistics=True, use_dictionary=[leaf for leaf in leaves if leaf not in ENCODINGS],
-                   column_encoding={leaf: ENCODINGS[leaf] for leaf in leaves if leaf in ENCODINGS} or None,
-                   sorting_columns=[pq.SortingColumn(table.schema.get_field_index(k)) for k in key])
+    """write_parquet's Parquet bytes, in memory, with zstd or with no compression ("none")."""
+    options = parquet_options(table.schema, key)
+    if compression == "none":
+        options.update(compression="none", compression_level=None)
+    pq.write_table(table, pa.BufferOutputStream(), **options)
 
 
 def main() -> None:
@@ -48,11 +57,12 @@ def main() -> None:
     build_tables(rules, 0, 0, 10, play_arrays(rules, 1, 0, 10))  # compile / load the cache
     spent = dict.fromkeys(["engine", "encoding", "Arrow", "Parquet", "compression", "file"], 0.0)
     clock = time.process_time
+    workspace = Workspace()  # as log.shard keeps one from shard to shard
     with tempfile.TemporaryDirectory() as tmp:
         for start in range(0, games, SHARD):
             stop = min(start + SHARD, games)
             t = clock()
-            arrays = play_arrays(rules, 1, start, stop)
+            arrays = play_arrays(rules, 1, start, stop, workspace=workspace)
             spent["engine"] += clock() - t
             t = clock()
             ids = np.arange(start, stop, dtype=np.int64)  # rule set 0: game ids are the indices
@@ -82,6 +92,17 @@ def main() -> None:
     print("|---|---|---|---|")
     for stage, seconds in spent.items():
         print(f"| {stage} | {seconds:.2f} | {seconds / total:.0%} | {games / seconds:,.0f} |")
+    with tempfile.TemporaryDirectory() as tmp:
+        sets = [a for o, v in options.items() for a in ("--set", f"{o}={v}")]
+        _, start_up, _ = timed_cpu(war("generate", "--games", 1, "--workers", 1, "-q", *sets, "--out", Path(tmp) / "one"))
+    _, simulator, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(games)])
+    writing = spent["Parquet"] + spent["compression"] + spent["file"]
+    ceiling = start_up + writing
+    print(f"start-up (war generate --games 1): {start_up:.2f} s CPU; the idiomatic simulator: {simulator:.2f} s "
+          f"CPU for {games:,} games ({games / simulator:,.0f} games/s)")
+    print(f"ceiling, start-up + Parquet stages only: {ceiling:.2f} s CPU, {games / ceiling:,.0f} games/s, "
+          f"{simulator / ceiling:.2f}x the simulator; these stages with start-up: {start_up + total:.2f} s CPU, "
+          f"{simulator / (start_up + total):.2f}x")
 
 
 if __name__ == "__main__":

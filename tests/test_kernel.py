@@ -14,6 +14,7 @@ pytest.importorskip("numba")
 
 from pipeline.engines.compiled.rng import bounded_draws, game_seeds, shuffled_range, splitmix_outputs, xoshiro_outputs  # noqa: E402
 from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMARY_OUTCOME  # noqa: E402
+from pipeline.engines.compiled.state import Workspace  # noqa: E402
 from pipeline.engines.compiled.table import play_arrays  # noqa: E402
 from pipeline.log.shard import compiled_plays, play_range_fast, shard_tables  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
@@ -237,6 +238,24 @@ def test_growing_buffers_changes_nothing(name, options):
         assert np.array_equal(a, b)
 
 
+def test_workspace_kept_between_ranges_changes_nothing():
+    """A workspace carried from range to range (its log, positions and attempt numbers reused,
+    grown once, dropped when the rules change shape) gives each range what fresh buffers give."""
+    workspace = Workspace()
+    ranges = [("classic", {"pickup": "winner_first"}, 0, 30), ("classic", {"pickup": "winner_first"}, 30, 70),
+              ("classic", {"pickup": "table_order", "win": "wars:2"}, 0, 25),
+              ("multiplayer", {"pickup": "winner_first"}, 5, 30), ("classic", {"pickup": "winner_first"}, 70, 90),
+              ("classic", {}, 0, 20)]
+    for i, (name, options, start, stop) in enumerate(ranges):
+        rules = build_rules(name, options)
+        fresh = play_arrays(rules, 4, start, stop)
+        reused = play_arrays(rules, 4, start, stop, capacity=1 if i == 0 else None, positions=2,
+                             workspace=workspace)
+        for a, b in zip(fresh, reused):
+            assert np.array_equal(a, b)
+    assert workspace.attempt > sum(stop - start for *_, start, stop in ranges)  # the tiny first buffers grew
+
+
 def test_empty_range():
     rules = build_rules("classic")
     events, games_ = play_range_fast(rules, 0, 1, 10, 10)
@@ -265,7 +284,6 @@ def test_supported():
     assert compiled_plays(build_rules("arneson"))
     assert compiled_plays(build_rules("arneson"), None, ("hand:lowest", "cautious"))
     assert compiled_plays(build_rules("arneson"), [])
-    assert not compiled_plays(build_rules("steal"), [])  # explicit deals of Steal War: the reference
     # int16 card codes: the largest deck the rules allow (32,768 cards) goes to the reference engine
     assert compiled_plays(build_rules("classic", {"ranks": "511", "suits": "64"}))
     assert not compiled_plays(build_rules("classic", {"ranks": "512", "suits": "64"}))

@@ -226,3 +226,16 @@ def test_explicit_deals_equal_the_reference(tmp_path, options, seating):
     for table, ref, key in ((events, ref_events, ("game_id", "seq")), (games, ref_games, ("game_id",))):
         assert write_parquet(table, tmp_path / "fast.parquet", key) == write_parquet(ref, tmp_path / "ref.parquet",
                                                                                      key)
+
+
+def test_a_dataset_of_several_families_is_the_same_files_from_both_engines(tmp_path, monkeypatch):
+    """Classic War and Arneson's War, both looking for cycles, in one dataset: the compiled engines
+    share their buffers from shard to shard (log.shard.WORKSPACE), and the files are the
+    reference's, byte for byte."""
+    plans = (make_plans([build_rules("classic", {"pickup": "winner_first"})], 14)
+             + make_plans([build_rules("arneson", {"pickup": "winner_first"})], 14, None, ({-1: "greedy"}))
+             + make_plans([build_rules("classic", {"pickup": "table_order"})], 8))
+    generate(tmp_path / "fast", plans, seed=5, shard_size=5)
+    monkeypatch.setenv("WAR_ENGINE", "reference")
+    generate(tmp_path / "ref", plans, seed=5, shard_size=5)
+    assert dataset_files(tmp_path / "fast") == dataset_files(tmp_path / "ref")

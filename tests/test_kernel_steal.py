@@ -23,8 +23,9 @@ from pipeline.model.rules import build_rules  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
 from pipeline.model.variants import VARIANTS  # noqa: E402
 from pipeline.storage.dataset import Dataset  # noqa: E402
+from pipeline.storage.files import write_parquet  # noqa: E402
 from rulekit import OPTION_GRID, rewrite_game_events  # noqa: E402
-from test_kernel import assert_same_tables  # noqa: E402
+from test_kernel import assert_same_tables, random_deals  # noqa: E402
 
 # Every policy of every kind of Steal War, as profiles and as single policies.
 SEATINGS = [
@@ -86,6 +87,31 @@ def test_compiled_tables_equal_the_reference(case):
     events, games = play_range_fast(rules, ordinal, seed, start, start + GAMES, specs)
     assert_same_tables(games, games_table(records), "games")
     assert_same_tables(events, events_table(ids, logs), "events")
+
+
+@pytest.mark.parametrize("options,seating", [({}, ("random",)), ({"players": "3"}, ("greedy", "cautious")),
+                                             ({"players": "4", "war_down": "by_rank"}, ("random", "greedy")),
+                                             ({"ranks": "5", "suits": "4", "jokers": "0"}, ("steal:threshold:2,top:protect",))])
+def test_explicit_deals_equal_the_reference(options, seating, tmp_path):
+    """Explicit deals (war generate --deals) of Steal War through the compiled engine, shard after
+    shard in one workspace, between shards of the table engine: the reference's tables and
+    Parquet bytes."""
+    rules = build_rules("steal", options)
+    specs = seat_specs(rules, seating)
+    classic = build_rules("classic", {"pickup": "winner_first"})
+    for start in (0, 20, 40):
+        deals = random_deals(rules, 20, start + 5)
+        assert compiled_plays(rules, deals, specs)
+        events, games = shard_tables(rules, 1, 77, start, start + 20, deals, specs)
+        ids, logs, records = play_range(rules, 1, 77, start, start + 20, deals, specs)
+        assert_same_tables(games, games_table(records), "games")
+        assert_same_tables(events, events_table(ids, logs), "events")
+        assert games.column("deal").to_pylist() == ["explicit"] * 20
+        shard_tables(classic, 0, 77, start, start + 20)
+    for table, ref, key in ((events, events_table(ids, logs), ("game_id", "seq")),
+                            (games, games_table(records), ("game_id",))):
+        assert write_parquet(table, tmp_path / "fast.parquet", key) == write_parquet(ref, tmp_path / "ref.parquet",
+                                                                                     key)
 
 
 def test_the_grid_reaches_every_event_kind_and_outcome_of_steal_war():

@@ -21,6 +21,7 @@ from ..engines.compiled.layout import (
     GameArrays,
 )
 from ..engines.compiled.rng import HAVE_NUMBA
+from ..engines.compiled.state import Workspace
 from ..engines.compiled.table import fits, play_arrays, play_games
 from ..engines.families import family_of
 from ..engines.game import play_game
@@ -38,33 +39,38 @@ from .tables import game_record, games_table, rows_table
 
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
     """The choice of engine: True when the compiled engine plays these games (seeded, or from
-    explicit `deals` for the table family and Arneson's War), giving exactly the reference's tables. Generation
+    explicit `deals`), giving exactly the reference's tables. Generation
     and validation both ask here. WAR_ENGINE=reference in the environment makes the reference
     play everything."""
     if os.environ.get("WAR_ENGINE") == "reference":
         return False
     if family_of(rules).compiled == "steal":
-        return deals is None and compiled_steal.fits(rules, policies)
+        return compiled_steal.fits(rules, policies)
     if family_of(rules).compiled == "arneson":
         return compiled_arneson.fits(rules, policies)
     return not policies and family_of(rules).compiled == "table" and fits(rules)
+
+
+# The compiled engines' buffers, kept from shard to shard in this process (see state.Workspace).
+WORKSPACE = Workspace()
 
 
 def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=(),
                    deals=None):
     """(events table, games table, the engine's arrays: a GameArrays) of games start..stop-1 from
     the compiled engine, from `deals` (a Deal a game) when given; the arrays let validation
-    check card balance without decoding the tables."""
+    check card balance without decoding the tables. The arrays' events are valid until the
+    next call (they live in WORKSPACE); the tables are the caller's."""
     if not compiled_plays(rules, deals, policies):
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     if family_of(rules).compiled == "steal":
-        arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies)
+        arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies, deals=deals, workspace=WORKSPACE)
     elif family_of(rules).compiled == "arneson":
-        arrays = compiled_arneson.play_arrays(rules, seed, start, stop, policies, deals=deals)
+        arrays = compiled_arneson.play_arrays(rules, seed, start, stop, policies, deals=deals, workspace=WORKSPACE)
         events, games = build_tables(rules, ordinal, start, stop, arrays, policies, explicit=deals is not None)
         return with_hand_depths(events), games, arrays
     else:
-        arrays = play_arrays(rules, seed, start, stop, deals=deals)
+        arrays = play_arrays(rules, seed, start, stop, deals=deals, workspace=WORKSPACE)
     return (*build_tables(rules, ordinal, start, stop, arrays, policies, explicit=deals is not None), arrays)
 
 

@@ -67,9 +67,9 @@ from .state import (
     ROWS,
     SEATS,
     ZERO,
+    Workspace,
     borrowing,
     grown_event_log,
-    new_game,
     new_results,
     with_longer_streams,
     with_more_positions,
@@ -614,11 +614,12 @@ def compile_rules(rules: RuleSet, policy: np.ndarray):
 
 
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
-                positions: int = 1024, deals=None) -> GameArrays:
+                positions: int = 1024, deals=None, workspace: Workspace | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
     policies (as engines.game.resolve_policies takes them), from `deals` (one model.deal.Deal a
     game, each checked to be a deal of the rule set's deck) when given, else shuffled.
-    `capacity` (events) and `positions` (per game) are only first sizes: buffers grow as needed."""
+    `capacity` (events) and `positions` (per game) are only first sizes: buffers grow as needed.
+    With a `workspace`, its buffers are used and kept (table.play_arrays)."""
     policy = seat_policy_codes(rules, policies)
     if policy is None:
         raise ValueError("a policy without a compiled form: the reference engine plays it")
@@ -628,12 +629,14 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), c
         raise ValueError(f"{len(deals)} deals for {games} games")
     if capacity is None:
         capacity = games * min(8 * 9 * compiled.deck_size, 20_000) + 1024  # about 3,800 events a game of 52 cards
-    game = new_game(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions)
+    if workspace is None:
+        workspace = Workspace()
+    game = workspace.game_for(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions)
     results = new_results(games, PLAYERS)
     arn = Arneson(policy, np.zeros((PLAYERS, 4), np.uint64), np.zeros((PLAYERS, HAND_SIZE), np.int32),
                   np.zeros(PLAYERS, np.int64), stored_hands(game), np.zeros(1, np.int64))
     dealt = deal_arrays(rules, deals)
-    index = attempt = 0
+    index, attempt = 0, workspace.attempt
     while True:
         status, index, attempt = play_games(np.uint64(seed), np.int64(start), np.int64(index), np.int64(attempt),
                                             dealt, game, arn, results)
@@ -646,6 +649,8 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), c
         else:
             game = game._replace(positions=with_more_positions(compiled, game.positions))
             arn = arn._replace(stored_hands=stored_hands(game))
+    workspace.keep(game)
+    workspace.attempt = attempt
     log = game.log
     return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
                       results.summaries, results.war_wins, results.final_cards, results.seeds)

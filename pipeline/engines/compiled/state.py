@@ -207,6 +207,40 @@ def new_game(rules: Rules, events: int, cards: int, seats: int, positions: int) 
                 new_event_log(events, cards, seats))
 
 
+class Workspace:
+    """A game's state kept from one range of games to the next, so that a process playing shard
+    after shard (generation, validation) allocates and grows its buffers once, not once a shard:
+    fresh buffers cost a page fault for every 4 KiB the games write (about a sixth of
+    `war generate`'s time went to the kernel) and the games replayed each time a buffer grew.
+
+    What play_arrays returns from a workspace are views of its buffers, valid until the
+    workspace plays again. `attempt` carries the attempt numbers on, so that the position
+    slots of earlier ranges count as empty (see cycles.py)."""
+
+    def __init__(self) -> None:
+        self.game: Game | None = None
+        self.attempt = 0
+
+    def game_for(self, rules: Rules, events: int, cards: int, seats: int, positions: int) -> Game:
+        """The kept state when it fits `rules` (same seats, deck and kind of positions), with an
+        empty log at least as large as asked; else a new one."""
+        game = self.game
+        if game is not None and _same_shapes(game.rules, rules) and game.log.rows.shape[0] >= events \
+                and game.log.card_values.shape[0] >= cards and game.log.seat_values.shape[0] >= seats:
+            game.log.fill[:] = 0
+            return game._replace(rules=rules)
+        self.game = None
+        return new_game(rules, events, cards, seats, positions)
+
+    def keep(self, game: Game) -> None:
+        self.game = game
+
+
+def _same_shapes(a: Rules, b: Rules) -> bool:
+    return (a.players, a.deck_size, a.detect_cycles, a.wars_to_win > 0) == \
+        (b.players, b.deck_size, b.detect_cycles, b.wars_to_win > 0)
+
+
 def new_seats(players: int, deck_size: int) -> Seats:
     return Seats(np.zeros((players, power_of_two(deck_size)), np.int32), np.zeros(players, np.int64),
                  np.zeros(players, np.int64), np.zeros((players, deck_size), np.int32),

@@ -60,9 +60,9 @@ from .state import (
     ROWS,
     SEATS,
     ZERO,
+    Workspace,
     borrowing,
     grown_event_log,
-    new_game,
     new_results,
 )
 from .table import compile_rules as table_rules
@@ -532,10 +532,12 @@ def compile_rules(rules: RuleSet):
         shortfall_loses=True, pickup=PICKUP_POOLED, detect_cycles=False)
 
 
-def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None) -> GameArrays:
+def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
+                deals=None, workspace: Workspace | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
-    policies (as engines.game.resolve_policies takes them). `capacity` (events) is only a first
-    size."""
+    policies (as engines.game.resolve_policies takes them), from `deals` (one model.deal.Deal a
+    game) when given, else shuffled. `capacity` (events) is only a first size. With a
+    `workspace`, its buffers are used and kept (table.play_arrays)."""
     compiled = compile_rules(rules)
     policy = seat_policy_rows(rules, policies)
     if policy is None:
@@ -546,18 +548,23 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), c
     if capacity is None:
         capacity = games * 3 * compiled.deck_size * compiled.players + 1024  # about the events of a game: 250
     players = compiled.players
-    game = new_game(compiled, capacity, 3 * capacity, capacity // 4 + 16, 1)
+    if deals is not None and len(deals) != games:
+        raise ValueError(f"{len(deals)} deals for {games} games")
+    if workspace is None:
+        workspace = Workspace()
+    game = workspace.game_for(compiled, capacity, 3 * capacity, capacity // 4 + 16, 1)
     results = new_results(games, players)
     steal = Steal(policy, np.zeros((players, 4), np.uint64), copies, np.zeros(copies.shape[0], np.int64),
                   np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
                   np.zeros(2, np.int64))
-    dealt = deal_arrays(rules, None)
+    dealt = deal_arrays(rules, deals)
     index = 0
     while True:
         status, index = play_games(np.uint64(seed), np.int64(start), np.int64(index), dealt, game, steal, results)
         if status == DONE:
             break
         game = game._replace(log=grown_event_log(game.log, players, compiled.deck_size))
+    workspace.keep(game)
     log = game.log
     return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
                       results.summaries, results.war_wins, results.final_cards, results.seeds)

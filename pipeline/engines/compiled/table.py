@@ -48,6 +48,7 @@ from .state import (
     SEATS,
     Deals,
     Rules,
+    Workspace,
     grown_event_log,
     new_game,
     new_results,
@@ -121,11 +122,12 @@ def deal_arrays(rules: RuleSet, deals) -> Deals:
 
 
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int | None = None,
-                positions: int = 1024, deals=None) -> GameArrays:
+                positions: int = 1024, deals=None, workspace: Workspace | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed`, from `deals` (one
     model.deal.Deal a game, each checked to be a deal of the rule set's deck) when given, else
     shuffled. `capacity` (events) and `positions` (per game) are only first sizes: buffers grow
-    as needed."""
+    as needed. With a `workspace`, its buffers are used and kept, and the events returned are
+    views of them, valid until the workspace plays again."""
     compiled = compile_rules(rules)
     games = max(stop - start, 0)
     if deals is not None and len(deals) != games:
@@ -134,10 +136,12 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
         per_game = {"pooled": 1200, "shuffled": 1000}.get(rules.pickup, 700) * compiled.players * compiled.deck_size \
             // 104 + 64  # events a game, about
         capacity = games * min(per_game, 20_000)
-    game = new_game(compiled, capacity, capacity, capacity // 10 + 16, positions)
+    if workspace is None:
+        workspace = Workspace()
+    game = workspace.game_for(compiled, capacity, capacity, capacity // 10 + 16, positions)
     results = new_results(games, compiled.players)
     dealt = deal_arrays(rules, deals)
-    index = attempt = 0
+    index, attempt = 0, workspace.attempt
     while True:
         status, index, attempt = play_games(np.uint64(seed), np.int64(start), np.int64(index), np.int64(attempt),
                                             dealt, game, results)
@@ -149,6 +153,8 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
             game = game._replace(positions=with_longer_streams(game.positions))
         else:
             game = game._replace(positions=with_more_positions(compiled, game.positions))
+    workspace.keep(game)
+    workspace.attempt = attempt
     log = game.log
     return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
                       results.summaries, results.war_wins, results.final_cards, results.seeds)

@@ -9,21 +9,25 @@ when there is none: it is written into each distinct shape text, once per shape,
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pyarrow as pa
 
-from .codec import parse
 
-
+@lru_cache(maxsize=1 << 16)  # many shapes recur from shard to shard
 def with_depth(shape: str) -> str:
     """The shape with each hand decision's depth spelt: `decision:0#1{3}!hand` becomes
-    `decision:0#1{3}=0!hand`, `=2` after a `war[0,1]=2`."""
+    `decision:0#1{3}=0!hand`, `=2` after a `war[0,1]=2` (a war's token ends with its value; a
+    string scan, not log.codec.parse, which costs ten times as much on every new shape)."""
+    if "!hand" not in shape:
+        return shape
     tokens = shape.split(" ")
-    depth = 0
-    for i, (token, step) in enumerate(zip(tokens, parse(shape))):
-        if step.kind == "war":
-            depth = step.value
-        elif step.kind == "decision" and step.note == "hand" and step.value is None:
-            tokens[i] = token[:-len("!hand")] + f"={depth}!hand"
+    depth = "0"
+    for i, token in enumerate(tokens):
+        if token.startswith(("war[", "war=")):
+            depth = token[token.rindex("=") + 1:]
+        elif token.startswith("decision") and token.endswith("!hand") and "=" not in token:
+            tokens[i] = f"{token[:-len('!hand')]}={depth}!hand"
     return " ".join(tokens)
 
 

@@ -17,7 +17,6 @@ from pipeline.engines.compiled.layout import EVENT_KIND, SUMMARY_OUTCOME  # noqa
 from pipeline.engines.game import policy_specs  # noqa: E402
 from pipeline.jobs.generate import generate, make_plans  # noqa: E402
 from pipeline.jobs.validate import validate  # noqa: E402
-from pipeline.log.hand_depths import with_depth  # noqa: E402
 from pipeline.log.shard import compiled_plays, play_range, play_range_fast, shard_tables  # noqa: E402
 from pipeline.log.tables import events_table, games_table  # noqa: E402
 from pipeline.model.rules import build_rules  # noqa: E402
@@ -114,15 +113,6 @@ def test_the_grid_reaches_every_event_kind_and_outcome_of_arnesons_war():
     _, logs, _ = play_range(rules, 0, 3000, 0, GAMES, None, seat_specs(rules, ("random",)))
     depths = {e.value for log in logs for e in log if e.kind == "decision"}
     assert depths >= {0, 1, 2, 3}
-
-
-def test_a_decision_is_spelt_with_the_depth_of_its_war():
-    assert with_depth("decision:0#1{3}!hand decision:1#1{3}!hand play:0#1 play:1#1 draw:0#1 draw:1#1 "
-                      "war[0,1]=1 down:0#3 down:1#3 decision:0#1{2}!hand decision:1#1{2}!hand play:0#1 play:1#1 "
-                      "war[0,1]=2 war_out:0 out:0 collect:1@*") == (
-        "decision:0#1{3}=0!hand decision:1#1{3}=0!hand play:0#1 play:1#1 draw:0#1 draw:1#1 "
-        "war[0,1]=1 down:0#3 down:1#3 decision:0#1{2}=1!hand decision:1#1{2}=1!hand play:0#1 play:1#1 "
-        "war[0,1]=2 war_out:0 out:0 collect:1@*")
 
 
 @pytest.mark.parametrize("options,seating", [

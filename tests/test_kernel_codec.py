@@ -49,12 +49,18 @@ def reference_logs(evi, cv, sv, counts) -> list[list[Event]]:
     c0 = s0 = 0
     for count in counts.tolist():
         log = []
+        depth, row_battle = 0, None
         for battle, kind, seat, value, note, cend, send in rows[i:i + count]:
+            if battle != row_battle:  # a new row (battle): no war yet
+                depth, row_battle = 0, battle
             options = value if kind == KIND_DECISION else 0  # a decision's options end its cards
+            hand = kind == KIND_DECISION and note >= 0 and NOTES[note] == "hand"  # its value: its war's depth
+            if kind == KIND_WAR:
+                depth = value
             log.append(Event(battle, EVENT_KINDS[kind], seat=None if seat < 0 else seat,
                              cards=tuple(cards[c0:cend - options]), seats=tuple(seats[s0:send]),
                              options=tuple(cards[cend - options:cend]),
-                             value=value if kind in (KIND_WAR, KIND_END) else None,
+                             value=value if kind in (KIND_WAR, KIND_END) else depth if hand else None,
                              note=NOTES[note] if note >= 0 else None))
             c0, s0 = cend, send
         out.append(log)

@@ -6,7 +6,9 @@ words; equal keys are equal shapes and get one id, numbered in order of first ap
 text of each distinct shape is spelt once, in Python (`shape_texts`).
 
 A key holds per event two words, then its value when it has one (a war's depth, an end's
-battles), then its seats, eight bytes a word:
+battles, a hand decision's war depth: the value of the row's last war before it, 0 when none,
+as the Arneson engine's decisions give their option count in the value column), then its
+seats, eight bytes a word:
 
 - the event word: `(seat + 1) & 0xFFFFFFFF | kind << KIND_SHIFT | (note + 1) << NOTE_SHIFT |
   mode << MODE_SHIFT | has_value << HAS_VALUE_SHIFT | takes << TAKE_SIZE_SHIFT | positions`,
@@ -41,6 +43,7 @@ from ..engines.compiled.layout import (
     KIND_PLAY,
     KIND_SET_ASIDE,
     KIND_WAR,
+    NOTE_HAND,
     NOTES,
 )
 from ..engines.compiled.rng import HASH_START, _fold, _mix
@@ -154,7 +157,7 @@ def put_on_table(first_card, count, table_stamp, table_size, duplicate, encoding
 
 
 @borrowing(inline="always")
-def append_key(event, event_word, count_word, first_seat, seat_count, key_size, key_hash, encoding):
+def append_key(event_word, count_word, value, first_seat, seat_count, key_size, key_hash, encoding):
     """The event's key words after shapes.key[:key_size] (there is room): returns (key size,
     hash)."""
     events, key = encoding.events, encoding.shapes.key
@@ -163,8 +166,8 @@ def append_key(event, event_word, count_word, first_seat, seat_count, key_size, 
     key_hash = _fold(_fold(key_hash, event_word), count_word)
     key_size += 2
     if (event_word >> HAS_VALUE_SHIFT) & 1:
-        key[key_size] = events.rows[event, EVENT_VALUE]
-        key_hash = _fold(key_hash, key[key_size])
+        key[key_size] = value
+        key_hash = _fold(key_hash, value)
         key_size += 1
     for j in range(0, seat_count, 8):
         word = np.int64(0)
@@ -194,6 +197,7 @@ def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, enco
     duplicate = False
     key_size = 0
     key_hash = HASH_START
+    depth = np.int64(0)
     while event < stop and rows[event, EVENT_BATTLE] == battle:
         kind = rows[event, EVENT_KIND]
         count = rows[event, EVENT_CARDS_END] - first_card
@@ -223,14 +227,20 @@ def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, enco
             if kind == KIND_PLAY or kind == KIND_DOWN or kind == KIND_FORFEIT:
                 table_size, duplicate = put_on_table(first_card, count, table_stamp, table_size, duplicate, encoding)
         options = np.int64(rows[event, EVENT_VALUE]) if kind == KIND_DECISION else np.int64(0)
-        has_value = kind == KIND_WAR or kind == KIND_END
+        value = np.int64(rows[event, EVENT_VALUE])
+        if kind == KIND_WAR:
+            depth = value
+        hand = kind == KIND_DECISION and rows[event, EVENT_NOTE] == NOTE_HAND
+        if hand:
+            value = depth
+        has_value = kind == KIND_WAR or kind == KIND_END or hand
         need = key_size + 3 + (seat_count + 7) // 8
         if need > encoding.shapes.key.shape[0]:
             return GROW_KEY, event, card_fill, order_fill, table_stamp, take_stamp, need, key_hash
         event_word |= np.int64(has_value) << HAS_VALUE_SHIFT
         count_word = (np.int64(raw) - options) | (np.int64(seat_count) << SEAT_COUNT_SHIFT) | \
             (options << OPTION_COUNT_SHIFT)
-        key_size, key_hash = append_key(event, event_word, count_word,
+        key_size, key_hash = append_key(event_word, count_word, value,
                                         first_seat, seat_count, key_size, key_hash, encoding)
         first_card = rows[event, EVENT_CARDS_END]
         first_seat = rows[event, EVENT_SEATS_END]

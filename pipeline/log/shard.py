@@ -32,7 +32,6 @@ from ..model.schema import GAME_ID_STRIDE, RuleSet
 from .codec import encode as encode_log
 from .compiled import build_tables
 from .compiled_codec import encode_pass
-from .hand_depths import with_hand_depths
 from .invariants import ROLE, balance, cards_balance
 from .tables import game_record, games_table, rows_table
 
@@ -67,8 +66,6 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
         arrays = compiled_steal.play_arrays(rules, seed, start, stop, policies, deals=deals, workspace=WORKSPACE)
     elif family_of(rules).compiled == "arneson":
         arrays = compiled_arneson.play_arrays(rules, seed, start, stop, policies, deals=deals, workspace=WORKSPACE)
-        events, games = build_tables(rules, ordinal, start, stop, arrays, policies, explicit=deals is not None)
-        return with_hand_depths(events), games, arrays
     else:
         arrays = play_arrays(rules, seed, start, stop, deals=deals, workspace=WORKSPACE)
     return (*build_tables(rules, ordinal, start, stop, arrays, policies, explicit=deals is not None), arrays)

@@ -18,7 +18,7 @@ policy the codes do not name has no compiled form, and its games go through the 
 A decision's options are logged after its card in card_values, and its value column holds how
 many there are (log.compiled_codec reads them so). The reference's decision also has a value,
 the depth of the war it is in; that depth is the value of the row's last war event before it
-(0 in none), so log.hand_depths writes it into the events table's shapes afterwards.
+(0 in none), which is how log.compiled_codec spells it.
 
 A battle logs a bounded number of events whatever the deck (a war takes a hand card from each
 seat, and hands are refilled only after the whole war, so a battle has at most four wars): the
@@ -50,7 +50,7 @@ from .layout import (
     MAX_CARD,
     NO_NOTE,
     NO_SEAT,
-    NOTES,
+    NOTE_HAND,
     OUTCOME_CAPPED,
     OUTCOME_CYCLE,
     OUTCOME_DRAW,
@@ -82,7 +82,6 @@ HAND_RANDOM, HAND_HIGHEST, HAND_LOWEST, HAND_SAVE_HIGH = range(4)
 HAND_CODES = {"random": HAND_RANDOM, "highest": HAND_HIGHEST, "lowest": HAND_LOWEST, "save_high": HAND_SAVE_HIGH}
 POLICY_SEED_MASK = np.uint64(0x5EA75EA75EA75EA7)  # model.rng.policy_seed
 KIND_DRAW = EVENT_KINDS.index("draw")
-NOTE_HAND = NOTES.index("hand")
 HAND_SIZE = 3  # rules 7.1; RuleSet.hand_size allows no other
 PLAYERS = 2
 

@@ -43,6 +43,7 @@ PICKUP_POOLED = PICKUPS.index("pooled")
 NOTES = OUTCOMES + ("steal", "top", "hand")
 NOTE_STEAL = NOTES.index("steal")
 NOTE_TOP = NOTES.index("top")
+NOTE_HAND = NOTES.index("hand")
 
 NO_SEAT = -1  # an event's seat, a game's winner: none
 NO_NOTE = -1  # an event's note: none (an end event's note is its outcome code)

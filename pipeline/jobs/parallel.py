@@ -56,6 +56,27 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+KEEP_FREED = 1 << 30
+
+
+def reuse_freed_memory() -> None:
+    """Make the C allocator keep the memory of one shard's buffers for the next (up to 1 GiB),
+    instead of returning it to the system and taking it back page by page: a shard allocates
+    tens of MB of fresh arrays (the engine's event log, the encoder's), and with glibc's
+    defaults each shard paid for their pages again in the kernel (numpy asks for huge pages,
+    which the kernel clears and compacts), about a fifth of the CPU of a run. Linux only (glibc's
+    mallopt); elsewhere nothing changes. The bytes written do not depend on it."""
+    if sys.platform != "linux":
+        return
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(M_MMAP_THRESHOLD, KEEP_FREED)
+        libc.mallopt(M_TRIM_THRESHOLD, KEEP_FREED)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 @contextmanager
 def interrupts_deferred():
     """Ctrl-C inside the block takes effect when it ends, as a KeyboardInterrupt. For calls into
@@ -93,6 +114,7 @@ def run_tasks(fn: Callable, tasks: Iterable, workers: int,
     the store's client library (the AWS SDK under pyarrow's S3) holds threads and locks that a
     forked child would inherit half-held. On Ctrl-C the workers are stopped at once; a file one
     of them was writing is left only under its hidden temporary name."""
+    reuse_freed_memory()
     if count is None and isinstance(tasks, Sequence):
         count = len(tasks)
     tasks = iter(tasks)

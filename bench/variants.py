@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import print_table, war  # noqa: E402
+from run import print_table, war
 
 # (what, arguments of war generate, games at scale 1): each run takes a few seconds here.
 CASES = [

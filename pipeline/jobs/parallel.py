@@ -62,11 +62,12 @@ KEEP_FREED = 1 << 30
 
 def reuse_freed_memory() -> None:
     """Make the C allocator keep the memory of one shard's buffers for the next (up to 1 GiB),
-    instead of returning it to the system and taking it back page by page: a shard allocates
-    tens of MB of fresh arrays (the engine's event log, the encoder's), and with glibc's
-    defaults each shard paid for their pages again in the kernel (numpy asks for huge pages,
-    which the kernel clears and compacts), about a fifth of the CPU of a run. Linux only (glibc's
-    mallopt); elsewhere nothing changes. The bytes written do not depend on it."""
+    and numpy ask for ordinary pages rather than huge ones. A shard allocates tens of MB of
+    fresh arrays (the engine's event log, the encoder's); with glibc's defaults each shard gave
+    them back to the kernel and faulted them in again, and numpy's huge pages (madvise) made
+    the kernel clear and compact 2 MB at a time, up to 0.4 s of system time on a single shard.
+    Linux only (glibc's mallopt, numpy's switch); elsewhere nothing changes. The bytes written
+    do not depend on it."""
     if sys.platform != "linux":
         return
     try:
@@ -75,6 +76,11 @@ def reuse_freed_memory() -> None:
         libc.mallopt(M_TRIM_THRESHOLD, KEEP_FREED)
     except (OSError, AttributeError):  # not glibc
         pass
+    import numpy as np  # lazy: only the commands that play games need it
+
+    switch = getattr(getattr(getattr(np, "_core", None), "multiarray", None), "_set_madvise_hugepage", None)
+    if switch is not None:
+        switch(False)
 
 
 @contextmanager

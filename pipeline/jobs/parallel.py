@@ -33,6 +33,7 @@ def _init(queue) -> None:
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _die_with_parent()
+    reuse_freed_memory()  # a spawned worker does not inherit the parent's
 
 
 def _die_with_parent() -> None:

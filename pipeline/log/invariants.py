@@ -48,6 +48,8 @@ def balance(events, values, counts, role, set_aside, deck_size):
     i = 0
     cards_start = 0
     games = len(counts)
+    if games == 0:
+        return total == 0
     for game in range(games):
         end = total if game == games - 1 else min(i + counts[game], total)
         if i >= end:

@@ -90,6 +90,18 @@ def run_with_user_time(cmd: list[str], env: dict) -> tuple[float, float]:
     return took, usage.ru_utime
 
 
+def first_run_row(tmp: str) -> tuple[str, str, str]:
+    """Row 9: the first `war demo` with an empty compile cache, and the next one."""
+    with tempfile.TemporaryDirectory() as cache:
+        took_cold, user_cold = run_with_user_time(war("demo", "--out", str(Path(tmp) / "demo")),
+                                                  {**os.environ, "NUMBA_CACHE_DIR": cache})
+        took_warm, user_warm = run_with_user_time(war("demo", "--out", str(Path(tmp) / "demo")),
+                                                  {**os.environ, "NUMBA_CACHE_DIR": cache})
+    return ("9. first war demo after installing (empty compile cache) / the next one",
+            f"{took_cold:.1f} s ({user_cold:.1f} s CPU) / {took_warm:.1f} s ({user_warm:.1f} s CPU)",
+            "NUMBA_CACHE_DIR=$(mktemp -d) war demo")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=500_000,
@@ -98,6 +110,13 @@ def main() -> None:
     ap.add_argument("--baseline-games", type=int, default=200_000,
                     help="games for the baseline, whose rate has no start-up to amortise")
     ap.add_argument("--big", action="store_true", help="also a 1,000,000-game dataset")
+    ap.add_argument("--variant-scale", type=float, default=1.0,
+                    help="multiplies each variant's games in the generate / validate table (bench/variants.py; "
+                         "0 leaves the table out)")
+    ap.add_argument("--workers-games", type=int, default=200_000,
+                    help="Classic War games for the table of two workers against one (0 leaves it out)")
+    ap.add_argument("--no-first-run", action="store_true",
+                    help="leave out row 9 (war demo with an empty compile cache: about a minute of compiling)")
     args = ap.parse_args()
     n = args.games
     rows = []
@@ -180,14 +199,8 @@ def main() -> None:
         rows.append(("8. explicit deals (--deals), 1 worker", f"{nd / took_dealt:,.0f} games/s "
                      f"({took_seeded / took_dealt:.2f}x seeded games of the same rules)",
                      f"war generate {' '.join(FAST_RULES)} --deals deals.jsonl -q"))
-        with tempfile.TemporaryDirectory() as cache:
-            took_cold, user_cold = run_with_user_time(war("demo", "--out", str(Path(tmp) / "demo")),
-                                                      {**os.environ, "NUMBA_CACHE_DIR": cache})
-            took_warm, user_warm = run_with_user_time(war("demo", "--out", str(Path(tmp) / "demo")),
-                                                      {**os.environ, "NUMBA_CACHE_DIR": cache})
-        rows.append(("9. first war demo after installing (empty compile cache) / the next one",
-                     f"{took_cold:.1f} s ({user_cold:.1f} s CPU) / {took_warm:.1f} s ({user_warm:.1f} s CPU)",
-                     "NUMBA_CACHE_DIR=$(mktemp -d) war demo"))
+        if not args.no_first_run:
+            rows.append(first_run_row(tmp))
         if args.big:
             big = Path(tmp) / "big"
             tookb, rss = peak_rss_mb_of(war("generate", "--games", "1000000", "--seed", "1", "--out", str(big),
@@ -204,6 +217,17 @@ def main() -> None:
 
     print_table(["figure", f"measured ({os.cpu_count()} cores)", "command"],
                 [(what, value, f"`{cmd}`") for what, value, cmd in rows])
+    if args.variant_scale > 0 or args.workers_games:
+        from variants import variant_rows, variant_table, worker_rows, worker_table
+
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.variant_scale > 0:
+                print()
+                print_table(*variant_table(variant_rows(Path(tmp), args.variant_scale)))
+            if args.workers_games:
+                print()
+                print_table(*worker_table(worker_rows(Path(tmp), args.workers_games)))
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

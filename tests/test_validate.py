@@ -402,6 +402,35 @@ def test_manifest_checksum_changed(classic, tmp_path):
     assert problem.file == rel and problem.game_id is None and "checksum differs" in problem.message
     assert report.summary().endswith("bad: 0, 1 file problem")
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_checksums_hashed_by_workers_keep_their_place(classic, tmp_path, workers):
+    """The workers hash the files they read; the parent hashes the rest (a file no worker can
+    read). The problems are the same, in the same order, whatever the number of workers: the
+    file problems first, each file's in the manifest's order, then the games'."""
+    root = copy(classic, tmp_path)
+    first_games, _ = files_of(root, 0)
+    _, middle_events = files_of(root, CLASSIC_GAME)
+    last_games, last_events = files_of(root, CLASSIC_GAMES - 1)
+    edit_manifest_file(root, middle_events, sha256="0" * 64)
+    edit_manifest_file(root, first_games, sha256="1" * 64)
+    edit_manifest_file(root, last_games, rows=1)
+    with open(root / last_events, "ab") as f:
+        f.write(b"\0")
+    report = validate(root, workers=workers)
+    order = [f.path for f in Dataset.open(root).manifest.files]
+    files = [p for p in report.problems if p.game_id is None]
+    assert report.problems[:len(files)] == files
+    assert [order.index(p.file) for p in files] == sorted(order.index(p.file) for p in files)
+    said = [(p.file, p.message.split(":")[0]) for p in files]
+    assert said == sorted([(first_games, "checksum differs from the manifest"),
+                           (last_games, "row count differs from the manifest"),
+                           (middle_events, "checksum differs from the manifest"),
+                           (last_events, "checksum differs from the manifest"),
+                           (last_events, "not a readable Parquet file")], key=lambda fp: order.index(fp[0]))
+    assert {p.game_id for p in report.problems if p.game_id is not None} == set(range(100, CLASSIC_GAMES))
+    assert str(report.problems) == str(validate(root, workers=3 - workers).problems)
+
+
 
 @pytest.mark.parametrize("table", ["games", "events"])
 def test_manifest_row_count_changed(classic, tmp_path, table):

@@ -37,63 +37,68 @@ def balance(events, values, counts, role, set_aside, deck_size):
     """True when every game's battle 0 deals (or sets aside) each card of the deck once, and in
     every later battle the cards taken from the table (collect, set_aside) are exactly the cards
     put on it (play, down, forfeit), none twice. role[kind], what an event of that kind does, is
-    DEALT, PUT, TAKEN or 0; `set_aside` is the kind that deals at battle 0 and takes later."""
-    put_at = np.full(deck_size, -1, np.int64)
-    taken_at = np.full(deck_size, -1, np.int64)
-    dealt_at = np.full(deck_size, -1, np.int64)
+    DEALT, PUT, TAKEN or 0; `set_aside` is the kind that deals at battle 0 and takes later.
+    Events past the last game's count belong to the last game.
+    One pass, game by game; a card's `table` entry is 2 x the battle's stamp once put on the
+    table and 2 x stamp + 1 once taken from it, so no per-battle set is ever cleared."""
+    table = np.zeros(deck_size, np.int64)
+    dealt_at = np.zeros(deck_size, np.int64)
+    total = events.shape[0]
     stamp = 0
-    dealt = 0
-    puts = 0
-    takes = 0
-    game = 0
-    game_end = counts[0] if len(counts) else 0
-    previous_battle = -1
+    i = 0
     cards_start = 0
-    for i in range(events.shape[0]):
-        while i == game_end and game + 1 < len(counts):
-            game += 1
-            game_end += counts[game]
-        new_game = i == 0 or i == game_end - counts[game]
-        battle = events[i, EVENT_BATTLE]
-        if new_game or battle != previous_battle:
-            if i > 0 and puts != takes:
-                return False
-            if new_game:
-                if i > 0 and dealt != deck_size:
-                    return False
-                dealt = 0
-            stamp += 1
-            puts = 0
-            takes = 0
-        previous_battle = battle
-        kind = events[i, EVENT_KIND]
-        end = events[i, EVENT_CARDS_END]
-        first_card = cards_start
-        cards_start = end
-        what = role[kind]
-        if kind == set_aside:
-            what = DEALT if battle == 0 else TAKEN
-        if what == 0:
+    games = len(counts)
+    if games == 0:
+        return total == 0
+    for game in range(games):
+        end = total if game == games - 1 else min(i + counts[game], total)
+        if i >= end:
             continue
-        if what == DEALT and battle != 0 or what != DEALT and battle == 0:
-            return False
-        for j in range(first_card, end):
-            card = values[j]
-            if card < 0 or card >= deck_size:
+        dealt = 0
+        puts = 0
+        takes = 0
+        previous_battle = events[i, EVENT_BATTLE]
+        stamp += 1
+        for k in range(i, end):
+            battle = events[k, EVENT_BATTLE]
+            if battle != previous_battle:
+                if puts != takes:
+                    return False
+                previous_battle = battle
+                stamp += 1
+                puts = 0
+                takes = 0
+            kind = events[k, EVENT_KIND]
+            first_card = cards_start
+            cards_start = events[k, EVENT_CARDS_END]
+            what = role[kind]
+            if kind == set_aside:
+                what = DEALT if battle == 0 else TAKEN
+            if what == 0:
+                continue
+            if (what == DEALT) != (battle == 0):
                 return False
-            if what == DEALT:
-                if dealt_at[card] == stamp:
+            put = 2 * stamp
+            for j in range(first_card, cards_start):
+                card = values[j]
+                if card < 0 or card >= deck_size:
                     return False
-                dealt_at[card] = stamp
-                dealt += 1
-            elif what == PUT:
-                if put_at[card] == stamp:
-                    return False
-                put_at[card] = stamp
-                puts += 1
-            else:
-                if put_at[card] != stamp or taken_at[card] == stamp:
-                    return False
-                taken_at[card] = stamp
-                takes += 1
-    return puts == takes and dealt == deck_size
+                if what == DEALT:
+                    if dealt_at[card] == stamp:
+                        return False
+                    dealt_at[card] = stamp
+                    dealt += 1
+                elif what == PUT:
+                    if table[card] >= put:
+                        return False
+                    table[card] = put
+                    puts += 1
+                else:
+                    if table[card] != put:
+                        return False
+                    table[card] = put + 1
+                    takes += 1
+        if puts != takes or dealt != deck_size:
+            return False
+        i = end
+    return True

@@ -1,0 +1,142 @@
+"""Generation against validation for every built-in variant, and two workers against one:
+`python bench/variants.py` (also part of `make bench`).
+
+Each figure is a separate `war` process, start-up included, timed from outside: wall seconds, and
+the CPU seconds (user + system) of that process and its workers alone (os.wait4). Generate and
+validate of a variant run in turn, `--runs` times, and the medians are printed; on a shared
+machine the CPU column is the steadier one. Validation of a shard the compiled engine plays
+regenerates it and compares the tables; a variant played by the reference engine is validated
+game by game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import print_table, war
+
+# (what, arguments of war generate, games at scale 1): each run takes a few seconds here.
+CASES = [
+    ("Classic War", ["-v", "classic"], 40_000),
+    ("Classic War, winner_first", ["-v", "classic", "--set", "pickup=winner_first"], 40_000),
+    ("Classic War, pooled", ["-v", "classic", "--set", "pickup=pooled"], 20_000),
+    ("Multiplayer War, 3 players", ["-v", "multiplayer"], 20_000),
+    ("Multiplayer War, 4 players", ["-v", "multiplayer", "--set", "players=4"], 20_000),
+    ("War with Jokers", ["-v", "jokers"], 40_000),
+    ("Război", ["-v", "razboi"], 40_000),
+    ("single-card tie-break", ["-v", "classic", "--set", "war_tiebreak=single_up"], 40_000),
+    ("first to three wars", ["-v", "classic", "--set", "win=wars:3"], 40_000),
+    ("Steal War", ["-v", "steal"], 20_000),
+    ("Arneson's War", ["-v", "arneson"], 300),
+]
+
+
+def run_timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of `cmd` and the children it waited for."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    took = time.perf_counter() - start
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{err}")
+    return took, usage.ru_utime + usage.ru_stime
+
+
+def generate_cmd(args: list[str], games: int, out: Path, workers: int = 1) -> list[str]:
+    return war("generate", *args, "--games", games, "--seed", 1, "--out", out, "--overwrite", "-q",
+               "--workers", workers)
+
+
+def validate_cmd(out: Path, workers: int = 1) -> list[str]:
+    return war("validate", out, "-q", "--workers", workers)
+
+
+def median_pair(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+
+
+def variant_rows(tmp: Path, scale: float = 1.0, runs: int = 1, only: list[str] | None = None) -> list[tuple]:
+    """For each case: (what, games, generate wall, generate CPU, validate wall, validate CPU),
+    medians of `runs` generate / validate pairs taken in turn."""
+    rows = []
+    for what, args, games in CASES:
+        if only and not any(o.lower() in what.lower() for o in only):
+            continue
+        n = max(int(games * scale), 100)
+        out = tmp / "variant"
+        gen, val = [], []
+        for _ in range(runs):
+            gen.append(run_timed(generate_cmd(args, n, out)))
+            val.append(run_timed(validate_cmd(out)))
+        rows.append((what, " ".join(args), n, *median_pair(gen), *median_pair(val)))
+    return rows
+
+
+def worker_rows(tmp: Path, games: int, runs: int = 1) -> list[tuple]:
+    """Classic War, `games` games: generate and validate with 1 and 2 workers, the two in turn;
+    (what, games, 1-worker wall, 2-worker wall, ratio of the medians)."""
+    out1, out2 = tmp / "one", tmp / "two"
+    gen1, gen2, val1, val2 = [], [], [], []
+    for _ in range(runs):
+        gen1.append(run_timed(generate_cmd(["-v", "classic"], games, out1, 1)))
+        gen2.append(run_timed(generate_cmd(["-v", "classic"], games, out2, 2)))
+    for _ in range(runs):
+        val1.append(run_timed(validate_cmd(out1, 1)))
+        val2.append(run_timed(validate_cmd(out1, 2)))
+    out = []
+    for what, one, two in (("war generate", gen1, gen2), ("war validate", val1, val2)):
+        w1, c1 = median_pair(one)
+        w2, c2 = median_pair(two)
+        out.append((what, games, w1, c1, w2, c2))
+    return out
+
+
+def variant_table(rows) -> tuple[list[str], list[tuple]]:
+    header = ["variant", "games", "generate games/s (CPU)", "validate games/s (CPU)",
+              "validate / generate, CPU (wall)", "command"]
+    body = []
+    for what, args, n, gw, gc, vw, vc in rows:
+        body.append((what, f"{n:,}", f"{n / gw:,.0f} ({n / gc:,.0f})", f"{n / vw:,.0f} ({n / vc:,.0f})",
+                     f"{gc / vc:.2f}x ({gw / vw:.2f}x)", f"`war generate {args} --games {n} -q`; `war validate DIR -q`"))
+    return header, body
+
+
+def worker_table(rows) -> tuple[list[str], list[tuple]]:
+    header = ["command", "games", "1 worker: wall s (CPU s)", "2 workers: wall s (CPU s)", "2 workers / 1, wall"]
+    body = [(what, f"{n:,}", f"{w1:.1f} ({c1:.1f})", f"{w2:.1f} ({c2:.1f})", f"{w1 / w2:.2f}x")
+            for what, n, w1, c1, w2, c2 in rows]
+    return header, body
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--scale", type=float, default=1.0, help="multiplies every variant's game count")
+    ap.add_argument("--runs", type=int, default=1, help="generate / validate pairs per variant (medians)")
+    ap.add_argument("--workers-games", type=int, default=200_000,
+                    help="Classic War games for two workers against one (0: skip)")
+    ap.add_argument("--only", action="append", help="only the variants whose name holds this (repeatable)")
+    args = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} at the start", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.scale > 0:
+            print_table(*variant_table(variant_rows(Path(tmp), args.scale, args.runs, args.only)))
+        if args.workers_games:
+            print()
+            print_table(*worker_table(worker_rows(Path(tmp), args.workers_games, args.runs)))
+    print(f"load average {os.getloadavg()[0]:.1f} at the end", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -3,9 +3,17 @@
 
 Heavy modules (pyarrow, duckdb, pydantic, rich's progress bar) are imported inside the commands
 that use them, each import marked `# lazy`, so `war --help` stays fast.
+
+The `war` process does no linear algebra: OpenBLAS, which numpy loads, starts a thread a core
+that spins at start-up (about 0.2 s of CPU a command), unless asked for one thread before
+numpy is first imported, which is here (a user's own setting wins).
 """
 
-from . import generate, info, query, replay, report, serve, validate  # noqa: F401  (each registers its commands)
-from .app import app, flag, main
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from . import generate, info, query, replay, report, serve, validate  # noqa: E402, F401  (each registers its commands)
+from .app import app, flag, main  # noqa: E402
 
 __all__ = ["app", "flag", "main"]

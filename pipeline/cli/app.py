@@ -8,6 +8,7 @@ Ctrl-C (exit 130).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from contextlib import nullcontext
@@ -215,5 +216,7 @@ def main(argv: list[str] | None = None) -> None:
                 raise
             say_error(f"internal error: {type(err).__name__}: {err} (set WAR_DEBUG=1 for the traceback)")
             code = 1
+    gc.disable()  # the objects live until the process ends: spare it the last collections (0.2 s)
+    gc.freeze()
     sys.exit(code)
 

@@ -115,6 +115,8 @@ def main() -> None:
                          "0 leaves the table out)")
     ap.add_argument("--workers-games", type=int, default=200_000,
                     help="Classic War games for the table of two workers against one (0 leaves it out)")
+    ap.add_argument("--stage-games", type=int, default=100_000,
+                    help="games for the table of where generate's time goes (bench/stages.py; 0 leaves it out)")
     ap.add_argument("--no-first-run", action="store_true",
                     help="leave out row 9 (war demo with an empty compile cache: about a minute of compiling)")
     args = ap.parse_args()
@@ -130,24 +132,24 @@ def main() -> None:
     rows.append(("baseline: pure-Python deque simulator, records nothing", f"{base:,.0f} games/s",
                  f"python bench/baseline.py {nb}"))
 
-    from idiomatic import play as idiomatic_play
-
-    from pipeline.model.rng import game_seed
-
-    start = time.perf_counter()
-    for i in range(nb):
-        idiomatic_play(game_seed(1, i))
-    idiomatic = nb / (time.perf_counter() - start)
-    rows.append(("idiomatic simulator: deques, no cycle detection, records nothing", f"{idiomatic:,.0f} games/s",
-                 f"python bench/idiomatic.py {nb}"))
+    # The yardstick of row 1 (issue 14): the idiomatic simulator, a separate process like war
+    # generate, both in CPU seconds (start-up included), in turn.
+    _, idiomatic_cpu, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(n), "--deck", "splitmix"])
+    _, project_cpu, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(nb)])
+    idiomatic = n / idiomatic_cpu
+    rows.append(("idiomatic simulator: deques, no cycle detection, records nothing (SplitMix64 deals / the "
+                 "project's deals)", f"{idiomatic:,.0f} / {nb / project_cpu:,.0f} games/s of CPU",
+                 f"python bench/idiomatic.py {n} --deck splitmix; python bench/idiomatic.py {nb}"))
 
     with tempfile.TemporaryDirectory() as tmp:
         one = Path(tmp) / "one"
-        took1, _ = timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(one), "-q"))
+        took1, cpu1, _ = timed_cpu(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(one),
+                                       "-q", "--workers", "1"))
         g1 = n / took1
-        rows.append(("1. war generate, full event log, 1 worker",
-                     f"{g1:,.0f} games/s ({g1 / base:.2f}x baseline, {g1 / idiomatic:.2f}x idiomatic)",
-                     f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 -q"))
+        rows.append(("1. war generate, full event log, 1 worker (target: 2.5x the idiomatic simulator in CPU)",
+                     f"{g1:,.0f} games/s, {n / cpu1:,.0f} of CPU ({idiomatic_cpu / cpu1:.2f}x the idiomatic "
+                     f"simulator, {g1 / base:.2f}x the cycle-detecting baseline)",
+                     f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 --workers 1 -q"))
         two = Path(tmp) / "two"
         took2, _ = timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(two), "-q",
                              "--workers", "2"))
@@ -227,6 +229,10 @@ def main() -> None:
             if args.workers_games:
                 print()
                 print_table(*worker_table(worker_rows(Path(tmp), args.workers_games)))
+    if args.stage_games:
+        print()
+        print(subprocess.run([sys.executable, str(HERE / "stages.py"), str(args.stage_games)], capture_output=True,
+                             text=True, check=True).stdout, end="")
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
 
 

@@ -11,7 +11,7 @@ command takes beyond these: compare with `war generate` of the same games.
 
 Then, to show what bounds the command: the CPU seconds of `war generate --games 1` (start-up:
 imports, loading the compiled engine and encoder, one tiny shard), of the idiomatic simulator
-(bench/idiomatic.py) over the same games, and the ceiling: start-up plus the Parquet stages
+(bench/idiomatic.py --deck splitmix) over as many games, and the ceiling: start-up plus the Parquet stages
 alone, what the command would take if the engine, the encoding and Arrow took no time at all.
 """
 
@@ -95,7 +95,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         sets = [a for o, v in options.items() for a in ("--set", f"{o}={v}")]
         _, start_up, _ = timed_cpu(war("generate", "--games", 1, "--workers", 1, "-q", *sets, "--out", Path(tmp) / "one"))
-    _, simulator, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(games)])
+    _, simulator, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(games), "--deck", "splitmix"])
     writing = spent["Parquet"] + spent["compression"] + spent["file"]
     ceiling = start_up + writing
     print(f"start-up (war generate --games 1): {start_up:.2f} s CPU; the idiomatic simulator: {simulator:.2f} s "

@@ -37,7 +37,7 @@ CASES = [
     ("single-card tie-break", ["-v", "classic", "--set", "war_tiebreak=single_up"], 40_000),
     ("first to three wars", ["-v", "classic", "--set", "win=wars:3"], 40_000),
     ("Steal War", ["-v", "steal"], 20_000),
-    ("Arneson's War", ["-v", "arneson"], 300),
+    ("Arneson's War", ["-v", "arneson"], 8_000),
 ]
 
 

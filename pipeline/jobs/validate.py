@@ -352,9 +352,12 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
 
 def read_part(path) -> pa.Table:
     """A part file's rows, as storage.files.read_parquet reads them, but through its ParquetFile:
-    pq.read_table goes through pyarrow.dataset, whose import costs a process about 0.1 s."""
+    pq.read_table goes through pyarrow.dataset, whose import costs a process about 0.1 s. On
+    one thread: a worker is one core (the others are the other workers'), and pyarrow's thread
+    pool cost more CPU than it saved (reading an Arneson's War shard took less wall time
+    without it, a Classic War shard 3 % more)."""
     try:
-        return parquet_file(path).read()
+        return parquet_file(path).read(use_threads=False)
     except FileNotFoundError:
         raise DatasetError(f"missing data file {str(path)!r}") from None
     except (pa.ArrowInvalid, OSError) as err:

@@ -7,7 +7,6 @@ of workers, so any number of workers gives the same files byte for byte.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -113,7 +112,7 @@ class Shard:
     stop: int
     part: int
     root: str
-    deals: tuple[str, ...] | None
+    deals: tuple[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]], ...] | None  # (piles, set aside) a game
     journal: str | None = None
 
 
@@ -121,11 +120,8 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
     """Play one shard and write its games and events files; return their manifest entries."""
     rules = RuleSet.model_validate_json(shard.rules_json)
     deals = None
-    if shard.deals is not None:
-        deals = []
-        for line in shard.deals:
-            d = json.loads(line)
-            deals.append(check_deal(rules, d["piles"], d["set_aside"]))
+    if shard.deals is not None:  # checked again here: a Plan's deals may be Deals a caller made
+        deals = [check_deal(rules, [list(p) for p in piles], list(aside)) for piles, aside in shard.deals]
     with interrupts_deferred():
         events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
                                      deals, shard.policies, tick)
@@ -236,7 +232,7 @@ def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root,
             stop = min(start + shard_size, plan.games)
             deals = None
             if plan.deals is not None:
-                deals = tuple(deal_line(d) for d in plan.deals[start:stop])
+                deals = tuple((d.piles, d.set_aside) for d in plan.deals[start:stop])
             yield Shard(entry.ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
                         str(root), deals, journal)
             part += 1

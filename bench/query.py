@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from run import print_table, timed, war
+from measure import print_table, timed, war
 
 
 def measured(cmd: list[str]) -> tuple[float, float, bytes]:

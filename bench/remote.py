@@ -14,7 +14,7 @@ import logging
 import os
 import tempfile
 
-from run import print_table, timed, war
+from measure import print_table, timed, war
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from run import timed_cpu, war
+from measure import timed_cpu, war
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

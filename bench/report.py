@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from run import timed_cpu, war
+from measure import timed_cpu, war
 
 
 def main() -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -19,53 +18,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from measure import measure, print_table, timed, timed_cpu, war  # noqa: E402
+
 FAST_RULES = ["--variant", "classic", "--set", "pickup=winner_first"]
-
-
-def timed(cmd: list[str]) -> tuple[float, str]:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    took = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr}")
-    return took, proc.stdout
-
-
-def war(*args) -> list[str]:
-    return [sys.executable, "-m", "pipeline.cli", *map(str, args)]
-
-
-def timed_cpu(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, bytes]:
-    """Wall seconds, CPU seconds (user + system, of the command alone) and its output."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, cwd=cwd)
-    took = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.decode()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return took, cpu, proc.stdout
-
-
-def print_table(header: list[str], rows) -> None:
-    """A Markdown table, as bench/README.md holds them."""
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-
-
-def peak_rss_mb_of(cmd: list[str]) -> tuple[float, float]:
-    """Seconds, and the peak RSS of the largest process of this command alone (the command or
-    one of its workers; not of earlier commands, which RUSAGE_CHILDREN would mix in)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    took = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.read().decode()}")
-    return took, usage.ru_maxrss / 1024
 
 
 def write_deals(path: Path, games: int) -> None:
@@ -79,26 +34,13 @@ def write_deals(path: Path, games: int) -> None:
                             for i in range(games)))
 
 
-def run_with_user_time(cmd: list[str], env: dict) -> tuple[float, float]:
-    """Seconds, and the CPU seconds (user) of this command and its children."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    took = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.read().decode()}")
-    return took, usage.ru_utime
-
-
 def first_run_row(tmp: str) -> tuple[str, str, str]:
     """Row 9: the first `war demo` with an empty compile cache, and the next one."""
     with tempfile.TemporaryDirectory() as cache:
-        took_cold, user_cold = run_with_user_time(war("demo", "--out", str(Path(tmp) / "demo")),
-                                                  {**os.environ, "NUMBA_CACHE_DIR": cache})
-        took_warm, user_warm = run_with_user_time(war("demo", "--out", str(Path(tmp) / "demo")),
-                                                  {**os.environ, "NUMBA_CACHE_DIR": cache})
+        cold = measure(war("demo", "--out", str(Path(tmp) / "demo")), {**os.environ, "NUMBA_CACHE_DIR": cache})
+        warm = measure(war("demo", "--out", str(Path(tmp) / "demo")), {**os.environ, "NUMBA_CACHE_DIR": cache})
     return ("9. first war demo after installing (empty compile cache) / the next one",
-            f"{took_cold:.1f} s ({user_cold:.1f} s CPU) / {took_warm:.1f} s ({user_warm:.1f} s CPU)",
+            f"{cold.wall:.1f} s ({cold.user:.1f} s CPU) / {warm.wall:.1f} s ({warm.user:.1f} s CPU)",
             "NUMBA_CACHE_DIR=$(mktemp -d) war demo")
 
 
@@ -205,8 +147,9 @@ def main() -> None:
             rows.append(first_run_row(tmp))
         if args.big:
             big = Path(tmp) / "big"
-            tookb, rss = peak_rss_mb_of(war("generate", "--games", "1000000", "--seed", "1", "--out", str(big),
-                                            "-q", "--workers", "2"))
+            big_run = measure(war("generate", "--games", "1000000", "--seed", "1", "--out", str(big), "-q",
+                                  "--workers", "2"))
+            tookb, rss = big_run.wall, big_run.peak_mb
             rows.append(("6. generate 1,000,000 games, peak RSS of a process", f"{rss:,.0f} MB ({tookb:,.0f} s)",
                          "war generate --games 1000000 --workers 2"))
             tookr, _ = timed(war("replay", str(big), "765432"))

@@ -17,7 +17,6 @@ alone, what the command would take if the engine, the encoding and Arrow took no
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ SHARD = 2000
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import timed_cpu, war  # noqa: E402
+from measure import timed_cpu, war  # noqa: E402
 
 
 def in_memory(table: pa.Table, compression: str, key) -> None:

@@ -14,16 +14,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import print_table, war
+from measure import measure, print_table, war  # noqa: E402
 
 # (what, arguments of war generate, games at scale 1): each run takes a few seconds here.
 CASES = [
@@ -43,15 +41,8 @@ CASES = [
 
 def run_timed(cmd: list[str]) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system) of `cmd` and the children it waited for."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    took = time.perf_counter() - start
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{err}")
-    return took, usage.ru_utime + usage.ru_stime
+    run = measure(cmd)
+    return run.wall, run.cpu
 
 
 def generate_cmd(args: list[str], games: int, out: Path, workers: int = 1) -> list[str]:

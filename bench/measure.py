@@ -1,0 +1,66 @@
+"""How the bench scripts run and time a command: one process, timed from outside.
+
+`measure` runs a command to its end and gives its wall seconds, the CPU seconds (user and
+system) and peak resident memory of that process and the children it waited for alone
+(os.wait4, so earlier commands never mix in), and its output. `timed` and `timed_cpu` are the
+two views of it that most scripts want.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+
+class Measured(NamedTuple):
+    wall: float      # seconds, start to exit
+    cpu: float       # user + system seconds
+    user: float      # user seconds
+    peak_mb: float   # peak resident memory of the largest process waited for
+    stdout: bytes
+
+
+def war(*args) -> list[str]:
+    return [sys.executable, "-m", "pipeline.cli", *map(str, args)]
+
+
+def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> Measured:
+    """Run `cmd` to its end (SystemExit with its error output when it fails). Output goes to
+    temporary files, not pipes, so that a command that prints a great deal never waits on us."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"failed: {' '.join(map(str, cmd))}\n{err.read().decode(errors='replace')}")
+        out.seek(0)
+        stdout = out.read()
+    return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_utime, usage.ru_maxrss / 1024, stdout)
+
+
+def timed(cmd: list[str]) -> tuple[float, str]:
+    """Wall seconds and output (text)."""
+    run = measure(cmd)
+    return run.wall, run.stdout.decode()
+
+
+def timed_cpu(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, bytes]:
+    """Wall seconds, CPU seconds (user + system, of the command alone) and its output."""
+    run = measure(cmd, cwd=cwd)
+    return run.wall, run.cpu, run.stdout
+
+
+def print_table(header: list[str], rows) -> None:
+    """A Markdown table, as bench/README.md holds them."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")

@@ -36,7 +36,7 @@ from ...model.schema import EVENT_KINDS, RuleSet
 from ..arneson import WAR_DOWN
 from ..game import resolve_policies
 from ..play import FIXED_PICKUPS
-from .game import DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS, deal, end_game
+from .game import DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS, count_war, deal, end_game
 from .layout import (
     KIND_COLLECT,
     KIND_DECISION,
@@ -523,11 +523,8 @@ def play_game(index, game_seed, attempt, deals, game, arn, results):
             collect(0 if card_rank[up0] > card_rank[up1] else 1, 0, 2, battle, game)
         else:  # ArnesonGame.tied_battle
             won_by, depth, seat_out = wars(battle, up0, up1, game, arn)
-            wars_ += depth
-            war_battles += 1
-            max_war_depth = max(max_war_depth, depth)
-            if battle == 1:
-                first_battle_war = 1
+            wars_, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars_, war_battles,
+                                                                            max_war_depth, first_battle_war)
             table_size = arn.state[TABLE_SIZE]
             if won_by == NO_SEAT:
                 cards_set_aside += table_size

@@ -96,6 +96,19 @@ def room_for_battle(rules, log):
             and log.fill[SEATS] + most_seats_per_battle(players, deck_size) <= log.seat_values.shape[0])
 
 
+@borrowing(inline="always")
+def count_war(battle, depth, wars, war_battles, max_war_depth, first_battle_war):
+    """A battle's wars (a double war counts 2) added to the game's totals (Summary.count_war):
+    returns (wars, war battles, deepest war, whether battle 1 had one)."""
+    if depth:
+        wars += depth
+        war_battles += 1
+        max_war_depth = max(max_war_depth, depth)
+        if battle == 1:
+            first_battle_war = 1
+    return wars, war_battles, max_war_depth, first_battle_war
+
+
 @borrowing
 def end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, first_battle_war,
              cards_set_aside, cycle_length, first_event, game, results):
@@ -158,12 +171,8 @@ def play_game(index, game_seed, attempt, deals, game, results):
 
         contenders, table_size = open_battle(battle, game)
         winner, depth, table_size = settle(battle, contenders, table_size, game)
-        if depth:
-            wars += depth
-            war_battles += 1
-            max_war_depth = max(max_war_depth, depth)
-            if battle == 1:
-                first_battle_war = 1
+        wars, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars, war_battles,
+                                                                       max_war_depth, first_battle_war)
         if winner == NO_SEAT:
             cards_set_aside += table_size
             set_aside(battle, table_size, game)

@@ -31,7 +31,7 @@ import numpy as np
 from ...model.cards import Deck
 from ...model.schema import RuleSet
 from ..game import resolve_policies
-from .game import DONE, GROW_EVENTS, deal, end_game
+from .game import DONE, GROW_EVENTS, count_war, deal, end_game
 from .layout import (
     KIND_COLLECT,
     KIND_DECISION,
@@ -432,12 +432,8 @@ def play_game(index, game_seed, deals, game, steal, results):
         steal.state[TABLE_SIZE] = 0
         contenders = open_battle(battle, first, game, steal)
         won_by, depth = settle(battle, contenders, game, steal)
-        if depth:
-            wars += depth
-            war_battles += 1
-            max_war_depth = max(max_war_depth, depth)
-            if battle == 1:
-                first_battle_war = 1
+        wars, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars, war_battles,
+                                                                       max_war_depth, first_battle_war)
         over = False
         if won_by == NO_SEAT:
             table_size = steal.state[TABLE_SIZE]

@@ -9,6 +9,7 @@ game and the event sequence where it was found, with what was expected and what 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -350,14 +351,15 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
     return report
 
 
-def read_part(path) -> pa.Table:
-    """A part file's rows, as storage.files.read_parquet reads them, but through its ParquetFile:
-    pq.read_table goes through pyarrow.dataset, whose import costs a process about 0.1 s. On
-    one thread: a worker is one core (the others are the other workers'), and pyarrow's thread
-    pool cost more CPU than it saved (reading an Arneson's War shard took less wall time
-    without it, a Classic War shard 3 % more)."""
+def read_part(path, data: bytes | None = None) -> pa.Table:
+    """A part file's rows, from its bytes when they were read already (`data`), as
+    storage.files.read_parquet reads them, but through a ParquetFile: pq.read_table goes through
+    pyarrow.dataset, whose import costs a process about 0.1 s. On one thread: a worker is one
+    core (the others are the other workers'), and pyarrow's thread pool cost more CPU than it
+    saved (reading an Arneson's War shard took less wall time without it, a Classic War shard 3 %
+    more)."""
     try:
-        return parquet_file(path).read(use_threads=False)
+        return parquet_file(path, data).read(use_threads=False)
     except FileNotFoundError:
         raise DatasetError(f"missing data file {str(path)!r}") from None
     except (pa.ArrowInvalid, OSError) as err:
@@ -369,14 +371,16 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     ds = Dataset.open(task.root, check_paths=False)
     entry = ds.rule_set(task.ordinal)
     report = Report()
+    data: dict[str, bytes] = {}  # each file read once: hashed, then parsed
     try:
         for rel in (task.games_path, task.events_path):
-            report.digests[rel] = sha256_file(ds.root / rel)
+            data[rel] = (ds.root / rel).read_bytes()
+            report.digests[rel] = hashlib.sha256(data[rel]).hexdigest()
     except OSError:  # the parent hashes it again and says what it finds
         pass
     try:
-        games = read_part(ds.root / task.games_path)
-        events = read_part(ds.root / task.events_path)
+        games = read_part(ds.root / task.games_path, data.get(task.games_path))
+        events = read_part(ds.root / task.events_path, data.pop(task.events_path, None))
     except WarError as err:
         return _unchecked(task, report, Problem(task.games_path, None, None, str(err)), progress)
     try:

@@ -132,6 +132,9 @@ def read_parquet(path, filters=None, columns=None) -> pa.Table:
         raise DatasetError(f"cannot read {str(path)!r}: {err}") from None
 
 
-def parquet_file(path) -> pq.ParquetFile:
-    """A Parquet file's metadata and schema without reading its data."""
+def parquet_file(path, data: bytes | None = None) -> pq.ParquetFile:
+    """A Parquet file's metadata and schema without reading its data; from its bytes when they
+    were read already (`data`)."""
+    if data is not None:
+        return pq.ParquetFile(pa.BufferReader(data))
     return pq.ParquetFile(path.open_input() if is_remote(path) else path)

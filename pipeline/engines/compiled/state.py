@@ -232,8 +232,12 @@ class Workspace:
         self.game = None
         return new_game(rules, events, cards, seats, positions)
 
-    def keep(self, game: Game) -> None:
+    def keep(self, game: Game, attempt: int | None = None) -> None:
+        """Keep the state a range of games ended with, and the last attempt number when the
+        engine numbers them (engines that look for cycles)."""
         self.game = game
+        if attempt is not None:
+            self.attempt = attempt
 
 
 def _same_shapes(a: Rules, b: Rules) -> bool:

@@ -153,8 +153,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
             game = game._replace(positions=with_longer_streams(game.positions))
         else:
             game = game._replace(positions=with_more_positions(compiled, game.positions))
-    workspace.keep(game)
-    workspace.attempt = attempt
+    workspace.keep(game, attempt)
     log = game.log
     return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
                       results.summaries, results.war_wins, results.final_cards, results.seeds)

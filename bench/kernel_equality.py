@@ -4,6 +4,7 @@
     python bench/kernel_equality.py speed [GAMES] [--quick]     # games/s: reference (--quick: 2,000 games), kernel, kernel+Arrow
     python bench/kernel_equality.py deals [GAMES]               # games/s: explicit deals against seeded games, same rules
     python bench/kernel_equality.py compile                     # CPU seconds compiling each entry point, cold cache
+    python bench/kernel_equality.py warm                        # wall seconds of a first run's compile, per engine
 
 Speeds are CPU time of this process (time.process_time), so other work on the machine disturbs
 them less; the kernel is warmed up (compiled or loaded from numba's cache) before timing.
@@ -159,6 +160,25 @@ print(f"all: {time.process_time() - start:.1f} s CPU")
         subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
 
 
+def warm_times() -> None:
+    """Wall seconds of a first run's compile (log.shard.warm, with its helper process), engine by
+    engine, each in a fresh process with an empty numba cache: what COMPILE_SECONDS announces."""
+    import os
+    import subprocess
+    import tempfile
+
+    code = """
+import sys, time
+from pipeline.log.shard import warm
+start = time.perf_counter()
+warm(validation=True, engines=(sys.argv[1],))
+print(f"{sys.argv[1]}: {time.perf_counter() - start:.1f} s wall")
+"""
+    for engine in ("table", "steal", "arneson"):
+        with tempfile.TemporaryDirectory() as cache:
+            subprocess.run([sys.executable, "-c", code, engine], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "speed"
     if what == "sweep":
@@ -168,6 +188,8 @@ if __name__ == "__main__":
     counts = [a for a in sys.argv[2:] if a.isdigit()]
     if what == "compile":
         compile_times()
+    elif what == "warm":
+        warm_times()
     elif what == "deals":
         deals(int(counts[0]) if counts else 20_000)
     else:

@@ -355,7 +355,48 @@ def test_compile_estimate_reads_numbas_cache(tmp_path):
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     engine, with_checks = map(float, out.split())
-    assert 5 < engine < with_checks
+    assert engine > 5 and with_checks == engine  # the checks compile beside the engine, in warm's helper
+
+
+# A first run in a fresh process with an empty cache: warm shares the compile between two
+# processes, then reports each called step's signatures, and whether it came from the cache.
+FIRST_RUN = """
+import json, sys
+from pipeline.engines.compiled.state import step_types, with_parts
+from pipeline.log.shard import ENGINE_MODULES, WARM_GAMES, warm
+from pipeline.model.rules import build_rules
+name = sys.argv[1]
+warm(validation=True, engines=(name,))
+module = ENGINE_MODULES[name]
+(variant, options), _ = WARM_GAMES[name]
+structures = with_parts(module.structures(build_rules(variant, options)))
+print(json.dumps([[group, step.py_func.__name__, [str(s) for s in step.signatures], str(step_types(step, structures)),
+                   sum(step.stats.cache_hits.values())] for group, steps in enumerate(module.STEPS) for step in steps]))
+"""
+
+
+@pytest.mark.parametrize("engine", ["table", "steal", "arneson"])
+def test_a_first_run_compiles_each_step_once(engine, tmp_path):
+    """The types warm compiles each step for are those its game calls it with: the game compiles
+    no second version of a step, and loads those the helper compiled from the cache (a wrong
+    type, or a helper that did nothing, would compile them again). A step only another step
+    calls (Steal War's lay_down) is not compiled by this process at all; one of this process's
+    own the helper may have needed first, and compiled into the cache."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", FIRST_RUN, engine], capture_output=True, text=True, env=env,
+                         check=True).stdout
+    steps = json.loads(out)
+    assert steps and all(group in (0, 1) for group, *_ in steps)
+    for group, name, signatures, expected, hits in steps:
+        assert signatures in ([expected], []), name
+        assert signatures or group == 1, name
+        if signatures and group == 1:
+            assert hits == 1, name  # loaded: the helper compiled it
 
 
 def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):

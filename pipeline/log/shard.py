@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from ..engines.compiled import arneson as compiled_arneson
 from ..engines.compiled import steal as compiled_steal
+from ..engines.compiled import table as compiled_table
 from ..engines.compiled.layout import (
     EVENT_COLUMNS,
     KIND_SET_ASIDE,
@@ -21,7 +22,7 @@ from ..engines.compiled.layout import (
     GameArrays,
 )
 from ..engines.compiled.rng import HAVE_NUMBA
-from ..engines.compiled.state import Workspace
+from ..engines.compiled.state import Workspace, compile_steps, with_parts
 from ..engines.compiled.table import fits, play_arrays, play_games
 from ..engines.families import family_of
 from ..engines.game import play_game
@@ -92,11 +93,13 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     return rows_table(ids, rows), games_table(records)
 
 
-# CPU seconds numba takes to compile each entry point of the compiled engines, encoder and checks
-# on the development machine (2 cores, nothing else running; python bench/kernel_equality.py
-# compile measures the table engine's again): what the first run's message announces.
-COMPILE_SECONDS = {"table": 11.5, "steal": 17.0, "arneson": 19.0, "encode_pass": 2.5, "balance": 0.6}
+# Seconds a first run spends compiling, on the development machine (2 cores, nothing else
+# running): an engine's with warm's two processes (the encoder and checks compile in the second
+# meanwhile), and the encoder's and checks' alone; `python bench/kernel_equality.py warm`
+# measures them again. What the first run's message announces.
+COMPILE_SECONDS = {"table": 10.0, "steal": 13.5, "arneson": 15.0, "encode_pass": 2.5, "balance": 0.6}
 ENGINES = {"table": play_games, "steal": compiled_steal.play_games, "arneson": compiled_arneson.play_games}
+ENGINE_MODULES = {"table": compiled_table, "steal": compiled_steal, "arneson": compiled_arneson}
 
 
 def engines_for(rule_sets) -> set[str]:
@@ -105,9 +108,8 @@ def engines_for(rule_sets) -> set[str]:
     return {family_of(rules).compiled for rules in rule_sets if family_of(rules).compiled}
 
 
-def _entry_points(validation: bool, engines=("table",)) -> list[tuple[str, object]]:
-    return ([(name, ENGINES[name]) for name in sorted(engines)] + [("encode_pass", encode_pass)]
-            + ([("balance", balance)] if validation else []))
+def _encoder_and_checks(validation: bool) -> list[tuple[str, object]]:
+    return [("encode_pass", encode_pass)] + ([("balance", balance)] if validation else [])
 
 
 def _cached(dispatcher) -> bool:
@@ -127,10 +129,13 @@ def _cached(dispatcher) -> bool:
 def compile_estimate(validation: bool = False, engines=("table",)) -> float:
     """About how many seconds numba will spend compiling the compiled `engines` and the encoder
     (and with `validation` the checks validation runs) before they first play on this machine: 0
-    when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them."""
+    when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them. While an engine
+    compiles, the encoder and checks compile in warm's second process, at no cost in time."""
     if not HAVE_NUMBA:
         return 0.0
-    return sum(COMPILE_SECONDS[name] for name, f in _entry_points(validation, engines) if not _cached(f))
+    engines_seconds = sum(COMPILE_SECONDS[name] for name in engines if not _cached(ENGINES[name]))
+    return engines_seconds or sum(COMPILE_SECONDS[name] for name, f in _encoder_and_checks(validation)
+                                 if not _cached(f))
 
 
 def compile_encoder(validation: bool = False) -> None:
@@ -153,28 +158,49 @@ WARM_GAMES = {
 }
 
 
+def compile_steps_of(engines, group: int) -> None:
+    """Compile (or load) group `group` of the `engines`' called steps (their modules' STEPS: 0
+    for this process, 1 for the helper of a first run) for the types a game calls them with."""
+    for name in sorted(engines):
+        (variant, options), _play = WARM_GAMES[name]
+        module = ENGINE_MODULES[name]
+        compile_steps(module.STEPS[group], with_parts(module.structures(build_rules(variant, options))))
+
+
+def compile_in_helper(validation: bool, engines) -> None:
+    """The second process of a first run: the engines' second group of steps, then, once it has
+    said so on stdout (the first process goes on to compile the games that call them), the
+    encoder and the checks."""
+    compile_steps_of(engines, 1)
+    print("steps", flush=True)
+    compile_encoder(validation)
+
+
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
          engines=("table",)) -> None:
     """Load (or compile) the compiled `engines`' and the encoder's machine code now, by playing
     one tiny game on each, so that the work that follows starts at once. When they must be
     compiled first, `on_compile(seconds)` is called before, with about how long it takes
-    (compile_estimate), and a second process compiles the encoder into the cache while this one
-    compiles the engines."""
+    (compile_estimate), and the compile is shared with a second process (compile_in_helper):
+    each compiles a group of the engines' steps into numba's cache, then this one the games
+    that call them, which load the helper's steps from the cache, while the helper compiles
+    the encoder."""
     if not HAVE_NUMBA or not engines:
         return
     seconds = compile_estimate(validation, engines)
     if seconds and on_compile is not None:
         on_compile(seconds)
     helper = None
-    points = _entry_points(validation, engines)
-    if seconds and not all(_cached(ENGINES[name]) for name in engines) \
-            and not all(_cached(f) for name, f in points if name not in ENGINES):
+    if seconds and not all(_cached(ENGINES[name]) for name in engines):
         try:
-            helper = subprocess.Popen([sys.executable, "-c", "from pipeline.log.shard import compile_encoder; "
-                                       f"compile_encoder({validation})"],
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        except OSError:  # this process compiles it instead
+            helper = subprocess.Popen([sys.executable, "-c", "from pipeline.log.shard import compile_in_helper; "
+                                       f"compile_in_helper({validation}, {sorted(engines)!r})"],
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError:  # this process compiles it all
             helper = None
+        compile_steps_of(engines, 0)
+        if helper is not None:
+            helper.stdout.readline()  # its steps are in the cache; if it failed, they compile here
     played = []
     for name in sorted(engines):
         (variant, options), play = WARM_GAMES[name]
@@ -182,6 +208,7 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
         played.append((rules, play(rules, 0, 0, 1)))
     if helper is not None:
         helper.wait()
+        helper.stdout.close()
     for rules, arrays in played:
         build_tables(rules, 0, 0, 1, arrays)
         if validation:

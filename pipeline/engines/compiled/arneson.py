@@ -522,7 +522,7 @@ def play_game(index, game_seed, attempt, deals, game, arn, results):
         if card_rank[up0] != card_rank[up1]:
             collect(0 if card_rank[up0] > card_rank[up1] else 1, 0, 2, battle, game)
         else:  # ArnesonGame.tied_battle
-            won_by, depth, seat_out = wars(battle, up0, up1, game, arn)
+            won_by, depth, seat_out = wars(battle, np.int64(up0), np.int64(up1), game, arn)
             wars_, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars_, war_battles,
                                                                             max_war_depth, first_battle_war)
             table_size = arn.state[TABLE_SIZE]
@@ -609,6 +609,26 @@ def compile_rules(rules: RuleSet, policy: np.ndarray):
         detect_cycles=rules.pickup in FIXED_PICKUPS and not bool((policy == HAND_RANDOM).any()))
 
 
+def structures(rules: RuleSet, policy: np.ndarray | None = None, games: int = 1, capacity: int = 1024,
+               positions: int = 16, deals=None, workspace: Workspace | None = None, compiled=None) -> dict:
+    """What play_games takes besides its numbers, by parameter name (table.structures), with
+    Arneson's War's own state for the seats' `policy` codes (every seat choosing at random when
+    None: the types are those of every policy)."""
+    if policy is None:
+        policy = np.zeros(PLAYERS, np.int64)
+    compiled = compiled or compile_rules(rules, policy)
+    game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions)
+    arn = Arneson(policy, np.zeros((PLAYERS, 4), np.uint64), np.zeros((PLAYERS, HAND_SIZE), np.int32),
+                  np.zeros(PLAYERS, np.int64), stored_hands(game), np.zeros(1, np.int64))
+    return {"deals": deal_arrays(rules, deals), "game": game, "arn": arn, "results": new_results(games, PLAYERS)}
+
+
+# The steps play_game calls (not inlined), which numba compiles before it, in two groups for two
+# processes (table.STEPS): about 4.6 and 4.1 s of CPU on the development machine
+# (refill_short_hands compiles draw_cards and reshuffle with it, wars forfeit and lay_down).
+STEPS = ((deal, refill_short_hands, collect_packet, end_game), (wars, is_current_position))
+
+
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
                 positions: int = 1024, deals=None, workspace: Workspace | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
@@ -627,11 +647,8 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), c
         capacity = games * min(8 * 9 * compiled.deck_size, 20_000) + 1024  # about 3,800 events a game of 52 cards
     if workspace is None:
         workspace = Workspace()
-    game = workspace.game_for(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions)
-    results = new_results(games, PLAYERS)
-    arn = Arneson(policy, np.zeros((PLAYERS, 4), np.uint64), np.zeros((PLAYERS, HAND_SIZE), np.int32),
-                  np.zeros(PLAYERS, np.int64), stored_hands(game), np.zeros(1, np.int64))
-    dealt = deal_arrays(rules, deals)
+    dealt, game, arn, results = structures(rules, policy, games, capacity, positions, deals, workspace,
+                                           compiled).values()
     index, attempt = 0, workspace.attempt
     while True:
         status, index, attempt = play_games(np.uint64(seed), np.int64(start), np.int64(index), np.int64(attempt),

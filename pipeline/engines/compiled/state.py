@@ -9,6 +9,7 @@ that found them too small is played again from its start, see table.play_games).
 
 from __future__ import annotations
 
+import inspect
 from typing import NamedTuple
 
 import numpy as np
@@ -149,6 +150,34 @@ def borrowing(function=None, *, inline="never"):
     called."""
     jit = njit(cache=True, inline=inline, _nrt=False)
     return jit if function is None else jit(function)
+
+
+def step_types(step, structures: dict) -> tuple:
+    """The argument types numba compiles a called step (a `borrowing` function that is not
+    inlined) for when a game calls it: a structure argument (the game, its deals, results, a
+    family's own state, or a part of the game such as rules, seats or positions) has the type of
+    `structures[its parameter name]`; the game's seed is uint64; every other argument, a
+    number of the game, int64 (the steps compute in int64 throughout)."""
+    from numba import typeof, types  # lazy: the engine imports without numba
+
+    names = inspect.signature(step.py_func).parameters
+    return tuple(typeof(structures[name]) if name in structures else types.uint64 if name == "game_seed"
+                 else types.int64 for name in names)
+
+
+def compile_steps(steps, structures: dict) -> None:
+    """Compile (or load from numba's cache) a game's called steps for the types a game calls
+    them with (step_types), without running them: a second process compiles some of them into
+    the cache while the first compiles the others, so the game that calls them, compiled next,
+    loads them instead (log.shard.warm)."""
+    for step in steps:
+        step.compile(step_types(step, structures))
+
+
+def with_parts(structures: dict) -> dict:
+    """`structures` with the parts of its game that steps take alone: rules, seats, positions."""
+    game = structures["game"]
+    return {**structures, "rules": game.rules, "seats": game.seats, "positions": game.positions}
 
 
 # ---------------------------------------------------------------- sizes

@@ -39,8 +39,11 @@ import numpy as np
 from ...model.cards import Deck
 from ...model.schema import PICKUPS, RuleSet
 from ..table import war_values
-from .game import DONE, GROW_EVENTS, GROW_STREAMS, play_game
+from .battle import war_round
+from .cycles import is_current_position
+from .game import DONE, GROW_EVENTS, GROW_STREAMS, deal, end_game, play_game
 from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
+from .moves import reshuffle
 from .rng import HAVE_NUMBA, _game_seed, njit
 from .state import (
     CARDS,
@@ -121,6 +124,21 @@ def deal_arrays(rules: RuleSet, deals) -> Deals:
     return Deals(cards, sizes)
 
 
+def structures(rules: RuleSet, games: int = 1, capacity: int = 64, positions: int = 16, deals=None,
+               workspace: Workspace | None = None, compiled: Rules | None = None) -> dict:
+    """What play_games takes besides its numbers, by parameter name: the deals, the game's state
+    (from `workspace` when given) and the results."""
+    compiled = compiled or compile_rules(rules)
+    game = (workspace or Workspace()).game_for(compiled, capacity, capacity, capacity // 10 + 16, positions)
+    return {"deals": deal_arrays(rules, deals), "game": game, "results": new_results(games, compiled.players)}
+
+
+# The steps play_game calls (not inlined), which numba compiles before it: on a first run one
+# process compiles the first group while another compiles the second (log.shard.warm), about
+# 2.6 and 2.4 s of CPU on the development machine (war_round compiles forfeit with it).
+STEPS = ((deal, reshuffle, end_game, is_current_position), (war_round,))
+
+
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int | None = None,
                 positions: int = 1024, deals=None, workspace: Workspace | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed`, from `deals` (one
@@ -138,9 +156,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
         capacity = games * min(per_game, 20_000)
     if workspace is None:
         workspace = Workspace()
-    game = workspace.game_for(compiled, capacity, capacity, capacity // 10 + 16, positions)
-    results = new_results(games, compiled.players)
-    dealt = deal_arrays(rules, deals)
+    dealt, game, results = structures(rules, games, capacity, positions, deals, workspace, compiled).values()
     index, attempt = 0, workspace.attempt
     while True:
         status, index, attempt = play_games(np.uint64(seed), np.int64(start), np.int64(index), np.int64(attempt),

@@ -55,8 +55,9 @@ def main() -> None:
     ap.add_argument("--variant-scale", type=float, default=1.0,
                     help="multiplies each variant's games in the generate / validate table (bench/variants.py; "
                          "0 leaves the table out)")
-    ap.add_argument("--workers-games", type=int, default=200_000,
-                    help="Classic War games for the table of two workers against one (0 leaves it out)")
+    ap.add_argument("--workers-games", type=int, default=500_000,
+                    help="Classic War games for the table of two workers against one, as many as --games: about "
+                         "1 s of start-up (Python, pyarrow, numba) is paid by both (0 leaves it out)")
     ap.add_argument("--stage-games", type=int, default=100_000,
                     help="games for the table of where generate's time goes (bench/stages.py; 0 leaves it out)")
     ap.add_argument("--no-first-run", action="store_true",

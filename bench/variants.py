@@ -115,8 +115,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies every variant's game count")
     ap.add_argument("--runs", type=int, default=1, help="generate / validate pairs per variant (medians)")
-    ap.add_argument("--workers-games", type=int, default=200_000,
-                    help="Classic War games for two workers against one (0: skip)")
+    ap.add_argument("--workers-games", type=int, default=500_000,
+                    help="Classic War games for two workers against one; about 1 s of start-up (Python, "
+                         "pyarrow, numba) is paid by both, so fewer games lower the ratio (0: skip)")
     ap.add_argument("--only", action="append", help="only the variants whose name holds this (repeatable)")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} at the start", file=sys.stderr)

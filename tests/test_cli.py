@@ -625,3 +625,19 @@ def test_validate_workers_must_be_at_least_one(dataset, monkeypatch, capsys):
 def test_war_alone_prints_the_help(monkeypatch, capsys):
     code, out, err = run_main(monkeypatch, capsys)
     assert code == 0 and out.startswith("Usage: war ") and "generate" in out and err == ""
+
+
+def test_the_war_process_keeps_numba_from_importing_scipy():
+    """numba looks for scipy's linear algebra when it starts (0.2 s or more where scipy is
+    installed); the `war` process, which has none, blocks that import. A library caller keeps
+    its scipy."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pipeline.cli; from pipeline.log.shard import warm; warm(); "
+            "print(sys.modules.get('scipy.linalg', 'absent'))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.split() in (["None"], ["absent"])
+    code = "import sys, pipeline.log.shard; print('scipy.linalg' in sys.modules and sys.modules['scipy.linalg'] is None)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.split() == ["False"]

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import sys
 
 import pyarrow.parquet as pq
 import pytest
@@ -263,6 +264,32 @@ def test_worker_pool_takes_tasks_as_it_goes():
     with pytest.raises(ValueError, match="task 5"):
         run_tasks(_fail_at_five, count(), 2, fork=True)
     assert run_tasks(_square, iter(range(7)), 2, count=7) == [n * n for n in range(7)]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_forked_workers_leave_the_parents_objects_to_the_parent():
+    """Forked workers start with the parent's objects frozen (their collections do not copy the
+    parent's pages), and the parent's collector is as it was after the run, a caller's own
+    frozen objects included."""
+    import gc
+
+    from pipeline.jobs.parallel import run_tasks
+
+    assert gc.get_freeze_count() == 0
+    assert all(frozen > 0 for frozen in run_tasks(_frozen_objects, range(4), 2))
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        run_tasks(_frozen_objects, range(4), 2)
+        assert gc.get_freeze_count() > 0  # not unfrozen (a frozen object may die meanwhile)
+    finally:
+        gc.unfreeze()
+
+
+def _frozen_objects(n, tick=None):
+    import gc
+
+    return gc.get_freeze_count()
 
 
 def _fail_at_five(n, tick=None):

@@ -363,13 +363,12 @@ def test_compile_estimate_reads_numbas_cache(tmp_path):
 FIRST_RUN = """
 import json, sys
 from pipeline.engines.compiled.state import step_types, with_parts
-from pipeline.log.shard import ENGINE_MODULES, WARM_GAMES, warm
+from pipeline.log.shard import ENGINES, WARM_RULES, warm
 from pipeline.model.rules import build_rules
 name = sys.argv[1]
 warm(validation=True, engines=(name,))
-module = ENGINE_MODULES[name]
-(variant, options), _ = WARM_GAMES[name]
-structures = with_parts(module.structures(build_rules(variant, options)))
+module = ENGINES[name]
+structures = with_parts(module.structures(build_rules(*WARM_RULES[name])))
 print(json.dumps([[group, step.py_func.__name__, [str(s) for s in step.signatures], str(step_types(step, structures)),
                    sum(step.stats.cache_hits.values())] for group, steps in enumerate(module.STEPS) for step in steps]))
 """

@@ -23,7 +23,7 @@ from ..engines.compiled.layout import (
 )
 from ..engines.compiled.rng import HAVE_NUMBA
 from ..engines.compiled.state import Workspace, compile_steps, with_parts
-from ..engines.compiled.table import fits, play_arrays, play_games
+from ..engines.compiled.table import fits, play_arrays
 from ..engines.families import family_of
 from ..engines.game import play_game
 from ..model.deal import Deal
@@ -98,8 +98,9 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
 # meanwhile), and the encoder's and checks' alone; `python bench/kernel_equality.py warm`
 # measures them again. What the first run's message announces.
 COMPILE_SECONDS = {"table": 10.0, "steal": 13.5, "arneson": 15.0, "encode_pass": 2.5, "balance": 0.6}
-ENGINES = {"table": play_games, "steal": compiled_steal.play_games, "arneson": compiled_arneson.play_games}
-ENGINE_MODULES = {"table": compiled_table, "steal": compiled_steal, "arneson": compiled_arneson}
+# The compiled engines by name (families.Family.compiled): each module's play_games, play_arrays,
+# structures and STEPS serve warm.
+ENGINES = {"table": compiled_table, "steal": compiled_steal, "arneson": compiled_arneson}
 
 
 def engines_for(rule_sets) -> set[str]:
@@ -133,7 +134,7 @@ def compile_estimate(validation: bool = False, engines=("table",)) -> float:
     compiles, the encoder and checks compile in warm's second process, at no cost in time."""
     if not HAVE_NUMBA:
         return 0.0
-    engines_seconds = sum(COMPILE_SECONDS[name] for name in engines if not _cached(ENGINES[name]))
+    engines_seconds = sum(COMPILE_SECONDS[name] for name in engines if not _cached(ENGINES[name].play_games))
     return engines_seconds or sum(COMPILE_SECONDS[name] for name, f in _encoder_and_checks(validation)
                                  if not _cached(f))
 
@@ -150,11 +151,11 @@ def compile_encoder(validation: bool = False) -> None:
                 KIND_SET_ASIDE, 52)
 
 
-# One tiny game per compiled engine: what warm plays to load (or compile) it.
-WARM_GAMES = {
-    "table": (("classic", {"ranks": "5", "suits": "2"}), play_arrays),
-    "steal": (("steal", {"ranks": "5", "suits": "2"}), compiled_steal.play_arrays),
-    "arneson": (("arneson", {"ranks": "5", "suits": "2"}), compiled_arneson.play_arrays),
+# The rules of one tiny game per compiled engine: what warm plays to load (or compile) it.
+WARM_RULES = {
+    "table": ("classic", {"ranks": "5", "suits": "2"}),
+    "steal": ("steal", {"ranks": "5", "suits": "2"}),
+    "arneson": ("arneson", {"ranks": "5", "suits": "2"}),
 }
 
 
@@ -162,9 +163,8 @@ def compile_steps_of(engines, group: int) -> None:
     """Compile (or load) group `group` of the `engines`' called steps (their modules' STEPS: 0
     for this process, 1 for the helper of a first run) for the types a game calls them with."""
     for name in sorted(engines):
-        (variant, options), _play = WARM_GAMES[name]
-        module = ENGINE_MODULES[name]
-        compile_steps(module.STEPS[group], with_parts(module.structures(build_rules(variant, options))))
+        module = ENGINES[name]
+        compile_steps(module.STEPS[group], with_parts(module.structures(build_rules(*WARM_RULES[name]))))
 
 
 def compile_in_helper(validation: bool, engines) -> None:
@@ -191,7 +191,7 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     if seconds and on_compile is not None:
         on_compile(seconds)
     helper = None
-    if seconds and not all(_cached(ENGINES[name]) for name in engines):
+    if seconds and not all(_cached(ENGINES[name].play_games) for name in engines):
         try:
             helper = subprocess.Popen([sys.executable, "-c", "from pipeline.log.shard import compile_in_helper; "
                                        f"compile_in_helper({validation}, {sorted(engines)!r})"],
@@ -203,9 +203,8 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
             helper.stdout.readline()  # its steps are in the cache; if it failed, they compile here
     played = []
     for name in sorted(engines):
-        (variant, options), play = WARM_GAMES[name]
-        rules = build_rules(variant, options)
-        played.append((rules, play(rules, 0, 0, 1)))
+        rules = build_rules(*WARM_RULES[name])
+        played.append((rules, ENGINES[name].play_arrays(rules, 0, 0, 1)))
     if helper is not None:
         helper.wait()
         helper.stdout.close()

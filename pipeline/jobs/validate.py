@@ -29,7 +29,7 @@ from ..model.deal import Deal, check_deal, deck_of
 from ..model.rng import game_seed
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..storage.dataset import Dataset
-from ..storage.files import parquet_file, sha256_file
+from ..storage.files import parquet_file, read_whole_parquet, sha256_file
 from ..storage.location import is_remote
 from .generate import MAX_WORKERS, finish_command
 from .parallel import interrupts_deferred, run_tasks
@@ -161,8 +161,9 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
     With `defer_checksums`, a part file's checksum is left to the worker that reads the file
     (its place among the problems kept for resolve_checksums), so that the parent does not read
     every file alone before the workers start."""
-    unreadable: set[str] = set(ds.outside_paths())
-    for rel, why in ds.outside_paths().items():
+    outside = ds.outside_paths()
+    unreadable: set[str] = set(outside)
+    for rel, why in outside.items():
         report.problems.append(Problem(rel, None, None, f"path outside the dataset ({why}): not read"))
     listed = {f.path for f in ds.manifest.files}
     if not any(entry.games for entry in ds.manifest.rule_sets):
@@ -351,21 +352,6 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
     return report
 
 
-def read_part(path, data: bytes | None = None) -> pa.Table:
-    """A part file's rows, from its bytes when they were read already (`data`), as
-    storage.files.read_parquet reads them, but through a ParquetFile: pq.read_table goes through
-    pyarrow.dataset, whose import costs a process about 0.1 s. On one thread: a worker is one
-    core (the others are the other workers'), and pyarrow's thread pool cost more CPU than it
-    saved (reading an Arneson's War shard took less wall time without it, a Classic War shard 3 %
-    more)."""
-    try:
-        return parquet_file(path, data).read(use_threads=False)
-    except FileNotFoundError:
-        raise DatasetError(f"missing data file {str(path)!r}") from None
-    except (pa.ArrowInvalid, OSError) as err:
-        raise DatasetError(f"cannot read {str(path)!r}: {err}") from None
-
-
 def check_shard(task: ShardCheck, progress=None) -> Report:
     """Every game of one pair of part files."""
     ds = Dataset.open(task.root, check_paths=False)
@@ -379,8 +365,8 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     except OSError:  # the parent hashes it again and says what it finds
         pass
     try:
-        games = read_part(ds.root / task.games_path, data.get(task.games_path))
-        events = read_part(ds.root / task.events_path, data.pop(task.events_path, None))
+        games = read_whole_parquet(ds.root / task.games_path, data.get(task.games_path))
+        events = read_whole_parquet(ds.root / task.events_path, data.pop(task.events_path, None))
     except WarError as err:
         return _unchecked(task, report, Problem(task.games_path, None, None, str(err)), progress)
     try:

@@ -45,26 +45,41 @@ DECKS = {"project": project_deck, "splitmix": splitmix_deck}
 
 
 def play(deck: list[int], max_battles: int = 10_000) -> tuple[int, int]:
-    """(winner, or -1 for a draw or the cap; battles)."""
+    """(winner, or -1 for a draw or the cap; battles). A war's cards go down as the named
+    simulator places them: up to four from each pile, the last one face up."""
     a, b = deque(deck[0::2]), deque(deck[1::2])
     battles = 0
-    while a and b:
+    while True:
+        if not a:
+            return 1, battles
+        if not b:
+            return 0, battles
         if battles >= max_battles:
             return -1, battles
         battles += 1
-        mine, yours = [a.popleft()], [b.popleft()]
-        while mine[-1] >> 2 == yours[-1] >> 2 and a and b:
-            for pile, cards in ((a, mine), (b, yours)):
-                for _ in range(min(3, len(pile) - 1)):
-                    cards.append(pile.popleft())
-                cards.append(pile.popleft())
-        if mine[-1] >> 2 > yours[-1] >> 2 or (mine[-1] >> 2 == yours[-1] >> 2 and a):
-            a.extend(mine + yours)
-        elif yours[-1] >> 2 > mine[-1] >> 2 or b:
-            b.extend(yours + mine)
+        mine = [a.popleft()]
+        yours = [b.popleft()]
+        short = False  # a war nobody can go on with
+        while mine[-1] // 4 == yours[-1] // 4:
+            if not a or not b:
+                short = True
+                break
+            for _ in range(min(4, len(a))):
+                mine.append(a.popleft())
+            for _ in range(min(4, len(b))):
+                yours.append(b.popleft())
+        if short:
+            if not a and not b:
+                return -1, battles
+            winner_is_a = bool(a)
         else:
-            return -1, battles
-    return (0 if a else 1), battles
+            winner_is_a = mine[-1] // 4 > yours[-1] // 4
+        if winner_is_a:
+            a.extend(mine)
+            a.extend(yours)
+        else:
+            b.extend(yours)
+            b.extend(mine)
 
 
 def run(games: int, master: int = 1, deck: str = "project") -> None:

@@ -16,7 +16,7 @@ from pipeline.engines.event import Event  # noqa: E402
 from pipeline.engines.compiled.layout import KIND_COLLECT, KIND_DECISION, KIND_DOWN, KIND_END, KIND_FORFEIT, KIND_PLAY, KIND_SET_ASIDE, KIND_WAR, NOTES, SUMMARY_EVENTS  # noqa: E402
 from pipeline.engines.compiled.table import play_arrays  # noqa: E402
 from pipeline.log.compiled import events_from_arrays  # noqa: E402
-from pipeline.log.compiled_codec import _shape_texts, find_shape  # noqa: E402
+from pipeline.log.compiled_codec import find_shape, forget_shape_texts  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
 from pipeline.model.rules import build_rules  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS  # noqa: E402
@@ -92,7 +92,7 @@ def test_kernel_games_encode_as_the_reference(name, options, tmp_path):
         pytest.skip(f"not a playable combination: {err}")
     evi, cv, sv, summ, *_ = play_arrays(rules, 3, 10, 70)
     ids = (np.int64(2) * 1_000_000_000 + np.arange(10, 70)).tolist()
-    _shape_texts.clear()
+    forget_shape_texts()
     check(ids, evi, cv, sv, summ[:, SUMMARY_EVENTS], tmp_path)
     check(ids, evi, cv, sv, summ[:, SUMMARY_EVENTS])  # with every shape's text already kept
 
@@ -168,19 +168,20 @@ def test_any_event_arrays_encode_as_the_reference(arrays):
 
 def test_long_rows_and_many_shapes_grow_the_buffers():
     """A row of thousands of events (a key longer than its first buffer) and thousands of
-    distinct shapes (more than the first hash table holds)."""
+    distinct shapes (more than the first hash table holds, their keys more words than the first
+    key store)."""
     rows, cards = [], []
-    for b in range(3000):  # one war value per battle: 3000 shapes
+    for b in range(6000):  # one war value per battle: 6000 shapes
         for kind, value in ((KIND_PLAY, 0), (KIND_WAR, b), (KIND_PLAY, 0)):
             if kind == KIND_PLAY:
                 cards.append(len(cards) % 50)
             rows.append((b + 1, kind, 0, value, -1, len(cards), 0))
     for j in range(2000):
         cards.append(j % 40)
-        rows.append((5000, KIND_DOWN, j % 3, 0, -1, len(cards), 0))
+        rows.append((7000, KIND_DOWN, j % 3, 0, -1, len(cards), 0))
     evi = np.array(rows, np.int32)
     table = check([1], evi, np.array(cards, np.int16), np.zeros(0, np.int8), np.array([len(rows)], np.int64))
-    assert len(table.column("shape").combine_chunks().dictionary) == 3001
+    assert len(table.column("shape").combine_chunks().dictionary) == 6001
 
 
 def test_equal_hashes_never_share_a_shape():

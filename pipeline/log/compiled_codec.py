@@ -387,8 +387,10 @@ def encode_rows(game_ids, rows, card_values, seat_values, counts):
     codes = int(card_values.max()) + 1 if card_values.shape[0] else 1
     marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64))
     columns = new_columns(rows.shape[0], card_values.shape[0])
-    shapes = ShapeTable(np.empty(256, np.int64), np.empty(4096, np.int64), np.zeros(256, np.int64),
-                        np.empty(256, np.uint64), np.full(512, -1, np.int32))
+    # Room for a 2,000-game shard's shapes (about 1,200 - 1,600 of 25,000 - 30,000 key words in
+    # Classic War), so that a shard is encoded in one or two passes, not ten.
+    shapes = ShapeTable(np.empty(256, np.int64), np.empty(1 << 15, np.int64), np.zeros(2048, np.int64),
+                        np.empty(2048, np.uint64), np.full(4096, -1, np.int32))
     cursor = np.zeros(10, np.int64)
     while True:
         status = encode_pass(cursor, Encoding(events, columns, shapes, marks))
@@ -405,7 +407,14 @@ def encode_rows(game_ids, rows, card_values, seat_values, counts):
 # ---------------------------------------------------------------- the shapes' texts
 
 _shape_texts: dict[bytes, str] = {}  # the text of each shape key (as bytes) spelt so far, across calls
+_event_texts: dict[tuple, str] = {}  # the text of each event's key words spelt so far, across calls
 _SHAPE_TEXTS_MAX = 1 << 16
+
+
+def forget_shape_texts() -> None:
+    """Drop every text kept, so that the next shapes are spelt anew."""
+    _shape_texts.clear()
+    _event_texts.clear()
 
 
 def spell(words: list[int], events: dict) -> str:
@@ -442,14 +451,13 @@ def shape_texts(keys: np.ndarray, key_start: np.ndarray) -> list[str]:
     games to the next, so texts are kept by key (exact bytes, never a hash alone)."""
     raw = keys.astype("<i8", copy=False).tobytes()
     bounds = (key_start * 8).tolist()
-    events: dict = {}
     texts = []
-    if len(_shape_texts) > _SHAPE_TEXTS_MAX:
-        _shape_texts.clear()
+    if len(_shape_texts) > _SHAPE_TEXTS_MAX or len(_event_texts) > _SHAPE_TEXTS_MAX:
+        forget_shape_texts()
     for a, b in zip(bounds, bounds[1:]):
         k = raw[a:b]
         text = _shape_texts.get(k)
         if text is None:
-            text = _shape_texts[k] = spell(keys[a // 8:b // 8].tolist(), events)
+            text = _shape_texts[k] = spell(keys[a // 8:b // 8].tolist(), _event_texts)
         texts.append(text)
     return texts

@@ -2,9 +2,9 @@
 
     python bench/stages.py [GAMES] [OPTION=VALUE ...]    # default 40,000 games, pickup=winner_first
 
-Shards of 2,000 games as generate plays them: the compiled engine (play_arrays), the compiled
-encoder of event rows (encode_rows), the rest of the Arrow assembly (build_tables without the
-encoder), Parquet encoding without compression, zstd compression (the same write with zstd,
+Shards of 2,000 games as generate plays them, a batch of games at a time
+(log.shard.compiled_shard): the compiled engine (play_arrays), the compiled encoder of event
+rows (ShardBuilder.add), the rest of the Arrow assembly (ShardBuilder.tables), Parquet encoding without compression, zstd compression (the same write with zstd,
 less the one without), and the file written with its checksum (write_parquet, less the
 in-memory write). The process start, imports, the journal and the manifest are what the whole
 command takes beyond these: compare with `war generate` of the same games.
@@ -22,15 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.engines.compiled.layout import SUMMARY_EVENTS
 from pipeline.engines.compiled.state import Workspace
 from pipeline.engines.compiled.table import play_arrays
-from pipeline.log.compiled import build_tables
-from pipeline.log.compiled_codec import encode_rows
+from pipeline.log.compiled import ShardBuilder, build_tables
+from pipeline.log.shard import batch_games
 from pipeline.model.rules import build_rules
 from pipeline.storage.files import parquet_options, write_parquet
 
@@ -57,21 +55,21 @@ def main() -> None:
     spent = dict.fromkeys(["engine", "encoding", "Arrow", "Parquet", "compression", "file"], 0.0)
     clock = time.process_time
     workspace = Workspace()  # as log.shard keeps one from shard to shard
+    batch = batch_games(rules)  # games played and encoded at a time, as log.shard.compiled_shard does
     with tempfile.TemporaryDirectory() as tmp:
         for start in range(0, games, SHARD):
             stop = min(start + SHARD, games)
+            shard = ShardBuilder(rules, 0, start, stop)
+            for first in range(start, stop, batch):
+                t = clock()
+                arrays = play_arrays(rules, 1, first, min(first + batch, stop), workspace=workspace)
+                spent["engine"] += clock() - t
+                t = clock()
+                shard.add(arrays)
+                spent["encoding"] += clock() - t
             t = clock()
-            arrays = play_arrays(rules, 1, start, stop, workspace=workspace)
-            spent["engine"] += clock() - t
-            t = clock()
-            ids = np.arange(start, stop, dtype=np.int64)  # rule set 0: game ids are the indices
-            encode_rows(ids, arrays.events, arrays.card_values, arrays.seat_values,
-                        np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]))
-            encoding = clock() - t
-            spent["encoding"] += encoding
-            t = clock()
-            tables = build_tables(rules, 0, start, stop, arrays)
-            spent["Arrow"] += clock() - t - encoding
+            tables = shard.tables()
+            spent["Arrow"] += clock() - t
             for table, key in zip(tables, (("game_id", "seq"), ("game_id",))):
                 t = clock()
                 in_memory(table, "none", key)

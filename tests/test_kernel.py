@@ -16,7 +16,7 @@ from pipeline.engines.compiled.rng import bounded_draws, game_seeds, shuffled_ra
 from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMARY_OUTCOME  # noqa: E402
 from pipeline.engines.compiled.state import Workspace  # noqa: E402
 from pipeline.engines.compiled.table import play_arrays  # noqa: E402
-from pipeline.log.shard import compiled_plays, play_range_fast, shard_tables  # noqa: E402
+from pipeline.log.shard import compiled_plays, compiled_shard, play_range_fast, shard_tables  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
 from pipeline.model.deal import check_deal, shuffled_deal  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
@@ -254,6 +254,42 @@ def test_workspace_kept_between_ranges_changes_nothing():
         for a, b in zip(fresh, reused):
             assert np.array_equal(a, b)
     assert workspace.attempt > sum(stop - start for *_, start, stop in ranges)  # the tiny first buffers grew
+
+
+@pytest.mark.parametrize("name,options,dealt", [
+    ("classic", {"pickup": "winner_first"}, False),
+    ("classic", {}, True),
+    ("multiplayer", {"players": "3", "shortfall": "lose", "pickup": "pooled"}, False),
+    ("steal", {}, False),
+    ("arneson", {}, False),
+])
+def test_a_shard_played_in_batches_is_the_shard_played_at_once(name, options, dealt):
+    """compiled_shard plays and encodes a shard a batch of games at a time: whatever the batch,
+    the tables are the ones of the whole shard at once (shape ids run on from batch to batch),
+    and every batch's cards balance."""
+    rules = build_rules(name, options)
+    deals = random_deals(rules, 60, 5) if dealt else None
+    whole = compiled_shard(rules, 2, 11, 40, 100, (), deals, check_balance=True, batch=60)
+    assert whole[2] is True
+    assert compiled_shard(rules, 2, 11, 40, 100, (), deals, batch=60)[2] is None  # not asked
+    for batch in (1, 7, 59):
+        events, games_, balanced = compiled_shard(rules, 2, 11, 40, 100, (), deals, check_balance=True, batch=batch)
+        assert balanced is True
+        assert_same_tables(events, whole[0], "events")
+        assert_same_tables(games_, whole[1], "games")
+        assert events.column("shape").chunk(0).dictionary.equals(whole[0].column("shape").chunk(0).dictionary)
+
+
+def test_a_batch_that_does_not_balance_fails_the_shard(monkeypatch):
+    """One batch whose cards do not balance makes the shard's check fail, and the batches after
+    it are not checked."""
+    import pipeline.log.shard as shard
+
+    verdicts = iter([True, False])
+    checked = []
+    monkeypatch.setattr(shard, "cards_balance", lambda arrays, deck: checked.append(deck) or next(verdicts))
+    assert compiled_shard(build_rules("classic"), 0, 1, 0, 40, check_balance=True, batch=10)[2] is False
+    assert checked == [52, 52]
 
 
 def test_empty_range():

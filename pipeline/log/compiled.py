@@ -21,7 +21,7 @@ from ..engines.compiled.layout import (
     GameArrays,
 )
 from ..model.schema import GAME_ID_STRIDE, OUTCOMES, RuleSet
-from .compiled_codec import encode_rows, shape_texts
+from .compiled_codec import RowEncoder, encode_rows, shape_texts
 from .tables import EVENT_SCHEMA, GAME_SCHEMA
 
 
@@ -67,13 +67,8 @@ def nullable(values: np.ndarray, nulls: np.ndarray, type_) -> pa.Array:
     return pa.array(values, type=type_, mask=nulls if nulls.any() else None)
 
 
-def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts) -> pa.Table:
-    """The `events/` table of the engine's games (their ids, event rows, card and seat values,
-    events a game), equal value for value to log.tables.events_table of their logs."""
-    if card_values.shape[0] > np.iinfo(np.int32).max:
-        raise OverflowError("more cards than int32 offsets hold")
-    columns, keys, key_start = encode_rows(np.ascontiguousarray(ids, np.int64), events, card_values, seat_values,
-                                           np.ascontiguousarray(counts, np.int64))
+def rows_to_table(columns, keys, key_start) -> pa.Table:
+    """The `events/` table of the encoder's columns and distinct shapes (compiled_codec)."""
     shapes = pa.DictionaryArray.from_arrays(pa.array(columns.shape, pa.int32()),
                                             pa.array(shape_texts(keys, key_start), pa.string()))
     return pa.Table.from_arrays([
@@ -84,20 +79,72 @@ def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts
     ], schema=EVENT_SCHEMA)
 
 
+def check_offsets(cards: int) -> None:
+    """The events table's list offsets are int32."""
+    if cards > np.iinfo(np.int32).max:
+        raise OverflowError("more cards than int32 offsets hold")
+
+
+def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts) -> pa.Table:
+    """The `events/` table of the engine's games (their ids, event rows, card and seat values,
+    events a game), equal value for value to log.tables.events_table of their logs."""
+    check_offsets(card_values.shape[0])
+    return rows_to_table(*encode_rows(np.ascontiguousarray(ids, np.int64), events, card_values, seat_values,
+                                      np.ascontiguousarray(counts, np.int64)))
+
+
+class ShardBuilder:
+    """The events and games tables of a range of games, from the engine's arrays of batch after
+    batch of them (`add`, in order): the tables build_tables gives over the arrays of them all,
+    with each batch's events encoded while they are still in the processor's cache."""
+
+    def __init__(self, rules: RuleSet, ordinal: int, start: int, stop: int, policies=(), explicit: bool = False):
+        self.rules, self.ordinal, self.start, self.stop = rules, ordinal, start, stop
+        self.policies, self.explicit = list(policies), explicit
+        self.rows = RowEncoder(max(stop - start, 0))
+        self.cards = 0
+        self.batches: list[GameArrays] = []  # each batch's per-game arrays (its events dropped)
+
+    def add(self, arrays: GameArrays) -> None:
+        arrays = GameArrays(*arrays)
+        games = arrays.summaries.shape[0]
+        first = self.start + sum(b.summaries.shape[0] for b in self.batches)
+        self.cards += arrays.card_values.shape[0]
+        check_offsets(self.cards)
+        ids = np.int64(self.ordinal) * GAME_ID_STRIDE + np.arange(first, first + games, dtype=np.int64)
+        self.rows.add(ids, arrays.events, arrays.card_values, arrays.seat_values,
+                      np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]))
+        self.batches.append(arrays._replace(events=None, card_values=None, seat_values=None))
+
+    def tables(self) -> tuple[pa.Table, pa.Table]:
+        events = rows_to_table(*self.rows.result())
+        if len(self.batches) == 1:
+            summaries, war_wins, final_cards, seeds = self.batches[0][3:]
+        else:
+            summaries, war_wins, final_cards, seeds = (np.concatenate([b[k] for b in self.batches])
+                                                       for k in range(3, 7))
+        return events, games_from_arrays(self.rules, self.ordinal, self.start, summaries, war_wins, final_cards,
+                                         seeds, self.policies, self.explicit)
+
+
 def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays,
                  policies=(), explicit: bool = False) -> tuple[pa.Table, pa.Table]:
     """The events and games tables of games start..stop-1 from the engine's arrays, played with
     the seats' `policies` (canonical specs, as a shard's games record them), of explicit deals
     when `explicit`."""
-    arrays = GameArrays(*arrays)
-    summaries = arrays.summaries
+    shard = ShardBuilder(rules, ordinal, start, stop, policies, explicit)
+    shard.add(arrays)
+    return shard.tables()
+
+
+def games_from_arrays(rules: RuleSet, ordinal: int, start: int, summaries, war_wins, final_cards, seeds,
+                      policies=(), explicit: bool = False) -> pa.Table:
+    """The `games/` table of games start.. from the engine's per-game arrays (layout.GameArrays)."""
     games = summaries.shape[0]
     players = rules.players
     index = np.arange(start, start + games, dtype=np.int64)
     ids = np.int64(ordinal) * GAME_ID_STRIDE + index
     counts = summaries[:, SUMMARY_EVENTS]
-    events = events_from_arrays(ids, arrays.events, arrays.card_values, arrays.seat_values, counts)
-
     policies = list(policies)  # as given, as log.tables.game_record records them
     policy_values = pa.array(policies * games, type=pa.string())
     policy_offsets = pa.array(np.arange(games + 1, dtype=np.int32) * len(policies), type=pa.int32())
@@ -107,7 +154,7 @@ def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: Ga
     columns = {
         "game_id": pa.array(ids, pa.int64()),
         "game_index": pa.array(index, pa.int64()),
-        "game_seed": pa.array(arrays.seeds, pa.uint64()),
+        "game_seed": pa.array(seeds, pa.uint64()),
         "variant": constant_dictionary(rules.variant, games),
         "rules_id": constant_dictionary(rules.rules_id, games),
         "players": pa.array(np.full(games, players, np.int8), pa.int8()),
@@ -120,11 +167,10 @@ def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: Ga
         "war_battles": pa.array(summaries[:, SUMMARY_WAR_BATTLES].astype(np.int32), pa.int32()),
         "max_war_depth": pa.array(summaries[:, SUMMARY_MAX_WAR_DEPTH].astype(np.int16), pa.int16()),
         "first_battle_war": pa.array(summaries[:, SUMMARY_FIRST_BATTLE_WAR].astype(np.bool_), pa.bool_()),
-        "war_wins": list_array(seat_ends, arrays.war_wins.reshape(-1), pa.int32()),
-        "final_cards": list_array(seat_ends, arrays.final_cards.reshape(-1).astype(np.int16), pa.int16()),
+        "war_wins": list_array(seat_ends, war_wins.reshape(-1), pa.int32()),
+        "final_cards": list_array(seat_ends, final_cards.reshape(-1).astype(np.int16), pa.int16()),
         "cards_set_aside": pa.array(summaries[:, SUMMARY_CARDS_SET_ASIDE].astype(np.int16), pa.int16()),
         "cycle_length": nullable(cycle_length.astype(np.int32), cycle_length < 0, pa.int32()),
         "events": pa.array(counts.astype(np.int32), pa.int32()),
     }
-    games_table = pa.Table.from_arrays([columns[name] for name in GAME_SCHEMA.names], schema=GAME_SCHEMA)
-    return events, games_table
+    return pa.Table.from_arrays([columns[name] for name in GAME_SCHEMA.names], schema=GAME_SCHEMA)

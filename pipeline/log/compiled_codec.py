@@ -379,29 +379,90 @@ def new_columns(rows: int, cards: int) -> RowColumns:
     return columns
 
 
+def grown_columns(columns: RowColumns, rows: int, cards: int, filled: np.ndarray) -> RowColumns:
+    """Columns for up to `rows` rows and `cards` cards holding what `columns` hold so far (as far
+    as the cursor `filled` says)."""
+    bigger = new_columns(rows, cards)
+    row, card, order = int(filled[ROW]), int(filled[CARDS]), int(filled[ORDER])
+    for old, new, used in zip(columns, bigger, (row, row, row, row, row + 1, card, row + 1, order)):
+        new[:used] = old[:used]
+    return bigger
+
+
+def new_shapes() -> ShapeTable:
+    """An empty shape table with room for a 2,000-game shard's shapes (about 1,200 - 1,600 of
+    25,000 - 30,000 key words in Classic War), so that a shard is encoded without growing it."""
+    return ShapeTable(np.empty(256, np.int64), np.empty(1 << 15, np.int64), np.zeros(2048, np.int64),
+                      np.empty(2048, np.uint64), np.full(4096, -1, np.int32))
+
+
+class RowEncoder:
+    """The `events/` rows of a range of games, encoded batch after batch of the engine's games
+    (`add`), as they would be in one pass over all of them: shape ids, rows and cards run on
+    from batch to batch. A shard's games are played and encoded a batch at a time
+    (log.shard.compiled_shard) so that a batch's events are still in the processor's cache
+    when they are encoded; one pass over a whole shard's events read them back from memory
+    (docs/decisions.md)."""
+
+    def __init__(self, games: int = 0):
+        self.games, self.seen = games, 0  # games expected in all, and added so far
+        self.columns = new_columns(0, 0)
+        self.shapes = new_shapes()
+        self.marks = TableMarks(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self.cursor = np.zeros(10, np.int64)
+
+    def _room(self, rows: int, cards: int, games: int) -> None:
+        """Room for `rows` more rows and `cards` more cards (at most a batch's events and card
+        values), sized on the first growth for every game expected at this batch's rate."""
+        cursor, columns = self.cursor, self.columns
+        need_rows, need_cards = int(cursor[ROW]) + rows, int(cursor[CARDS]) + cards
+        if need_rows <= columns.game_id.shape[0] and need_cards <= columns.cards.shape[0]:
+            return
+        scale = max(self.games - self.seen, games) / max(games, 1)
+        self.columns = grown_columns(columns, max(need_rows, int(cursor[ROW] + rows * scale * 1.1),
+                                                  2 * columns.game_id.shape[0]),
+                                     max(need_cards, int(cursor[CARDS] + cards * scale * 1.1),
+                                         2 * columns.cards.shape[0]), cursor)
+
+    def add(self, game_ids, rows, card_values, seat_values, counts) -> None:
+        """Encode the next games: their ids, the engine's event rows, card and seat values, and
+        events a game (engines.compiled.layout)."""
+        games = counts.shape[0]
+        self._room(rows.shape[0], card_values.shape[0], games)
+        codes = int(card_values.max()) + 1 if card_values.shape[0] else 1
+        if codes > self.marks.table_stamp.shape[0]:
+            self.marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64))
+        else:  # the stamps start again from 0 (a pass keeps them only when it must grow a buffer)
+            for marks in self.marks:
+                marks.fill(0)
+        events = EngineEvents(game_ids, rows, card_values, seat_values, counts)
+        cursor = self.cursor
+        cursor[GAME] = cursor[FIRST_EVENT] = cursor[EVENT] = cursor[TABLE_STAMP] = cursor[TAKE_STAMP] = 0
+        while True:
+            status = encode_pass(cursor, Encoding(events, self.columns, self.shapes, self.marks))
+            if status == DONE:
+                break
+            self.shapes = grown_shapes(status, int(cursor[NEED]), int(cursor[SHAPES]), self.shapes)
+        self.seen += games
+
+    def result(self):
+        """The columns (RowColumns, each cut to its length), and the distinct shapes' keys and
+        their starts (see the module's docstring)."""
+        cursor, columns, shapes = self.cursor, self.columns, self.shapes
+        count, shape_count = int(cursor[ROW]), int(cursor[SHAPES])
+        cut = RowColumns(columns.game_id[:count], columns.seq[:count], columns.battle[:count], columns.shape[:count],
+                         columns.card_offsets[:count + 1], columns.cards[:cursor[CARDS]],
+                         columns.order_offsets[:count + 1], columns.order[:cursor[ORDER]])
+        return cut, shapes.keys[:shapes.key_start[shape_count]], shapes.key_start[:shape_count + 1]
+
+
 def encode_rows(game_ids, rows, card_values, seat_values, counts):
     """log.codec.encode over the engine's arrays, as the columns of `events/` rows (RowColumns,
     each cut to its length) and the distinct shapes' keys and their starts (see the module's
     docstring)."""
-    events = EngineEvents(game_ids, rows, card_values, seat_values, counts)
-    codes = int(card_values.max()) + 1 if card_values.shape[0] else 1
-    marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64))
-    columns = new_columns(rows.shape[0], card_values.shape[0])
-    # Room for a 2,000-game shard's shapes (about 1,200 - 1,600 of 25,000 - 30,000 key words in
-    # Classic War), so that a shard is encoded in one or two passes, not ten.
-    shapes = ShapeTable(np.empty(256, np.int64), np.empty(1 << 15, np.int64), np.zeros(2048, np.int64),
-                        np.empty(2048, np.uint64), np.full(4096, -1, np.int32))
-    cursor = np.zeros(10, np.int64)
-    while True:
-        status = encode_pass(cursor, Encoding(events, columns, shapes, marks))
-        if status == DONE:
-            break
-        shapes = grown_shapes(status, int(cursor[NEED]), int(cursor[SHAPES]), shapes)
-    count, shape_count = int(cursor[ROW]), int(cursor[SHAPES])
-    cut = RowColumns(columns.game_id[:count], columns.seq[:count], columns.battle[:count], columns.shape[:count],
-                     columns.card_offsets[:count + 1], columns.cards[:cursor[CARDS]],
-                     columns.order_offsets[:count + 1], columns.order[:cursor[ORDER]])
-    return cut, shapes.keys[:shapes.key_start[shape_count]], shapes.key_start[:shape_count + 1]
+    encoder = RowEncoder(counts.shape[0])
+    encoder.add(game_ids, rows, card_values, seat_values, counts)
+    return encoder.result()
 
 
 # ---------------------------------------------------------------- the shapes' texts

@@ -53,7 +53,6 @@ from .state import (
     Rules,
     Workspace,
     grown_event_log,
-    new_game,
     new_results,
     with_longer_streams,
     with_more_positions,

@@ -28,7 +28,7 @@ from ..model.deal import Deal, check_deal
 from ..model.rng import game_seed
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..storage.dataset import Dataset
-from ..storage.files import parquet_file, read_whole_parquet, sha256_file
+from ..storage.files import parquet_file, read_parquet_batches, read_whole_parquet, sha256_file
 from ..storage.location import is_remote
 from .generate import MAX_WORKERS, finish_command
 from .parallel import interrupts_deferred, run_tasks
@@ -365,7 +365,6 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
         pass
     try:
         games = read_whole_parquet(ds.root / task.games_path, data.get(task.games_path))
-        events = read_whole_parquet(ds.root / task.events_path, data.pop(task.events_path, None))
     except WarError as err:
         return _unchecked(task, report, Problem(task.games_path, None, None, str(err)), progress)
     try:
@@ -373,18 +372,23 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     except (pa.ArrowException, KeyError, ValueError) as err:
         return _unchecked(task, report, Problem(task.games_path, None, None,
                                                 f"rows cannot be read as this war's schema: {err}"), progress)
-    try:
-        events = as_schema(events, EVENT_SCHEMA)
-    except (pa.ArrowException, KeyError, ValueError) as err:
-        return _unchecked(task, report, Problem(task.events_path, None, None,
-                                                f"rows cannot be read as this war's schema: {err}"), progress)
     with interrupts_deferred():
-        exact = not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games, events)
+        exact = not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games,
+                                                  ds.root / task.events_path, data.get(task.events_path))
     if exact:
         report.games_checked = report.good = task.games
         if progress:
             progress(task.games)
         return report
+    try:  # the game-by-game checks, which name each problem, read the whole events file
+        events = read_whole_parquet(ds.root / task.events_path, data.pop(task.events_path, None))
+    except WarError as err:
+        return _unchecked(task, report, Problem(task.games_path, None, None, str(err)), progress)
+    try:
+        events = as_schema(events, EVENT_SCHEMA)
+    except (pa.ArrowException, KeyError, ValueError) as err:
+        return _unchecked(task, report, Problem(task.events_path, None, None,
+                                                f"rows cannot be read as this war's schema: {err}"), progress)
     rows = games.to_pylist()
     base = entry.ordinal * GAME_ID_STRIDE
     ids = range(base + task.first, base + task.first + task.games)
@@ -441,12 +445,14 @@ def _unchecked(task: ShardCheck, report: Report, problem: Problem, progress=None
     return report
 
 
-def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, games, events) -> bool:
+def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, games, events_path,
+                    events_data: bytes | None) -> bool:
     """True when the shard's files are exactly what its seeds (and explicit deals) regenerate and
     every battle's cards balance; False sends the shard to the game-by-game checks, which name
-    the problem.
+    the problem (a file that cannot be read included).
     The files equal the encoding of the regenerated events, and the encoding is lossless, so
-    the invariants are checked on the regenerated events without decoding the files."""
+    the invariants are checked on the regenerated events without decoding the files; the
+    events file is compared a batch of rows at a time (storage.files.read_parquet_batches)."""
     deals = None
     if task.deals is not None:
         try:
@@ -458,4 +464,20 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
     ref_events, ref_games, balanced = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
                                                      task.first + task.games, tuple(entry.policies), deals,
                                                      check_balance=True)
-    return balanced and games.equals(ref_games) and events.equals(ref_events)
+    return balanced and games.equals(ref_games) and \
+        _rows_match(ref_events, read_parquet_batches(events_path, events_data))
+
+
+def _rows_match(expected: pa.Table, batches) -> bool:
+    """Whether the batches of a file's rows, read as war's events schema, are `expected`'s rows,
+    in order and no more; False too when the file cannot be read or is not of the schema."""
+    offset = 0
+    try:
+        for batch in batches:
+            rows = as_schema(pa.Table.from_batches([batch]), EVENT_SCHEMA)
+            if not rows.equals(expected.slice(offset, rows.num_rows)):
+                return False
+            offset += rows.num_rows
+    except (WarError, pa.ArrowException, KeyError, ValueError):
+        return False
+    return offset == expected.num_rows

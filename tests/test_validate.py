@@ -744,3 +744,29 @@ def test_explicit_deals_validate_through_the_compiled_engine(tmp_path, monkeypat
     report = finish(root, "fixed", rel)
     assert_caught(report, 12, "fixed", (rel,))
     assert False in exact
+
+
+def test_the_events_file_is_compared_a_batch_of_rows_at_a_time(tmp_path):
+    """The fast path reads the events file in batches and compares each with the regenerated
+    rows: whatever the batch size, the same rows match, and one row more, one row fewer or one
+    card changed does not; a file that cannot be read does not match either."""
+    from pipeline.jobs.validate import _rows_match
+    from pipeline.log.shard import compiled_shard
+    from pipeline.storage.files import read_parquet_batches, write_parquet
+
+    expected, _, _ = compiled_shard(build_rules("classic"), 0, 3, 0, 30)
+    path = tmp_path / "events.parquet"
+
+    def matches(table, rows=1000):
+        write_parquet(table, path, ("game_id", "seq"))
+        return _rows_match(expected, read_parquet_batches(path, rows=rows))
+
+    for rows in (1, 777, 1 << 16):
+        assert matches(expected, rows)
+    assert not matches(pa.concat_tables([expected, expected.slice(0, 1)]))
+    assert not matches(expected.slice(0, expected.num_rows - 1))
+    cards = expected.column("cards").to_pylist()
+    cards[500] = [cards[500][0] ^ 1] + cards[500][1:]
+    assert not matches(expected.set_column(4, "cards", pa.array(cards, expected.schema.field("cards").type)))
+    path.write_bytes(path.read_bytes()[:100])
+    assert not _rows_match(expected, read_parquet_batches(path))

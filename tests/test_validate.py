@@ -770,3 +770,24 @@ def test_the_events_file_is_compared_a_batch_of_rows_at_a_time(tmp_path):
     assert not matches(expected.set_column(4, "cards", pa.array(cards, expected.schema.field("cards").type)))
     path.write_bytes(path.read_bytes()[:100])
     assert not _rows_match(expected, read_parquet_batches(path))
+
+
+def test_an_events_file_whose_data_cannot_be_decoded_is_named(classic, tmp_path):
+    """An events file whose footer reads but whose data pages do not decode (bytes damaged in
+    the middle, the manifest's checksum updated to match): the problem names that file, not the
+    games file beside it, and its games are all bad."""
+    import hashlib
+
+    root = copy(classic, tmp_path)
+    games_rel, events_rel = files_of(root, CLASSIC_GAME)
+    damaged = bytearray((root / events_rel).read_bytes())
+    for i in range(200, 2200):
+        damaged[i] = (damaged[i] * 7 + 3) & 0xFF
+    (root / events_rel).write_bytes(bytes(damaged))
+    edit_manifest_file(root, events_rel, sha256=hashlib.sha256(damaged).hexdigest())
+    report = validate(root)
+    problems = [p for p in report.problems if p.game_id is None]
+    assert [p.file for p in problems] == [events_rel], problems
+    assert "cannot read" in problems[0].message
+    entry = next(f for f in Dataset.open(root).manifest.files if f.path == events_rel)
+    assert report.bad == entry.games

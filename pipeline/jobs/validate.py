@@ -383,7 +383,7 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     try:  # the game-by-game checks, which name each problem, read the whole events file
         events = read_whole_parquet(ds.root / task.events_path, data.pop(task.events_path, None))
     except WarError as err:
-        return _unchecked(task, report, Problem(task.games_path, None, None, str(err)), progress)
+        return _unchecked(task, report, Problem(task.events_path, None, None, str(err)), progress)
     try:
         events = as_schema(events, EVENT_SCHEMA)
     except (pa.ArrowException, KeyError, ValueError) as err:

@@ -102,19 +102,22 @@ class ShardBuilder:
         self.rules, self.ordinal, self.start, self.stop = rules, ordinal, start, stop
         self.policies, self.explicit = list(policies), explicit
         self.rows = RowEncoder(max(stop - start, 0))
-        self.cards = 0
+        self.games = self.cards = 0  # added so far
         self.batches: list[GameArrays] = []  # each batch's per-game arrays (its events dropped)
 
     def add(self, arrays: GameArrays) -> None:
+        """The next games' arrays (play_arrays'), encoded at once: their events need not outlive
+        the call."""
         arrays = GameArrays(*arrays)
         games = arrays.summaries.shape[0]
-        first = self.start + sum(b.summaries.shape[0] for b in self.batches)
         self.cards += arrays.card_values.shape[0]
         check_offsets(self.cards)
+        first = self.start + self.games
         ids = np.int64(self.ordinal) * GAME_ID_STRIDE + np.arange(first, first + games, dtype=np.int64)
         self.rows.add(ids, arrays.events, arrays.card_values, arrays.seat_values,
                       np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]))
         self.batches.append(arrays._replace(events=None, card_values=None, seat_values=None))
+        self.games += games
 
     def tables(self) -> tuple[pa.Table, pa.Table]:
         events = rows_to_table(*self.rows.result())

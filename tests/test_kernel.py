@@ -16,6 +16,7 @@ from pipeline.engines.compiled.rng import bounded_draws, game_seeds, shuffled_ra
 from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMARY_OUTCOME  # noqa: E402
 from pipeline.engines.compiled.state import Workspace  # noqa: E402
 from pipeline.engines.compiled.table import play_arrays  # noqa: E402
+from pipeline.engines.game import policy_specs  # noqa: E402
 from pipeline.log.shard import compiled_plays, compiled_shard, play_range_fast, shard_tables  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
 from pipeline.model.deal import check_deal, shuffled_deal  # noqa: E402
@@ -256,24 +257,28 @@ def test_workspace_kept_between_ranges_changes_nothing():
     assert workspace.attempt > sum(stop - start for *_, start, stop in ranges)  # the tiny first buffers grew
 
 
-@pytest.mark.parametrize("name,options,dealt", [
-    ("classic", {"pickup": "winner_first"}, False),
-    ("classic", {}, True),
-    ("multiplayer", {"players": "3", "shortfall": "lose", "pickup": "pooled"}, False),
-    ("steal", {}, False),
-    ("arneson", {}, False),
+@pytest.mark.parametrize("name,options,dealt,seating", [
+    ("classic", {"pickup": "winner_first"}, False, ()),
+    ("classic", {}, True, ()),
+    ("multiplayer", {"players": "3", "shortfall": "lose", "pickup": "pooled"}, False, ()),
+    ("steal", {}, False, ()),
+    ("steal", {"players": "3"}, True, ("random", "greedy")),
+    ("arneson", {}, False, ()),
+    ("arneson", {}, False, ("cautious", "hand:random")),
 ])
-def test_a_shard_played_in_batches_is_the_shard_played_at_once(name, options, dealt):
+def test_a_shard_played_in_batches_is_the_shard_played_at_once(name, options, dealt, seating):
     """compiled_shard plays and encodes a shard a batch of games at a time: whatever the batch,
     the tables are the ones of the whole shard at once (shape ids run on from batch to batch),
-    and every batch's cards balance."""
+    and every batch's cards balance; with explicit deals and seats' policies too."""
     rules = build_rules(name, options)
     deals = random_deals(rules, 60, 5) if dealt else None
-    whole = compiled_shard(rules, 2, 11, 40, 100, (), deals, check_balance=True, batch=60)
+    policies = policy_specs(rules, tuple(seating[s % len(seating)] for s in range(rules.players))) if seating else ()
+    whole = compiled_shard(rules, 2, 11, 40, 100, policies, deals, check_balance=True, batch=60)
     assert whole[2] is True
-    assert compiled_shard(rules, 2, 11, 40, 100, (), deals, batch=60)[2] is None  # not asked
+    assert compiled_shard(rules, 2, 11, 40, 100, policies, deals, batch=60)[2] is None  # not asked
     for batch in (1, 7, 59):
-        events, games_, balanced = compiled_shard(rules, 2, 11, 40, 100, (), deals, check_balance=True, batch=batch)
+        events, games_, balanced = compiled_shard(rules, 2, 11, 40, 100, policies, deals, check_balance=True,
+                                                  batch=batch)
         assert balanced is True
         assert_same_tables(events, whole[0], "events")
         assert_same_tables(games_, whole[1], "games")

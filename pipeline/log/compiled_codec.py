@@ -330,6 +330,7 @@ def encode_pass(cursor, encoding):
         columns.order_offsets[row] = order_fill
     cursor[GAME], cursor[EVENT], cursor[ROW] = game, event, row
     cursor[CARDS], cursor[ORDER], cursor[SHAPES] = card_fill, order_fill, shape_count
+    cursor[TABLE_STAMP], cursor[TAKE_STAMP] = table_stamp, take_stamp  # the next batch's stamps go on
     return DONE
 
 
@@ -430,14 +431,11 @@ class RowEncoder:
         games = counts.shape[0]
         self._room(rows.shape[0], card_values.shape[0], games)
         codes = int(card_values.max()) + 1 if card_values.shape[0] else 1
-        if codes > self.marks.table_stamp.shape[0]:
+        if codes > self.marks.table_stamp.shape[0]:  # zeros: older than any stamp
             self.marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64))
-        else:  # the stamps start again from 0 (a pass keeps them only when it must grow a buffer)
-            for marks in self.marks:
-                marks.fill(0)
         events = EngineEvents(game_ids, rows, card_values, seat_values, counts)
         cursor = self.cursor
-        cursor[GAME] = cursor[FIRST_EVENT] = cursor[EVENT] = cursor[TABLE_STAMP] = cursor[TAKE_STAMP] = 0
+        cursor[GAME] = cursor[FIRST_EVENT] = cursor[EVENT] = 0  # this batch's events from the first
         while True:
             status = encode_pass(cursor, Encoding(events, self.columns, self.shapes, self.marks))
             if status == DONE:

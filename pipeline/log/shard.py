@@ -66,11 +66,8 @@ BATCH_EVENTS = 1 << 17
 
 
 def batch_games(rules: RuleSet) -> int:
-    """Games a batch, for about BATCH_EVENTS events: from the deck and seats, as play_arrays
-    sizes its first event log."""
-    deck = rules.ranks * rules.suits + rules.jokers
-    events = (3800 if family_of(rules).compiled == "arneson" else 700) * deck * rules.players // 104
-    return max(1, BATCH_EVENTS // max(events, 1))
+    """Games a batch, for about BATCH_EVENTS events, by the engine's estimate of a game's."""
+    return max(1, BATCH_EVENTS // max(ENGINES[family_of(rules).compiled].events_a_game(rules), 1))
 
 
 def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=(),

@@ -629,6 +629,12 @@ def structures(rules: RuleSet, policy: np.ndarray | None = None, games: int = 1,
 STEPS = ((deal, refill_short_hands, collect_packet, end_game), (wars, is_current_position))
 
 
+def events_a_game(rules: RuleSet) -> int:
+    """About how many events a game logs (3,800 or so for 52 cards): what the first event log is
+    sized by, and how many games log.shard plays a batch."""
+    return 8 * 9 * (rules.ranks * rules.suits + rules.jokers)
+
+
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
                 positions: int = 1024, deals=None, workspace: Workspace | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
@@ -644,7 +650,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), c
     if deals is not None and len(deals) != games:
         raise ValueError(f"{len(deals)} deals for {games} games")
     if capacity is None:
-        capacity = games * min(8 * 9 * compiled.deck_size, 20_000) + 1024  # about 3,800 events a game of 52 cards
+        capacity = games * min(events_a_game(rules), 20_000) + 1024
     if workspace is None:
         workspace = Workspace()
     dealt, game, arn, results = structures(rules, policy, games, capacity, positions, deals, workspace,

@@ -552,6 +552,12 @@ def structures(rules: RuleSet, policy: np.ndarray | None = None, games: int = 1,
 STEPS = ((steal_with, deal, reshuffle, end_game), (lay_down, war_round))
 
 
+def events_a_game(rules: RuleSet) -> int:
+    """About how many events a game logs (250 or so for 52 cards and two seats): what the first
+    event log is sized by, and how many games log.shard plays a batch."""
+    return 3 * (rules.ranks * rules.suits + rules.jokers) * rules.players
+
+
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
                 deals=None, workspace: Workspace | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
@@ -564,7 +570,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), c
         raise ValueError("a policy without a compiled form: the reference engine plays it")
     games = max(stop - start, 0)
     if capacity is None:
-        capacity = games * 3 * compiled.deck_size * compiled.players + 1024  # about the events of a game: 250
+        capacity = games * events_a_game(rules) + 1024
     players = compiled.players
     if deals is not None and len(deals) != games:
         raise ValueError(f"{len(deals)} deals for {games} games")

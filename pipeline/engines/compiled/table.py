@@ -138,6 +138,13 @@ def structures(rules: RuleSet, games: int = 1, capacity: int = 64, positions: in
 STEPS = ((deal, reshuffle, end_game, is_current_position), (war_round,))
 
 
+def events_a_game(rules: RuleSet) -> int:
+    """About how many events a game logs: what the first event log is sized by, and how many
+    games log.shard plays a batch."""
+    deck = rules.ranks * rules.suits + rules.jokers
+    return {"pooled": 1200, "shuffled": 1000}.get(rules.pickup, 700) * rules.players * deck // 104 + 64
+
+
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int | None = None,
                 positions: int = 1024, deals=None, workspace: Workspace | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed`, from `deals` (one
@@ -150,9 +157,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
     if deals is not None and len(deals) != games:
         raise ValueError(f"{len(deals)} deals for {games} games")
     if capacity is None:
-        per_game = {"pooled": 1200, "shuffled": 1000}.get(rules.pickup, 700) * compiled.players * compiled.deck_size \
-            // 104 + 64  # events a game, about
-        capacity = games * min(per_game, 20_000)
+        capacity = games * min(events_a_game(rules), 20_000)
     if workspace is None:
         workspace = Workspace()
     dealt, game, results = structures(rules, games, capacity, positions, deals, workspace, compiled).values()

@@ -365,15 +365,9 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             report.digests[rel] = hashlib.sha256(data[rel]).hexdigest()
     except OSError:  # the parent hashes it again and says what it finds
         pass
-    try:
-        games = read_whole_parquet(ds.root / task.games_path, data.get(task.games_path))
-    except WarError as err:
-        return _unchecked(task, report, Problem(task.games_path, None, None, str(err)), progress)
-    try:
-        games = as_schema(games, GAME_SCHEMA)
-    except (pa.ArrowException, KeyError, ValueError) as err:
-        return _unchecked(task, report, Problem(task.games_path, None, None,
-                                                f"rows cannot be read as this war's schema: {err}"), progress)
+    games = _read_as(ds, task.games_path, data.get(task.games_path), GAME_SCHEMA)
+    if isinstance(games, Problem):
+        return _unchecked(task, report, games, progress)
     with interrupts_deferred():
         exact = not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games,
                                                   ds.root / task.events_path, data.get(task.events_path))
@@ -382,15 +376,10 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
         if progress:
             progress(task.games)
         return report
-    try:  # the game-by-game checks, which name each problem, read the whole events file
-        events = read_whole_parquet(ds.root / task.events_path, data.pop(task.events_path, None))
-    except WarError as err:
-        return _unchecked(task, report, Problem(task.events_path, None, None, str(err)), progress)
-    try:
-        events = as_schema(events, EVENT_SCHEMA)
-    except (pa.ArrowException, KeyError, ValueError) as err:
-        return _unchecked(task, report, Problem(task.events_path, None, None,
-                                                f"rows cannot be read as this war's schema: {err}"), progress)
+    # the game-by-game checks, which name each problem, read the whole events file
+    events = _read_as(ds, task.events_path, data.pop(task.events_path, None), EVENT_SCHEMA)
+    if isinstance(events, Problem):
+        return _unchecked(task, report, events, progress)
     rows = games.to_pylist()
     base = entry.ordinal * GAME_ID_STRIDE
     ids = range(base + task.first, base + task.first + task.games)
@@ -435,6 +424,19 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     if progress and task.games % 50:
         progress(task.games % 50)
     return report
+
+
+def _read_as(ds: Dataset, rel: str, data: bytes | None, schema: pa.Schema) -> pa.Table | Problem:
+    """A part file's whole table as war's `schema` (from its bytes when they were read already),
+    or the problem that names the file when it cannot be read or is not of the schema."""
+    try:
+        table = read_whole_parquet(ds.root / rel, data)
+    except WarError as err:
+        return Problem(rel, None, None, str(err))
+    try:
+        return as_schema(table, schema)
+    except (pa.ArrowException, KeyError, ValueError) as err:
+        return Problem(rel, None, None, f"rows cannot be read as this war's schema: {err}")
 
 
 def _unchecked(task: ShardCheck, report: Report, problem: Problem, progress=None) -> Report:

@@ -99,10 +99,10 @@ class ShardBuilder:
     with each batch's events encoded while they are still in the processor's cache."""
 
     def __init__(self, rules: RuleSet, ordinal: int, start: int, stop: int, policies=(), explicit: bool = False):
-        self.rules, self.ordinal, self.start, self.stop = rules, ordinal, start, stop
+        self.rules, self.ordinal, self.start = rules, ordinal, start
         self.policies, self.explicit = list(policies), explicit
         self.rows = RowEncoder(max(stop - start, 0))
-        self.games = self.cards = 0  # added so far
+        self.cards = 0  # card values added so far
         self.batches: list[GameArrays] = []  # each batch's per-game arrays (its events dropped)
 
     def add(self, arrays: GameArrays) -> None:
@@ -112,12 +112,11 @@ class ShardBuilder:
         games = arrays.summaries.shape[0]
         self.cards += arrays.card_values.shape[0]
         check_offsets(self.cards)
-        first = self.start + self.games
+        first = self.start + self.rows.seen
         ids = np.int64(self.ordinal) * GAME_ID_STRIDE + np.arange(first, first + games, dtype=np.int64)
         self.rows.add(ids, arrays.events, arrays.card_values, arrays.seat_values,
                       np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]))
         self.batches.append(arrays._replace(events=None, card_values=None, seat_values=None))
-        self.games += games
 
     def tables(self) -> tuple[pa.Table, pa.Table]:
         events = rows_to_table(*self.rows.result())

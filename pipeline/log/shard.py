@@ -83,7 +83,7 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
     batch = batch or batch_games(rules)
     shard = ShardBuilder(rules, ordinal, start, stop, policies, explicit=deals is not None)
     balanced = True if check_balance else None
-    deck = deck_of(rules).size
+    deck = deck_of(rules).size if check_balance else 0
     first = start
     while True:
         last = min(first + batch, stop)

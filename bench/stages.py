@@ -4,8 +4,8 @@
 
 Shards of 2,000 games as generate plays them, a batch of games at a time
 (log.shard.compiled_shard): the compiled engine (play_arrays), the compiled encoder of event
-rows (ShardBuilder.add), the rest of the Arrow assembly (ShardBuilder.tables), Parquet encoding without compression, zstd compression (the same write with zstd,
-less the one without), and the file written with its checksum (write_parquet, less the
+rows (ShardBuilder.add), the rest of the Arrow assembly (ShardBuilder.tables), Parquet encoding
+without compression, zstd compression (the same write with zstd, less the one without), and the file written with its checksum (write_parquet, less the
 in-memory write). The process start, imports, the journal and the manifest are what the whole
 command takes beyond these: compare with `war generate` of the same games.
 

@@ -120,11 +120,7 @@ class ShardBuilder:
 
     def tables(self) -> tuple[pa.Table, pa.Table]:
         events = rows_to_table(*self.rows.result())
-        if len(self.batches) == 1:
-            summaries, war_wins, final_cards, seeds = self.batches[0][3:]
-        else:
-            summaries, war_wins, final_cards, seeds = (np.concatenate([b[k] for b in self.batches])
-                                                       for k in range(3, 7))
+        summaries, war_wins, final_cards, seeds = (np.concatenate([b[k] for b in self.batches]) for k in range(3, 7))
         return events, games_from_arrays(self.rules, self.ordinal, self.start, summaries, war_wins, final_cards,
                                          seeds, self.policies, self.explicit)
 

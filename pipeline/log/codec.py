@@ -11,7 +11,7 @@ with the same battle number):
 - `cards`, the cards of the events, concatenated, and a decision's options after its cards;
   except for the cards of a *take* (a collect or a set-aside) that takes exactly the cards on
   the table: those are stored as the order in which it takes them (`@1,0` in the shape for up to
-  three cards, else in `order`).
+  three cards, else as table positions after all the row's cards).
 
 One token per event:
 
@@ -19,8 +19,8 @@ One token per event:
 
 `#n`: the event's n cards, the next values of `cards`. `{m}`: its m options, the values after
 them (options vary from battle to battle, so they stay out of the shape). `@i,j,k`: a take of
-the whole table, in this order of the table's positions; `@*`: the same with the order in
-`order`. The table is every card of a
+the whole table, in this order of the table's positions; `@*`: the same with the order after the
+row's cards and options (the `@*` takes' positions one take after the other). The table is every card of a
 `play`, `down` or `forfeit` event of the row since the last such take. A take that is anything
 else keeps its cards as they are, so the encoding never depends on the game following the rules.
 """
@@ -48,8 +48,7 @@ class Row(NamedTuple):
     seq: int
     battle: int
     shape: str
-    cards: list[int]
-    order: list[int]
+    cards: list[int]  # raw cards and options, then the positions of the `@*` takes
 
 
 class Step(NamedTuple):
@@ -59,7 +58,7 @@ class Step(NamedTuple):
     seat: int | None
     count: int                 # raw cards
     take: tuple[int, ...] | None  # the order of a whole-table take spelt in the shape
-    take_all: bool             # a whole-table take whose order is in `order`
+    take_all: bool             # a whole-table take whose order follows the row's cards
     seats: tuple[int, ...]
     options: int               # option values, after the raw cards
     value: int | None
@@ -128,7 +127,7 @@ def encode(log: Iterable[Event]) -> list[Row]:
     for seq, (b, kind, seat, ev_cards, seats, options, value, note) in enumerate(log):
         if b != battle:
             if battle is not None:
-                rows.append(Row(first, battle, " ".join(tokens), cards, order))
+                rows.append(Row(first, battle, " ".join(tokens), cards + order))
             battle, first, tokens, cards, order, table = b, seq, [], [], [], []
         taken = _take_order(ev_cards, table) if kind in TAKE_KINDS else None
         if taken is None:
@@ -145,7 +144,7 @@ def encode(log: Iterable[Event]) -> list[Row]:
                                 seats, len(options), value, note))
         cards.extend(options)
     if battle is not None:
-        rows.append(Row(first, battle, " ".join(tokens), cards, order))
+        rows.append(Row(first, battle, " ".join(tokens), cards + order))
     return rows
 
 
@@ -158,8 +157,9 @@ def _tuple(text) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=65536)
-def parse(shape: str) -> tuple[Step, ...]:
-    """A shape's tokens; CodecError names the first one that does not parse."""
+def parse(shape: str) -> tuple[tuple[Step, ...], int]:
+    """A shape's tokens, and how many of its row's values are raw cards and options (the rest
+    are the `@*` takes' positions); CodecError names the first token that does not parse."""
     steps = []
     for text in shape.split(" "):
         m = TOKEN.fullmatch(text)
@@ -169,16 +169,21 @@ def parse(shape: str) -> tuple[Step, ...]:
         take_all = take == "*"
         steps.append(Step(kind, _opt_int(seat), int(count or 0), None if take in (None, "*") else _tuple(take),
                           take_all, _tuple(seats), int(options or 0), _opt_int(value), note))
-    return tuple(steps)
+    return tuple(steps), sum(step.count + step.options for step in steps)
 
 
-def decode_row(battle: int, shape: str, cards, order) -> list[Event]:
-    """The events of one row; CodecError when the row is not a valid encoding."""
+def decode_row(battle: int, shape: str, values) -> list[Event]:
+    """The events of one row (its shape and its `cards` values); CodecError when the row is not
+    a valid encoding."""
+    steps, raw = parse(shape)
+    if len(values) < raw:
+        raise CodecError(f"battle {battle}: the row holds fewer cards than its shape names")
+    cards, order = values[:raw], values[raw:]
     events = []
     at = 0
     oat = 0
     table: list[int] = []
-    for step in parse(shape):
+    for step in steps:
         if step.take is not None or step.take_all:
             if step.take_all:
                 taken = order[oat:oat + len(table)]
@@ -198,23 +203,21 @@ def decode_row(battle: int, shape: str, cards, order) -> list[Event]:
                 table.extend(ev_cards)
         options = tuple(cards[at:at + step.options])
         at += step.options
-        if at > len(cards):
-            raise CodecError(f"battle {battle}: the row holds fewer cards than its shape names")
         events.append(Event(battle, step.kind, step.seat, ev_cards, step.seats, options, step.value, step.note))
-    if at != len(cards) or oat != len(order):
+    if oat != len(order):
         raise CodecError(f"battle {battle}: the row holds more cards than its shape names")
     return events
 
 
 def decode(rows: Iterable[tuple]) -> list[Event]:
-    """A game's events from its rows (seq, battle, shape, cards, order), in seq order."""
+    """A game's events from its rows (seq, battle, shape, cards), in seq order."""
     events = []
-    for seq, battle, shape, cards, order in rows:
+    for seq, battle, shape, cards in rows:
         at = len(events)
         if seq != at:
             raise CodecError(f"battle {battle}: row starts at seq {seq}, expected {at}", at)
         try:
-            events.extend(decode_row(battle, shape, cards, order))
+            events.extend(decode_row(battle, shape, cards))
         except CodecError as err:
             err.seq = at
             raise

@@ -75,7 +75,6 @@ def rows_to_table(columns, keys, key_start) -> pa.Table:
         pa.array(columns.game_id, pa.int64()), pa.array(columns.seq, pa.int32()),
         pa.array(columns.battle, pa.int32()), shapes,
         pa.ListArray.from_arrays(pa.array(columns.card_offsets, pa.int32()), pa.array(columns.cards, pa.int16())),
-        pa.ListArray.from_arrays(pa.array(columns.order_offsets, pa.int32()), pa.array(columns.order, pa.int16())),
     ], schema=EVENT_SCHEMA)
 
 

@@ -13,8 +13,8 @@ seats, eight bytes a word:
 - the event word: `(seat + 1) & 0xFFFFFFFF | kind << KIND_SHIFT | (note + 1) << NOTE_SHIFT |
   mode << MODE_SHIFT | has_value << HAS_VALUE_SHIFT | takes << TAKE_SIZE_SHIFT | positions`,
   mode being RAW_CARDS, SMALL_TAKE (a take of the whole table, its `takes` positions spelt in
-  the shape, TAKE_POSITION_BITS each from TAKE_ORDER_SHIFT) or LISTED_TAKE (one whose order is
-  in the row's `order`);
+  the shape, TAKE_POSITION_BITS each from TAKE_ORDER_SHIFT) or LISTED_TAKE (one whose order
+  follows the row's cards);
 - the count word: `cards | seats << SEAT_COUNT_SHIFT | options << OPTION_COUNT_SHIFT`, its raw
   cards, its seats and a decision's options (the values after its cards, layout.EVENT_COLUMNS).
 
@@ -77,9 +77,7 @@ class RowColumns(NamedTuple):
     battle: np.ndarray       # int32 [rows]
     shape: np.ndarray        # int32 [rows]: shape ids
     card_offsets: np.ndarray  # int32 [rows + 1]
-    cards: np.ndarray        # int16
-    order_offsets: np.ndarray  # int32 [rows + 1]
-    order: np.ndarray        # int16
+    cards: np.ndarray        # int16: each row's cards and options, then its listed takes' positions
 
 
 class ShapeTable(NamedTuple):
@@ -97,11 +95,13 @@ class TableMarks(NamedTuple):
     """The table of the row being encoded, by card code: a card is on the table when
     table_stamp[card] is the current table stamp, at table_position[card]; a take marks the
     positions it took with its own stamp in taken_stamp, so a take is checked in one pass over
-    its cards whatever their codes."""
+    its cards whatever their codes. The positions of the row's listed takes wait in taken_order
+    until the row's cards are written."""
 
     table_stamp: np.ndarray     # int64 [card codes]
     table_position: np.ndarray  # int64 [card codes]
     taken_stamp: np.ndarray     # int64 [positions]
+    taken_order: np.ndarray     # int16 [a batch's card values]
 
 
 class Encoding(NamedTuple):
@@ -115,7 +115,7 @@ class Encoding(NamedTuple):
 
 # Where an encoding pass stands (the cursor array): at the start of a row, so that it can resume
 # there after a buffer grew. NEED is what the buffer that was too small must hold.
-GAME, FIRST_EVENT, EVENT, ROW, CARDS, ORDER, SHAPES, TABLE_STAMP, TAKE_STAMP, NEED = range(10)
+GAME, FIRST_EVENT, EVENT, ROW, CARDS, SHAPES, TABLE_STAMP, TAKE_STAMP, NEED = range(9)
 # What an encoding pass returns.
 DONE, GROW_KEY, GROW_SHAPES = range(3)
 
@@ -125,7 +125,7 @@ DONE, GROW_KEY, GROW_SHAPES = range(3)
 @borrowing(inline="always")
 def whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, encoding):
     """Whether cards [first_card, first_card + count) are the whole table, each once; their table
-    positions go to columns.order at order_fill on the way. Returns (whether, the positions
+    positions go to marks.taken_order at order_fill on the way. Returns (whether, the positions
     packed for a small take)."""
     marks = encoding.marks
     packed = np.int64(0)
@@ -135,7 +135,7 @@ def whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, enc
         if marks.table_stamp[card] != table_stamp or marks.taken_stamp[position] == take_stamp:
             return False, packed
         marks.taken_stamp[position] = take_stamp
-        encoding.columns.order[order_fill + j] = position
+        marks.taken_order[order_fill + j] = position
         if count <= SMALL_ORDER:
             packed |= position << (TAKE_ORDER_SHIFT + TAKE_POSITION_BITS * j)
     return True, packed
@@ -182,11 +182,11 @@ def append_key(event_word, count_word, value, first_seat, seat_count, key_size, 
 # ---------------------------------------------------------------- one row
 
 @borrowing(inline="always")
-def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, encoding):
+def encode_row(event, stop, card_fill, table_stamp, take_stamp, encoding):
     """The row of the events from `event` with its battle (before `stop`, the game's end): its
     cards and takes into the columns, its key into shapes.key. Returns (GROW_KEY or DONE, the
-    event after the row, the cards' and the order's fill, the stamps, the key's size and
-    hash); on GROW_KEY the key size is the room the key needs."""
+    event after the row, the cards' fill, the stamps, the key's size and hash); on GROW_KEY the
+    key size is the room the key needs."""
     events, columns = encoding.events, encoding.columns
     rows = events.rows
     first_card = rows[event - 1, EVENT_CARDS_END] if event > 0 else 0
@@ -198,6 +198,7 @@ def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, enco
     key_size = 0
     key_hash = HASH_START
     depth = np.int64(0)
+    order_fill = 0
     while event < stop and rows[event, EVENT_BATTLE] == battle:
         kind = rows[event, EVENT_KIND]
         count = rows[event, EVENT_CARDS_END] - first_card
@@ -236,7 +237,7 @@ def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, enco
         has_value = kind == KIND_WAR or kind == KIND_END or hand
         need = key_size + 3 + (seat_count + 7) // 8
         if need > encoding.shapes.key.shape[0]:
-            return GROW_KEY, event, card_fill, order_fill, table_stamp, take_stamp, need, key_hash
+            return GROW_KEY, event, card_fill, table_stamp, take_stamp, need, key_hash
         event_word |= np.int64(has_value) << HAS_VALUE_SHIFT
         count_word = (np.int64(raw) - options) | (np.int64(seat_count) << SEAT_COUNT_SHIFT) | \
             (options << OPTION_COUNT_SHIFT)
@@ -245,7 +246,10 @@ def encode_row(event, stop, card_fill, order_fill, table_stamp, take_stamp, enco
         first_card = rows[event, EVENT_CARDS_END]
         first_seat = rows[event, EVENT_SEATS_END]
         event += 1
-    return DONE, event, card_fill, order_fill, table_stamp, take_stamp, key_size, _mix(key_hash)
+    for j in range(order_fill):
+        columns.cards[card_fill + j] = encoding.marks.taken_order[j]
+    card_fill += order_fill
+    return DONE, event, card_fill, table_stamp, take_stamp, key_size, _mix(key_hash)
 
 
 @borrowing(inline="always")
@@ -300,7 +304,7 @@ def encode_pass(cursor, encoding):
     events, columns = encoding.events, encoding.columns
     games = events.counts.shape[0]
     game, first_event, event, row = cursor[GAME], cursor[FIRST_EVENT], cursor[EVENT], cursor[ROW]
-    card_fill, order_fill, shape_count = cursor[CARDS], cursor[ORDER], cursor[SHAPES]
+    card_fill, shape_count = cursor[CARDS], cursor[SHAPES]
     table_stamp, take_stamp = cursor[TABLE_STAMP], cursor[TAKE_STAMP]
     while True:
         while game < games and event == first_event + events.counts[game]:
@@ -309,12 +313,12 @@ def encode_pass(cursor, encoding):
         if game == games:
             break
         cursor[GAME], cursor[FIRST_EVENT], cursor[EVENT], cursor[ROW] = game, first_event, event, row
-        cursor[CARDS], cursor[ORDER], cursor[SHAPES] = card_fill, order_fill, shape_count
+        cursor[CARDS], cursor[SHAPES] = card_fill, shape_count
         columns.game_id[row] = events.game_ids[game]
         columns.seq[row] = event - first_event
         columns.battle[row] = events.rows[event, EVENT_BATTLE]
-        status, event, card_fill, order_fill, table_stamp, take_stamp, key_size, key_hash = encode_row(
-            event, first_event + events.counts[game], card_fill, order_fill, table_stamp, take_stamp, encoding)
+        status, event, card_fill, table_stamp, take_stamp, key_size, key_hash = encode_row(
+            event, first_event + events.counts[game], card_fill, table_stamp, take_stamp, encoding)
         if status == DONE:
             shape = intern_shape(key_size, key_hash, shape_count, encoding.shapes)
             if shape < 0:
@@ -327,9 +331,8 @@ def encode_pass(cursor, encoding):
         columns.shape[row] = shape
         row += 1
         columns.card_offsets[row] = card_fill
-        columns.order_offsets[row] = order_fill
     cursor[GAME], cursor[EVENT], cursor[ROW] = game, event, row
-    cursor[CARDS], cursor[ORDER], cursor[SHAPES] = card_fill, order_fill, shape_count
+    cursor[CARDS], cursor[SHAPES] = card_fill, shape_count
     cursor[TABLE_STAMP], cursor[TAKE_STAMP] = table_stamp, take_stamp  # the next batch's stamps go on
     return DONE
 
@@ -373,10 +376,8 @@ def grown_shapes(status: int, need: int, shape_count: int, shapes: ShapeTable) -
 def new_columns(rows: int, cards: int) -> RowColumns:
     """Columns for up to `rows` rows and `cards` cards."""
     columns = RowColumns(np.empty(rows, np.int64), np.empty(rows, np.int32), np.empty(rows, np.int32),
-                         np.empty(rows, np.int32), np.empty(rows + 1, np.int32), np.empty(cards, np.int16),
-                         np.empty(rows + 1, np.int32), np.empty(cards, np.int16))
+                         np.empty(rows, np.int32), np.empty(rows + 1, np.int32), np.empty(cards, np.int16))
     columns.card_offsets[0] = 0
-    columns.order_offsets[0] = 0
     return columns
 
 
@@ -384,8 +385,8 @@ def grown_columns(columns: RowColumns, rows: int, cards: int, filled: np.ndarray
     """Columns for up to `rows` rows and `cards` cards holding what `columns` hold so far (as far
     as the cursor `filled` says)."""
     bigger = new_columns(rows, cards)
-    row, card, order = int(filled[ROW]), int(filled[CARDS]), int(filled[ORDER])
-    for old, new, used in zip(columns, bigger, (row, row, row, row, row + 1, card, row + 1, order)):
+    row, card = int(filled[ROW]), int(filled[CARDS])
+    for old, new, used in zip(columns, bigger, (row, row, row, row, row + 1, card)):
         new[:used] = old[:used]
     return bigger
 
@@ -409,8 +410,9 @@ class RowEncoder:
         self.games, self.seen = games, 0  # games expected in all, and added so far
         self.columns = new_columns(0, 0)
         self.shapes = new_shapes()
-        self.marks = TableMarks(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
-        self.cursor = np.zeros(10, np.int64)
+        self.marks = TableMarks(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                                np.zeros(0, np.int16))
+        self.cursor = np.zeros(NEED + 1, np.int64)
 
     def _room(self, rows: int, cards: int, games: int) -> None:
         """Room for `rows` more rows and `cards` more cards (at most a batch's events and card
@@ -432,7 +434,10 @@ class RowEncoder:
         self._room(rows.shape[0], card_values.shape[0], games)
         codes = int(card_values.max()) + 1 if card_values.shape[0] else 1
         if codes > self.marks.table_stamp.shape[0]:  # zeros: older than any stamp
-            self.marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64))
+            self.marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64),
+                                    self.marks.taken_order)
+        if card_values.shape[0] > self.marks.taken_order.shape[0]:  # a row's takes take at most its card values
+            self.marks = self.marks._replace(taken_order=np.empty(card_values.shape[0], np.int16))
         events = EngineEvents(game_ids, rows, card_values, seat_values, counts)
         cursor = self.cursor
         cursor[GAME] = cursor[FIRST_EVENT] = cursor[EVENT] = 0  # this batch's events from the first
@@ -449,8 +454,7 @@ class RowEncoder:
         cursor, columns, shapes = self.cursor, self.columns, self.shapes
         count, shape_count = int(cursor[ROW]), int(cursor[SHAPES])
         cut = RowColumns(columns.game_id[:count], columns.seq[:count], columns.battle[:count], columns.shape[:count],
-                         columns.card_offsets[:count + 1], columns.cards[:cursor[CARDS]],
-                         columns.order_offsets[:count + 1], columns.order[:cursor[ORDER]])
+                         columns.card_offsets[:count + 1], columns.cards[:cursor[CARDS]])
         return cut, shapes.keys[:shapes.key_start[shape_count]], shapes.key_start[:shape_count + 1]
 
 

@@ -22,11 +22,13 @@ parsed AS (
             ['kind', 'seat', 'count', 'take', 'seats', 'options', 'value', 'note']) AS m
           FROM tokens)
 ),
-placed AS (   -- where each event's own cards start in its row (its options follow them), and
-              -- which table it belongs to
+placed AS (   -- where each event's own cards start in its row (its options follow them),
+              -- which table it belongs to, and where the row's cards end (the positions of its
+              -- `@*` takes follow them)
     SELECT *,
         CAST(coalesce(sum(n + n_options) OVER w, 0) AS BIGINT) AS start,
-        CAST(coalesce(count(take) OVER w, 0) AS BIGINT) AS tab
+        CAST(coalesce(count(take) OVER w, 0) AS BIGINT) AS tab,
+        CAST(sum(n + n_options) OVER (PARTITION BY shape) AS BIGINT) AS raw
     FROM parsed
     WINDOW w AS (PARTITION BY shape ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
@@ -42,7 +44,7 @@ SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
                                                 lambda i: CAST(t.tpos[i + 1] AS INTEGER))
     END AS idx,
     CASE WHEN p.take = '*' THEN CAST(t.tpos AS INTEGER[]) END AS tpos,
-    CASE WHEN p.take = '*' THEN CAST(1 + coalesce(sum(len(t.tpos)) FILTER (WHERE p.take = '*') OVER (
+    CASE WHEN p.take = '*' THEN CAST(p.raw + 1 + coalesce(sum(len(t.tpos)) FILTER (WHERE p.take = '*') OVER (
         PARTITION BY p.shape ORDER BY p.pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS INTEGER)
     END AS ostart,
     -- what logcodec.decode_row checks of a shape: it parses, and a take spelt in it is an order
@@ -58,7 +60,7 @@ FROM placed p LEFT JOIN tables t ON p.take IS NOT NULL AND t.shape = p.shape AND
 CREATE OR REPLACE VIEW events AS
 SELECT r.game_id, CAST(r.seq + s.pos AS INTEGER) AS seq, r.battle, s.kind, s.seat,
     CASE WHEN s.ostart IS NULL THEN list_transform(s.idx, lambda i: r.cards[i])
-         ELSE list_transform(r."order"[s.ostart:s.ostart + len(s.tpos) - 1], lambda p: r.cards[s.tpos[p + 1]])
+         ELSE list_transform(r.cards[s.ostart:s.ostart + len(s.tpos) - 1], lambda p: r.cards[s.tpos[p + 1]])
     END AS cards,
     s.seats, list_transform(s.opts, lambda i: r.cards[i]) AS options, s.value, s.note, r.variant
 FROM event_rows r JOIN event_steps s ON r.shape = s.shape;

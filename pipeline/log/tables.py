@@ -55,7 +55,6 @@ def rows_table(game_ids: list[int], games_rows) -> pa.Table:
     battle: list[int] = []
     shape: list[str] = []
     cards: list[list[int]] = []
-    order: list[list[int]] = []
     for g, rows in zip(game_ids, games_rows):
         gid.extend([g] * len(rows))
         for r in rows:
@@ -63,12 +62,11 @@ def rows_table(game_ids: list[int], games_rows) -> pa.Table:
             battle.append(r.battle)
             shape.append(r.shape)
             cards.append(r.cards)
-            order.append(r.order)
     f = EVENT_SCHEMA
     arrays = [
         pa.array(gid, pa.int64()), pa.array(seq, pa.int32()), pa.array(battle, pa.int32()),
         _dictionary(shape, f.field("shape")),
-        pa.array(cards, pa.list_(pa.int16())), pa.array(order, pa.list_(pa.int16())),
+        pa.array(cards, pa.list_(pa.int16())),
     ]
     return pa.Table.from_arrays(arrays, schema=EVENT_SCHEMA)
 
@@ -100,11 +98,11 @@ def _plain(column) -> list:
 
 def log_rows(table: pa.Table):
     return zip(_plain(table.column("game_id")), _plain(table.column("seq")), _plain(table.column("battle")),
-               _plain(table.column("shape")), _lists(table.column("cards")), _lists(table.column("order")))
+               _plain(table.column("shape")), _lists(table.column("cards")))
 
 
 def rows_by_game(table: pa.Table) -> dict[int, list[tuple]]:
-    """Each game's rows (seq, battle, shape, cards, order), still encoded. CodecError when a
+    """Each game's rows (seq, battle, shape, cards), still encoded. CodecError when a
     game's rows are not together, as the writer sorts them."""
     rows: dict[int, list] = {}
     last = None

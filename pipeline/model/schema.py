@@ -24,7 +24,7 @@ from pydantic import (
 
 from .variants import variant
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 ENGINE_VERSION = "1"
 
 
@@ -165,9 +165,8 @@ class LogRow(BaseModel):
     shape: Annotated[str, Arrow("dictionary<string>")] = Field(
         description="Every event of the battle but its cards, e.g. `play:0#1 play:1#1 collect:1@1,0`.")
     cards: Annotated[list[int], Arrow("list<int16>")] = Field(
-        default_factory=list, description="The events' cards, but for takes of the whole table.")
-    order: Annotated[list[int], Arrow("list<int16>")] = Field(
-        default_factory=list, description="The order of whole-table takes of more than three cards.")
+        default_factory=list, description="The events' cards and options, but for takes of the whole table; "
+                                          "then the table positions of whole-table takes of more than three cards.")
 
 
 class GameRecord(BaseModel):

@@ -81,24 +81,24 @@ def remove_tree(path) -> None:
 
 # How war writes its columns (any column not named: dictionary, zstd level 3, statistics).
 # Encodings that beat dictionary + zstd on our columns: deltas for steady numbers (game numbers,
-# battles and event counts a game), byte stream split for card codes, orders, row numbers and
-# battle numbers (whose few significant bytes zstd then entropy-codes), plain for random seeds (a
+# battles and event counts a game), byte stream split for card codes (with the table positions of
+# big takes after them), row numbers and battle numbers (whose few significant bytes zstd then entropy-codes), plain for random seeds (a
 # dictionary of distinct values only adds its indices) and for game ids (zstd packs the events'
 # runs of one id smaller than a dictionary's indices, in less time, and the games' ascending ids
 # smaller than a dictionary too). Measured over 20,000 games of default Classic War and of
 # winner_first (docs/decisions.md).
 ENCODINGS = {"seq": "BYTE_STREAM_SPLIT", "battle": "BYTE_STREAM_SPLIT",
-             "cards.list.element": "BYTE_STREAM_SPLIT", "order.list.element": "BYTE_STREAM_SPLIT",
+             "cards.list.element": "BYTE_STREAM_SPLIT",
              "game_id": "PLAIN", "game_index": "DELTA_BINARY_PACKED", "game_seed": "PLAIN",
              "battles": "DELTA_BINARY_PACKED", "events": "DELTA_BINARY_PACKED"}
 # zstd level 3 compresses our columns within 1 % of level 6 in about half the time. The row
 # numbers keep level 5, which packs them within 2 % of level 6 in two thirds of the time and
-# 20 % smaller than level 3; whole-table orders take level 1, within 1 % of level 3.
+# 20 % smaller than level 3.
 COMPRESSION_LEVEL = 3
-COMPRESSION_LEVELS = {"seq": 5, "order.list.element": 1}
+COMPRESSION_LEVELS = {"seq": 5}
 # Min/max statistics serve readers that skip row groups by key (a replay's game); over a list
 # of card codes or a battle's shape they cost time and serve nobody.
-NO_STATISTICS = {"shape", "cards.list.element", "order.list.element"}
+NO_STATISTICS = {"shape", "cards.list.element"}
 
 
 def _leaf(field: pa.Field) -> str:

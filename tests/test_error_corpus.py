@@ -68,6 +68,8 @@ def w(tmp_path_factory) -> Path:
                                                encoding="utf-8")
     shutil.rmtree(w / "empty" / "games")
     shutil.rmtree(w / "empty" / "events")
+    shutil.copytree(ds, w / "older")  # a dataset an earlier war wrote, with `events/` rows of its own
+    (w / "older" / "manifest.json").write_text(json.dumps({**manifest, "schema_version": 2}), encoding="utf-8")
     shutil.copytree(ds, w / "mine")
     (w / "mine" / "NOTES.md").write_text("my notes\n", encoding="utf-8")
     (w / "mine" / "analysis").mkdir()
@@ -168,6 +170,7 @@ CASES = {
     "validate empty events file": Case("validate {w}/zero_events", 1, "events/variant=classic/part-00001", True),
     "validate cut events file": Case("validate {w}/cut_events", 1, "events/variant=classic/part-00001", True),
     "validate an empty dataset": Case("validate {w}/empty", 1, "no games", True),
+    "validate an older schema": Case("validate {w}/older", 2, "schema version 2; this war reads version"),
     # replay
     "replay unknown game": Case("replay {w}/ds 99999", 2, "99999"),
     "replay negative game": Case("replay {w}/ds -- -1", 2, "-1"),
@@ -176,6 +179,7 @@ CASES = {
     "replay cut events file": Case("replay {w}/cut_events 12", 2, "part-00001"),
     "replay empty events file": Case("replay {w}/zero_events 12", 2, "part-00001"),
     "replay unfinished": Case("replay {w}/unfinished 1", 2, "--resume"),
+    "replay an older schema": Case("replay {w}/older 1", 2, "generate the dataset again"),
     # query
     "query unknown name": Case("query {w}/ds nosuch", 2, "nosuch"),
     "query bad SQL": Case("query {w}/ds --sql SELEC", 2, "SELEC"),
@@ -184,6 +188,7 @@ CASES = {
     "query unknown format": Case("query {w}/ds outcomes --format xml", 2, "xml"),
     "query nothing": Case("query {w}/nowhere outcomes", 2, "nowhere"),
     "query a manifest that is not JSON": Case("query {w}/bad_manifest outcomes", 2, "manifest.json"),
+    "query an older schema": Case("query {w}/older --sql SELECT count(*) FROM events", 2, "schema version 2"),
     "query empty games file": Case("query {w}/zero_games outcomes", 2, "part-00001"),
     "query cut games file": Case("query {w}/cut_games outcomes", 2, "part-00001"),
     "query empty events file": Case("query {w}/zero_events war_depth", 2, "part-00001"),

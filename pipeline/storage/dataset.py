@@ -81,7 +81,8 @@ class Dataset:
             raise DatasetError(explain(err, f"manifest {str(path)!r}")) from None
         if manifest.schema_version != SCHEMA_VERSION:
             raise DatasetError(f"{str(path)!r} has schema version {manifest.schema_version}; "
-                               f"this war reads version {SCHEMA_VERSION}")
+                               f"this war reads version {SCHEMA_VERSION}: generate the dataset again "
+                               f"(its rule sets and seed give the same games)")
         ds = cls(root, manifest)
         if check_paths:
             for rel, why in ds.outside_paths().items():

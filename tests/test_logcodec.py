@@ -74,6 +74,17 @@ def test_a_big_take_keeps_its_order_after_the_rows_cards():
     assert logcodec.decode([row]) == log
 
 
+def test_an_end_at_its_rows_battle_is_spelt_so_games_share_their_last_shape():
+    logs = [[Event(battles, "play", 0, (1,)), Event(battles, "play", 1, (2,)), Event(battles, "collect", 1, (2, 1)),
+             Event(battles, "out", 0), Event(battles, "end", 1, value=battles, note="win")] for battles in (53, 678)]
+    rows = [logcodec.encode(log)[0] for log in logs]
+    assert {r.shape for r in rows} == {"play:0#1 play:1#1 collect:1@1,0 out:0 end:1=b!win"}
+    assert [logcodec.decode([r._replace(seq=0)]) for r in rows] == logs
+    odd = [Event(7, "end", None, value=6, note="draw")], [Event(7, "end", None, note="draw")]
+    assert [logcodec.encode(log)[0].shape for log in odd] == ["end=6!draw", "end!draw"]  # any log round-trips
+    assert [logcodec.decode(logcodec.encode(log)) for log in odd] == list(odd)
+
+
 def test_options_ride_with_the_cards_so_decisions_share_a_shape():
     hands = [(9, 33, 38), (3, 9, 28)]
     logs = [[Event(1, "decision", 0, (hand[0],), options=hand, value=0, note="hand")] for hand in hands]
@@ -94,6 +105,7 @@ def test_options_ride_with_the_cards_so_decisions_share_a_shape():
     ("decision:0#1{3}", [1, 2, 3], "fewer cards"),
     ("play:0#1 ???", [1], "cannot read"),
     ("play:0#1", [1, 0], "more cards"),
+    ("play:0#1 play:1#1 war[0,1]=b", [1, 2], "only an end's value"),
 ])
 def test_rows_no_log_encodes_to_are_refused(shape, values, words):
     with pytest.raises(logcodec.CodecError, match=words):
@@ -139,7 +151,8 @@ def test_sql_events_view_equals_the_python_decoding(every_variant):
     lambda shape: shape + " ???",                                         # does not parse
     lambda shape: shape.replace("@1,0", "@1,1").replace("@0,1", "@1,1"),  # takes a card twice
     lambda shape: shape.replace("@1,0", "@*").replace("@0,1", "@*"),      # small take spelt long
-], ids=["unparsable", "not-a-permutation", "not-canonical"])
+    lambda shape: shape.replace("play:0#1", "play:0#1=b", 1),              # a play's value as its battle
+], ids=["unparsable", "not-a-permutation", "not-canonical", "battle-value-not-an-end"])
 def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corrupt):
     """Decoding is set up only for SQL that reads events, so the games stay queryable."""
     import shutil

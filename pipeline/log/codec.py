@@ -17,6 +17,8 @@ One token per event:
 
     kind[:seat][#n][@i,j,k | @*][[seats]][{m}][=value][!note]
 
+`=b`: an `end` whose value (the battles played) is its row's battle number, which is every
+game's end: spelt as a number it would make every game's last row a shape of its own.
 `#n`: the event's n cards, the next values of `cards`. `{m}`: its m options, the values after
 them (options vary from battle to battle, so they stay out of the shape). `@i,j,k`: a take of
 the whole table, in this order of the table's positions; `@*`: the same with the order after the
@@ -39,7 +41,8 @@ TAKE_KINDS = frozenset({"collect", "set_aside"})
 SMALL_ORDER = 3  # a take of up to this many cards spells its order in the shape
 
 TOKEN = re.compile(r"([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?"
-                   r"(?:\{(\d+)\})?(?:=(-?\d+))?(?:!(\S+))?")
+                   r"(?:\{(\d+)\})?(?:=(-?\d+|b))?(?:!(\S+))?")
+BATTLE_VALUE = "b"  # an end's value spelt as its row's battle
 
 
 class Row(NamedTuple):
@@ -61,7 +64,7 @@ class Step(NamedTuple):
     take_all: bool             # a whole-table take whose order follows the row's cards
     seats: tuple[int, ...]
     options: int               # option values, after the raw cards
-    value: int | None
+    value: int | str | None    # "b" for an end's value that is its row's battle
     note: str | None
 
 
@@ -134,6 +137,8 @@ def encode(log: Iterable[Event]) -> list[Row]:
             cards.extend(ev_cards)
             if kind in TABLE_KINDS:
                 table.extend(ev_cards)
+            if kind == "end" and value == b:
+                value = BATTLE_VALUE
             tokens.append(token(kind, seat, len(ev_cards), None, False, seats, len(options), value, note))
         else:
             table = []
@@ -168,7 +173,8 @@ def parse(shape: str) -> tuple[tuple[Step, ...], int]:
         kind, seat, count, take, seats, options, value, note = m.groups()
         take_all = take == "*"
         steps.append(Step(kind, _opt_int(seat), int(count or 0), None if take in (None, "*") else _tuple(take),
-                          take_all, _tuple(seats), int(options or 0), _opt_int(value), note))
+                          take_all, _tuple(seats), int(options or 0),
+                          value if value == BATTLE_VALUE else _opt_int(value), note))
     return tuple(steps), sum(step.count + step.options for step in steps)
 
 
@@ -203,7 +209,12 @@ def decode_row(battle: int, shape: str, values) -> list[Event]:
                 table.extend(ev_cards)
         options = tuple(cards[at:at + step.options])
         at += step.options
-        events.append(Event(battle, step.kind, step.seat, ev_cards, step.seats, options, step.value, step.note))
+        value = step.value
+        if value == BATTLE_VALUE:
+            if step.kind != "end":
+                raise CodecError(f"battle {battle}: only an end's value is spelt as its battle, not a {step.kind}'s")
+            value = battle
+        events.append(Event(battle, step.kind, step.seat, ev_cards, step.seats, options, value, step.note))
     if oat != len(order):
         raise CodecError(f"battle {battle}: the row holds more cards than its shape names")
     return events

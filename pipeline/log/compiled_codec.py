@@ -11,7 +11,9 @@ as the Arneson engine's decisions give their option count in the value column), 
 seats, eight bytes a word:
 
 - the event word: `(seat + 1) & 0xFFFFFFFF | kind << KIND_SHIFT | (note + 1) << NOTE_SHIFT |
-  mode << MODE_SHIFT | has_value << HAS_VALUE_SHIFT | takes << TAKE_SIZE_SHIFT | positions`,
+  mode << MODE_SHIFT | has_value << HAS_VALUE_SHIFT | takes << TAKE_SIZE_SHIFT | positions |
+  battle_value << BATTLE_VALUE_SHIFT`, battle_value for an end whose value is its row's battle
+  (spelt `=b`, its value word left out),
   mode being RAW_CARDS, SMALL_TAKE (a take of the whole table, its `takes` positions spelt in
   the shape, TAKE_POSITION_BITS each from TAKE_ORDER_SHIFT) or LISTED_TAKE (one whose order
   follows the row's cards);
@@ -49,14 +51,15 @@ from ..engines.compiled.layout import (
 from ..engines.compiled.rng import HASH_START, _fold, _mix
 from ..engines.compiled.state import borrowing
 from ..model.schema import EVENT_KINDS
-from .codec import SMALL_ORDER, token
+from .codec import BATTLE_VALUE, SMALL_ORDER, token
 
 KIND_SHIFT, NOTE_SHIFT, MODE_SHIFT, HAS_VALUE_SHIFT, TAKE_SIZE_SHIFT, TAKE_ORDER_SHIFT = 32, 40, 48, 50, 51, 53
 TAKE_POSITION_BITS = 2
+BATTLE_VALUE_SHIFT = TAKE_ORDER_SHIFT + SMALL_ORDER * TAKE_POSITION_BITS
 SEAT_COUNT_SHIFT, OPTION_COUNT_SHIFT = 32, 48
 RAW_CARDS, SMALL_TAKE, LISTED_TAKE = range(3)
 assert SMALL_ORDER < 1 << TAKE_POSITION_BITS and SMALL_ORDER < 1 << (TAKE_ORDER_SHIFT - TAKE_SIZE_SHIFT)
-assert TAKE_ORDER_SHIFT + SMALL_ORDER * TAKE_POSITION_BITS <= 63
+assert BATTLE_VALUE_SHIFT < 63
 
 
 class EngineEvents(NamedTuple):
@@ -235,6 +238,9 @@ def encode_row(event, stop, card_fill, table_stamp, take_stamp, encoding):
         if hand:
             value = depth
         has_value = kind == KIND_WAR or kind == KIND_END or hand
+        if kind == KIND_END and value == battle:
+            event_word |= np.int64(1) << BATTLE_VALUE_SHIFT
+            has_value = False
         need = key_size + 3 + (seat_count + 7) // 8
         if need > encoding.shapes.key.shape[0]:
             return GROW_KEY, event, card_fill, table_stamp, take_stamp, need, key_hash
@@ -500,9 +506,10 @@ def spell(words: list[int], events: dict) -> str:
             take = tuple((event_word >> (TAKE_ORDER_SHIFT + TAKE_POSITION_BITS * t)) & 3 for t in range(takes)) \
                 if mode == SMALL_TAKE else None
             seats = tuple((event[2 + has_value + t // 8] >> (8 * (t % 8))) & 0xFF for t in range(seat_count))
+            value = BATTLE_VALUE if (event_word >> BATTLE_VALUE_SHIFT) & 1 else event[2] if has_value else None
             text = events[event] = token(EVENT_KINDS[(event_word >> KIND_SHIFT) & 0xFF], None if seat < 0 else seat,
                                          count_word & 0xFFFFFFFF, take, mode == LISTED_TAKE, seats,
-                                         count_word >> OPTION_COUNT_SHIFT, event[2] if has_value else None,
+                                         count_word >> OPTION_COUNT_SHIFT, value,
                                          NOTES[note] if note >= 0 else None)
         tokens.append(text)
         i = end

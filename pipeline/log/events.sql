@@ -16,9 +16,10 @@ parsed AS (
         CASE WHEN m.seats = '' THEN [] ELSE CAST(string_split(m.seats, ',') AS TINYINT[]) END AS seats,
         coalesce(TRY_CAST(nullif(m.options, '') AS INTEGER), 0) AS n_options,
         TRY_CAST(nullif(m.value, '') AS INTEGER) AS value,
+        m.value = 'b' AS battle_value,   -- an end's value that is its row's battle
         nullif(m.note, '') AS note
     FROM (SELECT shape, pos, regexp_extract(tok,
-            '^([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?(?:\{(\d+)\})?(?:=(-?\d+))?(?:!(\S+))?$',
+            '^([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?(?:\{(\d+)\})?(?:=(-?\d+|b))?(?:!(\S+))?$',
             ['kind', 'seat', 'count', 'take', 'seats', 'options', 'value', 'note']) AS m
           FROM tokens)
 ),
@@ -38,7 +39,8 @@ tables AS (   -- the positions in the row of each table's cards, in the order th
     GROUP BY shape, tab
 )
 SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
-    CAST(range(p.start + p.n + 1, p.start + p.n + p.n_options + 1) AS INTEGER[]) AS opts, p.value, p.note,
+    CAST(range(p.start + p.n + 1, p.start + p.n + p.n_options + 1) AS INTEGER[]) AS opts, p.value, p.battle_value,
+    p.note,
     CASE WHEN p.take IS NULL THEN CAST(range(p.start + 1, p.start + p.n + 1) AS INTEGER[])
          WHEN p.take <> '*' THEN list_transform(CAST(string_split(p.take, ',') AS INTEGER[]),
                                                 lambda i: CAST(t.tpos[i + 1] AS INTEGER))
@@ -47,9 +49,10 @@ SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
     CASE WHEN p.take = '*' THEN CAST(p.raw + 1 + coalesce(sum(len(t.tpos)) FILTER (WHERE p.take = '*') OVER (
         PARTITION BY p.shape ORDER BY p.pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS INTEGER)
     END AS ostart,
-    -- what logcodec.decode_row checks of a shape: it parses, and a take spelt in it is an order
-    -- of a table of up to three cards (a longer take's order is in the row; `war validate` checks it)
-    p.kind <> '' AND CASE
+    -- what logcodec.decode_row checks of a shape: it parses, only an end's value is spelt as its
+    -- battle, and a take spelt in it is an order of a table of up to three cards (a longer take's
+    -- order is in the row; `war validate` checks it)
+    p.kind <> '' AND (NOT p.battle_value OR p.kind = 'end') AND CASE
         WHEN p.take IS NULL THEN true
         WHEN p.take = '*' THEN coalesce(len(t.tpos), 0) > 3
         ELSE coalesce(len(t.tpos), 0) <= 3 AND
@@ -62,7 +65,8 @@ SELECT r.game_id, CAST(r.seq + s.pos AS INTEGER) AS seq, r.battle, s.kind, s.sea
     CASE WHEN s.ostart IS NULL THEN list_transform(s.idx, lambda i: r.cards[i])
          ELSE list_transform(r.cards[s.ostart:s.ostart + len(s.tpos) - 1], lambda p: r.cards[s.tpos[p + 1]])
     END AS cards,
-    s.seats, list_transform(s.opts, lambda i: r.cards[i]) AS options, s.value, s.note, r.variant
+    s.seats, list_transform(s.opts, lambda i: r.cards[i]) AS options,
+    CASE WHEN s.battle_value THEN r.battle ELSE s.value END AS value, s.note, r.variant
 FROM event_rows r JOIN event_steps s ON r.shape = s.shape;
 
 -- What each shape says about its battle, for the `battles` view without decoding any card.

@@ -17,14 +17,15 @@ One token per event:
 
     kind[:seat][#n][@i,j,k | @*][[seats]][{m}][=value][!note]
 
-`=b`: an `end` whose value (the battles played) is its row's battle number, which is every
-game's end: spelt as a number it would make every game's last row a shape of its own.
 `#n`: the event's n cards, the next values of `cards`. `{m}`: its m options, the values after
 them (options vary from battle to battle, so they stay out of the shape). `@i,j,k`: a take of
-the whole table, in this order of the table's positions; `@*`: the same with the order after the
-row's cards and options (the `@*` takes' positions one take after the other). The table is every card of a
-`play`, `down` or `forfeit` event of the row since the last such take. A take that is anything
-else keeps its cards as they are, so the encoding never depends on the game following the rules.
+the whole table, in this order of the table's positions; `@*`: the same with the order after
+the row's cards and options (the `@*` takes' positions one take after the other). The table is
+every card of a `play`, `down` or `forfeit` event of the row since the last such take. A take
+that is anything else keeps its cards as they are, so the encoding never depends on the game
+following the rules. `=b`: an `end` whose value (the battles played) is its row's battle
+number, as every game's end is; spelt as a number, every game's last row would be a shape of
+its own.
 """
 
 from __future__ import annotations

@@ -70,10 +70,17 @@ class Report:
         return f"games checked: {self.games_checked}, good: {self.good}, bad: {self.bad}{tail}"
 
 
+def is_wars_schema(found: pa.Schema, expected: pa.Schema) -> bool:
+    """Whether a file's Arrow schema, as read, is `expected` as war writes it. Its list columns'
+    items are named `element` (Parquet's name) where war's schema says `item`, a difference
+    Arrow's types ignore and the metadata check does not, so the metadata is compared apart."""
+    return found.equals(expected) and found.metadata == expected.metadata
+
+
 def schema_differences(found: pa.Schema, expected: pa.Schema) -> list[str]:
     """How a file's Arrow schema differs from this war's: each column's type and nullability,
     columns missing or extra or in another order, and the key-value metadata war writes."""
-    if found.equals(expected, check_metadata=True):  # as war writes it: nothing to say, at once
+    if is_wars_schema(found, expected):  # as war writes it: nothing to say, at once
         return []
     out = []
     for want in expected:
@@ -123,11 +130,9 @@ def compression_differences(meta, expected: str = "ZSTD") -> list[str]:
 
 def as_schema(table: pa.Table, expected: pa.Schema) -> pa.Table:
     """`table` read as war's schema (columns in order, war's types and metadata); raises
-    pyarrow's error when its rows cannot be. A file war wrote is returned as it is read: its
-    list columns' items are named `element` (Parquet's name) where war's schema says `item`, a
-    difference Arrow's types ignore, and a cast would cost every batch a pass over its rows (and
-    the process pyarrow.compute's import)."""
-    if table.schema.equals(expected) and table.schema.metadata == expected.metadata:
+    pyarrow's error when its rows cannot be. A file war wrote is returned as it is read: a cast
+    would cost every batch a pass over its rows (and the process pyarrow.compute's import)."""
+    if is_wars_schema(table.schema, expected):
         return table
     return table.select(expected.names).cast(expected)
 

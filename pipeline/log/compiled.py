@@ -101,7 +101,6 @@ class ShardBuilder:
         self.rules, self.ordinal, self.start = rules, ordinal, start
         self.policies, self.explicit = list(policies), explicit
         self.rows = RowEncoder(max(stop - start, 0))
-        self.cards = 0  # card values added so far
         self.batches: list[GameArrays] = []  # each batch's per-game arrays (its events dropped)
 
     def add(self, arrays: GameArrays) -> None:
@@ -109,8 +108,7 @@ class ShardBuilder:
         the call."""
         arrays = GameArrays(*arrays)
         games = arrays.summaries.shape[0]
-        self.cards += arrays.card_values.shape[0]
-        check_offsets(self.cards)
+        check_offsets(self.rows.cards + arrays.card_values.shape[0])  # the most the rows can hold after it
         first = self.start + self.rows.seen
         ids = np.int64(self.ordinal) * GAME_ID_STRIDE + np.arange(first, first + games, dtype=np.int64)
         self.rows.add(ids, arrays.events, arrays.card_values, arrays.seat_values,

@@ -420,6 +420,11 @@ class RowEncoder:
                                 np.zeros(0, np.int16))
         self.cursor = np.zeros(NEED + 1, np.int64)
 
+    @property
+    def cards(self) -> int:
+        """Card values in the rows so far."""
+        return int(self.cursor[CARDS])
+
     def _room(self, rows: int, cards: int, games: int) -> None:
         """Room for `rows` more rows and `cards` more cards (at most a batch's events and card
         values), sized on the first growth for every game expected at this batch's rate."""

@@ -81,11 +81,11 @@ def remove_tree(path) -> None:
 
 # How war writes its columns (any column not named: dictionary, zstd level 3, statistics).
 # Encodings that beat dictionary + zstd on our columns: deltas for steady numbers (game numbers,
-# battles and event counts a game), byte stream split for card codes (with the table positions of
-# big takes after them), row numbers and battle numbers (whose few significant bytes zstd then entropy-codes), plain for random seeds (a
-# dictionary of distinct values only adds its indices) and for game ids (zstd packs the events'
-# runs of one id smaller than a dictionary's indices, in less time, and the games' ascending ids
-# smaller than a dictionary too). Measured over 20,000 games of default Classic War and of
+# battles and event counts a game), byte stream split for card codes (with the table positions
+# of big takes after them), row numbers and battle numbers (whose few significant bytes zstd
+# then entropy-codes), plain for random seeds (a dictionary of distinct values only adds its
+# indices) and for game ids (zstd packs the events' runs of one id smaller than a dictionary's
+# indices, in less time, and the games' ascending ids smaller than a dictionary too). Measured over 20,000 games of default Classic War and of
 # winner_first (docs/decisions.md).
 ENCODINGS = {"seq": "BYTE_STREAM_SPLIT", "battle": "BYTE_STREAM_SPLIT",
              "cards.list.element": "BYTE_STREAM_SPLIT",

@@ -45,6 +45,8 @@ from ..engines.compiled.layout import (
     KIND_PLAY,
     KIND_SET_ASIDE,
     KIND_WAR,
+    MAX_PLAYERS,
+    NO_NOTE,
     NOTE_HAND,
     NOTES,
 )
@@ -85,13 +87,15 @@ class RowColumns(NamedTuple):
 
 class ShapeTable(NamedTuple):
     """The distinct shapes: shape k's key is keys[key_start[k]:key_start[k + 1]], found by hash
-    in `slots` (open addressing, -1 for empty). `key` is the row being encoded."""
+    in `slots` (open addressing, -1 for empty). `key` is the row being encoded. `duels` holds
+    the shape id of each kind of duel row met so far (see duel_code), -1 for none yet."""
 
     key: np.ndarray          # int64
     keys: np.ndarray         # int64
     key_start: np.ndarray    # int64 [shapes + 1]
     key_hash: np.ndarray     # uint64 [shapes]
     slots: np.ndarray        # int32 [power of two]
+    duels: np.ndarray        # int32 [DUEL_CODES]
 
 
 class TableMarks(NamedTuple):
@@ -115,6 +119,12 @@ class Encoding(NamedTuple):
     shapes: ShapeTable
     marks: TableMarks
 
+
+# A duel row: two plays of one card each, then a collect of exactly those two cards, and nothing
+# else (`play:0#1 play:1#1 collect:1@1,0`), most rows of most games. Its shape depends only on
+# the two seats, the collector and the order it takes the cards in: duel_code.
+DUEL_CODES = 1 << 10
+assert MAX_PLAYERS <= 8
 
 # Where an encoding pass stands (the cursor array): at the start of a row, so that it can resume
 # there after a buffer grew. NEED is what the buffer that was too small must hold.
@@ -183,6 +193,45 @@ def append_key(event_word, count_word, value, first_seat, seat_count, key_size, 
 
 
 # ---------------------------------------------------------------- one row
+
+@borrowing(inline="always")
+def duel_code(event, stop, first_card, first_seat, events):
+    """The code of the duel row at `event` (see DUEL_CODES), from its seats and take order; -1
+    when the row is anything else. Such a row's shape is then a function of the code, and its
+    cards are the two played: it is encoded at once once a row of its code has been encoded in
+    full (encode_pass)."""
+    rows = events.rows
+    if event + 3 > stop:
+        return -1
+    battle = rows[event, EVENT_BATTLE]
+    if (rows[event + 1, EVENT_BATTLE] != battle or rows[event + 2, EVENT_BATTLE] != battle
+            or event + 3 < stop and rows[event + 3, EVENT_BATTLE] == battle):
+        return -1
+    if rows[event, EVENT_KIND] != KIND_PLAY or rows[event + 1, EVENT_KIND] != KIND_PLAY or \
+            rows[event + 2, EVENT_KIND] != KIND_COLLECT:
+        return -1
+    if rows[event, EVENT_CARDS_END] != first_card + 1 or rows[event + 1, EVENT_CARDS_END] != first_card + 2 or \
+            rows[event + 2, EVENT_CARDS_END] != first_card + 4 or rows[event + 2, EVENT_SEATS_END] != first_seat:
+        return -1
+    if rows[event, EVENT_NOTE] != NO_NOTE or rows[event + 1, EVENT_NOTE] != NO_NOTE or \
+            rows[event + 2, EVENT_NOTE] != NO_NOTE:
+        return -1
+    a, b, winner = rows[event, EVENT_SEAT], rows[event + 1, EVENT_SEAT], rows[event + 2, EVENT_SEAT]
+    if a < 0 or b < 0 or winner < 0 or a >= 8 or b >= 8 or winner >= 8:
+        return -1
+    cards = events.card_values
+    first, second = cards[first_card], cards[first_card + 1]
+    taken_first, taken_second = cards[first_card + 2], cards[first_card + 3]
+    if first == second:
+        return -1
+    if taken_first == first and taken_second == second:
+        swapped = 0
+    elif taken_first == second and taken_second == first:
+        swapped = 1
+    else:
+        return -1
+    return ((np.int64(a) * 8 + b) * 8 + winner) * 2 + swapped
+
 
 @borrowing(inline="always")
 def encode_row(event, stop, card_fill, table_stamp, take_stamp, encoding):
@@ -323,17 +372,32 @@ def encode_pass(cursor, encoding):
         columns.game_id[row] = events.game_ids[game]
         columns.seq[row] = event - first_event
         columns.battle[row] = events.rows[event, EVENT_BATTLE]
-        status, event, card_fill, table_stamp, take_stamp, key_size, key_hash = encode_row(
-            event, first_event + events.counts[game], card_fill, table_stamp, take_stamp, encoding)
-        if status == DONE:
-            shape = intern_shape(key_size, key_hash, shape_count, encoding.shapes)
-            if shape < 0:
-                status = GROW_SHAPES
-        if status != DONE:
-            cursor[TABLE_STAMP], cursor[TAKE_STAMP], cursor[NEED] = table_stamp, take_stamp, key_size
-            return status
-        if shape == shape_count:
-            shape_count += 1
+        stop = first_event + events.counts[game]
+        first_card = events.rows[event - 1, EVENT_CARDS_END] if event > 0 else 0
+        first_seat = events.rows[event - 1, EVENT_SEATS_END] if event > 0 else 0
+        duel = duel_code(event, stop, first_card, first_seat, events)
+        shape = encoding.shapes.duels[duel] if duel >= 0 else -1
+        if shape >= 0:  # as encode_row would: the two cards played, the take spelt in the shape
+            columns.cards[card_fill] = events.card_values[first_card]
+            columns.cards[card_fill + 1] = events.card_values[first_card + 1]
+            card_fill += 2
+            event += 3
+            table_stamp += 2
+            take_stamp += 1
+        else:
+            status, event, card_fill, table_stamp, take_stamp, key_size, key_hash = encode_row(
+                event, stop, card_fill, table_stamp, take_stamp, encoding)
+            if status == DONE:
+                shape = intern_shape(key_size, key_hash, shape_count, encoding.shapes)
+                if shape < 0:
+                    status = GROW_SHAPES
+            if status != DONE:
+                cursor[TABLE_STAMP], cursor[TAKE_STAMP], cursor[NEED] = table_stamp, take_stamp, key_size
+                return status
+            if shape == shape_count:
+                shape_count += 1
+            if duel >= 0:
+                encoding.shapes.duels[duel] = shape
         columns.shape[row] = shape
         row += 1
         columns.card_offsets[row] = card_fill
@@ -376,7 +440,7 @@ def grown_shapes(status: int, need: int, shape_count: int, shapes: ShapeTable) -
         key_hash = grown(key_hash, shape_count + 2)
     if 2 * (shape_count + 1) > slots.shape[0]:
         slots = rehashed(key_hash, shape_count, 2 * slots.shape[0])
-    return ShapeTable(shapes.key, keys, key_start, key_hash, slots)
+    return ShapeTable(shapes.key, keys, key_start, key_hash, slots, shapes.duels)
 
 
 def new_columns(rows: int, cards: int) -> RowColumns:
@@ -401,7 +465,7 @@ def new_shapes() -> ShapeTable:
     """An empty shape table with room for a 2,000-game shard's shapes (about 1,200 - 1,600 of
     25,000 - 30,000 key words in Classic War), so that a shard is encoded without growing it."""
     return ShapeTable(np.empty(256, np.int64), np.empty(1 << 15, np.int64), np.zeros(2048, np.int64),
-                      np.empty(2048, np.uint64), np.full(4096, -1, np.int32))
+                      np.empty(2048, np.uint64), np.full(4096, -1, np.int32), np.full(DUEL_CODES, -1, np.int32))
 
 
 class RowEncoder:

@@ -124,6 +124,12 @@ def test_empty():
 
 # ---------------------------------------------------------------- arbitrary event arrays
 
+def kernel_arrays(rows, cards, seats, counts):
+    """Event rows, card and seat values and events a game as the kernel's arrays."""
+    return (np.array(rows, np.int32).reshape(-1, 7), np.array(cards, np.int16), np.array(seats, np.int8),
+            np.array(counts, np.int64))
+
+
 @st.composite
 def event_arrays(draw):
     """Games of any events the kernel's arrays can hold: takes that are, or almost are, the
@@ -155,15 +161,13 @@ def event_arrays(draw):
             value = draw(st.integers(0, len(ev_cards)) if kind == KIND_DECISION else st.integers(-3, 10**6))
             rows.append((battle, kind, draw(st.integers(-1, 9)), value,
                          draw(st.integers(-1, len(NOTES) - 1)), len(cards), len(seats)))
-    evi = np.array(rows, np.int32).reshape(-1, 7)
-    return evi, np.array(cards, np.int16), np.array(seats, np.int8), np.array(counts, np.int64)
+    return kernel_arrays(rows, cards, seats, counts)
 
 
 @settings(max_examples=300, deadline=None)
 @given(event_arrays())
 def test_any_event_arrays_encode_as_the_reference(arrays):
-    evi, cv, sv, counts = arrays
-    check(list(range(100, 100 + len(counts))), evi, cv, sv, counts)
+    check(list(range(100, 100 + len(arrays[3]))), *arrays)
 
 
 def test_long_rows_and_many_shapes_grow_the_buffers():
@@ -231,12 +235,10 @@ def duel_games(draw):
             if miss == "extra":
                 rows.append((battle, KIND_END, played[2], battle, 0, len(cards), len(seats)))
         counts.append(len(rows) - first_row)
-    evi = np.array(rows, np.int32).reshape(-1, 7)
-    return evi, np.array(cards, np.int16), np.array(seats, np.int8), np.array(counts, np.int64)
+    return kernel_arrays(rows, cards, seats, counts)
 
 
 @settings(max_examples=200, deadline=None)
 @given(duel_games())
 def test_duel_rows_encode_as_the_reference(arrays):
-    evi, cv, sv, counts = arrays
-    check(list(range(len(counts))), evi, cv, sv, counts)
+    check(list(range(len(arrays[3]))), *arrays)

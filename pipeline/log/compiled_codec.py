@@ -21,6 +21,9 @@ seats, eight bytes a word:
   cards, its seats and a decision's options (the values after its cards, layout.EVENT_COLUMNS).
 
 Kinds, notes and the positions of a small take fit their bits, so equal keys are equal shapes.
+
+A duel row (two plays of one card, a collect of both: most rows of a two-seat game) skips all
+this once a row of its kind has gone through it: its shape id is kept by `duel_code`.
 """
 
 from __future__ import annotations
@@ -122,9 +125,11 @@ class Encoding(NamedTuple):
 
 # A duel row: two plays of one card each, then a collect of exactly those two cards, and nothing
 # else (`play:0#1 play:1#1 collect:1@1,0`), most rows of most games. Its shape depends only on
-# the two seats, the collector and the order it takes the cards in: duel_code.
-DUEL_CODES = 1 << 10
-assert MAX_PLAYERS <= 8
+# the two seats, the collector and the order it takes the cards in: duel_code, one of
+# DUEL_CODES for seats below DUEL_SEATS (every seat of the compiled engines).
+DUEL_SEATS = 8
+DUEL_CODES = 2 * DUEL_SEATS ** 3
+assert MAX_PLAYERS <= DUEL_SEATS
 
 # Where an encoding pass stands (the cursor array): at the start of a row, so that it can resume
 # there after a buffer grew. NEED is what the buffer that was too small must hold.
@@ -197,9 +202,9 @@ def append_key(event_word, count_word, value, first_seat, seat_count, key_size, 
 @borrowing(inline="always")
 def duel_code(event, stop, first_card, first_seat, events):
     """The code of the duel row at `event` (see DUEL_CODES), from its seats and take order; -1
-    when the row is anything else. Such a row's shape is then a function of the code, and its
-    cards are the two played: it is encoded at once once a row of its code has been encoded in
-    full (encode_pass)."""
+    when the row is anything else. Such a row's shape is a function of its code and its cards
+    are the two played, so once one row of a code has been encoded in full, the next ones are
+    written at once (encode_pass)."""
     rows = events.rows
     if event + 3 > stop:
         return -1
@@ -217,7 +222,7 @@ def duel_code(event, stop, first_card, first_seat, events):
             rows[event + 2, EVENT_NOTE] != NO_NOTE:
         return -1
     a, b, winner = rows[event, EVENT_SEAT], rows[event + 1, EVENT_SEAT], rows[event + 2, EVENT_SEAT]
-    if a < 0 or b < 0 or winner < 0 or a >= 8 or b >= 8 or winner >= 8:
+    if not (0 <= a < DUEL_SEATS and 0 <= b < DUEL_SEATS and 0 <= winner < DUEL_SEATS):
         return -1
     cards = events.card_values
     first, second = cards[first_card], cards[first_card + 1]
@@ -230,7 +235,7 @@ def duel_code(event, stop, first_card, first_seat, events):
         swapped = 1
     else:
         return -1
-    return ((np.int64(a) * 8 + b) * 8 + winner) * 2 + swapped
+    return ((np.int64(a) * DUEL_SEATS + b) * DUEL_SEATS + winner) * 2 + swapped
 
 
 @borrowing(inline="always")

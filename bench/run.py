@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -60,6 +61,8 @@ def main() -> None:
                          "1 s of start-up (Python, pyarrow, numba) is paid by both (0 leaves it out)")
     ap.add_argument("--stage-games", type=int, default=100_000,
                     help="games for the table of where generate's time goes (bench/stages.py; 0 leaves it out)")
+    ap.add_argument("--runs", type=int, default=3,
+                    help="pairs of one worker and two, in turn, for rows 1 and 2 and the workers table (medians)")
     ap.add_argument("--no-first-run", action="store_true",
                     help="leave out row 9 (war demo with an empty compile cache: about a minute of compiling)")
     args = ap.parse_args()
@@ -85,19 +88,26 @@ def main() -> None:
                  f"python bench/idiomatic.py {n} --deck splitmix; python bench/idiomatic.py {nb}"))
 
     with tempfile.TemporaryDirectory() as tmp:
-        one = Path(tmp) / "one"
-        took1, cpu1, _ = timed_cpu(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(one),
-                                       "-q", "--workers", "1"))
+        one, two = Path(tmp) / "one", Path(tmp) / "two"
+        # Rows 1 and 2: one worker and two in turn, `--runs` pairs, medians (a single pair moved
+        # the two-worker ratio by 0.1x from run to run).
+        ones, twos = [], []
+        for _ in range(args.runs):
+            ones.append(timed_cpu(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(one),
+                                      "-q", "--overwrite", "--workers", "1"))[:2])
+            twos.append(timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(two),
+                                  "-q", "--overwrite", "--workers", "2"))[0])
+        took1, cpu1 = statistics.median(w for w, _ in ones), statistics.median(c for _, c in ones)
+        took2 = statistics.median(twos)
+        runs = f", medians of {args.runs} in turn" if args.runs > 1 else ""
         g1 = n / took1
         rows.append(("1. war generate, full event log, 1 worker (target: 2.5x the idiomatic simulator in CPU)",
                      f"{g1:,.0f} games/s, {n / cpu1:,.0f} of CPU ({idiomatic_cpu / cpu1:.2f}x the idiomatic "
-                     f"simulator, {g1 / base:.2f}x the cycle-detecting baseline)",
+                     f"simulator, {g1 / base:.2f}x the cycle-detecting baseline{runs})",
                      f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 --workers 1 -q"))
-        two = Path(tmp) / "two"
-        took2, _ = timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(two), "-q",
-                             "--workers", "2"))
-        rows.append(("2. two workers", f"{n / took2:,.0f} games/s ({took1 / took2:.2f}x one worker)",
-                     "... --workers 2"))
+        ratios = ", ".join(f"{w / t:.2f}x" for (w, _), t in zip(ones, twos))
+        rows.append(("2. two workers", f"{n / took2:,.0f} games/s ({took1 / took2:.2f}x one worker{runs}"
+                     + (f"; pairs {ratios}" if args.runs > 1 else "") + ")", "... --workers 2"))
         default = Path(tmp) / "default"
         timed(war("generate", "--games", str(n), "--seed", "1", "--out", str(default), "-q", "--workers", "2"))
         size = sum(p.stat().st_size for p in default.rglob("*") if p.is_file())
@@ -172,7 +182,7 @@ def main() -> None:
                 print_table(*variant_table(variant_rows(Path(tmp), args.variant_scale)))
             if args.workers_games:
                 print()
-                print_table(*worker_table(worker_rows(Path(tmp), args.workers_games)))
+                print_table(*worker_table(worker_rows(Path(tmp), args.workers_games, args.runs)))
     if args.stage_games:
         print()
         print(subprocess.run([sys.executable, str(HERE / "stages.py"), str(args.stage_games)], capture_output=True,

@@ -260,6 +260,18 @@ def test_permission_denied_on_out(w, tmp_path, monkeypatch, capsys):
     assert not locked.exists()
 
 
+def test_query_output_that_cannot_be_made_names_it(w, monkeypatch, capsys):
+    """A file that cannot be created where `--output` says (Linux's /proc takes none): the error
+    names that file, not the hidden name it would have been written under first."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc here")
+    target = "/proc/war-output.csv"
+    code, out, err = run(monkeypatch, capsys, ["query", str(w / "ds"), "--sql", "SELECT 1", "--output", target,
+                                               "--format", "csv"])
+    check(code, out, err, Case("", 2, f"cannot write {target!r}"))
+    assert ".tmp" not in err
+
+
 def test_disk_full_while_writing(w, tmp_path, monkeypatch, capsys):
     """A full disk mid-run: one line naming the file, exit 1, and how to finish the run; the
     journal lets --resume finish it, giving the bytes of an uninterrupted run."""

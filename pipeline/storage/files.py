@@ -47,11 +47,13 @@ def atomic_file(path) -> Iterator[BinaryIO]:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         try:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
+        if isinstance(err, OSError) and err.filename == str(tmp):  # the hidden name means nothing to a user
+            raise type(err)(err.errno, err.strerror, str(path)) from None
         raise
 
 

@@ -173,6 +173,7 @@ CASES = {
     "validate an older schema": Case("validate {w}/older", 2, "schema version 2; this war reads version"),
     # replay
     "replay unknown game": Case("replay {w}/ds 99999", 2, "99999"),
+    "replay output into a folder": Case("replay {w}/ds 1 --output {w}/mine", 2, "is a folder"),
     "replay negative game": Case("replay {w}/ds -- -1", 2, "-1"),
     "replay nothing": Case("replay {w}/nowhere 1", 2, "nowhere"),
     "replay empty games file": Case("replay {w}/zero_games 12", 2, "part-00001"),
@@ -186,6 +187,7 @@ CASES = {
     "query unknown param": Case("query {w}/ds outcomes --param nope=1", 2, "nope"),
     "query parquet without output": Case("query {w}/ds outcomes --format parquet", 2, "--output"),
     "query unknown format": Case("query {w}/ds outcomes --format xml", 2, "xml"),
+    "query output into a folder": Case("query {w}/ds outcomes --format csv --output {w}/mine", 2, "is a folder"),
     "query nothing": Case("query {w}/nowhere outcomes", 2, "nowhere"),
     "query a manifest that is not JSON": Case("query {w}/bad_manifest outcomes", 2, "manifest.json"),
     "query an older schema": Case("query {w}/older --sql SELECT count(*) FROM events", 2, "schema version 2"),

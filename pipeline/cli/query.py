@@ -55,6 +55,8 @@ def query(
         raise QueryError("give --limit N or --all, not both")
     if fmt is OutputFormat.parquet and output is None:
         raise QueryError("--format parquet needs --output FILE")
+    if output is not None and output.is_dir():
+        raise QueryError(f"{str(output)!r} is a folder; give a file name")
     if output is not None and output.exists() and not overwrite:
         raise QueryError(f"{output} exists (use --overwrite to replace it)")
     params = {}

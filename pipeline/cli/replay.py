@@ -44,6 +44,8 @@ def replay(
         follow as follow_card,
     )
 
+    if output is not None and output.is_dir():
+        raise UsageError(f"{str(output)!r} is a folder; give a file name")
     if output is not None and output.exists() and not overwrite:
         raise UsageError(f"{output} exists (use --overwrite to replace it)")
     if fmt is ReplayFormat.html and (battle is not None or battles or wars or follow):

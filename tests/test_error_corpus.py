@@ -262,15 +262,20 @@ def test_permission_denied_on_out(w, tmp_path, monkeypatch, capsys):
     assert not locked.exists()
 
 
-def test_query_output_that_cannot_be_made_names_it(w, monkeypatch, capsys):
-    """A file that cannot be created where `--output` says (Linux's /proc takes none): the error
-    names that file, not the hidden name it would have been written under first."""
+@pytest.mark.parametrize("args,said", [
+    ("query {ds} --sql SELECT_1 --output /proc/war-output.csv --format csv", "cannot write '/proc/war-output.csv'"),
+    ("generate --games 5 --out /proc/war-dataset -q", "cannot create '/proc/war-dataset'"),
+    ("report {ds} --format svg --output /proc/war-charts", "cannot create '/proc/war-charts'"),
+])
+def test_paths_that_cannot_be_made_are_named(args, said, w, monkeypatch, capsys):
+    """A file or folder that cannot be created where the user said (Linux's /proc takes none):
+    one line naming it, with what war tried to do, never the hidden name a file is written
+    under first."""
     if not os.path.isdir("/proc/self"):
         pytest.skip("no /proc here")
-    target = "/proc/war-output.csv"
-    code, out, err = run(monkeypatch, capsys, ["query", str(w / "ds"), "--sql", "SELECT 1", "--output", target,
-                                               "--format", "csv"])
-    check(code, out, err, Case("", 2, f"cannot write {target!r}"))
+    argv = [a.replace("{ds}", str(w / "ds")).replace("SELECT_1", "SELECT 1") for a in args.split(" ")]
+    code, out, err = run(monkeypatch, capsys, argv)
+    check(code, out, err, Case("", 2, said))
     assert ".tmp" not in err
 
 

@@ -21,7 +21,7 @@ from ..log.shard import shard_tables, warm
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
-from ..storage.files import atomic_write_bytes, remove_tree, sha256_file, write_parquet
+from ..storage.files import atomic_write_bytes, make_folder, remove_tree, sha256_file, write_parquet
 from ..storage.journal import WORK_DIR, Journal, record_shard
 from ..storage.location import is_remote, location
 from .parallel import interrupts_deferred, run_tasks, run_tasks_dask
@@ -208,9 +208,9 @@ def prepare_output(root, overwrite: bool):
             return root
         staging = root.with_name(f".{root.name}.new-{os.getpid()}")
         shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
+        make_folder(staging, exist_ok=False)
         return staging
-    root.mkdir(parents=True, exist_ok=True)
+    make_folder(root)
     return root
 
 

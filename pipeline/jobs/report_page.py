@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..errors import ReportError
-from ..storage.files import atomic_write_bytes
+from ..storage.files import atomic_write_bytes, make_folder
 from .report import ReportData, build_report_data
 from .report_charts import Figure, Palette, overview_palette, pct, rule_set_palette, sections
 
@@ -346,7 +346,7 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
         from .replay_page import replay_page  # lazy: the page builder of `war replay --format html`
 
         folder = output.parent / GAME_PAGES.format(stem=stem)
-        folder.mkdir(exist_ok=True)
+        make_folder(folder, parents=False)
         for game_id in sorted({r["game_id"] for r in data.rows("notable_games")}):
             path = folder / f"{game_id}.html"
             atomic_write_bytes(path, replay_page(root, game_id).encode("utf-8"))
@@ -369,7 +369,7 @@ def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False) 
     clash = [p for p in paths if p.exists()]
     if clash and not overwrite:
         raise ReportError(f"{clash[0]} exists (use `overwrite` to replace it)", params=("overwrite",))
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     for f, path in zip(figures, paths):
         blob = render_svg(f).encode("utf-8") if fmt == "svg" else render_png(f)
         atomic_write_bytes(path, blob)

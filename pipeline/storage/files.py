@@ -75,6 +75,14 @@ def atomic_write_bytes(path, data) -> str:
     return digest
 
 
+def make_folder(path, parents: bool = True, exist_ok: bool = True) -> None:
+    """path.mkdir, its failure said as one line naming the folder (StorageError)."""
+    try:
+        path.mkdir(parents=parents, exist_ok=exist_ok)
+    except OSError as err:
+        raise storage_error(err, path, doing="create") from None
+
+
 def remove_tree(path) -> None:
     if is_remote(path):
         path.remove_tree()

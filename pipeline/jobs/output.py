@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import QueryError, storage_error
+from ..errors import QueryError
 from ..storage.files import atomic_file
 from .query import Result
 
@@ -44,13 +44,8 @@ def _sink(output: Path | None) -> Iterator[BinaryIO]:
         raise QueryError(f"{str(output)!r} is a folder; give a file name", params=("output",))
     if not output.parent.is_dir():
         raise QueryError(f"no folder {str(output.parent)!r} for `output`", params=("output",))
-    try:
-        with atomic_file(output) as f:
-            yield f
-    except OSError as err:
-        if err.filename != str(output):
-            raise
-        raise storage_error(err, output) from None
+    with atomic_file(output) as f:
+        yield f
 
 
 def _text_bytes(array: pa.Array) -> memoryview:

@@ -39,7 +39,8 @@ def sha256_file(path) -> str:
 def atomic_file(path) -> Iterator[BinaryIO]:
     """A local file to write that appears under its name only once whole: written under a hidden
     temporary name, fsynced, then renamed; on any failure (Ctrl-C too) the temporary file is
-    removed and nothing appears."""
+    removed and nothing appears. A failure of the temporary file itself is said as a
+    StorageError naming `path`: the hidden name means nothing to a user."""
     tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:
@@ -52,8 +53,8 @@ def atomic_file(path) -> Iterator[BinaryIO]:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
-        if isinstance(err, OSError) and err.filename == str(tmp):  # the hidden name means nothing to a user
-            raise type(err)(err.errno, err.strerror, str(path)) from None
+        if isinstance(err, OSError) and err.filename == str(tmp):
+            raise storage_error(err, path) from None
         raise
 
 

@@ -239,15 +239,13 @@ def duel_code(event, stop, first_card, first_seat, events):
 
 
 @borrowing(inline="always")
-def encode_row(event, stop, card_fill, table_stamp, take_stamp, encoding):
-    """The row of the events from `event` with its battle (before `stop`, the game's end): its
-    cards and takes into the columns, its key into shapes.key. Returns (GROW_KEY or DONE, the
-    event after the row, the cards' fill, the stamps, the key's size and hash); on GROW_KEY the
-    key size is the room the key needs."""
+def encode_row(event, stop, first_card, first_seat, card_fill, table_stamp, take_stamp, encoding):
+    """The row of the events from `event` with its battle (before `stop`, the game's end; its
+    cards and seats from first_card and first_seat): its cards and takes into the columns, its
+    key into shapes.key. Returns (GROW_KEY or DONE, the event after the row, the cards' fill, the
+    stamps, the key's size and hash); on GROW_KEY the key size is the room the key needs."""
     events, columns = encoding.events, encoding.columns
     rows = events.rows
-    first_card = rows[event - 1, EVENT_CARDS_END] if event > 0 else 0
-    first_seat = rows[event - 1, EVENT_SEATS_END] if event > 0 else 0
     battle = rows[event, EVENT_BATTLE]
     table_stamp += 1
     table_size = 0
@@ -387,11 +385,9 @@ def encode_pass(cursor, encoding):
             columns.cards[card_fill + 1] = events.card_values[first_card + 1]
             card_fill += 2
             event += 3
-            table_stamp += 2
-            take_stamp += 1
         else:
             status, event, card_fill, table_stamp, take_stamp, key_size, key_hash = encode_row(
-                event, stop, card_fill, table_stamp, take_stamp, encoding)
+                event, stop, first_card, first_seat, card_fill, table_stamp, take_stamp, encoding)
             if status == DONE:
                 shape = intern_shape(key_size, key_hash, shape_count, encoding.shapes)
                 if shape < 0:

@@ -108,6 +108,17 @@ def prepare_engine(rule_sets, validation: bool = False) -> None:
          validation=validation, engines=engines_for(rule_sets))
 
 
+def refuse_output(output, overwrite: bool, error: type[WarError]) -> None:
+    """An --output checked before any work: never a folder, nor a file already there without
+    --overwrite (`error`: the command's kind of error)."""
+    if output is None:
+        return
+    if output.is_dir():
+        raise error(f"{str(output)!r} is a folder; give a file name")
+    if output.exists() and not overwrite:
+        raise error(f"{output} exists (use --overwrite to replace it)")
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 game`, `2 games` (`many` for an irregular plural)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"

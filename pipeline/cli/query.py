@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from ..errors import QueryError
-from .app import app
+from .app import app, refuse_output
 
 
 class OutputFormat(str, Enum):
@@ -55,10 +55,7 @@ def query(
         raise QueryError("give --limit N or --all, not both")
     if fmt is OutputFormat.parquet and output is None:
         raise QueryError("--format parquet needs --output FILE")
-    if output is not None and output.is_dir():
-        raise QueryError(f"{str(output)!r} is a folder; give a file name")
-    if output is not None and output.exists() and not overwrite:
-        raise QueryError(f"{output} exists (use --overwrite to replace it)")
+    refuse_output(output, overwrite, QueryError)
     params = {}
     for pair in param:
         key, sep, value = pair.partition("=")

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from ..errors import UsageError
-from .app import app, say_error
+from .app import app, refuse_output, say_error
 
 
 class ReplayFormat(str, Enum):
@@ -44,10 +44,7 @@ def replay(
         follow as follow_card,
     )
 
-    if output is not None and output.is_dir():
-        raise UsageError(f"{str(output)!r} is a folder; give a file name")
-    if output is not None and output.exists() and not overwrite:
-        raise UsageError(f"{output} exists (use --overwrite to replace it)")
+    refuse_output(output, overwrite, UsageError)
     if fmt is ReplayFormat.html and (battle is not None or battles or wars or follow):
         raise UsageError("--format html shows the whole game (open it at a battle with #battle=N); "
                            "--battle, --battles, --wars and --follow are for text and json")

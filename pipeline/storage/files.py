@@ -20,7 +20,6 @@ from ..errors import DatasetError, storage_error
 from .location import is_remote, temporary_name
 
 ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group
-# Pages end at the writer's 1 MB default, not also at 20,000 rows (docs/decisions.md).
 
 
 def _open_read(path):
@@ -97,8 +96,8 @@ def remove_tree(path) -> None:
 # of big takes after them), row numbers and battle numbers (whose few significant bytes zstd
 # then entropy-codes), plain for random seeds (a dictionary of distinct values only adds its
 # indices) and for game ids (zstd packs the events' runs of one id smaller than a dictionary's
-# indices, in less time, and the games' ascending ids smaller than a dictionary too). Measured over 20,000 games of default Classic War and of
-# winner_first (docs/decisions.md).
+# indices, in less time, and the games' ascending ids smaller than a dictionary too). Measured
+# over 20,000 games of default Classic War and of winner_first (docs/decisions.md).
 ENCODINGS = {"seq": "BYTE_STREAM_SPLIT", "battle": "BYTE_STREAM_SPLIT",
              "cards.list.element": "BYTE_STREAM_SPLIT",
              "game_id": "PLAIN", "game_index": "DELTA_BINARY_PACKED", "game_seed": "PLAIN",
@@ -120,11 +119,13 @@ def _leaf(field: pa.Field) -> str:
 
 
 def parquet_options(schema: pa.Schema, sort_key: Iterable[str] = ()) -> dict:
-    """pyarrow.parquet.write_table's options for a table of this schema, as war writes it."""
+    """pyarrow.parquet.write_table's options for a table of this schema, as war writes it. Pages
+    end at the writer's 1 MB default only, not also at its 20,000 rows (docs/decisions.md)."""
     leaves = [_leaf(f) for f in schema]
     return dict(
         compression="zstd", compression_level={leaf: COMPRESSION_LEVELS.get(leaf, COMPRESSION_LEVEL) for leaf in leaves},
-        row_group_size=ROW_GROUP_ROWS, max_rows_per_page=ROW_GROUP_ROWS, write_statistics=[leaf for leaf in leaves if leaf not in NO_STATISTICS],
+        row_group_size=ROW_GROUP_ROWS, max_rows_per_page=ROW_GROUP_ROWS,
+        write_statistics=[leaf for leaf in leaves if leaf not in NO_STATISTICS],
         use_dictionary=[leaf for leaf in leaves if leaf not in ENCODINGS],
         column_encoding={leaf: ENCODINGS[leaf] for leaf in leaves if leaf in ENCODINGS} or None,
         sorting_columns=[pq.SortingColumn(schema.get_field_index(k)) for k in sort_key] or None,

@@ -155,7 +155,7 @@ def draw_cards(s, count, battle, game, arn):
                 break
             reshuffle(s, battle, game)
             end = log.fill[CARDS]
-        card = take_top(s, seats, game.positions)
+        card = take_top(s, game.rules, seats, game.positions)
         log.card_values[end] = card
         end += 1
         run += 1
@@ -190,7 +190,7 @@ def refill_hands(battle, game, arn):
             continue
         end = log.fill[CARDS]  # the pile holds them all: one draw, inlined (a call passes the whole state)
         for i in range(short):
-            card = take_top(s, seats, game.positions)
+            card = take_top(s, game.rules, seats, game.positions)
             log.card_values[end + i] = card
             into_hand(s, card, arn)
         log.fill[CARDS] = end + short
@@ -263,7 +263,7 @@ def lay_down(s, count, battle, game, arn):
             if seats.won_size[s] == 0:
                 break
             reshuffle(s, battle, game)
-        table.cards[table_size] = take_top(s, seats, game.positions)
+        table.cards[table_size] = take_top(s, game.rules, seats, game.positions)
         table.owners[table_size] = s
         table_size += 1
     if table_size > run:

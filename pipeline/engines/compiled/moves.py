@@ -60,14 +60,16 @@ def push_seats(log, seats, count):
 
 
 @borrowing(inline="always")
-def take_top(s, seats, positions):
-    """The top card of seat s's pile, which is not empty; its hash and stream follow."""
+def take_top(s, rules, seats, positions):
+    """The top card of seat s's pile, which is not empty; its hash and stream follow when the
+    game looks for cycles."""
     head = seats.pile_head[s]
     card = seats.pile[s, head]
     seats.pile_head[s] = (head + 1) & (seats.pile.shape[1] - 1)
     seats.pile_size[s] -= 1
-    positions.pile_hash[s] = (positions.pile_hash[s] - np.uint64(card + 1)) * PILE_BASE_INVERSE
-    positions.stream_start[s] += 1
+    if rules.detect_cycles:
+        positions.pile_hash[s] = (positions.pile_hash[s] - np.uint64(card + 1)) * PILE_BASE_INVERSE
+        positions.stream_start[s] += 1
     return card
 
 
@@ -116,4 +118,4 @@ def draw(s, battle, game):
     """Seat s's top card, its pile refilled from its won pile first when empty."""
     if game.seats.pile_size[s] == 0:
         reshuffle(s, battle, game)
-    return take_top(s, game.seats, game.positions)
+    return take_top(s, game.rules, game.seats, game.positions)

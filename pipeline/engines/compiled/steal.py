@@ -187,7 +187,7 @@ def lay_down(s, count, battle, game, steal):
             if seats.won_size[s] == 0:
                 break
             reshuffle(s, battle, game)
-        table.cards[table_size] = take_top(s, seats, game.positions)
+        table.cards[table_size] = take_top(s, game.rules, seats, game.positions)
         table_size += 1
     if table_size > run:
         push_cards(log, table.cards, run, table_size)
@@ -201,7 +201,7 @@ def steal_with(s, card, chosen, battle, game, steal):
     """Seat s takes the won piles of steal.chosen[:chosen] with `card`, its top card: the bundle,
     `card` then each pile top first, goes on top of its won pile."""
     seats, log = game.seats, game.log
-    take_top(s, seats, game.positions)
+    take_top(s, game.rules, seats, game.positions)
     end = log.fill[CARDS]
     log.card_values[end] = card
     end += 1
@@ -261,7 +261,7 @@ def play_up(s, battle, game, steal):
             break
         steal_with(s, np.int64(card), np.int64(chosen), battle, game, steal)
     table_size = steal.state[TABLE_SIZE]
-    table.cards[table_size] = take_top(s, seats, game.positions)
+    table.cards[table_size] = take_top(s, game.rules, seats, game.positions)
     table.face_up[s] = table.cards[table_size]
     push_cards(log, table.cards, table_size, table_size + 1)
     emit(log, battle, KIND_PLAY, s, 0, NO_NOTE)

@@ -15,7 +15,7 @@ pytest.importorskip("numba")
 from pipeline.engines.compiled.rng import bounded_draws, game_seeds, shuffled_range, splitmix_outputs, xoshiro_outputs  # noqa: E402
 from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMARY_OUTCOME  # noqa: E402
 from pipeline.engines.compiled.state import Workspace  # noqa: E402
-from pipeline.engines.compiled.table import play_arrays  # noqa: E402
+from pipeline.engines.compiled.table import compile_rules, play_arrays  # noqa: E402
 from pipeline.engines.game import policy_specs  # noqa: E402
 from pipeline.log.shard import compiled_plays, compiled_shard, play_range_fast, shard_tables  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
@@ -237,6 +237,47 @@ def test_growing_buffers_changes_nothing(name, options):
     small = play_arrays(rules, 11, 5, 45, capacity=1, positions=2)
     for a, b in zip(big, small):
         assert np.array_equal(a, b)
+
+
+WATCHED = [
+    ("classic", {"pickup": "winner_first"}),
+    ("classic", {"pickup": "table_order", "ranks": "3", "suits": "4"}),
+    ("classic", {"pickup": "table_order", "ranks": "3", "suits": "4", "max_battles": "12"}),
+    ("classic", {"pickup": "table_order", "win": "wars:3"}),
+    ("multiplayer", {"players": "3", "pickup": "winner_first", "ranks": "5", "suits": "3"}),
+    ("razboi", {"pickup": "table_order", "war_tiebreak": "single_up", "shortfall": "lose"}),
+]
+
+
+@pytest.mark.parametrize("name,options", WATCHED)
+def test_games_played_before_looking_for_cycles_are_the_same(name, options):
+    """A game played without looking for cycles until battle `watch`, and from its start again
+    looking for them when it gets there, is the game played looking from the first battle:
+    whatever the watch, below, at or beyond the cap."""
+    rules = build_rules(name, options)
+    looking = play_arrays(rules, 5, 0, 60, watch=0)
+    outcomes = {OUTCOMES[o] for o in looking.summaries[:, SUMMARY_OUTCOME]}
+    assert outcomes & {"cycle", "capped"} or name == "classic" and "ranks" not in options
+    for watch in (1, 2, 7, 11, 12, 13, 200, 1 << 40, None):
+        watched = play_arrays(rules, 5, 0, 60, watch=watch)
+        for a, b in zip(looking, watched):
+            assert np.array_equal(a, b), watch
+
+
+def test_a_workspace_looks_for_cycles_first_where_they_are_common():
+    """Games are played without looking for cycles while few need playing again (winner_first,
+    two seats); where many loop (three seats), the workspace soon looks from the first battle."""
+    rare, common = build_rules("classic", {"pickup": "winner_first"}), \
+        build_rules("multiplayer", {"players": "3", "pickup": "winner_first"})
+    workspace = Workspace()
+    for start in range(0, 300, 100):
+        for rules in (rare, common):
+            play_arrays(rules, 2, start, start + 100, workspace=workspace)
+    assert workspace.watch(rare, compile_rules(rare)) == 20 * 52
+    assert workspace.unwatched[rare.rules_id] == [300, 0]
+    assert workspace.watch(common, compile_rules(common)) == 0
+    assert workspace.unwatched[common.rules_id][0] < 300  # it stopped after the first range or two
+    assert workspace.watch(build_rules("classic"), compile_rules(build_rules("classic"))) == 0  # shuffled: no cycles
 
 
 def test_workspace_kept_between_ranges_changes_nothing():

@@ -5,6 +5,9 @@ A position is every seat's pile (and its war wins when a number of them wins). I
 comes from per-pile hashes (state.PILE_BASE) kept up to date move by move (moves.py), so it
 costs O(players); positions live in an open-addressing table of their hashes (state.Positions),
 and a hash hit is compared card for card against the stored position before it counts.
+
+Most games never look: table.play_games plays a game without positions first, and again with
+them only when it lasts (Workspace.watch; docs/decisions.md says why that finds the same cycles).
 """
 
 from __future__ import annotations

@@ -41,8 +41,10 @@ from .state import (
     most_seats_per_battle,
 )
 
-# What play_game returns: the game is played, or a buffer must grow before it is played again.
-DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS = range(4)
+# What play_game returns: the game is played, or a buffer must grow before it is played again,
+# or (LOOK_FOR_CYCLES) a game played without looking for cycles reached its watch and must be
+# played again looking for them (table.play_games).
+DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS, LOOK_FOR_CYCLES = range(5)
 
 
 @borrowing
@@ -134,12 +136,14 @@ def end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, f
 
 
 @borrowing
-def play_game(index, game_seed, attempt, deals, game, results):
+def play_game(index, game_seed, attempt, watch, deals, game, results):
     """Play one game, number `index` of `results`, appending its events to the log and writing its
     summary (layout.SUMMARY_COLUMNS), war wins and final cards; its deal is deals' row `index`
     when `deals` has rows (state.Deals), else shuffled from its seed. Returns DONE, or the buffer to
     grow before the game is played again from its start (its events are then dropped by the
-    caller). `attempt` numbers the calls with these positions (see cycles.py)."""
+    caller), or LOOK_FOR_CYCLES when `watch` battles were played and the game has not ended
+    (a game played without looking for cycles, see table.play_games). `attempt` numbers the
+    calls with these positions (see cycles.py)."""
     rules, seats, positions, log = game.rules, game.seats, game.positions, game.log
     if (log.fill[ROWS] + rules.players + 2 > log.rows.shape[0]
             or log.fill[CARDS] + rules.deck_size > log.card_values.shape[0]):
@@ -153,6 +157,8 @@ def play_game(index, game_seed, attempt, deals, game, results):
     while True:
         if not room_for_battle(rules, log):
             return GROW_EVENTS
+        if battle >= watch:
+            return LOOK_FOR_CYCLES
         if battle >= rules.max_battles:
             outcome, winner = OUTCOME_CAPPED, NO_SEAT
             break

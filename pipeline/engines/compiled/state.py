@@ -236,6 +236,12 @@ def new_game(rules: Rules, events: int, cards: int, seats: int, positions: int) 
                 new_event_log(events, cards, seats))
 
 
+# Workspace.watch: battles a card of the deck before a game looks for cycles, and how rare
+# replays must stay for games to be played without looking first.
+WATCH_PER_CARD = 20
+REPLAYS_AT_MOST = 32
+
+
 class Workspace:
     """A game's state kept from one range of games to the next, so that a process playing shard
     after shard (generation, validation) allocates and grows its buffers once, not once a shard:
@@ -244,11 +250,13 @@ class Workspace:
 
     What play_arrays returns from a workspace are views of its buffers, valid until the
     workspace plays again. `attempt` carries the attempt numbers on, so that the position
-    slots of earlier ranges count as empty (see cycles.py)."""
+    slots of earlier ranges count as empty (see cycles.py). It also counts, per rule set, the
+    games played without looking for cycles and those played again (see watch)."""
 
     def __init__(self) -> None:
         self.game: Game | None = None
         self.attempt = 0
+        self.unwatched: dict[str, list[int]] = {}
 
     def game_for(self, rules: Rules, events: int, cards: int, seats: int, positions: int) -> Game:
         """The kept state when it fits `rules` (same seats, deck and kind of positions), with an
@@ -260,6 +268,25 @@ class Workspace:
             return game._replace(rules=rules)
         self.game = None
         return new_game(rules, events, cards, seats, positions)
+
+    def watch(self, rules, compiled: Rules) -> int:
+        """How many battles a game of these rules plays before it is played again looking for
+        cycles (table.play_games), or 0 to look from the first battle: WATCH_PER_CARD battles a
+        card of the deck, and no more than the cap, while at most one game in REPLAYS_AT_MOST
+        has been played again (cycles are rare under winner_first and common under table_order
+        with three seats, where each replay costs the battles played before it)."""
+        if not compiled.detect_cycles:
+            return 0
+        played, replays = self.unwatched.get(rules.rules_id, (0, 0))
+        if replays * REPLAYS_AT_MOST > played + 2 * REPLAYS_AT_MOST:
+            return 0
+        return min(WATCH_PER_CARD * compiled.deck_size, compiled.max_battles)
+
+    def watched(self, rules, played: int, replays: int) -> None:
+        """Count `played` games played without looking for cycles, `replays` of them again."""
+        counts = self.unwatched.setdefault(rules.rules_id, [0, 0])
+        counts[0] += played
+        counts[1] += replays
 
     def keep(self, game: Game, attempt: int | None = None) -> None:
         """Keep the state a range of games ended with, and the last attempt number when the

@@ -41,7 +41,7 @@ from ...model.schema import PICKUPS, RuleSet
 from ..table import war_values
 from .battle import war_round
 from .cycles import is_current_position
-from .game import DONE, GROW_EVENTS, GROW_STREAMS, deal, end_game, play_game
+from .game import DONE, GROW_EVENTS, GROW_STREAMS, LOOK_FOR_CYCLES, deal, end_game, play_game
 from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
 from .moves import reshuffle
 from .rng import HAVE_NUMBA, _game_seed, njit
@@ -60,25 +60,42 @@ from .state import (
 
 
 @njit(cache=True)
-def play_games(master_seed, start, index, attempt, deals, game, results):
+def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules into
     `results` and game.log, from the explicit deals in `deals` (state.Deals, row i for game
-    start+i) when it has rows. Returns (DONE, games, attempts) when every game of `results` is
-    played, or (the buffer to grow, the game to play again from its start once it has grown,
-    attempts). `attempt` numbers the attempts at games (see cycles.py)."""
+    start+i) when it has rows. Returns (DONE, games, attempts, replays) when every game of
+    `results` is played, or (the buffer to grow, the game to play again from its start once it
+    has grown, attempts, replays). `attempt` numbers the attempts at games (see cycles.py).
+
+    When `watch` > 0 and the rules look for cycles, each game is first played as `unwatched`
+    (game with rules that do not look for them) and played again as `game` only when it reaches
+    battle `watch` without an end; `replays` counts those. That is exact: play is then
+    deterministic in the position, so a game whose position repeats loops for ever and never
+    ends, and a game that ends never repeated one (docs/decisions.md)."""
     games = results.seeds.shape[0]
     log = game.log
+    lazy = watch > 0 and game.rules.detect_cycles
+    never = np.int64(1) << 62
+    replays = 0
     while index < games:
         attempt += 1
         rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
         game_seed = _game_seed(master_seed, np.uint64(start + index))
-        status = play_game(index, game_seed, attempt, deals, game, results)
+        if lazy:
+            status = play_game(index, game_seed, attempt, watch, deals, unwatched, results)
+            if status == LOOK_FOR_CYCLES:
+                log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values
+                replays += 1
+                attempt += 1
+                status = play_game(index, game_seed, attempt, never, deals, game, results)
+        else:
+            status = play_game(index, game_seed, attempt, never, deals, game, results)
         if status != DONE:
             log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
-            return status, index, attempt
+            return status, index, attempt, replays
         results.seeds[index] = game_seed
         index += 1
-    return DONE, index, attempt
+    return DONE, index, attempt, replays
 
 
 # ---------------------------------------------------------------- the Python side
@@ -146,12 +163,15 @@ def events_a_game(rules: RuleSet) -> int:
 
 
 def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int | None = None,
-                positions: int = 1024, deals=None, workspace: Workspace | None = None) -> GameArrays:
+                positions: int = 1024, deals=None, workspace: Workspace | None = None,
+                watch: int | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed`, from `deals` (one
     model.deal.Deal a game, each checked to be a deal of the rule set's deck) when given, else
     shuffled. `capacity` (events) and `positions` (per game) are only first sizes: buffers grow
     as needed. With a `workspace`, its buffers are used and kept, and the events returned are
-    views of them, valid until the workspace plays again."""
+    views of them, valid until the workspace plays again. `watch`: how many battles a game plays
+    before it is played again looking for cycles (play_games; 0 looks from the first battle);
+    by default the workspace's choice (Workspace.watch). Every choice gives the same games."""
     compiled = compile_rules(rules)
     games = max(stop - start, 0)
     if deals is not None and len(deals) != games:
@@ -162,9 +182,16 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
         workspace = Workspace()
     dealt, game, results = structures(rules, games, capacity, positions, deals, workspace, compiled).values()
     index, attempt = 0, workspace.attempt
+    if watch is None:
+        watch = workspace.watch(rules, compiled)
+    watch = min(watch, compiled.max_battles)  # a game that reaches the cap unwatched is played again
+    replays = 0
     while True:
-        status, index, attempt = play_games(np.uint64(seed), np.int64(start), np.int64(index), np.int64(attempt),
-                                            dealt, game, results)
+        unwatched = game._replace(rules=game.rules._replace(detect_cycles=False))
+        status, index, attempt, replayed = play_games(np.uint64(seed), np.int64(start), np.int64(index),
+                                                      np.int64(attempt), np.int64(watch), dealt, game, unwatched,
+                                                      results)
+        replays += replayed
         if status == DONE:
             break
         if status == GROW_EVENTS:
@@ -174,6 +201,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
         else:
             game = game._replace(positions=with_more_positions(compiled, game.positions))
     workspace.keep(game, attempt)
+    workspace.watched(rules, games if watch > 0 and compiled.detect_cycles else 0, replays)
     log = game.log
     return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
                       results.summaries, results.war_wins, results.final_cards, results.seeds)

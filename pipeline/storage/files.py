@@ -102,13 +102,12 @@ ENCODINGS = {"seq": "BYTE_STREAM_SPLIT", "battle": "BYTE_STREAM_SPLIT",
              "cards.list.element": "BYTE_STREAM_SPLIT",
              "game_id": "PLAIN", "game_index": "DELTA_BINARY_PACKED", "game_seed": "PLAIN",
              "battles": "DELTA_BINARY_PACKED", "events": "DELTA_BINARY_PACKED"}
-# zstd level 3 compresses our columns within 1 % of level 6 in about half the time. The row
-# numbers keep level 5, which packs them within 2 % of level 6 in two thirds of the time and
-# 20 % smaller than level 3. The card codes, split into byte streams, take level 1: the events
-# table's write 6 % faster than at level 3, the files 0.3 % (default Classic War) to 0.5 %
-# (winner_first) larger.
+# zstd level 3 compresses our columns within 1 % of level 6 in about half the time; row numbers
+# too (level 5 packs them 25 % smaller, the files 1.9 % smaller, for 4 to 8 % more CPU in the
+# events write). The card codes, split into byte streams, take level 1: the events table's write
+# 6 % faster than at level 3, the files 0.3 % (default Classic War) to 0.5 % (winner_first) larger.
 COMPRESSION_LEVEL = 3
-COMPRESSION_LEVELS = {"seq": 5, "cards.list.element": 1}
+COMPRESSION_LEVELS = {"cards.list.element": 1}
 # Min/max statistics serve readers that skip row groups by key (a replay's game); over a list
 # of card codes or a battle's shape they cost time and serve nobody.
 NO_STATISTICS = {"shape", "cards.list.element"}

@@ -81,15 +81,16 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
         attempt += 1
         rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
         game_seed = _game_seed(master_seed, np.uint64(start + index))
-        if lazy:
-            status = play_game(index, game_seed, attempt, watch, deals, unwatched, results)
-            if status == LOOK_FOR_CYCLES:
-                log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values
-                replays += 1
-                attempt += 1
-                status = play_game(index, game_seed, attempt, never, deals, game, results)
-        else:
-            status = play_game(index, game_seed, attempt, never, deals, game, results)
+        looking = not lazy
+        while True:  # one call of play_game: each call site would compile it again
+            status = play_game(index, game_seed, attempt, never if looking else watch, deals,
+                               game if looking else unwatched, results)
+            if status != LOOK_FOR_CYCLES:
+                break
+            log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values
+            replays += 1
+            attempt += 1
+            looking = True
         if status != DONE:
             log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
             return status, index, attempt, replays

@@ -282,7 +282,7 @@ class Workspace:
             return 0
         return min(WATCH_PER_CARD * compiled.deck_size, compiled.max_battles)
 
-    def watched(self, rules, played: int, replays: int) -> None:
+    def count_unwatched(self, rules, played: int, replays: int) -> None:
         """Count `played` games played without looking for cycles, `replays` of them again."""
         counts = self.unwatched.setdefault(rules.rules_id, [0, 0])
         counts[0] += played

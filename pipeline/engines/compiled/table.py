@@ -202,7 +202,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
         else:
             game = game._replace(positions=with_more_positions(compiled, game.positions))
     workspace.keep(game, attempt)
-    workspace.watched(rules, games if watch > 0 and compiled.detect_cycles else 0, replays)
+    workspace.count_unwatched(rules, games if watch > 0 and compiled.detect_cycles else 0, replays)
     log = game.log
     return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
                       results.summaries, results.war_wins, results.final_cards, results.seeds)

@@ -271,16 +271,16 @@ class Workspace:
 
     def watch(self, rules, compiled: Rules) -> int:
         """How many battles a game of these rules plays before it is played again looking for
-        cycles (table.play_games), or 0 to look from the first battle: WATCH_PER_CARD battles a
-        card of the deck, and no more than the cap, while at most one game in REPLAYS_AT_MOST
-        has been played again (cycles are rare under winner_first and common under table_order
-        with three seats, where each replay costs the battles played before it)."""
+        cycles (table.play_arrays keeps it within the cap), or 0 to look from the first
+        battle: WATCH_PER_CARD battles a card of the deck, while at most one game in
+        REPLAYS_AT_MOST has been played again (cycles are rare under winner_first and common
+        under table_order with three seats, where each replay costs the battles played before it)."""
         if not compiled.detect_cycles:
             return 0
         played, replays = self.unwatched.get(rules.rules_id, (0, 0))
         if replays * REPLAYS_AT_MOST > played + 2 * REPLAYS_AT_MOST:
             return 0
-        return min(WATCH_PER_CARD * compiled.deck_size, compiled.max_battles)
+        return WATCH_PER_CARD * compiled.deck_size
 
     def count_unwatched(self, rules, played: int, replays: int) -> None:
         """Count `played` games played without looking for cycles, `replays` of them again."""

@@ -67,33 +67,31 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
     `results` is played, or (the buffer to grow, the game to play again from its start once it
     has grown, attempts, replays). `attempt` numbers the attempts at games (see cycles.py).
 
-    When `watch` > 0 and the rules look for cycles, each game is first played as `unwatched`
+    When `watch` > 0 (only for rules that look for cycles), each game is first played as `unwatched`
     (game with rules that do not look for them) and played again as `game` only when it reaches
     battle `watch` without an end; `replays` counts those. That is exact: play is then
     deterministic in the position, so a game whose position repeats loops for ever and never
     ends, and a game that ends never repeated one (docs/decisions.md)."""
     games = results.seeds.shape[0]
     log = game.log
-    lazy = watch > 0 and game.rules.detect_cycles
     never = np.int64(1) << 62
     replays = 0
     while index < games:
         attempt += 1
         rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
         game_seed = _game_seed(master_seed, np.uint64(start + index))
-        looking = not lazy
+        looking = watch == 0
         while True:  # one call of play_game: each call site would compile it again
             status = play_game(index, game_seed, attempt, never if looking else watch, deals,
                                game if looking else unwatched, results)
-            if status != LOOK_FOR_CYCLES:
+            if status == DONE:
                 break
-            log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values
+            log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
+            if status != LOOK_FOR_CYCLES:
+                return status, index, attempt, replays
             replays += 1
             attempt += 1
             looking = True
-        if status != DONE:
-            log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
-            return status, index, attempt, replays
         results.seeds[index] = game_seed
         index += 1
     return DONE, index, attempt, replays
@@ -185,7 +183,8 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
     index, attempt = 0, workspace.attempt
     if watch is None:
         watch = workspace.watch(rules, compiled)
-    watch = min(watch, compiled.max_battles)  # a game that reaches the cap unwatched is played again
+    # no watch for rules without cycles; none beyond the cap, where a game unwatched is played again
+    watch = min(watch, compiled.max_battles) if compiled.detect_cycles else 0
     replays = 0
     while True:
         unwatched = game._replace(rules=game.rules._replace(detect_cycles=False))
@@ -202,7 +201,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
         else:
             game = game._replace(positions=with_more_positions(compiled, game.positions))
     workspace.keep(game, attempt)
-    workspace.count_unwatched(rules, games if watch > 0 and compiled.detect_cycles else 0, replays)
+    workspace.count_unwatched(rules, games if watch > 0 else 0, replays)
     log = game.log
     return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
                       results.summaries, results.war_wins, results.final_cards, results.seeds)

@@ -12,7 +12,6 @@ Needs Debian's chromium at /usr/bin/chromium (.ci/run installs it); skipped, say
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 from pathlib import Path
@@ -22,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from browser import ARGS, CHROMIUM, MISSING
 from pipeline.cli import app
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run as run_query
@@ -31,12 +31,7 @@ from pipeline.model.rules import build_rules
 from pipeline.storage.dataset import Dataset
 from pipeline.storage.files import sha256_file
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-browser_needed = pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                                    reason=f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)")
+browser_needed = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
 
 def war(*args) -> str:
@@ -86,8 +81,8 @@ def page_file(classic, game, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def browser():
     playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)")
+    if MISSING:
+        pytest.skip(MISSING)
     with playwright.sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium

@@ -21,7 +21,7 @@ from .layout import (
     PICKUP_SHUFFLED,
     PICKUP_WINNER_FIRST,
 )
-from .moves import draw, emit, push_cards, push_seats, put_under
+from .moves import draw, emit, push_cards, push_seats, put_under, take_top
 from .rng import _shuffle
 from .state import ZERO, borrowing
 
@@ -242,3 +242,29 @@ def retire_empty(battle, game):
             if first < 0:
                 first = s
     return alive, first
+
+
+@borrowing(inline="always")
+def duel(battle, game):
+    """A two-seat battle that needs no war and no reshuffle (both piles hold a card, the two
+    ranks differ), most battles of a two-seat game: each seat plays its top card and the higher
+    collects both, the same moves and events as open_battle, settle and collect, without their
+    loops over seats. Returns the winner, or NO_SEAT, having done nothing, for any other
+    battle."""
+    seats, table, log = game.seats, game.table, game.log
+    if game.rules.players != 2 or seats.pile_size[0] == 0 or seats.pile_size[1] == 0:
+        return NO_SEAT
+    first = seats.pile[0, seats.pile_head[0]]
+    second = seats.pile[1, seats.pile_head[1]]
+    first_rank, second_rank = game.rules.card_rank[first], game.rules.card_rank[second]
+    if first_rank == second_rank:
+        return NO_SEAT
+    for s in range(2):
+        card = take_top(s, game.rules, seats, game.positions)
+        table.cards[s] = card
+        table.owners[s] = s
+        push_cards(log, table.cards, s, s + 1)
+        emit(log, battle, KIND_PLAY, s, 0, NO_NOTE)
+    winner = 0 if first_rank > second_rank else 1
+    collect(winner, battle, 2, game)
+    return winner

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .battle import collect, open_battle, retire_empty, set_aside, settle
+from .battle import collect, duel, open_battle, retire_empty, set_aside, settle
 from .cycles import earlier_position, room_for_position, room_in_streams
 from .layout import (
     KIND_DEAL,
     KIND_END,
+    KIND_OUT,
     KIND_SET_ASIDE,
     NO_NOTE,
     NO_SEAT,
@@ -175,6 +176,15 @@ def play_game(index, game_seed, attempt, watch, deals, game, results):
             positions_stored += 1
         battle += 1
 
+        winner = duel(battle, game)
+        if winner != NO_SEAT:
+            loser = 1 - winner
+            if seats.pile_size[loser] + seats.won_size[loser] == 0:  # retire_empty, for a duel
+                seats.alive[loser] = False
+                emit(log, battle, KIND_OUT, loser, 0, NO_NOTE)
+                outcome = OUTCOME_WIN
+                break
+            continue
         contenders, table_size = open_battle(battle, game)
         winner, depth, table_size = settle(battle, contenders, table_size, game)
         wars, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars, war_battles,

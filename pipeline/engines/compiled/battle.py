@@ -244,13 +244,14 @@ def retire_empty(battle, game):
     return alive, first
 
 
+
 @borrowing(inline="always")
 def duel(battle, game):
-    """A two-seat battle that needs no war and no reshuffle (both piles hold a card, the two
-    ranks differ), most battles of a two-seat game: each seat plays its top card and the higher
-    collects both, the same moves and events as open_battle, settle and collect, without their
-    loops over seats. Returns the winner, or NO_SEAT, having done nothing, for any other
-    battle."""
+    """The cards of a two-seat battle that needs no war and no reshuffle (both piles hold a card,
+    the two ranks differ), most battles of a two-seat game: each seat plays its top card, with
+    the moves and events of open_battle, and the higher card's seat wins, as settle would say,
+    without their loops over seats. Returns the winner (the table holds the two cards), or
+    NO_SEAT, having done nothing, for any other battle."""
     seats, table, log = game.seats, game.table, game.log
     if game.rules.players != 2 or seats.pile_size[0] == 0 or seats.pile_size[1] == 0:
         return NO_SEAT
@@ -260,11 +261,8 @@ def duel(battle, game):
     if first_rank == second_rank:
         return NO_SEAT
     for s in range(2):
-        card = take_top(s, game.rules, seats, game.positions)
-        table.cards[s] = card
+        table.cards[s] = take_top(s, game.rules, seats, game.positions)
         table.owners[s] = s
         push_cards(log, table.cards, s, s + 1)
         emit(log, battle, KIND_PLAY, s, 0, NO_NOTE)
-    winner = 0 if first_rank > second_rank else 1
-    collect(winner, battle, 2, game)
-    return winner
+    return 0 if first_rank > second_rank else 1

@@ -178,17 +178,12 @@ def play_game(index, game_seed, attempt, watch, deals, game, results):
 
         winner = duel(battle, game)
         if winner != NO_SEAT:
-            loser = 1 - winner
-            if seats.pile_size[loser] + seats.won_size[loser] == 0:  # retire_empty, for a duel
-                seats.alive[loser] = False
-                emit(log, battle, KIND_OUT, loser, 0, NO_NOTE)
-                outcome = OUTCOME_WIN
-                break
-            continue
-        contenders, table_size = open_battle(battle, game)
-        winner, depth, table_size = settle(battle, contenders, table_size, game)
-        wars, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars, war_battles,
-                                                                       max_war_depth, first_battle_war)
+            depth, table_size = ZERO, np.int64(2)
+        else:
+            contenders, table_size = open_battle(battle, game)
+            winner, depth, table_size = settle(battle, contenders, table_size, game)
+            wars, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars, war_battles,
+                                                                           max_war_depth, first_battle_war)
         if winner == NO_SEAT:
             cards_set_aside += table_size
             set_aside(battle, table_size, game)
@@ -199,6 +194,14 @@ def play_game(index, game_seed, attempt, watch, deals, game, results):
                 if 0 < rules.wars_to_win <= seats.war_wins[winner]:
                     outcome = OUTCOME_WIN
                     break
+        if rules.players == 2 and not depth:  # retire_empty after a duel: only the loser can be empty
+            loser = 1 - winner
+            if seats.pile_size[loser] + seats.won_size[loser] == 0:
+                seats.alive[loser] = False
+                emit(log, battle, KIND_OUT, loser, 0, NO_NOTE)
+                outcome = OUTCOME_WIN
+                break
+            continue
         alive, first_alive = retire_empty(battle, game)
         if alive <= 1:
             outcome, winner = (OUTCOME_WIN, first_alive) if alive == 1 else (OUTCOME_DRAW, NO_SEAT)

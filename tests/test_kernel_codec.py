@@ -98,16 +98,19 @@ def test_kernel_games_encode_as_the_reference(name, options, tmp_path):
 
 
 def test_the_rule_sets_reach_every_kind_of_take():
-    """Between them the games above take small tables, large tables (in `order`) and forfeits."""
-    small = large = forfeits = 0
+    """Between them the games above take small tables, large tables (in the table's order, in
+    winner_first's and in another, listed) and forfeits."""
+    small = forfeits = 0
+    large = dict.fromkeys(("@t", "@w", "@*"), 0)
     for name, options in RULE_SETS:
         evi, cv, sv, summ, *_ = play_arrays(build_rules(name, options), 3, 10, 70)
         table = events_from_arrays(np.arange(60), evi, cv, sv, summ[:, SUMMARY_EVENTS])
         shapes = table.column("shape").combine_chunks().dictionary.to_pylist()
-        small += sum("@" in s and "@*" not in s for s in shapes)
-        large += sum("@*" in s for s in shapes)
+        small += sum("@" in s and not any(order in s for order in large) for s in shapes)
+        for order in large:
+            large[order] += sum(order in s for s in shapes)
         forfeits += sum("forfeit" in s for s in shapes)
-    assert small and large and forfeits
+    assert small and all(large.values()) and forfeits, large
 
 
 def test_a_deck_of_large_card_codes():
@@ -133,33 +136,44 @@ def kernel_arrays(rows, cards, seats, counts):
 @st.composite
 def event_arrays(draw):
     """Games of any events the kernel's arrays can hold: takes that are, or almost are, the
-    table's cards, repeated cards, large codes, many seats, battles that go back."""
+    table's cards (in any order, the table's or winner_first's), repeated cards, large codes, many seats, battles that go back."""
     rows, cards, seats, counts = [], [], [], []
     for _ in range(draw(st.integers(0, 4))):
         count = draw(st.integers(0, 30))
         counts.append(count)
         battle = draw(st.integers(0, 3))
         table: list[int] = []
+        owners: list[int] = []  # the seat that put each table card down
         for _ in range(count):
             if draw(st.integers(0, 4)) == 0:
                 battle = draw(st.integers(0, 5))
-                table = []
+                table, owners = [], []
+            seat = draw(st.integers(-1, 9))
             if table and draw(st.integers(0, 2)) == 0:
                 kind = draw(st.sampled_from([KIND_COLLECT, KIND_SET_ASIDE]))
-                ev_cards = draw(st.permutations(table))
+                order = draw(st.sampled_from(["any", "table", "winner_first"]))
+                if order == "table":
+                    ev_cards = list(table)
+                elif order == "winner_first":  # a seat the table holds cards of, and its cards first
+                    seat = draw(st.sampled_from(owners))
+                    ev_cards = [table[i] for i in sorted(range(len(table)),
+                                                         key=lambda i: (owners[i] != seat, owners[i], i))]
+                else:
+                    ev_cards = draw(st.permutations(table))
                 if draw(st.integers(0, 4)) == 0:  # not quite the table: stays raw
                     ev_cards = ev_cards[1:] if len(ev_cards) > 1 else ev_cards + ev_cards
-                table = []
+                table, owners = [], []
             else:
                 kind = draw(st.integers(0, len(EVENT_KINDS) - 1))
                 ev_cards = draw(st.lists(st.one_of(st.integers(0, 9), st.integers(0, 32767)), max_size=7))
                 if kind in (KIND_PLAY, KIND_DOWN, KIND_FORFEIT):
                     table = table + ev_cards
+                    owners = owners + [seat] * len(ev_cards)
             ev_seats = draw(st.lists(st.integers(0, 127), max_size=19))
             cards += ev_cards
             seats += ev_seats
             value = draw(st.integers(0, len(ev_cards)) if kind == KIND_DECISION else st.integers(-3, 10**6))
-            rows.append((battle, kind, draw(st.integers(-1, 9)), value,
+            rows.append((battle, kind, seat, value,
                          draw(st.integers(-1, len(NOTES) - 1)), len(cards), len(seats)))
     return kernel_arrays(rows, cards, seats, counts)
 

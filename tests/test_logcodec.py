@@ -74,6 +74,36 @@ def test_a_big_take_keeps_its_order_after_the_rows_cards():
     assert logcodec.decode([row]) == log
 
 
+def war_table(*collect: int, taker=1) -> list[Event]:
+    """A war among three seats (seat 0 plays 1 and 4, seat 1 plays 2 and 5, seat 2 plays 3 and 6)
+    collected by `taker` in the order `collect`."""
+    return [Event(3, "play", 0, (1,)), Event(3, "play", 1, (2,)), Event(3, "play", 2, (3,)),
+            Event(3, "war", seats=(0, 1, 2), value=1),
+            Event(3, "play", 0, (4,)), Event(3, "play", 1, (5,)), Event(3, "play", 2, (6,)),
+            Event(3, "collect", taker, collect)]
+
+
+@pytest.mark.parametrize("order,spelt,positions", [
+    ((1, 2, 3, 4, 5, 6), "@t", []),                      # the table's order
+    ((2, 5, 1, 4, 3, 6), "@w", []),                      # the taker's cards, then seat 0's, then seat 2's
+    ((2, 5, 3, 6, 1, 4), "@*", [1, 4, 2, 5, 0, 3]),      # the others in another seat order
+    ((5, 2, 1, 4, 3, 6), "@*", [4, 1, 0, 3, 2, 5]),      # the taker's own out of table order
+])
+def test_a_big_take_in_a_fixed_pickups_order_is_spelt_in_the_shape(order, spelt, positions):
+    log = war_table(*order)
+    (row,) = logcodec.encode(log)
+    assert row.shape.endswith(f"collect:1{spelt}")
+    assert row.cards == [1, 2, 3, 4, 5, 6] + positions
+    assert logcodec.decode([row]) == log
+
+
+def test_a_take_in_winner_first_order_needs_seats_to_be_spelt_so():
+    log = war_table(2, 5, 1, 4, 3, 6, taker=None)
+    (row,) = logcodec.encode(log)
+    assert row.shape.endswith("collect@*")
+    assert logcodec.decode([row]) == log
+
+
 def test_an_end_at_its_rows_battle_is_spelt_so_games_share_their_last_shape():
     logs = [[Event(battles, "play", 0, (1,)), Event(battles, "play", 1, (2,)), Event(battles, "collect", 1, (2, 1)),
              Event(battles, "out", 0), Event(battles, "end", 1, value=battles, note="win")] for battles in (53, 678)]
@@ -106,6 +136,10 @@ def test_options_ride_with_the_cards_so_decisions_share_a_shape():
     ("play:0#1 ???", [1], "cannot read"),
     ("play:0#1", [1, 0], "more cards"),
     ("play:0#1 play:1#1 war[0,1]=b", [1, 2], "only an end's value"),
+    ("play:0#1 play:1#1 collect:1@w", [1, 2], "takes positions"),                  # small take spelt @w
+    ("play:0#1 play:1#1 collect:1@t", [1, 2], "takes positions"),                  # small take spelt @t
+    ("play:0#1 play:1#1 play:0#1 play:1#1 collect@w", [1, 2, 3, 4], "without a seat"),
+    ("play#1 play:1#1 play:0#1 play:1#1 collect:1@w", [1, 2, 3, 4], "without a seat"),
 ])
 def test_rows_no_log_encodes_to_are_refused(shape, values, words):
     with pytest.raises(logcodec.CodecError, match=words):
@@ -129,6 +163,7 @@ def every_variant(tmp_path_factory):
     root = tmp_path_factory.mktemp("codec") / "d"
     plans = [Plan(build_rules(name), 6) for name in VARIANTS]
     plans += [Plan(build_rules("classic", {"pickup": "pooled"}), 6),
+              Plan(build_rules("classic", {"pickup": "winner_first", "players": "3"}), 6),
               Plan(build_rules("classic", {"shortfall": "lose", "players": "3"}), 6),
               Plan(build_rules("classic", {"pickup": "table_order", "war_tiebreak": "single_up"}), 6)]
     generate(root, plans, seed=11, shard_size=4)
@@ -144,7 +179,8 @@ def test_sql_events_view_equals_the_python_decoding(every_variant):
     assert [tuple(tuple(v) if isinstance(v, list) else v for v in row) for row in got] == want
     kinds = {row[names.index("kind")] for row in got}
     assert {"forfeit", "reshuffle", "steal", "decision", "draw", "set_aside"} <= kinds
-    assert con.execute("SELECT count(*) FROM event_rows WHERE shape LIKE '%@*%'").fetchone()[0] > 0
+    for order in ("@*", "@t", "@w"):
+        assert con.execute(f"SELECT count(*) FROM event_rows WHERE shape LIKE '%{order}%'").fetchone()[0] > 0
 
 
 @pytest.mark.parametrize("corrupt", [
@@ -152,7 +188,8 @@ def test_sql_events_view_equals_the_python_decoding(every_variant):
     lambda shape: shape.replace("@1,0", "@1,1").replace("@0,1", "@1,1"),  # takes a card twice
     lambda shape: shape.replace("@1,0", "@*").replace("@0,1", "@*"),      # small take spelt long
     lambda shape: shape.replace("play:0#1", "play:0#1=b", 1),              # a play's value as its battle
-], ids=["unparsable", "not-a-permutation", "not-canonical", "battle-value-not-an-end"])
+    lambda shape: shape.replace("@1,0", "@w").replace("@0,1", "@w"),      # small take spelt @w
+], ids=["unparsable", "not-a-permutation", "not-canonical", "battle-value-not-an-end", "not-canonical-w"])
 def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corrupt):
     """Decoding is set up only for SQL that reads events, so the games stay queryable."""
     import shutil

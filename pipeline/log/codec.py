@@ -10,20 +10,25 @@ with the same battle number):
   bits.
 - `cards`, the cards of the events, concatenated, and a decision's options after its cards;
   except for the cards of a *take* (a collect or a set-aside) that takes exactly the cards on
-  the table: those are stored as the order in which it takes them (`@1,0` in the shape for up to
-  three cards, else as table positions after all the row's cards).
+  the table: those are stored as the order in which it takes them: `@1,0` in the shape for up
+  to three cards; beyond, `@t` for the table's order, `@w` for the taker's cards first (see
+  below), else `@*` and the table positions after all the row's cards.
 
 One token per event:
 
-    kind[:seat][#n][@i,j,k | @*][[seats]][{m}][=value][!note]
+    kind[:seat][#n][@i,j,k | @t | @w | @*][[seats]][{m}][=value][!note]
 
 `#n`: the event's n cards, the next values of `cards`. `{m}`: its m options, the values after
 them (options vary from battle to battle, so they stay out of the shape). `@i,j,k`: a take of
 the whole table, in this order of the table's positions; `@*`: the same with the order after
-the row's cards and options (the `@*` takes' positions one take after the other). The table is
-every card of a `play`, `down` or `forfeit` event of the row since the last such take. A take
-that is anything else keeps its cards as they are, so the encoding never depends on the game
-following the rules. `=b`: an `end` whose value (the battles played) is its row's battle
+the row's cards and options (the `@*` takes' positions one take after the other). `@t`: a take
+of the whole table in its order; `@w`: in the order winner_first gives, the taker's cards,
+then every other seat's in seat order, each seat's in table order (the fixed pickups, and
+Classic War's set-asides, take most wars' tables in one of these, and their positions then
+cost nothing); each only for a table of more than three cards. The table is every card of a
+`play`, `down` or `forfeit` event of the row since the last such take, each owned by its
+event's seat. A take that is anything else keeps its cards as they are, so the encoding never
+depends on the game following the rules. `=b`: an `end` whose value (the battles played) is its row's battle
 number, as every game's end is; spelt as a number, every game's last row would be a shape of
 its own.
 """
@@ -41,9 +46,10 @@ TABLE_KINDS = frozenset({"play", "down", "forfeit"})
 TAKE_KINDS = frozenset({"collect", "set_aside"})
 SMALL_ORDER = 3  # a take of up to this many cards spells its order in the shape
 
-TOKEN = re.compile(r"([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?"
+TOKEN = re.compile(r"([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|t|w|[\d,]+))?(?:\[([\d,]*)\])?"
                    r"(?:\{(\d+)\})?(?:=(-?\d+|b))?(?:!(\S+))?")
 BATTLE_VALUE = "b"  # an end's value spelt as its row's battle
+LISTED, TABLE_ORDER, WINNER_FIRST = "*", "t", "w"  # how a take of more than SMALL_ORDER cards spells its order
 
 
 class Row(NamedTuple):
@@ -62,7 +68,7 @@ class Step(NamedTuple):
     seat: int | None
     count: int                 # raw cards
     take: tuple[int, ...] | None  # the order of a whole-table take spelt in the shape
-    take_all: bool             # a whole-table take whose order follows the row's cards
+    order: str | None          # a longer whole-table take's order: LISTED, TABLE_ORDER or WINNER_FIRST
     seats: tuple[int, ...]
     options: int               # option values, after the raw cards
     value: int | str | None    # "b" for an end's value that is its row's battle
@@ -81,14 +87,14 @@ def _ints(values: Iterable[int]) -> str:
     return ",".join(str(v) for v in values)
 
 
-def token(kind: str, seat, count: int, take, take_all: bool, seats, options: int, value, note) -> str:
+def token(kind: str, seat, count: int, take, order: str | None, seats, options: int, value, note) -> str:
     parts = [kind]
     if seat is not None:
         parts.append(f":{seat}")
     if count:
         parts.append(f"#{count}")
-    if take_all:
-        parts.append("@*")
+    if order is not None:
+        parts.append("@" + order)
     elif take is not None:
         parts.append("@" + _ints(take))
     if seats:
@@ -117,6 +123,24 @@ def _take_order(cards, table: list[int]) -> list[int] | None:
     return order
 
 
+def winner_first(owners: list, seat) -> list[int] | None:
+    """The positions of a table whose cards `owners` put down, in winner_first's order for a take
+    by `seat`: its cards, then every other seat's in seat order, each in table order. None
+    when the take or a card has no seat."""
+    if seat is None or None in owners:
+        return None
+    return sorted(range(len(owners)), key=lambda i: (owners[i] != seat, owners[i], i))
+
+
+def spelt_order(taken: list[int], owners: list, seat) -> str:
+    """How a whole-table take of more than SMALL_ORDER cards spells its order (module docstring)."""
+    if taken == list(range(len(taken))):
+        return TABLE_ORDER
+    if taken == winner_first(owners, seat):
+        return WINNER_FIRST
+    return LISTED
+
+
 def encode(log: Iterable[Event]) -> list[Row]:
     """A game's events as rows, one per run of events with the same battle number."""
     rows: list[Row] = []
@@ -124,6 +148,7 @@ def encode(log: Iterable[Event]) -> list[Row]:
     cards: list[int] = []
     order: list[int] = []
     table: list[int] = []
+    owners: list = []
     battle = None
     first = 0
     # An Event unpacked into its fields in order: generation encodes every event of the
@@ -132,21 +157,23 @@ def encode(log: Iterable[Event]) -> list[Row]:
         if b != battle:
             if battle is not None:
                 rows.append(Row(first, battle, " ".join(tokens), cards + order))
-            battle, first, tokens, cards, order, table = b, seq, [], [], [], []
+            battle, first, tokens, cards, order, table, owners = b, seq, [], [], [], [], []
         taken = _take_order(ev_cards, table) if kind in TAKE_KINDS else None
         if taken is None:
             cards.extend(ev_cards)
             if kind in TABLE_KINDS:
                 table.extend(ev_cards)
+                owners.extend([seat] * len(ev_cards))
             if kind == "end" and value == b:
                 value = BATTLE_VALUE
-            tokens.append(token(kind, seat, len(ev_cards), None, False, seats, len(options), value, note))
+            tokens.append(token(kind, seat, len(ev_cards), None, None, seats, len(options), value, note))
         else:
-            table = []
             small = len(taken) <= SMALL_ORDER
-            if not small:
+            spelt = None if small else spelt_order(taken, owners, seat)
+            if spelt == LISTED:
                 order.extend(taken)
-            tokens.append(token(kind, seat, 0, tuple(taken) if small else None, not small,
+            table, owners = [], []
+            tokens.append(token(kind, seat, 0, tuple(taken) if small else None, spelt,
                                 seats, len(options), value, note))
         cards.extend(options)
     if battle is not None:
@@ -172,9 +199,9 @@ def parse(shape: str) -> tuple[tuple[Step, ...], int]:
         if m is None:
             raise CodecError(f"cannot read event {text!r} of shape {shape!r}")
         kind, seat, count, take, seats, options, value, note = m.groups()
-        take_all = take == "*"
-        steps.append(Step(kind, _opt_int(seat), int(count or 0), None if take in (None, "*") else _tuple(take),
-                          take_all, _tuple(seats), int(options or 0),
+        order = take if take in (LISTED, TABLE_ORDER, WINNER_FIRST) else None
+        steps.append(Step(kind, _opt_int(seat), int(count or 0), None if take is None or order else _tuple(take),
+                          order, _tuple(seats), int(options or 0),
                           value if value == BATTLE_VALUE else _opt_int(value), note))
     return tuple(steps), sum(step.count + step.options for step in steps)
 
@@ -190,24 +217,33 @@ def decode_row(battle: int, shape: str, values) -> list[Event]:
     at = 0
     oat = 0
     table: list[int] = []
+    owners: list = []
     for step in steps:
-        if step.take is not None or step.take_all:
-            if step.take_all:
+        if step.take is not None or step.order:
+            if step.order == LISTED:
                 taken = order[oat:oat + len(table)]
                 oat += len(table)
+            elif step.order == TABLE_ORDER:
+                taken = range(len(table))
+            elif step.order == WINNER_FIRST:
+                taken = winner_first(owners, step.seat)
+                if taken is None:
+                    raise CodecError(f"battle {battle}: {step.kind} takes a table in winner_first order "
+                                     "without a seat")
             else:
                 taken = step.take
             if len(taken) != len(table) or sorted(taken) != list(range(len(table))) or \
-                    len(table) <= SMALL_ORDER and step.take_all or len(table) > SMALL_ORDER and not step.take_all:
+                    len(table) <= SMALL_ORDER and step.order or len(table) > SMALL_ORDER and not step.order:
                 raise CodecError(f"battle {battle}: {step.kind} takes positions {list(taken)} of a table of "
                                  f"{len(table)} cards")
             ev_cards = tuple(table[i] for i in taken)
-            table = []
+            table, owners = [], []
         else:
             ev_cards = tuple(cards[at:at + step.count])
             at += step.count
             if step.kind in TABLE_KINDS:
                 table.extend(ev_cards)
+                owners.extend([step.seat] * step.count)
         options = tuple(cards[at:at + step.options])
         at += step.options
         value = step.value

@@ -15,8 +15,9 @@ seats, eight bytes a word:
   battle_value << BATTLE_VALUE_SHIFT`, battle_value for an end whose value is its row's battle
   (spelt `=b`, its value word left out),
   mode being RAW_CARDS, SMALL_TAKE (a take of the whole table, its `takes` positions spelt in
-  the shape, TAKE_POSITION_BITS each from TAKE_ORDER_SHIFT) or LISTED_TAKE (one whose order
-  follows the row's cards);
+  the shape, TAKE_POSITION_BITS each from TAKE_ORDER_SHIFT), TABLE_ORDER_TAKE or
+  WINNER_FIRST_TAKE (a longer take of the whole table in the order `@t` or `@w` says), or
+  LISTED_TAKE (one whose order follows the row's cards);
 - the count word: `cards | seats << SEAT_COUNT_SHIFT | options << OPTION_COUNT_SHIFT`, its raw
   cards, its seats and a decision's options (the values after its cards, layout.EVENT_COLUMNS).
 
@@ -56,14 +57,17 @@ from ..engines.compiled.layout import (
 from ..engines.compiled.rng import HASH_START, _fold, _mix
 from ..engines.compiled.state import borrowing
 from ..model.schema import EVENT_KINDS
-from .codec import BATTLE_VALUE, SMALL_ORDER, token
+from .codec import BATTLE_VALUE, LISTED, SMALL_ORDER, TABLE_ORDER, WINNER_FIRST, token
 
-KIND_SHIFT, NOTE_SHIFT, MODE_SHIFT, HAS_VALUE_SHIFT, TAKE_SIZE_SHIFT, TAKE_ORDER_SHIFT = 32, 40, 48, 50, 51, 53
+KIND_SHIFT, NOTE_SHIFT, MODE_SHIFT, HAS_VALUE_SHIFT, TAKE_SIZE_SHIFT, TAKE_ORDER_SHIFT = 32, 40, 48, 51, 52, 54
 TAKE_POSITION_BITS = 2
 BATTLE_VALUE_SHIFT = TAKE_ORDER_SHIFT + SMALL_ORDER * TAKE_POSITION_BITS
 SEAT_COUNT_SHIFT, OPTION_COUNT_SHIFT = 32, 48
-RAW_CARDS, SMALL_TAKE, LISTED_TAKE = range(3)
+RAW_CARDS, SMALL_TAKE, LISTED_TAKE, TABLE_ORDER_TAKE, WINNER_FIRST_TAKE = range(5)
+MODE_MASK = 7
+TAKE_ORDERS = {LISTED_TAKE: LISTED, TABLE_ORDER_TAKE: TABLE_ORDER, WINNER_FIRST_TAKE: WINNER_FIRST}
 assert SMALL_ORDER < 1 << TAKE_POSITION_BITS and SMALL_ORDER < 1 << (TAKE_ORDER_SHIFT - TAKE_SIZE_SHIFT)
+assert WINNER_FIRST_TAKE <= MODE_MASK < 1 << (HAS_VALUE_SHIFT - MODE_SHIFT)
 assert BATTLE_VALUE_SHIFT < 63
 
 
@@ -106,12 +110,14 @@ class TableMarks(NamedTuple):
     table_stamp[card] is the current table stamp, at table_position[card]; a take marks the
     positions it took with its own stamp in taken_stamp, so a take is checked in one pass over
     its cards whatever their codes. The positions of the row's listed takes wait in taken_order
-    until the row's cards are written."""
+    until the row's cards are written. table_owner[position] is the seat that put that card
+    down."""
 
     table_stamp: np.ndarray     # int64 [card codes]
     table_position: np.ndarray  # int64 [card codes]
     taken_stamp: np.ndarray     # int64 [positions]
     taken_order: np.ndarray     # int16 [a batch's card values]
+    table_owner: np.ndarray     # int64 [positions]
 
 
 class Encoding(NamedTuple):
@@ -160,9 +166,9 @@ def whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, enc
 
 
 @borrowing(inline="always")
-def put_on_table(first_card, count, table_stamp, table_size, duplicate, encoding):
-    """Cards [first_card, first_card + count) join the table: returns (table size, whether a
-    card is on it twice)."""
+def put_on_table(first_card, count, seat, table_stamp, table_size, duplicate, encoding):
+    """Cards [first_card, first_card + count) join the table, put down by `seat`: returns (table
+    size, whether a card is on it twice)."""
     marks = encoding.marks
     for j in range(count):
         card = encoding.events.card_values[first_card + j]
@@ -170,8 +176,39 @@ def put_on_table(first_card, count, table_stamp, table_size, duplicate, encoding
             duplicate = True
         marks.table_stamp[card] = table_stamp
         marks.table_position[card] = table_size
+        if table_size < marks.table_owner.shape[0]:  # a table with a card twice is never a whole take
+            marks.table_owner[table_size] = seat
         table_size += 1
     return table_size, duplicate
+
+
+@borrowing(inline="always")
+def long_take_mode(order_fill, count, seat, marks):
+    """How a whole-table take of more than SMALL_ORDER cards by `seat`, its positions at
+    marks.taken_order[order_fill:order_fill + count], spells its order (log.codec.spelt_order):
+    TABLE_ORDER_TAKE, WINNER_FIRST_TAKE or LISTED_TAKE. The positions are a permutation of the
+    table's, so they are winner_first's order exactly when their keys (0 for the taker's
+    cards, 1 + seat for the others', then the position) rise."""
+    in_order = True
+    for j in range(count):
+        if marks.taken_order[order_fill + j] != j:
+            in_order = False
+            break
+    if in_order:
+        return TABLE_ORDER_TAKE
+    if seat < 0:
+        return LISTED_TAKE
+    last = np.int64(-1)
+    for j in range(count):
+        position = np.int64(marks.taken_order[order_fill + j])
+        owner = marks.table_owner[position]
+        if owner < 0:
+            return LISTED_TAKE
+        key = (np.int64(0) if owner == seat else owner + 1) * count + position
+        if key <= last:
+            return LISTED_TAKE
+        last = key
+    return WINNER_FIRST_TAKE
 
 
 @borrowing(inline="always")
@@ -269,8 +306,10 @@ def encode_row(event, stop, first_card, first_seat, card_fill, table_stamp, take
             if count <= SMALL_ORDER:
                 event_word |= (np.int64(SMALL_TAKE) << MODE_SHIFT) | (np.int64(count) << TAKE_SIZE_SHIFT) | packed
             else:
-                event_word |= np.int64(LISTED_TAKE) << MODE_SHIFT
-                order_fill += count
+                mode = long_take_mode(order_fill, count, rows[event, EVENT_SEAT], encoding.marks)
+                event_word |= np.int64(mode) << MODE_SHIFT
+                if mode == LISTED_TAKE:
+                    order_fill += count
             table_stamp += 1
             table_size = 0
             duplicate = False
@@ -281,7 +320,8 @@ def encode_row(event, stop, first_card, first_seat, card_fill, table_stamp, take
                 columns.cards[card_fill + j] = events.card_values[first_card + j]
             card_fill += count
             if kind == KIND_PLAY or kind == KIND_DOWN or kind == KIND_FORFEIT:
-                table_size, duplicate = put_on_table(first_card, count, table_stamp, table_size, duplicate, encoding)
+                table_size, duplicate = put_on_table(first_card, count, rows[event, EVENT_SEAT], table_stamp,
+                                                     table_size, duplicate, encoding)
         options = np.int64(rows[event, EVENT_VALUE]) if kind == KIND_DECISION else np.int64(0)
         value = np.int64(rows[event, EVENT_VALUE])
         if kind == KIND_WAR:
@@ -482,7 +522,7 @@ class RowEncoder:
         self.columns = new_columns(0, 0)
         self.shapes = new_shapes()
         self.marks = TableMarks(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                                np.zeros(0, np.int16))
+                                np.zeros(0, np.int16), np.zeros(0, np.int64))
         self.cursor = np.zeros(NEED + 1, np.int64)
 
     @property
@@ -511,7 +551,7 @@ class RowEncoder:
         codes = int(card_values.max()) + 1 if card_values.shape[0] else 1
         if codes > self.marks.table_stamp.shape[0]:  # zeros: older than any stamp
             self.marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64),
-                                    self.marks.taken_order)
+                                    self.marks.taken_order, np.zeros(codes, np.int64))
         if card_values.shape[0] > self.marks.taken_order.shape[0]:  # a row's takes take at most its card values
             self.marks = self.marks._replace(taken_order=np.empty(card_values.shape[0], np.int16))
         events = EngineEvents(game_ids, rows, card_values, seat_values, counts)
@@ -571,14 +611,14 @@ def spell(words: list[int], events: dict) -> str:
         if text is None:
             seat = (event_word & 0xFFFFFFFF) - 1
             note = ((event_word >> NOTE_SHIFT) & 0xFF) - 1
-            mode = (event_word >> MODE_SHIFT) & 3
+            mode = (event_word >> MODE_SHIFT) & MODE_MASK
             takes = (event_word >> TAKE_SIZE_SHIFT) & 3
             take = tuple((event_word >> (TAKE_ORDER_SHIFT + TAKE_POSITION_BITS * t)) & 3 for t in range(takes)) \
                 if mode == SMALL_TAKE else None
             seats = tuple((event[2 + has_value + t // 8] >> (8 * (t % 8))) & 0xFF for t in range(seat_count))
             value = BATTLE_VALUE if (event_word >> BATTLE_VALUE_SHIFT) & 1 else event[2] if has_value else None
             text = events[event] = token(EVENT_KINDS[(event_word >> KIND_SHIFT) & 0xFF], None if seat < 0 else seat,
-                                         count_word & 0xFFFFFFFF, take, mode == LISTED_TAKE, seats,
+                                         count_word & 0xFFFFFFFF, take, TAKE_ORDERS.get(mode), seats,
                                          count_word >> OPTION_COUNT_SHIFT, value,
                                          NOTES[note] if note >= 0 else None)
         tokens.append(text)

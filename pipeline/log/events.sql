@@ -19,7 +19,7 @@ parsed AS (
         m.value = 'b' AS battle_value,   -- an end's value that is its row's battle
         nullif(m.note, '') AS note
     FROM (SELECT shape, pos, regexp_extract(tok,
-            '^([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|[\d,]+))?(?:\[([\d,]*)\])?(?:\{(\d+)\})?(?:=(-?\d+|b))?(?:!(\S+))?$',
+            '^([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|t|w|[\d,]+))?(?:\[([\d,]*)\])?(?:\{(\d+)\})?(?:=(-?\d+|b))?(?:!(\S+))?$',
             ['kind', 'seat', 'count', 'take', 'seats', 'options', 'value', 'note']) AS m
           FROM tokens)
 ),
@@ -33,15 +33,25 @@ placed AS (   -- where each event's own cards start in its row (its options foll
     FROM parsed
     WINDOW w AS (PARTITION BY shape ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
-tables AS (   -- the positions in the row of each table's cards, in the order they were put down
-    SELECT shape, tab, flatten(list(range(start + 1, start + n + 1) ORDER BY pos)) AS tpos
+table_cards AS (   -- each card of each table: its position in the row, its event, its seat
+    SELECT shape, tab, pos, seat, unnest(range(start + 1, start + n + 1)) AS rpos
     FROM placed WHERE kind IN ('play', 'down', 'forfeit') AND take IS NULL
-    GROUP BY shape, tab
+),
+tables AS (   -- the positions in the row of each table's cards, in the order they were put down
+    SELECT shape, tab, list(rpos ORDER BY pos, rpos) AS tpos FROM table_cards GROUP BY shape, tab
+),
+winner_first AS (   -- the same for each `@w` take, in its order: the taker's, then each seat's
+    SELECT c.shape, c.tab, list(c.rpos ORDER BY c.seat <> p.seat, c.seat, c.pos, c.rpos) AS wpos,
+        bool_and(c.seat IS NOT NULL) AS seated
+    FROM table_cards c JOIN placed p ON p.take = 'w' AND p.shape = c.shape AND p.tab = c.tab
+    GROUP BY c.shape, c.tab
 )
 SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
     CAST(range(p.start + p.n + 1, p.start + p.n + p.n_options + 1) AS INTEGER[]) AS opts, p.value, p.battle_value,
     p.note,
     CASE WHEN p.take IS NULL THEN CAST(range(p.start + 1, p.start + p.n + 1) AS INTEGER[])
+         WHEN p.take = 't' THEN CAST(t.tpos AS INTEGER[])
+         WHEN p.take = 'w' THEN CAST(w.wpos AS INTEGER[])
          WHEN p.take <> '*' THEN list_transform(CAST(string_split(p.take, ',') AS INTEGER[]),
                                                 lambda i: CAST(t.tpos[i + 1] AS INTEGER))
     END AS idx,
@@ -50,15 +60,18 @@ SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
         PARTITION BY p.shape ORDER BY p.pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS INTEGER)
     END AS ostart,
     -- what logcodec.decode_row checks of a shape: it parses, only an end's value is spelt as its
-    -- battle, and a take spelt in it is an order of a table of up to three cards (a longer take's
-    -- order is in the row; `war validate` checks it)
+    -- battle, and a take spelt in it is an order of a table of up to three cards, or `@t`, `@w`
+    -- (by a seat, of seated cards) or `@*` for a longer one (whose order is in the row; `war
+    -- validate` checks it)
     p.kind <> '' AND (NOT p.battle_value OR p.kind = 'end') AND CASE
         WHEN p.take IS NULL THEN true
-        WHEN p.take = '*' THEN coalesce(len(t.tpos), 0) > 3
+        WHEN p.take IN ('*', 't') THEN coalesce(len(t.tpos), 0) > 3
+        WHEN p.take = 'w' THEN coalesce(len(t.tpos), 0) > 3 AND p.seat IS NOT NULL AND coalesce(w.seated, false)
         ELSE coalesce(len(t.tpos), 0) <= 3 AND
              list_sort(CAST(string_split(p.take, ',') AS BIGINT[])) = range(coalesce(len(t.tpos), 0))
     END AS well_formed
-FROM placed p LEFT JOIN tables t ON p.take IS NOT NULL AND t.shape = p.shape AND t.tab = p.tab;
+FROM placed p LEFT JOIN tables t ON p.take IS NOT NULL AND t.shape = p.shape AND t.tab = p.tab
+    LEFT JOIN winner_first w ON p.take = 'w' AND w.shape = p.shape AND w.tab = p.tab;
 
 CREATE OR REPLACE VIEW events AS
 SELECT r.game_id, CAST(r.seq + s.pos AS INTEGER) AS seq, r.battle, s.kind, s.seat,

@@ -24,7 +24,7 @@ from pydantic import (
 
 from .variants import variant
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 ENGINE_VERSION = "1"
 
 

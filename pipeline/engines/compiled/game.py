@@ -10,7 +10,6 @@ from .cycles import earlier_position, room_for_position, room_in_streams
 from .layout import (
     KIND_DEAL,
     KIND_END,
-    KIND_OUT,
     KIND_SET_ASIDE,
     NO_NOTE,
     NO_SEAT,
@@ -194,14 +193,8 @@ def play_game(index, game_seed, attempt, watch, deals, game, results):
                 if 0 < rules.wars_to_win <= seats.war_wins[winner]:
                     outcome = OUTCOME_WIN
                     break
-        if rules.players == 2 and not depth:  # retire_empty after a duel: only the loser can be empty
-            loser = 1 - winner
-            if seats.pile_size[loser] + seats.won_size[loser] == 0:
-                seats.alive[loser] = False
-                emit(log, battle, KIND_OUT, loser, 0, NO_NOTE)
-                outcome = OUTCOME_WIN
-                break
-            continue
+        if rules.players == 2 and not depth and seats.pile_size[1 - winner] + seats.won_size[1 - winner] > 0:
+            continue  # no war, two seats: only the loser could be out, and it is not
         alive, first_alive = retire_empty(battle, game)
         if alive <= 1:
             outcome, winner = (OUTCOME_WIN, first_alive) if alive == 1 else (OUTCOME_DRAW, NO_SEAT)

@@ -19,6 +19,13 @@ from .summary import Summary
 FIXED_PICKUPS = ("table_order", "winner_first")
 
 
+def winner_first(by_seat, winner: int) -> list:
+    """winner_first's pickup order (docs/rules.md 2.4) of a table laid out as each seat's cards in
+    the order they lie (`by_seat[seat]`): the winner's, then every other seat's in seat order.
+    log.codec spells a take in this order `@w`."""
+    return by_seat[winner] + [c for seat, cards in enumerate(by_seat) if seat != winner for c in cards]
+
+
 class Game:
     """One game in play: each seat's pile (face down, top first) and won pile (top first), who is
     still in, this battle's table and the summary so far."""

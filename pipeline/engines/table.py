@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..model.deal import Deal
 from ..model.schema import RuleSet
 from .event import Recorder
-from .play import FIXED_PICKUPS, Game
+from .play import FIXED_PICKUPS, Game, winner_first
 from .summary import Summary
 
 
@@ -153,6 +153,5 @@ class TableGame(Game):
         if self.pickup == "shuffled":
             return self.chance.order("collect", winner, self.table)
         if self.pickup == "winner_first":
-            played = self.played
-            return played[winner] + [c for seat in range(self.n) if seat != winner for c in played[seat]]
+            return winner_first(self.played, winner)
         return self.table

@@ -40,6 +40,7 @@ from functools import lru_cache
 from typing import Iterable, NamedTuple
 
 from ..engines.event import Event
+from ..engines.play import winner_first
 from ..errors import DatasetError
 
 TABLE_KINDS = frozenset({"play", "down", "forfeit"})
@@ -123,20 +124,23 @@ def _take_order(cards, table: list[int]) -> list[int] | None:
     return order
 
 
-def winner_first(owners: list, seat) -> list[int] | None:
-    """The positions of a table whose cards `owners` put down, in winner_first's order for a take
-    by `seat`: its cards, then every other seat's in seat order, each in table order. None
-    when the take or a card has no seat."""
-    if seat is None or None in owners:
+def winner_first_positions(owners: list, seat) -> list[int] | None:
+    """The positions of a table whose cards `owners` put down, in the pickup order winner_first
+    gives a take by `seat` (engines.play.winner_first). None when the take or a card has no
+    seat (None, or below 0 as in the compiled engine's arrays)."""
+    if seat is None or seat < 0 or any(owner is None or owner < 0 for owner in owners):
         return None
-    return sorted(range(len(owners)), key=lambda i: (owners[i] != seat, owners[i], i))
+    by_seat: list[list[int]] = [[] for _ in range(max([seat, *owners]) + 1)]
+    for position, owner in enumerate(owners):
+        by_seat[owner].append(position)
+    return winner_first(by_seat, seat)
 
 
 def spelt_order(taken: list[int], owners: list, seat) -> str:
     """How a whole-table take of more than SMALL_ORDER cards spells its order (module docstring)."""
     if taken == list(range(len(taken))):
         return TABLE_ORDER
-    if taken == winner_first(owners, seat):
+    if taken == winner_first_positions(owners, seat):
         return WINNER_FIRST
     return LISTED
 
@@ -226,7 +230,7 @@ def decode_row(battle: int, shape: str, values) -> list[Event]:
             elif step.order == TABLE_ORDER:
                 taken = range(len(table))
             elif step.order == WINNER_FIRST:
-                taken = winner_first(owners, step.seat)
+                taken = winner_first_positions(owners, step.seat)
                 if taken is None:
                     raise CodecError(f"battle {battle}: {step.kind} takes a table in winner_first order "
                                      "without a seat")

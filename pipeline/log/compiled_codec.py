@@ -117,7 +117,7 @@ class TableMarks(NamedTuple):
     table_position: np.ndarray  # int64 [card codes]
     taken_stamp: np.ndarray     # int64 [positions]
     taken_order: np.ndarray     # int16 [a batch's card values]
-    table_owner: np.ndarray     # int64 [positions]
+    table_owner: np.ndarray     # int64 [a batch's card values]
 
 
 class Encoding(NamedTuple):
@@ -176,8 +176,7 @@ def put_on_table(first_card, count, seat, table_stamp, table_size, duplicate, en
             duplicate = True
         marks.table_stamp[card] = table_stamp
         marks.table_position[card] = table_size
-        if table_size < marks.table_owner.shape[0]:  # a table with a card twice is never a whole take
-            marks.table_owner[table_size] = seat
+        marks.table_owner[table_size] = seat
         table_size += 1
     return table_size, duplicate
 
@@ -551,9 +550,10 @@ class RowEncoder:
         codes = int(card_values.max()) + 1 if card_values.shape[0] else 1
         if codes > self.marks.table_stamp.shape[0]:  # zeros: older than any stamp
             self.marks = TableMarks(np.zeros(codes, np.int64), np.zeros(codes, np.int64), np.zeros(codes, np.int64),
-                                    self.marks.taken_order, np.zeros(codes, np.int64))
-        if card_values.shape[0] > self.marks.taken_order.shape[0]:  # a row's takes take at most its card values
-            self.marks = self.marks._replace(taken_order=np.empty(card_values.shape[0], np.int16))
+                                    self.marks.taken_order, self.marks.table_owner)
+        if card_values.shape[0] > self.marks.taken_order.shape[0]:  # a row's table and takes hold at most its card values
+            self.marks = self.marks._replace(taken_order=np.empty(card_values.shape[0], np.int16),
+                                             table_owner=np.empty(card_values.shape[0], np.int64))
         events = EngineEvents(game_ids, rows, card_values, seat_values, counts)
         cursor = self.cursor
         cursor[GAME] = cursor[FIRST_EVENT] = cursor[EVENT] = 0  # this batch's events from the first

@@ -12,7 +12,7 @@ from ..engines.compiled.layout import (
     KIND_SET_ASIDE,
     SUMMARY_EVENTS,
 )
-from ..engines.compiled.rng import njit
+from ..engines.compiled.jit import njit
 from ..model.schema import EVENT_KINDS
 from .codec import TABLE_KINDS, TAKE_KINDS
 

@@ -61,7 +61,8 @@ from .layout import (
     GameArrays,
 )
 from .moves import emit, push_cards, put_under, reshuffle, take_top
-from .rng import HASH_START, HAVE_NUMBA, _bounded, _fold, _game_seed, _mix, _seed, _shuffle, njit
+from .jit import HAVE_NUMBA, njit
+from .rng import HASH_START, _bounded, _fold, _game_seed, _mix, _seed, _shuffle
 from .state import (
     CARDS,
     ROWS,
@@ -552,7 +553,7 @@ def play_game(index, game_seed, attempt, deals, game, arn, results):
     return DONE
 
 
-@njit(cache=True)
+@njit(cache=True, quick=True)
 def play_games(master_seed, start, index, attempt, deals, game, arn, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules and the
     seats' policies (Arneson.policy) into `results` and game.log. Returns (DONE, games, attempts)

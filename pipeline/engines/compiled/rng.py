@@ -4,16 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # numba is optional: without it the compiled engines are not used and the reference plays.
-    from numba import njit
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    HAVE_NUMBA = False
-
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from .jit import njit
 
 
 # ---------------------------------------------------------------- randomness (docs/rules.md)

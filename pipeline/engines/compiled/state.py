@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .layout import EVENT_COLUMNS, SUMMARY_COLUMNS
-from .rng import njit
+from .jit import njit
 
 # A pile's hash (Positions.pile_hash) is sum((card + 1) * PILE_BASE**i) mod 2**64 over its cards top
 # first, PILE_BASE odd so that taking the top card is a subtraction and a multiplication by its inverse.
@@ -136,7 +136,7 @@ class Results(NamedTuple):
 
 # ---------------------------------------------------------------- compiling the game's steps
 
-def borrowing(function=None, *, inline="never"):
+def borrowing(function=None, *, inline="never", quick=True):
     """numba.njit for the game's steps (moves, battle, cycles, game), which never allocate: they
     only read and write the arrays of the structures above, which their caller owns.
 
@@ -147,8 +147,11 @@ def borrowing(function=None, *, inline="never"):
     A call that is not inlined passes every array of every structure it takes (seven words an
     array or more): the steps run for every battle or card are inlined into their callers
     (`inline="always"`, numba's own inlining); those run for a war, a reshuffle or a game are
-    called."""
-    jit = njit(cache=True, inline=inline, _nrt=False)
+    called.
+
+    The engines' steps compile at LLVM's -O1 (jit.QUICK_OPT); `quick=False` keeps numba's -O3,
+    for the encoder's loops over rows, which gain from it."""
+    jit = njit(cache=True, inline=inline, _nrt=False, quick=quick)
     return jit if function is None else jit(function)
 
 

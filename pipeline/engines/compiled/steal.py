@@ -54,7 +54,8 @@ from .layout import (
     GameArrays,
 )
 from .moves import emit, push_cards, push_seats, reshuffle, take_top
-from .rng import HAVE_NUMBA, _bounded, _game_seed, _seed, njit
+from .jit import HAVE_NUMBA, njit
+from .rng import _bounded, _game_seed, _seed
 from .state import (
     CARDS,
     ROWS,
@@ -469,7 +470,7 @@ def play_game(index, game_seed, deals, game, steal, results):
     return DONE
 
 
-@njit(cache=True)
+@njit(cache=True, quick=True)
 def play_games(master_seed, start, index, deals, game, steal, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules and the
     seats' policies (Steal.policy) into `results` and game.log. Returns (DONE, games) when every

@@ -4,6 +4,7 @@ rule set played into flat numpy arrays (layout.GameArrays), event for event the 
 
 The engine, by job:
 
+- jit.py: numba's njit, and the LLVM optimisation level the engines compile at (-O1);
 - rng.py: the SplitMix64 / xoshiro256** / bounded / Fisher-Yates, in uint64 arithmetic
   only (numba turns int64 mixed with uint64 into float64);
 - layout.py: what the output arrays hold (event and summary columns, the codes of event kinds,
@@ -44,7 +45,8 @@ from .cycles import is_current_position
 from .game import DONE, GROW_EVENTS, GROW_STREAMS, LOOK_FOR_CYCLES, deal, end_game, play_game
 from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
 from .moves import reshuffle
-from .rng import HAVE_NUMBA, _game_seed, njit
+from .jit import HAVE_NUMBA, njit
+from .rng import _game_seed
 from .state import (
     CARDS,
     ROWS,
@@ -59,7 +61,7 @@ from .state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, quick=True)
 def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules into
     `results` and game.log, from the explicit deals in `deals` (state.Deals, row i for game

@@ -1,0 +1,69 @@
+"""numba, when it is installed, and how hard LLVM optimises what it compiles.
+
+numba runs LLVM's -O3 pipeline by default. The engines' games and the steps they call compile
+with -O1 instead (`njit(quick=True)`, which `state.borrowing` uses): they run as fast (their
+work is loads, stores and branches over small arrays, which -O3 does not vectorise), and a
+first run compiles them in less time (docs/decisions.md has the figures). The encoder and the
+validation checks keep -O3: their loops over rows do gain from it, and a first run compiles
+them in a second process, off the critical path (log.shard.warm).
+
+An NUMBA_OPT set in the environment is the user's choice and wins over both.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+try:  # numba is optional: without it the compiled engines are not used and the reference plays.
+    import numba
+    from numba.core import config
+    from numba.core.compiler import Compiler
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover
+    HAVE_NUMBA = False
+
+# LLVM's optimisation level for the engines' games and steps.
+QUICK_OPT = 1
+
+
+@contextmanager
+def optimising(level: int):
+    """numba's LLVM optimisation level is `level` inside the block (unless NUMBA_OPT is set),
+    and what it was after, even when the compile fails."""
+    if "NUMBA_OPT" in os.environ:
+        yield
+        return
+    before = config.OPT
+    config.OPT = type(before)(level)
+    try:
+        yield
+    finally:
+        config.OPT = before
+
+
+if HAVE_NUMBA:
+    class QuickCompiler(Compiler):
+        """numba's compiler with LLVM at QUICK_OPT for this function: its own passes, its final
+        module's (into which the steps it calls are linked) and the steps it compiles on the way
+        (each a QuickCompiler too when it is an engine's). numba reads the level each time it builds
+        a pass pipeline, under its compile lock."""
+
+        def compile_extra(self, func):
+            with optimising(QUICK_OPT):
+                return super().compile_extra(func)
+
+        def compile_ir(self, func_ir, lifted=(), lifted_from=None):
+            with optimising(QUICK_OPT):
+                return super().compile_ir(func_ir, lifted, lifted_from)
+
+    def njit(*args, quick: bool = False, **options):
+        """numba.njit; with `quick`, compiled at QUICK_OPT (QuickCompiler)."""
+        if quick:
+            options["pipeline_class"] = QuickCompiler
+        return numba.njit(*args, **options)
+else:  # pragma: no cover
+    def njit(*args, quick: bool = False, **options):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f

@@ -1,0 +1,95 @@
+"""pipeline/engines/compiled/jit.py: the engines compile at LLVM's -O1, the encoder and checks at
+numba's default, and numba's setting is left as it was found."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("numba")
+
+from numba.core import config  # noqa: E402
+from numba.core.compiler import Compiler  # noqa: E402
+
+from pipeline.engines.compiled import arneson, battle, game, moves, steal, table  # noqa: E402
+from pipeline.engines.compiled.jit import QUICK_OPT, QuickCompiler, njit, optimising  # noqa: E402
+from pipeline.log import compiled_codec, invariants  # noqa: E402
+
+
+@pytest.fixture
+def levels_seen(monkeypatch):
+    """The optimisation level numba reads in each compile of this test."""
+    monkeypatch.delenv("NUMBA_OPT", raising=False)
+    seen = []
+    original = Compiler.compile_extra
+
+    def spy(self, func):
+        seen.append(int(config.OPT))
+        return original(self, func)
+
+    monkeypatch.setattr(Compiler, "compile_extra", spy)
+    return seen
+
+
+def test_quick_functions_compile_at_quick_opt_and_leave_numba_as_it_was(levels_seen):
+    before = config.OPT
+
+    @njit(quick=True)
+    def quick(x):
+        return x + 1
+
+    @njit
+    def plain(x):
+        return x * 2
+
+    assert (quick(1), plain(2)) == (2, 4)
+    assert levels_seen == [QUICK_OPT, int(before)]
+    assert config.OPT is before
+
+
+def test_a_quick_function_compiles_the_plain_one_it_calls_at_its_own_level(levels_seen):
+    before = config.OPT
+
+    @njit
+    def inner(x):
+        return x - 1
+
+    @njit(quick=True)
+    def outer(x):
+        return inner(x) + 1
+
+    assert outer(5) == 5
+    assert levels_seen == [QUICK_OPT, QUICK_OPT]
+    assert config.OPT is before
+
+
+def test_the_level_comes_back_when_a_compile_fails(levels_seen):
+    before = config.OPT
+
+    @njit(quick=True)
+    def broken(x):
+        return x + "card"
+
+    with pytest.raises(Exception):
+        broken(1)
+    assert config.OPT is before
+
+
+def test_numba_opt_in_the_environment_wins(monkeypatch):
+    monkeypatch.setenv("NUMBA_OPT", "2")
+    before = config.OPT
+    with optimising(QUICK_OPT):
+        assert config.OPT is before
+    monkeypatch.delenv("NUMBA_OPT")
+    with optimising(QUICK_OPT):
+        assert int(config.OPT) == QUICK_OPT
+    assert config.OPT is before
+
+
+@pytest.mark.parametrize("dispatcher, quick", [
+    (table.play_games, True), (steal.play_games, True), (arneson.play_games, True),
+    (game.play_game, True), (game.deal, True), (battle.war_round, True), (moves.reshuffle, True),
+    (steal.play_game, True), (arneson.play_game, True),
+    (compiled_codec.encode_pass, False), (invariants.balance, False),
+])
+def test_engines_compile_quick_and_the_encoder_and_checks_do_not(dispatcher, quick):
+    assert (dispatcher._compiler.pipeline_class is QuickCompiler) is quick

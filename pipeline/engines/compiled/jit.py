@@ -7,7 +7,8 @@ first run compiles them in less time (docs/decisions.md has the figures). The en
 validation checks keep -O3: their loops over rows do gain from it, and a first run compiles
 them in a second process, off the critical path (log.shard.warm).
 
-An NUMBA_OPT set in the environment is the user's choice and wins over both.
+A NUMBA_OPT set in the environment is the user's choice and wins over both. The level changes
+the machine code only, never what it computes: the engines' arithmetic is integer throughout.
 """
 
 from __future__ import annotations
@@ -45,9 +46,9 @@ def optimising(level: int):
 if HAVE_NUMBA:
     class QuickCompiler(Compiler):
         """numba's compiler with LLVM at QUICK_OPT for this function: its own passes, its final
-        module's (into which the steps it calls are linked) and the steps it compiles on the way
-        (each a QuickCompiler too when it is an engine's). numba reads the level each time it builds
-        a pass pipeline, under its compile lock."""
+        module's (into which the steps it calls are linked) and those of any function it compiles
+        on the way (a plain `njit` one too, such as rng's). numba reads the level each time it
+        builds a pass pipeline, under its compile lock."""
 
         def compile_extra(self, func):
             with optimising(QUICK_OPT):

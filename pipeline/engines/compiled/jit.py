@@ -48,15 +48,12 @@ if HAVE_NUMBA:
         """numba's compiler with LLVM at QUICK_OPT for this function: its own passes, its final
         module's (into which the steps it calls are linked) and those of any function it compiles
         on the way (a plain `njit` one too, such as rng's). numba reads the level each time it
-        builds a pass pipeline, under its compile lock."""
+        builds a pass pipeline, under its compile lock. A dispatcher compiles through compile_extra
+        only (compile_ir serves code lifted out of object mode, which the engines have none of)."""
 
         def compile_extra(self, func):
             with optimising(QUICK_OPT):
                 return super().compile_extra(func)
-
-        def compile_ir(self, func_ir, lifted=(), lifted_from=None):
-            with optimising(QUICK_OPT):
-                return super().compile_ir(func_ir, lifted, lifted_from)
 
     def njit(*args, quick: bool = False, **options):
         """numba.njit; with `quick`, compiled at QUICK_OPT (QuickCompiler)."""

@@ -496,3 +496,29 @@ def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
     result = CliRunner().invoke(app, ["generate", "-v", "arneson", "--games", "3", "--out", str(tmp_path / "s"), "-q"])
     assert result.exit_code == 0, result.output
     assert "compiling" not in result.stderr
+
+
+def _python_wrapper(dispatcher) -> list[int]:
+    """The address of the wrapper Python calls each compiled version of `dispatcher` through
+    (0: numba built none)."""
+    return [o.library.get_pointer_to_function(o.fndesc.llvm_cpython_wrapper_name) for o in dispatcher.overloads.values()]
+
+
+@pytest.mark.parametrize("engine", ["table", "steal", "arneson"])
+def test_steps_have_no_python_wrapper_and_the_entries_do(engine):
+    """Only compiled code calls a step, so numba builds no wrapper for Python to call it through
+    (building them was a quarter of the steps' compile); play_games and the encoder's pass,
+    which Python calls, keep theirs."""
+    from pipeline.engines.compiled.state import compile_steps, with_parts
+    from pipeline.log.compiled_codec import encode_pass
+    from pipeline.log.shard import ENGINES, WARM_RULES, compile_encoder, warm
+
+    warm(engines=(engine,))
+    compile_encoder()
+    module = ENGINES[engine]
+    steps = [step for group in module.STEPS for step in group]
+    compile_steps(steps, with_parts(module.structures(build_rules(*WARM_RULES[engine]))))
+    for step in steps:
+        assert _python_wrapper(step) and not any(_python_wrapper(step)), step.py_func.__name__
+    for entry in (module.play_games, encode_pass):
+        assert _python_wrapper(entry) and all(_python_wrapper(entry)), entry.py_func.__name__

@@ -394,7 +394,7 @@ def intern_shape(key_size, key_hash, shape_count, shapes):
 
 # ---------------------------------------------------------------- all rows
 
-@borrowing(quick=False)
+@borrowing(quick=False, entry=True)
 def encode_pass(cursor, encoding):
     """The rows from where `cursor` says. Returns DONE, or the buffer to grow (the key, or the
     shape table) before the caller calls again, which encodes that row again."""

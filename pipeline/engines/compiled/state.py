@@ -136,7 +136,7 @@ class Results(NamedTuple):
 
 # ---------------------------------------------------------------- compiling the game's steps
 
-def borrowing(function=None, *, inline="never", quick=True):
+def borrowing(function=None, *, inline="never", quick=True, entry=False):
     """numba.njit for the game's steps (moves, battle, cycles, game), which never allocate: they
     only read and write the arrays of the structures above, which their caller owns.
 
@@ -150,8 +150,15 @@ def borrowing(function=None, *, inline="never", quick=True):
     called.
 
     The engines' steps compile at LLVM's -O1 (jit.QUICK_OPT); `quick=False` keeps numba's -O3,
-    for the encoder's loops over rows, which gain from it."""
-    jit = njit(cache=True, inline=inline, _nrt=False, quick=quick)
+    for the encoder's loops over rows, which gain from it.
+
+    Only compiled code calls a step, so numba builds none of the two wrappers through which
+    Python (and C) would call it: a wrapper converts every array of every structure the step
+    takes, and building them was about a quarter of the steps' compile (docs/decisions.md).
+    Such a step crashes the process if Python calls it. `entry=True` keeps the wrappers, for
+    the one step Python calls (the encoder's pass)."""
+    wrappers = {} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    jit = njit(cache=True, inline=inline, _nrt=False, quick=quick, **wrappers)
     return jit if function is None else jit(function)
 
 

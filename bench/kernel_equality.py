@@ -5,6 +5,7 @@
     python bench/kernel_equality.py deals [GAMES]               # games/s: explicit deals against seeded games, same rules
     python bench/kernel_equality.py compile                     # CPU seconds compiling each entry point, cold cache
     python bench/kernel_equality.py warm                        # wall seconds of a first run's compile, per engine
+    python bench/kernel_equality.py phases [ENGINE]             # where one engine's cold compile goes (table)
 
 Speeds are CPU time of this process (time.process_time), so other work on the machine disturbs
 them less; the kernel is warmed up (compiled or loaded from numba's cache) before timing.
@@ -177,6 +178,65 @@ print(f"{sys.argv[1]}: {time.perf_counter() - start:.1f} s wall")
             subprocess.run([sys.executable, "-c", code, engine], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
 
 
+def phase_times(engine: str) -> None:
+    """Where a cold compile of one compiled engine (table, steal or arneson) goes, in a fresh
+    process with an empty numba cache, CPU seconds: its called steps (both groups of a first
+    run, here in one process), then its games; for each function that took 0.1 s or more,
+    numba's costliest passes (its own timers) and LLVM's three stages (function passes as each
+    function's IR is added, module passes once the functions it calls are linked in, machine
+    code). A function's numba passes include the compile of what it calls that was not compiled
+    yet (play_games' type inference holds play_game's whole compile); LLVM's stages are its
+    own. They are timed by wrapping numba's CPUCodeLibrary methods, which are not a public
+    API: a numba upgrade may move them."""
+    import os
+    import subprocess
+    import tempfile
+
+    code = """
+import collections, sys, time
+import numba.core.codegen as codegen
+llvm = collections.defaultdict(float)
+def timed(name, stage):
+    original = getattr(codegen.CPUCodeLibrary, name)
+    def wrapper(self, *args, **kwargs):
+        start = time.process_time()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            llvm[self.name.rsplit(".", 1)[-1], stage] += time.process_time() - start
+    setattr(codegen.CPUCodeLibrary, name, wrapper)
+for name, stage in (("add_llvm_module", "function passes"), ("_optimize_final_module", "module passes"),
+                    ("_finalize_final_module", "machine code")):
+    timed(name, stage)
+from pipeline.log.shard import ENGINES, WARM_RULES, compile_steps_of
+from pipeline.model.rules import build_rules
+engine = sys.argv[1]
+start = time.process_time()
+compile_steps_of([engine], 0)
+compile_steps_of([engine], 1)
+steps = time.process_time()
+ENGINES[engine].play_arrays(build_rules(*WARM_RULES[engine]), 0, 0, 1)
+games = time.process_time()
+print(f"{engine}: steps {steps - start:.2f} s, games {games - steps:.2f} s CPU")
+from pipeline.engines.compiled import game
+one_game = getattr(ENGINES[engine], "play_game", game.play_game)
+for d in [d for group in ENGINES[engine].STEPS for d in group] + [one_game, ENGINES[engine].play_games]:
+    for sig in d.signatures:
+        passes = d.get_metadata(sig)["pipeline_times"]["nopython"]
+        total = sum(p.run for p in passes.values())
+        if total < 0.1:
+            continue
+        top = sorted(((p.run, name.split("_", 1)[1]) for name, p in passes.items()), reverse=True)[:4]
+        name = d.py_func.__name__
+        stages = ", ".join(f"{stage} {llvm[name, stage]:.2f}" for stage in
+                           ("function passes", "module passes", "machine code"))
+        print(f"  {name}: numba's passes {total:.2f} s (" + ", ".join(f"{n} {t:.2f}" for t, n in top)
+              + f"); LLVM {stages}")
+"""
+    with tempfile.TemporaryDirectory() as cache:
+        subprocess.run([sys.executable, "-c", code, engine], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "speed"
     if what == "sweep":
@@ -188,6 +248,8 @@ if __name__ == "__main__":
         compile_times()
     elif what == "warm":
         warm_times()
+    elif what == "phases":
+        phase_times(sys.argv[2] if len(sys.argv) > 2 else "table")
     elif what == "deals":
         deals(int(counts[0]) if counts else 20_000)
     else:

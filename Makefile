@@ -1,3 +1,7 @@
+# Every target is a command, not a file: without .PHONY, `make bench` found the folder bench/
+# up to date and ran nothing.
+.PHONY: bench bench-big bench-replay test golden schemas
+
 bench:
 	python bench/run.py
 

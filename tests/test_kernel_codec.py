@@ -203,16 +203,24 @@ def test_long_rows_and_many_shapes_grow_the_buffers():
 
 
 def test_equal_hashes_never_share_a_shape():
-    """_find compares whole keys: a different key with the same hash is a new shape."""
+    """_find compares whole keys: a different key with the same hash is a new shape. find_shape
+    is a step, which only compiled code can call (it has no Python wrapper): called here
+    through a compiled function."""
+    from pipeline.engines.compiled.jit import njit
+
+    @njit
+    def find(key, size, key_hash, keys, kstart, khash, slots):
+        return find_shape(key, size, key_hash, keys, kstart, khash, slots)
+
     keys = np.array([5, 6, 7], np.int64)
     kstart = np.array([0, 3], np.int64)
     khash = np.array([42], np.uint64)
     slots = np.full(8, -1, np.int32)
     slots[42 & 7] = 0
     h = np.uint64(42)
-    assert find_shape(np.array([5, 6, 7]), 3, h, keys, kstart, khash, slots) == 0
-    assert find_shape(np.array([5, 6, 8]), 3, h, keys, kstart, khash, slots) < 0
-    assert find_shape(np.array([5, 6]), 2, h, keys, kstart, khash, slots) < 0
+    assert find(np.array([5, 6, 7]), 3, h, keys, kstart, khash, slots) == 0
+    assert find(np.array([5, 6, 8]), 3, h, keys, kstart, khash, slots) < 0
+    assert find(np.array([5, 6]), 2, h, keys, kstart, khash, slots) < 0
 
 
 

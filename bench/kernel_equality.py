@@ -126,13 +126,19 @@ def deals(games: int) -> None:
               f"with reading the file ({games} games)")
 
 
-def compile_times() -> None:
-    """Cold compile of each entry point of the compiled engine, encoder and checks, in a fresh
-    process with an empty numba cache: CPU seconds, each including the functions it calls."""
+def in_empty_cache(code: str, *args: str) -> None:
+    """Run `code` (with `args`) in a fresh Python process whose numba cache starts empty."""
     import os
     import subprocess
     import tempfile
 
+    with tempfile.TemporaryDirectory() as cache:
+        subprocess.run([sys.executable, "-c", code, *args], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+
+
+def compile_times() -> None:
+    """Cold compile of each entry point of the compiled engine, encoder and checks, in a fresh
+    process with an empty numba cache: CPU seconds, each including the functions it calls."""
     code = """
 import time
 from numba.core import event
@@ -155,17 +161,12 @@ for name, took in top.items():
     print(f"{name}: {took:.1f} s")
 print(f"all: {time.process_time() - start:.1f} s CPU")
 """
-    with tempfile.TemporaryDirectory() as cache:
-        subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+    in_empty_cache(code)
 
 
 def warm_times() -> None:
     """Wall seconds of a first run's compile (log.shard.warm, with its helper process), engine by
     engine, each in a fresh process with an empty numba cache: what COMPILE_SECONDS announces."""
-    import os
-    import subprocess
-    import tempfile
-
     code = """
 import sys, time
 from pipeline.log.shard import warm
@@ -174,8 +175,7 @@ warm(validation=True, engines=(sys.argv[1],))
 print(f"{sys.argv[1]}: {time.perf_counter() - start:.1f} s wall")
 """
     for engine in ("table", "steal", "arneson"):
-        with tempfile.TemporaryDirectory() as cache:
-            subprocess.run([sys.executable, "-c", code, engine], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+        in_empty_cache(code, engine)
 
 
 def phase_times(engine: str) -> None:
@@ -188,10 +188,6 @@ def phase_times(engine: str) -> None:
     yet (play_games' type inference holds play_game's whole compile); LLVM's stages are its
     own. They are timed by wrapping numba's CPUCodeLibrary methods, which are not a public
     API: a numba upgrade may move them."""
-    import os
-    import subprocess
-    import tempfile
-
     code = """
 import collections, sys, time
 import numba.core.codegen as codegen
@@ -218,9 +214,8 @@ steps = time.process_time()
 ENGINES[engine].play_arrays(build_rules(*WARM_RULES[engine]), 0, 0, 1)
 games = time.process_time()
 print(f"{engine}: steps {steps - start:.2f} s, games {games - steps:.2f} s CPU")
-from pipeline.engines.compiled import game
-one_game = getattr(ENGINES[engine], "play_game", game.play_game)
-for d in [d for group in ENGINES[engine].STEPS for d in group] + [one_game, ENGINES[engine].play_games]:
+module = ENGINES[engine]
+for d in [d for group in module.STEPS for d in group] + [module.play_game, module.play_games]:
     for sig in d.signatures:
         passes = d.get_metadata(sig)["pipeline_times"]["nopython"]
         total = sum(p.run for p in passes.values())
@@ -233,8 +228,7 @@ for d in [d for group in ENGINES[engine].STEPS for d in group] + [one_game, ENGI
         print(f"  {name}: numba's passes {total:.2f} s (" + ", ".join(f"{n} {t:.2f}" for t, n in top)
               + f"); LLVM {stages}")
 """
-    with tempfile.TemporaryDirectory() as cache:
-        subprocess.run([sys.executable, "-c", code, engine], check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+    in_empty_cache(code, engine)
 
 
 if __name__ == "__main__":

@@ -511,10 +511,9 @@ def test_steps_have_no_python_wrapper_and_the_entries_do(engine):
     which Python calls, keep theirs."""
     from pipeline.engines.compiled.state import compile_steps, with_parts
     from pipeline.log.compiled_codec import encode_pass
-    from pipeline.log.shard import ENGINES, WARM_RULES, compile_encoder, warm
+    from pipeline.log.shard import ENGINES, WARM_RULES, warm
 
-    warm(engines=(engine,))
-    compile_encoder()
+    warm(engines=(engine,))  # loads the engine's games and the encoder's pass
     module = ENGINES[engine]
     steps = [step for group in module.STEPS for step in group]
     compile_steps(steps, with_parts(module.structures(build_rules(*WARM_RULES[engine]))))

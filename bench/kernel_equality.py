@@ -4,8 +4,8 @@
     python bench/kernel_equality.py speed [GAMES] [--quick]     # games/s: reference (--quick: 2,000 games), kernel, kernel+Arrow
     python bench/kernel_equality.py deals [GAMES]               # games/s: explicit deals against seeded games, same rules
     python bench/kernel_equality.py compile                     # CPU seconds compiling each entry point, cold cache
-    python bench/kernel_equality.py warm                        # wall seconds of a first run's compile, per engine
-    python bench/kernel_equality.py phases [ENGINE]             # where one engine's cold compile goes (table)
+    python bench/kernel_equality.py warm                        # wall seconds of a first run's compile, per build
+    python bench/kernel_equality.py phases [ENGINE] [positions] # where one build's cold compile goes (table)
 
 Speeds are CPU time of this process (time.process_time), so other work on the machine disturbs
 them less; the kernel is warmed up (compiled or loaded from numba's cache) before timing.
@@ -165,21 +165,26 @@ print(f"all: {time.process_time() - start:.1f} s CPU")
 
 
 def warm_times() -> None:
-    """Wall seconds of a first run's compile (log.shard.warm, with its helper process), engine by
-    engine, each in a fresh process with an empty numba cache: what COMPILE_SECONDS announces."""
+    """Wall seconds of a first run's compile (log.shard.warm, with its helper process), build by
+    build (an engine, with or without positions), each in a fresh process with an empty numba
+    cache: what COMPILE_SECONDS announces."""
+    from pipeline.log.shard import WARM_RULES
+
     code = """
 import sys, time
 from pipeline.log.shard import warm
+build = (sys.argv[1], sys.argv[2] == "True")
 start = time.perf_counter()
-warm(validation=True, engines=(sys.argv[1],))
-print(f"{sys.argv[1]}: {time.perf_counter() - start:.1f} s wall")
+warm(validation=True, engines=(build,))
+print(f"{build}: {time.perf_counter() - start:.1f} s wall")
 """
-    for engine in ("table", "steal", "arneson"):
-        in_empty_cache(code, engine)
+    for name, positions in WARM_RULES:
+        in_empty_cache(code, name, str(positions))
 
 
-def phase_times(engine: str) -> None:
-    """Where a cold compile of one compiled engine (table, steal or arneson) goes, in a fresh
+def phase_times(engine: str, positions: bool | None = None) -> None:
+    """Where a cold compile of one build of a compiled engine (table, steal or arneson; with
+    positions, or by default without them when the engine has that build) goes, in a fresh
     process with an empty numba cache, CPU seconds: its called steps (both groups of a first
     run, here in one process), then its games; for each function that took 0.1 s or more,
     numba's costliest passes (its own timers) and LLVM's three stages (function passes as each
@@ -206,15 +211,15 @@ for name, stage in (("add_llvm_module", "function passes"), ("_optimize_final_mo
     timed(name, stage)
 from pipeline.log.shard import ENGINES, WARM_RULES, compile_steps_of
 from pipeline.model.rules import build_rules
-engine = sys.argv[1]
+build = (sys.argv[1], sys.argv[2] == "True")
 start = time.process_time()
-compile_steps_of([engine], 0)
-compile_steps_of([engine], 1)
+compile_steps_of([build], 0)
+compile_steps_of([build], 1)
 steps = time.process_time()
-ENGINES[engine].play_arrays(build_rules(*WARM_RULES[engine]), 0, 0, 1)
+ENGINES[build[0]].play_arrays(build_rules(*WARM_RULES[build]), 0, 0, 1)
 games = time.process_time()
-print(f"{engine}: steps {steps - start:.2f} s, games {games - steps:.2f} s CPU")
-module = ENGINES[engine]
+print(f"{build}: steps {steps - start:.2f} s, games {games - steps:.2f} s CPU")
+module = ENGINES[build[0]]
 for d in [d for group in module.STEPS for d in group] + [module.play_game, module.play_games]:
     for sig in d.signatures:
         passes = d.get_metadata(sig)["pipeline_times"]["nopython"]
@@ -228,7 +233,11 @@ for d in [d for group in module.STEPS for d in group] + [module.play_game, modul
         print(f"  {name}: numba's passes {total:.2f} s (" + ", ".join(f"{n} {t:.2f}" for t, n in top)
               + f"); LLVM {stages}")
 """
-    in_empty_cache(code, engine)
+    from pipeline.log.shard import WARM_RULES
+
+    if positions is None:
+        positions = (engine, False) not in WARM_RULES
+    in_empty_cache(code, engine, str(positions))
 
 
 if __name__ == "__main__":
@@ -243,7 +252,7 @@ if __name__ == "__main__":
     elif what == "warm":
         warm_times()
     elif what == "phases":
-        phase_times(sys.argv[2] if len(sys.argv) > 2 else "table")
+        phase_times(sys.argv[2] if len(sys.argv) > 2 else "table", True if "positions" in sys.argv[3:] else None)
     elif what == "deals":
         deals(int(counts[0]) if counts else 20_000)
     else:

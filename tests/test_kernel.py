@@ -17,7 +17,7 @@ from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMAR
 from pipeline.engines.compiled.state import Workspace  # noqa: E402
 from pipeline.engines.compiled.table import compile_rules, play_arrays  # noqa: E402
 from pipeline.engines.game import policy_specs  # noqa: E402
-from pipeline.log.shard import compiled_plays, compiled_shard, play_range_fast, shard_tables  # noqa: E402
+from pipeline.log.shard import ENGINES, WARM_RULES, compiled_plays, compiled_shard, play_range_fast, shard_tables  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
 from pipeline.model.deal import check_deal, shuffled_deal  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
@@ -440,40 +440,94 @@ def test_compile_estimate_reads_numbas_cache(tmp_path):
     assert engine > 5 and with_checks == engine  # the checks compile beside the engine, in warm's helper
 
 
+def test_each_rule_set_names_the_build_that_plays_it():
+    """A game keeps positions only when its rules can repeat one (a fixed pickup order), and
+    Arneson's War always: warm compiles the build a run's rule sets name, and its tiny game is
+    played by that build."""
+    from pipeline.log.shard import engines_for
+
+    builds = {("classic", ()): ("table", False), ("classic", (("pickup", "pooled"),)): ("table", False),
+              ("classic", (("pickup", "winner_first"),)): ("table", True),
+              ("multiplayer", (("players", "3"), ("pickup", "table_order"))): ("table", True),
+              ("steal", ()): ("steal", False), ("arneson", ()): ("arneson", True),
+              ("arneson", (("pickup", "shuffled"),)): ("arneson", True)}
+    for (variant, options), build in builds.items():
+        rules = build_rules(variant, dict(options))
+        assert engines_for([rules]) == {build}, (variant, options)
+        game = ENGINES[build[0]].structures(rules)["game"]
+        assert (game.positions is not None) == build[1], (variant, options)
+    assert engines_for([build_rules("classic"), build_rules("steal")]) == {("table", False), ("steal", False)}
+    for build, (variant, options) in WARM_RULES.items():
+        assert engines_for([build_rules(variant, options)]) == {build}
+
+
+def test_a_kept_game_serves_only_rules_with_the_same_kind_of_positions():
+    """The workspace (shared by every compiled engine of a process) gives a game without
+    positions only to rules that keep none: Arneson's War after Classic War gets positions."""
+    from pipeline.engines.compiled import arneson as compiled_arneson
+
+    workspace = Workspace()
+    classic = compile_rules(build_rules("classic"))
+    game = workspace.game_for(classic, 64, 64, 64, 16)
+    assert game.positions is None
+    workspace.keep(game)
+    assert workspace.game_for(classic, 64, 64, 64, 16).seats is game.seats  # reused
+    assert workspace.game_for(classic, 64, 64, 64, 16, keep_positions=True).positions is not None
+    workspace.keep(game)
+    arneson = build_rules("arneson", {"pickup": "shuffled"})
+    assert compiled_arneson.structures(arneson, workspace=workspace)["game"].positions is not None
+    assert play_arrays(build_rules("classic"), 1, 0, 3, workspace=workspace).summaries.shape[0] == 3
+
+
+def build_id(build) -> str:
+    return build[0] + ("-positions" if build[1] else "")
+
+
 # A first run in a fresh process with an empty cache: warm shares the compile between two
 # processes, then reports each called step's signatures, and whether it came from the cache.
 FIRST_RUN = """
 import json, sys
-from pipeline.engines.compiled.state import step_types, with_parts
-from pipeline.log.shard import ENGINES, WARM_RULES, warm
+from pipeline.engines.compiled.state import called, step_types, with_parts
+from pipeline.log.shard import ENGINES, WARM_RULES, compile_estimate, warm
 from pipeline.model.rules import build_rules
-name = sys.argv[1]
-warm(validation=True, engines=(name,))
-module = ENGINES[name]
-structures = with_parts(module.structures(build_rules(*WARM_RULES[name])))
-print(json.dumps([[group, step.py_func.__name__, [str(s) for s in step.signatures], str(step_types(step, structures)),
+build = (sys.argv[1], sys.argv[2] == "True")
+warm(validation=True, engines=(build,))
+module = ENGINES[build[0]]
+structures = with_parts(module.structures(build_rules(*WARM_RULES[build])))
+print(json.dumps([[group, step.py_func.__name__, [str(s) for s in step.signatures],
+                   str(step_types(step, structures)) if called(step, structures) else None,
                    sum(step.stats.cache_hits.values())] for group, steps in enumerate(module.STEPS) for step in steps]))
+print(json.dumps({str(other[1]): compile_estimate(engines=(other,)) for other in WARM_RULES if other[0] == build[0]}))
 """
 
 
-@pytest.mark.parametrize("engine", ["table", "steal", "arneson"])
-def test_a_first_run_compiles_each_step_once(engine, tmp_path):
+@pytest.mark.parametrize("build", list(WARM_RULES), ids=build_id)
+def test_a_first_run_compiles_each_step_once(build, tmp_path):
     """The types warm compiles each step for are those its game calls it with: the game compiles
     no second version of a step, and loads those the helper compiled from the cache (a wrong
     type, or a helper that did nothing, would compile them again). A step only another step
     calls (Steal War's lay_down) is not compiled by this process at all; one of this process's
-    own the helper may have needed first, and compiled into the cache."""
+    own the helper may have needed first, and compiled into the cache. A step the build never
+    calls (cycle detection's, in a build without positions) is compiled for nothing. Then numba's
+    cache holds this build and not the engine's other one (the table engine's): a run that needs
+    the other is told it compiles."""
     import json
     import os
     import subprocess
     import sys
 
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", FIRST_RUN, engine], capture_output=True, text=True, env=env,
-                         check=True).stdout
-    steps = json.loads(out)
+    out = subprocess.run([sys.executable, "-c", FIRST_RUN, build[0], str(build[1])], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    steps, estimates = map(json.loads, out.splitlines())
+    assert estimates.pop(str(build[1])) == 0
+    assert all(seconds > 0 for seconds in estimates.values()) and len(estimates) == (build[0] == "table")
     assert steps and all(group in (0, 1) for group, *_ in steps)
+    assert any(expected is not None for _, _, _, expected, _ in steps)
     for group, name, signatures, expected, hits in steps:
+        if expected is None:
+            assert signatures == [], name
+            continue
         assert signatures in ([expected], []), name
         assert signatures or group == 1, name
         if signatures and group == 1:
@@ -488,7 +542,7 @@ def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
     import pipeline.log.shard as shard
     from pipeline.cli import app
 
-    monkeypatch.setattr(shard, "compile_estimate", lambda validation=False, engines=("table",): 12.4)
+    monkeypatch.setattr(shard, "compile_estimate", lambda validation=False, engines=(shard.CLASSIC,): 12.4)
     result = CliRunner().invoke(app, ["generate", "--games", "3", "--out", str(tmp_path / "d"), "-q"])
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[0] == "compiling the game engine, once, about 12 s"
@@ -504,20 +558,22 @@ def _python_wrapper(dispatcher) -> list[int]:
     return [o.library.get_pointer_to_function(o.fndesc.llvm_cpython_wrapper_name) for o in dispatcher.overloads.values()]
 
 
-@pytest.mark.parametrize("engine", ["table", "steal", "arneson"])
-def test_steps_have_no_python_wrapper_and_the_entries_do(engine):
+@pytest.mark.parametrize("build", list(WARM_RULES), ids=build_id)
+def test_steps_have_no_python_wrapper_and_the_entries_do(build):
     """Only compiled code calls a step, so numba builds no wrapper for Python to call it through
     (building them was a quarter of the steps' compile); play_games and the encoder's pass,
     which Python calls, keep theirs."""
-    from pipeline.engines.compiled.state import compile_steps, with_parts
+    from pipeline.engines.compiled.state import called, compile_steps, with_parts
     from pipeline.log.compiled_codec import encode_pass
-    from pipeline.log.shard import ENGINES, WARM_RULES, warm
+    from pipeline.log.shard import ENGINES, warm
 
-    warm(engines=(engine,))  # loads the engine's games and the encoder's pass
-    module = ENGINES[engine]
+    warm(engines=(build,))  # loads the build's games and the encoder's pass
+    module = ENGINES[build[0]]
     steps = [step for group in module.STEPS for step in group]
-    compile_steps(steps, with_parts(module.structures(build_rules(*WARM_RULES[engine]))))
+    structures = with_parts(module.structures(build_rules(*WARM_RULES[build])))
+    compile_steps(steps, structures)
     for step in steps:
-        assert _python_wrapper(step) and not any(_python_wrapper(step)), step.py_func.__name__
+        wrappers = _python_wrapper(step)
+        assert (wrappers or not called(step, structures)) and not any(wrappers), step.py_func.__name__
     for entry in (module.play_games, encode_pass):
         assert _python_wrapper(entry) and all(_python_wrapper(entry)), entry.py_func.__name__

@@ -12,12 +12,13 @@ import re
 import shlex
 import shutil
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..engines.game import Policies, policy_specs, tournament_seatings
 from ..errors import DatasetError, RulesError
-from ..log.shard import shard_tables, warm
+from ..log.shard import engines_for, shard_tables, warm
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
@@ -336,8 +337,8 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
     if scheduler is not None:
         results = run_tasks_dask(run_shard, todo, scheduler, progress, lambda s: s.stop - s.start)
     else:
-        results = run_tasks(run_shard, todo, workers, progress, warm=_warm, fork=not is_remote(target),
-                            count=count - len(finished))
+        results = run_tasks(run_shard, todo, workers, progress, warm=partial(_warm, [plan.rules for plan in plans]),
+                            fork=not is_remote(target), count=count - len(finished))
     for result in results:
         files.extend(result)
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
@@ -394,9 +395,10 @@ def _intact(path, sha256: str) -> bool:
         return False
 
 
-def _warm() -> None:
-    """Load the compiled engine in this process, so that forked workers have it ready."""
-    warm()
+def _warm(rule_sets) -> None:
+    """Load the compiled engine builds that play `rule_sets` in this process, so that forked
+    workers have them ready."""
+    warm(engines=engines_for(rule_sets))
 
 
 def _swap_in(staging: Path, root: Path) -> None:

@@ -122,48 +122,78 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     return rows_table(ids, rows), games_table(records)
 
 
-# Seconds a first run spends compiling, on the development machine (2 cores, nothing else
-# running): an engine's with warm's two processes (the encoder and checks compile in the second
-# meanwhile), and the encoder's and checks' alone; `python bench/kernel_equality.py warm`
-# measures them again. What the first run's message announces.
-COMPILE_SECONDS = {"table": 9.0, "steal": 13.0, "arneson": 13.0, "encode_pass": 2.5, "balance": 0.6}
 # The compiled engines by name (families.Family.compiled): each module's play_games, play_arrays,
-# structures and STEPS serve warm.
+# structures, keeps_positions and STEPS serve warm.
 ENGINES = {"table": compiled_table, "steal": compiled_steal, "arneson": compiled_arneson}
 
+# What numba compiles an engine for: its name, and whether its games keep positions (each
+# module's keeps_positions). The table engine has both builds, one for the rule sets that look
+# for cycles and one without their code; a run compiles only those its rule sets need.
+Build = tuple[str, bool]
+CLASSIC: Build = ("table", False)
 
-def engines_for(rule_sets) -> set[str]:
-    """The compiled engines that play these rule sets (family_of(rules).compiled of each that
-    the compiled engine plays), for warm."""
-    return {family_of(rules).compiled for rules in rule_sets if family_of(rules).compiled}
+# The rules of one tiny game per build: what warm plays to load (or compile) it.
+WARM_RULES: dict[Build, tuple[str, dict]] = {
+    ("table", False): ("classic", {"ranks": "5", "suits": "2"}),
+    ("table", True): ("classic", {"ranks": "5", "suits": "2", "pickup": "winner_first"}),
+    ("steal", False): ("steal", {"ranks": "5", "suits": "2"}),
+    ("arneson", True): ("arneson", {"ranks": "5", "suits": "2"}),
+}
+
+# Seconds a first run spends compiling, on the development machine (2 cores, nothing else
+# running): a build's with warm's two processes (the encoder and checks compile in the second
+# meanwhile), and the encoder's and checks' alone; `python bench/kernel_equality.py warm`
+# measures them again. What the first run's message announces.
+COMPILE_SECONDS = {("table", False): 6.0, ("table", True): 9.0, ("steal", False): 13.0, ("arneson", True): 13.0,
+                   "encode_pass": 2.5, "balance": 0.6}
+
+
+def engines_for(rule_sets) -> set[Build]:
+    """The builds of the compiled engines that play these rule sets (family_of(rules).compiled
+    of each that the compiled engine plays, and whether its games keep positions), for warm."""
+    return {(name, ENGINES[name].keeps_positions(rules)) for rules in rule_sets
+            if (name := family_of(rules).compiled)}
+
+
+def _warm_structures(build: Build) -> dict:
+    """What the build's play_games takes besides its numbers, for its tiny warm game."""
+    return ENGINES[build[0]].structures(build_rules(*WARM_RULES[build]))
 
 
 def _encoder_and_checks(validation: bool) -> list[tuple[str, object]]:
     return [("encode_pass", encode_pass)] + ([("balance", balance)] if validation else [])
 
 
-def _cached(dispatcher) -> bool:
+def _cached(dispatcher, game=None) -> bool:
     """Whether numba's cache holds machine code of `dispatcher` for this source and this
-    machine. Reads numba's cache index (not a public API): when it cannot tell, True, so that
-    the first run says nothing rather than something false."""
+    machine, and when `game` (a state.Game) is given, for a signature that takes a game of its
+    type. Reads numba's cache index (not a public API): when it cannot tell, True, so that the
+    first run says nothing rather than something false."""
     try:
+        from numba import typeof
+
         cache = dispatcher._cache
         index = cache._cache_file._load_index()
         codegen = dispatcher.targetctx.codegen()
         _sig, magic, code = cache._index_key(None, codegen)
-        return any(key[1] == magic and key[2] == code for key in index)
+        wanted = None if game is None else typeof(game)
+        return any(key[1] == magic and key[2] == code and (wanted is None or wanted in key[0]) for key in index)
     except Exception:  # numba's internals moved: say nothing
         return True
 
 
-def compile_estimate(validation: bool = False, engines=("table",)) -> float:
-    """About how many seconds numba will spend compiling the compiled `engines` and the encoder
-    (and with `validation` the checks validation runs) before they first play on this machine: 0
-    when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them. While an engine
-    compiles, the encoder and checks compile in warm's second process, at no cost in time."""
+def _build_cached(build: Build) -> bool:
+    return _cached(ENGINES[build[0]].play_games, _warm_structures(build)["game"])
+
+
+def compile_estimate(validation: bool = False, engines=(CLASSIC,)) -> float:
+    """About how many seconds numba will spend compiling the engine builds `engines` and the
+    encoder (and with `validation` the checks validation runs) before they first play on this
+    machine: 0 when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them. While an
+    engine compiles, the encoder and checks compile in warm's second process, at no cost in time."""
     if not HAVE_NUMBA:
         return 0.0
-    engines_seconds = sum(COMPILE_SECONDS[name] for name in engines if not _cached(ENGINES[name].play_games))
+    engines_seconds = sum(COMPILE_SECONDS[build] for build in engines if not _build_cached(build))
     return engines_seconds or sum(COMPILE_SECONDS[name] for name, f in _encoder_and_checks(validation)
                                  if not _cached(f))
 
@@ -180,20 +210,11 @@ def compile_encoder(validation: bool = False) -> None:
                 KIND_SET_ASIDE, 52)
 
 
-# The rules of one tiny game per compiled engine: what warm plays to load (or compile) it.
-WARM_RULES = {
-    "table": ("classic", {"ranks": "5", "suits": "2"}),
-    "steal": ("steal", {"ranks": "5", "suits": "2"}),
-    "arneson": ("arneson", {"ranks": "5", "suits": "2"}),
-}
-
-
 def compile_steps_of(engines, group: int) -> None:
-    """Compile (or load) group `group` of the `engines`' called steps (their modules' STEPS: 0
-    for this process, 1 for the helper of a first run) for the types a game calls them with."""
-    for name in sorted(engines):
-        module = ENGINES[name]
-        compile_steps(module.STEPS[group], with_parts(module.structures(build_rules(*WARM_RULES[name]))))
+    """Compile (or load) group `group` of the engine builds' called steps (their modules' STEPS:
+    0 for this process, 1 for the helper of a first run) for the types a game calls them with."""
+    for build in sorted(engines):
+        compile_steps(ENGINES[build[0]].STEPS[group], with_parts(_warm_structures(build)))
 
 
 def compile_in_helper(validation: bool, engines) -> None:
@@ -206,9 +227,9 @@ def compile_in_helper(validation: bool, engines) -> None:
 
 
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
-         engines=("table",)) -> None:
-    """Load (or compile) the compiled `engines`' and the encoder's machine code now, by playing
-    one tiny game on each, so that the work that follows starts at once. When they must be
+         engines=(CLASSIC,)) -> None:
+    """Load (or compile) the machine code of the engine builds `engines` (engines_for) and the
+    encoder now, by playing one tiny game on each, so that the work that follows starts at once. When they must be
     compiled first, `on_compile(seconds)` is called before, with about how long it takes
     (compile_estimate), and the compile is shared with a second process (compile_in_helper):
     each compiles a group of the engines' steps into numba's cache, then this one the games
@@ -220,7 +241,7 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     if seconds and on_compile is not None:
         on_compile(seconds)
     helper = None
-    if seconds and not all(_cached(ENGINES[name].play_games) for name in engines):
+    if seconds and not all(_build_cached(build) for build in engines):
         try:
             helper = subprocess.Popen([sys.executable, "-c", "from pipeline.log.shard import compile_in_helper; "
                                        f"compile_in_helper({validation}, {sorted(engines)!r})"],
@@ -231,9 +252,9 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
         if helper is not None:
             helper.stdout.readline()  # its steps are in the cache; if it failed, they compile here
     played = []
-    for name in sorted(engines):
-        rules = build_rules(*WARM_RULES[name])
-        played.append((rules, ENGINES[name].play_arrays(rules, 0, 0, 1)))
+    for build in sorted(engines):
+        rules = build_rules(*WARM_RULES[build])
+        played.append((rules, ENGINES[build[0]].play_arrays(rules, 0, 0, 1)))
     if helper is not None:
         helper.wait()
         helper.stdout.close()

@@ -601,6 +601,12 @@ def fits(rules: RuleSet, policies=()) -> bool:
             and seat_policy_codes(rules, policies) is not None)
 
 
+def keeps_positions(rules: RuleSet) -> bool:
+    """Arneson's War's games always keep positions (table.keeps_positions): whether they look
+    for cycles depends on the seats' policies too, and one engine serves them all."""
+    return True
+
+
 def compile_rules(rules: RuleSet, policy: np.ndarray):
     """The rule set as the engine reads it (table.compile_rules), with Arneson's War's own: wars
     of WAR_DOWN cards, and cycles looked for only under a fixed pickup order when no seat
@@ -618,7 +624,8 @@ def structures(rules: RuleSet, policy: np.ndarray | None = None, games: int = 1,
     if policy is None:
         policy = np.zeros(PLAYERS, np.int64)
     compiled = compiled or compile_rules(rules, policy)
-    game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions)
+    game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions,
+                                               keep_positions=True)
     arn = Arneson(policy, np.zeros((PLAYERS, 4), np.uint64), np.zeros((PLAYERS, HAND_SIZE), np.int32),
                   np.zeros(PLAYERS, np.int64), stored_hands(game), np.zeros(1, np.int64))
     return {"deals": deal_arrays(rules, deals), "game": game, "arn": arn, "results": new_results(games, PLAYERS)}

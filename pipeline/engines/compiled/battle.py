@@ -21,7 +21,7 @@ from .layout import (
     PICKUP_SHUFFLED,
     PICKUP_WINNER_FIRST,
 )
-from .moves import draw, emit, push_cards, push_seats, put_under, take_top
+from .moves import draw, emit, forget_pile, push_cards, push_seats, put_under, take_top
 from .rng import _shuffle
 from .state import ZERO, borrowing
 
@@ -103,8 +103,7 @@ def forfeit(s, battle, table_size, game):
     seats.pile_size[s] = 0
     seats.won_size[s] = 0
     seats.alive[s] = False
-    game.positions.pile_hash[s] = 0
-    game.positions.stream_start[s] = game.positions.stream_end[s]
+    forget_pile(s, game.positions)
     push_cards(game.log, table.cards, first, table_size)
     emit(game.log, battle, KIND_FORFEIT, s, 0, NO_NOTE)
     emit(game.log, battle, KIND_OUT, s, 0, NO_NOTE)

@@ -8,6 +8,8 @@ and a hash hit is compared card for card against the stored position before it c
 
 Most games never look: table.play_games plays a game without positions first, and again with
 them only when it lasts (Workspace.watch; docs/decisions.md says why that finds the same cycles).
+A game whose rules cannot repeat a position has None for positions, and the steps here compile
+to nothing for it (see moves.py).
 """
 
 from __future__ import annotations
@@ -18,15 +20,19 @@ from .rng import HASH_START, _fold, _mix
 from .state import borrowing
 
 
-@borrowing(inline="always")
+@borrowing
 def room_for_position(positions, stored):
     """Whether the buffers hold one more position after `stored` of them."""
+    if positions is None:
+        return True
     return stored + 1 < positions.hashes.shape[0]
 
 
-@borrowing(inline="always")
+@borrowing
 def room_in_streams(rules, positions):
     """Whether every seat's stream holds the cards of one more battle (at most the deck)."""
+    if positions is None:
+        return True
     for s in range(rules.players):
         if positions.stream_end[s] + rules.deck_size > positions.stream.shape[1]:
             return False
@@ -65,12 +71,14 @@ def is_current_position(number, rules, seats, positions):
     return True
 
 
-@borrowing(inline="always")
+@borrowing
 def earlier_position(rules, seats, positions, stored, attempt):
     """The number of the game's earlier position equal to the current one; else -1, the current
     position stored as number `stored` (there is room, see room_for_position). A slot is filled
     when slot_attempt holds `attempt`, which numbers the attempts at a game (a game is played
     again when a buffer grows): slots left by earlier attempts count as empty."""
+    if positions is None:
+        return np.int64(-1)
     h = position_hash(rules, seats, positions)
     slots = positions.slots
     slot_mask = slots.shape[0] - 1

@@ -28,7 +28,7 @@ from .layout import (
     SUMMARY_WARS,
     SUMMARY_WINNER,
 )
-from .moves import emit, follow_under, push_cards
+from .moves import emit, push_cards, start_pile
 from .rng import _seed, _shuffle
 from .state import (
     CARDS,
@@ -76,11 +76,7 @@ def deal(index, game_seed, deals, game):
         for i in range(size):
             seats.pile[s, i] = deck[dealt + i] if explicit else deck[s + i * players]
         dealt += size
-        positions.pile_hash[s] = 0
-        positions.stream_start[s] = 0
-        positions.stream_end[s] = 0
-        if rules.detect_cycles:
-            follow_under(s, seats.pile[s], size, 0, positions)
+        start_pile(s, seats.pile[s], size, rules, positions)
         push_cards(log, seats.pile[s], 0, size)
         emit(log, 0, KIND_DEAL, s, 0, NO_NOTE)
     if dealt < deck_size:

@@ -2,7 +2,11 @@
 put under a pile, a won pile reshuffled into the pile. Each keeps the pile's hash and stream
 (state.Positions, for cycle detection) in step with the pile.
 
-The smallest, called for every card or event, are inlined into their callers.
+The smallest, called for every card or event, are inlined into their callers; those that keep
+the positions are not. A game that cannot repeat a position has None for positions
+(state.new_game): each of these begins with `if positions is None: return`, which numba prunes
+on the argument's type before typing, so for that game it compiles to nothing (and LLVM removes
+the call), and for a game with positions LLVM inlines it.
 """
 
 from __future__ import annotations
@@ -67,15 +71,25 @@ def take_top(s, rules, seats, positions):
     card = seats.pile[s, head]
     seats.pile_head[s] = (head + 1) & (seats.pile.shape[1] - 1)
     seats.pile_size[s] -= 1
-    if rules.detect_cycles:
-        positions.pile_hash[s] = (positions.pile_hash[s] - np.uint64(card + 1)) * PILE_BASE_INVERSE
-        positions.stream_start[s] += 1
+    follow_top(s, card, rules, positions)
     return card
 
 
-@borrowing(inline="always")
+@borrowing
+def follow_top(s, card, rules, positions):
+    """`card` was taken from the top of seat s's pile: its hash and stream follow."""
+    if positions is None:
+        return
+    if rules.detect_cycles:
+        positions.pile_hash[s] = (positions.pile_hash[s] - np.uint64(card + 1)) * PILE_BASE_INVERSE
+        positions.stream_start[s] += 1
+
+
+@borrowing
 def follow_under(s, cards, count, old_size, positions):
     """cards[:count] were put under seat s's pile of old_size cards: its hash and stream follow."""
+    if positions is None:
+        return
     h = positions.pile_hash[s]
     end = positions.stream_end[s]
     for i in range(count):
@@ -96,6 +110,27 @@ def put_under(s, cards, count, rules, seats, positions):
     if rules.detect_cycles:
         follow_under(s, cards, count, size, positions)
     seats.pile_size[s] = size + count
+
+
+@borrowing
+def start_pile(s, cards, size, rules, positions):
+    """Seat s was dealt cards[:size]: its hash and stream start with them."""
+    if positions is None:
+        return
+    positions.pile_hash[s] = 0
+    positions.stream_start[s] = 0
+    positions.stream_end[s] = 0
+    if rules.detect_cycles:
+        follow_under(s, cards, size, 0, positions)
+
+
+@borrowing
+def forget_pile(s, positions):
+    """Seat s's pile was emptied at once (a forfeit): its hash and stream start again."""
+    if positions is None:
+        return
+    positions.pile_hash[s] = 0
+    positions.stream_start[s] = positions.stream_end[s]
 
 
 @borrowing

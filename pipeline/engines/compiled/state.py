@@ -108,13 +108,15 @@ class Positions(NamedTuple):
 
 
 class Game(NamedTuple):
-    """Everything the steps of a game read and write."""
+    """Everything the steps of a game read and write. `positions` is None for a game that keeps
+    none (see Workspace.game_for): numba then compiles a build of the engine without the code
+    that keeps them (moves.py)."""
 
     rules: Rules
     rng: np.ndarray             # uint64 [4]: the game's generator (xoshiro256** state, see rng.py)
     seats: Seats
     table: Table
-    positions: Positions
+    positions: Positions | None
     log: EventLog
 
 
@@ -181,7 +183,14 @@ def compile_steps(steps, structures: dict) -> None:
     the cache while the first compiles the others, so the game that calls them, compiled next,
     loads them instead (log.shard.warm)."""
     for step in steps:
-        step.compile(step_types(step, structures))
+        if called(step, structures):
+            step.compile(step_types(step, structures))
+
+
+def called(step, structures: dict) -> bool:
+    """Whether a game of these structures (with_parts) calls `step`: a step that takes the
+    positions alone serves only a game that keeps them."""
+    return structures["positions"] is not None or "positions" not in inspect.signature(step.py_func).parameters
 
 
 def with_parts(structures: dict) -> dict:
@@ -238,11 +247,11 @@ def new_results(games: int, players: int) -> Results:
                    np.zeros((games, players), np.int32), np.zeros(games, np.uint64))
 
 
-def new_game(rules: Rules, events: int, cards: int, seats: int, positions: int) -> Game:
+def new_game(rules: Rules, events: int, cards: int, seats: int, positions: int, keep_positions: bool) -> Game:
     """A game's state for `rules`, room for `events` events (and `cards`, `seats` values of them)
-    and `positions` positions a game to begin with."""
+    and `positions` positions a game to begin with; None for positions unless `keep_positions`."""
     return Game(rules, np.zeros(4, np.uint64), new_seats(rules.players, rules.deck_size),
-                new_table(rules.players, rules.deck_size), new_positions(rules, positions),
+                new_table(rules.players, rules.deck_size), new_positions(rules, positions) if keep_positions else None,
                 new_event_log(events, cards, seats))
 
 
@@ -268,16 +277,21 @@ class Workspace:
         self.attempt = 0
         self.unwatched: dict[str, list[int]] = {}
 
-    def game_for(self, rules: Rules, events: int, cards: int, seats: int, positions: int) -> Game:
+    def game_for(self, rules: Rules, events: int, cards: int, seats: int, positions: int,
+                 keep_positions: bool | None = None) -> Game:
         """The kept state when it fits `rules` (same seats, deck and kind of positions), with an
-        empty log at least as large as asked; else a new one."""
+        empty log at least as large as asked; else a new one. It keeps positions when
+        `keep_positions`, by default when the rules look for cycles: a game without them has
+        None, and numba compiles its engine without the code that keeps them."""
+        keep = rules.detect_cycles if keep_positions is None else keep_positions
         game = self.game
-        if game is not None and _same_shapes(game.rules, rules) and game.log.rows.shape[0] >= events \
+        if game is not None and _same_shapes(game.rules, rules) and (game.positions is not None) == keep \
+                and game.log.rows.shape[0] >= events \
                 and game.log.card_values.shape[0] >= cards and game.log.seat_values.shape[0] >= seats:
             game.log.fill[:] = 0
             return game._replace(rules=rules)
         self.game = None
-        return new_game(rules, events, cards, seats, positions)
+        return new_game(rules, events, cards, seats, positions, keep)
 
     def watch(self, rules, compiled: Rules) -> int:
         """How many battles a game of these rules plays before it is played again looking for

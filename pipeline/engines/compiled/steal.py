@@ -518,6 +518,11 @@ def fits(rules: RuleSet, policies=()) -> bool:
             and seat_policy_rows(rules, policies) is not None)
 
 
+def keeps_positions(rules: RuleSet) -> bool:
+    """Steal War never looks for cycles: its games keep no positions (table.keeps_positions)."""
+    return False
+
+
 def compile_rules(rules: RuleSet):
     """The rule set as the engine reads it (table.compile_rules), with Steal War's fixed rules:
     won piles, no cycles looked for, wars of `war_down` cards (3 under by_rank, as

@@ -39,6 +39,7 @@ import numpy as np
 
 from ...model.cards import Deck
 from ...model.schema import PICKUPS, RuleSet
+from ..play import FIXED_PICKUPS
 from ..table import war_values
 from .battle import war_round
 from .cycles import is_current_position
@@ -124,8 +125,15 @@ def compile_rules(rules: RuleSet) -> Rules:
         single_up=rules.war_tiebreak == "single_up", shortfall_loses=rules.shortfall == "lose",
         pickup=PICKUPS.index(rules.pickup), wars_to_win=min(int(rules.wars_to_win or 0), big),
         max_battles=min(int(rules.max_battles), big),
-        detect_cycles=rules.pickup in ("table_order", "winner_first"),
+        detect_cycles=keeps_positions(rules),
     )
+
+
+def keeps_positions(rules: RuleSet) -> bool:
+    """Whether games of the rule set keep their positions, to look for cycles: only a fixed
+    pickup order can repeat one. A game that does not has None for positions (state.Game), and
+    numba compiles a second engine for it, without the code that keeps them (state.py)."""
+    return rules.pickup in FIXED_PICKUPS
 
 
 def deal_arrays(rules: RuleSet, deals) -> Deals:
@@ -152,7 +160,8 @@ def structures(rules: RuleSet, games: int = 1, capacity: int = 64, positions: in
 
 # The steps play_game calls (not inlined), which numba compiles before it: on a first run one
 # process compiles the first group while another compiles the second (log.shard.warm), about
-# 2.6 and 2.4 s of CPU on the development machine (war_round compiles forfeit with it).
+# 2.8 and 3.4 s of CPU on the development machine in a slow hour (war_round compiles forfeit
+# with it). The build without positions calls no is_current_position (state.called).
 STEPS = ((deal, reshuffle, end_game, is_current_position), (war_round,))
 
 

@@ -41,7 +41,7 @@ from ...model.cards import Deck
 from ...model.schema import PICKUPS, RuleSet
 from ..play import FIXED_PICKUPS
 from ..table import war_values
-from .battle import war_round
+from .battle import forfeit, war_round
 from .cycles import is_current_position
 from .game import DONE, GROW_EVENTS, GROW_STREAMS, LOOK_FOR_CYCLES, deal, end_game, play_game
 from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
@@ -159,10 +159,12 @@ def structures(rules: RuleSet, games: int = 1, capacity: int = 64, positions: in
 
 
 # The steps play_game calls (not inlined), which numba compiles before it: on a first run one
-# process compiles the first group while another compiles the second (log.shard.warm), about
-# 2.8 and 3.4 s of CPU on the development machine in a slow hour (war_round compiles forfeit
-# with it). The build without positions calls no is_current_position (state.called).
-STEPS = ((deal, reshuffle, end_game, is_current_position), (war_round,))
+# process compiles the first group while another compiles the second (log.shard.warm). The
+# helper starts its group about 0.8 s later, and its war_round calls forfeit: the first group
+# compiles forfeit first, so that the helper mostly finds it in the cache (it compiles it
+# again when not), which made the first `war demo` about 0.93x as long. The build without
+# positions calls no is_current_position (state.called).
+STEPS = ((forfeit, deal, reshuffle, end_game, is_current_position), (war_round,))
 
 
 def events_a_game(rules: RuleSet) -> int:

@@ -183,6 +183,7 @@ def _cached(dispatcher, game=None) -> bool:
 
 
 def _build_cached(build: Build) -> bool:
+    """Whether numba's cache holds the build's games (its play_games for its kind of game)."""
     return _cached(ENGINES[build[0]].play_games, _warm_structures(build)["game"])
 
 
@@ -229,12 +230,12 @@ def compile_in_helper(validation: bool, engines) -> None:
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
          engines=(CLASSIC,)) -> None:
     """Load (or compile) the machine code of the engine builds `engines` (engines_for) and the
-    encoder now, by playing one tiny game on each, so that the work that follows starts at once. When they must be
-    compiled first, `on_compile(seconds)` is called before, with about how long it takes
-    (compile_estimate), and the compile is shared with a second process (compile_in_helper):
-    each compiles a group of the engines' steps into numba's cache, then this one the games
-    that call them, which load the helper's steps from the cache, while the helper compiles
-    the encoder."""
+    encoder now, by playing one tiny game on each, so that the work that follows starts at
+    once. When they must be compiled first, `on_compile(seconds)` is called before, with about
+    how long it takes (compile_estimate), and the compile is shared with a second process
+    (compile_in_helper): each compiles a group of the builds' steps into numba's cache, then
+    this one the games that call them, which load the helper's steps from the cache, while the
+    helper compiles the encoder."""
     if not HAVE_NUMBA or not engines:
         return
     seconds = compile_estimate(validation, engines)

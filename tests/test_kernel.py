@@ -508,7 +508,7 @@ def test_a_first_run_compiles_each_step_once(build, tmp_path):
     type, or a helper that did nothing, would compile them again). A step only another step
     calls (Steal War's lay_down) is not compiled by this process at all; one of this process's
     own the helper may have needed first, and compiled into the cache. A step the build never
-    calls (cycle detection's, in a build without positions) is compiled for nothing. Then numba's
+    calls (cycle detection's, in a build without positions) is not compiled. Then numba's
     cache holds this build and not the engine's other one (the table engine's): a run that needs
     the other is told it compiles."""
     import json

@@ -625,7 +625,7 @@ def structures(rules: RuleSet, policy: np.ndarray | None = None, games: int = 1,
         policy = np.zeros(PLAYERS, np.int64)
     compiled = compiled or compile_rules(rules, policy)
     game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions,
-                                               keep_positions=True)
+                                               keep_positions=keeps_positions(rules))
     arn = Arneson(policy, np.zeros((PLAYERS, 4), np.uint64), np.zeros((PLAYERS, HAND_SIZE), np.int32),
                   np.zeros(PLAYERS, np.int64), stored_hands(game), np.zeros(1, np.int64))
     return {"deals": deal_arrays(rules, deals), "game": game, "arn": arn, "results": new_results(games, PLAYERS)}

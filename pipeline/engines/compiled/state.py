@@ -281,8 +281,9 @@ class Workspace:
                  keep_positions: bool | None = None) -> Game:
         """The kept state when it fits `rules` (same seats, deck and kind of positions), with an
         empty log at least as large as asked; else a new one. It keeps positions when
-        `keep_positions`, by default when the rules look for cycles: a game without them has
-        None, and numba compiles its engine without the code that keeps them."""
+        `keep_positions` (each engine module's keeps_positions, which also names the build warm
+        compiles), by default when the rules look for cycles: a game without them has None,
+        and numba compiles its engine without the code that keeps them."""
         keep = rules.detect_cycles if keep_positions is None else keep_positions
         game = self.game
         if game is not None and _same_shapes(game.rules, rules) and (game.positions is not None) == keep \

@@ -545,7 +545,8 @@ def structures(rules: RuleSet, policy: np.ndarray | None = None, games: int = 1,
         policy = np.zeros((players, 3), np.int64)
     rank = Deck(rules.ranks, rules.suits, rules.jokers).rank
     copies = np.bincount(np.array(rank, dtype=np.int64), minlength=max(rank) + 1).astype(np.int64)
-    game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 4 + 16, 1)
+    game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 4 + 16, 1,
+                                               keep_positions=keeps_positions(rules))
     steal = Steal(policy, np.zeros((players, 4), np.uint64), copies, np.zeros(copies.shape[0], np.int64),
                   np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
                   np.zeros(2, np.int64))

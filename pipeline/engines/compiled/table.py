@@ -154,7 +154,8 @@ def structures(rules: RuleSet, games: int = 1, capacity: int = 64, positions: in
     """What play_games takes besides its numbers, by parameter name: the deals, the game's state
     (from `workspace` when given) and the results."""
     compiled = compiled or compile_rules(rules)
-    game = (workspace or Workspace()).game_for(compiled, capacity, capacity, capacity // 10 + 16, positions)
+    game = (workspace or Workspace()).game_for(compiled, capacity, capacity, capacity // 10 + 16, positions,
+                                               keep_positions=keeps_positions(rules))
     return {"deals": deal_arrays(rules, deals), "game": game, "results": new_results(games, compiled.players)}
 
 

@@ -11,7 +11,7 @@ from numba.core import config  # noqa: E402
 from numba.core.compiler import Compiler  # noqa: E402
 
 from pipeline.engines.compiled import arneson, battle, game, moves, steal, table  # noqa: E402
-from pipeline.engines.compiled.jit import QUICK_OPT, QuickCompiler, njit, optimising  # noqa: E402
+from pipeline.engines.compiled.jit import QUICK_OPT, LinkedCompiler, QuickCompiler, njit, optimising  # noqa: E402
 from pipeline.log import compiled_codec, invariants  # noqa: E402
 
 
@@ -85,11 +85,15 @@ def test_numba_opt_in_the_environment_wins(monkeypatch):
     assert config.OPT is before
 
 
-@pytest.mark.parametrize("dispatcher, quick", [
-    (table.play_games, True), (steal.play_games, True), (arneson.play_games, True),
-    (game.play_game, True), (game.deal, True), (battle.war_round, True), (moves.reshuffle, True),
-    (steal.play_game, True), (arneson.play_game, True),
-    (compiled_codec.encode_pass, False), (invariants.balance, False),
+@pytest.mark.parametrize("dispatcher, quick, linked", [
+    (table.play_games, True, False), (steal.play_games, True, False), (arneson.play_games, True, False),
+    (game.play_game, True, True), (game.deal, True, True), (battle.war_round, True, True),
+    (battle.settle, True, True), (moves.reshuffle, True, True), (steal.play_game, True, True),
+    (arneson.play_game, True, True), (compiled_codec.encode_pass, False, False), (invariants.balance, False, False),
 ])
-def test_engines_compile_quick_and_the_encoder_and_checks_do_not(dispatcher, quick):
-    assert (dispatcher._compiler.pipeline_class is QuickCompiler) is quick
+def test_engines_compile_quick_and_the_encoder_and_checks_do_not(dispatcher, quick, linked):
+    """The games' entry points compile quick; the steps below them quick and only to be linked
+    (engines.compiled.linking); the encoder and checks as numba does."""
+    pipeline_class = dispatcher._compiler.pipeline_class
+    assert issubclass(pipeline_class, QuickCompiler) is quick
+    assert (pipeline_class is LinkedCompiler) is linked

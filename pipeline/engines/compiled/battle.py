@@ -39,7 +39,7 @@ def lay_face_up(s, battle, table_size, game):
     return table_size + 1
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def open_battle(battle, game):
     """Every seat still in the game plays a card: returns (contenders, table size)."""
     table = game.table
@@ -159,7 +159,7 @@ def war_round(battle, depth, tied, rank, table_size, game):
     return ready, table_size
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def settle(battle, contenders, table_size, game):
     """Wars until one seat's card is the highest: returns (the winner, or NO_SEAT when no seat
     is left in the war; the war depth; the table size)."""
@@ -195,7 +195,7 @@ def take(winner, cards, count, battle, game):
     emit(game.log, battle, KIND_COLLECT, winner, 0, NO_NOTE)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def collect(winner, battle, table_size, game):
     """The winner collects the table in the rule set's pickup order."""
     table = game.table
@@ -225,7 +225,7 @@ def set_aside(battle, table_size, game):
     emit(game.log, battle, KIND_SET_ASIDE, NO_SEAT, 0, NO_NOTE)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def retire_empty(battle, game):
     """The seats left without cards are out: returns (seats still in, the first of them)."""
     seats = game.seats
@@ -244,7 +244,7 @@ def retire_empty(battle, game):
 
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def duel(battle, game):
     """The cards of a two-seat battle that needs no war and no reshuffle (both piles hold a card,
     the two ranks differ), most battles of a two-seat game: each seat plays its top card, with

@@ -20,6 +20,8 @@ try:  # numba is optional: without it the compiled engines are not used and the 
     import numba
     from numba.core import config
     from numba.core.compiler import Compiler
+
+    from .linking import linked_library
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover
     HAVE_NUMBA = False
@@ -55,13 +57,25 @@ if HAVE_NUMBA:
             with optimising(QUICK_OPT):
                 return super().compile_extra(func)
 
-    def njit(*args, quick: bool = False, **options):
-        """numba.njit; with `quick`, compiled at QUICK_OPT (QuickCompiler)."""
-        if quick:
+    class LinkedCompiler(QuickCompiler):
+        """QuickCompiler for a game's step, whose code is only linked into its callers': it is
+        compiled into a linking.LinkedLibrary, without module passes or machine code."""
+
+        def compile_extra(self, func):
+            if self.state.library is None:
+                self.state.library = linked_library(self.state.targetctx, func.__qualname__)
+            return super().compile_extra(func)
+
+    def njit(*args, quick: bool = False, linked: bool = False, **options):
+        """numba.njit; with `quick`, compiled at QUICK_OPT (QuickCompiler); with `linked` too,
+        into code that only its callers link (LinkedCompiler)."""
+        if linked:
+            options["pipeline_class"] = LinkedCompiler
+        elif quick:
             options["pipeline_class"] = QuickCompiler
         return numba.njit(*args, **options)
 else:  # pragma: no cover
-    def njit(*args, quick: bool = False, **options):
+    def njit(*args, quick: bool = False, linked: bool = False, **options):
         if args and callable(args[0]):
             return args[0]
         return lambda f: f

@@ -41,7 +41,7 @@ from ...model.cards import Deck
 from ...model.schema import PICKUPS, RuleSet
 from ..play import FIXED_PICKUPS
 from ..table import war_values
-from .battle import forfeit, war_round
+from .battle import collect, duel, forfeit, open_battle, retire_empty, settle, war_round
 from .cycles import is_current_position
 from .game import DONE, GROW_EVENTS, GROW_STREAMS, LOOK_FOR_CYCLES, deal, end_game, play_game
 from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
@@ -159,13 +159,15 @@ def structures(rules: RuleSet, games: int = 1, capacity: int = 64, positions: in
     return {"deals": deal_arrays(rules, deals), "game": game, "results": new_results(games, compiled.players)}
 
 
-# The steps play_game calls (not inlined), which numba compiles before it: on a first run one
-# process compiles the first group while another compiles the second (log.shard.warm). The
-# helper starts its group about 0.8 s later, and its war_round calls forfeit: the first group
-# compiles forfeit first, so that the helper mostly finds it in the cache (it compiles it
-# again when not), which made the first `war demo` about 0.93x as long. The build without
-# positions calls no is_current_position (state.called).
-STEPS = ((forfeit, deal, reshuffle, end_game, is_current_position), (war_round,))
+# The steps play_game calls or links in (not inlined by numba), which numba compiles before it:
+# on a first run this process compiles the first group while the helper compiles the second,
+# then this one the game and the checks while the helper compiles the encoder (log.shard.warm);
+# the groups are sized so that both finish together. A step compiles what it calls first, so
+# each group holds what the other needs late: the helper's reshuffle (every draw calls it)
+# before this process reaches open_battle, its war_round before settle, which calls it. The
+# build without positions calls no is_current_position (state.called).
+STEPS = ((deal, end_game, duel, collect, open_battle, retire_empty, is_current_position, settle),
+         (reshuffle, forfeit, war_round))
 
 
 def events_a_game(rules: RuleSet) -> int:

@@ -17,7 +17,7 @@ from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMAR
 from pipeline.engines.compiled.state import Workspace  # noqa: E402
 from pipeline.engines.compiled.table import compile_rules, play_arrays  # noqa: E402
 from pipeline.engines.game import policy_specs  # noqa: E402
-from pipeline.log.shard import ENGINES, WARM_RULES, compiled_plays, compiled_shard, play_range_fast, shard_tables  # noqa: E402
+from pipeline.log.shard import CLASSIC, ENGINES, WARM_RULES, compiled_plays, compiled_shard, play_range_fast, shard_tables  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
 from pipeline.model.deal import check_deal, shuffled_deal  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
@@ -486,12 +486,22 @@ def build_id(build) -> str:
 # A first run in a fresh process with an empty cache: warm shares the compile between two
 # processes, then reports each called step's signatures, and whether it came from the cache.
 FIRST_RUN = """
-import json, sys
+import json, sys, threading, time
+import pipeline.log.shard as shard
 from pipeline.engines.compiled.state import called, step_types, with_parts
 from pipeline.log.shard import ENGINES, WARM_RULES, compile_estimate, warm
 from pipeline.model.rules import build_rules
 build = (sys.argv[1], sys.argv[2] == "True")
+helpers = []
+class Seen(shard.Helper):
+    def __init__(self, engines):
+        super().__init__(engines)
+        helpers.append("forked" if self.pid else "new python")
+shard.Helper = Seen
+if sys.argv[3:] == ["thread"]:
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
 warm(validation=True, engines=(build,))
+print(json.dumps(helpers))
 module = ENGINES[build[0]]
 structures = with_parts(module.structures(build_rules(*WARM_RULES[build])))
 print(json.dumps([[group, step.py_func.__name__, [str(s) for s in step.signatures],
@@ -501,8 +511,9 @@ print(json.dumps({str(other[1]): compile_estimate(engines=(other,)) for other in
 """
 
 
-@pytest.mark.parametrize("build", list(WARM_RULES), ids=build_id)
-def test_a_first_run_compiles_each_step_once(build, tmp_path):
+@pytest.mark.parametrize("build, thread", [(build, False) for build in WARM_RULES] + [(CLASSIC, True)],
+                         ids=lambda p: build_id(p) if isinstance(p, tuple) else ("another-thread" if p else "alone"))
+def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
     """The types warm compiles each step for are those its game calls it with: the game compiles
     no second version of a step, and loads those the helper compiled from the cache (a wrong
     type, or a helper that did nothing, would compile them again). A step only another step
@@ -510,16 +521,18 @@ def test_a_first_run_compiles_each_step_once(build, tmp_path):
     own the helper may have needed first, and compiled into the cache. A step the build never
     calls (cycle detection's, in a build without positions) is not compiled. Then numba's
     cache holds this build and not the engine's other one (the table engine's): a run that needs
-    the other is told it compiles."""
+    the other is told it compiles. The helper is forked on Linux, and a new Python when this
+    process has another thread (whose locks a forked child would inherit half-held)."""
     import json
     import os
     import subprocess
     import sys
 
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", FIRST_RUN, build[0], str(build[1])], capture_output=True, text=True,
-                         env=env, check=True).stdout
-    steps, estimates = map(json.loads, out.splitlines())
+    out = subprocess.run([sys.executable, "-c", FIRST_RUN, build[0], str(build[1])] + ["thread"] * thread,
+                         capture_output=True, text=True, env=env, check=True).stdout
+    helpers, steps, estimates = map(json.loads, out.splitlines())
+    assert helpers == ["new python" if thread or sys.platform != "linux" else "forked"]
     assert estimates.pop(str(build[1])) == 0
     assert all(seconds > 0 for seconds in estimates.values()) and len(estimates) == (build[0] == "table")
     assert steps and all(group in (0, 1) for group, *_ in steps)

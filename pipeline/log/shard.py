@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from typing import Callable
 
 import numpy as np
@@ -141,8 +142,8 @@ WARM_RULES: dict[Build, tuple[str, dict]] = {
 }
 
 # Seconds a first run spends compiling, on the development machine (2 cores, nothing else
-# running): a build's with warm's two processes (the encoder and checks compile in the second
-# meanwhile), and the encoder's and checks' alone; `python bench/kernel_equality.py warm`
+# running): a build's with warm's two processes (the encoder and checks compile meanwhile), and
+# the encoder's and checks' alone; `python bench/kernel_equality.py warm`
 # measures them again. What the first run's message announces.
 COMPILE_SECONDS = {("table", False): 7.5, ("table", True): 8.5, ("steal", False): 11.0, ("arneson", True): 13.0,
                    "encode_pass": 2.5, "balance": 0.6}
@@ -190,8 +191,8 @@ def _build_cached(build: Build) -> bool:
 def compile_estimate(validation: bool = False, engines=(CLASSIC,)) -> float:
     """About how many seconds numba will spend compiling the engine builds `engines` and the
     encoder (and with `validation` the checks validation runs) before they first play on this
-    machine: 0 when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them. While an
-    engine compiles, the encoder and checks compile in warm's second process, at no cost in time."""
+    machine: 0 when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them. When an
+    engine compiles, warm's two processes compile the encoder and checks beside it."""
     if not HAVE_NUMBA:
         return 0.0
     engines_seconds = sum(COMPILE_SECONDS[build] for build in engines if not _build_cached(build))
@@ -199,16 +200,23 @@ def compile_estimate(validation: bool = False, engines=(CLASSIC,)) -> float:
                                  if not _cached(f))
 
 
-def compile_encoder(validation: bool = False) -> None:
-    """Load (or compile) the encoder (and with `validation` the checks) alone, on empty arrays of
-    the types the engine gives: what a second process does while the first compiles the engine."""
-    arrays = GameArrays(np.zeros((0, len(EVENT_COLUMNS)), np.int32), np.zeros(0, np.int16), np.zeros(0, np.int8),
-                        np.zeros((2, len(SUMMARY_COLUMNS)), np.int64), np.zeros((2, 2), np.int32),
-                        np.zeros((2, 2), np.int32), np.zeros(2, np.uint64))
-    build_tables(build_rules("classic"), 0, 0, 2, arrays)
-    if validation:
-        balance(arrays.events, arrays.card_values, np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]), ROLE,
-                KIND_SET_ASIDE, 52)
+def compile_encoder() -> None:
+    """Load (or compile) the encoder alone, on empty arrays of the types the engine gives: what
+    a second process does while the first compiles the engine."""
+    build_tables(build_rules("classic"), 0, 0, 2, _empty_arrays())
+
+
+def compile_checks() -> None:
+    """Load (or compile) the checks validation runs, on empty arrays of the engine's types."""
+    arrays = _empty_arrays()
+    balance(arrays.events, arrays.card_values, np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]), ROLE,
+            KIND_SET_ASIDE, 52)
+
+
+def _empty_arrays() -> GameArrays:
+    return GameArrays(np.zeros((0, len(EVENT_COLUMNS)), np.int32), np.zeros(0, np.int16), np.zeros(0, np.int8),
+                      np.zeros((2, len(SUMMARY_COLUMNS)), np.int64), np.zeros((2, 2), np.int32),
+                      np.zeros((2, 2), np.int32), np.zeros(2, np.uint64))
 
 
 def compile_steps_of(engines, group: int) -> None:
@@ -218,24 +226,77 @@ def compile_steps_of(engines, group: int) -> None:
         compile_steps(ENGINES[build[0]].STEPS[group], with_parts(_warm_structures(build)))
 
 
-def compile_in_helper(validation: bool, engines) -> None:
+def compile_in_helper(engines, said=None) -> None:
     """The second process of a first run: the engines' second group of steps, then, once it has
-    said so on stdout (the first process goes on to compile the games that call them), the
-    encoder and the checks."""
+    said so on `said` (stdout by default; the first process goes on to compile the games that
+    call them), the encoder."""
+    said = said or sys.stdout
     compile_steps_of(engines, 1)
-    print("steps", flush=True)
-    compile_encoder(validation)
+    said.write("steps\n")
+    said.flush()
+    compile_encoder()
+
+
+class Helper:
+    """The second process of a first run (compile_in_helper). Forked when this process may fork
+    (Linux, and no other thread, whose locks a child would inherit half-held): it then starts at
+    once, with everything imported, instead of a second Python importing it all again (about
+    1.5 s of a first run). Otherwise a new Python."""
+
+    def __init__(self, engines):
+        self.pid = self.process = None
+        if sys.platform == "linux" and threading.active_count() == 1:
+            read, write = os.pipe()
+            self.pid = os.fork()
+            if self.pid == 0:
+                self._child(read, write, engines)
+            os.close(write)
+            self.said = os.fdopen(read)
+        else:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", f"from pipeline.log.shard import compile_in_helper; "
+                                       f"compile_in_helper({sorted(engines)!r})"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            self.said = self.process.stdout
+
+    @staticmethod
+    def _child(read: int, write: int, engines) -> None:
+        """The forked helper's whole life: it prints nothing (a failure only leaves its work to
+        the first process) and leaves through os._exit, running none of the first's clean-ups."""
+        code = 1
+        try:
+            os.close(read)
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 1)
+            os.dup2(quiet, 2)
+            with os.fdopen(write, "w") as said:
+                compile_in_helper(engines, said)
+            code = 0
+        finally:
+            os._exit(code)
+
+    def steps_compiled(self) -> None:
+        """Wait until its steps are in the cache (or it has failed: they then compile here)."""
+        self.said.readline()
+
+    def finish(self) -> None:
+        """Wait for its end (its encoder is in the cache)."""
+        if self.pid is not None:
+            os.waitpid(self.pid, 0)
+        else:
+            self.process.wait()
+        self.said.close()
 
 
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
          engines=(CLASSIC,)) -> None:
     """Load (or compile) the machine code of the engine builds `engines` (engines_for) and the
-    encoder now, by playing one tiny game on each, so that the work that follows starts at
-    once. When they must be compiled first, `on_compile(seconds)` is called before, with about
-    how long it takes (compile_estimate), and the compile is shared with a second process
-    (compile_in_helper): each compiles a group of the builds' steps into numba's cache, then
-    this one the games that call them, which load the helper's steps from the cache, while the
-    helper compiles the encoder."""
+    encoder (and with `validation` the checks) now, by playing one tiny game on each, so that
+    the work that follows starts at once. When they must be compiled first, `on_compile(seconds)`
+    is called before, with about how long it takes (compile_estimate), and the compile is shared
+    with a second process (Helper): each compiles a group of the builds' steps into numba's
+    cache, then this one the games that call them, which load the helper's steps from the cache,
+    and the checks, while the helper compiles the encoder."""
     if not HAVE_NUMBA or not engines:
         return
     seconds = compile_estimate(validation, engines)
@@ -244,21 +305,20 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     helper = None
     if seconds and not all(_build_cached(build) for build in engines):
         try:
-            helper = subprocess.Popen([sys.executable, "-c", "from pipeline.log.shard import compile_in_helper; "
-                                       f"compile_in_helper({validation}, {sorted(engines)!r})"],
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            helper = Helper(engines)
         except OSError:  # this process compiles it all
             helper = None
         compile_steps_of(engines, 0)
         if helper is not None:
-            helper.stdout.readline()  # its steps are in the cache; if it failed, they compile here
+            helper.steps_compiled()
     played = []
     for build in sorted(engines):
         rules = build_rules(*WARM_RULES[build])
         played.append((rules, ENGINES[build[0]].play_arrays(rules, 0, 0, 1)))
+    if validation:
+        compile_checks()
     if helper is not None:
-        helper.wait()
-        helper.stdout.close()
+        helper.finish()
     for rules, arrays in played:
         build_tables(rules, 0, 0, 1, arrays)
         if validation:

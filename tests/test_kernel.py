@@ -494,8 +494,8 @@ from pipeline.model.rules import build_rules
 build = (sys.argv[1], sys.argv[2] == "True")
 helpers = []
 class Seen(shard.Helper):
-    def __init__(self, engines):
-        super().__init__(engines)
+    def __init__(self, engines, validation):
+        super().__init__(engines, validation)
         helpers.append("forked" if self.pid else "new python")
 shard.Helper = Seen
 if sys.argv[3:] == ["thread"]:
@@ -545,6 +545,15 @@ def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
         assert signatures or group == 1, name
         if signatures and group == 1:
             assert hits == 1, name  # loaded: the helper compiled it
+
+
+def test_the_checks_are_claimed_by_one_process(tmp_path):
+    """A first run's two processes claim the checks' compile through one file: the first to come
+    compiles them, the other finds the claim taken."""
+    from pipeline.log.shard import claimed
+
+    claim = str(tmp_path / "checks")
+    assert claimed(claim) and not claimed(claim) and not claimed(claim)
 
 
 def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):

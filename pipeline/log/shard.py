@@ -4,8 +4,10 @@ between the compiled engine and the reference."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from typing import Callable
 
@@ -226,15 +228,30 @@ def compile_steps_of(engines, group: int) -> None:
         compile_steps(ENGINES[build[0]].STEPS[group], with_parts(_warm_structures(build)))
 
 
-def compile_in_helper(engines, said=None) -> None:
+def compile_in_helper(engines, checks: str | None = None, said=None) -> None:
     """The second process of a first run: the engines' second group of steps, then, once it has
     said so on `said` (stdout by default; the first process goes on to compile the games that
-    call them), the encoder."""
+    call them), the encoder, then the checks if it claims them first (`checks`: the path of
+    the claim, see claimed)."""
     said = said or sys.stdout
     compile_steps_of(engines, 1)
     said.write("steps\n")
     said.flush()
     compile_encoder()
+    if checks is not None and claimed(checks):
+        compile_checks()
+
+
+def claimed(path: str) -> bool:
+    """Whether this process is the first to claim `path`, a file made at once or not at all: the
+    checks are compiled by whichever of a first run's two processes comes to them first (the
+    first after the games, the helper after the encoder: which takes longer depends on the
+    engine), and loaded from the cache by the other."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
 
 
 class Helper:
@@ -243,24 +260,30 @@ class Helper:
     once, with everything imported, instead of a second Python importing it all again (about
     1.5 s of a first run). Otherwise a new Python."""
 
-    def __init__(self, engines):
+    def __init__(self, engines, validation: bool):
         self.pid = self.process = None
-        if sys.platform == "linux" and threading.active_count() == 1:
-            read, write = os.pipe()
-            self.pid = os.fork()
-            if self.pid == 0:
-                self._child(read, write, engines)
-            os.close(write)
-            self.said = os.fdopen(read)
-        else:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", f"from pipeline.log.shard import compile_in_helper; "
-                                       f"compile_in_helper({sorted(engines)!r})"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-            self.said = self.process.stdout
+        self.folder = tempfile.mkdtemp(prefix="war-compile-")
+        self.checks = os.path.join(self.folder, "checks") if validation else None
+        try:
+            if sys.platform == "linux" and threading.active_count() == 1:
+                read, write = os.pipe()
+                self.pid = os.fork()
+                if self.pid == 0:
+                    self._child(read, write, engines, self.checks)
+                os.close(write)
+                self.said = os.fdopen(read)
+            else:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-c", f"from pipeline.log.shard import compile_in_helper; "
+                                           f"compile_in_helper({sorted(engines)!r}, {self.checks!r})"],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                self.said = self.process.stdout
+        except OSError:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
 
     @staticmethod
-    def _child(read: int, write: int, engines) -> None:
+    def _child(read: int, write: int, engines, checks: str | None) -> None:
         """The forked helper's whole life: it prints nothing (a failure only leaves its work to
         the first process) and leaves through os._exit, running none of the first's clean-ups."""
         code = 1
@@ -270,7 +293,7 @@ class Helper:
             os.dup2(quiet, 1)
             os.dup2(quiet, 2)
             with os.fdopen(write, "w") as said:
-                compile_in_helper(engines, said)
+                compile_in_helper(engines, checks, said)
             code = 0
         finally:
             os._exit(code)
@@ -286,6 +309,7 @@ class Helper:
         else:
             self.process.wait()
         self.said.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
@@ -296,7 +320,7 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     is called before, with about how long it takes (compile_estimate), and the compile is shared
     with a second process (Helper): each compiles a group of the builds' steps into numba's
     cache, then this one the games that call them, which load the helper's steps from the cache,
-    and the checks, while the helper compiles the encoder."""
+    while the helper compiles the encoder; then the checks, in whichever is first done."""
     if not HAVE_NUMBA or not engines:
         return
     seconds = compile_estimate(validation, engines)
@@ -305,7 +329,7 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     helper = None
     if seconds and not all(_build_cached(build) for build in engines):
         try:
-            helper = Helper(engines)
+            helper = Helper(engines, validation)
         except OSError:  # this process compiles it all
             helper = None
         compile_steps_of(engines, 0)
@@ -315,7 +339,7 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     for build in sorted(engines):
         rules = build_rules(*WARM_RULES[build])
         played.append((rules, ENGINES[build[0]].play_arrays(rules, 0, 0, 1)))
-    if validation:
+    if validation and (helper is None or claimed(helper.checks)):
         compile_checks()
     if helper is not None:
         helper.finish()

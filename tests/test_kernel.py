@@ -4,7 +4,9 @@ generate.play_range, and the Parquet files written from them identical byte for 
 
 from __future__ import annotations
 
+import os
 import random
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -545,6 +547,43 @@ def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
         assert signatures or group == 1, name
         if signatures and group == 1:
             assert hits == 1, name  # loaded: the helper compiled it
+
+
+INTERRUPTED_RUN = """
+import os, sys
+import pipeline.log.shard as shard
+helpers = []
+class Seen(shard.Helper):
+    def __init__(self, engines, validation):
+        super().__init__(engines, validation)
+        helpers.append(self)
+def interrupted(self):
+    raise KeyboardInterrupt
+shard.Helper = Seen
+shard.Helper.steps_compiled = interrupted
+try:
+    shard.warm(validation=True)
+except KeyboardInterrupt:
+    pass
+helper = helpers[0]
+try:
+    os.kill(helper.pid, 0)
+    alive = True
+except ProcessLookupError:
+    alive = False
+print(alive, os.path.exists(helper.folder))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the helper is forked on Linux only")
+def test_a_first_run_interrupted_stops_its_helper(tmp_path):
+    """Ctrl-C while a first run compiles: warm ends its forked helper, reaps it and removes its
+    claim folder, rather than leaving it compiling on its own."""
+    import subprocess
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", INTERRUPTED_RUN], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["False", "False"], out.stderr
 
 
 def test_the_checks_are_claimed_by_one_process(tmp_path):

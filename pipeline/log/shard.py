@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -302,6 +303,17 @@ class Helper:
         """Wait until its steps are in the cache (or it has failed: they then compile here)."""
         self.said.readline()
 
+    def stop(self) -> None:
+        """End it now, and wait for its end."""
+        try:
+            if self.pid is not None:
+                os.kill(self.pid, signal.SIGKILL)
+            else:
+                self.process.kill()
+        except OSError:  # it has ended already
+            pass
+        self.finish()
+
     def finish(self) -> None:
         """Wait for its end (its encoder is in the cache)."""
         if self.pid is not None:
@@ -327,20 +339,27 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     if seconds and on_compile is not None:
         on_compile(seconds)
     helper = None
-    if seconds and not all(_build_cached(build) for build in engines):
+    compiling = seconds and not all(_build_cached(build) for build in engines)
+    if compiling:
         try:
             helper = Helper(engines, validation)
         except OSError:  # this process compiles it all
             helper = None
-        compile_steps_of(engines, 0)
+    try:
+        if compiling:
+            compile_steps_of(engines, 0)
         if helper is not None:
             helper.steps_compiled()
-    played = []
-    for build in sorted(engines):
-        rules = build_rules(*WARM_RULES[build])
-        played.append((rules, ENGINES[build[0]].play_arrays(rules, 0, 0, 1)))
-    if validation and (helper is None or claimed(helper.checks)):
-        compile_checks()
+        played = []
+        for build in sorted(engines):
+            rules = build_rules(*WARM_RULES[build])
+            played.append((rules, ENGINES[build[0]].play_arrays(rules, 0, 0, 1)))
+        if validation and (helper is None or claimed(helper.checks)):
+            compile_checks()
+    except BaseException:  # Ctrl-C, or a compile that failed: the helper's work is not wanted
+        if helper is not None:
+            helper.stop()
+        raise
     if helper is not None:
         helper.finish()
     for rules, arrays in played:

@@ -263,7 +263,7 @@ class Helper:
 
     def __init__(self, engines, validation: bool):
         self.pid = self.process = None
-        self.folder = tempfile.mkdtemp(prefix="war-compile-")
+        self.folder = tempfile.mkdtemp(prefix="war-compile-") if validation else None  # the claim of the checks
         self.checks = os.path.join(self.folder, "checks") if validation else None
         try:
             if sys.platform == "linux" and threading.active_count() == 1:
@@ -280,7 +280,7 @@ class Helper:
                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
                 self.said = self.process.stdout
         except OSError:
-            shutil.rmtree(self.folder, ignore_errors=True)
+            self._remove_folder()
             raise
 
     @staticmethod
@@ -321,7 +321,11 @@ class Helper:
         else:
             self.process.wait()
         self.said.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        self._remove_folder()
+
+    def _remove_folder(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,

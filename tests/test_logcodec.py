@@ -232,3 +232,20 @@ def test_every_battle_is_one_row_and_the_battles_view_agrees_with_the_events(eve
     view = """SELECT game_id, battle, variant, war_depth, winner, table_cards, set_aside FROM battles
               ORDER BY game_id, battle"""
     assert con.execute(view).fetchall() == con.execute(from_events).fetchall()
+
+
+def test_a_dictionary_column_reads_as_its_words_chunk_by_chunk_nulls_too():
+    """log.tables decodes the shape column by indexing its dictionary (not Arrow's cast); each
+    chunk has its own dictionary, and a chunk with a null (a file another tool wrote) keeps it."""
+    import pyarrow as pa
+
+    from pipeline.log.tables import _plain
+
+    chunks = [pa.array(["play:0#1", "deal", "play:0#1"]).dictionary_encode(),
+              pa.array(["end", None, "deal"]).dictionary_encode(),
+              pa.array(["war", "war"]).dictionary_encode()]
+    column = pa.chunked_array(chunks)
+    assert _plain(column) == column.to_pylist() == ["play:0#1", "deal", "play:0#1", "end", None, "deal",
+                                                   "war", "war"]
+    assert _plain(chunks[0]) == ["play:0#1", "deal", "play:0#1"]
+    assert _plain(pa.chunked_array([pa.array([1, 2])])) == [1, 2]

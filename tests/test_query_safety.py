@@ -180,16 +180,22 @@ def rewrite_manifest(ds: Path, table: str, path: str) -> str:
     return old
 
 
-@pytest.mark.parametrize("how", ["climbs", "absolute", "symlink"])
+@pytest.mark.parametrize("how", ["climbs", "absolute", "symlink", "linked file"])
 def test_a_manifest_path_outside_the_dataset(ds, tmp_path, monkeypatch, capsys, how):
     stolen = tmp_path / "stolen.parquet"
     shutil.copy(part_file(ds), stolen)
     if how == "symlink":
         (ds / "games" / "outside").symlink_to(tmp_path)
         path = "games/outside/stolen.parquet"
+    elif how == "linked file":
+        path = next(f["path"] for f in json.loads((ds / "manifest.json").read_text())["files"]
+                    if f["table"] == "games")
+        (ds / path).unlink()
+        (ds / path).symlink_to(stolen)
     else:
         path = "../stolen.parquet" if how == "climbs" else str(stolen)
-    rewrite_manifest(ds, "games", path)
+    if how != "linked file":
+        rewrite_manifest(ds, "games", path)
 
     with pytest.raises(OutsideDataset) as caught:
         Dataset.open(ds)

@@ -226,6 +226,59 @@ def test_a_games_row_that_disagrees_is_reported_on_one_line(dataset, tmp_path, s
     assert war("replay", root, gid, "--battle", 2)[2].startswith("warning:")
 
 
+# ---------------------------------------------------------------- reading one game
+
+
+def rewrite_events(root: Path, gid: int, order, row_group_size: int) -> str:
+    """Write the events file holding game `gid` again, its rows in `order` (a function of the
+    row count giving the new order), in row groups of `row_group_size`; the manifest re-signed."""
+    _, _, events_file = Dataset.open(root).locate(gid)
+    table = pq.read_table(root / events_file.path)
+    pq.write_table(table.take(order(table.num_rows)), root / events_file.path, row_group_size=row_group_size)
+    resign(root, events_file.path)
+    return events_file.path
+
+
+def test_a_game_is_read_from_the_row_groups_that_hold_it(dataset, tmp_path, long_game, monkeypatch):
+    gid = long_game["game_id"]
+    root = tmp_path / "groups"
+    shutil.copytree(dataset, root)
+    rewrite_events(root, gid, lambda n: list(range(n)), row_group_size=200)
+    groups = pq.ParquetFile(root / Dataset.open(root).locate(gid)[2].path).metadata.num_row_groups
+    expected = render_text(replay_game(dataset, gid))
+    read = []
+    real = pq.ParquetFile.read_row_groups
+    monkeypatch.setattr(pq.ParquetFile, "read_row_groups",
+                        lambda self, row_groups, **kw: read.extend(row_groups) or real(self, row_groups, **kw))
+    assert render_text(replay_game(root, gid)) == expected
+    events_read = len(read) - 1  # the games file has one row group
+    assert groups > 10 and 0 < events_read <= (long_game["battles"] + 2) // 200 + 2  # a row a battle
+
+
+def test_a_game_whose_rows_are_shuffled_replays_the_same(dataset, tmp_path, long_game, short_game):
+    """The writer keeps a game's rows together in seq order; a file written otherwise (by another
+    tool) still replays, its rows gathered and put in seq order."""
+    root = tmp_path / "shuffled"
+    shutil.copytree(dataset, root)
+    rewrite_events(root, long_game["game_id"], lambda n: list(reversed(range(n))), row_group_size=300)
+    for gid in (long_game["game_id"], short_game["game_id"]):
+        assert render_text(replay_game(root, gid)) == render_text(replay_game(dataset, gid))
+
+
+def test_an_events_file_without_a_game_id_column_is_one_line(dataset, tmp_path, short_game, monkeypatch,
+                                                            capsys):
+    gid = short_game["game_id"]
+    root = tmp_path / "no_ids"
+    shutil.copytree(dataset, root)
+    _, _, events_file = Dataset.open(root).locate(gid)
+    table = pq.read_table(root / events_file.path)
+    pq.write_table(table.rename_columns(["id" if c == "game_id" else c for c in table.column_names]),
+                   root / events_file.path)
+    resign(root, events_file.path)
+    err = war_error(monkeypatch, capsys, "replay", root, gid)
+    assert events_file.path in err and "no column 'game_id'" in err
+
+
 # ---------------------------------------------------------------- linear work
 
 

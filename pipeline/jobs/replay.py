@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pyarrow.compute as pc
-
 from ..engines.event import Event
 from ..engines.families import family_of
 from ..engines.game import replay_log
@@ -21,7 +19,7 @@ from ..model.deal import Deal, deck_of
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..model.variants import variant
 from ..storage.dataset import Dataset
-from ..storage.files import read_parquet
+from ..storage.files import read_rows_of
 
 
 @dataclass
@@ -83,12 +81,11 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
     """A game's rule set, record and log, reading only the row groups that hold it."""
     ds = Dataset.open(root)
     entry, games_file, events_file = ds.locate(game_id)
-    rows = read_parquet(ds.root / games_file.path, filters=pc.field("game_id") == game_id).to_pylist()
-    events = read_parquet(ds.root / events_file.path, filters=pc.field("game_id") == game_id)
+    rows = read_rows_of(ds.root / games_file.path, "game_id", game_id).to_pylist()
+    events = read_rows_of(ds.root / events_file.path, "game_id", game_id, order="seq")
     if not rows or events.num_rows == 0:
         raise GameNotFound(f"game {game_id} is listed in the manifest but missing from {games_file.path}"
                            if not rows else f"game {game_id} has no events in {events_file.path}")
-    events = events.sort_by("seq")
     try:
         return entry, rows[0], game_log(events)
     except DatasetError as err:

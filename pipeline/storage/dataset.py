@@ -32,10 +32,11 @@ def split_game_id(game_id: int) -> tuple[int, int]:
     return divmod(game_id, GAME_ID_STRIDE)
 
 
-def outside(root, rel: str) -> str | None:
+def outside(root, rel: str, folders: dict | None = None) -> str | None:
     """Why the manifest path `rel` leads outside the dataset at `root`, or None when it stays in.
     A manifest is data anyone may hand over, so its paths are checked before anything is read
-    by them: no absolute path, no `..`, and, on local disk, no symbolic link leading out."""
+    by them: no absolute path, no `..`, and, on local disk, no symbolic link leading out.
+    `folders` keeps the folders resolved so far, for the next path of the same dataset."""
     if not rel or "\0" in rel or "\\" in rel:
         return "not a plain relative path"
     pure = PurePosixPath(rel)
@@ -44,10 +45,24 @@ def outside(root, rel: str) -> str | None:
     if ".." in pure.parts:
         return "a path that climbs out with .."
     if isinstance(root, Path):
-        base = root.resolve()
-        if not (base / rel).resolve().is_relative_to(base):
+        folders = {} if folders is None else folders
+        base = folders.get(root)
+        if base is None:
+            base = folders[root] = root.resolve()
+        if not _resolved(base / rel, folders).is_relative_to(base):
             return "through a symbolic link"
     return None
+
+
+def _resolved(path: Path, folders: dict) -> Path:
+    """path.resolve(), with its folder resolved once for all the files in it: a dataset of
+    500,000 games lists 500 files in two folders, and resolving each path whole took a replay
+    0.15 s."""
+    folder = folders.get(path.parent)
+    if folder is None:
+        folder = folders[path.parent] = path.parent.resolve()
+    target = folder / path.name
+    return target.resolve() if target.is_symlink() else target
 
 
 @dataclass
@@ -93,9 +108,9 @@ class Dataset:
         """Every path in the manifest (data files and deals files) that leads outside the
         dataset, with the reason."""
         paths = [f.path for f in self.manifest.files] + [e.deals for e in self.manifest.rule_sets if e.deals]
-        found = {}
+        found, folders = {}, {}
         for rel in paths:
-            why = outside(self.root, rel)
+            why = outside(self.root, rel, folders)
             if why:
                 found[rel] = why
         return found

@@ -13,6 +13,7 @@ import shutil
 from contextlib import contextmanager
 from typing import BinaryIO, Iterable, Iterator
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -150,11 +151,41 @@ def _reading(path):
         raise DatasetError(f"cannot read {str(path)!r}: {err}") from None
 
 
-def read_parquet(path, filters=None, columns=None) -> pa.Table:
+def read_rows_of(path, key: str, value: int, order: str | None = None) -> pa.Table:
+    """The rows of a part file whose column `key` holds `value`, in the order of column `order`
+    (file order when None), reading only the row groups whose statistics may hold it. Through a
+    ParquetFile and numpy rather than pq.read_table's filters: those import pyarrow.dataset and
+    pyarrow.compute, which took a replay 0.15 s, as long as reading the game."""
     with _reading(path):
-        if is_remote(path):
-            return pq.read_table(path.path, filesystem=path.fs, filters=filters, columns=columns)
-        return pq.read_table(path, filters=filters, columns=columns)
+        file = parquet_file(path)
+        meta = file.metadata
+        leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
+        if key not in leaves or (order is not None and order not in leaves):
+            missing = key if key not in leaves else order
+            raise DatasetError(f"{str(path)!r} has no column {missing!r}")
+        leaf = leaves.index(key)
+        groups = [g for g in range(meta.num_row_groups) if _may_hold(meta.row_group(g).column(leaf), value)]
+        table = file.read_row_groups(groups, use_threads=False) if groups else file.schema_arrow.empty_table()
+    rows = np.flatnonzero(table.column(key).to_numpy() == value)
+    if len(rows) == 0:
+        return table.slice(0, 0)
+    if rows[-1] - rows[0] + 1 == len(rows):
+        table = table.slice(rows[0], len(rows))
+    else:
+        table = table.take(rows)
+    if order is not None and len(rows) > 1:
+        ranks = table.column(order).to_numpy()
+        if not (ranks[1:] > ranks[:-1]).all():
+            table = table.take(np.argsort(ranks, kind="stable"))
+    return table
+
+
+def _may_hold(column, value) -> bool:
+    """Whether a row group's column may hold `value`, by its min/max statistics."""
+    stats = column.statistics
+    if stats is None or not stats.has_min_max:
+        return True
+    return stats.min <= value <= stats.max
 
 
 def read_whole_parquet(path, data: bytes | None = None) -> pa.Table:

@@ -29,12 +29,19 @@ def war(*args) -> list[str]:
     return [sys.executable, "-m", "pipeline.cli", *map(str, args)]
 
 
-def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> Measured:
-    """Run `cmd` to its end (SystemExit with its error output when it fails). Output goes to
-    temporary files, not pipes, so that a command that prints a great deal never waits on us."""
+def one_core() -> int:
+    """The core a pinned measurement runs on: the last this process may use."""
+    return max(os.sched_getaffinity(0))
+
+
+def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None, core: int | None = None) -> Measured:
+    """Run `cmd` to its end (SystemExit with its error output when it fails), on `core` alone
+    when given (it and its children). Output goes to temporary files, not pipes, so that a
+    command that prints a great deal never waits on us."""
+    pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=pin)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)

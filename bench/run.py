@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from measure import measure, print_table, timed, timed_cpu, war  # noqa: E402
+from measure import measure, one_core, print_table, timed, timed_cpu, war  # noqa: E402
 
 FAST_RULES = ["--variant", "classic", "--set", "pickup=winner_first"]
 
@@ -62,7 +62,8 @@ def main() -> None:
     ap.add_argument("--stage-games", type=int, default=100_000,
                     help="games for the table of where generate's time goes (bench/stages.py; 0 leaves it out)")
     ap.add_argument("--runs", type=int, default=3,
-                    help="pairs of one worker and two, in turn, for rows 1 and 2 and the workers table (medians)")
+                    help="runs in turn of the simulator and one worker (pinned to one core) and of one worker and two, "
+                         "for rows 1 and 2, and pairs for the workers table (medians)")
     ap.add_argument("--no-first-run", action="store_true",
                     help="leave out row 9 (war demo with an empty compile cache: about a minute of compiling)")
     args = ap.parse_args()
@@ -78,34 +79,39 @@ def main() -> None:
     rows.append(("baseline: pure-Python deque simulator, records nothing", f"{base:,.0f} games/s",
                  f"python bench/baseline.py {nb}"))
 
-    # The yardstick of row 1 (issue 14): the idiomatic simulator, a separate process like war
-    # generate, both in CPU seconds (start-up included), in turn.
-    _, idiomatic_cpu, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(n), "--deck", "splitmix"])
     _, project_cpu, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(nb)])
-    idiomatic = n / idiomatic_cpu
-    rows.append(("idiomatic simulator: deques, no cycle detection, records nothing (SplitMix64 deals / the "
-                 "project's deals)", f"{idiomatic:,.0f} / {nb / project_cpu:,.0f} games/s of CPU",
-                 f"python bench/idiomatic.py {n} --deck splitmix; python bench/idiomatic.py {nb}"))
+    simulator = [sys.executable, str(HERE / "idiomatic.py"), str(n), "--deck", "splitmix"]
 
     with tempfile.TemporaryDirectory() as tmp:
         one, two = Path(tmp) / "one", Path(tmp) / "two"
-        # Rows 1 and 2: one worker and two in turn, `--runs` pairs, medians (a single pair moved
-        # the two-worker ratio by 0.1x from run to run).
-        ones, twos = [], []
+        # Rows 1 and 2, as issue 14 measures them, `--runs` times in turn: the idiomatic simulator
+        # (the yardstick of row 1) and one worker, each on one pinned core, each pair's ratio taken
+        # from its own two runs; then one worker and two, unpinned, for row 2's wall times. Until
+        # 2026-12-02 the simulator ran once, before every run of war generate, so row 1 also
+        # measured how the machine's speed moved between them (its neighbours move it by a third).
+        generate = [*FAST_RULES, "--games", str(n), "--seed", "1", "-q", "--overwrite"]
+        core = one_core()
+        sims, pinned, ones, twos = [], [], [], []
         for _ in range(args.runs):
-            ones.append(timed_cpu(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(one),
-                                      "-q", "--overwrite", "--workers", "1"))[:2])
-            twos.append(timed(war("generate", *FAST_RULES, "--games", str(n), "--seed", "1", "--out", str(two),
-                                  "-q", "--overwrite", "--workers", "2"))[0])
-        took1, cpu1 = statistics.median(w for w, _ in ones), statistics.median(c for _, c in ones)
-        took2 = statistics.median(twos)
+            sims.append(measure(simulator, core=core).cpu)
+            pinned.append(measure(war("generate", *generate, "--out", str(one), "--workers", "1"), core=core).cpu)
+            ones.append(timed(war("generate", *generate, "--out", str(one), "--workers", "1"))[0])
+            twos.append(timed(war("generate", *generate, "--out", str(two), "--workers", "2"))[0])
+        idiomatic = n / statistics.median(sims)
+        rows.append(("idiomatic simulator: deques, no cycle detection, records nothing (SplitMix64 deals / the "
+                     "project's deals)", f"{idiomatic:,.0f} / {nb / project_cpu:,.0f} games/s of CPU",
+                     f"python bench/idiomatic.py {n} --deck splitmix; python bench/idiomatic.py {nb}"))
+        took1, cpu1, took2 = statistics.median(ones), statistics.median(pinned), statistics.median(twos)
         runs = f", medians of {args.runs} in turn" if args.runs > 1 else ""
+        against = [s / c for s, c in zip(sims, pinned)]
+        pairs = f"; pairs {', '.join(f'{r:.2f}x' for r in against)}" if args.runs > 1 else ""
         g1 = n / took1
         rows.append(("1. war generate, full event log, 1 worker (target: 2.5x the idiomatic simulator in CPU)",
-                     f"{g1:,.0f} games/s, {n / cpu1:,.0f} of CPU ({idiomatic_cpu / cpu1:.2f}x the idiomatic "
-                     f"simulator, {g1 / base:.2f}x the cycle-detecting baseline{runs})",
+                     f"{g1:,.0f} games/s, {n / cpu1:,.0f} of CPU ({statistics.median(against):.2f}x the idiomatic "
+                     f"simulator, each pair in turn on one pinned core{pairs}; {g1 / base:.2f}x the cycle-detecting "
+                     f"baseline{runs})",
                      f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 --workers 1 -q"))
-        ratios = ", ".join(f"{w / t:.2f}x" for (w, _), t in zip(ones, twos))
+        ratios = ", ".join(f"{w / t:.2f}x" for w, t in zip(ones, twos))
         rows.append(("2. two workers", f"{n / took2:,.0f} games/s ({took1 / took2:.2f}x one worker{runs}"
                      + (f"; pairs {ratios}" if args.runs > 1 else "") + ")", "... --workers 2"))
         default = Path(tmp) / "default"

@@ -202,9 +202,16 @@ def _skip_last_collections() -> None:
 
 atexit.register(_skip_last_collections)
 
+# A command's start-up makes a few hundred thousand objects (its imports: pyarrow's, numba's,
+# pydantic's) that live until it exits; at Python's default threshold the garbage collector
+# walks them again and again while they are made, about 8 % of a replay. Collecting every
+# 100,000 allocations instead of every 700 costs that time no more; cycles are still collected.
+GC_THRESHOLD = (100_000, 50, 100)
+
 
 def main(argv: list[str] | None = None) -> None:
     """The console script: `war ARGS` (sys.argv), every failure one line `error: ...`."""
+    gc.set_threshold(*GC_THRESHOLD)
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         code = run(args)

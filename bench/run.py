@@ -185,7 +185,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             if args.variant_scale > 0:
                 print()
-                print_table(*variant_table(variant_rows(Path(tmp), args.variant_scale)))
+                print_table(*variant_table(variant_rows(Path(tmp), args.variant_scale, args.runs)))
             if args.workers_games:
                 print()
                 print_table(*worker_table(worker_rows(Path(tmp), args.workers_games, args.runs)))

@@ -3,8 +3,9 @@
 
 Each figure is a separate `war` process, start-up included, timed from outside: wall seconds, and
 the CPU seconds (user + system) of that process and its workers alone (os.wait4). Generate and
-validate of a variant run in turn, `--runs` times, and the medians are printed; on a shared
-machine the CPU column is the steadier one. Validation of a shard the compiled engine plays
+validate of a variant run in turn, `--runs` times, both on one pinned core, and the medians are
+printed, the CPU ratio as the median of the pairs' own; on a shared machine the CPU column is the
+steadier one. Validation of a shard the compiled engine plays
 regenerates it and compares the tables; a variant played by the reference engine is validated
 game by game.
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from measure import measure, print_table, war  # noqa: E402
+from measure import measure, one_core, print_table, war  # noqa: E402
 
 # (what, arguments of war generate, games at scale 1): each run takes a few seconds here.
 CASES = [
@@ -39,9 +40,10 @@ CASES = [
 ]
 
 
-def run_timed(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and CPU seconds (user + system) of `cmd` and the children it waited for."""
-    run = measure(cmd)
+def run_timed(cmd: list[str], core: int | None = None) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of `cmd` and the children it waited for, on
+    `core` alone when given."""
+    run = measure(cmd, core=core)
     return run.wall, run.cpu
 
 
@@ -59,8 +61,10 @@ def median_pair(runs: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def variant_rows(tmp: Path, scale: float = 1.0, runs: int = 1, only: list[str] | None = None) -> list[tuple]:
-    """For each case: (what, games, generate wall, generate CPU, validate wall, validate CPU),
-    medians of `runs` generate / validate pairs taken in turn."""
+    """For each case: (what, games, generate wall, generate CPU, validate wall, validate CPU,
+    each pair's validate / generate in CPU), medians of `runs` generate / validate pairs taken
+    in turn, both of a pair on one pinned core (one worker each: their CPU is what compares)."""
+    core = one_core()
     rows = []
     for what, args, games in CASES:
         if only and not any(o.lower() in what.lower() for o in only):
@@ -69,9 +73,10 @@ def variant_rows(tmp: Path, scale: float = 1.0, runs: int = 1, only: list[str] |
         out = tmp / "variant"
         gen, val = [], []
         for _ in range(runs):
-            gen.append(run_timed(generate_cmd(args, n, out)))
-            val.append(run_timed(validate_cmd(out)))
-        rows.append((what, " ".join(args), n, *median_pair(gen), *median_pair(val)))
+            gen.append(run_timed(generate_cmd(args, n, out), core))
+            val.append(run_timed(validate_cmd(out), core))
+        pairs = [g / v for (_, g), (_, v) in zip(gen, val)]
+        rows.append((what, " ".join(args), n, *median_pair(gen), *median_pair(val), pairs))
     return rows
 
 
@@ -96,11 +101,13 @@ def worker_rows(tmp: Path, games: int, runs: int = 1) -> list[tuple]:
 
 def variant_table(rows) -> tuple[list[str], list[tuple]]:
     header = ["variant", "games", "generate games/s (CPU)", "validate games/s (CPU)",
-              "validate / generate, CPU (wall)", "command"]
+              "validate / generate, CPU (wall); CPU on one pinned core, the median of the pairs", "command"]
     body = []
-    for what, args, n, gw, gc, vw, vc in rows:
+    for what, args, n, gw, gc, vw, vc, pairs in rows:
+        each = f"; pairs {', '.join(f'{r:.2f}x' for r in pairs)}" if len(pairs) > 1 else ""
         body.append((what, f"{n:,}", f"{n / gw:,.0f} ({n / gc:,.0f})", f"{n / vw:,.0f} ({n / vc:,.0f})",
-                     f"{gc / vc:.2f}x ({gw / vw:.2f}x)", f"`war generate {args} --games {n} -q`; `war validate DIR -q`"))
+                     f"{statistics.median(pairs):.2f}x ({gw / vw:.2f}x){each}",
+                     f"`war generate {args} --games {n} -q`; `war validate DIR -q`"))
     return header, body
 
 

@@ -263,8 +263,7 @@ class Helper:
 
     def __init__(self, engines, validation: bool):
         self.pid = self.process = None
-        self.folder = tempfile.mkdtemp(prefix="war-compile-") if validation else None  # the claim of the checks
-        self.checks = os.path.join(self.folder, "checks") if validation else None
+        self.folder = tempfile.mkdtemp(prefix="war-compile-") if validation else None  # holds the claim of the checks
         try:
             if sys.platform == "linux" and threading.active_count() == 1:
                 read, write = os.pipe()
@@ -282,6 +281,11 @@ class Helper:
         except OSError:
             self._remove_folder()
             raise
+
+    @property
+    def checks(self) -> str | None:
+        """The path of the claim of the checks (see claimed); None without validation."""
+        return os.path.join(self.folder, "checks") if self.folder is not None else None
 
     @staticmethod
     def _child(read: int, write: int, engines, checks: str | None) -> None:

@@ -160,9 +160,9 @@ def read_rows_of(path, key: str, value: int, order: str | None = None) -> pa.Tab
         file = parquet_file(path)
         meta = file.metadata
         leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
-        if key not in leaves or (order is not None and order not in leaves):
-            missing = key if key not in leaves else order
-            raise DatasetError(f"{str(path)!r} has no column {missing!r}")
+        for column in (key, order):
+            if column is not None and column not in leaves:
+                raise DatasetError(f"{str(path)!r} has no column {column!r}")
         leaf = leaves.index(key)
         groups = [g for g in range(meta.num_row_groups) if _may_hold(meta.row_group(g).column(leaf), value)]
         table = file.read_row_groups(groups, use_threads=False) if groups else file.schema_arrow.empty_table()

@@ -225,6 +225,27 @@ def test_the_lock_is_rewritten_while_its_writer_runs(s3, monkeypatch):
     assert not journal.lock.exists()
 
 
+def test_a_rewrite_under_way_does_not_bring_the_lock_back_after_release(s3, monkeypatch):
+    monkeypatch.setattr(Journal, "BEAT", 0.1)
+    monkeypatch.setattr(Journal, "CLAIM_PAUSE", 0.0)
+    put = StorePath.put
+    in_put = threading.Event()
+
+    def slow_put(self, data):
+        if threading.current_thread().name == "war-lock-beat":
+            in_put.set()
+            time.sleep(0.5)
+        put(self, data)
+
+    monkeypatch.setattr(StorePath, "put", slow_put)
+    journal = Journal(location(s3.uri(s3.bucket())))
+    journal.acquire(resume=False)
+    assert in_put.wait(5)
+    journal.release()
+    time.sleep(0.7)
+    assert not journal.lock.exists()
+
+
 def test_a_writer_whose_lock_was_taken_over_stops_rewriting_it(s3, monkeypatch):
     monkeypatch.setattr(Journal, "BEAT", 0.1)
     monkeypatch.setattr(Journal, "CLAIM_PAUSE", 0.0)

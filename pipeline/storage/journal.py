@@ -54,6 +54,7 @@ class Journal:
         self.lock = self.dir / "lock"
         self.owned = False
         self._beat: threading.Event | None = None
+        self._beater: threading.Thread | None = None
         self._me = b""
 
     def exists(self) -> bool:
@@ -114,12 +115,16 @@ class Journal:
                 except OSError:
                     pass
 
-        threading.Thread(target=beat, name="war-lock-beat", daemon=True).start()
+        self._beater = threading.Thread(target=beat, name="war-lock-beat", daemon=True)
+        self._beater.start()
 
     def _stop_beat(self) -> None:
+        """Stop the rewriting and wait for a put under way, which would otherwise bring the lock
+        back after release() or close() removed it."""
         if self._beat is not None:
             self._beat.set()
-            self._beat = None
+            self._beater.join(self.STALE)
+            self._beat = self._beater = None
 
     def _alive(self, holder: dict | None) -> bool:
         """Whether the writer that holds the lock still runs, as far as can be told from here."""

@@ -2,8 +2,10 @@
 
 `measure` runs a command to its end and gives its wall seconds, the CPU seconds (user and
 system) and peak resident memory of that process and the children it waited for alone
-(os.wait4, so earlier commands never mix in), and its output. `timed` and `timed_cpu` are the
-two views of it that most scripts want.
+(os.wait4, so earlier commands never mix in), its output, and the host's steal meanwhile: the
+share of this machine's CPU time the hypervisor gave to other guests (Linux's /proc/stat), which
+is what slows a run on a shared host and says which of a noisy run's figures to doubt.
+`timed` and `timed_cpu` are the two views of it that most scripts want.
 """
 
 from __future__ import annotations
@@ -23,6 +25,17 @@ class Measured(NamedTuple):
     user: float      # user seconds
     peak_mb: float   # peak resident memory of the largest process waited for
     stdout: bytes
+    steal: float     # the host's steal while it ran: a share of all CPUs' time (0 where unknown)
+
+
+def _steal_ticks() -> int | None:
+    """CPU time stolen from this machine's CPUs so far, in clock ticks (None off Linux)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) if fields[0] == "cpu" and len(fields) > 8 else None
+    except (OSError, ValueError):
+        return None
 
 
 def war(*args) -> list[str]:
@@ -40,17 +53,21 @@ def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None, co
     command that prints a great deal never waits on us."""
     pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        stolen = _steal_ticks()
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=pin)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
+        after = _steal_ticks()
+        steal = 0.0 if stolen is None or after is None else \
+            (after - stolen) / os.sysconf("SC_CLK_TCK") / (wall * (os.cpu_count() or 1))
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             err.seek(0)
             raise SystemExit(f"failed: {' '.join(map(str, cmd))}\n{err.read().decode(errors='replace')}")
         out.seek(0)
         stdout = out.read()
-    return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_utime, usage.ru_maxrss / 1024, stdout)
+    return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_utime, usage.ru_maxrss / 1024, stdout, steal)
 
 
 def timed(cmd: list[str]) -> tuple[float, str]:

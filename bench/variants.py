@@ -81,21 +81,27 @@ def variant_rows(tmp: Path, scale: float = 1.0, runs: int = 1, only: list[str] |
 
 
 def worker_rows(tmp: Path, games: int, runs: int = 1) -> list[tuple]:
-    """Classic War, `games` games: generate and validate with 1 and 2 workers, the two in turn;
-    (what, games, 1-worker wall, 2-worker wall, ratio of the medians)."""
+    """Classic War, `games` games: generate and validate with 1 and 2 workers, the two of a pair
+    in turn (each pair's order alternating); (what, games, 1-worker wall, its CPU, 2-worker wall,
+    its CPU, medians, and each pair's 1-worker / 2-worker wall)."""
     out1, out2 = tmp / "one", tmp / "two"
-    gen1, gen2, val1, val2 = [], [], [], []
-    for _ in range(runs):
-        gen1.append(run_timed(generate_cmd(["-v", "classic"], games, out1, 1)))
-        gen2.append(run_timed(generate_cmd(["-v", "classic"], games, out2, 2)))
-    for _ in range(runs):
-        val1.append(run_timed(validate_cmd(out1, 1)))
-        val2.append(run_timed(validate_cmd(out1, 2)))
+
+    def pairs(command) -> tuple[list, list]:
+        one, two = [], []
+        for i in range(runs):
+            both = [(1, one), (2, two)]
+            for workers, runs_of in both[::-1] if i % 2 else both:
+                runs_of.append(run_timed(command(workers)))
+        return one, two
+
+    made = {"war generate": pairs(lambda workers: generate_cmd(["-v", "classic"], games,
+                                                               out1 if workers == 1 else out2, workers)),
+            "war validate": pairs(lambda workers: validate_cmd(out1, workers))}
     out = []
-    for what, one, two in (("war generate", gen1, gen2), ("war validate", val1, val2)):
+    for what, (one, two) in made.items():
         w1, c1 = median_pair(one)
         w2, c2 = median_pair(two)
-        out.append((what, games, w1, c1, w2, c2))
+        out.append((what, games, w1, c1, w2, c2, [a / b for (a, _), (b, _) in zip(one, two)]))
     return out
 
 
@@ -112,9 +118,11 @@ def variant_table(rows) -> tuple[list[str], list[tuple]]:
 
 
 def worker_table(rows) -> tuple[list[str], list[tuple]]:
-    header = ["command", "games", "1 worker: wall s (CPU s)", "2 workers: wall s (CPU s)", "2 workers / 1, wall"]
-    body = [(what, f"{n:,}", f"{w1:.1f} ({c1:.1f})", f"{w2:.1f} ({c2:.1f})", f"{w1 / w2:.2f}x")
-            for what, n, w1, c1, w2, c2 in rows]
+    header = ["command", "games", "1 worker: wall s (CPU s)", "2 workers: wall s (CPU s)",
+              "2 workers against 1, wall: the median of the pairs"]
+    body = [(what, f"{n:,}", f"{w1:.1f} ({c1:.1f})", f"{w2:.1f} ({c2:.1f})", f"{statistics.median(pairs):.2f}x"
+             + (f" (pairs {', '.join(f'{r:.2f}x' for r in pairs)})" if len(pairs) > 1 else ""))
+            for what, n, w1, c1, w2, c2, pairs in rows]
     return header, body
 
 

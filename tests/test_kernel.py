@@ -487,6 +487,9 @@ def build_id(build) -> str:
 
 # A first run in a fresh process with an empty cache: warm shares the compile between two
 # processes, then reports each called step's signatures, and whether it came from the cache.
+# This process waits for the helper's steps before it compiles its own: a step of its own calls
+# one of the helper's (open_battle calls reshuffle), and which process compiles that one first is
+# otherwise a race, which a loaded machine once lost (a fresh clone's suite, 2026-12-02).
 FIRST_RUN = """
 import json, sys, threading, time
 import pipeline.log.shard as shard
@@ -499,6 +502,9 @@ class Seen(shard.Helper):
     def __init__(self, engines, validation):
         super().__init__(engines, validation)
         helpers.append("forked" if self.pid else "new python")
+        self.said.readline()
+    def steps_compiled(self):
+        pass
 shard.Helper = Seen
 if sys.argv[3:] == ["thread"]:
     threading.Thread(target=time.sleep, args=(60,), daemon=True).start()

@@ -70,6 +70,12 @@ def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None, co
     return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_utime, usage.ru_maxrss / 1024, stdout, steal)
 
 
+def in_turn(i: int, pair: list) -> list:
+    """The two sides of pair `i` in the order they run: it alternates from one pair to the next,
+    so that a machine speeding up or slowing down over a run favours neither side."""
+    return pair[::-1] if i % 2 else pair
+
+
 def timed(cmd: list[str]) -> tuple[float, str]:
     """Wall seconds and output (text)."""
     run = measure(cmd)

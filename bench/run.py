@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from measure import measure, one_core, print_table, timed, timed_cpu, war  # noqa: E402
+from measure import in_turn, measure, one_core, print_table, timed, timed_cpu, war  # noqa: E402
 
 FAST_RULES = ["--variant", "classic", "--set", "pickup=winner_first"]
 
@@ -98,8 +98,7 @@ def main() -> None:
         for i in range(args.runs):
             sims.append(measure(simulator, core=core).cpu)
             pinned.append(measure(war("generate", *generate, "--out", str(one), "--workers", "1"), core=core).cpu)
-            workers = [("1", one, ones), ("2", two, twos)]
-            for count, out, runs_of in workers[::-1] if i % 2 else workers:
+            for count, out, runs_of in in_turn(i, [("1", one, ones), ("2", two, twos)]):
                 runs_of.append(measure(war("generate", *generate, "--out", str(out), "--workers", count)))
         idiomatic = n / statistics.median(sims)
         rows.append(("idiomatic simulator: deques, no cycle detection, records nothing (SplitMix64 deals / the "

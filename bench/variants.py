@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from measure import measure, one_core, print_table, war  # noqa: E402
+from measure import in_turn, measure, one_core, print_table, war  # noqa: E402
 
 # (what, arguments of war generate, games at scale 1): each run takes a few seconds here.
 CASES = [
@@ -89,8 +89,7 @@ def worker_rows(tmp: Path, games: int, runs: int = 1) -> list[tuple]:
     def pairs(command) -> tuple[list, list]:
         one, two = [], []
         for i in range(runs):
-            both = [(1, one), (2, two)]
-            for workers, runs_of in both[::-1] if i % 2 else both:
+            for workers, runs_of in in_turn(i, [(1, one), (2, two)]):
                 runs_of.append(run_timed(command(workers)))
         return one, two
 

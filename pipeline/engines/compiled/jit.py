@@ -22,6 +22,7 @@ try:  # numba is optional: without it the compiled engines are not used and the 
     from numba.core.compiler import Compiler
 
     from .linking import linked_library
+    from .loading import LOADING, cache_quickly
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover
     HAVE_NUMBA = False
@@ -68,12 +69,19 @@ if HAVE_NUMBA:
 
     def njit(*args, quick: bool = False, linked: bool = False, **options):
         """numba.njit; with `quick`, compiled at QUICK_OPT (QuickCompiler); with `linked` too,
-        into code that only its callers link (LinkedCompiler)."""
+        into code that only its callers link (LinkedCompiler). A cached function loads through
+        loading.EngineCache."""
         if linked:
             options["pipeline_class"] = LinkedCompiler
         elif quick:
             options["pipeline_class"] = QuickCompiler
-        return numba.njit(*args, **options)
+        if not (options.get("cache") and LOADING):
+            return numba.njit(*args, **options)
+        options["cache"] = False
+        compiled = numba.njit(*args, **options)
+        if args and callable(args[0]):
+            return cache_quickly(compiled)
+        return lambda func: cache_quickly(compiled(func))
 else:  # pragma: no cover
     def njit(*args, quick: bool = False, linked: bool = False, **options):
         if args and callable(args[0]):

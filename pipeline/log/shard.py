@@ -3,6 +3,7 @@ between the compiled engine and the reference."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import signal
@@ -10,14 +11,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Mapping
 from typing import Callable
 
 import numpy as np
 import pyarrow as pa
 
-from ..engines.compiled import arneson as compiled_arneson
-from ..engines.compiled import steal as compiled_steal
-from ..engines.compiled import table as compiled_table
 from ..engines.compiled.layout import (
     EVENT_COLUMNS,
     KIND_SET_ASIDE,
@@ -48,11 +47,10 @@ def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
     play everything."""
     if os.environ.get("WAR_ENGINE") == "reference":
         return False
-    if family_of(rules).compiled == "steal":
-        return compiled_steal.fits(rules, policies)
-    if family_of(rules).compiled == "arneson":
-        return compiled_arneson.fits(rules, policies)
-    return not policies and family_of(rules).compiled == "table" and fits(rules)
+    name = family_of(rules).compiled
+    if name == "table":
+        return not policies and fits(rules)
+    return bool(name) and ENGINES[name].fits(rules, policies)
 
 
 # The compiled engines' buffers, kept from shard to shard in this process (see state.Workspace).
@@ -126,9 +124,27 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     return rows_table(ids, rows), games_table(records)
 
 
-# The compiled engines by name (families.Family.compiled): each module's play_games, play_arrays,
-# structures, keeps_positions and STEPS serve warm.
-ENGINES = {"table": compiled_table, "steal": compiled_steal, "arneson": compiled_arneson}
+class _Engines(Mapping):
+    """The compiled engines' modules by name (families.Family.compiled): each module's
+    play_games, play_arrays, structures, keeps_positions and STEPS serve warm. A module is
+    imported when first asked for, so that a run of Classic War does not import the Steal and
+    Arneson engines (about 0.1 s of its start-up, where Python compiles them from source)."""
+
+    NAMES = ("table", "steal", "arneson")
+
+    def __getitem__(self, name: str):
+        if name not in self.NAMES:
+            raise KeyError(name)
+        return importlib.import_module(f"..engines.compiled.{name}", __package__)
+
+    def __iter__(self):
+        return iter(self.NAMES)
+
+    def __len__(self) -> int:
+        return len(self.NAMES)
+
+
+ENGINES = _Engines()
 
 # What numba compiles an engine for: its name, and whether its games keep positions (each
 # module's keeps_positions). The table engine has both builds, one for the rule sets that look

@@ -70,6 +70,17 @@ def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None, co
     return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_utime, usage.ru_maxrss / 1024, stdout, steal)
 
 
+def side_by_side(cmd: list[str], copies: int = 2) -> float:
+    """Wall seconds from starting `copies` copies of `cmd` at once to the last one's end."""
+    start = time.perf_counter()
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(copies)]
+    codes = [proc.wait() for proc in procs]
+    wall = time.perf_counter() - start
+    if any(codes):
+        raise SystemExit(f"failed: {' '.join(map(str, cmd))} (exit {max(codes)})")
+    return wall
+
+
 def in_turn(i: int, pair: list) -> list:
     """The two sides of pair `i` in the order they run: it alternates from one pair to the next,
     so that a machine speeding up or slowing down over a run favours neither side."""

@@ -19,6 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from cores import two_cores  # noqa: E402
 from measure import in_turn, measure, one_core, print_table, timed, timed_cpu, war  # noqa: E402
 
 FAST_RULES = ["--variant", "classic", "--set", "pickup=winner_first"]
@@ -93,13 +94,15 @@ def main() -> None:
         # Row 2 is the median of its pairs' own ratios too (until 2026-12-02, the ratio of the
         # median times): a pair whose one side a neighbour slowed then counts as one pair, as in
         # farm-bench. Each pair's order alternates, and each run's host steal is printed.
+        # Beside each pair, the machine's own two cores (bench/cores.py): the ceiling of row 2.
         core = one_core()
-        sims, pinned, ones, twos = [], [], [], []
+        sims, pinned, ones, twos, machine = [], [], [], [], []
         for i in range(args.runs):
             sims.append(measure(simulator, core=core).cpu)
             pinned.append(measure(war("generate", *generate, "--out", str(one), "--workers", "1"), core=core).cpu)
             for count, out, runs_of in in_turn(i, [("1", one, ones), ("2", two, twos)]):
                 runs_of.append(measure(war("generate", *generate, "--out", str(out), "--workers", count)))
+            machine.append(two_cores(i))
         idiomatic = n / statistics.median(sims)
         rows.append(("idiomatic simulator: deques, no cycle detection, records nothing (SplitMix64 deals / the "
                      "project's deals)", f"{idiomatic:,.0f} / {nb / project_cpu:,.0f} games/s of CPU",
@@ -116,12 +119,15 @@ def main() -> None:
                      f"baseline{runs})",
                      f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 --workers 1 -q"))
         speedups = [w.wall / t.wall for w, t in zip(ones, twos)]
-        each = ", ".join(f"{r:.2f}x (host steal {max(w.steal, t.steal):.0%})"
-                         for r, w, t in zip(speedups, ones, twos))
+        each = ", ".join(f"{r:.2f}x (host steal {max(w.steal, t.steal):.0%}, the machine {m:.2f}x)"
+                         for r, w, t, m in zip(speedups, ones, twos, machine))
         rows.append(("2. two workers (target: 1.85x one worker, wall)",
                      f"{n / took2:,.0f} games/s ({statistics.median(speedups):.2f}x one worker"
                      + (f", the median of {args.runs} pairs in turn; pairs {each}" if args.runs > 1 else "")
                      + ")", "... --workers 2"))
+        rows.append(("2, its ceiling: this machine's two cores, two copies of a pure-Python loop against one",
+                     f"{statistics.median(machine):.2f}x (pairs {', '.join(f'{m:.2f}x' for m in machine)})",
+                     "python bench/cores.py"))
         default = Path(tmp) / "default"
         timed(war("generate", "--games", str(n), "--seed", "1", "--out", str(default), "-q", "--workers", "2"))
         size = sum(p.stat().st_size for p in default.rglob("*") if p.is_file())

@@ -4,9 +4,9 @@ Before it reads a function's machine code from its cache, numba refreshes its ta
 it imports its whole library of typing and lowering rules (about 300 modules: NumPy's functions,
 typed containers, random generators, ...) and installs them in its typing and lowering tables.
 Code read from the cache needs none of it: it has been typed and lowered already, and it calls
-only numba's runtime (NRT), which is set up here. That refresh was about 0.5 s of every command
-that loads the engine (`war generate`, `validate`, `replay`, `demo`), most of the start-up that
-two workers wait for before they fork.
+only numba's runtime (NRT), which is set up here. That refresh was 0.2 s to 0.5 s of every
+command that loads the engine (`war generate`, `validate`, `replay`, `demo`; validation loads
+more), a large part of the start-up that two workers wait for before they fork.
 
 A compile still refreshes both tables first (numba's compiler does so itself), and so does a
 lowering that misses a rule; so a function the cache does not hold compiles as before.

@@ -15,19 +15,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from measure import in_turn, measure, side_by_side  # noqa: E402
+from measure import in_turn, side_by_side  # noqa: E402
 
 LOOP = "x = 0\nfor i in range(30_000_000):\n    x += i & 7\n"   # about 4 s on the development machine
 
 
 def two_cores(i: int = 0) -> float:
-    """One pair (its order alternating with `i`): the loop alone, then two copies side by side;
-    2 x the alone time over the side-by-side time."""
+    """One pair (its order alternating with `i`): the loop alone, then two copies side by side,
+    each timed the same way; 2 x the alone time over the side-by-side time."""
     cmd = [sys.executable, "-c", LOOP]
-    walls = {}
-    for side, run in in_turn(i, [("alone", lambda: measure(cmd).wall), ("both", lambda: side_by_side(cmd))]):
-        walls[side] = run()
-    return 2 * walls["alone"] / walls["both"]
+    walls = {copies: side_by_side(cmd, copies) for copies in in_turn(i, [1, 2])}
+    return 2 * walls[1] / walls[2]
 
 
 if __name__ == "__main__":

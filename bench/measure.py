@@ -71,7 +71,8 @@ def measure(cmd: list[str], env: dict | None = None, cwd: Path | None = None, co
 
 
 def side_by_side(cmd: list[str], copies: int = 2) -> float:
-    """Wall seconds from starting `copies` copies of `cmd` at once to the last one's end."""
+    """Wall seconds from starting `copies` copies of `cmd` at once to the last one's end (one
+    copy: the same command alone, timed the same way)."""
     start = time.perf_counter()
     procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(copies)]
     codes = [proc.wait() for proc in procs]

@@ -1,10 +1,14 @@
 """Shared test helpers: cards by label, hand-built deals, the events as the engines log them
 (pipeline.engines.event.Event), the option grid that the conformance and kernel suites sweep,
-and reading a dataset's games."""
+reading a dataset's games, and running a script in a fresh process with its own numba cache."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 
@@ -191,3 +195,14 @@ def digests(root) -> dict[str, str]:
 
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def run_fresh(tmp_path, script: str, *args: str) -> dict:
+    """Run `script` in a fresh Python (numba caches a function of a file only, and loads its
+    cache once a process), with numba's cache in tmp_path/cache and tmp_path importable; the
+    JSON it prints."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)

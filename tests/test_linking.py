@@ -4,16 +4,13 @@ the code that links them computes what it did."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 pytest.importorskip("numba")
 
+from rulekit import run_fresh  # noqa: E402
 from pipeline.engines.compiled import linking  # noqa: E402
 
 # A module of two steps and the entry points that call them, as an engine is built: compiled
@@ -69,11 +66,7 @@ RUN = textwrap.dedent('''
 
 
 def run(tmp_path, entry: str) -> dict:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", RUN, entry], capture_output=True, text=True, env=env, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    return run_fresh(tmp_path, RUN, entry)
 
 
 def test_linking_is_on_with_the_numba_installed():

@@ -3,16 +3,13 @@ importing its typing and lowering rules first, and a compile after such a load s
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 pytest.importorskip("numba")
 
+from rulekit import run_fresh  # noqa: E402
 from pipeline.engines.compiled import loading  # noqa: E402
 from pipeline.engines.compiled.jit import njit  # noqa: E402
 
@@ -47,11 +44,7 @@ RUN = textwrap.dedent('''
 
 
 def run(tmp_path) -> dict:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, env=env, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    return run_fresh(tmp_path, RUN)
 
 
 def test_loading_is_on_with_the_numba_installed():

@@ -27,7 +27,7 @@ from ..engines.compiled.layout import (
 from ..engines.compiled.jit import HAVE_NUMBA
 from ..engines.compiled.state import Workspace, compile_steps, with_parts
 from ..engines.compiled.table import fits, play_arrays
-from ..engines.families import family_of
+from ..engines.families import FAMILIES, family_of
 from ..engines.game import play_game
 from ..model.deal import Deal, deck_of
 from ..model.rng import game_seed
@@ -130,18 +130,18 @@ class _Engines(Mapping):
     imported when first asked for, so that a run of Classic War does not import the Steal and
     Arneson engines (about 0.1 s of its start-up, where Python compiles them from source)."""
 
-    NAMES = ("table", "steal", "arneson")
+    names = tuple(dict.fromkeys(family.compiled for family in FAMILIES.values() if family.compiled))
 
     def __getitem__(self, name: str):
-        if name not in self.NAMES:
+        if name not in self.names:
             raise KeyError(name)
         return importlib.import_module(f"..engines.compiled.{name}", __package__)
 
     def __iter__(self):
-        return iter(self.NAMES)
+        return iter(self.names)
 
     def __len__(self) -> int:
-        return len(self.NAMES)
+        return len(self.names)
 
 
 ENGINES = _Engines()

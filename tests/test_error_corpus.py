@@ -23,6 +23,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.jobs.generate import Plan, generate
 from pipeline.model.rules import build_rules
+from pipeline.storage import files
 
 GAMES, SHARD = 30, 10
 
@@ -283,23 +284,28 @@ def test_disk_full_while_writing(w, tmp_path, monkeypatch, capsys):
     """A full disk mid-run: one line naming the file, exit 1, and how to finish the run; the
     journal lets --resume finish it, giving the bytes of an uninterrupted run."""
     out_dir = tmp_path / "full"
-    real = os.fsync
     calls = []
 
-    def full(fd):
-        calls.append(fd)
-        if len(calls) == 5:  # plan, shard 0's events, games and record, then shard 1's events
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real(fd)
+    def full(real):
+        """A flush that finds the disk full on the fifth file handed over: the plan (fsynced),
+        shard 0's events, games and record, then shard 1's events (handed to the disk unwaited)."""
+        def flush(fd):
+            calls.append(fd)
+            if len(calls) == 5:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real(fd)
+        return flush
 
-    monkeypatch.setattr(os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full(os.fsync))
+    monkeypatch.setattr(files, "start_writeback", full(files.start_writeback))
     args = ["generate", "--games", str(GAMES), "--shard-size", str(SHARD), "--seed", "42", "--out", str(out_dir), "-q"]
     code, out, err = run(monkeypatch, capsys, args)
     check(code, out, err, Case("", 1, "no space left on device"))
+    assert len(calls) == 5
     assert "events/variant=classic/part-00001.parquet" in err and f"war {' '.join(args)} --resume" in err
     assert not (out_dir / "manifest.json").exists()
     assert not [p for p in out_dir.rglob("*") if p.name.endswith(".tmp")]
-    monkeypatch.setattr(os, "fsync", real)
+    monkeypatch.undo()
     code, out, err = run(monkeypatch, capsys, args + ["--resume"])
     assert code == 0, err
     assert tree(out_dir) == tree(w / "ds")

@@ -1,5 +1,7 @@
 """Shards, resume after kill -9, the writer's lock, and the Dask executor."""
 
+import errno
+import os
 import random
 import signal
 import time
@@ -7,7 +9,8 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.errors import DatasetError
+from pipeline.errors import DatasetError, StorageError, storage_error
+from pipeline.jobs import generate as generate_job
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.validate import validate
 from pipeline.model.rules import build_rules
@@ -85,6 +88,52 @@ def test_nothing_to_resume(tmp_path):
     generate(tmp_path / "d", plans(), seed=1)
     with pytest.raises(DatasetError, match="finished"):
         generate(tmp_path / "d", plans(), seed=1, resume=True)
+
+
+def test_the_files_reach_the_disk_once_before_the_manifest(tmp_path, monkeypatch):
+    """A shard hands its part files and journal record to the disk without waiting for them (no
+    fsync a shard); the run waits once, for all of them, before it writes the manifest."""
+    fsyncs, durable = [], []
+    real_fsync, real_durable = os.fsync, generate_job.make_durable
+    monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd))[1])
+
+    def spy(root, paths):
+        paths = list(paths)
+        durable.append((sorted(paths), (root / "manifest.json").exists(), all((root / p).is_file() for p in paths)))
+        real_durable(root, paths)
+
+    monkeypatch.setattr(generate_job, "make_durable", spy)
+    manifest = generate(tmp_path / "d", plans(), seed=1, shard_size=10)
+    assert len(durable) == 1
+    paths, manifest_written, all_written = durable[0]
+    assert paths == sorted(f.path for f in manifest.files) and len(paths) == 8
+    assert all_written and not manifest_written
+    assert len(fsyncs) == 2  # the journal's plan and the manifest
+
+
+def test_resume_after_a_power_cut_plays_again_what_did_not_reach_the_disk(tmp_path, monkeypatch):
+    """A run whose final flush fails says so and keeps its journal. What a power cut before that
+    flush can leave (an empty part file, a missing one, an empty record) is played again by
+    --resume, which checks every recorded file against its checksum: the bytes of a clean run."""
+    reference = tmp_path / "ref"
+    generate(reference, plans(), seed=1, shard_size=10)
+    root = tmp_path / "d"
+
+    def failing(where, paths):
+        raise storage_error(OSError(errno.EIO, "Input/output error"), where)
+
+    monkeypatch.setattr(generate_job, "make_durable", failing)
+    with pytest.raises(StorageError, match="Input/output error"):
+        generate(root, plans(), seed=1, shard_size=10)
+    monkeypatch.undo()
+    assert not (root / "manifest.json").exists()
+    records = root / ".war" / "shards"
+    assert len(list(records.glob("part-*.json"))) == 4
+    (root / "events" / "variant=classic" / "part-00001.parquet").write_bytes(b"")
+    (root / "games" / "variant=classic" / "part-00002.parquet").unlink()
+    (records / "part-00003.json").write_bytes(b"")
+    generate(root, plans(), seed=1, shard_size=10, resume=True)
+    assert digests(root) == digests(reference)
 
 
 def test_the_journal_is_gone_when_finished(tmp_path):

@@ -22,7 +22,7 @@ from ..log.shard import engines_for, shard_tables, warm
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
-from ..storage.files import atomic_write_bytes, make_folder, remove_tree, sha256_file, write_parquet
+from ..storage.files import atomic_write_bytes, make_durable, make_folder, remove_tree, sha256_file, write_parquet
 from ..storage.journal import WORK_DIR, Journal, record_shard
 from ..storage.location import is_remote, location
 from .parallel import interrupts_deferred, run_tasks, run_tasks_dask
@@ -130,7 +130,7 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
     out = []
     for table_name, table, key in (("events", events, ("game_id", "seq")), ("games", games, ("game_id",))):
         rel = part_path(table_name, rules.variant, shard.part)
-        digest = write_parquet(table, root / rel, key)
+        digest = write_parquet(table, root / rel, key, durable=False)  # made durable before the manifest
         out.append({"path": rel, "table": table_name, "rule_set": shard.ordinal,
                     "first_game": shard.start, "games": shard.stop - shard.start,
                     "rows": table.num_rows, "sha256": digest})
@@ -344,6 +344,7 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
     manifest = Manifest(master_seed=seed, rule_sets=kept_sets + entries,
                         files=kept_files + [DataFile(**f) for f in files])
+    make_durable(target, [f["path"] for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
     return manifest
 

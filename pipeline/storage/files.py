@@ -7,10 +7,13 @@ storage the same functions take a location.StorePath, which puts a file whole it
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import shutil
+import sys
 from contextlib import contextmanager
+from functools import cache
 from typing import BinaryIO, Iterable, Iterator
 
 import numpy as np
@@ -36,17 +39,23 @@ def sha256_file(path) -> str:
 
 
 @contextmanager
-def atomic_file(path) -> Iterator[BinaryIO]:
+def atomic_file(path, durable: bool = True) -> Iterator[BinaryIO]:
     """A local file to write that appears under its name only once whole: written under a hidden
     temporary name, fsynced, then renamed; on any failure (Ctrl-C too) the temporary file is
     removed and nothing appears. A failure of the temporary file itself is said as a
-    StorageError naming `path`: the hidden name means nothing to a user."""
+    StorageError naming `path`: the hidden name means nothing to a user.
+
+    With `durable=False` the file is handed to the disk but not waited for (start_writeback):
+    the caller makes it durable later, with others, by make_durable at its own commit point."""
     tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:
             yield f
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
+            else:
+                start_writeback(f.fileno())
         os.replace(tmp, path)
     except BaseException as err:
         try:
@@ -58,7 +67,7 @@ def atomic_file(path) -> Iterator[BinaryIO]:
         raise
 
 
-def atomic_write_bytes(path, data) -> str:
+def atomic_write_bytes(path, data, durable: bool = True) -> str:
     """Write a whole file under its name, never a part of it (atomic_file; StorePath.put for a
     URI). Returns the SHA-256 of `data`."""
     if path.is_dir():
@@ -69,11 +78,80 @@ def atomic_write_bytes(path, data) -> str:
         return digest
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_file(path) as f:
+        with atomic_file(path, durable) as f:
             f.write(data)
     except OSError as err:
         raise storage_error(err, path) from None
     return digest
+
+
+SYNC_FILE_RANGE_WRITE = 2  # Linux's sync_file_range flag: start writing the dirty pages, do not wait
+
+
+@cache
+def _libc():
+    """The C library's sync_file_range and syncfs, on Linux with glibc; None elsewhere."""
+    if sys.platform != "linux":
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.sync_file_range.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+        libc.syncfs.argtypes = [ctypes.c_int]
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def start_writeback(fd: int) -> None:
+    """Ask the kernel to start writing a file's pages to the disk now, without waiting for them
+    (Linux's sync_file_range): make_durable at the end then finds them written. Elsewhere
+    nothing: make_durable fsyncs each file."""
+    libc = _libc()
+    if libc is not None:
+        libc.sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE)  # advice: a failure here loses nothing
+
+
+def make_durable(root, paths: Iterable[str]) -> None:
+    """Wait until the files at `paths` (relative to the folder `root`) and their names are on the
+    disk: one syncfs of root's file system on Linux, an fsync of each file and folder elsewhere.
+    A dataset's commit point calls it before its manifest is written, so that the manifest never
+    names a file a power cut could still take back. Nothing to do on remote storage, whose puts
+    are whole when they return."""
+    if is_remote(root):
+        return
+    libc = _libc()
+    try:
+        if libc is not None:
+            fd = os.open(root, os.O_RDONLY)
+            try:
+                if libc.syncfs(fd) != 0:
+                    err = ctypes.get_errno()
+                    raise OSError(err, os.strerror(err), str(root))
+            finally:
+                os.close(fd)
+            return
+        folders = set()
+        for rel in paths:
+            _fsync_path(root / rel)
+            folders.add((root / rel).parent)
+        for folder in folders:
+            _fsync_path(folder)
+    except OSError as err:
+        raise storage_error(err, root) from None
+
+
+def _fsync_path(path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except IsADirectoryError:  # Windows cannot open a folder; its renames are durable anyway
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        if not path.is_dir():  # some systems refuse to fsync a folder; a file must not fail
+            raise
+    finally:
+        os.close(fd)
 
 
 def make_folder(path, parents: bool = True, exist_ok: bool = True) -> None:
@@ -132,12 +210,12 @@ def parquet_options(schema: pa.Schema, sort_key: Iterable[str] = ()) -> dict:
     )
 
 
-def write_parquet(table: pa.Table, path, sort_key: Iterable[str] = ()) -> str:
+def write_parquet(table: pa.Table, path, sort_key: Iterable[str] = (), durable: bool = True) -> str:
     """Write zstd Parquet atomically; return its SHA-256. The file is built in memory (a shard's
     is a few MB), so its checksum comes from the bytes written, not from reading them back."""
     buf = pa.BufferOutputStream()
     pq.write_table(table, buf, **parquet_options(table.schema, sort_key))
-    return atomic_write_bytes(path, buf.getvalue())
+    return atomic_write_bytes(path, buf.getvalue(), durable)
 
 
 @contextmanager

@@ -220,11 +220,18 @@ class Journal:
         atomic_write_bytes(path, text.encode())
 
     def done(self, part: int) -> list[dict] | None:
+        """The files a finished shard wrote, from its record; None for a shard without a
+        readable record (never finished, or its record lost to a power cut)."""
         path = record_path(self.dir, part)
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            entries = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        if not isinstance(entries, list) or not entries or not all(
+                isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("sha256"), str)
+                for e in entries):
+            return None
+        return entries
 
     def close(self) -> None:
         """Remove the journal once the manifest is written."""
@@ -280,5 +287,9 @@ def record_path(journal_dir, part: int):
 
 
 def record_shard(journal_dir: str, part: int, entries: list[dict]) -> None:
-    """Written by the worker that finished the shard, after its data files."""
-    atomic_write_bytes(record_path(journal_dir, part), json.dumps(entries, sort_keys=True).encode())
+    """Written by the worker that finished the shard, after its data files. Like them, it reaches
+    the disk for sure only at the run's end (files.make_durable): after a power cut a record may
+    be empty, or name files that are, and --resume then plays the shard again (Journal.done
+    reads an unreadable record as none; generate checks each file's checksum)."""
+    atomic_write_bytes(record_path(journal_dir, part), json.dumps(entries, sort_keys=True).encode(),
+                       durable=False)

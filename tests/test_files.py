@@ -1,0 +1,51 @@
+"""storage.files: making a run's files durable at its commit point."""
+
+import os
+
+import pytest
+
+from pipeline.errors import StorageError
+from pipeline.storage import files
+
+
+def written(tmp_path):
+    for rel in ("events/a.parquet", "events/b.parquet", "games/a.parquet"):
+        (tmp_path / rel).parent.mkdir(exist_ok=True)
+        with files.atomic_file(tmp_path / rel, durable=False) as f:
+            f.write(rel.encode())
+    return ["events/a.parquet", "events/b.parquet", "games/a.parquet"]
+
+
+def test_a_file_written_for_later_is_whole_under_its_name_and_waits_for_no_fsync(tmp_path, monkeypatch):
+    fsyncs = []
+    monkeypatch.setattr(os, "fsync", lambda fd: fsyncs.append(fd))
+    paths = written(tmp_path)
+    assert fsyncs == []
+    assert [(tmp_path / p).read_bytes() for p in paths] == [p.encode() for p in paths]
+    assert not [p for p in tmp_path.rglob(".*")]
+
+
+def test_without_syncfs_each_file_and_folder_is_fsynced(tmp_path, monkeypatch):
+    """Where the C library has no syncfs (not Linux), make_durable fsyncs every file and the
+    folders that hold them, whose entries a rename changed."""
+    paths = written(tmp_path)
+    monkeypatch.setattr(files, "_libc", lambda: None)
+    synced = []
+    real = os.fsync
+
+    def spy(fd):
+        synced.append(os.fstat(fd).st_ino)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    files.make_durable(tmp_path, paths)
+    expected = {(tmp_path / p).stat().st_ino for p in paths} | {(tmp_path / d).stat().st_ino for d in ("events", "games")}
+    assert sorted(synced) == sorted(expected)
+
+
+def test_a_flush_that_fails_names_the_folder(tmp_path, monkeypatch):
+    paths = written(tmp_path)
+    files.make_durable(tmp_path, paths)  # the real one, on this system's file system
+    monkeypatch.setattr(files, "_libc", lambda: None)
+    with pytest.raises(StorageError, match=f"cannot write {str(tmp_path)!r}"):
+        files.make_durable(tmp_path, [*paths, "events/gone.parquet"])

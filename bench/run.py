@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from cores import two_cores  # noqa: E402
-from measure import in_turn, measure, one_core, print_table, timed, timed_cpu, war  # noqa: E402
+from measure import fresh, in_turn, measure, one_core, print_table, timed, timed_cpu, war  # noqa: E402
 
 FAST_RULES = ["--variant", "classic", "--set", "pickup=winner_first"]
 
@@ -90,7 +90,7 @@ def main() -> None:
         # from its own two runs; then one worker and two, unpinned, for row 2's wall times. Until
         # 2026-12-02 the simulator ran once, before every run of war generate, so row 1 also
         # measured how the machine's speed moved between them (its neighbours move it by a third).
-        generate = [*FAST_RULES, "--games", str(n), "--seed", "1", "-q", "--overwrite"]
+        generate = [*FAST_RULES, "--games", str(n), "--seed", "1", "-q"]
         # Row 2 is the median of its pairs' own ratios too (until 2026-12-02, the ratio of the
         # median times): a pair whose one side a neighbour slowed then counts as one pair, as in
         # farm-bench. Each pair's order alternates, and each run's host steal is printed.
@@ -99,9 +99,9 @@ def main() -> None:
         sims, pinned, ones, twos, machine = [], [], [], [], []
         for i in range(args.runs):
             sims.append(measure(simulator, core=core).cpu)
-            pinned.append(measure(war("generate", *generate, "--out", str(one), "--workers", "1"), core=core).cpu)
+            pinned.append(measure(war("generate", *generate, "--out", fresh(one), "--workers", "1"), core=core).cpu)
             for count, out, runs_of in in_turn(i, [("1", one, ones), ("2", two, twos)]):
-                runs_of.append(measure(war("generate", *generate, "--out", str(out), "--workers", count)))
+                runs_of.append(measure(war("generate", *generate, "--out", fresh(out), "--workers", count)))
             machine.append(two_cores(i))
         idiomatic = n / statistics.median(sims)
         rows.append(("idiomatic simulator: deques, no cycle detection, records nothing (SplitMix64 deals / the "

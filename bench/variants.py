@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from measure import in_turn, measure, one_core, print_table, war  # noqa: E402
+from measure import fresh, in_turn, measure, one_core, print_table, war  # noqa: E402
 
 # (what, arguments of war generate, games at scale 1): each run takes a few seconds here.
 CASES = [
@@ -48,7 +48,7 @@ def run_timed(cmd: list[str], core: int | None = None) -> tuple[float, float]:
 
 
 def generate_cmd(args: list[str], games: int, out: Path, workers: int = 1) -> list[str]:
-    return war("generate", *args, "--games", games, "--seed", 1, "--out", out, "--overwrite", "-q",
+    return war("generate", *args, "--games", games, "--seed", 1, "--out", fresh(out), "-q",
                "--workers", workers)
 
 

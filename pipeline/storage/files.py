@@ -135,23 +135,21 @@ def make_durable(root, paths: Iterable[str]) -> None:
             _fsync_path(root / rel)
             folders.add((root / rel).parent)
         for folder in folders:
-            _fsync_path(folder)
+            _fsync_path(folder, folder=True)
     except OSError as err:
         raise storage_error(err, root) from None
 
 
-def _fsync_path(path) -> None:
+def _fsync_path(path, folder: bool = False) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
-    except IsADirectoryError:  # Windows cannot open a folder; its renames are durable anyway
-        return
-    try:
-        os.fsync(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     except OSError:
-        if not path.is_dir():  # some systems refuse to fsync a folder; a file must not fail
+        if not folder:  # some systems cannot open or fsync a folder (Windows); a file must not fail
             raise
-    finally:
-        os.close(fd)
 
 
 def make_folder(path, parents: bool = True, exist_ok: bool = True) -> None:

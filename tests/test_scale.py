@@ -111,6 +111,24 @@ def test_the_files_reach_the_disk_once_before_the_manifest(tmp_path, monkeypatch
     assert len(fsyncs) == 2  # the journal's plan and the manifest
 
 
+def test_a_shard_for_a_dask_worker_fsyncs_its_own_files(tmp_path, monkeypatch):
+    """On a cluster other machines write the files, out of reach of the client's make_durable,
+    so each shard it sends waits for its own two part files and record; a local shard waits for
+    none of them."""
+    fsyncs = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real(fd))[1])
+    sent = []
+    monkeypatch.setattr(generate_job, "run_tasks_dask",
+                        lambda fn, tasks, *args: [fn(shard, None) for shard in tasks if not sent.append(shard)])
+    generate(tmp_path / "d", plans(), seed=1, shard_size=20, scheduler="tcp://cluster:8786")
+    assert len(sent) == 2 and all(shard.durable for shard in sent)
+    assert len(fsyncs) == 2 + 3 * 2  # the plan, the manifest, and each shard's three files
+    local = [s for s in generate_job.iter_shards(plans(), generate_job.plan_entries(plans(), 1, 20), 1,
+                                                   tmp_path / "e", 20)]
+    assert local and not any(shard.durable for shard in local)
+
+
 def test_resume_after_a_power_cut_plays_again_what_did_not_reach_the_disk(tmp_path, monkeypatch):
     """A run whose final flush fails says so and keeps its journal. What a power cut before that
     flush can leave (an empty part file, a missing one, an empty record) is played again by

@@ -11,7 +11,7 @@ import os
 import re
 import shlex
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -115,6 +115,7 @@ class Shard:
     root: str
     deals: tuple[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]], ...] | None  # (piles, set aside) a game
     journal: str | None = None
+    durable: bool = False  # fsync its own files: a Dask worker's writes are out of make_durable's reach
 
 
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
@@ -130,12 +131,12 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
     out = []
     for table_name, table, key in (("events", events, ("game_id", "seq")), ("games", games, ("game_id",))):
         rel = part_path(table_name, rules.variant, shard.part)
-        digest = write_parquet(table, root / rel, key, durable=False)  # made durable before the manifest
+        digest = write_parquet(table, root / rel, key, durable=shard.durable)  # else made durable before the manifest
         out.append({"path": rel, "table": table_name, "rule_set": shard.ordinal,
                     "first_game": shard.start, "games": shard.stop - shard.start,
                     "rows": table.num_rows, "sha256": digest})
     if shard.journal is not None:
-        record_shard(shard.journal, shard.part, out)
+        record_shard(shard.journal, shard.part, out, durable=shard.durable)
     return out
 
 
@@ -334,8 +335,9 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
                 if progress:
                     progress(shard.stop - shard.start)
     todo = (shard for shard in shards if shard.part not in finished)
-    if scheduler is not None:
-        results = run_tasks_dask(run_shard, todo, scheduler, progress, lambda s: s.stop - s.start)
+    if scheduler is not None:  # other machines write these files: each worker waits for its own
+        results = run_tasks_dask(run_shard, (replace(shard, durable=True) for shard in todo), scheduler,
+                                 progress, lambda s: s.stop - s.start)
     else:
         results = run_tasks(run_shard, todo, workers, progress, warm=partial(_warm, [plan.rules for plan in plans]),
                             fork=not is_remote(target), count=count - len(finished))

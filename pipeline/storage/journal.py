@@ -286,10 +286,10 @@ def record_path(journal_dir, part: int):
     return location(journal_dir) / "shards" / f"part-{part:05d}.json"
 
 
-def record_shard(journal_dir: str, part: int, entries: list[dict]) -> None:
+def record_shard(journal_dir: str, part: int, entries: list[dict], durable: bool = False) -> None:
     """Written by the worker that finished the shard, after its data files. Like them, it reaches
     the disk for sure only at the run's end (files.make_durable): after a power cut a record may
     be empty, or name files that are, and --resume then plays the shard again (Journal.done
     reads an unreadable record as none; generate checks each file's checksum)."""
     atomic_write_bytes(record_path(journal_dir, part), json.dumps(entries, sort_keys=True).encode(),
-                       durable=False)
+                       durable=durable)

@@ -124,8 +124,7 @@ def test_a_shard_for_a_dask_worker_fsyncs_its_own_files(tmp_path, monkeypatch):
     generate(tmp_path / "d", plans(), seed=1, shard_size=20, scheduler="tcp://cluster:8786")
     assert len(sent) == 2 and all(shard.durable for shard in sent)
     assert len(fsyncs) == 2 + 3 * 2  # the plan, the manifest, and each shard's three files
-    local = [s for s in generate_job.iter_shards(plans(), generate_job.plan_entries(plans(), 1, 20), 1,
-                                                   tmp_path / "e", 20)]
+    local = list(generate_job.iter_shards(plans(), generate_job.plan_entries(plans(), 1, 20), 1, tmp_path / "e", 20))
     assert local and not any(shard.durable for shard in local)
 
 

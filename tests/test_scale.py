@@ -90,12 +90,19 @@ def test_nothing_to_resume(tmp_path):
         generate(tmp_path / "d", plans(), seed=1, resume=True)
 
 
-def test_the_files_reach_the_disk_once_before_the_manifest(tmp_path, monkeypatch):
+@pytest.fixture
+def fsyncs(monkeypatch) -> list[int]:
+    """The file descriptors os.fsync is called on during the test (it still fsyncs them)."""
+    calls, real = [], os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    return calls
+
+
+def test_the_files_reach_the_disk_once_before_the_manifest(tmp_path, monkeypatch, fsyncs):
     """A shard hands its part files and journal record to the disk without waiting for them (no
     fsync a shard); the run waits once, for all of them, before it writes the manifest."""
-    fsyncs, durable = [], []
-    real_fsync, real_durable = os.fsync, generate_job.make_durable
-    monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd))[1])
+    durable = []
+    real_durable = generate_job.make_durable
 
     def spy(root, paths):
         paths = list(paths)
@@ -111,13 +118,10 @@ def test_the_files_reach_the_disk_once_before_the_manifest(tmp_path, monkeypatch
     assert len(fsyncs) == 2  # the journal's plan and the manifest
 
 
-def test_a_shard_for_a_dask_worker_fsyncs_its_own_files(tmp_path, monkeypatch):
+def test_a_shard_for_a_dask_worker_fsyncs_its_own_files(tmp_path, monkeypatch, fsyncs):
     """On a cluster other machines write the files, out of reach of the client's make_durable,
     so each shard it sends waits for its own two part files and record; a local shard waits for
     none of them."""
-    fsyncs = []
-    real = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real(fd))[1])
     sent = []
     monkeypatch.setattr(generate_job, "run_tasks_dask",
                         lambda fn, tasks, *args: [fn(shard, None) for shard in tasks if not sent.append(shard)])

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from ..errors import DatasetError
+from ..model.schema import DataFile
 from .dataset import WORK_DIR
 from .files import atomic_write_bytes, remove_tree
 from .location import is_remote, location
@@ -222,16 +223,15 @@ class Journal:
     def done(self, part: int) -> list[dict] | None:
         """The files a finished shard wrote, from its record; None for a shard without a
         readable record (never finished, or its record lost to a power cut)."""
-        path = record_path(self.dir, part)
         try:
-            entries = json.loads(path.read_text(encoding="utf-8"))
+            entries = json.loads(record_path(self.dir, part).read_text(encoding="utf-8"))
+            if isinstance(entries, list) and entries:
+                for entry in entries:
+                    DataFile.model_validate(entry)  # a ValidationError is a ValueError
+                return entries
         except (OSError, ValueError):
-            return None
-        if not isinstance(entries, list) or not entries or not all(
-                isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("sha256"), str)
-                for e in entries):
-            return None
-        return entries
+            pass
+        return None
 
     def close(self) -> None:
         """Remove the journal once the manifest is written."""
@@ -286,7 +286,7 @@ def record_path(journal_dir, part: int):
     return location(journal_dir) / "shards" / f"part-{part:05d}.json"
 
 
-def record_shard(journal_dir: str, part: int, entries: list[dict], durable: bool = False) -> None:
+def record_shard(journal_dir: str, part: int, entries: list[dict], durable: bool) -> None:
     """Written by the worker that finished the shard, after its data files. Like them, it reaches
     the disk for sure only at the run's end (files.make_durable): after a power cut a record may
     be empty, or name files that are, and --resume then plays the shard again (Journal.done

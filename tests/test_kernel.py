@@ -485,12 +485,28 @@ def build_id(build) -> str:
     return build[0] + ("-positions" if build[1] else "")
 
 
+# What a fresh process has compiled for a literal: each compiled function of the project with a
+# signature that holds one (Literal[int](0)). A caller that passes a literal (`count = 0`)
+# where its other calls pass an int64 makes numba type and compile the callee a second time,
+# a second or more of a first run each.
+FOR_LITERALS = """
+import sys
+import numba
+def for_literals():
+    return {f"{d.py_func.__module__}.{d.py_func.__name__}": [str(s) for s in d.signatures]
+            for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith("pipeline.")
+            for d in vars(m).values() if isinstance(d, numba.core.dispatcher.Dispatcher)
+            and any(isinstance(t, numba.types.Literal) for s in d.signatures for t in s)}
+"""
+
+
 # A first run in a fresh process with an empty cache: warm shares the compile between two
 # processes, then reports each called step's signatures, and whether it came from the cache.
-# This process waits for the helper's steps before it compiles its own: a step of its own calls
-# one of the helper's (open_battle calls reshuffle), and which process compiles that one first is
-# otherwise a race, which a loaded machine once lost (a fresh clone's suite, 2026-12-02).
-FIRST_RUN = """
+# A step of this process's that calls one of the helper's (open_battle calls reshuffle) waits
+# for the helper's (Helper.awaited): before, which process compiled it first was a race, which
+# a loaded machine once lost (a fresh clone's suite, 2026-12-02), and which this process lost
+# on every run once its own steps compiled faster (2026-12-02, afternoon).
+FIRST_RUN = FOR_LITERALS + """
 import json, sys, threading, time
 import pipeline.log.shard as shard
 from pipeline.engines.compiled.state import called, step_types, with_parts
@@ -502,9 +518,6 @@ class Seen(shard.Helper):
     def __init__(self, engines, validation):
         super().__init__(engines, validation)
         helpers.append("forked" if self.pid else "new python")
-        self.said.readline()
-    def steps_compiled(self):
-        pass
 shard.Helper = Seen
 if sys.argv[3:] == ["thread"]:
     threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
@@ -516,6 +529,7 @@ print(json.dumps([[group, step.py_func.__name__, [str(s) for s in step.signature
                    str(step_types(step, structures)) if called(step, structures) else None,
                    sum(step.stats.cache_hits.values())] for group, steps in enumerate(module.STEPS) for step in steps]))
 print(json.dumps({str(other[1]): compile_estimate(engines=(other,)) for other in WARM_RULES if other[0] == build[0]}))
+print(json.dumps(for_literals()))
 """
 
 
@@ -530,7 +544,8 @@ def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
     calls (cycle detection's, in a build without positions) is not compiled. Then numba's
     cache holds this build and not the engine's other one (the table engine's): a run that needs
     the other is told it compiles. The helper is forked on Linux, and a new Python when this
-    process has another thread (whose locks a forked child would inherit half-held)."""
+    process has another thread (whose locks a forked child would inherit half-held). Nothing
+    this process compiles is compiled for a literal (FOR_LITERALS)."""
     import json
     import os
     import subprocess
@@ -539,7 +554,8 @@ def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", FIRST_RUN, build[0], str(build[1])] + ["thread"] * thread,
                          capture_output=True, text=True, env=env, check=True).stdout
-    helpers, steps, estimates = map(json.loads, out.splitlines())
+    helpers, steps, estimates, literals = map(json.loads, out.splitlines())
+    assert literals == {}
     assert helpers == ["new python" if thread or sys.platform != "linux" else "forked"]
     assert estimates.pop(str(build[1])) == 0
     assert all(seconds > 0 for seconds in estimates.values()) and len(estimates) == (build[0] == "table")
@@ -553,6 +569,25 @@ def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
         assert signatures or group == 1, name
         if signatures and group == 1:
             assert hits == 1, name  # loaded: the helper compiled it
+
+
+def test_the_helpers_share_of_a_first_run_compiles_nothing_for_a_literal(tmp_path):
+    """What warm's helper compiles (the second group of steps of every build, the encoder, the
+    checks; here in one fresh process) is compiled for numbers, never for a literal that one
+    caller passes where the others pass a number. The first process's share is checked by the
+    test above."""
+    import json
+    import subprocess
+
+    code = FOR_LITERALS + f"""
+import json, os
+from pipeline.log.shard import WARM_RULES, compile_in_helper
+compile_in_helper(sorted(WARM_RULES), {str(tmp_path / "checks")!r}, open(os.devnull, "w"))
+print(json.dumps(for_literals()))
+"""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert json.loads(out) == {}
 
 
 INTERRUPTED_RUN = """
@@ -599,6 +634,34 @@ def test_the_checks_are_claimed_by_one_process(tmp_path):
 
     claim = str(tmp_path / "checks")
     assert claimed(claim) and not claimed(claim) and not claimed(claim)
+
+
+def test_this_process_waits_for_the_helpers_step_as_long_as_the_helper_may_say_it():
+    """Helper.wait_for reads what the helper says (a step's key once it is in numba's cache)
+    until it has said the step this process needs, and no further; a step it never says is
+    waited for only until the helper has said all of its steps, or has ended (a helper that
+    failed: this process then compiles the step itself)."""
+    import io
+
+    from pipeline.log.shard import STEPS_DONE, Helper
+
+    def helper(said: str) -> Helper:
+        h = Helper.__new__(Helper)
+        h.said, h.said_steps, h.done_steps = io.StringIO(said), set(), False
+        return h
+
+    h = helper(f"reshuffle(int64)\nwar_round(int64)\n{STEPS_DONE}\nnothing after\n")
+    h.wait_for("reshuffle(int64)")
+    assert h.said_steps == {"reshuffle(int64)"} and not h.done_steps
+    h.wait_for("reshuffle(int64)")
+    assert h.said.tell() == len("reshuffle(int64)\n")  # said already: nothing read
+    h.wait_for("deal(int64)")  # not the helper's: until all its steps are said
+    assert h.said_steps == {"reshuffle(int64)", "war_round(int64)"} and h.done_steps
+    assert h.said.readline() == "nothing after\n"
+    ended = helper("reshuffle(int64)\n")
+    ended.wait_for("war_round(int64)")
+    assert ended.done_steps
+    ended.steps_compiled()
 
 
 def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):

@@ -55,7 +55,7 @@ from ..engines.compiled.layout import (
     NOTES,
 )
 from ..engines.compiled.rng import HASH_START, _fold, _mix
-from ..engines.compiled.state import borrowing
+from ..engines.compiled.state import ZERO, borrowing
 from ..model.schema import EVENT_KINDS
 from .codec import BATTLE_VALUE, LISTED, SMALL_ORDER, TABLE_ORDER, WINNER_FIRST, token
 
@@ -146,7 +146,12 @@ DONE, GROW_KEY, GROW_SHAPES = range(3)
 
 # ---------------------------------------------------------------- one event
 
-@borrowing(inline="always")
+# The encoder's steps below are each called once, in encode_pass: compiled once each and
+# inlined by LLVM when the pass links them in (state.borrowing, `inline="linked"`), rather than
+# by numba, which typed and lowered them again inside the pass and made its compile about 1.5x
+# as long. They compute at the pass's -O3: its module's passes run over them once linked in.
+
+@borrowing(inline="linked")
 def whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, encoding):
     """Whether cards [first_card, first_card + count) are the whole table, each once; their table
     positions go to marks.taken_order at order_fill on the way. Returns (whether, the positions
@@ -165,7 +170,7 @@ def whole_table_take(first_card, count, table_stamp, take_stamp, order_fill, enc
     return True, packed
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def put_on_table(first_card, count, seat, table_stamp, table_size, duplicate, encoding):
     """Cards [first_card, first_card + count) join the table, put down by `seat`: returns (table
     size, whether a card is on it twice)."""
@@ -181,7 +186,7 @@ def put_on_table(first_card, count, seat, table_stamp, table_size, duplicate, en
     return table_size, duplicate
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def long_take_mode(order_fill, count, seat, marks):
     """How a whole-table take of more than SMALL_ORDER cards by `seat`, its positions at
     marks.taken_order[order_fill:order_fill + count], spells its order (log.codec.spelt_order):
@@ -210,7 +215,7 @@ def long_take_mode(order_fill, count, seat, marks):
     return WINNER_FIRST_TAKE
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def append_key(event_word, count_word, value, first_seat, seat_count, key_size, key_hash, encoding):
     """The event's key words after shapes.key[:key_size] (there is room): returns (key size,
     hash)."""
@@ -235,7 +240,7 @@ def append_key(event_word, count_word, value, first_seat, seat_count, key_size, 
 
 # ---------------------------------------------------------------- one row
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def duel_code(event, stop, first_card, first_seat, events):
     """The code of the duel row at `event` (see DUEL_CODES), from its seats and take order; -1
     when the row is anything else. Such a row's shape is a function of its code and its cards
@@ -274,7 +279,7 @@ def duel_code(event, stop, first_card, first_seat, events):
     return ((np.int64(a) * DUEL_SEATS + b) * DUEL_SEATS + winner) * 2 + swapped
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def encode_row(event, stop, first_card, first_seat, card_fill, table_stamp, take_stamp, encoding):
     """The row of the events from `event` with its battle (before `stop`, the game's end; its
     cards and seats from first_card and first_seat): its cards and takes into the columns, its
@@ -284,12 +289,12 @@ def encode_row(event, stop, first_card, first_seat, card_fill, table_stamp, take
     rows = events.rows
     battle = rows[event, EVENT_BATTLE]
     table_stamp += 1
-    table_size = 0
-    duplicate = False
-    key_size = 0
+    table_size = ZERO
+    duplicate = np.bool_(False)
+    key_size = ZERO
     key_hash = HASH_START
     depth = np.int64(0)
-    order_fill = 0
+    order_fill = ZERO
     while event < stop and rows[event, EVENT_BATTLE] == battle:
         kind = rows[event, EVENT_KIND]
         count = rows[event, EVENT_CARDS_END] - first_card
@@ -310,7 +315,7 @@ def encode_row(event, stop, first_card, first_seat, card_fill, table_stamp, take
                 if mode == LISTED_TAKE:
                     order_fill += count
             table_stamp += 1
-            table_size = 0
+            table_size = ZERO
             duplicate = False
             raw = 0
         else:
@@ -349,7 +354,7 @@ def encode_row(event, stop, first_card, first_seat, card_fill, table_stamp, take
     return DONE, event, card_fill, table_stamp, take_stamp, key_size, _mix(key_hash)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def find_shape(key, key_size, key_hash, keys, key_start, key_hashes, slots):
     """The id of the shape key[:key_size] (hash key_hash), comparing whole keys on a hash hit so
     that two different keys never share an id; -1 - slot when it is new, `slot` being where it
@@ -372,7 +377,7 @@ def find_shape(key, key_size, key_hash, keys, key_start, key_hashes, slots):
         slot = (slot + 1) & slot_mask
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def intern_shape(key_size, key_hash, shape_count, shapes):
     """The id of the row's shape (shapes.key[:key_size]), a new one numbered shape_count when it
     is new; -1 when the shape table must grow first."""

@@ -29,11 +29,12 @@ def cards_balance(arrays, deck_size: int) -> bool:
     if events.shape[0] == 0:
         return True
     counts = np.ascontiguousarray(summaries[:, SUMMARY_EVENTS])  # one type, whatever the number of games
-    return bool(balance(events, card_values, counts, ROLE, KIND_SET_ASIDE, deck_size))
+    return bool(balance(events, card_values, counts, ROLE, KIND_SET_ASIDE, np.zeros(deck_size, np.int64),
+                        np.zeros(deck_size, np.int64)))
 
 
-@njit(cache=True)
-def balance(events, values, counts, role, set_aside, deck_size):
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
+def balance(events, values, counts, role, set_aside, table, dealt_at):
     """True when every game's battle 0 deals (or sets aside) each card of the deck once, and in
     every later battle the cards taken from the table (collect, set_aside) are exactly the cards
     put on it (play, down, forfeit), none twice. role[kind], what an event of that kind does, is
@@ -41,17 +42,18 @@ def balance(events, values, counts, role, set_aside, deck_size):
     Events past the last game's count belong to the last game.
     One pass, game by game; a card's `table` entry is 2 x the battle's stamp once put on the
     table and 2 x stamp + 1 once taken from it, so no per-battle set is ever cleared."""
-    table = np.zeros(deck_size, np.int64)
-    dealt_at = np.zeros(deck_size, np.int64)
+    deck_size = table.shape[0]
     total = events.shape[0]
     stamp = 0
     i = 0
     cards_start = 0
-    games = len(counts)
+    games = counts.shape[0]
     if games == 0:
         return total == 0
     for game in range(games):
-        end = total if game == games - 1 else min(i + counts[game], total)
+        end = total if game == games - 1 else i + counts[game]
+        if end > total:
+            end = total
         if i >= end:
             continue
         dealt = 0

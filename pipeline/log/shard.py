@@ -12,6 +12,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Mapping
+from contextlib import contextmanager, nullcontext
 from typing import Callable
 
 import numpy as np
@@ -25,7 +26,7 @@ from ..engines.compiled.layout import (
     GameArrays,
 )
 from ..engines.compiled.jit import HAVE_NUMBA
-from ..engines.compiled.state import Workspace, compile_steps, with_parts
+from ..engines.compiled.state import Workspace, compile_steps, step_key, with_parts
 from ..engines.compiled.table import fits, play_arrays
 from ..engines.families import FAMILIES, family_of
 from ..engines.game import play_game
@@ -229,7 +230,7 @@ def compile_checks() -> None:
     """Load (or compile) the checks validation runs, on empty arrays of the engine's types."""
     arrays = _empty_arrays()
     balance(arrays.events, arrays.card_values, np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]), ROLE,
-            KIND_SET_ASIDE, 52)
+            KIND_SET_ASIDE, np.zeros(52, np.int64), np.zeros(52, np.int64))
 
 
 def _empty_arrays() -> GameArrays:
@@ -238,22 +239,30 @@ def _empty_arrays() -> GameArrays:
                       np.zeros((2, 2), np.int32), np.zeros(2, np.uint64))
 
 
-def compile_steps_of(engines, group: int) -> None:
+def compile_steps_of(engines, group: int, compiled: Callable[[str], None] | None = None) -> None:
     """Compile (or load) group `group` of the engine builds' called steps (their modules' STEPS:
-    0 for this process, 1 for the helper of a first run) for the types a game calls them with."""
+    0 for this process, 1 for the helper of a first run) for the types a game calls them with;
+    `compiled(state.step_key(...))` after each."""
     for build in sorted(engines):
-        compile_steps(ENGINES[build[0]].STEPS[group], with_parts(_warm_structures(build)))
+        compile_steps(ENGINES[build[0]].STEPS[group], with_parts(_warm_structures(build)), compiled)
+
+
+STEPS_DONE = "steps"  # what the helper says once all its steps are in the cache
 
 
 def compile_in_helper(engines, checks: str | None = None, said=None) -> None:
-    """The second process of a first run: the engines' second group of steps, then, once it has
-    said so on `said` (stdout by default; the first process goes on to compile the games that
-    call them), the encoder, then the checks if it claims them first (`checks`: the path of
-    the claim, see claimed)."""
+    """The second process of a first run: the engines' second group of steps, each said on
+    `said` (stdout by default) by its state.step_key once it is in numba's cache, then
+    STEPS_DONE, then the encoder, then the checks if it claims them first (`checks`: the path
+    of the claim, see claimed). The first process waits for what it needs of these."""
     said = said or sys.stdout
-    compile_steps_of(engines, 1)
-    said.write("steps\n")
-    said.flush()
+
+    def say(line: str) -> None:
+        said.write(line + "\n")
+        said.flush()
+
+    compile_steps_of(engines, 1, say)
+    say(STEPS_DONE)
     compile_encoder()
     if checks is not None and claimed(checks):
         compile_checks()
@@ -279,6 +288,8 @@ class Helper:
 
     def __init__(self, engines, validation: bool):
         self.pid = self.process = None
+        self.said_steps: set[str] = set()
+        self.done_steps = False
         self.folder = tempfile.mkdtemp(prefix="war-compile-") if validation else None  # holds the claim of the checks
         try:
             if sys.platform == "linux" and threading.active_count() == 1:
@@ -319,9 +330,44 @@ class Helper:
         finally:
             os._exit(code)
 
+    def wait_for(self, key: str | None = None) -> None:
+        """Wait until the helper has said `key` (a state.step_key: that step is in numba's
+        cache), or has said all its steps (None waits for that), or has ended (it failed:
+        what it did not say compiles here)."""
+        while not self.done_steps and (key is None or key not in self.said_steps):
+            line = self.said.readline()
+            if not line or line == STEPS_DONE + "\n":
+                self.done_steps = True
+            else:
+                self.said_steps.add(line.rstrip("\n"))
+
     def steps_compiled(self) -> None:
         """Wait until its steps are in the cache (or it has failed: they then compile here)."""
-        self.said.readline()
+        self.wait_for(None)
+
+    @contextmanager
+    def awaited(self, engines):
+        """Inside the block, a compile in this process of one of the helper's steps (a step of
+        this process's group calls it) waits until the helper has put it in numba's cache, then
+        loads it, instead of compiling it a second time beside the helper: which process comes
+        to it first otherwise depends on the machine's load."""
+        waiting = []
+        for build in engines:
+            for step in ENGINES[build[0]].STEPS[1]:
+                if "compile" not in vars(step):
+                    step.compile = self._waiting(step, step.compile)
+                    waiting.append(step)
+        try:
+            yield
+        finally:
+            for step in waiting:
+                del step.compile
+
+    def _waiting(self, step, compile_):
+        def waiting_compile(types):
+            self.wait_for(step_key(step, types))
+            return compile_(types)
+        return waiting_compile
 
     def stop(self) -> None:
         """End it now, and wait for its end."""
@@ -355,7 +401,8 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     the work that follows starts at once. When they must be compiled first, `on_compile(seconds)`
     is called before, with about how long it takes (compile_estimate), and the compile is shared
     with a second process (Helper): each compiles a group of the builds' steps into numba's
-    cache, then this one the games that call them, which load the helper's steps from the cache,
+    cache (a step of this one's that calls one of the helper's waits for it, Helper.awaited),
+    then this one the games that call them, which load the helper's steps from the cache,
     while the helper compiles the encoder; then the checks, in whichever is first done."""
     if not HAVE_NUMBA or not engines:
         return
@@ -371,7 +418,8 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
             helper = None
     try:
         if compiling:
-            compile_steps_of(engines, 0)
+            with helper.awaited(engines) if helper is not None else nullcontext():
+                compile_steps_of(engines, 0)
         if helper is not None:
             helper.steps_compiled()
         played = []

@@ -346,7 +346,7 @@ def collect(s, first, stop, battle, game):
     Game.collect): under its pile, or on top of its won pile under `pooled`."""
     rules, seats, table = game.rules, game.seats, game.table
     cards = table.pickup_order
-    count = 0
+    count = ZERO
     if rules.pickup == PICKUP_WINNER_FIRST:
         for i in range(first, stop):
             if table.owners[i] == s:
@@ -553,7 +553,7 @@ def play_game(index, game_seed, attempt, deals, game, arn, results):
     return DONE
 
 
-@njit(cache=True, quick=True)
+@njit(cache=True, quick=True, no_cfunc_wrapper=True)
 def play_games(master_seed, start, index, attempt, deals, game, arn, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules and the
     seats' policies (Arneson.policy) into `results` and game.log. Returns (DONE, games, attempts)

@@ -25,7 +25,7 @@ from .layout import (
     NO_NOTE,
 )
 from .rng import _shuffle
-from .state import CARDS, PILE_BASE_INVERSE, ROWS, SEATS, borrowing
+from .state import CARDS, PILE_BASE_INVERSE, ROWS, SEATS, ZERO, borrowing
 
 
 @borrowing(inline="always")
@@ -121,7 +121,7 @@ def start_pile(s, cards, size, rules, positions):
     positions.stream_start[s] = 0
     positions.stream_end[s] = 0
     if rules.detect_cycles:
-        follow_under(s, cards, size, 0, positions)
+        follow_under(s, cards, size, ZERO, positions)
 
 
 @borrowing

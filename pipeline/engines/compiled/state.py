@@ -10,7 +10,7 @@ that found them too small is played again from its start, see table.play_games).
 from __future__ import annotations
 
 import inspect
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -153,7 +153,9 @@ def borrowing(function=None, *, inline="never", quick=True, entry=False):
     the duel, the cards up, the wars, the collect) are compiled once, on their own, and LLVM
     inlines them when their callers link them in (numba's `forceinline`): the game then
     compiles in about 0.6x the time, and a first run compiles them in its two processes
-    (log.shard.warm). Those run for a war, a reshuffle or a game are called.
+    (log.shard.warm). The encoder's steps (log.compiled_codec), each called once in its pass,
+    are linked too: inlined by numba, they made its pass's compile nearly half again as long.
+    Those run for a war, a reshuffle or a game are called.
 
     Every step but the encoder's pass is compiled only as far as its callers need: its LLVM IR,
     without machine code of its own (linking.py).
@@ -164,9 +166,13 @@ def borrowing(function=None, *, inline="never", quick=True, entry=False):
     Only compiled code calls a step, so numba builds none of the two wrappers through which
     Python (and C) would call it: a wrapper converts every array of every structure the step
     takes, and building them was about a quarter of the steps' compile (docs/decisions.md).
-    Such a step crashes the process if Python calls it. `entry=True` keeps the wrappers, for
-    the one step Python calls (the encoder's pass)."""
-    wrappers = {} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    Such a step crashes the process if Python calls it. `entry=True` keeps Python's wrapper
+    (not C's, which nothing calls), for the one step Python calls (the encoder's pass).
+
+    A number passed to a step is an int64 (state.ZERO, not a literal 0): numba compiles a
+    called step again for each new type of its arguments, and a literal 0 is a type of its own
+    (tests/test_kernel.py checks that a first run compiles nothing for a literal)."""
+    wrappers = {"no_cfunc_wrapper": True} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     jit = njit(cache=True, inline="never" if inline == "linked" else inline, forceinline=inline == "linked",
                _nrt=False, quick=quick, linked=not entry, **wrappers)
     return jit if function is None else jit(function)
@@ -185,14 +191,23 @@ def step_types(step, structures: dict) -> tuple:
                  else types.int64 for name in names)
 
 
-def compile_steps(steps, structures: dict) -> None:
+def compile_steps(steps, structures: dict, compiled: Callable[[str], None] | None = None) -> None:
     """Compile (or load from numba's cache) a game's called steps for the types a game calls
     them with (step_types), without running them: a second process compiles some of them into
     the cache while the first compiles the others, so the game that calls them, compiled next,
-    loads them instead (log.shard.warm)."""
+    loads them instead (log.shard.warm). `compiled(step_key(...))` is called after each."""
     for step in steps:
         if called(step, structures):
-            step.compile(step_types(step, structures))
+            types = step_types(step, structures)
+            step.compile(types)
+            if compiled is not None:
+                compiled(step_key(step, types))
+
+
+def step_key(step, types) -> str:
+    """A step and the argument types it is compiled for, as one line of text: how a first run's
+    helper says which step it has put in numba's cache (log.shard.Helper)."""
+    return f"{step.py_func.__module__}.{step.py_func.__qualname__}{tuple(types)}"
 
 
 def called(step, structures: dict) -> bool:

@@ -470,7 +470,7 @@ def play_game(index, game_seed, deals, game, steal, results):
     return DONE
 
 
-@njit(cache=True, quick=True)
+@njit(cache=True, quick=True, no_cfunc_wrapper=True)
 def play_games(master_seed, start, index, deals, game, steal, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules and the
     seats' policies (Steal.policy) into `results` and game.log. Returns (DONE, games) when every

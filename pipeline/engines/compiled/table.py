@@ -62,7 +62,7 @@ from .state import (
 )
 
 
-@njit(cache=True, quick=True)
+@njit(cache=True, quick=True, no_cfunc_wrapper=True)
 def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules into
     `results` and game.log, from the explicit deals in `deals` (state.Deals, row i for game
@@ -85,8 +85,11 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
         game_seed = _game_seed(master_seed, np.uint64(start + index))
         looking = watch == 0
         while True:  # one call of play_game: each call site would compile it again
-            status = play_game(index, game_seed, attempt, never if looking else watch, deals,
-                               game if looking else unwatched, results)
+            played = game
+            if unwatched is not None:  # pruned before typing for a game without positions
+                if not looking:
+                    played = unwatched
+            status = play_game(index, game_seed, attempt, never if looking else watch, deals, played, results)
             if status == DONE:
                 break
             log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
@@ -161,13 +164,15 @@ def structures(rules: RuleSet, games: int = 1, capacity: int = 64, positions: in
 
 # The steps play_game calls or links in (not inlined by numba), which numba compiles before it:
 # on a first run this process compiles the first group while the helper compiles the second,
-# then this one the game and the checks while the helper compiles the encoder (log.shard.warm);
-# the groups are sized so that both finish together. A step compiles what it calls first, so
-# each group holds what the other needs late: the helper's reshuffle (every draw calls it)
-# before this process reaches open_battle, its war_round before settle, which calls it. The
+# then this one the game while the helper compiles the encoder, then the checks in whichever
+# comes first (log.shard.warm); the groups are sized so that both finish together. A step
+# compiles what it calls first: a step of this process's that calls one of the helper's waits
+# for the helper to put it in the cache (Helper.awaited), so this group comes in the order
+# that needs the helper's latest, and the helper's starts with what this one needs (every draw
+# calls reshuffle, settle calls war_round); the helper's end_game only the game calls. The
 # build without positions calls no is_current_position (state.called).
-STEPS = ((deal, end_game, duel, collect, open_battle, retire_empty, is_current_position, settle),
-         (reshuffle, forfeit, war_round))
+STEPS = ((deal, collect, retire_empty, is_current_position, duel, open_battle, settle),
+         (reshuffle, forfeit, war_round, end_game))
 
 
 def events_a_game(rules: RuleSet) -> int:
@@ -203,7 +208,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
     watch = min(watch, compiled.max_battles) if compiled.detect_cycles else 0
     replays = 0
     while True:
-        unwatched = game._replace(rules=game.rules._replace(detect_cycles=False))
+        unwatched = None if game.positions is None else game._replace(rules=game.rules._replace(detect_cycles=False))
         status, index, attempt, replayed = play_games(np.uint64(seed), np.int64(start), np.int64(index),
                                                       np.int64(attempt), np.int64(watch), dealt, game, unwatched,
                                                       results)

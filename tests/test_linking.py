@@ -18,7 +18,7 @@ from pipeline.engines.compiled import linking  # noqa: E402
 STEPS = textwrap.dedent('''
     import numpy as np
     from pipeline.engines.compiled.jit import njit
-    from pipeline.engines.compiled.state import borrowing
+    from pipeline.engines.compiled.jit import borrowing
 
     @borrowing(inline="linked")
     def add_card(pile, card):

@@ -55,7 +55,8 @@ from ..engines.compiled.layout import (
     NOTES,
 )
 from ..engines.compiled.rng import HASH_START, _fold, _mix
-from ..engines.compiled.state import ZERO, borrowing
+from ..engines.compiled.jit import borrowing
+from ..engines.compiled.state import ZERO
 from ..model.schema import EVENT_KINDS
 from .codec import BATTLE_VALUE, LISTED, SMALL_ORDER, TABLE_ORDER, WINNER_FIRST, token
 
@@ -147,7 +148,7 @@ DONE, GROW_KEY, GROW_SHAPES = range(3)
 # ---------------------------------------------------------------- one event
 
 # The encoder's steps below are each called once, in encode_pass: compiled once each and
-# inlined by LLVM when the pass links them in (state.borrowing, `inline="linked"`), rather than
+# inlined by LLVM when the pass links them in (jit.borrowing, `inline="linked"`), rather than
 # by numba, which typed and lowered them again inside the pass and made its compile about 1.5x
 # as long. They compute at the pass's -O3: its module's passes run over them once linked in.
 

@@ -20,9 +20,7 @@ import pyarrow as pa
 
 from ..engines.compiled.layout import (
     EVENT_COLUMNS,
-    KIND_SET_ASIDE,
     SUMMARY_COLUMNS,
-    SUMMARY_EVENTS,
     GameArrays,
 )
 from ..engines.compiled.jit import HAVE_NUMBA
@@ -37,7 +35,7 @@ from ..model.schema import GAME_ID_STRIDE, RuleSet
 from .codec import encode as encode_log
 from .compiled import ShardBuilder, build_tables
 from .compiled_codec import encode_pass
-from .invariants import ROLE, balance, cards_balance
+from .invariants import balance, balance_of, cards_balance
 from .tables import game_record, games_table, rows_table
 
 
@@ -228,9 +226,7 @@ def compile_encoder() -> None:
 
 def compile_checks() -> None:
     """Load (or compile) the checks validation runs, on empty arrays of the engine's types."""
-    arrays = _empty_arrays()
-    balance(arrays.events, arrays.card_values, np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]), ROLE,
-            KIND_SET_ASIDE, np.zeros(52, np.int64), np.zeros(52, np.int64))
+    balance_of(_empty_arrays(), 52)
 
 
 def _empty_arrays() -> GameArrays:

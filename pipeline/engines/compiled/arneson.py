@@ -61,7 +61,7 @@ from .layout import (
     GameArrays,
 )
 from .moves import emit, push_cards, put_under, reshuffle, take_top
-from .jit import HAVE_NUMBA, njit
+from .jit import HAVE_NUMBA, borrowing, njit
 from .rng import HASH_START, _bounded, _fold, _game_seed, _mix, _seed, _shuffle
 from .state import (
     CARDS,
@@ -69,7 +69,6 @@ from .state import (
     SEATS,
     ZERO,
     Workspace,
-    borrowing,
     grown_event_log,
     new_results,
     with_longer_streams,

@@ -23,7 +23,8 @@ from .layout import (
 )
 from .moves import draw, emit, forget_pile, push_cards, push_seats, put_under, take_top
 from .rng import _shuffle
-from .state import ZERO, borrowing
+from .jit import borrowing
+from .state import ZERO
 
 
 @borrowing(inline="always")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .jit import borrowing
 from .rng import HASH_START, _fold, _mix
-from .state import borrowing
 
 
 @borrowing

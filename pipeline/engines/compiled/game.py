@@ -7,6 +7,7 @@ import numpy as np
 
 from .battle import collect, duel, open_battle, retire_empty, set_aside, settle
 from .cycles import earlier_position, room_for_position, room_in_streams
+from .jit import borrowing
 from .layout import (
     KIND_DEAL,
     KIND_END,
@@ -35,7 +36,6 @@ from .state import (
     ROWS,
     SEATS,
     ZERO,
-    borrowing,
     most_cards_per_battle,
     most_events_per_battle,
     most_seats_per_battle,

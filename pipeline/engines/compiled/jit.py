@@ -1,7 +1,7 @@
 """numba, when it is installed, and how hard LLVM optimises what it compiles.
 
 numba runs LLVM's -O3 pipeline by default. The engines' games and the steps they call compile
-with -O1 instead (`njit(quick=True)`, which `state.borrowing` uses): they run as fast (their
+with -O1 instead (`njit(quick=True)`, which `borrowing` uses): they run as fast (their
 work is loads, stores and branches over small arrays, which -O3 does not vectorise), and a
 first run compiles them in less time (docs/decisions.md has the figures). The encoder and the
 validation checks keep -O3: their loops over rows do gain from it, and a first run compiles
@@ -87,3 +87,43 @@ else:  # pragma: no cover
         if args and callable(args[0]):
             return args[0]
         return lambda f: f
+
+
+def borrowing(function=None, *, inline="never", quick=True, entry=False):
+    """numba.njit for the game's steps (moves, battle, cycles, game, rng), which never allocate:
+    they only read and write the arrays of state.py's structures, which their caller owns.
+
+    They are compiled without reference counting (numba's `_nrt=False`). With it, a function
+    that calls another counts a reference to every array of every structure it takes, two
+    atomic operations an array and a call, which would cost more than the steps' work.
+
+    A call that is not inlined passes every array of every structure it takes (seven words an
+    array or more), so the steps run for every battle or card are inlined into their callers.
+    The smallest, run for every card or event, by numba (`inline="always"`): numba then types
+    and lowers their code again at each call site. A battle's larger parts (`inline="linked"`:
+    the duel, the cards up, the wars, the collect) are compiled once, on their own, and LLVM
+    inlines them when their callers link them in (numba's `forceinline`): the game then
+    compiles in about 0.6x the time, and a first run compiles them in its two processes
+    (log.shard.warm). The encoder's steps (log.compiled_codec), each called once in its pass,
+    are linked too: inlined by numba, they made its pass's compile nearly half again as long.
+    Those run for a war, a reshuffle or a game are called.
+
+    Every step but the encoder's pass is compiled only as far as its callers need: its LLVM IR,
+    without machine code of its own (linking.py).
+
+    The engines' steps compile at LLVM's -O1 (jit.QUICK_OPT); `quick=False` keeps numba's -O3,
+    for the encoder's loops over rows, which gain from it.
+
+    Only compiled code calls a step, so numba builds none of the two wrappers through which
+    Python (and C) would call it: a wrapper converts every array of every structure the step
+    takes, and building them was about a quarter of the steps' compile (docs/decisions.md).
+    Such a step crashes the process if Python calls it. `entry=True` keeps Python's wrapper
+    (not C's, which nothing calls), for the one step Python calls (the encoder's pass).
+
+    A number passed to a step is an int64 (state.ZERO, not a literal 0): numba compiles a
+    called step again for each new type of its arguments, and a literal 0 is a type of its own
+    (tests/test_kernel.py checks that a first run compiles nothing for a literal)."""
+    wrappers = {"no_cfunc_wrapper": True} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    jit = njit(cache=True, inline="never" if inline == "linked" else inline, forceinline=inline == "linked",
+               _nrt=False, quick=quick, linked=not entry, **wrappers)
+    return jit if function is None else jit(function)

@@ -2,7 +2,7 @@
 
 numba finalises every function it compiles: it links in the code of the functions it calls,
 runs LLVM's module passes over the whole, and translates it into machine code, which its cache
-stores with the IR. A step of a game (`state.borrowing`, without Python's wrappers) is never run
+stores with the IR. A step of a game (`jit.borrowing`, without Python's wrappers) is never run
 on its own: Python cannot call it, and each caller links the step's IR into its own module,
 optimises the whole again and makes its own machine code. So a step's module passes and
 machine code were thrown away, about a sixth of a first run's compile of an engine.

@@ -25,7 +25,8 @@ from .layout import (
     NO_NOTE,
 )
 from .rng import _shuffle
-from .state import CARDS, PILE_BASE_INVERSE, ROWS, SEATS, ZERO, borrowing
+from .jit import borrowing
+from .state import CARDS, PILE_BASE_INVERSE, ROWS, SEATS, ZERO
 
 
 @borrowing(inline="always")

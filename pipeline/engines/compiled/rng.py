@@ -4,30 +4,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from .jit import borrowing, njit
 
-
-# The generator's steps, which only compiled code calls (the engines, the encoder, the entry
-# points below): compiled like a game's steps (state.borrowing, which imports this module),
-# without Python's wrappers or machine code of their own.
-step = njit(cache=True, _nrt=False, linked=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# The generator's functions are steps (jit.borrowing): only compiled code calls them (the
+# engines, the encoder, the entry points below), so they have no wrappers or machine code of
+# their own.
 
 # ---------------------------------------------------------------- randomness (docs/rules.md)
 
-@step
+@borrowing
 def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
 
-@step
+@borrowing
 def _game_seed(master, index):
     """The (index+1)-th SplitMix64 output from state `master` (both uint64)."""
     return _mix(master + (index + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
 
 
-@step
+@borrowing
 def _seed(rng, seed):
     """xoshiro256** state from the first four SplitMix64 outputs of state `seed`."""
     state = seed
@@ -36,7 +34,7 @@ def _seed(rng, seed):
         rng[i] = _mix(state)
 
 
-@step
+@borrowing
 def _next(rng):
     s0 = rng[0]
     s1 = rng[1]
@@ -58,7 +56,7 @@ def _next(rng):
     return result
 
 
-@step
+@borrowing
 def _bounded(rng, n):
     """Uniform in [0, n) by rejection: accept x < 2^64 - (2^64 mod n). n: uint64 >= 1."""
     rem = (np.uint64(0) - n) % n  # 2^64 mod n
@@ -69,7 +67,7 @@ def _bounded(rng, n):
             return x % n
 
 
-@step
+@borrowing
 def _shuffle(rng, arr, length):
     """Fisher-Yates from the end over arr[0:length], in place."""
     for i in range(length - 1, 0, -1):

@@ -54,7 +54,7 @@ from .layout import (
     GameArrays,
 )
 from .moves import emit, push_cards, push_seats, reshuffle, take_top
-from .jit import HAVE_NUMBA, njit
+from .jit import HAVE_NUMBA, borrowing, njit
 from .rng import _bounded, _game_seed, _seed
 from .state import (
     CARDS,
@@ -62,7 +62,6 @@ from .state import (
     SEATS,
     ZERO,
     Workspace,
-    borrowing,
     grown_event_log,
     new_results,
 )

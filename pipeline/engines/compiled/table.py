@@ -16,7 +16,7 @@ The engine, by job:
 - this module: the compiled loop over games, and its entry from Python, which makes the state
   and grows a buffer when a game finds it too small (state.py's allocations, in Python).
 
-The steps of a game are compiled by `state.borrowing` (no reference counting; the steps run for
+The steps of a game are compiled by `jit.borrowing` (no reference counting; the steps run for
 every battle inlined), which is what keeps the split engine as fast as one long function: read
 its docstring before moving code between steps.
 

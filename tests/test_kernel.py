@@ -328,6 +328,36 @@ def test_a_shard_played_in_batches_is_the_shard_played_at_once(name, options, de
         assert events.column("shape").chunk(0).dictionary.equals(whole[0].column("shape").chunk(0).dictionary)
 
 
+def test_batches_are_sized_by_the_games_the_workspace_has_seen(monkeypatch):
+    """A batch holds about BATCH_EVENTS events: by the engine's estimate until games of the rule
+    set have been played, then by the events they logged on average (rounded up), counted per
+    rule set. First to three wars logs a few times fewer events than the estimate says, so its
+    batches grow after the first; the tables stay those of the shard played at once."""
+    import pipeline.log.shard as shard
+    from pipeline.engines.compiled.table import events_a_game
+
+    monkeypatch.setattr(shard, "WORKSPACE", Workspace())
+    short, other = build_rules("classic", {"win": "wars:3"}), build_rules("classic")
+    assert shard.batch_games(short) == shard.BATCH_EVENTS // events_a_game(short)
+    sizes = []
+    real = shard.play_arrays
+    monkeypatch.setattr(shard, "play_arrays", lambda rules, seed, first, last, **kw:
+                        sizes.append(last - first) or real(rules, seed, first, last, **kw))
+    events, games_, _ = compiled_shard(short, 0, 1, 0, 3000)
+    logged = games_.column("events").to_pylist()
+    played, shard_events = shard.WORKSPACE.logged[short.rules_id]
+    assert (played, shard_events) == (3000, sum(logged))
+    mean = -(-shard_events // played)
+    assert sizes[0] == shard.BATCH_EVENTS // events_a_game(short) and sizes[1] > 2 * sizes[0]
+    assert shard.WORKSPACE.events_a_game(short, 1) == mean
+    assert shard.batch_games(short) == shard.BATCH_EVENTS // mean
+    assert shard.batch_games(other) == shard.BATCH_EVENTS // events_a_game(other)  # not these rules' games
+    monkeypatch.setattr(shard, "WORKSPACE", Workspace())
+    again = compiled_shard(short, 0, 1, 0, 3000, batch=shard.BATCH_EVENTS // events_a_game(short))
+    assert_same_tables(events, again[0], "events")
+    assert_same_tables(games_, again[1], "games")
+
+
 def test_a_batch_that_does_not_balance_fails_the_shard(monkeypatch):
     """One batch whose cards do not balance makes the shard's check fail, and the batches after
     it are not checked."""

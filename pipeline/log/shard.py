@@ -66,33 +66,40 @@ WORKSPACE = Workspace()
 BATCH_EVENTS = 1 << 17
 
 
-def batch_games(rules: RuleSet) -> int:
-    """Games a batch, for about BATCH_EVENTS events, by the engine's estimate of a game's."""
-    return max(1, BATCH_EVENTS // max(ENGINES[family_of(rules).compiled].events_a_game(rules), 1))
+def batch_games(rules: RuleSet, workspace: Workspace | None = None) -> int:
+    """Games a batch, for about BATCH_EVENTS events: by the events a game of these rules has
+    logged in `workspace` (this process's WORKSPACE by default) so far, else by the engine's
+    estimate of a game's."""
+    estimate = ENGINES[family_of(rules).compiled].events_a_game(rules)
+    return max(1, BATCH_EVENTS // max((workspace or WORKSPACE).events_a_game(rules, estimate), 1))
 
 
 def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=(),
                    deals=None, check_balance: bool = False, batch: int | None = None):
     """(events table, games table, whether the cards balance) of games start..stop-1 from the
     compiled engine, from `deals` (a Deal a game) when given, played and encoded a batch of
-    `batch` games at a time (batch_games by default). With `check_balance`, every batch's
+    `batch` games at a time (by default batch_games, asked again before each batch: after the
+    first, it knows these rules' games). With `check_balance`, every batch's
     events are checked with invariants.cards_balance as they are played (validation's check,
     without decoding the tables); else the third item is None."""
     if not compiled_plays(rules, deals, policies):
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     family = family_of(rules).compiled
-    batch = batch or batch_games(rules)
     shard = ShardBuilder(rules, ordinal, start, stop, policies, explicit=deals is not None)
     balanced = True if check_balance else None
     deck = deck_of(rules).size if check_balance else 0
     first = start
     while True:
-        last = min(first + batch, stop)
+        last = min(first + (batch or batch_games(rules)), stop)
         dealt = deals[first - start:last - start] if deals is not None else None
+        logged = WORKSPACE.events_a_game(rules, 0)  # the log's first size: the engine's estimate until known
+        room = (last - first) * logged * 5 // 4 + 1024 if logged else None
         if family in ("steal", "arneson"):
-            arrays = ENGINES[family].play_arrays(rules, seed, first, last, policies, deals=dealt, workspace=WORKSPACE)
+            arrays = ENGINES[family].play_arrays(rules, seed, first, last, policies, capacity=room, deals=dealt,
+                                                 workspace=WORKSPACE)
         else:
-            arrays = play_arrays(rules, seed, first, last, deals=dealt, workspace=WORKSPACE)
+            arrays = play_arrays(rules, seed, first, last, capacity=room, deals=dealt, workspace=WORKSPACE)
+        WORKSPACE.count_events(rules, last - first, arrays[0].shape[0])
         shard.add(arrays)
         if check_balance and balanced:
             balanced = cards_balance(arrays, deck)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal, Union, get_args
 
@@ -129,7 +130,14 @@ class RuleSet(BaseModel):
     @property
     def rules_id(self) -> str:
         """A short hash of the full rule set, the same on every machine."""
-        return hashlib.sha256(self.canonical().encode()).hexdigest()[:16]
+        return _rules_id(self)
+
+
+@lru_cache(maxsize=256)
+def _rules_id(rules: RuleSet) -> str:
+    """RuleSet.rules_id, hashed once for equal rule sets (a frozen model hashes and compares by
+    its fields): the engines ask for it a batch of games at a time."""
+    return hashlib.sha256(rules.canonical().encode()).hexdigest()[:16]
 
 
 # Only exported, to `schemas/event.schema.json` (titled `Event`). In Python an event is an

@@ -253,12 +253,28 @@ class Workspace:
     What play_arrays returns from a workspace are views of its buffers, valid until the
     workspace plays again. `attempt` carries the attempt numbers on, so that the position
     slots of earlier ranges count as empty (see cycles.py). It also counts, per rule set, the
-    games played without looking for cycles and those played again (see watch)."""
+    games played without looking for cycles and those played again (see watch), and the games
+    played and the events they logged (see events_a_game)."""
 
     def __init__(self) -> None:
         self.game: Game | None = None
         self.attempt = 0
         self.unwatched: dict[str, list[int]] = {}
+        self.logged: dict[str, list[int]] = {}
+
+    def events_a_game(self, rules, estimate: int) -> int:
+        """The events a game of these rules has logged here on average (rounded up), once a game
+        has been counted (count_events); `estimate` before. What log.shard sizes its batches
+        by: an engine's estimate is a formula of the deck and the seats, which cannot see that
+        first to three wars ends a game 5x sooner, or table_order plays it 3x longer."""
+        games, events = self.logged.get(rules.rules_id, (0, 0))
+        return -(-events // games) if games else estimate
+
+    def count_events(self, rules, games: int, events: int) -> None:
+        """Count `games` games of these rules played, which logged `events` events."""
+        counts = self.logged.setdefault(rules.rules_id, [0, 0])
+        counts[0] += games
+        counts[1] += events
 
     def game_for(self, rules: Rules, events: int, cards: int, seats: int, positions: int,
                  keep_positions: bool | None = None) -> Game:

@@ -65,6 +65,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3,
                     help="runs in turn of the simulator and one worker (pinned to one core) and of one worker and two, "
                          "for rows 1 and 2, and pairs for the workers table (medians)")
+    ap.add_argument("--variant-runs", type=int, default=5,
+                    help="generate / validate pairs per variant in the table of row 5 (medians): each pair "
+                         "lasts a few seconds, about a third of it start-up, and one pair's ratio moves by a "
+                         "tenth or more on this machine")
     ap.add_argument("--no-first-run", action="store_true",
                     help="leave out row 9 (war demo with an empty compile cache: about a minute of compiling)")
     args = ap.parse_args()
@@ -199,7 +203,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             if args.variant_scale > 0:
                 print()
-                print_table(*variant_table(variant_rows(Path(tmp), args.variant_scale, args.runs)))
+                print_table(*variant_table(variant_rows(Path(tmp), args.variant_scale, args.variant_runs)))
             if args.workers_games:
                 print()
                 print_table(*worker_table(worker_rows(Path(tmp), args.workers_games, args.runs)))

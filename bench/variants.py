@@ -63,18 +63,24 @@ def median_pair(runs: list[tuple[float, float]]) -> tuple[float, float]:
 def variant_rows(tmp: Path, scale: float = 1.0, runs: int = 1, only: list[str] | None = None) -> list[tuple]:
     """For each case: (what, games, generate wall, generate CPU, validate wall, validate CPU,
     each pair's validate / generate in CPU), medians of `runs` generate / validate pairs taken
-    in turn, both of a pair on one pinned core (one worker each: their CPU is what compares)."""
+    in turn, both of a pair on one pinned core (one worker each: their CPU is what compares).
+    Validation checks a dataset generated (untimed) before the pairs, the same bytes every
+    generate writes, so that a pair can run either side first: the order alternates from pair
+    to pair (measure.in_turn). Until 2026-12-02 generate always ran first, and validation read
+    the files it had just written."""
     core = one_core()
     rows = []
     for what, args, games in CASES:
         if only and not any(o.lower() in what.lower() for o in only):
             continue
         n = max(int(games * scale), 100)
-        out = tmp / "variant"
+        checked, out = tmp / "checked", tmp / "variant"
+        measure(generate_cmd(args, n, checked))
         gen, val = [], []
-        for _ in range(runs):
-            gen.append(run_timed(generate_cmd(args, n, out), core))
-            val.append(run_timed(validate_cmd(out), core))
+        for i in range(runs):
+            for side, runs_of in in_turn(i, [(lambda: generate_cmd(args, n, out), gen),
+                                             (lambda: validate_cmd(checked), val)]):
+                runs_of.append(run_timed(side(), core))
         pairs = [g / v for (_, g), (_, v) in zip(gen, val)]
         rows.append((what, " ".join(args), n, *median_pair(gen), *median_pair(val), pairs))
     return rows

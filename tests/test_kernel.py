@@ -349,7 +349,7 @@ def test_batches_are_sized_by_the_games_the_workspace_has_seen(monkeypatch):
     assert (played, shard_events) == (3000, sum(logged))
     mean = -(-shard_events // played)
     assert sizes[0] == shard.BATCH_EVENTS // events_a_game(short) and sizes[1] > 2 * sizes[0]
-    assert shard.WORKSPACE.events_a_game(short, 1) == mean
+    assert shard.WORKSPACE.events_a_game(short) == mean
     assert shard.batch_games(short) == shard.BATCH_EVENTS // mean
     assert shard.batch_games(other) == shard.BATCH_EVENTS // events_a_game(other)  # not these rules' games
     monkeypatch.setattr(shard, "WORKSPACE", Workspace())

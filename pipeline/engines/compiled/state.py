@@ -262,13 +262,11 @@ class Workspace:
         self.unwatched: dict[str, list[int]] = {}
         self.logged: dict[str, list[int]] = {}
 
-    def events_a_game(self, rules, estimate: int) -> int:
-        """The events a game of these rules has logged here on average (rounded up), once a game
-        has been counted (count_events); `estimate` before. What log.shard sizes its batches
-        by: an engine's estimate is a formula of the deck and the seats, which cannot see that
-        first to three wars ends a game 5x sooner, or table_order plays it 3x longer."""
+    def events_a_game(self, rules) -> int:
+        """The events a game of these rules has logged here on average (rounded up), or 0 before
+        a game has been counted (count_events): what log.shard sizes its batches by once known."""
         games, events = self.logged.get(rules.rules_id, (0, 0))
-        return -(-events // games) if games else estimate
+        return -(-events // games) if games else 0
 
     def count_events(self, rules, games: int, events: int) -> None:
         """Count `games` games of these rules played, which logged `events` events."""

@@ -46,8 +46,8 @@ def main() -> None:
 
     # where the time goes, in this process
     from pipeline.jobs.query import run
-    from pipeline.jobs.report import report_queries, rule_sets
-    from pipeline.jobs.report_page import default_game_href, render_report
+    from pipeline.present.report import report_queries, rule_sets
+    from pipeline.present.report_page import default_game_href, render_report
     from pipeline.storage.dataset import Dataset
 
     infos = rule_sets(Dataset.open(root))
@@ -57,7 +57,7 @@ def main() -> None:
             start = time.perf_counter()
             run(root, name=q.name, params=q.params)
             parts.append((q.name, time.perf_counter() - start))
-    from pipeline.jobs.report import build_report_data
+    from pipeline.present.report import build_report_data
 
     data = build_report_data(root)
     start = time.perf_counter()

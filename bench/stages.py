@@ -3,7 +3,7 @@
     python bench/stages.py [GAMES] [OPTION=VALUE ...]    # default 40,000 games, pickup=winner_first
 
 Shards of 2,000 games as generate plays them, a batch of games at a time
-(log.shard.compiled_shard): the compiled engine (play_arrays), the compiled encoder of event
+(log.batches.compiled_shard): the compiled engine (play_arrays), the compiled encoder of event
 rows (ShardBuilder.add), the rest of the Arrow assembly (ShardBuilder.tables), Parquet encoding
 without compression, zstd compression (the same write with zstd, less the one without), and the file written with its checksum (write_parquet, less the
 in-memory write). The process start, imports, the journal and the manifest are what the whole
@@ -26,9 +26,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.engines.compiled.state import Workspace
-from pipeline.engines.compiled.table import play_arrays
+from pipeline.engines.table.compiled import play_arrays
 from pipeline.log.compiled import ShardBuilder, build_tables
-from pipeline.log.shard import batch_games
+from pipeline.log.batches import batch_games
 from pipeline.model.rules import build_rules
 from pipeline.storage.files import parquet_options, write_parquet
 
@@ -54,8 +54,8 @@ def main() -> None:
     build_tables(rules, 0, 0, 10, play_arrays(rules, 1, 0, 10))  # compile / load the cache
     spent = dict.fromkeys(["engine", "encoding", "Arrow", "Parquet", "compression", "file"], 0.0)
     clock = time.process_time
-    workspace = Workspace()  # as log.shard keeps one from shard to shard
-    batch = batch_games(rules)  # games played and encoded at a time, as log.shard.compiled_shard does
+    workspace = Workspace()  # as log.batches keeps one from shard to shard
+    batch = batch_games(rules)  # games played and encoded at a time, as log.batches.compiled_shard does
     with tempfile.TemporaryDirectory() as tmp:
         for start in range(0, games, SHARD):
             stop = min(start + SHARD, games)

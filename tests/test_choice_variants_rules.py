@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.engines.arneson import play_arneson
+from pipeline.engines.arneson.reference import play_arneson
 from pipeline.model.cards import Deck
 from pipeline.model.deal import check_deal, deck_of
 from pipeline.engines.chance import RandomChance
@@ -35,7 +35,7 @@ from pipeline.errors import DealError, LogMismatch, RulesError
 from pipeline.engines.game import play_game, replay_log
 from pipeline.model.rng import Xoshiro256
 from pipeline.model.rules import build_rules
-from pipeline.engines.steal import play_steal
+from pipeline.engines.steal.reference import play_steal
 from rulekit import (check_summary, fisher_yates, DEAL, PLAY, DOWN, WAR, WAR_OUT, COLLECT, SET_ASIDE, RESHUFFLE,
                      DRAW, OUT, END)
 

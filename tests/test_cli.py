@@ -634,7 +634,7 @@ def test_the_war_process_keeps_numba_from_importing_scipy():
     import subprocess
     import sys
 
-    code = ("import sys, pipeline.cli; from pipeline.log.shard import warm; warm(); "
+    code = ("import sys, pipeline.cli; from pipeline.log.warm import warm; warm(); "
             "print(sys.modules.get('scipy.linalg', 'absent'))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.split() in (["None"], ["absent"])

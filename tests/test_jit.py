@@ -10,7 +10,11 @@ pytest.importorskip("numba")
 from numba.core import config  # noqa: E402
 from numba.core.compiler import Compiler  # noqa: E402
 
-from pipeline.engines.compiled import arneson, battle, game, moves, steal, table  # noqa: E402
+from pipeline.engines.arneson import compiled as arneson  # noqa: E402
+from pipeline.engines.compiled import loop, moves  # noqa: E402
+from pipeline.engines.steal import compiled as steal  # noqa: E402
+from pipeline.engines.table import battle  # noqa: E402
+from pipeline.engines.table import compiled as table  # noqa: E402
 from pipeline.engines.compiled.jit import QUICK_OPT, LinkedCompiler, QuickCompiler, njit, optimising  # noqa: E402
 from pipeline.log import compiled_codec, invariants  # noqa: E402
 
@@ -87,7 +91,7 @@ def test_numba_opt_in_the_environment_wins(monkeypatch):
 
 @pytest.mark.parametrize("dispatcher, quick, linked", [
     (table.play_games, True, False), (steal.play_games, True, False), (arneson.play_games, True, False),
-    (game.play_game, True, True), (game.deal, True, True), (battle.war_round, True, True),
+    (table.play_game, True, True), (loop.deal, True, True), (battle.war_round, True, True),
     (battle.settle, True, True), (moves.reshuffle, True, True), (steal.play_game, True, True),
     (arneson.play_game, True, True), (compiled_codec.encode_pass, False, False), (invariants.balance, False, False),
 ])

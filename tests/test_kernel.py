@@ -17,9 +17,12 @@ pytest.importorskip("numba")
 from pipeline.engines.compiled.rng import bounded_draws, game_seeds, shuffled_range, splitmix_outputs, xoshiro_outputs  # noqa: E402
 from pipeline.engines.compiled.layout import EVENT_CARDS_END, EVENT_KIND, SUMMARY_OUTCOME  # noqa: E402
 from pipeline.engines.compiled.state import Workspace  # noqa: E402
-from pipeline.engines.compiled.table import compile_rules, play_arrays  # noqa: E402
+from pipeline.engines.table.compiled import compile_rules, play_arrays  # noqa: E402
 from pipeline.engines.game import policy_specs  # noqa: E402
-from pipeline.log.shard import CLASSIC, ENGINES, WARM_RULES, compiled_plays, compiled_shard, play_range_fast, shard_tables  # noqa: E402
+from pipeline.engines.choice import ENGINES, compiled_plays  # noqa: E402
+from pipeline.log.batches import compiled_shard  # noqa: E402
+from pipeline.log.shard import play_range_fast, shard_tables  # noqa: E402
+from pipeline.log.warm import all_builds, warm_rules  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402
 from pipeline.model.deal import check_deal, shuffled_deal  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
@@ -333,16 +336,17 @@ def test_batches_are_sized_by_the_games_the_workspace_has_seen(monkeypatch):
     set have been played, then by the events they logged on average (rounded up), counted per
     rule set. First to three wars logs a few times fewer events than the estimate says, so its
     batches grow after the first; the tables stay those of the shard played at once."""
-    import pipeline.log.shard as shard
-    from pipeline.engines.compiled.table import events_a_game
+    import pipeline.engines.table.compiled as table_engine
+    import pipeline.log.batches as shard
+    from pipeline.engines.table.compiled import events_a_game
 
     monkeypatch.setattr(shard, "WORKSPACE", Workspace())
     short, other = build_rules("classic", {"win": "wars:3"}), build_rules("classic")
     assert shard.batch_games(short) == shard.BATCH_EVENTS // events_a_game(short)
     sizes = []
-    real = shard.play_arrays
-    monkeypatch.setattr(shard, "play_arrays", lambda rules, seed, first, last, **kw:
-                        sizes.append(last - first) or real(rules, seed, first, last, **kw))
+    real = table_engine.play_arrays
+    monkeypatch.setattr(table_engine, "play_arrays", lambda rules, seed, first, last, *a, **kw:
+                        sizes.append(last - first) or real(rules, seed, first, last, *a, **kw))
     events, games_, _ = compiled_shard(short, 0, 1, 0, 3000)
     logged = games_.column("events").to_pylist()
     played, shard_events = shard.WORKSPACE.logged[short.rules_id]
@@ -361,7 +365,7 @@ def test_batches_are_sized_by_the_games_the_workspace_has_seen(monkeypatch):
 def test_a_batch_that_does_not_balance_fails_the_shard(monkeypatch):
     """One batch whose cards do not balance makes the shard's check fail, and the batches after
     it are not checked."""
-    import pipeline.log.shard as shard
+    import pipeline.log.batches as shard
 
     verdicts = iter([True, False])
     checked = []
@@ -461,11 +465,11 @@ def test_compile_estimate_reads_numbas_cache(tmp_path):
     import subprocess
     import sys
 
-    from pipeline.log.shard import compile_estimate, warm
+    from pipeline.log.warm import compile_estimate, warm
 
     warm(validation=True)
     assert compile_estimate(validation=True) == 0
-    code = "from pipeline.log.shard import compile_estimate as e; print(e(), e(validation=True))"
+    code = "from pipeline.log.warm import compile_estimate as e; print(e(), e(validation=True))"
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     engine, with_checks = map(float, out.split())
@@ -476,7 +480,7 @@ def test_each_rule_set_names_the_build_that_plays_it():
     """A game keeps positions only when its rules can repeat one (a fixed pickup order), and
     Arneson's War always: warm compiles the build a run's rule sets name, and its tiny game is
     played by that build."""
-    from pipeline.log.shard import engines_for
+    from pipeline.log.warm import engines_for
 
     builds = {("classic", ()): ("table", False), ("classic", (("pickup", "pooled"),)): ("table", False),
               ("classic", (("pickup", "winner_first"),)): ("table", True),
@@ -489,14 +493,14 @@ def test_each_rule_set_names_the_build_that_plays_it():
         game = ENGINES[build[0]].structures(rules)["game"]
         assert (game.positions is not None) == build[1], (variant, options)
     assert engines_for([build_rules("classic"), build_rules("steal")]) == {("table", False), ("steal", False)}
-    for build, (variant, options) in WARM_RULES.items():
-        assert engines_for([build_rules(variant, options)]) == {build}
+    for build in all_builds():
+        assert engines_for([warm_rules(build)]) == {build}
 
 
 def test_a_kept_game_serves_only_rules_with_the_same_kind_of_positions():
     """The workspace (shared by every compiled engine of a process) gives a game without
     positions only to rules that keep none: Arneson's War after Classic War gets positions."""
-    from pipeline.engines.compiled import arneson as compiled_arneson
+    from pipeline.engines.arneson import compiled as compiled_arneson
 
     workspace = Workspace()
     classic = compile_rules(build_rules("classic"))
@@ -538,9 +542,10 @@ def for_literals():
 # on every run once its own steps compiled faster (2026-12-02, afternoon).
 FIRST_RUN = FOR_LITERALS + """
 import json, sys, threading, time
-import pipeline.log.shard as shard
+import pipeline.log.warm as shard
 from pipeline.engines.compiled.state import called, step_types, with_parts
-from pipeline.log.shard import ENGINES, WARM_RULES, compile_estimate, warm
+from pipeline.engines.choice import ENGINES
+from pipeline.log.warm import all_builds, compile_estimate, warm, warm_rules
 from pipeline.model.rules import build_rules
 build = (sys.argv[1], sys.argv[2] == "True")
 helpers = []
@@ -554,16 +559,16 @@ if sys.argv[3:] == ["thread"]:
 warm(validation=True, engines=(build,))
 print(json.dumps(helpers))
 module = ENGINES[build[0]]
-structures = with_parts(module.structures(build_rules(*WARM_RULES[build])))
+structures = with_parts(module.structures(warm_rules(build)))
 print(json.dumps([[group, step.py_func.__name__, [str(s) for s in step.signatures],
                    str(step_types(step, structures)) if called(step, structures) else None,
                    sum(step.stats.cache_hits.values())] for group, steps in enumerate(module.STEPS) for step in steps]))
-print(json.dumps({str(other[1]): compile_estimate(engines=(other,)) for other in WARM_RULES if other[0] == build[0]}))
+print(json.dumps({str(other[1]): compile_estimate(engines=(other,)) for other in all_builds() if other[0] == build[0]}))
 print(json.dumps(for_literals()))
 """
 
 
-@pytest.mark.parametrize("build, thread", [(build, False) for build in WARM_RULES] + [(CLASSIC, True)],
+@pytest.mark.parametrize("build, thread", [(build, False) for build in all_builds()] + [(("table", False), True)],
                          ids=lambda p: build_id(p) if isinstance(p, tuple) else ("another-thread" if p else "alone"))
 def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
     """The types warm compiles each step for are those its game calls it with: the game compiles
@@ -611,8 +616,8 @@ def test_the_helpers_share_of_a_first_run_compiles_nothing_for_a_literal(tmp_pat
 
     code = FOR_LITERALS + f"""
 import json, os
-from pipeline.log.shard import WARM_RULES, compile_in_helper
-compile_in_helper(sorted(WARM_RULES), {str(tmp_path / "checks")!r}, open(os.devnull, "w"))
+from pipeline.log.warm import all_builds, compile_in_helper
+compile_in_helper(sorted(all_builds()), {str(tmp_path / "checks")!r}, open(os.devnull, "w"))
 print(json.dumps(for_literals()))
 """
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
@@ -622,7 +627,7 @@ print(json.dumps(for_literals()))
 
 INTERRUPTED_RUN = """
 import os, sys
-import pipeline.log.shard as shard
+import pipeline.log.warm as shard
 helpers = []
 class Seen(shard.Helper):
     def __init__(self, engines, validation):
@@ -660,7 +665,7 @@ def test_a_first_run_interrupted_stops_its_helper(tmp_path):
 def test_the_checks_are_claimed_by_one_process(tmp_path):
     """A first run's two processes claim the checks' compile through one file: the first to come
     compiles them, the other finds the claim taken."""
-    from pipeline.log.shard import claimed
+    from pipeline.log.warm import claimed
 
     claim = str(tmp_path / "checks")
     assert claimed(claim) and not claimed(claim) and not claimed(claim)
@@ -673,7 +678,7 @@ def test_this_process_waits_for_the_helpers_step_as_long_as_the_helper_may_say_i
     failed: this process then compiles the step itself)."""
     import io
 
-    from pipeline.log.shard import STEPS_DONE, Helper
+    from pipeline.log.warm import STEPS_DONE, Helper
 
     def helper(said: str) -> Helper:
         h = Helper.__new__(Helper)
@@ -699,10 +704,10 @@ def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
     not when the reference plays every game."""
     from typer.testing import CliRunner
 
-    import pipeline.log.shard as shard
+    import pipeline.log.warm as shard
     from pipeline.cli import app
 
-    monkeypatch.setattr(shard, "compile_estimate", lambda validation=False, engines=(shard.CLASSIC,): 12.4)
+    monkeypatch.setattr(shard, "compile_estimate", lambda validation=False, engines=None: 12.4)
     result = CliRunner().invoke(app, ["generate", "--games", "3", "--out", str(tmp_path / "d"), "-q"])
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[0] == "compiling the game engine, once, about 12 s"
@@ -718,19 +723,20 @@ def _python_wrapper(dispatcher) -> list[int]:
     return [o.library.get_pointer_to_function(o.fndesc.llvm_cpython_wrapper_name) for o in dispatcher.overloads.values()]
 
 
-@pytest.mark.parametrize("build", list(WARM_RULES), ids=build_id)
+@pytest.mark.parametrize("build", all_builds(), ids=build_id)
 def test_steps_have_no_python_wrapper_and_the_entries_do(build):
     """Only compiled code calls a step, so numba builds no wrapper for Python to call it through
     (building them was a quarter of the steps' compile); play_games and the encoder's pass,
     which Python calls, keep theirs."""
     from pipeline.engines.compiled.state import called, compile_steps, with_parts
     from pipeline.log.compiled_codec import encode_pass
-    from pipeline.log.shard import ENGINES, warm
+    from pipeline.engines.choice import ENGINES
+    from pipeline.log.warm import warm
 
     warm(engines=(build,))  # loads the build's games and the encoder's pass
     module = ENGINES[build[0]]
     steps = [step for group in module.STEPS for step in group]
-    structures = with_parts(module.structures(build_rules(*WARM_RULES[build])))
+    structures = with_parts(module.structures(warm_rules(build)))
     compile_steps(steps, structures)
     for step in steps:
         wrappers = _python_wrapper(step)

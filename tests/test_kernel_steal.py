@@ -12,12 +12,13 @@ import pytest
 pytest.importorskip("numba")
 
 from pipeline.engines import policies as policy_registry  # noqa: E402
-from pipeline.engines.compiled import steal as compiled_steal  # noqa: E402
+from pipeline.engines.steal import compiled as compiled_steal  # noqa: E402
 from pipeline.engines.compiled.layout import EVENT_KIND, SUMMARY_OUTCOME  # noqa: E402
 from pipeline.engines.game import policy_specs  # noqa: E402
 from pipeline.jobs.generate import generate, make_plans  # noqa: E402
 from pipeline.jobs.validate import validate  # noqa: E402
-from pipeline.log.shard import compiled_plays, play_range, play_range_fast, shard_tables  # noqa: E402
+from pipeline.engines.choice import compiled_plays
+from pipeline.log.shard import play_range, play_range_fast, shard_tables  # noqa: E402
 from pipeline.log.tables import events_table, games_table  # noqa: E402
 from pipeline.model.rules import build_rules  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS, OUTCOMES  # noqa: E402

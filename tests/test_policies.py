@@ -35,7 +35,7 @@ from pipeline.jobs.generate import Plan, generate
 from pipeline.engines.policies import (DEFAULTS, KINDS, PROFILES, HandView, PolicyChooser, StealView, TopView, hand_highest, hand_lowest, hand_random, hand_save_high, parse_policy, parse_seating, seat_policies, steal_always, steal_never, steal_random, steal_threshold, top_as_played, top_highest, top_protect, top_random)
 from pipeline.model.rng import SplitMix64, Xoshiro256, game_seed, policy_seed
 from pipeline.model.rules import build_rules
-from pipeline.engines.steal import rank_copies
+from pipeline.engines.steal.reference import rank_copies
 from pipeline.storage.files import sha256_file
 from pipeline.jobs.validate import validate
 from rulekit import file_events, rewrite_game_events

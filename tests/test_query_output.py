@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from pipeline.cli import app
 from pipeline.errors import QueryError
 from pipeline.jobs.generate import Plan, generate
-from pipeline.jobs.output import write_result
+from pipeline.present.output import write_result
 from pipeline.jobs.query import describe, open_query, run
 from pipeline.model.rules import build_rules
 

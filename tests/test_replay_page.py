@@ -26,7 +26,7 @@ from pipeline.cli import app
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run as run_query
 from pipeline.jobs.replay import replay_game
-from pipeline.jobs.replay_page import list_diff, page_data, replay_page
+from pipeline.present.replay_page import list_diff, page_data, replay_page
 from pipeline.model.rules import build_rules
 from pipeline.storage.dataset import Dataset
 from pipeline.storage.files import sha256_file

@@ -17,9 +17,9 @@ import pytest
 from browser import Tab, chromium
 from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.jobs.query import run
-from pipeline.jobs.report import build_report_data
-from pipeline.jobs.report_charts import sections
-from pipeline.jobs.report_page import default_game_href, render_report, write_report
+from pipeline.present.report import build_report_data
+from pipeline.present.charts import sections
+from pipeline.present.report_page import default_game_href, render_report, write_report
 from pipeline.model.rules import build_rules
 
 

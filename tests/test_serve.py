@@ -20,7 +20,7 @@ import pytest
 from browser import Tab, chromium
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run
-from pipeline.jobs.serve import MAX_PER_PAGE
+from pipeline.present.serve import MAX_PER_PAGE
 from pipeline.model.rules import build_rules
 from rulekit import digests
 

@@ -28,11 +28,11 @@ from pipeline.storage.dataset import MANIFEST, WORK_DIR, Dataset
 from pipeline.model.deal import Deal, shuffled_deal
 from pipeline.engines.chance import RandomChance
 from pipeline.engines.event import Recorder
-from pipeline.engines.table import play_table
+from pipeline.engines.table.reference import play_table
 from pipeline.errors import DatasetError
 from pipeline.engines.game import play_game
 from pipeline.jobs.generate import Plan, generate
-from pipeline.log.shard import game_record
+from pipeline.log.tables import game_record
 from pipeline.model.rng import Xoshiro256
 from pipeline.model.rules import build_rules
 from pipeline.model.schema import SCHEMA_VERSION
@@ -545,7 +545,7 @@ def test_cards_balance_on_regenerated_shards_and_its_failures(tmp_path):
     when a card leaves the table that was never put there, a card is put down twice in a
     battle, or a deal repeats a card."""
     from pipeline.engines.compiled.layout import EVENT_CARDS_END as E_CEND, EVENT_KIND as E_KIND
-    from pipeline.engines.compiled.table import play_arrays
+    from pipeline.engines.table.compiled import play_arrays
     from pipeline.model.schema import EVENT_KINDS
     from pipeline.log.invariants import cards_balance
 
@@ -752,7 +752,7 @@ def test_the_events_file_is_compared_a_batch_of_rows_at_a_time(tmp_path):
     rows: whatever the batch size, the same rows match, and one row more, one row fewer or one
     card changed does not; a file that cannot be read does not match either."""
     from pipeline.jobs.validate import _rows_match
-    from pipeline.log.shard import compiled_shard
+    from pipeline.log.batches import compiled_shard
     from pipeline.storage.files import read_parquet_batches, write_parquet
 
     expected, _, _ = compiled_shard(build_rules("classic"), 0, 3, 0, 30)

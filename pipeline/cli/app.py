@@ -102,7 +102,7 @@ def prepare_engine(rule_sets, validation: bool = False) -> None:
     """Load the compiled game engines that play `rule_sets` before any progress bar starts; when
     one must be compiled first (the first run after installing), say so on stderr, on a terminal
     or not."""
-    from ..log.shard import engines_for, warm  # lazy: keeps war --help fast
+    from ..log.warm import engines_for, warm  # lazy: keeps war --help fast
 
     warm(on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"),
          validation=validation, engines=engines_for(rule_sets))

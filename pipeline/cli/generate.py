@@ -42,7 +42,7 @@ def generate(
         make_plans,  # lazy: keeps war --help fast
     )
     from ..jobs.generate import generate as run_generate  # lazy: keeps war --help fast
-    from ..log.shard import compiled_plays  # lazy: keeps war --help fast
+    from ..engines.choice import compiled_plays  # lazy: keeps war --help fast
     from ..model.rules import (  # lazy: keeps war --help fast
         build_rules,
         load_rules_file,
@@ -121,7 +121,7 @@ def demo(
     """The main job on a small default: generate a dataset, replay a game, answer questions."""
     from ..jobs.generate import Plan, check_arguments  # lazy: keeps war --help fast
     from ..jobs.generate import generate as run_generate  # lazy: keeps war --help fast
-    from ..jobs.output import write_result  # lazy: keeps war --help fast
+    from ..present.output import write_result  # lazy: keeps war --help fast
     from ..jobs.query import run  # lazy: keeps war --help fast
     from ..jobs.replay import render_text, replay_game  # lazy: keeps war --help fast
     from ..jobs.validate import validate as run_validate  # lazy: keeps war --help fast

@@ -62,7 +62,7 @@ def query(
         if not sep or not key:
             raise QueryError(f"--param wants NAME=VALUE, got {pair!r}")
         params[key.strip()] = value.strip()
-    from ..jobs.output import write_result  # lazy: keeps war --help fast
+    from ..present.output import write_result  # lazy: keeps war --help fast
 
     if describe:
         columns = jobs.describe(dataset, sql=sql, name=name, params=params, allow_read=allow_read)

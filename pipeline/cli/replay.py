@@ -54,7 +54,7 @@ def replay(
     if warning:
         say_error(f"warning: {warning}")
     if fmt is ReplayFormat.html:
-        from ..jobs.replay_page import render_page  # lazy: keeps war --help fast
+        from ..present.replay_page import render_page  # lazy: keeps war --help fast
 
         text = render_page(rp)
     elif follow is not None:

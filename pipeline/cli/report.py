@@ -30,7 +30,7 @@ def report(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),
 ) -> None:
     """Charts and tables of the dataset's statistics, every number a named query's result."""
-    from ..jobs.report_page import GAME_PAGES, write_charts, write_report  # lazy: altair, vl-convert
+    from ..present.report_page import GAME_PAGES, write_charts, write_report  # lazy: altair, vl-convert
 
     if not 0 <= games <= 100:
         raise ReportError(f"--games must be 0 to 100, got {games}")

@@ -16,7 +16,7 @@ def serve(
 ) -> None:
     """Browse the dataset: the report, the games (filter, sort, page) and any game's replay."""
     from ..errors import UsageError
-    from ..jobs.serve import serve as run_server  # lazy: starlette, uvicorn
+    from ..present.serve import serve as run_server  # lazy: starlette, uvicorn
 
     if not 0 <= port <= 65535:
         raise UsageError(f"--port must be 0 to 65535, got {port}")

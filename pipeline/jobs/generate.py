@@ -18,7 +18,8 @@ from typing import Callable, Iterator, Sequence
 
 from ..engines.game import Policies, policy_specs, tournament_seatings
 from ..errors import DatasetError, RulesError
-from ..log.shard import engines_for, shard_tables, warm
+from ..log.shard import shard_tables
+from ..log.warm import engines_for, warm
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path

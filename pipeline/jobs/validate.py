@@ -22,7 +22,9 @@ from ..engines.game import play_game, replay_log
 from ..errors import DatasetError, LogMismatch, WarError
 from ..log.codec import CodecError, decode
 from ..log.ledger import audit
-from ..log.shard import compiled_plays, compiled_shard, game_record
+from ..engines.choice import compiled_plays
+from ..log.batches import compiled_shard
+from ..log.tables import game_record
 from ..log.tables import EVENT_SCHEMA, GAME_SCHEMA, rows_by_game
 from ..model.deal import Deal, check_deal
 from ..model.rng import game_seed

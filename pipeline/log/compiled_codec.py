@@ -518,7 +518,7 @@ class RowEncoder:
     """The `events/` rows of a range of games, encoded batch after batch of the engine's games
     (`add`), as they would be in one pass over all of them: shape ids, rows and cards run on
     from batch to batch. A shard's games are played and encoded a batch at a time
-    (log.shard.compiled_shard) so that a batch's events are still in the processor's cache
+    (log.batches.compiled_shard) so that a batch's events are still in the processor's cache
     when they are encoded; one pass over a whole shard's events read them back from memory
     (docs/decisions.md)."""
 

@@ -31,7 +31,7 @@ def cards_balance(arrays, deck_size: int) -> bool:
 
 
 def balance_of(arrays, deck_size: int) -> bool:
-    """The compiled check of cards_balance, called even on empty arrays: how log.shard's first
+    """The compiled check of cards_balance, called even on empty arrays: how log.warm's first
     run compiles it (compile_checks)."""
     events, card_values, _, summaries = arrays[:4]
     counts = np.ascontiguousarray(summaries[:, SUMMARY_EVENTS])  # one type, whatever the number of games

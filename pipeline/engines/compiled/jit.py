@@ -5,7 +5,7 @@ with -O1 instead (`njit(quick=True)`, which `borrowing` uses): they run as fast 
 work is loads, stores and branches over small arrays, which -O3 does not vectorise), and a
 first run compiles them in less time (docs/decisions.md has the figures). The encoder and the
 validation checks keep -O3: their loops over rows do gain from it, and a first run compiles
-them in a second process, off the critical path (log.shard.warm).
+them in a second process, off the critical path (log.warm).
 
 A NUMBA_OPT set in the environment is the user's choice and wins over both. The level changes
 the machine code only, never what it computes: the engines' arithmetic is integer throughout.
@@ -104,7 +104,7 @@ def borrowing(function=None, *, inline="never", quick=True, entry=False):
     the duel, the cards up, the wars, the collect) are compiled once, on their own, and LLVM
     inlines them when their callers link them in (numba's `forceinline`): the game then
     compiles in about 0.6x the time, and a first run compiles them in its two processes
-    (log.shard.warm). The encoder's steps (log.compiled_codec), each called once in its pass,
+    (log.warm). The encoder's steps (log.compiled_codec), each called once in its pass,
     are linked too: inlined by numba, they made its pass's compile nearly half again as long.
     Those run for a war, a reshuffle or a game are called.
 

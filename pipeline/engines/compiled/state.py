@@ -155,7 +155,7 @@ def compile_steps(steps, structures: dict, compiled: Callable[[str], None] | Non
     """Compile (or load from numba's cache) a game's called steps for the types a game calls
     them with (step_types), without running them: a second process compiles some of them into
     the cache while the first compiles the others, so the game that calls them, compiled next,
-    loads them instead (log.shard.warm). `compiled(step_key(...))` is called after each."""
+    loads them instead (log.warm). `compiled(step_key(...))` is called after each."""
     for step in steps:
         if called(step, structures):
             types = step_types(step, structures)
@@ -166,7 +166,7 @@ def compile_steps(steps, structures: dict, compiled: Callable[[str], None] | Non
 
 def step_key(step, types) -> str:
     """A step and the argument types it is compiled for, as one line of text: how a first run's
-    helper says which step it has put in numba's cache (log.shard.Helper)."""
+    helper says which step it has put in numba's cache (log.warm.Helper)."""
     return f"{step.py_func.__module__}.{step.py_func.__qualname__}{tuple(types)}"
 
 
@@ -264,7 +264,7 @@ class Workspace:
 
     def events_a_game(self, rules) -> int:
         """The events a game of these rules has logged here on average (rounded up), or 0 before
-        a game has been counted (count_events): what log.shard sizes its batches by once known."""
+        a game has been counted (count_events): what log.batches sizes its batches by once known."""
         games, events = self.logged.get(rules.rules_id, (0, 0))
         return -(-events // games) if games else 0
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..errors import ReportError
 from ..storage.files import atomic_write_bytes, make_folder
 from .report import ReportData, build_report_data
-from .report_charts import Figure, Palette, overview_palette, pct, rule_set_palette, sections
+from .charts import Figure, Palette, overview_palette, pct, rule_set_palette, sections
 
 GAME_PAGES = "{stem}-games"      # the folder of linked replay pages, beside the report
 

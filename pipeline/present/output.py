@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from ..errors import QueryError
 from ..storage.files import atomic_file
-from .query import Result
+from ..jobs.query import Result
 
 FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 TABLE_ROWS = 40  # rows a table shows unless told otherwise, as the duckdb shell

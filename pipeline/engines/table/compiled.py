@@ -40,15 +40,35 @@ import numpy as np
 from ...model.cards import Deck
 from ...model.schema import PICKUPS, RuleSet
 from ..play import FIXED_PICKUPS
-from ..table import war_values
-from .battle import collect, duel, forfeit, open_battle, retire_empty, settle, war_round
-from .cycles import is_current_position
-from .game import DONE, GROW_EVENTS, GROW_STREAMS, LOOK_FOR_CYCLES, deal, end_game, play_game
-from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
-from .moves import reshuffle
-from .jit import HAVE_NUMBA, njit
-from .rng import _game_seed
-from .state import (
+from .reference import war_values
+from .battle import collect, duel, forfeit, open_battle, retire_empty, set_aside, settle, war_round
+from ..compiled.cycles import earlier_position, is_current_position, room_for_position, room_in_streams
+from ..compiled.loop import (
+    DONE,
+    GROW_EVENTS,
+    GROW_POSITIONS,
+    GROW_STREAMS,
+    LOOK_FOR_CYCLES,
+    count_war,
+    deal,
+    end_game,
+    room_for_battle,
+)
+from ..compiled.layout import (
+    MAX_CARD,
+    MAX_PLAYERS,
+    NO_SEAT,
+    OUTCOME_CAPPED,
+    OUTCOME_CYCLE,
+    OUTCOME_DRAW,
+    OUTCOME_WIN,
+    GameArrays,
+)
+from ..compiled.moves import reshuffle
+from ..compiled.jit import HAVE_NUMBA, borrowing, njit
+from ..compiled.rng import _game_seed
+from ..compiled.state import (
+    ZERO,
     CARDS,
     ROWS,
     SEATS,
@@ -60,6 +80,76 @@ from .state import (
     with_longer_streams,
     with_more_positions,
 )
+
+
+@borrowing
+def play_game(index, game_seed, attempt, watch, deals, game, results):
+    """Play one game, number `index` of `results`, appending its events to the log and writing its
+    summary (layout.SUMMARY_COLUMNS), war wins and final cards; its deal is deals' row `index`
+    when `deals` has rows (state.Deals), else shuffled from its seed. Returns DONE, or the buffer to
+    grow before the game is played again from its start (its events are then dropped by the
+    caller), or LOOK_FOR_CYCLES when `watch` battles were played and the game has not ended
+    (a game played without looking for cycles, see table.play_games). `attempt` numbers the
+    calls with these positions (see cycles.py)."""
+    rules, seats, positions, log = game.rules, game.seats, game.positions, game.log
+    if (log.fill[ROWS] + rules.players + 2 > log.rows.shape[0]
+            or log.fill[CARDS] + rules.deck_size > log.card_values.shape[0]):
+        return GROW_EVENTS
+    first_event = log.fill[ROWS]
+    cards_set_aside = deal(index, game_seed, deals, game)
+    wars = war_battles = max_war_depth = first_battle_war = ZERO
+    cycle_length = np.int64(-1)
+    positions_stored = ZERO
+    battle = ZERO
+    while True:
+        if not room_for_battle(rules, log):
+            return GROW_EVENTS
+        if battle >= watch:
+            return LOOK_FOR_CYCLES
+        if battle >= rules.max_battles:
+            outcome, winner = OUTCOME_CAPPED, NO_SEAT
+            break
+        if rules.detect_cycles:
+            if not room_for_position(positions, positions_stored):
+                return GROW_POSITIONS
+            if not room_in_streams(rules, positions):
+                return GROW_STREAMS
+            earlier = earlier_position(rules, seats, positions, positions_stored, attempt)
+            if earlier >= 0:
+                outcome, winner = OUTCOME_CYCLE, NO_SEAT
+                cycle_length = battle - earlier
+                break
+            positions_stored += 1
+        battle += 1
+
+        winner = duel(battle, game)
+        if winner != NO_SEAT:
+            depth, table_size = ZERO, np.int64(2)
+        else:
+            contenders, table_size = open_battle(battle, game)
+            winner, depth, table_size = settle(battle, contenders, table_size, game)
+            wars, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars, war_battles,
+                                                                           max_war_depth, first_battle_war)
+        if winner == NO_SEAT:
+            cards_set_aside += table_size
+            set_aside(battle, table_size, game)
+        else:
+            collect(winner, battle, table_size, game)
+            if depth:
+                seats.war_wins[winner] += 1
+                if 0 < rules.wars_to_win <= seats.war_wins[winner]:
+                    outcome = OUTCOME_WIN
+                    break
+        if rules.players == 2 and not depth and seats.pile_size[1 - winner] + seats.won_size[1 - winner] > 0:
+            continue  # no war, two seats: only the loser could be out, and it is not
+        alive, first_alive = retire_empty(battle, game)
+        if alive <= 1:
+            outcome, winner = (OUTCOME_WIN, first_alive) if alive == 1 else (OUTCOME_DRAW, NO_SEAT)
+            break
+
+    end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, first_battle_war, cards_set_aside,
+             cycle_length, first_event, game, results)
+    return DONE
 
 
 @njit(cache=True, quick=True, no_cfunc_wrapper=True)
@@ -105,10 +195,11 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
 
 # ---------------------------------------------------------------- the Python side
 
-def fits(rules: RuleSet) -> bool:
-    """Whether this engine's arrays hold a game of the rule set: int16 card codes, int8 seats."""
+def fits(rules: RuleSet, policies=()) -> bool:
+    """Whether this engine's arrays hold a game of the rule set: int16 card codes, int8 seats
+    (the table family has no policies)."""
     size = rules.ranks * rules.suits + rules.jokers
-    return HAVE_NUMBA and size <= MAX_CARD and rules.players <= MAX_PLAYERS
+    return HAVE_NUMBA and not policies and size <= MAX_CARD and rules.players <= MAX_PLAYERS
 
 
 def compile_rules(rules: RuleSet) -> Rules:
@@ -165,7 +256,7 @@ def structures(rules: RuleSet, games: int = 1, capacity: int = 64, positions: in
 # The steps play_game calls or links in (not inlined by numba), which numba compiles before it:
 # on a first run this process compiles the first group while the helper compiles the second,
 # then this one the game while the helper compiles the encoder, then the checks in whichever
-# comes first (log.shard.warm); the groups are sized so that both finish together. A step
+# comes first (log.warm); the groups are sized so that both finish together. A step
 # compiles what it calls first: a step of this process's that calls one of the helper's waits
 # for the helper to put it in the cache (Helper.awaited), so this group comes in the order
 # that needs the helper's latest, and the helper's starts with what this one needs (every draw
@@ -182,7 +273,7 @@ def events_a_game(rules: RuleSet) -> int:
     return {"pooled": 1200, "shuffled": 1000}.get(rules.pickup, 700) * rules.players * deck // 104 + 64
 
 
-def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int | None = None,
+def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
                 positions: int = 1024, deals=None, workspace: Workspace | None = None,
                 watch: int | None = None) -> GameArrays:
     """The engine's arrays for games start..stop-1 of master seed `seed`, from `deals` (one
@@ -192,6 +283,8 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, capacity: int 
     views of them, valid until the workspace plays again. `watch`: how many battles a game plays
     before it is played again looking for cycles (play_games; 0 looks from the first battle);
     by default the workspace's choice (Workspace.watch). Every choice gives the same games."""
+    if policies:
+        raise ValueError("the table family has no decisions, so no policies")
     compiled = compile_rules(rules)
     games = max(stop - start, 0)
     if deals is not None and len(deals) != games:

@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..model.rules import build_rules
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
-from .query import run
+from ..jobs.query import run
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import random
 import sys
 import time
 
-from pipeline.engines.compiled.table import play_arrays  # noqa: E402
+from pipeline.engines.table.compiled import play_arrays  # noqa: E402
 from pipeline.errors import RulesError
 from pipeline.log.compiled import build_tables  # noqa: E402
 from pipeline.log.shard import (
@@ -142,7 +142,7 @@ def compile_times() -> None:
     code = """
 import time
 from numba.core import event
-from pipeline.log.shard import compiled_shard
+from pipeline.log.batches import compiled_shard
 from pipeline.model.rules import build_rules
 top = {}
 depth = []
@@ -165,20 +165,20 @@ print(f"all: {time.process_time() - start:.1f} s CPU")
 
 
 def warm_times() -> None:
-    """Wall seconds of a first run's compile (log.shard.warm, with its helper process), build by
+    """Wall seconds of a first run's compile (log.warm, with its helper process), build by
     build (an engine, with or without positions), each in a fresh process with an empty numba
     cache: what COMPILE_SECONDS announces."""
-    from pipeline.log.shard import WARM_RULES
+    from pipeline.log.warm import all_builds
 
     code = """
 import sys, time
-from pipeline.log.shard import warm
+from pipeline.log.warm import warm
 build = (sys.argv[1], sys.argv[2] == "True")
 start = time.perf_counter()
 warm(validation=True, engines=(build,))
 print(f"{build}: {time.perf_counter() - start:.1f} s wall")
 """
-    for name, positions in WARM_RULES:
+    for name, positions in all_builds():
         in_empty_cache(code, name, str(positions))
 
 
@@ -209,14 +209,15 @@ def timed(name, stage):
 for name, stage in (("add_llvm_module", "function passes"), ("_optimize_final_module", "module passes"),
                     ("_finalize_final_module", "machine code")):
     timed(name, stage)
-from pipeline.log.shard import ENGINES, WARM_RULES, compile_steps_of
+from pipeline.engines.choice import ENGINES
+from pipeline.log.warm import compile_steps_of, warm_rules
 from pipeline.model.rules import build_rules
 build = (sys.argv[1], sys.argv[2] == "True")
 start = time.process_time()
 compile_steps_of([build], 0)
 compile_steps_of([build], 1)
 steps = time.process_time()
-ENGINES[build[0]].play_arrays(build_rules(*WARM_RULES[build]), 0, 0, 1)
+ENGINES[build[0]].play_arrays(warm_rules(build), 0, 0, 1)
 games = time.process_time()
 print(f"{build}: steps {steps - start:.2f} s, games {games - steps:.2f} s CPU")
 module = ENGINES[build[0]]
@@ -233,10 +234,10 @@ for d in [d for group in module.STEPS for d in group] + [module.play_game, modul
         print(f"  {name}: numba's passes {total:.2f} s (" + ", ".join(f"{n} {t:.2f}" for t, n in top)
               + f"); LLVM {stages}")
 """
-    from pipeline.log.shard import WARM_RULES
+    from pipeline.log.warm import all_builds
 
     if positions is None:
-        positions = (engine, False) not in WARM_RULES
+        positions = (engine, False) not in all_builds()
     in_empty_cache(code, engine, str(positions))
 
 

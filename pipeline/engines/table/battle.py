@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .layout import (
+from ..compiled.layout import (
     KIND_COLLECT,
     KIND_DOWN,
     KIND_FORFEIT,
@@ -21,10 +21,10 @@ from .layout import (
     PICKUP_SHUFFLED,
     PICKUP_WINNER_FIRST,
 )
-from .moves import draw, emit, forget_pile, push_cards, push_seats, put_under, take_top
-from .rng import _shuffle
-from .jit import borrowing
-from .state import ZERO
+from ..compiled.moves import draw, emit, forget_pile, push_cards, push_seats, put_under, take_top
+from ..compiled.rng import _shuffle
+from ..compiled.jit import borrowing
+from ..compiled.state import ZERO
 
 
 @borrowing(inline="always")

@@ -33,11 +33,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ...model.schema import EVENT_KINDS, RuleSet
-from ..arneson import WAR_DOWN
+from .reference import WAR_DOWN
 from ..game import resolve_policies
 from ..play import FIXED_PICKUPS
-from .game import DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS, count_war, deal, end_game
-from .layout import (
+from ..compiled.loop import DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS, count_war, deal, end_game
+from ..compiled.layout import (
     KIND_COLLECT,
     KIND_DECISION,
     KIND_DOWN,
@@ -60,10 +60,10 @@ from .layout import (
     PICKUP_WINNER_FIRST,
     GameArrays,
 )
-from .moves import emit, push_cards, put_under, reshuffle, take_top
-from .jit import HAVE_NUMBA, borrowing, njit
-from .rng import HASH_START, _bounded, _fold, _game_seed, _mix, _seed, _shuffle
-from .state import (
+from ..compiled.moves import emit, push_cards, put_under, reshuffle, take_top
+from ..compiled.jit import HAVE_NUMBA, borrowing, njit
+from ..compiled.rng import HASH_START, _bounded, _fold, _game_seed, _mix, _seed, _shuffle
+from ..compiled.state import (
     CARDS,
     ROWS,
     SEATS,
@@ -74,8 +74,8 @@ from .state import (
     with_longer_streams,
     with_more_positions,
 )
-from .table import compile_rules as table_rules
-from .table import deal_arrays
+from ..table.compiled import compile_rules as table_rules
+from ..table.compiled import deal_arrays
 
 # Policy codes: policies.hand_random, hand_highest, hand_lowest, hand_save_high.
 HAND_RANDOM, HAND_HIGHEST, HAND_LOWEST, HAND_SAVE_HIGH = range(4)
@@ -638,7 +638,7 @@ STEPS = ((deal, refill_short_hands, collect_packet, end_game), (wars, is_current
 
 def events_a_game(rules: RuleSet) -> int:
     """About how many events a game logs (3,800 or so for 52 cards): what the first event log is
-    sized by, and how many games log.shard plays a batch."""
+    sized by, and how many games log.batches plays a batch."""
     return 8 * 9 * (rules.ranks * rules.suits + rules.jokers)
 
 

@@ -8,12 +8,12 @@ face-down and fourth cards; the loser takes the two cards that caused it. Choice
 
 from __future__ import annotations
 
-from ..model.deal import Deal
-from ..model.schema import RuleSet
-from .event import Recorder
-from .play import FIXED_PICKUPS, Game
-from .policies import HandView
-from .summary import Summary
+from ...model.deal import Deal
+from ...model.schema import RuleSet
+from ..event import Recorder
+from ..play import FIXED_PICKUPS, Game
+from ..policies import HandView
+from ..summary import Summary
 
 WAR_DOWN = 3
 

@@ -3,10 +3,7 @@ which stays the definition of the rules, translated to numba over state.py's arr
 
 from __future__ import annotations
 
-import numpy as np
 
-from .battle import collect, duel, open_battle, retire_empty, set_aside, settle
-from .cycles import earlier_position, room_for_position, room_in_streams
 from .jit import borrowing
 from .layout import (
     KIND_DEAL,
@@ -14,10 +11,6 @@ from .layout import (
     KIND_SET_ASIDE,
     NO_NOTE,
     NO_SEAT,
-    OUTCOME_CAPPED,
-    OUTCOME_CYCLE,
-    OUTCOME_DRAW,
-    OUTCOME_WIN,
     SUMMARY_BATTLES,
     SUMMARY_CARDS_SET_ASIDE,
     SUMMARY_CYCLE_LENGTH,
@@ -129,73 +122,3 @@ def end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, f
     summary[SUMMARY_CARDS_SET_ASIDE] = cards_set_aside
     summary[SUMMARY_CYCLE_LENGTH] = cycle_length
     summary[SUMMARY_EVENTS] = log.fill[ROWS] - first_event
-
-
-@borrowing
-def play_game(index, game_seed, attempt, watch, deals, game, results):
-    """Play one game, number `index` of `results`, appending its events to the log and writing its
-    summary (layout.SUMMARY_COLUMNS), war wins and final cards; its deal is deals' row `index`
-    when `deals` has rows (state.Deals), else shuffled from its seed. Returns DONE, or the buffer to
-    grow before the game is played again from its start (its events are then dropped by the
-    caller), or LOOK_FOR_CYCLES when `watch` battles were played and the game has not ended
-    (a game played without looking for cycles, see table.play_games). `attempt` numbers the
-    calls with these positions (see cycles.py)."""
-    rules, seats, positions, log = game.rules, game.seats, game.positions, game.log
-    if (log.fill[ROWS] + rules.players + 2 > log.rows.shape[0]
-            or log.fill[CARDS] + rules.deck_size > log.card_values.shape[0]):
-        return GROW_EVENTS
-    first_event = log.fill[ROWS]
-    cards_set_aside = deal(index, game_seed, deals, game)
-    wars = war_battles = max_war_depth = first_battle_war = ZERO
-    cycle_length = np.int64(-1)
-    positions_stored = ZERO
-    battle = ZERO
-    while True:
-        if not room_for_battle(rules, log):
-            return GROW_EVENTS
-        if battle >= watch:
-            return LOOK_FOR_CYCLES
-        if battle >= rules.max_battles:
-            outcome, winner = OUTCOME_CAPPED, NO_SEAT
-            break
-        if rules.detect_cycles:
-            if not room_for_position(positions, positions_stored):
-                return GROW_POSITIONS
-            if not room_in_streams(rules, positions):
-                return GROW_STREAMS
-            earlier = earlier_position(rules, seats, positions, positions_stored, attempt)
-            if earlier >= 0:
-                outcome, winner = OUTCOME_CYCLE, NO_SEAT
-                cycle_length = battle - earlier
-                break
-            positions_stored += 1
-        battle += 1
-
-        winner = duel(battle, game)
-        if winner != NO_SEAT:
-            depth, table_size = ZERO, np.int64(2)
-        else:
-            contenders, table_size = open_battle(battle, game)
-            winner, depth, table_size = settle(battle, contenders, table_size, game)
-            wars, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars, war_battles,
-                                                                           max_war_depth, first_battle_war)
-        if winner == NO_SEAT:
-            cards_set_aside += table_size
-            set_aside(battle, table_size, game)
-        else:
-            collect(winner, battle, table_size, game)
-            if depth:
-                seats.war_wins[winner] += 1
-                if 0 < rules.wars_to_win <= seats.war_wins[winner]:
-                    outcome = OUTCOME_WIN
-                    break
-        if rules.players == 2 and not depth and seats.pile_size[1 - winner] + seats.won_size[1 - winner] > 0:
-            continue  # no war, two seats: only the loser could be out, and it is not
-        alive, first_alive = retire_empty(battle, game)
-        if alive <= 1:
-            outcome, winner = (OUTCOME_WIN, first_alive) if alive == 1 else (OUTCOME_DRAW, NO_SEAT)
-            break
-
-    end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, first_battle_war, cards_set_aside,
-             cycle_length, first_event, game, results)
-    return DONE

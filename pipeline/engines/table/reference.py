@@ -9,11 +9,11 @@ replay passes one that reads the orders from the log. The engine reports every s
 
 from __future__ import annotations
 
-from ..model.deal import Deal
-from ..model.schema import RuleSet
-from .event import Recorder
-from .play import FIXED_PICKUPS, Game, winner_first
-from .summary import Summary
+from ...model.deal import Deal
+from ...model.schema import RuleSet
+from ..event import Recorder
+from ..play import FIXED_PICKUPS, Game, winner_first
+from ..summary import Summary
 
 
 def war_values(rules: RuleSet) -> tuple[int, ...] | None:

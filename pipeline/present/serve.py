@@ -32,7 +32,7 @@ from starlette.routing import Route
 
 from ..errors import GameNotFound, UsageError, WarError
 from ..storage.dataset import Dataset
-from .query import run
+from ..jobs.query import run
 from .report import RuleSetInfo, build_report_data, rule_sets
 from .report_page import CSS, render_report
 

@@ -20,7 +20,7 @@ import json
 from importlib.resources import files
 
 from ..model.variants import variant
-from .replay import GameReplay, layout_of, replay_game
+from ..jobs.replay import GameReplay, layout_of, replay_game
 
 KEYFRAME = 128
 ASSETS = ("replay_page.html", "replay_page.css", "replay_page.js")

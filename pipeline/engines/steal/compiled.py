@@ -31,8 +31,8 @@ import numpy as np
 from ...model.cards import Deck
 from ...model.schema import RuleSet
 from ..game import resolve_policies
-from .game import DONE, GROW_EVENTS, count_war, deal, end_game
-from .layout import (
+from ..compiled.loop import DONE, GROW_EVENTS, count_war, deal, end_game
+from ..compiled.layout import (
     KIND_COLLECT,
     KIND_DECISION,
     KIND_DOWN,
@@ -53,10 +53,10 @@ from .layout import (
     PICKUP_POOLED,
     GameArrays,
 )
-from .moves import emit, push_cards, push_seats, reshuffle, take_top
-from .jit import HAVE_NUMBA, borrowing, njit
-from .rng import _bounded, _game_seed, _seed
-from .state import (
+from ..compiled.moves import emit, push_cards, push_seats, reshuffle, take_top
+from ..compiled.jit import HAVE_NUMBA, borrowing, njit
+from ..compiled.rng import _bounded, _game_seed, _seed
+from ..compiled.state import (
     CARDS,
     ROWS,
     SEATS,
@@ -65,8 +65,8 @@ from .state import (
     grown_event_log,
     new_results,
 )
-from .table import compile_rules as table_rules
-from .table import deal_arrays
+from ..table.compiled import compile_rules as table_rules
+from ..table.compiled import deal_arrays
 
 # Policy codes: a seat's row of Steal.policy is (steal code, its threshold, top code).
 STEAL_ALWAYS, STEAL_NEVER, STEAL_RANDOM, STEAL_THRESHOLD = range(4)
@@ -560,7 +560,7 @@ STEPS = ((steal_with, deal, reshuffle, end_game), (lay_down, war_round))
 
 def events_a_game(rules: RuleSet) -> int:
     """About how many events a game logs (250 or so for 52 cards and two seats): what the first
-    event log is sized by, and how many games log.shard plays a batch."""
+    event log is sized by, and how many games log.batches plays a batch."""
     return 3 * (rules.ranks * rules.suits + rules.jokers) * rules.players
 
 

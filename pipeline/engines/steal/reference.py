@@ -8,12 +8,12 @@ a *chooser* (the seat's policy when generating, the log when replaying) and logg
 
 from __future__ import annotations
 
-from ..model.deal import Deal
-from ..model.schema import RuleSet
-from .event import Recorder
-from .play import Game
-from .policies import StealView, TopView
-from .summary import Summary
+from ...model.deal import Deal
+from ...model.schema import RuleSet
+from ..event import Recorder
+from ..play import Game
+from ..policies import StealView, TopView
+from ..summary import Summary
 
 
 def rank_copies(rank: tuple[int, ...]) -> tuple[int, ...]:

@@ -1,0 +1,63 @@
+"""A shard's games from the compiled engine, a batch at a time, and how many games a batch holds.
+
+A shard's games are played and encoded a batch at a time, so that a batch's events (28 bytes an
+event, and its cards) are still in the processor's cache when the encoder (and validation's
+card balance) read them: a whole shard's went out to memory and back (docs/decisions.md, "A
+shard is played a batch at a time"). A shard's tables do not depend on the batch size.
+"""
+
+from __future__ import annotations
+
+from ..engines.choice import ENGINES, compiled_engine
+from ..engines.compiled.state import Workspace
+from ..engines.families import family_of
+from ..model.deal import deck_of
+from ..model.schema import RuleSet
+from .compiled import ShardBuilder
+from .invariants import cards_balance
+
+# The compiled engines' buffers, kept from shard to shard in this process (see state.Workspace).
+WORKSPACE = Workspace()
+
+BATCH_EVENTS = 1 << 17  # events a batch: some 4 MB, which fits a core's share of the cache
+
+
+def batch_games(rules: RuleSet, workspace: Workspace | None = None) -> int:
+    """Games a batch, for about BATCH_EVENTS events: by the events a game of these rules has
+    logged in `workspace` (this process's WORKSPACE by default) so far, else by the engine's
+    estimate of a game's, a formula of the deck and the seats, which cannot see that first to
+    three wars ends a game 5x sooner, or table_order plays it 3x longer."""
+    per_game = (workspace or WORKSPACE).events_a_game(rules) or ENGINES[family_of(rules).name].events_a_game(rules)
+    return max(1, BATCH_EVENTS // max(per_game, 1))
+
+
+def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=(),
+                   deals=None, check_balance: bool = False, batch: int | None = None):
+    """(events table, games table, whether the cards balance) of games start..stop-1 from the
+    compiled engine, from `deals` (a Deal a game) when given, played and encoded a batch of
+    `batch` games at a time (by default batch_games, asked again before each batch: after the
+    first, it knows these rules' games). With `check_balance`, every batch's
+    events are checked with invariants.cards_balance as they are played (validation's check,
+    without decoding the tables); else the third item is None."""
+    engine = compiled_engine(rules, policies)
+    if engine is None:
+        raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
+    shard = ShardBuilder(rules, ordinal, start, stop, policies, explicit=deals is not None)
+    balanced = True if check_balance else None
+    deck = deck_of(rules).size if check_balance else 0
+    first = start
+    while True:
+        last = min(first + (batch or batch_games(rules)), stop)
+        dealt = deals[first - start:last - start] if deals is not None else None
+        logged = WORKSPACE.events_a_game(rules)  # the log's first size: the engine's estimate until known
+        room = (last - first) * logged * 5 // 4 + 1024 if logged else None
+        arrays = engine.play_arrays(rules, seed, first, last, policies, capacity=room, deals=dealt,
+                                    workspace=WORKSPACE)
+        WORKSPACE.count_events(rules, last - first, arrays[0].shape[0])
+        shard.add(arrays)
+        if check_balance and balanced:
+            balanced = cards_balance(arrays, deck)
+        first = last
+        if first >= stop:
+            break
+    return (*shard.tables(), balanced)

@@ -249,3 +249,26 @@ def test_a_dictionary_column_reads_as_its_words_chunk_by_chunk_nulls_too():
                                                    "war", "war"]
     assert _plain(chunks[0]) == ["play:0#1", "deal", "play:0#1"]
     assert _plain(pa.chunked_array([pa.array([1, 2])])) == [1, 2]
+
+
+def test_events_sql_knows_the_kinds_the_registry_declares():
+    """events.sql spells the table's kinds out (its SQL cannot read the registry): the kinds that
+    put cards on the table are the registry's, a battle that fights is one that puts, takes or
+    wars, and every kind it names is a registered one."""
+    import re
+
+    from pipeline.jobs.query import events_sql
+    from pipeline.model.event_kinds import KINDS, NAMES
+
+    sql = events_sql()
+    quoted = lambda text: re.findall(r"'([a-z_]+)'", text)  # noqa: E731
+    table_cards = re.search(r"table_cards AS \((.*?)\n\),", sql, re.S).group(1)
+    puts_listed = quoted(re.search(r"kind IN \(([^)]*)\)", table_cards).group(1))
+    fights = quoted(re.search(r"bool_or\(kind IN \(([^)]*)\)\) AS fights", sql).group(1))
+    puts = {k.name for k in KINDS if k.puts}
+    takes = {k.name for k in KINDS if k.takes}
+    assert set(puts_listed) == puts
+    assert set(fights) == puts | takes | {"war"}
+    named = re.findall(r"kind\s*(?:=|<>)\s*'([a-z_]+)'", sql) + [
+        k for body in re.findall(r"kind IN \(([^)]*)\)", sql) for k in quoted(body)]
+    assert named and set(named) <= set(NAMES)

@@ -16,6 +16,7 @@ from ..log.ledger import Ledger, ledger_for
 from ..log.tables import game_log, game_record
 from ..model.cards import Deck
 from ..model.deal import Deal, deck_of
+from ..model.event_kinds import KINDS, sentence
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..model.variants import variant
 from ..storage.dataset import Dataset
@@ -221,41 +222,8 @@ def _state(deck: Deck, layout: str, piles, won, hands, out=frozenset()) -> str:
 
 
 def describe_event(deck: Deck, ev: Event) -> str:
-    kind, seat, cards = ev.kind, ev.seat, ev.cards
-    if kind == "play":
-        return f"seat {seat} plays {_labels(deck, cards)}"
-    if kind == "down":
-        return f"seat {seat} puts {len(cards)} down: {_labels(deck, cards)}"
-    if kind == "war":
-        name = {1: "WAR", 2: "DOUBLE WAR", 3: "TRIPLE WAR"}.get(ev.value, f"WAR x{ev.value}")
-        return f"{name} (depth {ev.value}) between seats {', '.join(map(str, ev.seats))}"
-    if kind == "war_out":
-        return f"seat {seat} has no card left to add: out of this war"
-    if kind == "forfeit":
-        return f"seat {seat} cannot complete the war: its {len(cards)} cards go on the table ({_labels(deck, cards)})"
-    if kind == "collect":
-        return f"seat {seat} takes {len(cards)} cards, in this order: {_labels(deck, cards)}"
-    if kind == "set_aside":
-        return f"everyone in the war ran out: {len(cards)} table cards set aside ({_labels(deck, cards)})"
-    if kind == "reshuffle":
-        return f"seat {seat} reshuffles its won pile into its pile: {_labels(deck, cards)}"
-    if kind == "draw":
-        return f"seat {seat} draws {_labels(deck, cards)} into its hand"
-    if kind == "steal":
-        return (f"seat {seat} steals the won pile of seat {', '.join(map(str, ev.seats))} with "
-                f"{deck.label(cards[0])}: {len(cards)} cards on top of its won pile ({_labels(deck, cards)})")
-    if kind == "decision" and ev.note == "steal":
-        did = f"steals from seat {', '.join(map(str, ev.seats))}" if ev.seats else "plays it instead"
-        return (f"seat {seat} looks at {deck.label(cards[0])}, could steal from seat "
-                f"{', '.join(map(str, ev.options))}: {did}")
-    if kind == "decision" and ev.note == "top":
-        return f"seat {seat} puts {deck.label(cards[0])} on top of its won bundle (of {_labels(deck, ev.options)})"
-    if kind == "decision" and ev.note == "hand":
-        what = "its fourth card" if ev.value else "its card"
-        return f"seat {seat} chooses {deck.label(cards[0])} as {what}, from hand {_labels(deck, ev.options)}"
-    if kind == "out":
-        return f"seat {seat} is out of the game"
-    return f"{kind} seat={seat} cards={_labels(deck, cards)}"
+    """The sentence a person reads of one event (model.event_kinds.sentence)."""
+    return sentence(ev, deck.label)
 
 
 def _header(rp: GameReplay) -> list[str]:
@@ -379,10 +347,9 @@ def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int |
 CARD_FORMS = ("a label: rank 2-10, J, Q, K or A, then a suit ♣ ♦ ♥ ♠ or its letter C D H S "
               "(10♥, 10H, TH, QS, as), JK1 or JK2 for a Joker, or a card code")
 
-# what happens to a card, by event kind
-_MOVES = {"play": "plays it", "down": "puts it down", "collect": "takes it", "set_aside": "set aside",
-          "reshuffle": "reshuffles it into its pile", "draw": "draws it into its hand",
-          "steal": "steals it", "steal_with": "steals with it", "forfeit": "forfeits it"}
+# what an event does to one card, by event kind, and to its first card (`KIND:first`) where that differs
+_MOVES = {k.name: k.journey for k in KINDS if k.journey}
+_MOVES.update({f"{k.name}:first": k.journey_first for k in KINDS if k.journey_first})
 
 
 def parse_card(rp: GameReplay, card: str | int) -> int:
@@ -429,7 +396,7 @@ def follow(rp: GameReplay, card: int, battle: int | None = None, battles: tuple[
                              **place_of(view.piles_before, view.won_before, view.hands_before, aside, card)}
     moves = []
     for view in shown:
-        actions = [{"kind": "steal_with" if ev.kind == "steal" and ev.cards[0] == card else ev.kind,
+        actions = [{"kind": f"{ev.kind}:first" if f"{ev.kind}:first" in _MOVES and ev.cards[0] == card else ev.kind,
                     "seat": ev.seat} for ev in view.events if ev.kind in _MOVES and card in ev.cards]
         if actions:
             after = place_of(view.piles_after, view.won_after, view.hands_after, view.aside_after, card)

@@ -42,9 +42,10 @@ from typing import Iterable, NamedTuple
 from ..engines.event import Event
 from ..engines.play import winner_first
 from ..errors import DatasetError
+from ..model.event_kinds import KINDS
 
-TABLE_KINDS = frozenset({"play", "down", "forfeit"})
-TAKE_KINDS = frozenset({"collect", "set_aside"})
+TABLE_KINDS = frozenset(k.name for k in KINDS if k.puts)  # the kinds whose cards make up the table
+TAKE_KINDS = frozenset(k.name for k in KINDS if k.takes)  # the kinds that take cards off it
 SMALL_ORDER = 3  # a take of up to this many cards spells its order in the shape
 
 TOKEN = re.compile(r"([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|t|w|[\d,]+))?(?:\[([\d,]*)\])?"

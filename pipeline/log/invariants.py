@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engines.compiled.layout import (
-    EVENT_BATTLE,
-    EVENT_CARDS_END,
-    EVENT_KIND,
-    KIND_SET_ASIDE,
-    SUMMARY_EVENTS,
-)
 from ..engines.compiled.jit import njit
-from ..model.schema import EVENT_KINDS
-from .codec import TABLE_KINDS, TAKE_KINDS
+from ..engines.compiled.layout import EVENT_BATTLE, EVENT_CARDS_END, EVENT_KIND, SUMMARY_EVENTS
+from ..model.event_kinds import KINDS
 
-DEALT, PUT, TAKEN = 1, 2, 3
-ROLE = np.array([DEALT if kind == "deal" else PUT if kind in TABLE_KINDS else
-                 TAKEN if kind in TAKE_KINDS and kind != "set_aside" else 0 for kind in EVENT_KINDS], np.int8)
+# What an event of each kind (by its code, model.event_kinds.KINDS' order) does to the cards:
+# deals them (at the deal), puts them on the table, takes them off it, or, for a kind that can
+# deal too, deals them at the deal and takes them later (a set-aside); 0: moves none it checks.
+DEALT, PUT, TAKEN, DEALT_THEN_TAKEN = 1, 2, 3, 4
+ROLE = np.array([DEALT if k.source == "deck" else DEALT_THEN_TAKEN if k.at_deal and k.takes else
+                 PUT if k.puts else TAKEN if k.takes else 0 for k in KINDS], np.int8)
 
 
 def cards_balance(arrays, deck_size: int) -> bool:
@@ -35,16 +31,16 @@ def balance_of(arrays, deck_size: int) -> bool:
     run compiles it (compile_checks)."""
     events, card_values, _, summaries = arrays[:4]
     counts = np.ascontiguousarray(summaries[:, SUMMARY_EVENTS])  # one type, whatever the number of games
-    return bool(balance(events, card_values, counts, ROLE, KIND_SET_ASIDE, np.zeros(deck_size, np.int64),
+    return bool(balance(events, card_values, counts, ROLE, np.zeros(deck_size, np.int64),
                         np.zeros(deck_size, np.int64)))
 
 
 @njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
-def balance(events, values, counts, role, set_aside, table, dealt_at):
+def balance(events, values, counts, role, table, dealt_at):
     """True when every game's battle 0 deals (or sets aside) each card of the deck once, and in
     every later battle the cards taken from the table (collect, set_aside) are exactly the cards
     put on it (play, down, forfeit), none twice. role[kind], what an event of that kind does, is
-    DEALT, PUT, TAKEN or 0; `set_aside` is the kind that deals at battle 0 and takes later.
+    DEALT, PUT, TAKEN, DEALT_THEN_TAKEN (at battle 0 and after) or 0.
     Events past the last game's count belong to the last game.
     One pass, game by game; a card's `table` entry is 2 x the battle's stamp once put on the
     table and 2 x stamp + 1 once taken from it, so no per-battle set is ever cleared."""
@@ -80,7 +76,7 @@ def balance(events, values, counts, role, set_aside, table, dealt_at):
             first_card = cards_start
             cards_start = events[k, EVENT_CARDS_END]
             what = role[kind]
-            if kind == set_aside:
+            if what == DEALT_THEN_TAKEN:
                 what = DEALT if battle == 0 else TAKEN
             if what == 0:
                 continue

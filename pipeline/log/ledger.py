@@ -1,5 +1,5 @@
 """Where every card is, event by event: an interpreter of the log that knows nothing of the
-rules except how cards move.
+rules except how cards move, which it reads from each event kind's places (model.event_kinds).
 
 It checks the invariant that every card is in exactly one place (a pile, a won pile, a hand,
 the table, set aside) at every step, independently of the engine, and gives replay the piles to
@@ -15,6 +15,7 @@ from ..engines.event import Event, describe
 from ..engines.families import family_of
 from ..errors import LogMismatch
 from ..model.deal import deck_of
+from ..model.event_kinds import BY_NAME
 
 PILE, WON, TABLE, ASIDE = "pile", "won", "table", "aside"
 
@@ -64,50 +65,30 @@ class Ledger:
             self.where[c] = where
 
     def apply(self, event: Event) -> None:
-        kind, seat, cards = event.kind, event.seat, event.cards
-        if not self.dealt and kind != "deal" and kind != "set_aside":
+        kind = BY_NAME.get(event.kind)
+        if kind is None:
+            raise self._fail(event, "a known event kind")
+        dealing = kind.source == "deck" or (kind.at_deal and not self.dealt)
+        if dealing:
+            self._deal(event, kind)
+            self.seq += 1
+            return
+        if not self.dealt:
             self._begin(event)
         if event.battle != self.battle:
             if self.table:
                 raise self._fail(event, f"an empty table before battle {event.battle}")
             self.battle = event.battle
-        if kind == "play" and self.use_hands:
-            for c in cards:
-                if c not in self.hands[seat]:
-                    raise self._fail(event, f"a card of seat {seat}'s hand {sorted(self.hands[seat])}")
-                self.hands[seat].remove(c)
-            self.table.extend((c, seat, "up") for c in cards)
-        elif kind == "play" or kind == "down":
-            pile = self.piles[seat]
-            if len(cards) == 1 and pile and pile[0] == cards[0]:
-                pile.popleft()
-            else:
-                self._take_top(event, seat, cards)
-            face = "up" if kind == "play" else "down"
-            self.table.extend((c, seat, face) for c in cards)
-        elif kind == "collect" or (kind == "set_aside" and self.dealt):
-            on_table = [c for c, _, _ in self.table]
-            if len(set(cards)) != len(cards) or not set(cards) <= set(on_table):
-                raise self._fail(event, f"cards from the table {on_table}")
-            taken = set(cards)
-            self.table = [t for t in self.table if t[0] not in taken]
-            if kind == "set_aside":
-                self.aside.extend(cards)
-            elif self.pooled:
-                self.won[seat][:0] = cards
-            else:
-                self.piles[seat].extend(cards)
-            if not self.table:
+        if kind.check:
+            self._check(event, kind.check)
+        if kind.source:
+            self._take(event, kind.source)
+            self._put(event, kind)
+            if kind.source == "table" and not self.table:
                 total = sum(map(len, self.piles)) + sum(map(len, self.won)) + sum(map(len, self.hands)) \
                     + len(self.aside)
                 if total != self.deck_size:
                     raise self._fail(event, f"{self.deck_size} cards in piles and aside, found {total}")
-        elif kind == "decision" or kind == "war":
-            pass
-        elif kind in ("war_out", "end", "out", "forfeit", "reshuffle", "deal", "set_aside", "draw", "steal"):
-            self._rare(event)
-        else:
-            raise self._fail(event, "a known event kind")
         self.seq += 1
 
     def _begin(self, event: Event) -> None:
@@ -116,54 +97,87 @@ class Ledger:
                                     f"(only {len(self.where)} dealt)")
         self.dealt = True
 
-    def _rare(self, event: Event) -> None:
-        battle, kind, seat, cards = event.battle, event.kind, event.seat, event.cards
-        if kind in ("deal", "set_aside"):
-            if self.dealt or battle != 0:
-                raise self._fail(event, "the deal only at the start")
-            self._place(event, cards, ASIDE if kind == "set_aside" else PILE)
-            if kind == "deal":
-                self.piles[seat].extend(cards)
+    def _deal(self, event: Event, kind) -> None:
+        """A dealing event: its cards from the deck, each once, to the seat's pile or aside."""
+        if self.dealt or event.battle != 0:
+            raise self._fail(event, "the deal only at the start")
+        self._place(event, event.cards, ASIDE if kind.target == "aside" else PILE)
+        if kind.target == "aside":
+            self.aside.extend(event.cards)
+        else:
+            self.piles[event.seat].extend(event.cards)
+
+    def _check(self, event: Event, check: str) -> None:
+        seat = event.seat
+        if check == "pile_empty":
+            if self.piles[seat]:
+                raise self._fail(event, f"seat {seat}'s pile empty before a {event.kind}")
+        elif check == "holds_nothing":
+            if self.hands[seat] if self.use_hands else self.holding(seat):
+                raise self._fail(event, f"seat {seat} to hold no {'hand ' if self.use_hands else ''}card when out")
+        elif check == "table_empty":
+            if self.table:
+                raise self._fail(event, "an empty table at the end")
+
+    def _take(self, event: Event, source: str) -> None:
+        """The event's cards leave `source` (model.event_kinds.PLACES), as the kind says."""
+        seat, cards = event.seat, event.cards
+        if source == "top" and self.use_hands:
+            for c in cards:
+                if c not in self.hands[seat]:
+                    raise self._fail(event, f"a card of seat {seat}'s hand {sorted(self.hands[seat])}")
+                self.hands[seat].remove(c)
+        elif source in ("top", "pile"):
+            pile = self.piles[seat]
+            if len(cards) == 1 and pile and pile[0] == cards[0]:
+                pile.popleft()
             else:
-                self.aside.extend(cards)
-            return
-        if kind == "forfeit":
+                self._take_top(event, seat, cards)
+        elif source == "table":
+            on_table = [c for c, _, _ in self.table]
+            if len(set(cards)) != len(cards) or not set(cards) <= set(on_table):
+                raise self._fail(event, f"cards from the table {on_table}")
+            taken = set(cards)
+            self.table = [t for t in self.table if t[0] not in taken]
+        elif source == "held":
             held = list(self.piles[seat]) + self.won[seat] + sorted(self.hands[seat])
             if list(cards) != held:
                 raise self._fail(event, f"all of seat {seat}'s cards {held}")
             self.piles[seat].clear()
             self.won[seat] = []
             self.hands[seat] = []
-            self.table.extend((c, seat, "down") for c in cards)
-        elif kind == "draw":
-            self._take_top(event, seat, cards)
-            self.hands[seat].extend(cards)
-        elif kind == "steal":
-            seats = event.seats
+        elif source == "won":
+            if sorted(cards) != sorted(self.won[seat]):
+                raise self._fail(event, f"seat {seat}'s won pile {self.won[seat]}")
+            self.won[seat] = []
+        elif source == "stolen":
             self._take_top(event, seat, cards[:1])
             rest = list(cards[1:])
-            for other in seats:
+            for other in event.seats:
                 pile = self.won[other]
                 if other == seat or not pile or rest[:len(pile)] != pile:
                     raise self._fail(event, f"seat {other}'s whole won pile {pile} after the stealing card")
                 rest = rest[len(pile):]
                 self.won[other] = []
-            if rest or not seats:
+            if rest or not event.seats:
                 raise self._fail(event, "the stealing card and the stolen piles, nothing else")
-            self.won[seat][:0] = cards
-        elif kind == "reshuffle":
-            if self.piles[seat]:
-                raise self._fail(event, f"seat {seat}'s pile empty before a reshuffle")
-            if sorted(cards) != sorted(self.won[seat]):
-                raise self._fail(event, f"seat {seat}'s won pile {self.won[seat]}")
-            self.won[seat] = []
+
+    def _put(self, event: Event, kind) -> None:
+        """The event's cards go to the kind's target."""
+        seat, cards, target = event.seat, event.cards, kind.target
+        if target == "table":
+            face = kind.face
+            self.table.extend((c, seat, face) for c in cards)
+        elif target == "pile":
             self.piles[seat].extend(cards)
-        elif kind == "out":
-            if self.hands[seat] if self.use_hands else self.holding(seat):
-                raise self._fail(event, f"seat {seat} to hold no {'hand ' if self.use_hands else ''}card when out")
-        elif kind == "end":
-            if self.table:
-                raise self._fail(event, "an empty table at the end")
+        elif target == "hand":
+            self.hands[seat].extend(cards)
+        elif target == "aside":
+            self.aside.extend(cards)
+        elif target == "won" or (target == "gains" and self.pooled):
+            self.won[seat][:0] = cards
+        elif target == "gains":
+            self.piles[seat].extend(cards)
 
 
 def ledger_for(rules) -> Ledger:

@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from . import event_kinds
 from .variants import variant
 
 SCHEMA_VERSION = 4
@@ -39,22 +40,7 @@ class Arrow:
         return f"Arrow({self.type!r})"
 
 
-EVENT_KINDS = (
-    "deal",       # seat's pile after the deal, top first
-    "set_aside",  # cards out of play: deal leftovers, or a war's table when everyone in it ran out
-    "play",       # one card face up (a battle card, a war's face-up card, a tie-break card)
-    "down",       # cards face down in a war, in the order placed
-    "war",        # a war starts among `seats`; value = war depth
-    "war_out",    # seat holds no card when it must add to a war: out of that war
-    "forfeit",    # shortfall=lose: seat cannot complete a war; its cards go onto the table
-    "collect",    # seat wins the table; cards in the order they join its pile (or won pile)
-    "reshuffle",  # seat's won pile shuffled into its pile; cards = the new pile, top first
-    "draw",       # cards taken from the pile into the hand
-    "steal",      # seat steals `seats`' won piles with its top card; cards = the bundle, top first
-    "decision",   # a policy's choice: note = what was decided, options = what it could choose
-    "out",        # seat is out of the game
-    "end",        # the end: note = outcome, seat = winner, value = battles
-)
+EVENT_KINDS: tuple[str, ...] = event_kinds.NAMES  # the registry's kinds, in its order (model.event_kinds)
 
 EventKind = Literal[EVENT_KINDS]  # type: ignore[valid-type]
 Outcome = Literal["win", "draw", "capped", "cycle"]

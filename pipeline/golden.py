@@ -15,7 +15,7 @@ from .engines.game import policy_specs
 from .jobs.replay import build_replay, render_text
 from .log.shard import play_range
 from .model.rules import build_rules
-from .model.schema import RuleSetEntry
+from .model.schema import RULES_ID_VERSION, RuleSetEntry
 from .model.variants import VARIANTS
 
 SEED = 2024
@@ -28,7 +28,8 @@ def golden_text(variant: str) -> str:
     default rules, rendered as `war replay` shows them."""
     rules = build_rules(variant)
     policies = policy_specs(rules)
-    entry = RuleSetEntry(ordinal=0, rules_id=rules.rules_id, rules=rules, seed=SEED, policies=list(policies),
+    entry = RuleSetEntry(ordinal=0, rules_id=rules.rules_id, rules_id_version=RULES_ID_VERSION, rules=rules, seed=SEED,
+                         policies=list(policies),
                          games=CANDIDATES, shard_size=CANDIDATES)
     ids, logs, records = play_range(rules, 0, SEED, 0, CANDIDATES, policies=policies)
     order = sorted(range(CANDIDATES), key=lambda i: (records[i]["outcome"] != "win", records[i]["battles"], i))

@@ -21,7 +21,7 @@ from ..errors import DatasetError, RulesError
 from ..log.shard import shard_tables
 from ..log.warm import engines_for, warm
 from ..model.deal import Deal, check_deal, deal_line, read_deals
-from ..model.schema import GAME_ID_STRIDE, DataFile, Manifest, RuleSet, RuleSetEntry
+from ..model.schema import GAME_ID_STRIDE, RULES_ID_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, make_folder, remove_tree, sha256_file, write_parquet
 from ..storage.journal import WORK_DIR, Journal, record_shard
@@ -117,6 +117,7 @@ class Shard:
     deals: tuple[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]], ...] | None  # (piles, set aside) a game
     journal: str | None = None
     durable: bool = False  # fsync its own files: a Dask worker's writes are out of make_durable's reach
+    rules_id: str | None = None  # the id its dataset's entry gives the rule set (by default, today's)
 
 
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
@@ -127,7 +128,7 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
         deals = [check_deal(rules, [list(p) for p in piles], list(aside)) for piles, aside in shard.deals]
     with interrupts_deferred():
         events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
-                                     deals, shard.policies, tick)
+                                     deals, shard.policies, tick, shard.rules_id)
     root = location(shard.root)
     out = []
     for table_name, table, key in (("events", events, ("game_id", "seq")), ("games", games, ("game_id",))):
@@ -218,7 +219,8 @@ def prepare_output(root, overwrite: bool):
 
 
 def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: int = 0) -> list[RuleSetEntry]:
-    return [RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules=plan.rules,
+    return [RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules_id_version=RULES_ID_VERSION,
+                         rules=plan.rules,
                          policies=list(plan.policies), seed=seed, games=plan.games, shard_size=shard_size,
                          deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None)
             for ordinal, plan in enumerate(plans, first_ordinal)]
@@ -237,7 +239,7 @@ def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root,
             if plan.deals is not None:
                 deals = tuple((d.piles, d.set_aside) for d in plan.deals[start:stop])
             yield Shard(entry.ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
-                        str(root), deals, journal)
+                        str(root), deals, journal, rules_id=entry.rules_id)
             part += 1
 
 
@@ -272,7 +274,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
                                params=("seed",))
         for plan in plans:
             for entry in existing.rule_sets:
-                if entry.rules_id == plan.rules.rules_id and entry.policies == list(plan.policies) \
+                if entry.rules == plan.rules and entry.policies == list(plan.policies) \
                         and entry.deals is None and plan.deals is None:
                     raise DatasetError(f"rule set {plan.rules.rules_id} ({plan.rules.variant}) is already "
                                        f"in {str(root)!r} as rule set {entry.ordinal}")

@@ -153,7 +153,7 @@ def record_disagreements(entry: RuleSetEntry, record: dict, summary, events: int
     `column: the row says X, the log says Y`. (The seed needs the master seed: validation checks it.)"""
     index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
     expected = game_record(record["game_id"], index, record.get("game_seed"), entry.rules, entry.policies,
-                           Deal((), explicit=record.get("deal") == "explicit"), summary, events)
+                           Deal((), explicit=record.get("deal") == "explicit"), summary, events, entry.rules_id)
     return [f"{name}: the row says {record.get(name)!r}, the log says {value!r}"
             for name, value in expected.items() if record.get(name) != value]
 

@@ -28,8 +28,8 @@ from ..log.tables import game_record
 from ..log.tables import EVENT_SCHEMA, GAME_SCHEMA, rows_by_game
 from ..model.deal import Deal, check_deal
 from ..model.rng import game_seed
-from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
-from ..storage.dataset import Dataset
+from ..model.schema import GAME_ID_STRIDE, RULES_ID_VERSIONS, RuleSetEntry, rules_id
+from ..storage.dataset import MANIFEST, Dataset
 from ..storage.files import parquet_file, read_parquet_batches, read_whole_parquet, sha256_file
 from ..storage.location import is_remote
 from .generate import MAX_WORKERS, finish_command
@@ -284,7 +284,7 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
     except LogMismatch as err:
         return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
     expected = game_record(gid, index, seed, rules, entry.policies, Deal((), explicit=deal is not None),
-                           summary, len(log))
+                           summary, len(log), entry.rules_id)
     for name, value in expected.items():
         if row.get(name) != value:
             return Problem(None, gid, None, f"game record disagrees with its events: {name} "
@@ -316,6 +316,10 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
     ds = Dataset.open(root, check_paths=False)
     report = Report()
     unreadable = check_files(ds, report, defer_checksums=True)
+    for entry in ds.manifest.rule_sets:
+        problem = rules_id_problem(entry)
+        if problem is not None:
+            report.problems.append(Problem(MANIFEST, None, None, problem))
     deals_by_set: dict[int, list] = {}
     for entry in ds.manifest.rule_sets:
         if entry.deals and entry.deals not in unreadable:
@@ -361,6 +365,18 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
     resolve_checksums(ds, report, digests)
     report.problems.extend(shard_problems)
     return report
+
+
+def rules_id_problem(entry: RuleSetEntry) -> str | None:
+    """What is wrong with an entry's rules_id: not its rules' id of the version it gives."""
+    if entry.rules_id_version not in RULES_ID_VERSIONS:
+        return (f"rule set {entry.ordinal}: unknown rules_id version {entry.rules_id_version} "
+                f"(this war knows {', '.join(map(str, RULES_ID_VERSIONS))})")
+    expected = rules_id(entry.rules, entry.rules_id_version)
+    if entry.rules_id != expected:
+        return (f"rule set {entry.ordinal}: rules_id {entry.rules_id} is not its rules' id "
+                f"(version {entry.rules_id_version}: {expected})")
+    return None
 
 
 def check_shard(task: ShardCheck, progress=None) -> Report:
@@ -477,7 +493,7 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
         return False
     ref_events, ref_games, balanced = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
                                                      task.first + task.games, tuple(entry.policies), deals,
-                                                     check_balance=True)
+                                                     check_balance=True, rules_id=entry.rules_id)
     return balanced and games.equals(ref_games) and \
         _rows_match(ref_events, read_parquet_batches(events_path, events_data))
 

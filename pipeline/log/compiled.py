@@ -97,8 +97,9 @@ class ShardBuilder:
     batch of them (`add`, in order): the tables build_tables gives over the arrays of them all,
     with each batch's events encoded while they are still in the processor's cache."""
 
-    def __init__(self, rules: RuleSet, ordinal: int, start: int, stop: int, policies=(), explicit: bool = False):
-        self.rules, self.ordinal, self.start = rules, ordinal, start
+    def __init__(self, rules: RuleSet, ordinal: int, start: int, stop: int, policies=(), explicit: bool = False,
+                 rules_id: str | None = None):
+        self.rules, self.ordinal, self.start, self.rules_id = rules, ordinal, start, rules_id
         self.policies, self.explicit = list(policies), explicit
         self.rows = RowEncoder(max(stop - start, 0))
         self.batches: list[GameArrays] = []  # each batch's per-game arrays (its events dropped)
@@ -119,7 +120,7 @@ class ShardBuilder:
         events = rows_to_table(*self.rows.result())
         summaries, war_wins, final_cards, seeds = (np.concatenate([b[k] for b in self.batches]) for k in range(3, 7))
         return events, games_from_arrays(self.rules, self.ordinal, self.start, summaries, war_wins, final_cards,
-                                         seeds, self.policies, self.explicit)
+                                         seeds, self.policies, self.explicit, self.rules_id)
 
 
 def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays,
@@ -133,8 +134,9 @@ def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: Ga
 
 
 def games_from_arrays(rules: RuleSet, ordinal: int, start: int, summaries, war_wins, final_cards, seeds,
-                      policies=(), explicit: bool = False) -> pa.Table:
-    """The `games/` table of games start.. from the engine's per-game arrays (layout.GameArrays)."""
+                      policies=(), explicit: bool = False, rules_id: str | None = None) -> pa.Table:
+    """The `games/` table of games start.. from the engine's per-game arrays (layout.GameArrays);
+    `rules_id` as log.tables.game_record takes it."""
     games = summaries.shape[0]
     players = rules.players
     index = np.arange(start, start + games, dtype=np.int64)
@@ -151,7 +153,7 @@ def games_from_arrays(rules: RuleSet, ordinal: int, start: int, summaries, war_w
         "game_index": pa.array(index, pa.int64()),
         "game_seed": pa.array(seeds, pa.uint64()),
         "variant": constant_dictionary(rules.variant, games),
-        "rules_id": constant_dictionary(rules.rules_id, games),
+        "rules_id": constant_dictionary(rules_id or rules.rules_id, games),
         "players": pa.array(np.full(games, players, np.int8), pa.int8()),
         "policies": pa.ListArray.from_arrays(policy_offsets, policy_values),
         "deal": constant_dictionary("explicit" if explicit else "shuffle", games),

@@ -18,29 +18,31 @@ from .tables import game_record, games_table, rows_table
 
 
 def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
-                    policies=(), deals=None) -> tuple[pa.Table, pa.Table]:
+                    policies=(), deals=None, rules_id: str | None = None) -> tuple[pa.Table, pa.Table]:
     """Games start..stop-1 of a rule set as (events table, games table) from the compiled engine:
     the same tables as events_table / games_table over play_range."""
-    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies, deals)
+    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id)
     return events, games
 
 
 def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, deals=None, policies=(),
-                 tick=None) -> tuple[pa.Table, pa.Table]:
+                 tick=None, rules_id: str | None = None) -> tuple[pa.Table, pa.Table]:
     """(events table, games table) of games start..stop-1: from the compiled engine when it
-    plays them, else from the reference. What generate.run_shard writes."""
+    plays them, else from the reference. What generate.run_shard writes; `rules_id`, the id its
+    dataset gives the rule set (log.tables.game_record)."""
     if compiled_plays(rules, deals, policies):
-        tables = play_range_fast(rules, ordinal, seed, start, stop, policies, deals)
+        tables = play_range_fast(rules, ordinal, seed, start, stop, policies, deals, rules_id)
         if tick is not None and stop > start:
             tick(stop - start)
         return tables
-    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick, encode=True)
+    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick, encode=True,
+                                    rules_id=rules_id)
     return rows_table(ids, rows), games_table(records)
 
 
 def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
                deals: list[Deal] | None = None, policies=(), tick: Callable[[int], None] | None = None,
-               encode: bool = False):
+               encode: bool = False, rules_id: str | None = None):
     """Play games start..stop-1 of a rule set with the reference engine: their ids, logs and
     records. With `encode`, each log is kept as its `events/` rows (codec.encode) as soon as it
     is played: a shard of long games then holds a few bytes a battle instead of Python tuples
@@ -53,7 +55,7 @@ def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
                                           policies=policies)
         ids.append(gid)
         logs.append(encode_log(events) if encode else events)
-        records.append(game_record(gid, index, gseed, rules, policies, deal, summary, len(events)))
+        records.append(game_record(gid, index, gseed, rules, policies, deal, summary, len(events), rules_id))
         if tick is not None and (index - start) % 100 == 99:
             tick(100)
     if tick is not None and (stop - start) % 100:

@@ -139,12 +139,13 @@ def game_log(table: pa.Table) -> list[Event]:
 
 
 def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,
-                summary, events: int) -> dict:
+                summary, events: int, rules_id: str | None = None) -> dict:
     """A game's row of the games table, from its summary (generation, validation and replay
-    build it the same way)."""
+    build it the same way); `rules_id` is the id its dataset gives the rule set (by default,
+    of today's version)."""
     return {
         "game_id": game_id, "game_index": index, "game_seed": seed, "variant": rules.variant,
-        "rules_id": rules.rules_id, "players": rules.players, "policies": list(policies),
+        "rules_id": rules_id or rules.rules_id, "players": rules.players, "policies": list(policies),
         "deal": "explicit" if deal.explicit else "shuffle", "outcome": summary.outcome,
         "winner": summary.winner, "battles": summary.battles, "wars": summary.wars,
         "war_battles": summary.war_battles, "max_war_depth": summary.max_war_depth,

@@ -110,20 +110,52 @@ class RuleSet(BaseModel):
     def wars_to_win(self) -> int | None:
         return int(self.win.split(":")[1]) if self.win.startswith("wars:") else None
 
-    def canonical(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    def differences(self) -> dict:
+        """The options that differ from the variant's defaults (the variant's own defaults over
+        the RuleSet's), as JSON values: what sets this rule set apart from its variant."""
+        defaults = {name: field.default for name, field in type(self).model_fields.items()}
+        defaults.update(variant(self.variant).defaults)
+        return {name: value for name, value in self.model_dump(mode="json").items()
+                if name != "variant" and value != defaults.get(name)}
 
     @property
     def rules_id(self) -> str:
-        """A short hash of the full rule set, the same on every machine."""
-        return _rules_id(self)
+        """A short hash of what sets the rule set apart from its variant's defaults (an id of
+        RULES_ID_VERSION), the same on every machine."""
+        return _rules_id(self, RULES_ID_VERSION)
+
+
+# A rules_id's version. Version 1 hashed every option, defaults included, so an option added
+# to RuleSet changed every id; version 2 hashes the variant and the options that differ from
+# its defaults, so an option added with a default that keeps today's games changes no id.
+# A manifest's entry says which version its id is (RuleSetEntry.rules_id_version).
+RULES_ID_VERSION = 2
+RULES_ID_VERSIONS = (1, 2)
+# The options a rule set had while ids were of version 1 (its hash covers these, and any
+# option added since that is set away from its default).
+VERSION_1_OPTIONS = ("variant", "players", "jokers", "war_down", "ace_value", "war_tiebreak", "shortfall",
+                     "pickup", "ranks", "suits", "win", "max_battles", "hand_size")
+
+
+def rules_id(rules: RuleSet, version: int = RULES_ID_VERSION) -> str:
+    """The rule set's id of `version` (RULES_ID_VERSIONS)."""
+    return _rules_id(rules, version)
 
 
 @lru_cache(maxsize=256)
-def _rules_id(rules: RuleSet) -> str:
-    """RuleSet.rules_id, hashed once for equal rule sets (a frozen model hashes and compares by
-    its fields): the engines ask for it a batch of games at a time."""
-    return hashlib.sha256(rules.canonical().encode()).hexdigest()[:16]
+def _rules_id(rules: RuleSet, version: int) -> str:
+    """rules_id, hashed once for equal rule sets (a frozen model hashes and compares by its
+    fields): the engines ask for it a batch of games at a time."""
+    if version == 1:
+        changed = rules.differences()
+        payload = {name: value for name, value in rules.model_dump(mode="json").items()
+                   if name in VERSION_1_OPTIONS or name in changed}
+    elif version == 2:
+        payload = {"rules_id": 2, "variant": rules.variant, "options": rules.differences()}
+    else:
+        raise ValueError(f"no rules_id version {version} (versions: {RULES_ID_VERSIONS})")
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 # Only exported, to `schemas/event.schema.json` (titled `Event`). In Python an event is an
@@ -205,6 +237,8 @@ class DataFile(BaseModel):
 class RuleSetEntry(BaseModel):
     ordinal: int = Field(description="game_id = ordinal * 1e9 + game_index.")
     rules_id: str
+    rules_id_version: int = Field(1, description="The version of `rules_id` (1 in manifests written before "
+                                                 "versions were recorded).")
     rules: RuleSet
     policies: list[str] = Field(default_factory=list)
     seed: int = Field(ge=0, lt=2**64)

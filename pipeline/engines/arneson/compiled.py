@@ -32,56 +32,52 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...model.schema import EVENT_KINDS, RuleSet
-from .reference import WAR_DOWN
-from ..game import resolve_policies
-from ..play import FIXED_PICKUPS
-from ..compiled.loop import DONE, GROW_EVENTS, GROW_POSITIONS, GROW_STREAMS, count_war, deal, end_game
+from ...model.schema import RuleSet
+from ..compiled.engine import Engine, shared_rules
+from ..compiled.jit import borrowing
 from ..compiled.layout import (
     KIND_COLLECT,
     KIND_DECISION,
     KIND_DOWN,
+    KIND_DRAW,
     KIND_FORFEIT,
     KIND_OUT,
     KIND_PLAY,
-    KIND_SET_ASIDE,
     KIND_WAR,
     KIND_WAR_OUT,
-    MAX_CARD,
     NO_NOTE,
     NO_SEAT,
     NOTE_HAND,
-    OUTCOME_CAPPED,
-    OUTCOME_CYCLE,
     OUTCOME_DRAW,
     OUTCOME_WIN,
     PICKUP_POOLED,
     PICKUP_SHUFFLED,
     PICKUP_WINNER_FIRST,
-    GameArrays,
+)
+from ..compiled.loop import (
+    DONE,
+    GROW_POSITIONS,
+    GROW_STREAMS,
+    ON,
+    count_war,
+    deal,
+    end_game,
+    play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
+    register,
+    set_table_aside,
+    won_war,
 )
 from ..compiled.moves import emit, push_cards, put_under, reshuffle, take_top
-from ..compiled.jit import HAVE_NUMBA, borrowing, njit
 from ..compiled.rng import HASH_START, _bounded, _fold, _game_seed, _mix, _seed, _shuffle
-from ..compiled.state import (
-    CARDS,
-    ROWS,
-    SEATS,
-    ZERO,
-    Workspace,
-    grown_event_log,
-    new_results,
-    with_longer_streams,
-    with_more_positions,
-)
-from ..table.compiled import compile_rules as table_rules
-from ..table.compiled import deal_arrays
+from ..compiled.state import CARDS, ROWS, SEATS, ZERO
+from ..game import resolve_policies
+from ..play import FIXED_PICKUPS
+from .reference import WAR_DOWN
 
 # Policy codes: policies.hand_random, hand_highest, hand_lowest, hand_save_high.
 HAND_RANDOM, HAND_HIGHEST, HAND_LOWEST, HAND_SAVE_HIGH = range(4)
 HAND_CODES = {"random": HAND_RANDOM, "highest": HAND_HIGHEST, "lowest": HAND_LOWEST, "save_high": HAND_SAVE_HIGH}
 POLICY_SEED_MASK = np.uint64(0x5EA75EA75EA75EA7)  # model.rng.policy_seed
-KIND_DRAW = EVENT_KINDS.index("draw")
 HAND_SIZE = 3  # rules 7.1; RuleSet.hand_size allows no other
 PLAYERS = 2
 
@@ -475,102 +471,80 @@ def room_for_position(rules, positions, stored):
     return DONE
 
 
-# ---------------------------------------------------------------- a game
+# ---------------------------------------------------------------- the family's steps
 
-@borrowing
-def play_game(index, game_seed, attempt, deals, game, arn, results):
-    """Play one game, number `index` of `results`, appending its events to the log and writing
-    its summary, war wins and final cards (ArnesonGame.play). Returns DONE, or the buffer to grow
-    before the game is played again from its start (the caller drops its events)."""
-    rules, seats, positions, log, table = game.rules, game.seats, game.positions, game.log, game.table
-    card_rank = rules.card_rank
-    if not room_for(PLAYERS + 2 + 2 * HAND_SIZE, rules.deck_size + 2 * HAND_SIZE, game):
-        return GROW_EVENTS
-    first_event = log.fill[ROWS]
-    cards_set_aside = deal(index, game_seed, deals, game)
+@borrowing(inline="always")
+def start(game_seed, game, arn):
+    """After the deal: hands empty, the seats' policy generators seeded (those that draw), then
+    each seat draws its first hand (ArnesonGame.start)."""
     for s in range(PLAYERS):
         arn.hand_size[s] = 0
         if arn.policy[s] == HAND_RANDOM:
             _seed(arn.policy_rng[s], _game_seed(game_seed ^ POLICY_SEED_MASK, np.uint64(s)))
     refill_short_hands(ZERO, game, arn)
-    wars_ = war_battles = max_war_depth = first_battle_war = ZERO
-    cycle_length = np.int64(-1)
-    outcome, winner = OUTCOME_CAPPED, NO_SEAT
-    stored = ZERO
-    battle = ZERO
-    while True:
-        if not room_for(0, 0, game):
-            return GROW_EVENTS
-        if battle >= rules.max_battles:
-            break
-        if rules.detect_cycles:
-            room = room_for_position(rules, positions, stored)
-            if room != DONE:
-                return room
-            earlier = earlier_position(rules, seats, positions, stored, attempt, arn)
-            if earlier >= 0:
-                outcome = OUTCOME_CYCLE
-                cycle_length = battle - earlier
-                break
-            stored += 1
-        battle += 1
-        arn.state[TABLE_SIZE] = 0
-        if arn.hand_size[0] < HAND_SIZE or arn.hand_size[1] < HAND_SIZE:  # ruling 17
+
+
+@borrowing(inline="always")
+def room(rows, cards, game, arn):
+    """Whether the log holds `rows` and `cards` more and one more battle."""
+    return room_for(rows, cards, game)
+
+
+@borrowing(inline="always")
+def seen_before(stored, attempt, game, arn):
+    """(DONE or the buffer to grow, the earlier position equal to this one or -1): piles, hands
+    and war wins (ruling 18)."""
+    rules, positions = game.rules, game.positions
+    status = room_for_position(rules, positions, stored)
+    if status != DONE:
+        return status, np.int64(-1)
+    return DONE, earlier_position(rules, game.seats, positions, stored, attempt, arn)
+
+
+@borrowing(inline="linked")
+def battle(battle, game, arn, tally):
+    """One battle (ArnesonGame.battles' loop body): short hands refilled (ruling 17), both seats
+    choose and play, both draw back up, the higher card takes both (ruling 15); a tie is fought
+    out in wars and its two packets collected (ruling 16); then seats holding nothing are out.
+    (ON, NO_SEAT) while the game goes on, else its outcome and winner."""
+    seats = game.seats
+    card_rank = game.rules.card_rank
+    arn.state[TABLE_SIZE] = 0
+    if arn.hand_size[0] < HAND_SIZE or arn.hand_size[1] < HAND_SIZE:  # ruling 17
+        refill_short_hands(battle, game, arn)
+    up0, up1 = play_hands(battle, ZERO, game, arn)
+    refill_hands(battle, game, arn)
+    if card_rank[up0] != card_rank[up1]:
+        collect(0 if card_rank[up0] > card_rank[up1] else 1, 0, 2, battle, game)
+    else:  # ArnesonGame.tied_battle
+        won_by, depth, seat_out = wars(battle, np.int64(up0), np.int64(up1), game, arn)
+        count_war(battle, depth, tally)
+        table_size = arn.state[TABLE_SIZE]
+        if won_by == NO_SEAT:
+            set_table_aside(battle, table_size, game, tally)
+        elif seat_out:  # the game is over anyway: the war won counts, but cannot win by wars:N
+            collect_packet(won_by, ZERO, table_size, battle, game)
+            seats.war_wins[won_by] += 1
+        else:
+            collect_packet(won_by, np.int64(2), table_size, battle, game)
+            collect_packet(1 - won_by, ZERO, np.int64(2), battle, game)
+            if won_war(won_by, game):
+                return OUTCOME_WIN, won_by
             refill_short_hands(battle, game, arn)
-        up0, up1 = play_hands(battle, ZERO, game, arn)
-        refill_hands(battle, game, arn)
-        if card_rank[up0] != card_rank[up1]:
-            collect(0 if card_rank[up0] > card_rank[up1] else 1, 0, 2, battle, game)
-        else:  # ArnesonGame.tied_battle
-            won_by, depth, seat_out = wars(battle, np.int64(up0), np.int64(up1), game, arn)
-            wars_, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars_, war_battles,
-                                                                            max_war_depth, first_battle_war)
-            table_size = arn.state[TABLE_SIZE]
-            if won_by == NO_SEAT:
-                cards_set_aside += table_size
-                push_cards(log, table.cards, 0, table_size)
-                emit(log, battle, KIND_SET_ASIDE, NO_SEAT, 0, NO_NOTE)
-            elif seat_out:
-                collect_packet(won_by, ZERO, table_size, battle, game)
-                seats.war_wins[won_by] += 1
-            else:
-                collect_packet(won_by, np.int64(2), table_size, battle, game)
-                collect_packet(1 - won_by, ZERO, np.int64(2), battle, game)
-                seats.war_wins[won_by] += 1
-                if 0 < rules.wars_to_win <= seats.war_wins[won_by]:
-                    outcome, winner = OUTCOME_WIN, won_by
-                    break
-                refill_short_hands(battle, game, arn)
-        left, last = eliminate(battle, game, arn)
-        if left <= 1:
-            outcome, winner = (OUTCOME_WIN, last) if left == 1 else (OUTCOME_DRAW, NO_SEAT)
-            break
-    end_game(index, battle, outcome, winner, wars_, war_battles, max_war_depth, first_battle_war, cards_set_aside,
-             cycle_length, first_event, game, results)
-    for s in range(PLAYERS):  # a hand is held too (ArnesonGame.holding)
+    left, last = eliminate(battle, game, arn)
+    if left <= 1:
+        return (OUTCOME_WIN, last) if left == 1 else (OUTCOME_DRAW, NO_SEAT)
+    return ON, NO_SEAT
+
+
+@borrowing(inline="always")
+def finish(index, game, arn, results):
+    """A hand is held too (ArnesonGame.holding): its cards count among the seat's at the end."""
+    for s in range(PLAYERS):
         results.final_cards[index, s] += arn.hand_size[s]
-    return DONE
 
 
-@njit(cache=True, quick=True, no_cfunc_wrapper=True)
-def play_games(master_seed, start, index, attempt, deals, game, arn, results):
-    """Play games start+index.. of master seed `master_seed` (uint64) under game.rules and the
-    seats' policies (Arneson.policy) into `results` and game.log. Returns (DONE, games, attempts)
-    when every game of `results` is played, or (the buffer to grow, the game to play again from
-    its start once it has grown, attempts). `attempt` numbers the attempts at games (cycles.py)."""
-    games = results.seeds.shape[0]
-    log = game.log
-    while index < games:
-        attempt += 1
-        rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
-        game_seed = _game_seed(master_seed, np.uint64(start + index))
-        status = play_game(index, game_seed, attempt, deals, game, arn, results)
-        if status != DONE:
-            log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
-            return status, index, attempt
-        results.seeds[index] = game_seed
-        index += 1
-    return DONE, index, attempt
+register(Arneson, start=start, room=room, seen_before=seen_before, battle=battle, finish=finish)
 
 
 # ---------------------------------------------------------------- the Python side
@@ -588,100 +562,54 @@ def compile_policies(seat_policies) -> np.ndarray | None:
 
 
 def seat_policy_codes(rules: RuleSet, policies=()) -> np.ndarray | None:
-    """compile_policies of the seats' policies as engines.game.resolve_policies reads them."""
+    """compile_policies of the seats' policies as engines.game.resolve_policies reads them; None
+    too for hands of another size than 3."""
+    if (rules.hand_size or HAND_SIZE) != HAND_SIZE:
+        return None
     return compile_policies(resolve_policies(rules, policies))
 
 
-def fits(rules: RuleSet, policies=()) -> bool:
-    """Whether this engine plays games of the rule set with these policies: int16 card codes, two
-    seats, hands of 3, and every seat's policy a built-in one."""
-    size = rules.ranks * rules.suits + rules.jokers
-    return (HAVE_NUMBA and size <= MAX_CARD and rules.players == PLAYERS and (rules.hand_size or HAND_SIZE) == HAND_SIZE
-            and seat_policy_codes(rules, policies) is not None)
-
-
 def keeps_positions(rules: RuleSet) -> bool:
-    """Arneson's War's games always keep positions (table.keeps_positions): whether they look
-    for cycles depends on the seats' policies too, and one engine serves them all."""
+    """Arneson's War's games always keep positions: whether they look for cycles depends on the
+    seats' policies too, and one build serves them all."""
     return True
 
 
-def compile_rules(rules: RuleSet, policy: np.ndarray):
-    """The rule set as the engine reads it (table.compile_rules), with Arneson's War's own: wars
-    of WAR_DOWN cards, and cycles looked for only under a fixed pickup order when no seat
-    chooses at random (ArnesonGame.__init__)."""
-    return table_rules(rules)._replace(
-        rank_value=np.zeros(1, np.int64), down_by_rank=False, cards_down=WAR_DOWN,
-        detect_cycles=rules.pickup in FIXED_PICKUPS and not bool((policy == HAND_RANDOM).any()))
+def compile_rules(rules: RuleSet, policy: np.ndarray | None = None):
+    """The rule set as the engine reads it, with Arneson's War's own: wars of WAR_DOWN cards,
+    and cycles looked for only under a fixed pickup order when no seat chooses at random
+    (ArnesonGame.__init__)."""
+    random = policy is None or bool((policy == HAND_RANDOM).any())
+    return shared_rules(rules)._replace(cards_down=WAR_DOWN,
+                                        detect_cycles=rules.pickup in FIXED_PICKUPS and not random)
 
 
-def structures(rules: RuleSet, policy: np.ndarray | None = None, games: int = 1, capacity: int = 1024,
-               positions: int = 16, deals=None, workspace: Workspace | None = None, compiled=None) -> dict:
-    """What play_games takes besides its numbers, by parameter name (table.structures), with
-    Arneson's War's own state for the seats' `policy` codes (every seat choosing at random when
-    None: the types are those of every policy)."""
+def new_state(rules: RuleSet, policy: np.ndarray | None, game) -> Arneson:
+    """Arneson's War's own state for the seats' `policy` codes (every seat choosing at random
+    when None: the types are those of every policy)."""
     if policy is None:
         policy = np.zeros(PLAYERS, np.int64)
-    compiled = compiled or compile_rules(rules, policy)
-    game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 8 + 16, positions,
-                                               keep_positions=keeps_positions(rules))
-    arn = Arneson(policy, np.zeros((PLAYERS, 4), np.uint64), np.zeros((PLAYERS, HAND_SIZE), np.int32),
-                  np.zeros(PLAYERS, np.int64), stored_hands(game), np.zeros(1, np.int64))
-    return {"deals": deal_arrays(rules, deals), "game": game, "arn": arn, "results": new_results(games, PLAYERS)}
-
-
-# The steps play_game calls (not inlined), which numba compiles before it, in two groups for two
-# processes (table.STEPS): about 4.6 and 4.1 s of CPU on the development machine
-# (refill_short_hands compiles draw_cards and reshuffle with it, wars forfeit and lay_down).
-STEPS = ((deal, refill_short_hands, collect_packet, end_game), (wars, is_current_position))
-
-
-def events_a_game(rules: RuleSet) -> int:
-    """About how many events a game logs (3,800 or so for 52 cards): what the first event log is
-    sized by, and how many games log.batches plays a batch."""
-    return 8 * 9 * (rules.ranks * rules.suits + rules.jokers)
-
-
-def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
-                positions: int = 1024, deals=None, workspace: Workspace | None = None) -> GameArrays:
-    """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
-    policies (as engines.game.resolve_policies takes them), from `deals` (one model.deal.Deal a
-    game, each checked to be a deal of the rule set's deck) when given, else shuffled.
-    `capacity` (events) and `positions` (per game) are only first sizes: buffers grow as needed.
-    With a `workspace`, its buffers are used and kept (table.play_arrays)."""
-    policy = seat_policy_codes(rules, policies)
-    if policy is None:
-        raise ValueError("a policy without a compiled form: the reference engine plays it")
-    compiled = compile_rules(rules, policy)
-    games = max(stop - start, 0)
-    if deals is not None and len(deals) != games:
-        raise ValueError(f"{len(deals)} deals for {games} games")
-    if capacity is None:
-        capacity = games * min(events_a_game(rules), 20_000) + 1024
-    if workspace is None:
-        workspace = Workspace()
-    dealt, game, arn, results = structures(rules, policy, games, capacity, positions, deals, workspace,
-                                           compiled).values()
-    index, attempt = 0, workspace.attempt
-    while True:
-        status, index, attempt = play_games(np.uint64(seed), np.int64(start), np.int64(index), np.int64(attempt),
-                                            dealt, game, arn, results)
-        if status == DONE:
-            break
-        if status == GROW_EVENTS:
-            game = game._replace(log=grown_event_log(game.log, PLAYERS, compiled.deck_size))
-        elif status == GROW_STREAMS:
-            game = game._replace(positions=with_longer_streams(game.positions))
-        else:
-            game = game._replace(positions=with_more_positions(compiled, game.positions))
-            arn = arn._replace(stored_hands=stored_hands(game))
-    workspace.keep(game, attempt)
-    log = game.log
-    return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
-                      results.summaries, results.war_wins, results.final_cards, results.seeds)
+    return Arneson(policy, np.zeros((PLAYERS, 4), np.uint64), np.zeros((PLAYERS, HAND_SIZE), np.int32),
+                   np.zeros(PLAYERS, np.int64), stored_hands(game), np.zeros(1, np.int64))
 
 
 def stored_hands(game) -> np.ndarray:
     """Room for the hands of as many positions as game.positions stores."""
     count = game.positions.hashes.shape[0] if game.rules.detect_cycles else 1
     return np.zeros((count, PLAYERS * HAND_SIZE), np.int32)
+
+
+def events_a_game(rules: RuleSet) -> int:
+    """About how many events a game logs (3,800 or so for 52 cards)."""
+    return 8 * 9 * (rules.ranks * rules.suits + rules.jokers)
+
+
+# The steps the loop calls (not inlined), which numba compiles before the games, in two groups
+# for two processes (log.warm): refill_short_hands compiles draw_cards and reshuffle with it,
+# wars forfeit and lay_down.
+STEPS = ((deal, refill_short_hands, collect_packet, end_game, battle), (wars, is_current_position))
+
+ENGINE = Engine(policy_codes=seat_policy_codes, compile_rules=compile_rules, new_state=new_state,
+                events_a_game=events_a_game, keeps_positions=keeps_positions, steps=STEPS, state_name="arn",
+                refit=lambda arn, game: arn._replace(stored_hands=stored_hands(game)), players=(2, 2))
+fits, structures, play_arrays = ENGINE.fits, ENGINE.structures, ENGINE.play_arrays

@@ -177,9 +177,11 @@ def called(step, structures: dict) -> bool:
 
 
 def with_parts(structures: dict) -> dict:
-    """`structures` with the parts of its game that steps take alone: rules, seats, positions."""
+    """`structures` with the parts of its game that steps take alone: rules, seats, positions,
+    and a game's tally (its row of the results' summaries, engines.compiled.loop)."""
     game = structures["game"]
-    return {**structures, "rules": game.rules, "seats": game.seats, "positions": game.positions}
+    return {**structures, "rules": game.rules, "seats": game.seats, "positions": game.positions,
+            "tally": structures["results"].summaries[0]}
 
 
 # ---------------------------------------------------------------- sizes

@@ -30,43 +30,40 @@ import numpy as np
 
 from ...model.cards import Deck
 from ...model.schema import RuleSet
-from ..game import resolve_policies
-from ..compiled.loop import DONE, GROW_EVENTS, count_war, deal, end_game
+from ..compiled.engine import Engine, shared_rules
+from ..compiled.jit import borrowing
 from ..compiled.layout import (
     KIND_COLLECT,
     KIND_DECISION,
     KIND_DOWN,
     KIND_OUT,
     KIND_PLAY,
-    KIND_SET_ASIDE,
     KIND_STEAL,
     KIND_WAR,
-    MAX_CARD,
-    MAX_PLAYERS,
     NO_NOTE,
     NO_SEAT,
     NOTE_STEAL,
     NOTE_TOP,
-    OUTCOME_CAPPED,
     OUTCOME_DRAW,
     OUTCOME_WIN,
     PICKUP_POOLED,
-    GameArrays,
+)
+from ..compiled.loop import (
+    DONE,
+    NEEDS_ROOM,
+    ON,
+    count_war,
+    deal,
+    end_game,
+    play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
+    register,
+    set_table_aside,
+    won_war,
 )
 from ..compiled.moves import emit, push_cards, push_seats, reshuffle, take_top
-from ..compiled.jit import HAVE_NUMBA, borrowing, njit
 from ..compiled.rng import _bounded, _game_seed, _seed
-from ..compiled.state import (
-    CARDS,
-    ROWS,
-    SEATS,
-    ZERO,
-    Workspace,
-    grown_event_log,
-    new_results,
-)
-from ..table.compiled import compile_rules as table_rules
-from ..table.compiled import deal_arrays
+from ..compiled.state import CARDS, ROWS, SEATS
+from ..game import resolve_policies
 
 # Policy codes: a seat's row of Steal.policy is (steal code, its threshold, top code).
 STEAL_ALWAYS, STEAL_NEVER, STEAL_RANDOM, STEAL_THRESHOLD = range(4)
@@ -88,10 +85,10 @@ class Steal(NamedTuple):
     eligible: np.ndarray        # int64 [players]: the seats a look may steal from
     sizes: np.ndarray           # int64 [players]: their won piles' sizes
     chosen: np.ndarray          # int64 [players]: the seats stolen from
-    state: np.ndarray           # int64 [2]: the table's size, and 1 once the log was short
+    state: np.ndarray           # int64 [3]: the table's size, 1 once the log was short, the battle's first seat
 
 
-TABLE_SIZE, SHORT = range(2)
+TABLE_SIZE, SHORT, FIRST = range(3)  # Steal.state: the table's size, the log found short, the battle's first seat
 
 
 # ---------------------------------------------------------------- the log's room
@@ -399,93 +396,85 @@ def open_battle(battle, first, game, steal):
     return contenders
 
 
-# ---------------------------------------------------------------- a game
+# ---------------------------------------------------------------- the family's steps
 
-@borrowing
-def play_game(index, game_seed, deals, game, steal, results):
-    """Play one game, number `index` of `results`, appending its events to the log and writing
-    its summary, war wins and final cards. Returns DONE, or GROW_EVENTS when the log was short
-    (the caller drops its events and plays it again in a larger log)."""
-    rules, seats, log, table = game.rules, game.seats, game.log, game.table
-    players = rules.players
-    if not room_for_turn(game, players + 2, rules.deck_size):
-        return GROW_EVENTS
-    first_event = log.fill[ROWS]
-    cards_set_aside = deal(index, game_seed, deals, game)
+@borrowing(inline="always")
+def start(game_seed, game, steal):
+    """After the deal: the seats' policy generators seeded (those that draw), the log's room
+    not yet found short, and seat 0 to begin the first battle."""
+    players = game.rules.players
     for s in range(players):
         if steal.policy[s, POLICY_STEAL] == STEAL_RANDOM or steal.policy[s, POLICY_TOP] == TOP_RANDOM:
             _seed(steal.policy_rng[s], _game_seed(game_seed ^ POLICY_SEED_MASK, np.uint64(s)))
     steal.state[SHORT] = 0
-    wars = war_battles = max_war_depth = first_battle_war = ZERO
-    first = players - 1
-    outcome, winner = OUTCOME_CAPPED, NO_SEAT
-    battle = ZERO
-    while battle < rules.max_battles:
-        battle += 1
-        for k in range(1, players + 1):
-            s = first + k
-            if s >= players:
-                s -= players
-            if seats.alive[s]:
-                first = s
-                break
-        steal.state[TABLE_SIZE] = 0
-        contenders = open_battle(battle, first, game, steal)
-        won_by, depth = settle(battle, contenders, game, steal)
-        wars, war_battles, max_war_depth, first_battle_war = count_war(battle, depth, wars, war_battles,
-                                                                       max_war_depth, first_battle_war)
-        over = False
-        if won_by == NO_SEAT:
-            table_size = steal.state[TABLE_SIZE]
-            cards_set_aside += table_size
-            push_cards(log, table.cards, 0, table_size)
-            emit(log, battle, KIND_SET_ASIDE, NO_SEAT, 0, NO_NOTE)
-        else:
-            pick_up(won_by, battle, game, steal)
-            if depth:
-                seats.war_wins[won_by] += 1
-                if 0 < rules.wars_to_win <= seats.war_wins[won_by]:
-                    outcome, winner = OUTCOME_WIN, won_by
-                    over = True
-        if not over:
-            left = 0
-            last = NO_SEAT
-            for s in range(players):
-                if seats.alive[s]:
-                    if seats.pile_size[s] + seats.won_size[s] > 0:
-                        left += 1
-                        last = s
-                    else:
-                        knock_out(s, battle, game)
-            if left <= 1:
-                outcome, winner = (OUTCOME_WIN, last) if left == 1 else (OUTCOME_DRAW, NO_SEAT)
-                over = True
-        if steal.state[SHORT]:
-            return GROW_EVENTS
-        if over:
+    steal.state[FIRST] = players - 1
+
+
+@borrowing(inline="always")
+def room(rows, cards, game, steal):
+    """Whether the log holds `rows` and `cards` more and one more turn (room_for_turn: each turn
+    checks again, so a battle never runs out of room unseen)."""
+    return room_for_turn(game, rows, cards)
+
+
+@borrowing(inline="always")
+def seen_before(stored, attempt, game, steal):
+    """Steal War looks for no repeated position: its reshuffles are random (6.7)."""
+    return DONE, np.int64(-1)
+
+
+@borrowing(inline="linked")
+def battle(battle, game, steal, tally):
+    """One battle (StealGame.battle): the battle's first seat, the next still in after the last
+    battle's (ruling 11); every seat's turn and the wars; the winner's bundle (or the table set
+    aside); a war won may win the game under wars:N, then the seats holding nothing are out.
+    (ON, NO_SEAT) while the game goes on, its outcome and winner, or NEEDS_ROOM when a turn
+    found the log short."""
+    rules, seats = game.rules, game.seats
+    players = rules.players
+    first = steal.state[FIRST]
+    for k in range(1, players + 1):
+        s = first + k
+        if s >= players:
+            s -= players
+        if seats.alive[s]:
+            first = s
             break
-    end_game(index, battle, outcome, winner, wars, war_battles, max_war_depth, first_battle_war, cards_set_aside,
-             NO_CYCLE, first_event, game, results)
-    return DONE
+    steal.state[FIRST] = first
+    steal.state[TABLE_SIZE] = 0
+    contenders = open_battle(battle, first, game, steal)
+    won_by, depth = settle(battle, contenders, game, steal)
+    count_war(battle, depth, tally)
+    result, winner = ON, NO_SEAT
+    if won_by == NO_SEAT:
+        set_table_aside(battle, steal.state[TABLE_SIZE], game, tally)
+    else:
+        pick_up(won_by, battle, game, steal)
+        if depth and won_war(won_by, game):
+            result, winner = OUTCOME_WIN, won_by
+    if result == ON:
+        left = 0
+        last = NO_SEAT
+        for s in range(players):
+            if seats.alive[s]:
+                if seats.pile_size[s] + seats.won_size[s] > 0:
+                    left += 1
+                    last = s
+                else:
+                    knock_out(s, battle, game)
+        if left <= 1:
+            result, winner = (OUTCOME_WIN, last) if left == 1 else (OUTCOME_DRAW, NO_SEAT)
+    if steal.state[SHORT]:
+        return NEEDS_ROOM, NO_SEAT
+    return result, winner
 
 
-@njit(cache=True, quick=True, no_cfunc_wrapper=True)
-def play_games(master_seed, start, index, deals, game, steal, results):
-    """Play games start+index.. of master seed `master_seed` (uint64) under game.rules and the
-    seats' policies (Steal.policy) into `results` and game.log. Returns (DONE, games) when every
-    game of `results` is played, or (GROW_EVENTS, the game to play again once the log has
-    grown)."""
-    games = results.seeds.shape[0]
-    log = game.log
-    while index < games:
-        rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
-        game_seed = _game_seed(master_seed, np.uint64(start + index))
-        if play_game(index, game_seed, deals, game, steal, results) != DONE:
-            log.fill[ROWS], log.fill[CARDS], log.fill[SEATS] = rows, cards, seat_values  # its events dropped
-            return GROW_EVENTS, index
-        results.seeds[index] = game_seed
-        index += 1
-    return DONE, index
+@borrowing(inline="always")
+def finish(index, game, steal, results):
+    """Nothing to add to the results."""
+
+
+register(Steal, start=start, room=room, seen_before=seen_before, battle=battle, finish=finish)
 
 
 # ---------------------------------------------------------------- the Python side
@@ -509,87 +498,44 @@ def seat_policy_rows(rules: RuleSet, policies=()) -> np.ndarray | None:
     return compile_policies(resolve_policies(rules, policies))
 
 
-def fits(rules: RuleSet, policies=()) -> bool:
-    """Whether this engine plays games of the rule set with these policies: int16 card codes,
-    int8 seats, and every seat's policy a built-in one."""
-    size = rules.ranks * rules.suits + rules.jokers
-    return (HAVE_NUMBA and size <= MAX_CARD and rules.players <= MAX_PLAYERS
-            and seat_policy_rows(rules, policies) is not None)
-
-
 def keeps_positions(rules: RuleSet) -> bool:
-    """Steal War never looks for cycles: its games keep no positions (table.keeps_positions)."""
+    """Steal War never looks for cycles: its games keep no positions."""
     return False
 
 
-def compile_rules(rules: RuleSet):
-    """The rule set as the engine reads it (table.compile_rules), with Steal War's fixed rules:
+def compile_rules(rules: RuleSet, policy: np.ndarray | None = None):
+    """The rule set as the engine reads it (the table family's), with Steal War's fixed rules:
     won piles, no cycles looked for, wars of `war_down` cards (3 under by_rank, as
     StealGame reads it)."""
     size = rules.ranks * rules.suits + rules.jokers
     down = rules.war_down if isinstance(rules.war_down, int) else 3
-    return table_rules(rules)._replace(
-        rank_value=np.zeros(1, np.int64), down_by_rank=False, cards_down=min(int(down), size + 1),
-        shortfall_loses=True, pickup=PICKUP_POOLED, detect_cycles=False)
+    return shared_rules(rules)._replace(cards_down=min(int(down), size + 1), shortfall_loses=True,
+                                        pickup=PICKUP_POOLED, detect_cycles=False)
 
 
-def structures(rules: RuleSet, policy: np.ndarray | None = None, games: int = 1, capacity: int = 256, deals=None,
-               workspace: Workspace | None = None, compiled=None) -> dict:
-    """What play_games takes besides its numbers, by parameter name (table.structures), with
-    Steal War's own state for the seats' `policy` rows (every seat always stealing when None:
+def new_state(rules: RuleSet, policy: np.ndarray | None, game) -> Steal:
+    """Steal War's own state for the seats' `policy` rows (every seat always stealing when None:
     the types are those of every policy)."""
-    compiled = compiled or compile_rules(rules)
-    players = compiled.players
+    players = rules.players
     if policy is None:
         policy = np.zeros((players, 3), np.int64)
     rank = Deck(rules.ranks, rules.suits, rules.jokers).rank
     copies = np.bincount(np.array(rank, dtype=np.int64), minlength=max(rank) + 1).astype(np.int64)
-    game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 4 + 16, 1,
-                                               keep_positions=keeps_positions(rules))
-    steal = Steal(policy, np.zeros((players, 4), np.uint64), copies, np.zeros(copies.shape[0], np.int64),
-                  np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
-                  np.zeros(2, np.int64))
-    return {"deals": deal_arrays(rules, deals), "game": game, "steal": steal, "results": new_results(games, players)}
-
-
-# The steps play_game calls (not inlined), which numba compiles before it, in two groups for two
-# processes (table.STEPS): about 3.3 and 4.1 s of CPU on the development machine. steal_with
-# comes first, so that war_round, which calls it, finds it in the cache.
-STEPS = ((steal_with, deal, reshuffle, end_game), (lay_down, war_round))
+    return Steal(policy, np.zeros((players, 4), np.uint64), copies, np.zeros(copies.shape[0], np.int64),
+                 np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
+                 np.zeros(3, np.int64))
 
 
 def events_a_game(rules: RuleSet) -> int:
-    """About how many events a game logs (250 or so for 52 cards and two seats): what the first
-    event log is sized by, and how many games log.batches plays a batch."""
+    """About how many events a game logs (250 or so for 52 cards and two seats)."""
     return 3 * (rules.ranks * rules.suits + rules.jokers) * rules.players
 
 
-def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
-                deals=None, workspace: Workspace | None = None) -> GameArrays:
-    """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
-    policies (as engines.game.resolve_policies takes them), from `deals` (one model.deal.Deal a
-    game) when given, else shuffled. `capacity` (events) is only a first size. With a
-    `workspace`, its buffers are used and kept (table.play_arrays)."""
-    compiled = compile_rules(rules)
-    policy = seat_policy_rows(rules, policies)
-    if policy is None:
-        raise ValueError("a policy without a compiled form: the reference engine plays it")
-    games = max(stop - start, 0)
-    if capacity is None:
-        capacity = games * events_a_game(rules) + 1024
-    players = compiled.players
-    if deals is not None and len(deals) != games:
-        raise ValueError(f"{len(deals)} deals for {games} games")
-    if workspace is None:
-        workspace = Workspace()
-    dealt, game, steal, results = structures(rules, policy, games, capacity, deals, workspace, compiled).values()
-    index = 0
-    while True:
-        status, index = play_games(np.uint64(seed), np.int64(start), np.int64(index), dealt, game, steal, results)
-        if status == DONE:
-            break
-        game = game._replace(log=grown_event_log(game.log, players, compiled.deck_size))
-    workspace.keep(game)
-    log = game.log
-    return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]], log.seat_values[:log.fill[SEATS]],
-                      results.summaries, results.war_wins, results.final_cards, results.seeds)
+# The steps the loop calls (not inlined), which numba compiles before the games, in two groups
+# for two processes (log.warm). steal_with comes first, so that war_round, which calls it, finds
+# it in the cache.
+STEPS = ((steal_with, deal, reshuffle, end_game, battle), (lay_down, war_round))
+
+ENGINE = Engine(policy_codes=seat_policy_rows, compile_rules=compile_rules, new_state=new_state,
+                events_a_game=events_a_game, keeps_positions=keeps_positions, steps=STEPS, state_name="steal")
+fits, structures, play_arrays = ENGINE.fits, ENGINE.structures, ENGINE.play_arrays

@@ -12,7 +12,6 @@ from ..compiled.layout import (
     KIND_FORFEIT,
     KIND_OUT,
     KIND_PLAY,
-    KIND_SET_ASIDE,
     KIND_WAR,
     KIND_WAR_OUT,
     NO_NOTE,
@@ -219,13 +218,6 @@ def collect(winner, battle, table_size, game):
     take(winner, cards, table_size, battle, game)
 
 
-@borrowing(inline="always")
-def set_aside(battle, table_size, game):
-    """No seat is left in the war: the table goes out of play."""
-    push_cards(game.log, game.table.cards, 0, table_size)
-    emit(game.log, battle, KIND_SET_ASIDE, NO_SEAT, 0, NO_NOTE)
-
-
 @borrowing(inline="linked")
 def retire_empty(battle, game):
     """The seats left without cards are out: returns (seats still in, the first of them)."""
@@ -242,7 +234,6 @@ def retire_empty(battle, game):
             if first < 0:
                 first = s
     return alive, first
-
 
 
 @borrowing(inline="linked")

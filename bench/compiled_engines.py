@@ -1,14 +1,16 @@
-"""The compiled engine (pipeline/engines/compiled) against the reference engine.
+"""The compiled engines (pipeline/engines/<family>/compiled.py, built on pipeline/engines/compiled)
+against the reference engines, and what compiling them costs.
 
-    python bench/kernel_equality.py sweep [RULE_SETS] [GAMES]   # random rule sets, tables must be equal
-    python bench/kernel_equality.py speed [GAMES] [--quick]     # games/s: reference (--quick: 2,000 games), kernel, kernel+Arrow
-    python bench/kernel_equality.py deals [GAMES]               # games/s: explicit deals against seeded games, same rules
-    python bench/kernel_equality.py compile                     # CPU seconds compiling each entry point, cold cache
-    python bench/kernel_equality.py warm                        # wall seconds of a first run's compile, per build
-    python bench/kernel_equality.py phases [ENGINE] [positions] # where one build's cold compile goes (table)
+    python bench/compiled_engines.py sweep [RULE_SETS] [GAMES]   # random table rule sets: the two engines' tables must be equal
+    python bench/compiled_engines.py speed [GAMES] [--quick]     # games/s: reference (--quick: 2,000 games), compiled engine, and with Arrow
+    python bench/compiled_engines.py deals [GAMES]               # games/s: explicit deals against seeded games, same rules
+    python bench/compiled_engines.py compile                     # CPU seconds compiling each entry point, cold cache, one process
+    python bench/compiled_engines.py warm                        # wall seconds of a first run's compile (log.warm), per build
+    python bench/compiled_engines.py phases [ENGINE] [positions] # where one build's cold compile goes (default: table)
 
-Speeds are CPU time of this process (time.process_time), so other work on the machine disturbs
-them less; the kernel is warmed up (compiled or loaded from numba's cache) before timing.
+sweep, speed and deals play the table family (Classic War and its variants). Speeds are CPU time
+of this process (time.process_time), so other work on the machine disturbs them less; the
+compiled engine is warmed up (compiled, or loaded from numba's cache) before timing.
 """
 
 from __future__ import annotations
@@ -17,13 +19,10 @@ import random
 import sys
 import time
 
-from pipeline.engines.table.compiled import play_arrays  # noqa: E402
+from pipeline.engines.table.compiled import play_arrays
 from pipeline.errors import RulesError
-from pipeline.log.compiled import build_tables  # noqa: E402
-from pipeline.log.shard import (
-    play_range,
-    play_range_fast,  # noqa: E402
-)
+from pipeline.log.compiled import build_tables
+from pipeline.log.shard import play_range, play_range_fast
 from pipeline.log.tables import events_table, games_table
 from pipeline.model.rules import build_rules
 from pipeline.model.variants import VARIANTS
@@ -80,17 +79,18 @@ def speed(games: int) -> None:
         t = time.process_time()
         play_range(rules, 0, 42, 0, ref_games)
         ref = ref_games / (time.process_time() - t)
-        k_time = a_time = 0.0
+        engine_time = arrow_time = 0.0
         for start in range(0, games, 2000):  # shards of 2,000 games, as generate does
             stop = min(start + 2000, games)
             t = time.process_time()
             arrays = play_arrays(rules, 42, start, stop)
-            k_time += time.process_time() - t
+            engine_time += time.process_time() - t
             t = time.process_time()
             build_tables(rules, 0, start, stop, arrays)
-            a_time += time.process_time() - t
-        print(f"{label}: reference {ref:,.0f} games/s ({ref_games} games); kernel {games / k_time:,.0f} "
-              f"games/s; kernel+Arrow {games / (k_time + a_time):,.0f} games/s ({games} games)")
+            arrow_time += time.process_time() - t
+        print(f"{label}: reference {ref:,.0f} games/s ({ref_games} games); compiled engine "
+              f"{games / engine_time:,.0f} games/s; with the encoder and Arrow tables "
+              f"{games / (engine_time + arrow_time):,.0f} games/s ({games} games)")
 
 
 def deals(games: int) -> None:
@@ -167,7 +167,7 @@ print(f"all: {time.process_time() - start:.1f} s CPU")
 def warm_times() -> None:
     """Wall seconds of a first run's compile (log.warm, with its helper process), build by
     build (an engine, with or without positions), each in a fresh process with an empty numba
-    cache: what COMPILE_SECONDS announces."""
+    cache: what log.warm.compile_estimate announces (each family's Warm.seconds)."""
     from pipeline.log.warm import all_builds
 
     code = """

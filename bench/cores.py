@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from measure import in_turn, side_by_side  # noqa: E402
 
-LOOP = "x = 0\nfor i in range(30_000_000):\n    x += i & 7\n"   # about 4 s on the development machine
+LOOP = "x = 0\nfor i in range(30_000_000):\n    x += i & 7\n"   # a few seconds alone
 
 
 def two_cores(i: int = 0) -> float:

@@ -45,9 +45,9 @@ def war(*args) -> list[str]:
 
 def fresh(out: Path) -> Path:
     """`out`, removed first (before any timing starts): a timed `war generate` then writes a new
-    dataset, as issue 14's commands do. Until 2026-12-02 the bench gave `--overwrite` instead, so
-    each timed run also deleted the run before's dataset after its own was written (0.43 s for
-    500,000 games, in one process), which no command the issue measures does."""
+    dataset, as the commands the rows measure do. With `--overwrite` instead, each timed run
+    would also delete the run before's dataset after writing its own (0.43 s for 500,000
+    games), a cost none of those commands pays."""
     shutil.rmtree(out, ignore_errors=True)
     return out
 

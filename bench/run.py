@@ -1,8 +1,10 @@
-"""Measure every figure of bench/README.md in one run: `python bench/run.py` (or `make bench`).
+"""Measure the rows of bench/README.md's table in one run: `python bench/run.py` (or `make bench`).
 
 Rules for the speed comparisons: Classic War, 3 down, last_card_up, pickup=winner_first.
-Prints a Markdown table; `--big` also builds a 1,000,000-game dataset for the replay and memory
-figures (about as long as generating a million games takes on this machine).
+Prints Markdown tables: the rows, then every variant's validation against its generation and two
+workers against one (bench/variants.py), then where generate's time goes (bench/stages.py).
+`--big` also builds a 1,000,000-game dataset for the replay and memory rows (about as long as
+generating a million games takes on this machine).
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ def main() -> None:
     start = time.perf_counter()
     baseline_run(nb)
     base = nb / (time.perf_counter() - start)
-    rows.append(("baseline: pure-Python deque simulator, records nothing", f"{base:,.0f} games/s",
+    rows.append(("cycle-detecting baseline: pure-Python deque simulator with cycle detection, records nothing",
+                 f"{base:,.0f} games/s",
                  f"python bench/baseline.py {nb}"))
 
     _, project_cpu, _ = timed_cpu([sys.executable, str(HERE / "idiomatic.py"), str(nb)])
@@ -89,16 +92,14 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         one, two = Path(tmp) / "one", Path(tmp) / "two"
-        # Rows 1 and 2, as issue 14 measures them, `--runs` times in turn: the idiomatic simulator
-        # (the yardstick of row 1) and one worker, each on one pinned core, each pair's ratio taken
-        # from its own two runs; then one worker and two, unpinned, for row 2's wall times. Until
-        # 2026-12-02 the simulator ran once, before every run of war generate, so row 1 also
-        # measured how the machine's speed moved between them (its neighbours move it by a third).
+        # Rows 1 and 2, `--runs` pairs taken in turn. Row 1: the idiomatic simulator (its
+        # yardstick) and one worker, both on one pinned core, each pair's ratio taken from its own
+        # two runs, minutes apart at most: the machine's speed moves by a third from one quarter
+        # of an hour to the next. Row 2: one worker and two, unpinned, in wall time, each pair's
+        # order alternating; the median of the pairs' own ratios, so a pair whose one side a
+        # neighbour slowed counts as one pair; each run's host steal is printed. Beside each
+        # pair, the machine's own two cores (bench/cores.py): the ceiling of row 2.
         generate = [*FAST_RULES, "--games", str(n), "--seed", "1", "-q"]
-        # Row 2 is the median of its pairs' own ratios too (until 2026-12-02, the ratio of the
-        # median times): a pair whose one side a neighbour slowed then counts as one pair, as in
-        # farm-bench. Each pair's order alternates, and each run's host steal is printed.
-        # Beside each pair, the machine's own two cores (bench/cores.py): the ceiling of row 2.
         core = one_core()
         sims, pinned, ones, twos, machine = [], [], [], [], []
         for i in range(args.runs):
@@ -140,7 +141,7 @@ def main() -> None:
         took_help, _ = timed(war("--help"))
         rows.append(("4b. war --help", f"{took_help:.2f} s", "war --help"))
         tookv, _ = timed(war("validate", str(one), "-q"))
-        rows.append(("5. war validate, 1 worker (log replay + regeneration)",
+        rows.append(("5. war validate, 1 worker (each shard regenerated and compared)",
                      f"{n / tookv:,.0f} games/s ({took1 / tookv:.2f}x generate)", "war validate DIR -q"))
         for variant, games, extra in (("steal", min(max(n // 10, 200), 5_000),
                                        ["--tournament", "always", "--tournament", "never"]),

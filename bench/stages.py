@@ -55,7 +55,9 @@ def main() -> None:
     spent = dict.fromkeys(["engine", "encoding", "Arrow", "Parquet", "compression", "file"], 0.0)
     clock = time.process_time
     workspace = Workspace()  # as log.batches keeps one from shard to shard
-    batch = batch_games(rules)  # games played and encoded at a time, as log.batches.compiled_shard does
+    # Games played and encoded at a time: the engine's estimate, by which log.batches.compiled_shard
+    # sizes a rule set's first batch (it sizes the later ones by the games already played).
+    batch = batch_games(rules)
     with tempfile.TemporaryDirectory() as tmp:
         for start in range(0, games, SHARD):
             stop = min(start + SHARD, games)

@@ -66,8 +66,7 @@ def variant_rows(tmp: Path, scale: float = 1.0, runs: int = 1, only: list[str] |
     in turn, both of a pair on one pinned core (one worker each: their CPU is what compares).
     Validation checks a dataset generated (untimed) before the pairs, the same bytes every
     generate writes, so that a pair can run either side first: the order alternates from pair
-    to pair (measure.in_turn). Until 2026-12-02 generate always ran first, and validation read
-    the files it had just written."""
+    to pair (measure.in_turn), and neither side always reads files the other just wrote."""
     core = one_core()
     rows = []
     for what, args, games in CASES:

@@ -1,6 +1,7 @@
 """Shared test helpers: cards by label, hand-built deals, the events as the engines log them
-(pipeline.engines.event.Event), the option grid that the conformance and kernel suites sweep,
-reading a dataset's games, and running a script in a fresh process with its own numba cache."""
+(pipeline.engines.event.Event), scripted decisions for the rule tests of Steal War and Arneson's
+War, the option grid that the conformance and kernel suites sweep, reading a dataset's games, and
+running a script in a fresh process with its own numba cache."""
 
 from __future__ import annotations
 
@@ -12,11 +13,16 @@ import sys
 
 import pyarrow.parquet as pq
 
-from pipeline.engines.event import Event
+from pipeline.engines.arneson.reference import play_arneson
+from pipeline.engines.chance import RandomChance
+from pipeline.engines.event import Event, Recorder
+from pipeline.engines.game import replay_log
+from pipeline.engines.steal.reference import play_steal
 from pipeline.model.cards import Deck
 from pipeline.storage.dataset import Dataset
 from pipeline.model.deal import check_deal, deck_of
 from pipeline.model.rng import Xoshiro256
+from pipeline.model.rules import build_rules
 
 # The standard deck with its two Jokers: code = 4 x rank index + suit index (C D H S), Jokers 52
 # and 53 ("JK1", "JK2"). The 52 suited cards have the same codes without Jokers.
@@ -104,6 +110,139 @@ def OUT(b, seat):
 
 def END(b, winner, outcome):
     return Event(b, "end", winner, value=b, note=outcome)
+
+
+def STEAL_DECISION(b, seat, card, chosen, options):
+    """Ruling 12: cards = the looked-at card, seats = the chosen seats, options = the eligible."""
+    return Event(b, "decision", seat, cs(card), seats=tuple(chosen), options=tuple(options), note="steal")
+
+
+def STOLEN(b, seat, bundle, seats):
+    """Ruling 12: the bundle put on top of the stealer's won pile, top first."""
+    return Event(b, "steal", seat, cs(*bundle), seats=tuple(seats))
+
+
+def TOP(b, seat, chosen, *options):
+    """Ruling 14: cards = the chosen top card, options = the table cards in table order."""
+    return Event(b, "decision", seat, cs(chosen), options=cs(*options), note="top")
+
+
+def HAND(b, seat, depth, chosen, *options):
+    """Ruling 15: cards = the chosen card, options = the hand sorted by code, value = war depth."""
+    return Event(b, "decision", seat, cs(chosen), options=cs(*options), value=depth, note="hand")
+
+
+# ---------------------------------------------------------------------------------------------
+# Steal War and Arneson's War (rules 6 and 7) on hand-built deals with scripted decisions: every
+# decision is answered by `Script`, so each game is exact; the engines are run directly
+# (`play_steal`, `play_arneson`) with a `Recorder` and the game's generator, and every game is
+# replayed from its log, which reads the decisions from the log.
+
+
+def steal_rules(**options):
+    return build_rules("steal", options)
+
+
+def arneson_rules(**options):
+    """Arneson's War with a fixed `table_order` pickup unless a test says otherwise."""
+    return build_rules("arneson", {"pickup": "table_order", **options})
+
+
+class Script:
+    """A chooser with pre-set answers: one queue per (kind, seat), in the order asked. Each answer
+    carries the options the engine must offer; the offered options are asserted."""
+
+    randomized = False
+
+    def __init__(self, answers):
+        """`answers`: (kind, seat, offered options, answer) tuples, or a dict
+        {(kind, seat): [(offered options, answer), ...]}."""
+        self.queues: dict[tuple[str, int], list] = {}
+        if isinstance(answers, dict):
+            for key, queue in answers.items():
+                self.queues[key] = [(tuple(o), a) for o, a in queue]
+        else:
+            for kind, seat, offered, answer in answers:
+                self.queues.setdefault((kind, seat), []).append((tuple(offered), answer))
+        self.asked: list[tuple[str, int, tuple, object]] = []  # (kind, seat, options, view)
+
+    def choose(self, kind, seat, view, options):
+        queue = self.queues.get((kind, seat))
+        assert queue, f"unscripted {kind} decision for seat {seat} among {list(options)}"
+        offered, answer = queue.pop(0)
+        assert tuple(options) == offered, (
+            f"{kind} decision of seat {seat}: offered {list(options)}, expected {list(offered)}")
+        self.asked.append((kind, seat, tuple(options), view))
+        return answer
+
+    def finished(self) -> None:
+        left = {key: queue for key, queue in self.queues.items() if queue}
+        assert not left, f"scripted answers never asked for: {left}"
+
+    def views(self, kind, seat):
+        return [view for k, s, _, view in self.asked if (k, s) == (kind, seat)]
+
+
+def steal(seat, options, chosen):
+    """A steal answer: `options` the seats offered (in order), `chosen` the seats taken."""
+    return ("steal", seat, tuple(options), tuple(chosen))
+
+
+def top(seat, chosen, *options):
+    """A top-card answer: `options` the won cards offered, in table order."""
+    return ("top", seat, cs(*options), code(chosen))
+
+
+def hand(seat, chosen, *options):
+    """A hand-card answer: `options` the hand, sorted by code."""
+    return ("hand", seat, cs(*options), code(chosen))
+
+
+def check_decisions_logged(events, script) -> None:
+    """rules 6.8 / 7.5: every decision asked of the chooser is logged, in order, with the options
+    it had, and nothing else is logged as a decision."""
+    logged = [(e.note, e.seat, e.options) for e in events if e.kind == "decision"]
+    assert logged == [(kind, seat, options) for kind, seat, options, _ in script.asked]
+
+
+def run_steal(rule_set, piles, script, seed: int = 0):
+    """Play a hand-built Steal War deal with scripted decisions; check the log replays."""
+    rec = Recorder()
+    chance = RandomChance(Xoshiro256(seed))
+    summary = play_steal(rule_set, deal(rule_set, *piles), chance, rec, script)
+    script.finished()
+    check_decisions_logged(rec.events, script)
+    assert replay_log(rule_set, rec.events, policies=("default",) * rule_set.players) == summary
+    return rec.events, summary
+
+
+def run_arneson(rule_set, piles, script, seed: int = 0):
+    """Play a hand-built Arneson deal with scripted decisions; check the log replays. The replay's
+    policies are not randomized, like the script, so cycle detection is the same (ruling 18)."""
+    rec = Recorder()
+    chance = RandomChance(Xoshiro256(seed))
+    summary = play_arneson(rule_set, deal(rule_set, *piles), chance, rec, script)
+    script.finished()
+    check_decisions_logged(rec.events, script)
+    assert replay_log(rule_set, rec.events, policies=("hand:highest", "hand:highest")) == summary
+    return rec.events, summary
+
+
+def after_deal(events, players: int):
+    """The events after the deal events and the set-aside event of a hand-built deal."""
+    assert [e.kind for e in events[:players + 1]] == ["deal"] * players + ["set_aside"]
+    return events[players + 1:]
+
+
+def tampered(events, index: int, **fields):
+    """A copy of the log with event `index` changed (fields: cards, seats, options)."""
+    log = list(events)
+    log[index] = log[index]._replace(**{name: tuple(value) for name, value in fields.items()})
+    return log
+
+
+def decision_index(events, note: str, nth: int = 0) -> int:
+    return [i for i, e in enumerate(events) if e.kind == "decision" and e.note == note][nth]
 
 
 # One value or more of every option that a variant may take, swept by the conformance suite

@@ -1,7 +1,8 @@
 """Shared test helpers: cards by label, hand-built deals, the events as the engines log them
-(pipeline.engines.event.Event), scripted decisions for the rule tests of Steal War and Arneson's
-War, the option grid that the conformance and kernel suites sweep, reading a dataset's games, and
-running a script in a fresh process with its own numba cache."""
+(pipeline.engines.event.Event), the rule sets and games of the rule tests (Classic War's
+hand-built deals, scripted decisions for Steal War and Arneson's War), the option grid that the
+conformance and kernel suites sweep, reading a dataset's games, and running a script in a fresh
+process with its own numba cache."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pyarrow.parquet as pq
 from pipeline.engines.arneson.reference import play_arneson
 from pipeline.engines.chance import RandomChance
 from pipeline.engines.event import Event, Recorder
-from pipeline.engines.game import replay_log
+from pipeline.engines.game import play_game, replay_log
 from pipeline.engines.steal.reference import play_steal
 from pipeline.model.cards import Deck
 from pipeline.storage.dataset import Dataset
@@ -36,6 +37,11 @@ def code(card) -> int:
 
 def cs(*cards) -> tuple[int, ...]:
     return tuple(code(x) for x in cards)
+
+
+def label(card: int) -> str:
+    """The inverse of `code` in ASCII letters ("10H", "JK1")."""
+    return DECK54.label(card).translate(str.maketrans("♣♦♥♠", "CDHS"))
 
 
 def deal(rule_set, *piles):
@@ -130,6 +136,53 @@ def TOP(b, seat, chosen, *options):
 def HAND(b, seat, depth, chosen, *options):
     """Ruling 15: cards = the chosen card, options = the hand sorted by code, value = war depth."""
     return Event(b, "decision", seat, cs(chosen), options=cs(*options), value=depth, note="hand")
+
+
+# ---------------------------------------------------------------------------------------------
+# The rule tests' rule sets and games (rules section 2): hand-built deals, whose logs must replay
+# to an equal summary.
+
+
+def classic_rules(**options):
+    """Classic War, fixed `table_order` pickup unless a test says otherwise."""
+    return build_rules("classic", {"pickup": "table_order", **options})
+
+
+def play(rule_set, piles, seed: int = 0):
+    """Play a hand-built deal; check that its log replays to an equal summary."""
+    events, summary, _ = play_game(rule_set, seed, deal(rule_set, *piles))
+    assert replay_log(rule_set, events) == summary
+    return events, summary
+
+
+# Classic War's hand-built deals (top card first), shared by its rule tests and the tests that
+# replay each of them.
+
+BATTLE = (["KS", "2C"], ["5H", "3D"])
+WAR1 = (["7C", "2C", "3C", "4C", "KC"], ["7D", "2D", "3D", "4D", "5D"])
+NOT_TIED = (["9C", "2C", "3C", "4C", "5C", "6C"], ["8D", "6D"], ["9H", "2H", "3H", "4H", "KH"])
+LOW_TIE = (["AC", "2C"], ["5D"], ["5H"])
+THREE_WAY = (["7C", "2C", "3C", "4C", "KC", "5C", "6C", "8C", "AC"],
+             ["7D", "2D", "3D", "4D", "KD", "5D", "6D", "8D", "9D"],
+             ["7H", "2H", "3H", "4H", "5H", "6H"])
+DOUBLE = (["7C", "2C", "3C", "4C", "JC", "5C", "6C", "8C", "AC"],
+          ["7D", "2D", "3D", "4D", "JD", "5D", "6D", "8D", "9D"])
+SHORT3 = (["7C", "2C", "3C", "KC"], ["7D", "2D", "3D", "4D", "5D"])
+SHORT1 = (["7C", "2C"], ["7D", "2D", "3D", "4D", "5D"])
+LOSE3 = (["7C", "2C", "3C"], ["7D", "2D", "3D", "4D", "5D", "6D"], ["7H", "2H", "3H", "4H", "9H"])
+NO_CARD3 = (["7C"], ["7D", "2D", "3D", "4D", "5D", "6D"], ["7H", "2H", "3H", "4H", "9H"])
+ONE_LEFT = (["9C"], ["9D", "2C", "3C", "4C", "5C"])
+ALL_OUT = (["5C", "7C"], ["5D", "7D"])
+ALL_OUT4 = (["9C"], ["9D"], ["5H", "6H"], ["4S", "3S"])
+ORDER = (["7C", "2C", "3C", "4C", "5C", "AS"], ["7D", "2D", "3D", "4D", "9D"])
+POOLED = (["KS", "QS", "2C"], ["5H", "4H", "3D"])
+POOLED_WAR = (["KS", "QS", "7C"], ["2D", "3D", "7D", "4D", "5D", "6D", "8D"])
+SINGLE = (["7C", "2C", "3C", "4C", "JC", "5C", "AC"], ["7D", "2D", "3D", "4D", "JD", "5D", "9D"])
+ELIM3 = (["KC", "QC", "2C"], ["3D"], ["5H", "4H"])
+CYCLE = (["3C"], ["2C", "2D", "6D"])
+WARS2 = (["7C", "2C", "3C", "4C", "JC", "5C", "6C", "8C", "AC", "9C", "10C", "QC", "KC", "AS"],
+         ["7D", "2D", "3D", "4D", "JD", "5D", "6D", "8D", "9D", "9H", "10D", "QD", "KD", "2S", "3S",
+          "4S"])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -44,6 +44,11 @@ def label(card: int) -> str:
     return DECK54.label(card).translate(str.maketrans("♣♦♥♠", "CDHS"))
 
 
+def suit_run(suit: str, *ranks: str) -> list[str]:
+    """The labels of `ranks` in one suit: suit_run("C", "2", "3") == ["2C", "3C"]."""
+    return [r + suit for r in ranks]
+
+
 def deal(rule_set, *piles):
     """An explicit deal of `piles` (top card first); every other card of the deck is set aside."""
     used = {code(x) for p in piles for x in p}
@@ -139,8 +144,8 @@ def HAND(b, seat, depth, chosen, *options):
 
 
 # ---------------------------------------------------------------------------------------------
-# The rule tests' rule sets and games (rules section 2): hand-built deals, whose logs must replay
-# to an equal summary.
+# The rule tests' rule sets and games (rules sections 1 to 5): hand-built deals, whose logs must
+# replay to an equal summary, and seeded deals against the shuffle of rules 1.4.
 
 
 def classic_rules(**options):
@@ -148,11 +153,49 @@ def classic_rules(**options):
     return build_rules("classic", {"pickup": "table_order", **options})
 
 
+def multiplayer_rules(**options):
+    """Multiplayer War (defaults: 3 players, war_down 1), fixed `table_order` pickup."""
+    return build_rules("multiplayer", {"pickup": "table_order", **options})
+
+
+def razboi_rules(**options):
+    """Război, fixed `table_order` pickup unless a test says otherwise."""
+    return build_rules("razboi", {"pickup": "table_order", **options})
+
+
 def play(rule_set, piles, seed: int = 0):
     """Play a hand-built deal; check that its log replays to an equal summary."""
     events, summary, _ = play_game(rule_set, seed, deal(rule_set, *piles))
     assert replay_log(rule_set, events) == summary
     return events, summary
+
+
+def play_seed(rule_set, seed: int):
+    """Play the game of a seed (shuffled deal); check that its log replays to an equal summary."""
+    events, summary, dealt = play_game(rule_set, seed)
+    assert replay_log(rule_set, events) == summary
+    return events, summary, dealt
+
+
+def expected_deal(seed: int, size: int, players: int):
+    """rules 1.4 by hand: shuffle codes 0..size-1, card i to seat i mod n until each seat has
+    floor(size / n); the rest set aside."""
+    deck = fisher_yates(Xoshiro256(seed), range(size))
+    each = size // players
+    piles = [[] for _ in range(players)]
+    for i in range(each * players):
+        piles[i % players].append(deck[i])
+    return [tuple(p) for p in piles], tuple(deck[each * players:])
+
+
+def deal_events(events, players):
+    """The deal's events: each seat's pile, and the set-aside cards (or None if not logged)."""
+    for seat in range(players):
+        assert (events[seat].battle, events[seat].kind, events[seat].seat) == (0, "deal", seat)
+    piles = [events[seat].cards for seat in range(players)]
+    after = events[players]
+    aside = after.cards if after.kind == "set_aside" and after.battle == 0 else None
+    return piles, aside
 
 
 # Classic War's hand-built deals (top card first), shared by its rule tests and the tests that

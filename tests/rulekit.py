@@ -39,6 +39,11 @@ def cs(*cards) -> tuple[int, ...]:
     return tuple(code(x) for x in cards)
 
 
+def card(rank: int, suit: int = 0) -> int:
+    """A standard deck's code: rank index (0 = 2 .. 12 = A, 13 = Joker) x 4 + suit."""
+    return 4 * rank + suit
+
+
 def label(card: int) -> str:
     """The inverse of `code` in ASCII letters ("10H", "JK1")."""
     return DECK54.label(card).translate(str.maketrans("♣♦♥♠", "CDHS"))

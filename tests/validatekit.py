@@ -49,7 +49,8 @@ def classic_dataset(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module", name="pooled")
 def pooled_dataset(tmp_path_factory) -> Path:
     """Three players (one card set aside at the deal), won cards pooled and reshuffled.
-    Multiplayer's one-card wars avoid the classic-pooled defect tested at the end."""
+    Multiplayer's one-card wars avoid the classic-pooled defect that
+    tests/test_validate_mechanics.py keeps as a regression."""
     out = tmp_path_factory.mktemp("validate") / "pooled"
     generate(out, [Plan(build_rules("multiplayer", {"pickup": "pooled"}), POOLED_GAMES)],
              seed=5, shard_size=20)

@@ -1,6 +1,8 @@
 """Shared test helpers: cards by label, hand-built deals, the events as the engines log them
-(pipeline.engines.event.Event), the option grid that the conformance and kernel suites sweep,
-reading a dataset's games, and running a script in a fresh process with its own numba cache."""
+(pipeline.engines.event.Event), the rule sets and games of the rule tests (Classic War's
+hand-built deals, scripted decisions for Steal War and Arneson's War), the option grid that the
+conformance and kernel suites sweep, reading a dataset's games, and running a script in a fresh
+process with its own numba cache."""
 
 from __future__ import annotations
 
@@ -12,11 +14,16 @@ import sys
 
 import pyarrow.parquet as pq
 
-from pipeline.engines.event import Event
+from pipeline.engines.arneson.reference import play_arneson
+from pipeline.engines.chance import RandomChance
+from pipeline.engines.event import Event, Recorder
+from pipeline.engines.game import play_game, replay_log
+from pipeline.engines.steal.reference import play_steal
 from pipeline.model.cards import Deck
 from pipeline.storage.dataset import Dataset
 from pipeline.model.deal import check_deal, deck_of
 from pipeline.model.rng import Xoshiro256
+from pipeline.model.rules import build_rules
 
 # The standard deck with its two Jokers: code = 4 x rank index + suit index (C D H S), Jokers 52
 # and 53 ("JK1", "JK2"). The 52 suited cards have the same codes without Jokers.
@@ -30,6 +37,21 @@ def code(card) -> int:
 
 def cs(*cards) -> tuple[int, ...]:
     return tuple(code(x) for x in cards)
+
+
+def card(rank: int, suit: int = 0) -> int:
+    """A standard deck's code: rank index (0 = 2 .. 12 = A, 13 = Joker) x 4 + suit."""
+    return 4 * rank + suit
+
+
+def label(card: int) -> str:
+    """The inverse of `code` in ASCII letters ("10H", "JK1")."""
+    return DECK54.label(card).translate(str.maketrans("♣♦♥♠", "CDHS"))
+
+
+def suit_run(suit: str, *ranks: str) -> list[str]:
+    """The labels of `ranks` in one suit: suit_run("C", "2", "3") == ["2C", "3C"]."""
+    return [r + suit for r in ranks]
 
 
 def deal(rule_set, *piles):
@@ -104,6 +126,224 @@ def OUT(b, seat):
 
 def END(b, winner, outcome):
     return Event(b, "end", winner, value=b, note=outcome)
+
+
+def STEAL_DECISION(b, seat, card, chosen, options):
+    """Ruling 12: cards = the looked-at card, seats = the chosen seats, options = the eligible."""
+    return Event(b, "decision", seat, cs(card), seats=tuple(chosen), options=tuple(options), note="steal")
+
+
+def STOLEN(b, seat, bundle, seats):
+    """Ruling 12: the bundle put on top of the stealer's won pile, top first."""
+    return Event(b, "steal", seat, cs(*bundle), seats=tuple(seats))
+
+
+def TOP(b, seat, chosen, *options):
+    """Ruling 14: cards = the chosen top card, options = the table cards in table order."""
+    return Event(b, "decision", seat, cs(chosen), options=cs(*options), note="top")
+
+
+def HAND(b, seat, depth, chosen, *options):
+    """Ruling 15: cards = the chosen card, options = the hand sorted by code, value = war depth."""
+    return Event(b, "decision", seat, cs(chosen), options=cs(*options), value=depth, note="hand")
+
+
+# ---------------------------------------------------------------------------------------------
+# The rule tests' rule sets and games (rules sections 1 to 5): hand-built deals, whose logs must
+# replay to an equal summary, and seeded deals against the shuffle of rules 1.4.
+
+
+def classic_rules(**options):
+    """Classic War, fixed `table_order` pickup unless a test says otherwise."""
+    return build_rules("classic", {"pickup": "table_order", **options})
+
+
+def multiplayer_rules(**options):
+    """Multiplayer War (defaults: 3 players, war_down 1), fixed `table_order` pickup."""
+    return build_rules("multiplayer", {"pickup": "table_order", **options})
+
+
+def razboi_rules(**options):
+    """Război, fixed `table_order` pickup unless a test says otherwise."""
+    return build_rules("razboi", {"pickup": "table_order", **options})
+
+
+def play(rule_set, piles, seed: int = 0):
+    """Play a hand-built deal; check that its log replays to an equal summary."""
+    events, summary, _ = play_game(rule_set, seed, deal(rule_set, *piles))
+    assert replay_log(rule_set, events) == summary
+    return events, summary
+
+
+def play_seed(rule_set, seed: int):
+    """Play the game of a seed (shuffled deal); check that its log replays to an equal summary."""
+    events, summary, dealt = play_game(rule_set, seed)
+    assert replay_log(rule_set, events) == summary
+    return events, summary, dealt
+
+
+def expected_deal(seed: int, size: int, players: int):
+    """rules 1.4 by hand: shuffle codes 0..size-1, card i to seat i mod n until each seat has
+    floor(size / n); the rest set aside."""
+    deck = fisher_yates(Xoshiro256(seed), range(size))
+    each = size // players
+    piles = [[] for _ in range(players)]
+    for i in range(each * players):
+        piles[i % players].append(deck[i])
+    return [tuple(p) for p in piles], tuple(deck[each * players:])
+
+
+def deal_events(events, players):
+    """The deal's events: each seat's pile, and the set-aside cards (or None if not logged)."""
+    for seat in range(players):
+        assert (events[seat].battle, events[seat].kind, events[seat].seat) == (0, "deal", seat)
+    piles = [events[seat].cards for seat in range(players)]
+    after = events[players]
+    aside = after.cards if after.kind == "set_aside" and after.battle == 0 else None
+    return piles, aside
+
+
+# Classic War's hand-built deals (top card first), shared by its rule tests and the tests that
+# replay each of them.
+
+BATTLE = (["KS", "2C"], ["5H", "3D"])
+WAR1 = (["7C", "2C", "3C", "4C", "KC"], ["7D", "2D", "3D", "4D", "5D"])
+NOT_TIED = (["9C", "2C", "3C", "4C", "5C", "6C"], ["8D", "6D"], ["9H", "2H", "3H", "4H", "KH"])
+LOW_TIE = (["AC", "2C"], ["5D"], ["5H"])
+THREE_WAY = (["7C", "2C", "3C", "4C", "KC", "5C", "6C", "8C", "AC"],
+             ["7D", "2D", "3D", "4D", "KD", "5D", "6D", "8D", "9D"],
+             ["7H", "2H", "3H", "4H", "5H", "6H"])
+DOUBLE = (["7C", "2C", "3C", "4C", "JC", "5C", "6C", "8C", "AC"],
+          ["7D", "2D", "3D", "4D", "JD", "5D", "6D", "8D", "9D"])
+SHORT3 = (["7C", "2C", "3C", "KC"], ["7D", "2D", "3D", "4D", "5D"])
+SHORT1 = (["7C", "2C"], ["7D", "2D", "3D", "4D", "5D"])
+LOSE3 = (["7C", "2C", "3C"], ["7D", "2D", "3D", "4D", "5D", "6D"], ["7H", "2H", "3H", "4H", "9H"])
+NO_CARD3 = (["7C"], ["7D", "2D", "3D", "4D", "5D", "6D"], ["7H", "2H", "3H", "4H", "9H"])
+ONE_LEFT = (["9C"], ["9D", "2C", "3C", "4C", "5C"])
+ALL_OUT = (["5C", "7C"], ["5D", "7D"])
+ALL_OUT4 = (["9C"], ["9D"], ["5H", "6H"], ["4S", "3S"])
+ORDER = (["7C", "2C", "3C", "4C", "5C", "AS"], ["7D", "2D", "3D", "4D", "9D"])
+POOLED = (["KS", "QS", "2C"], ["5H", "4H", "3D"])
+POOLED_WAR = (["KS", "QS", "7C"], ["2D", "3D", "7D", "4D", "5D", "6D", "8D"])
+SINGLE = (["7C", "2C", "3C", "4C", "JC", "5C", "AC"], ["7D", "2D", "3D", "4D", "JD", "5D", "9D"])
+ELIM3 = (["KC", "QC", "2C"], ["3D"], ["5H", "4H"])
+CYCLE = (["3C"], ["2C", "2D", "6D"])
+WARS2 = (["7C", "2C", "3C", "4C", "JC", "5C", "6C", "8C", "AC", "9C", "10C", "QC", "KC", "AS"],
+         ["7D", "2D", "3D", "4D", "JD", "5D", "6D", "8D", "9D", "9H", "10D", "QD", "KD", "2S", "3S",
+          "4S"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Steal War and Arneson's War (rules 6 and 7) on hand-built deals with scripted decisions: every
+# decision is answered by `Script`, so each game is exact; the engines are run directly
+# (`play_steal`, `play_arneson`) with a `Recorder` and the game's generator, and every game is
+# replayed from its log, which reads the decisions from the log.
+
+
+def steal_rules(**options):
+    return build_rules("steal", options)
+
+
+def arneson_rules(**options):
+    """Arneson's War with a fixed `table_order` pickup unless a test says otherwise."""
+    return build_rules("arneson", {"pickup": "table_order", **options})
+
+
+class Script:
+    """A chooser with pre-set answers: one queue per (kind, seat), in the order asked. Each answer
+    carries the options the engine must offer; the offered options are asserted."""
+
+    randomized = False
+
+    def __init__(self, answers):
+        """`answers`: (kind, seat, offered options, answer) tuples, or a dict
+        {(kind, seat): [(offered options, answer), ...]}."""
+        self.queues: dict[tuple[str, int], list] = {}
+        if isinstance(answers, dict):
+            for key, queue in answers.items():
+                self.queues[key] = [(tuple(o), a) for o, a in queue]
+        else:
+            for kind, seat, offered, answer in answers:
+                self.queues.setdefault((kind, seat), []).append((tuple(offered), answer))
+        self.asked: list[tuple[str, int, tuple, object]] = []  # (kind, seat, options, view)
+
+    def choose(self, kind, seat, view, options):
+        queue = self.queues.get((kind, seat))
+        assert queue, f"unscripted {kind} decision for seat {seat} among {list(options)}"
+        offered, answer = queue.pop(0)
+        assert tuple(options) == offered, (
+            f"{kind} decision of seat {seat}: offered {list(options)}, expected {list(offered)}")
+        self.asked.append((kind, seat, tuple(options), view))
+        return answer
+
+    def finished(self) -> None:
+        left = {key: queue for key, queue in self.queues.items() if queue}
+        assert not left, f"scripted answers never asked for: {left}"
+
+    def views(self, kind, seat):
+        return [view for k, s, _, view in self.asked if (k, s) == (kind, seat)]
+
+
+def steal(seat, options, chosen):
+    """A steal answer: `options` the seats offered (in order), `chosen` the seats taken."""
+    return ("steal", seat, tuple(options), tuple(chosen))
+
+
+def top(seat, chosen, *options):
+    """A top-card answer: `options` the won cards offered, in table order."""
+    return ("top", seat, cs(*options), code(chosen))
+
+
+def hand(seat, chosen, *options):
+    """A hand-card answer: `options` the hand, sorted by code."""
+    return ("hand", seat, cs(*options), code(chosen))
+
+
+def check_decisions_logged(events, script) -> None:
+    """rules 6.8 / 7.5: every decision asked of the chooser is logged, in order, with the options
+    it had, and nothing else is logged as a decision."""
+    logged = [(e.note, e.seat, e.options) for e in events if e.kind == "decision"]
+    assert logged == [(kind, seat, options) for kind, seat, options, _ in script.asked]
+
+
+def run_steal(rule_set, piles, script, seed: int = 0):
+    """Play a hand-built Steal War deal with scripted decisions; check the log replays."""
+    rec = Recorder()
+    chance = RandomChance(Xoshiro256(seed))
+    summary = play_steal(rule_set, deal(rule_set, *piles), chance, rec, script)
+    script.finished()
+    check_decisions_logged(rec.events, script)
+    assert replay_log(rule_set, rec.events, policies=("default",) * rule_set.players) == summary
+    return rec.events, summary
+
+
+def run_arneson(rule_set, piles, script, seed: int = 0):
+    """Play a hand-built Arneson deal with scripted decisions; check the log replays. The replay's
+    policies are not randomized, like the script, so cycle detection is the same (ruling 18)."""
+    rec = Recorder()
+    chance = RandomChance(Xoshiro256(seed))
+    summary = play_arneson(rule_set, deal(rule_set, *piles), chance, rec, script)
+    script.finished()
+    check_decisions_logged(rec.events, script)
+    assert replay_log(rule_set, rec.events, policies=("hand:highest", "hand:highest")) == summary
+    return rec.events, summary
+
+
+def after_deal(events, players: int):
+    """The events after the deal events and the set-aside event of a hand-built deal."""
+    assert [e.kind for e in events[:players + 1]] == ["deal"] * players + ["set_aside"]
+    return events[players + 1:]
+
+
+def tampered(events, index: int, **fields):
+    """A copy of the log with event `index` changed (fields: cards, seats, options)."""
+    log = list(events)
+    log[index] = log[index]._replace(**{name: tuple(value) for name, value in fields.items()})
+    return log
+
+
+def decision_index(events, note: str, nth: int = 0) -> int:
+    return [i for i, e in enumerate(events) if e.kind == "decision" and e.note == note][nth]
 
 
 # One value or more of every option that a variant may take, swept by the conformance suite

@@ -10,16 +10,29 @@ The public API, in the order of the data's way::
     print(war.render_text(war.replay_game("data/classic", 17)))
     assert war.validate("data/classic").ok
 
-- VARIANTS: every variant by name (its title, docs/rules.md section, options and their defaults).
+- VARIANTS: every variant by name (its title, docs/rules.md section, options and their defaults);
+  describe_variants, describe_policies: what `war variants` and `war policies` list.
 - build_rules, load_rules: a rule set (a model.schema.RuleSet) from a variant and options, or
   from a TOML or JSON file.
 - Plan, make_plans, generate: what to generate (rule set, games, deals, each seat's policy;
-  make_plans also expands a tournament) and the dataset it makes.
-- open_dataset, replay_game, render_text, validate, query, named_queries: reading a dataset.
-- play_game: one game in memory.
+  make_plans also expands a tournament) and the dataset it makes. generate_request: a checked
+  GenerateRequest from a command line's arguments (variant names, OPTION=VALUE options, rule
+  files, SEAT=POLICY texts, the executor, the default output folder), whose `run` says how to
+  finish a run Ctrl-C or a full disk stopped. warm_engines: load (or compile, once) the compiled
+  engines of some rule sets before the work starts. demo: the steps of `war demo`.
+- open_dataset, replay_game, render_text, render_replay, parse_range, validate: reading a
+  dataset; render_page: a replay as a self-contained web page.
+- query, open_query (streamed, in Arrow batches), describe_query (the columns only),
+  named_queries, named_query, queries_dir: SQL over a dataset; write_result: a result as a
+  table, CSV, JSON, JSON Lines or Parquet.
+- write_report, write_charts: the report page and its charts as files; serve: the report and
+  every game's replay in a browser.
+- play_game: one game in memory. write_file: bytes to a file, whole or not at all.
 
-Every error a caller can cause is a WarError (RulesError, DealError, DatasetError, GameNotFound,
-QueryError, LogMismatch): one line, naming the arguments it is about in backticks (`workers`).
+Every error a caller can cause is a WarError (RulesError, DealError, DatasetError and its
+StorageError, GameNotFound, QueryError, ReportError, UsageError, LogMismatch, Interrupted): one
+line, naming the arguments it is about in backticks (`workers`). storage_error says an OSError
+as such a line, and interrupted(err) whether an error is Ctrl-C.
 
 `import pipeline` is cheap: the names are imported on first use (PEP 562), so the `war` command,
 which imports this package first, starts fast.
@@ -30,37 +43,81 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from .errors import DatasetError, DealError, GameNotFound, LogMismatch, QueryError, RulesError, WarError
+from .errors import (
+    DatasetError,
+    DealError,
+    GameNotFound,
+    Interrupted,
+    LogMismatch,
+    QueryError,
+    ReportError,
+    RulesError,
+    StorageError,
+    UsageError,
+    WarError,
+    interrupted,
+    storage_error,
+)
 
 __all__ = [
-    "VARIANTS", "build_rules", "load_rules",
-    "Plan", "make_plans", "generate",
-    "open_dataset", "replay_game", "render_text", "validate", "query", "named_queries",
-    "play_game",
-    "WarError", "RulesError", "DealError", "DatasetError", "GameNotFound", "QueryError", "LogMismatch",
+    "VARIANTS", "describe_variants", "describe_policies", "build_rules", "load_rules",
+    "Plan", "make_plans", "generate", "generate_request", "GenerateRequest", "warm_engines", "demo",
+    "open_dataset", "replay_game", "render_text", "render_replay", "parse_range", "render_page", "validate",
+    "query", "open_query", "describe_query", "named_queries", "named_query", "queries_dir", "write_result",
+    "write_report", "write_charts", "serve",
+    "play_game", "write_file",
+    "WarError", "RulesError", "DealError", "DatasetError", "StorageError", "GameNotFound", "QueryError",
+    "ReportError", "UsageError", "LogMismatch", "Interrupted", "storage_error", "interrupted",
 ]
 
 # name -> (module, attribute): imported when first asked for
 _LAZY = {
     "VARIANTS": ("pipeline.model.variants", "VARIANTS"),
+    "describe_variants": ("pipeline.jobs.catalog", "describe_variants"),
+    "describe_policies": ("pipeline.jobs.catalog", "describe_policies"),
     "build_rules": ("pipeline.model.rules", "build_rules"),
     "load_rules": ("pipeline.model.rules", "load_rules_file"),
     "Plan": ("pipeline.jobs.generate", "Plan"),
     "make_plans": ("pipeline.jobs.generate", "make_plans"),
     "generate": ("pipeline.jobs.generate", "generate"),
+    "generate_request": ("pipeline.jobs.request", "generate_request"),
+    "GenerateRequest": ("pipeline.jobs.request", "GenerateRequest"),
+    "demo": ("pipeline.jobs.demo", "demo"),
+    "render_replay": ("pipeline.jobs.replay", "render_replay"),
+    "parse_range": ("pipeline.jobs.replay", "parse_range"),
+    "render_page": ("pipeline.present.replay_page", "render_page"),
     "validate": ("pipeline.jobs.validate", "validate"),
     "query": ("pipeline.jobs.query", "run"),
+    "open_query": ("pipeline.jobs.query", "open_query"),
+    "describe_query": ("pipeline.jobs.query", "describe"),
     "named_queries": ("pipeline.jobs.query", "named_queries"),
+    "named_query": ("pipeline.jobs.query", "named_query"),
+    "queries_dir": ("pipeline.jobs.query", "queries_dir"),
+    "write_result": ("pipeline.present.output", "write_result"),
+    "write_report": ("pipeline.present.report_page", "write_report"),
+    "write_charts": ("pipeline.present.report_page", "write_charts"),
+    "serve": ("pipeline.present.serve", "serve"),
+    "write_file": ("pipeline.storage.files", "atomic_write_bytes"),
 }
 
 if TYPE_CHECKING:
+    from .jobs.catalog import describe_policies, describe_variants
+    from .jobs.demo import demo
     from .jobs.generate import Plan, generate, make_plans
-    from .jobs.query import named_queries
+    from .jobs.query import describe as describe_query
+    from .jobs.query import named_queries, named_query, open_query, queries_dir
     from .jobs.query import run as query
+    from .jobs.replay import parse_range, render_replay
+    from .jobs.request import GenerateRequest, generate_request
     from .jobs.validate import validate
     from .model.rules import build_rules
     from .model.rules import load_rules_file as load_rules
     from .model.variants import VARIANTS
+    from .present.output import write_result
+    from .present.replay_page import render_page
+    from .present.report_page import write_charts, write_report
+    from .present.serve import serve
+    from .storage.files import atomic_write_bytes as write_file
 
 
 def __getattr__(name: str):
@@ -76,13 +133,15 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-def open_dataset(root):
+def open_dataset(root, check_paths: bool = True):
     """The finished dataset at `root` (a folder or a URI): a storage.dataset.Dataset, whose
     `manifest` lists its rule sets (`rule_sets`: rules, policies, seed, games) and files.
-    Raises DatasetError for a missing, unfinished or unreadable dataset."""
+    Raises DatasetError for a missing, unfinished or unreadable dataset, and OutsideDataset (a
+    DatasetError) for a manifest that lists a file outside the folder, unless `check_paths` is
+    False (validation reports each such path)."""
     from .storage.dataset import Dataset  # lazy: keeps import pipeline cheap
 
-    return Dataset.open(root)
+    return Dataset.open(root, check_paths=check_paths)
 
 
 def replay_game(root, game_id: int):
@@ -115,3 +174,13 @@ def play_game(rules, seed: int, deal=None, policies=()):
     from .engines.game import play_game as play  # lazy: keeps import pipeline cheap
 
     return play(rules, seed, deal, policies=policies)
+
+
+def warm_engines(rule_sets, validation: bool = False, on_compile=None) -> None:
+    """Load the machine code of the compiled engines that play `rule_sets` (and with
+    `validation` the checks of `validate`) now, so that the work that follows starts at once.
+    The first run after installing compiles it; `on_compile(seconds)` is called before that,
+    with about how long it takes."""
+    from .log.warm import engines_for, warm  # lazy: keeps import pipeline cheap
+
+    warm(on_compile=on_compile, validation=validation, engines=engines_for(rule_sets))

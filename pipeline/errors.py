@@ -3,6 +3,9 @@
 The library speaks in its own terms: a message about an argument of a library call names it in
 backticks (`workers`) and lists it in the error's `params`. A front end says those names its own
 way with `spoken`: the CLI puts its flags in their place (`workers` -> --workers).
+
+Two helpers for a front end's error boundary: `storage_error` says an OSError as one line, and
+`interrupted` tells Ctrl-C from other failures.
 """
 
 from __future__ import annotations
@@ -56,6 +59,18 @@ class Interrupted(WarError):
     """Ctrl-C (SIGINT): the command stopped; the message says how to finish."""
 
     exit_code = 130
+
+
+def interrupted(err: BaseException | None) -> bool:
+    """Whether `err` is Ctrl-C: a KeyboardInterrupt, or an error raised because of one (Ctrl-C
+    inside the compiled engine surfaces as a SystemError whose cause is the KeyboardInterrupt)."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, (KeyboardInterrupt, Interrupted)) or type(err).__name__ == "InterruptException":
+            return True  # DuckDB turns Ctrl-C during a query into its InterruptException
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
 
 
 class OutsideDataset(DatasetError):

@@ -1,8 +1,10 @@
 """The `war` command: parses arguments, calls the library, prints. One module per command family;
 `app.py` holds the typer app and the one error boundary (`main`).
 
-Heavy modules (pyarrow, duckdb, pydantic, rich's progress bar) are imported inside the commands
-that use them, each import marked `# lazy`, so `war --help` stays fast.
+Every module reaches the library only through its face, `import pipeline` (errors included);
+pyproject.toml's import-linter contracts hold it to that. The face imports a name when it is
+first used, and rich's progress bar is imported inside the function that draws it, so
+`war --help` imports no pyarrow, duckdb, pydantic or numba and stays fast.
 
 The `war` process does no linear algebra: OpenBLAS, which numpy loads, starts a thread a core
 that spins at start-up (about 0.2 s of CPU a command), unless asked for one thread before

@@ -23,7 +23,7 @@ try:
 except ImportError:  # older typer runs on click itself
     from click import exceptions as click_errors
 
-from ..errors import Interrupted, WarError, storage_error
+import pipeline as war
 
 # rich_markup_mode=None: click's plain help, where `[default: ...]` in a help text stays text and
 # flags show no `<bool>` type.
@@ -55,7 +55,8 @@ def _war(show_version: bool = typer.Option(False, "--version", is_eager=True, ca
 
 
 # The flag of each library parameter that is not --NAME (a WarError's `params`).
-FLAGS = {"policies": "--policy", "options": "--set", "params": "--param"}
+FLAGS = {"policies": "--policy", "options": "--set", "params": "--param", "variants": "--variant",
+         "rule_files": "--rules"}
 
 
 def flag(param: str) -> str:
@@ -102,13 +103,11 @@ def prepare_engine(rule_sets, validation: bool = False) -> None:
     """Load the compiled game engines that play `rule_sets` before any progress bar starts; when
     one must be compiled first (the first run after installing), say so on stderr, on a terminal
     or not."""
-    from ..log.warm import engines_for, warm  # lazy: keeps war --help fast
-
-    warm(on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"),
-         validation=validation, engines=engines_for(rule_sets))
+    war.warm_engines(rule_sets, validation=validation,
+                     on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"))
 
 
-def refuse_output(output, overwrite: bool, error: type[WarError]) -> None:
+def refuse_output(output, overwrite: bool, error: type[war.WarError]) -> None:
     """An --output checked before any work: never a folder, nor a file already there without
     --overwrite (`error`: the command's kind of error)."""
     if output is None:
@@ -122,18 +121,6 @@ def refuse_output(output, overwrite: bool, error: type[WarError]) -> None:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 game`, `2 games` (`many` for an irregular plural)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
-def interrupted(err: BaseException) -> bool:
-    """Whether `err` is Ctrl-C: a KeyboardInterrupt, or an error raised because of one (Ctrl-C
-    inside the compiled engine surfaces as a SystemError whose cause is the KeyboardInterrupt)."""
-    seen = set()
-    while err is not None and id(err) not in seen:
-        if isinstance(err, (KeyboardInterrupt, Interrupted)) or type(err).__name__ == "InterruptException":
-            return True  # DuckDB turns Ctrl-C during a query into its InterruptException
-        seen.add(id(err))
-        err = err.__cause__ or err.__context__
-    return False
 
 
 def _reading(err: BaseException) -> bool:
@@ -215,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         code = run(args)
-    except WarError as err:
+    except war.WarError as err:
         say_error(f"error: {err.spoken(flag)}")
         code = err.exit_code
     except click_errors.UsageError as err:
@@ -228,13 +215,13 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr = open(os.devnull, "w")
         code = 0
     except OSError as err:
-        fault = storage_error(err, doing="access")
+        fault = war.storage_error(err, doing="access")
         say_error(f"error: {fault}")
         code = fault.exit_code
     except BaseException as err:  # the last line of defence: no traceback for a user
         if isinstance(err, SystemExit):
             raise
-        if interrupted(err):
+        if war.interrupted(err):
             say_error("error: interrupted")
             code = 130
         elif _reading(err):

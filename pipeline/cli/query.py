@@ -9,7 +9,8 @@ from pathlib import Path
 
 import typer
 
-from ..errors import QueryError
+import pipeline as war
+
 from .app import app, refuse_output
 
 
@@ -39,42 +40,38 @@ def query(
 ) -> None:
     """Answer a question with DuckDB SQL: a named query or --sql. Queries only read: the dataset,
     and the files under --allow-read paths."""
-    from ..jobs import query as jobs  # lazy: keeps war --help fast
-
     if list_:
-        _list(jobs.named_queries())
+        _list(war.named_queries())
         return
     if show is not None:
-        _show(jobs, show, dataset)
+        _show(show, dataset)
         return
     if dataset is None:
-        raise QueryError("give a DATASET folder (or --list, or --show NAME)")
+        raise war.QueryError("give a DATASET folder (or --list, or --show NAME)")
     if (name is None) == (sql is None):
-        raise QueryError("give either a query NAME or --sql, not both" if name else "give a query NAME or --sql (--list shows the names)")
+        raise war.QueryError("give either a query NAME or --sql, not both" if name else "give a query NAME or --sql (--list shows the names)")
     if limit is not None and all_rows:
-        raise QueryError("give --limit N or --all, not both")
+        raise war.QueryError("give --limit N or --all, not both")
     if fmt is OutputFormat.parquet and output is None:
-        raise QueryError("--format parquet needs --output FILE")
-    refuse_output(output, overwrite, QueryError)
+        raise war.QueryError("--format parquet needs --output FILE")
+    refuse_output(output, overwrite, war.QueryError)
     params = {}
     for pair in param:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise QueryError(f"--param wants NAME=VALUE, got {pair!r}")
+            raise war.QueryError(f"--param wants NAME=VALUE, got {pair!r}")
         params[key.strip()] = value.strip()
-    from ..present.output import write_result  # lazy: keeps war --help fast
-
     if describe:
-        columns = jobs.describe(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
-        _write(write_result, columns, fmt.value, output, None, True)
+        columns = war.describe_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
+        _write(columns, fmt.value, output, None, True)
         return
-    result = jobs.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
-    _write(write_result, result, fmt.value, output, limit, all_rows)
+    result = war.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
+    _write(result, fmt.value, output, limit, all_rows)
 
 
-def _write(write_result, result, fmt: str, output, limit, all_rows) -> None:
+def _write(result, fmt: str, output, limit, all_rows) -> None:
     try:
-        write_result(result, fmt, output, limit=limit, all_rows=all_rows)
+        war.write_result(result, fmt, output, limit=limit, all_rows=all_rows)
     except BrokenPipeError:  # `| head`: the reader has seen enough, as with any shell tool
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -87,11 +84,11 @@ def _list(queries) -> None:
         typer.echo(f"{q.name.ljust(width)}  {q.summary}{params}")
 
 
-def _show(jobs, name: str, dataset: str | None) -> None:
+def _show(name: str, dataset: str | None) -> None:
     import textwrap
 
-    q = jobs.named_query(name)
-    columns = jobs.describe(dataset, name=name)
+    q = war.named_query(name)
+    columns = war.describe_query(dataset, name=name)
     wrap = textwrap.TextWrapper(width=100, initial_indent="  ", subsequent_indent="  ")
     lines = [q.name, "", *wrap.wrap(q.answers), ""]
     if q.params:
@@ -105,5 +102,5 @@ def _show(jobs, name: str, dataset: str | None) -> None:
     col_width = max(len(c) for c in columns.column("column").to_pylist())
     for col, type_ in zip(columns.column("column").to_pylist(), columns.column("type").to_pylist()):
         lines.append(f"  {col.ljust(col_width)}  {type_}")
-    lines += ["", f"SQL ({jobs.queries_dir().name}/{q.name}.sql):", "", q.body.rstrip()]
+    lines += ["", f"SQL ({war.queries_dir().name}/{q.name}.sql):", "", q.body.rstrip()]
     typer.echo("\n".join(lines))

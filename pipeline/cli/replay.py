@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 
 import typer
 
-from ..errors import UsageError
+import pipeline as war
+
 from .app import app, refuse_output, say_error
 
 
@@ -32,44 +32,20 @@ def replay(
 ) -> None:
     """Replay one game from its log, battle by battle, checked against the engine. Warns on
     stderr when the game's row in the games table disagrees with its log."""
-    from ..jobs.replay import (  # lazy: keeps war --help fast
-        as_json,
-        parse_card,
-        parse_range,
-        render_follow,
-        render_text,
-        replay_game,
-    )
-    from ..jobs.replay import (
-        follow as follow_card,
-    )
-
-    refuse_output(output, overwrite, UsageError)
+    refuse_output(output, overwrite, war.UsageError)
     if fmt is ReplayFormat.html and (battle is not None or battles or wars or follow):
-        raise UsageError("--format html shows the whole game (open it at a battle with #battle=N); "
-                           "--battle, --battles, --wars and --follow are for text and json")
-    span = parse_range(battles) if battles is not None else None
-    rp = replay_game(dataset, game)
+        raise war.UsageError("--format html shows the whole game (open it at a battle with #battle=N); "
+                             "--battle, --battles, --wars and --follow are for text and json")
+    span = war.parse_range(battles) if battles is not None else None
+    rp = war.replay_game(dataset, game)
     warning = rp.disagreement()
     if warning:
         say_error(f"warning: {warning}")
     if fmt is ReplayFormat.html:
-        from ..present.replay_page import render_page  # lazy: keeps war --help fast
-
-        text = render_page(rp)
-    elif follow is not None:
-        journey = follow_card(rp, parse_card(rp, follow), battle, span, wars)
-        ranged = battle is not None or span is not None or wars
-        text = (json.dumps({"game": rp.record, "disagreements": rp.disagreements, "follow": journey},
-                           ensure_ascii=False)
-                if fmt is ReplayFormat.json else render_follow(rp, journey, ranged))
-    elif fmt is ReplayFormat.json:
-        text = json.dumps(as_json(rp, battle, span, wars), ensure_ascii=False)
+        text = war.render_page(rp)
     else:
-        text = render_text(rp, battle, span, wars)
+        text = war.render_replay(rp, fmt.value, battle, span, wars, follow)
     if output is None:
         typer.echo(text)
     else:
-        from ..storage.files import atomic_write_bytes  # lazy: keeps war --help fast
-
-        atomic_write_bytes(output, (text + "\n").encode())
+        war.write_file(output, (text + "\n").encode())

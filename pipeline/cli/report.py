@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from ..errors import ReportError
+import pipeline as war
+
 from .app import app
 
 
@@ -30,19 +31,17 @@ def report(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),
 ) -> None:
     """Charts and tables of the dataset's statistics, every number a named query's result."""
-    from ..present.report_page import GAME_PAGES, write_charts, write_report  # lazy: altair, vl-convert
-
     if not 0 <= games <= 100:
-        raise ReportError(f"--games must be 0 to 100, got {games}")
+        raise war.ReportError(f"--games must be 0 to 100, got {games}")
     if fmt is ReportFormat.html:
         target = output if output is not None else Path("report.html")
-        written = write_report(dataset, target, dataset=dataset, game_pages=game_pages,
-                               games_per_kind=games, overwrite=overwrite)
+        written = war.write_report(dataset, target, dataset=dataset, game_pages=game_pages,
+                                   games_per_kind=games, overwrite=overwrite)
         pages = len(written) - 1
-        extra = f" and {pages} replay pages in {target.parent / GAME_PAGES.format(stem=target.stem)}" if pages else ""
+        extra = f" and {pages} replay pages in {written[1].parent}" if pages else ""
         typer.echo(f"wrote {target} ({written[0].stat().st_size / 1e6:.1f} MB){extra}")
         return
     if output is None:
-        raise ReportError(f"--format {fmt.value} needs --output FOLDER for the chart files")
-    paths = write_charts(dataset, output, fmt.value, overwrite=overwrite)
+        raise war.ReportError(f"--format {fmt.value} needs --output FOLDER for the chart files")
+    paths = war.write_charts(dataset, output, fmt.value, overwrite=overwrite)
     typer.echo(f"wrote {len(paths)} charts to {output}")

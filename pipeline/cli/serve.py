@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+import pipeline as war
+
 from .app import app
 
 
@@ -15,12 +17,9 @@ def serve(
                              help="Address to listen on; anything but 127.0.0.1 lets other machines in."),
 ) -> None:
     """Browse the dataset: the report, the games (filter, sort, page) and any game's replay."""
-    from ..errors import UsageError
-    from ..present.serve import serve as run_server  # lazy: starlette, uvicorn
-
     if not 0 <= port <= 65535:
-        raise UsageError(f"--port must be 0 to 65535, got {port}")
+        raise war.UsageError(f"--port must be 0 to 65535, got {port}")
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: listening on {host}: other machines can read this dataset", err=True)
-    run_server(dataset, host=host, port=port, name=dataset,
-               ready=lambda url: typer.echo(f"serving {dataset} at {url} (Ctrl-C stops)", err=True))
+    war.serve(dataset, host=host, port=port, name=dataset,
+              ready=lambda url: typer.echo(f"serving {dataset} at {url} (Ctrl-C stops)", err=True))

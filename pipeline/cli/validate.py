@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+import pipeline as war
+
 from .app import app, prepare_engine, progress
 
 
@@ -16,19 +18,15 @@ def validate(
     show: int = typer.Option(50, "--show", metavar="N", help="Print at most this many problems."),
 ) -> None:
     """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
-    from ..errors import DatasetError  # lazy: keeps war --help fast
-    from ..jobs.validate import validate as run_validate  # lazy: keeps war --help fast
-    from ..storage.dataset import Dataset  # lazy: keeps war --help fast
-
     if show < 0:
-        raise DatasetError(f"--show must be at least 0, got {show}")
+        raise war.DatasetError(f"--show must be at least 0, got {show}")
 
-    rule_sets = Dataset.open(dataset, check_paths=False).manifest.rule_sets
+    rule_sets = war.open_dataset(dataset, check_paths=False).manifest.rule_sets
     total = sum(e.games for e in rule_sets)
     if total:
         prepare_engine([e.rules for e in rule_sets], validation=True)
     with progress(total, "validating", quiet) as tick:
-        report = run_validate(dataset, tick, workers=workers, deep=deep)
+        report = war.validate(dataset, tick, workers=workers, deep=deep)
     for p in report.problems[:show]:
         typer.echo(f"BAD {p}")
     if len(report.problems) > show:

@@ -1,4 +1,5 @@
-"""Replaying one game from its log, battle by battle, for a person debugging it.
+"""Replaying one game from its log, battle by battle, for a person debugging it (text) or a
+program (JSON), or following one card through it.
 
 The log is first checked against the engine (every event must be what the rules make of the
 one before); then a ledger walks it to give the piles before and after every battle.
@@ -6,6 +7,7 @@ one before); then a ledger walks it to give the piles before and after every bat
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from ..engines.event import Event
@@ -431,3 +433,19 @@ def render_follow(rp: GameReplay, journey: dict, ranged: bool = False) -> str:
     lines.append(f"{journey['label']} moved in {moved} battle{'s' * (moved != 1)}"
                  + (" of those shown." if ranged else "."))
     return "\n".join(lines)
+
+
+def render_replay(rp: GameReplay, fmt: str = "text", battle: int | None = None,
+                  battles: tuple[int, int | None] | None = None, wars: bool = False,
+                  card: str | int | None = None) -> str:
+    """The replay as `war replay` prints it, `fmt` text or json: the battles `select` shows, or
+    with `card` (a label or a code) that card's journey through them."""
+    if card is not None:
+        journey = follow(rp, parse_card(rp, card), battle, battles, wars)
+        if fmt == "json":
+            return json.dumps({"game": rp.record, "disagreements": rp.disagreements, "follow": journey},
+                              ensure_ascii=False)
+        return render_follow(rp, journey, battle is not None or battles is not None or wars)
+    if fmt == "json":
+        return json.dumps(as_json(rp, battle, battles, wars), ensure_ascii=False)
+    return render_text(rp, battle, battles, wars)

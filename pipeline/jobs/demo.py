@@ -1,0 +1,58 @@
+"""The demo: the main job on a small default, as steps a front end shows one after another
+(generate a dataset, replay one game, answer a few questions, validate the dataset), each with
+the `war` command that does the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ..model.rules import build_rules
+from ..model.schema import RuleSet
+from .generate import DEFAULT_SHARD_SIZE, Plan, check_arguments, generate
+from .query import run
+from .replay import replay_game
+from .validate import validate
+
+SEED = 42
+QUESTIONS = ("outcomes", "game_length", "seat_win_rate", "war_depth")
+# the game to replay: the shortest that a player won with at least one war on the way
+SHOWN_GAME = ("SELECT game_id FROM games ORDER BY outcome = 'win' AND war_battles > 0 DESC, "
+              "battles, game_id LIMIT 1")
+
+
+@dataclass(frozen=True)
+class DemoStep:
+    """One step: `kind` (generate, replay, query or validate), the `war` `command` that does the
+    same, and `run`, which does it and returns its result: the manifest (generate; it takes a
+    progress callback), a jobs.replay.GameReplay (replay), a pyarrow Table (query), a
+    jobs.validate.Report (validate). `games` and `rule_sets` are what generate plays."""
+
+    kind: str
+    command: str
+    run: Callable[..., object]
+    games: int = 0
+    rule_sets: tuple[RuleSet, ...] = ()
+
+
+def demo(out: str | Path = "data/demo", games: int = 2000) -> Iterator[DemoStep]:
+    """The demo's steps, in order: `games` games of Classic War with seed 42 into `out`
+    (replacing the dataset there), the replay of the shortest game won with a war, the named
+    queries of QUESTIONS, then validation. Run each step before asking for the next: a step is
+    made from what the ones before it wrote."""
+    plans = [Plan(build_rules("classic"), games)]
+    check_arguments(plans, SEED, 1, DEFAULT_SHARD_SIZE)
+    yield DemoStep("generate", f"war generate --variant classic --games {games} --seed {SEED} --out {out} --overwrite",
+                   partial(_generate, out, plans), games, tuple(p.rules for p in plans))
+    shown = run(out, sql=SHOWN_GAME).to_pylist()[0]["game_id"]
+    yield DemoStep("replay", f"war replay {out} {shown}", partial(replay_game, out, shown))
+    for name in QUESTIONS:
+        yield DemoStep("query", f"war query {out} {name}", partial(run, out, name=name))
+    yield DemoStep("validate", f"war validate {out}", partial(validate, out))
+
+
+def _generate(out, plans: list[Plan], progress: Callable[[int], None] | None = None):
+    return generate(out, plans, SEED, overwrite=True, progress=progress)

@@ -1,0 +1,24 @@
+"""Statistics with DuckDB over a dataset's Parquet files, in place, read-only.
+
+- `registry`: the named queries of `queries/`, their headers and parameters.
+- `safety`: only statements that read may run, checked before anything runs; DuckDB's errors
+  as QueryErrors.
+- `session`: a DuckDB connection with the views games, events, event_rows, rules, battles and
+  cards, locked to the dataset's files (and the paths of `allow_read`).
+- `stream`: a query's `Result`, whose rows come as Arrow record batches, never all at once.
+- `answer`: `open_query`, `describe` and `run`, which put these together.
+"""
+
+from .answer import describe, open_query, run
+from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir
+from .safety import check_sql, check_statement, parse_statements
+from .session import EVENT_VIEWS, Session, connect, events_sql, schema_session
+from .stream import BATCH_ROWS, Result
+
+__all__ = [
+    "run", "open_query", "describe",
+    "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
+    "check_sql", "check_statement", "parse_statements",
+    "EVENT_VIEWS", "Session", "connect", "events_sql", "schema_session",
+    "BATCH_ROWS", "Result",
+]

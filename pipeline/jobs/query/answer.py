@@ -1,0 +1,74 @@
+"""Answering a query: a named query with its parameters bound, or ad-hoc SQL, checked, then
+opened in a session over the dataset (with the event views only when the SQL reads them), its
+columns told, or its whole result run into a table.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import duckdb
+import pyarrow as pa
+
+from ...errors import QueryError
+from .registry import named_query
+from .safety import ST, check_sql, parse_statements, sql_error, statement_type
+from .session import EVENT_VIEWS, connect, schema_session
+from .stream import Result
+
+
+def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -> tuple[str, dict]:
+    params = dict(params or {})
+    if name is not None:
+        if sql is not None:
+            raise QueryError("give a query `name` or `sql`, not both", params=("name", "sql"))
+        q = named_query(name)
+        bound = q.bind(params)
+        sql = q.sql
+    else:
+        bound = params
+    check_sql(sql)
+    return sql, bound
+
+
+def open_query(root, sql: str | None = None, name: str | None = None,
+               params: dict[str, str] | None = None, allow_read: Iterable = ()) -> Result:
+    """A named query (`name`, with `params` {name: value as text}) or ad-hoc SQL over the dataset
+    at `root`, checked and bound but not yet run. `root` None binds it to empty views of the
+    dataset schema (to tell its columns without a dataset). Close the Result when done."""
+    sql, bound = _prepare(sql, name, params)
+    events = bool(EVENT_VIEWS.search(sql))
+    session = schema_session(events) if root is None else connect(root, events, allow_read)
+    try:
+        relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
+    except duckdb.Error as err:
+        session.close()
+        raise sql_error(err) from None
+    except BaseException:
+        session.close()
+        raise
+    if relation is None:  # cannot happen for the statements check_sql lets through
+        session.close()
+        raise QueryError("the statement returns no result")
+    explain = statement_type(parse_statements(sql)[0]) == ST.EXPLAIN
+    return Result(session, relation, explain)
+
+
+def describe(root, sql: str | None = None, name: str | None = None,
+             params: dict[str, str] | None = None, allow_read: Iterable = ()) -> pa.Table:
+    """The result's columns (`column`, `type`), found by binding the query, without running it."""
+    with open_query(root, sql, name, params, allow_read) as result:
+        cols = result.columns
+    return pa.table({"column": [c for c, _ in cols], "type": [t for _, t in cols]})
+
+
+def run(root, sql: str | None = None, name: str | None = None, params: dict[str, str] | None = None,
+        allow_read: Iterable = ()) -> pa.Table:
+    """Run a named query (`name`, with `params` {name: value as text}) or ad-hoc SQL over the
+    dataset at `root`; the whole result as a pyarrow Table (`open_query` streams it instead).
+    The views are those of `connect`: games, events, event_rows, rules, battles, cards. A query
+    may only read: a statement that writes or loads anything is refused before it runs, and
+    files outside the dataset are readable only under the paths of `allow_read`."""
+    with open_query(root, sql, name, params, allow_read) as result:
+        reader = result.batches()
+        return pa.Table.from_batches(list(reader), schema=reader.schema)

@@ -1,0 +1,127 @@
+"""The named queries: the `.sql` files of `queries/`, each with a header that says what it
+answers and which parameters it takes:
+
+    -- summary: How long do games last?                  (optional; else the first sentence)
+    -- answers: How long do games last, per variant and rule set? ...
+    -- param: limit INTEGER = 20 -- how many games to list
+
+A parameter's value arrives as text and is converted to its type here; DuckDB binds it
+(`$limit`), never pasted into the SQL text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...errors import QueryError
+
+PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:--\s*(.*))?$")
+TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None}
+FIRST_SENTENCE = re.compile(r"^(.*?[.?!])(?:\s+(?=[A-Z(])|$)")
+
+
+@dataclass
+class Param:
+    name: str
+    type: str
+    default: str | None
+    help: str
+
+    def convert(self, text: str):
+        if self.type == "BOOLEAN":
+            if text.lower() in ("true", "1", "yes"):
+                return True
+            if text.lower() in ("false", "0", "no"):
+                return False
+            raise QueryError(f"parameter {self.name!r} wants true or false, got {text!r}")
+        try:
+            return TYPES[self.type](text)
+        except ValueError:
+            raise QueryError(f"parameter {self.name!r} wants {self.type.lower()}, got {text!r}") from None
+
+
+@dataclass
+class NamedQuery:
+    name: str
+    answers: str
+    sql: str
+    params: list[Param] = field(default_factory=list)
+    summary: str = ""
+
+    @property
+    def body(self) -> str:
+        """The SQL without its header comment."""
+        lines = self.sql.splitlines()
+        while lines and lines[0].startswith("--"):
+            lines.pop(0)
+        return "\n".join(lines).strip() + "\n"
+
+    def bind(self, params: dict[str, str]) -> dict:
+        """The values of this query's parameters: those of `params` {name: value as text}
+        converted to their types, the defaults for the rest."""
+        known = {p.name: p for p in self.params}
+        for key in params:
+            if key not in known:
+                raise QueryError(f"query {self.name!r} has no parameter {key!r}"
+                                 f" (it takes: {', '.join(known) or 'none'})")
+        bound = {}
+        for p in self.params:
+            if p.name in params:
+                bound[p.name] = p.convert(params[p.name])
+            elif p.default is not None:
+                bound[p.name] = p.convert(p.default)
+            else:
+                raise QueryError(f"query {self.name!r} needs `params` {p.name}=...", params=("params",))
+        return bound
+
+
+def queries_dir() -> Path:
+    """The folder of the named queries: `queries/` in a checkout, `pipeline/_queries/` installed."""
+    package = Path(__file__).resolve().parents[2]
+    for candidate in (package.parent / "queries", package / "_queries"):
+        if candidate.is_dir():
+            return candidate
+    raise QueryError("the named queries folder is missing from this installation")
+
+
+def parse_query(path: Path) -> NamedQuery:
+    text = path.read_text(encoding="utf-8")
+    answers, params, summary = [], [], ""
+    for line in text.splitlines():
+        if not line.startswith("--"):
+            break
+        m = PARAM_LINE.match(line)
+        if m:
+            name, type_, default, help_ = m.groups()
+            type_ = type_.upper()
+            if type_ not in TYPES:
+                raise QueryError(f"{path.name}: parameter {name!r} has unknown type {type_}")
+            params.append(Param(name, type_, default, help_ or ""))
+        elif line.startswith("-- summary:"):
+            summary = line.removeprefix("-- summary:").strip()
+        elif line.startswith("-- answers:"):
+            answers.append(line.removeprefix("-- answers:").strip())
+        elif answers and line.startswith("--   "):
+            answers.append(line[2:].strip())
+    if not answers:
+        raise QueryError(f"{path.name}: header has no `-- answers:` line")
+    answer = " ".join(answers)
+    if not summary:
+        m = FIRST_SENTENCE.match(answer)
+        summary = m.group(1) if m else answer
+    return NamedQuery(path.stem, answer, text, params, summary)
+
+
+def named_queries() -> dict[str, NamedQuery]:
+    """Every named query by name: what it answers (`answers`, and `summary` in one sentence),
+    its SQL and its parameters."""
+    return {p.stem: parse_query(p) for p in sorted(queries_dir().glob("*.sql"))}
+
+
+def named_query(name: str) -> NamedQuery:
+    queries = named_queries()
+    if name not in queries:
+        raise QueryError(f"unknown query {name!r} (named queries: {', '.join(queries)})")
+    return queries[name]

@@ -1,0 +1,101 @@
+"""Which statements a query may run: only those that read (SELECT and its kin), checked before
+anything runs; and DuckDB's errors said as QueryErrors, a read the session's lock refused
+naming what lets it through.
+"""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+from ...errors import QueryError
+
+ST = duckdb.StatementType
+READING = {ST.SELECT, ST.MULTI, ST.CALL}  # MULTI: a PIVOT, which DuckDB splits in two
+READ_PRAGMAS = {"table_info", "show", "show_tables", "show_tables_expanded", "show_databases",
+                "database_list", "database_size", "storage_info", "version", "platform",
+                "functions", "collations", "user_agent", "metadata_info"}
+SKIP = r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*"
+FIRST_WORD = re.compile(SKIP + r"([A-Za-z_]+)", re.S)
+EXPLAIN = re.compile(SKIP + r"EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?(.*)$", re.S | re.I)
+PRAGMA = re.compile(SKIP + r"PRAGMA\s+(\w+)", re.S | re.I)
+SAVE_HINT = "to save a result, use `output` FILE"
+PERMISSION = re.compile(r'Cannot access (?:file|directory) "([^"]*)"')
+
+
+def refusal(kind: str) -> QueryError:
+    return QueryError(f"{kind} is refused: a query may only read its dataset (SELECT, WITH, "
+                      f"DESCRIBE, SUMMARIZE, SHOW, EXPLAIN, PIVOT); {SAVE_HINT}", params=("output",))
+
+
+def statement_type(statement):
+    """The statement's DuckDB StatementType; None for a kind this DuckDB's Python API cannot name."""
+    try:
+        return statement.type
+    except ValueError:
+        return None
+
+
+def _kind(statement) -> str:
+    m = FIRST_WORD.match(statement.query)
+    word = m.group(1).upper() if m else "this statement"
+    if word == "COPY":
+        return "COPY ... TO" if re.search(r"\bTO\b", statement.query, re.I) else "COPY ... FROM"
+    return {"EXPORT": "EXPORT DATABASE", "IMPORT": "IMPORT DATABASE"}.get(word, word)
+
+
+def check_statement(statement) -> None:
+    """Refuse a statement that could write, load or change anything (QueryError naming its kind)."""
+    kind = statement_type(statement)
+    if kind in READING:
+        return
+    if kind == ST.PRAGMA:
+        m = PRAGMA.match(statement.query)
+        if m and m.group(1).lower() in READ_PRAGMAS:
+            return
+    if kind == ST.EXPLAIN:
+        m = EXPLAIN.match(statement.query)
+        inner = parse_statements(m.group(1)) if m and m.group(1).strip() else []
+        if len(inner) == 1:
+            try:
+                check_statement(inner[0])
+                return
+            except QueryError:
+                raise refusal(f"EXPLAIN {_kind(inner[0])}") from None
+    raise refusal(_kind(statement))
+
+
+def parse_statements(sql: str) -> list:
+    try:
+        return duckdb.extract_statements(sql)
+    except duckdb.Error as err:
+        raise sql_error(err) from None
+
+
+def check_sql(sql: str) -> None:
+    """The SQL is one statement that only reads; else a QueryError that says why, before
+    anything has run."""
+    if not sql or not sql.strip():
+        raise QueryError("no SQL given")
+    statements = parse_statements(sql)
+    if not statements:
+        raise QueryError("no SQL given (only comments)")
+    for s in statements:
+        check_statement(s)
+    if len(statements) > 1:
+        raise QueryError(f"give one statement, not {len(statements)} (WITH names a part of a query)")
+
+
+def sql_error(err: Exception) -> QueryError:
+    """A DuckDB (or Arrow) error as a one-line QueryError: a file outside the dataset names
+    `allow_read`, an extension load is refused as writing would be, anything else is an SQL error."""
+    text = str(err).strip()
+    m = PERMISSION.search(text)
+    if m:
+        return QueryError(f"the query reads {m.group(1)!r}, outside the dataset; `allow_read` "
+                          "PATH lets a query read files under PATH", params=("allow_read",))
+    if "Loading external extensions is disabled" in text:
+        return refusal("loading an extension")
+    first = text.splitlines()[0] if text else type(err).__name__
+    return QueryError(f"SQL error: {first}")

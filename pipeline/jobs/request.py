@@ -1,0 +1,122 @@
+"""A `generate` run as a command line asks for it: rule sets from variant names, OPTION=VALUE
+options and rule files; each seat's policy from SEAT=POLICY; the executor; the dataset's
+default place. Every argument is checked before anything is touched. The run, when Ctrl-C or
+a failing disk stops it, says what is left and how to finish; the sizes of the files it wrote.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ..engines.choice import compiled_plays
+from ..engines.policies import parse_seating
+from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted
+from ..model.rules import build_rules, load_rules_file, parse_sets
+from ..model.schema import Manifest, RuleSet
+from ..storage.journal import WORK_DIR
+from ..storage.location import StorePath, location
+from .generate import DEFAULT_SHARD_SIZE, Plan, check_arguments, generate, make_plans
+
+EXECUTORS = ("local", "dask")
+
+
+@dataclass
+class GenerateRequest:
+    """A checked run of `generate`: its plans, where it writes, and how."""
+
+    plans: list[Plan]
+    out: Path | StorePath
+    seed: int | None = None
+    workers: int = 1
+    shard_size: int = DEFAULT_SHARD_SIZE
+    overwrite: bool = False
+    append: bool = False
+    resume: bool = False
+    scheduler: str | None = None
+
+    @property
+    def games(self) -> int:
+        """Games in the run, over every rule set."""
+        return sum(p.games for p in self.plans)
+
+    @property
+    def compiled_rule_sets(self) -> list[RuleSet]:
+        """The rule sets whose games the compiled engine plays: those to warm before the run."""
+        return [p.rules for p in self.plans if compiled_plays(p.rules, p.deals, p.policies)]
+
+    def run(self, progress: Callable[[int], None] | None = None, command: Sequence[str] | None = None) -> Manifest:
+        """Generate the dataset; the manifest. Stopped by Ctrl-C or a failing disk, it raises
+        Interrupted or a StorageError that says so and how to finish: `command`, the `war`
+        arguments of the run (as typed after `war`), again with --resume; without it, the same
+        command with --resume."""
+        try:
+            return generate(self.out, self.plans, self.seed, workers=self.workers, overwrite=self.overwrite,
+                            shard_size=self.shard_size, progress=progress, append=self.append,
+                            resume=self.resume, scheduler=self.scheduler)
+        except BaseException as err:
+            stopped = interrupted(err) and not isinstance(err, Interrupted)
+            if stopped or isinstance(err, StorageError):
+                raise self._unfinished(err if not stopped else None, command) from None
+            raise
+
+    def _unfinished(self, err: StorageError | None, command: Sequence[str] | None) -> WarError:
+        """The one line for a run stopped by Ctrl-C (err None) or a failing disk: what happened,
+        and the command that finishes the run when it left a journal to finish from."""
+        out = self.out
+        what = "interrupted" if err is None else str(err)
+        if (out / WORK_DIR).exists():
+            args = [a for a in (command or []) if a != "--overwrite"]
+            if "--resume" not in args:
+                args.append("--resume")
+            how = f"war {shlex.join(args)}" if args[:1] == ["generate"] else "the same command with --resume"
+            text = f"{what}; finish with: {how}"
+        elif (out / "manifest.json").exists():
+            text = f"{what}; the dataset in {str(out)!r} is as it was"
+        else:
+            text = f"{what}; nothing was written to {str(out)!r}"
+        if err is None:
+            return Interrupted(text)
+        return StorageError(text, exit_code=err.exit_code)
+
+    def sizes(self, manifest: Manifest) -> dict[str, int]:
+        """Bytes of the `games` and `events` files of this run's rule sets, in `manifest`."""
+        new = {e.ordinal for e in manifest.rule_sets[-len(self.plans):]}
+        return {t: sum((self.out / f.path).stat().st_size for f in manifest.files if f.table == t and f.rule_set in new)
+                for t in ("games", "events")}
+
+
+def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), rule_files: Sequence[str | Path] = (),
+                     games: int | None = None, deals: str | Path | None = None, policies: Sequence[str] = (),
+                     tournament: Sequence[str] = (), seed: int | None = None, out: str | Path | None = None,
+                     workers: int = 1, shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False,
+                     append: bool = False, resume: bool = False, executor: str = "local",
+                     scheduler: str | None = None) -> GenerateRequest:
+    """A run of `generate` from a command line's arguments, each checked before anything is
+    touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
+    one per file of `rule_files` (options go in the file), else Classic War with `options`;
+    `policies` as SEAT=POLICY texts (or a `tournament`), as in make_plans; `executor` local
+    (processes) or dask (with the `scheduler` address). `out` defaults to data/VARIANT-sSEED
+    (the variants joined by dashes); `append` needs it."""
+    parsed = parse_sets(list(options))
+    rule_sets = [build_rules(name, parsed) for name in variants]
+    if rule_files and parsed:
+        raise RulesError("`options` applies to `variants`; put options for a `rule_files` file in the file",
+                         params=("options", "variants", "rule_files"))
+    rule_sets += [load_rules_file(p) for p in rule_files]
+    if not rule_sets:
+        rule_sets = [build_rules("classic", parsed)]
+    if executor not in EXECUTORS:
+        raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
+    if (executor == "dask") != (scheduler is not None):
+        raise RulesError("`executor` dask needs `scheduler` ADDRESS (and `scheduler` needs `executor` dask)",
+                         params=("executor", "scheduler"))
+    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament)
+    if append and out is None:
+        raise RulesError("`append` needs `out`, the dataset to add to", params=("append", "out"))
+    check_arguments(plans, seed, workers, shard_size)
+    if out is None:
+        out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"
+    return GenerateRequest(plans, location(out), seed, workers, shard_size, overwrite, append, resume, scheduler)

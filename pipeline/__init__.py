@@ -21,7 +21,8 @@ The public API, in the order of the data's way::
   finish a run Ctrl-C or a full disk stopped. warm_engines: load (or compile, once) the compiled
   engines of some rule sets before the work starts. demo: the steps of `war demo`.
 - open_dataset, replay_game, render_text, render_replay, parse_range, validate: reading a
-  dataset; render_page: a replay as a self-contained web page.
+  dataset (check_validate_workers: validate's `workers`, checked before anything is read);
+  render_page: a replay as a self-contained web page.
 - query, open_query (streamed, in Arrow batches), describe_query (the columns only),
   named_queries, named_query, queries_dir: SQL over a dataset; write_result: a result as a
   table, CSV, JSON, JSON Lines or Parquet.
@@ -63,6 +64,7 @@ __all__ = [
     "VARIANTS", "describe_variants", "describe_policies", "build_rules", "load_rules",
     "Plan", "make_plans", "generate", "generate_request", "GenerateRequest", "warm_engines", "demo",
     "open_dataset", "replay_game", "render_text", "render_replay", "parse_range", "render_page", "validate",
+    "check_validate_workers",
     "query", "open_query", "describe_query", "named_queries", "named_query", "queries_dir", "write_result",
     "write_report", "write_charts", "serve",
     "play_game", "write_file",
@@ -87,6 +89,7 @@ _LAZY = {
     "parse_range": ("pipeline.jobs.replay", "parse_range"),
     "render_page": ("pipeline.present.replay_page", "render_page"),
     "validate": ("pipeline.jobs.validate", "validate"),
+    "check_validate_workers": ("pipeline.jobs.validate", "check_workers"),
     "query": ("pipeline.jobs.query", "run"),
     "open_query": ("pipeline.jobs.query", "open_query"),
     "describe_query": ("pipeline.jobs.query", "describe"),
@@ -109,6 +112,7 @@ if TYPE_CHECKING:
     from .jobs.query import run as query
     from .jobs.replay import parse_range, render_replay
     from .jobs.request import GenerateRequest, generate_request
+    from .jobs.validate import check_workers as check_validate_workers
     from .jobs.validate import validate
     from .model.rules import build_rules
     from .model.rules import load_rules_file as load_rules

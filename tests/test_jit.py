@@ -90,10 +90,10 @@ def test_numba_opt_in_the_environment_wins(monkeypatch):
 
 
 @pytest.mark.parametrize("dispatcher, quick, linked", [
-    (table.play_games, True, False), (steal.play_games, True, False), (arneson.play_games, True, False),
-    (table.play_game, True, True), (loop.deal, True, True), (battle.war_round, True, True),
-    (battle.settle, True, True), (moves.reshuffle, True, True), (steal.play_game, True, True),
-    (arneson.play_game, True, True), (compiled_codec.encode_pass, False, False), (invariants.balance, False, False),
+    (loop.play_games, True, False), (loop.play_game, True, True), (loop.deal, True, True),
+    (table.battle, True, True), (battle.war_round, True, True), (battle.settle, True, True),
+    (moves.reshuffle, True, True), (steal.battle, True, True), (arneson.battle, True, True),
+    (compiled_codec.encode_pass, False, False), (invariants.balance, False, False),
 ])
 def test_engines_compile_quick_and_the_encoder_and_checks_do_not(dispatcher, quick, linked):
     """The games' entry points compile quick; the steps below them quick and only to be linked

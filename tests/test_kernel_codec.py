@@ -16,7 +16,8 @@ from pipeline.engines.event import Event  # noqa: E402
 from pipeline.engines.compiled.layout import KIND_COLLECT, KIND_DECISION, KIND_DOWN, KIND_END, KIND_FORFEIT, KIND_PLAY, KIND_SET_ASIDE, KIND_WAR, NOTES, SUMMARY_EVENTS  # noqa: E402
 from pipeline.engines.table.compiled import play_arrays  # noqa: E402
 from pipeline.log.compiled import events_from_arrays  # noqa: E402
-from pipeline.log.compiled_codec import find_shape, forget_shape_texts  # noqa: E402
+from pipeline.log.compiled_codec import find_shape  # noqa: E402
+from pipeline.log.row_encoder import forget_shape_texts  # noqa: E402
 from pipeline.errors import RulesError  # noqa: E402
 from pipeline.model.rules import build_rules  # noqa: E402
 from pipeline.model.schema import EVENT_KINDS  # noqa: E402

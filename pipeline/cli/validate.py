@@ -20,6 +20,7 @@ def validate(
     """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
     if show < 0:
         raise war.DatasetError(f"--show must be at least 0, got {show}")
+    war.check_validate_workers(workers)
 
     rule_sets = war.open_dataset(dataset, check_paths=False).manifest.rule_sets
     total = sum(e.games for e in rule_sets)

@@ -21,7 +21,7 @@ from ..engines.compiled.layout import (
     GameArrays,
 )
 from ..model.schema import GAME_ID_STRIDE, OUTCOMES, RuleSet
-from .compiled_codec import RowEncoder, encode_rows, shape_texts
+from .row_encoder import RowEncoder, encode_rows, shape_texts
 from .tables import EVENT_SCHEMA, GAME_SCHEMA
 
 

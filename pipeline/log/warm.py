@@ -80,11 +80,11 @@ def _encoder_and_checks(validation: bool) -> list[tuple[str, object]]:
     return [("encode_pass", encode_pass)] + ([("balance", balance)] if validation else [])
 
 
-def _cached(dispatcher, game=None) -> bool:
+def _cached(dispatcher, *arguments) -> bool:
     """Whether numba's cache holds machine code of `dispatcher` for this source and this
-    machine, and when `game` (a state.Game) is given, for a signature that takes a game of its
-    type. Reads numba's cache index (not a public API): when it cannot tell, True, so that the
-    first run says nothing rather than something false."""
+    machine, for a signature that takes each of `arguments`' types (a game, a family's state).
+    Reads numba's cache index (not a public API): when it cannot tell, True, so that the first
+    run says nothing rather than something false."""
     try:
         from numba import typeof
 
@@ -92,15 +92,16 @@ def _cached(dispatcher, game=None) -> bool:
         index = cache._cache_file._load_index()
         codegen = dispatcher.targetctx.codegen()
         _sig, magic, code = cache._index_key(None, codegen)
-        wanted = None if game is None else typeof(game)
-        return any(key[1] == magic and key[2] == code and (wanted is None or wanted in key[0]) for key in index)
+        wanted = [typeof(argument) for argument in arguments]
+        return any(key[1] == magic and key[2] == code and all(w in key[0] for w in wanted) for key in index)
     except Exception:  # numba's internals moved: say nothing
         return True
 
 
 def _build_cached(build: Build) -> bool:
     """Whether numba's cache holds the build's games (its play_games for its kind of game)."""
-    return _cached(ENGINES[build[0]].play_games, _warm_structures(build)["game"])
+    structures = _warm_structures(build)
+    return _cached(ENGINES[build[0]].play_games, structures["game"], structures["family"])
 
 
 def compile_estimate(validation: bool = False, engines=None) -> float:

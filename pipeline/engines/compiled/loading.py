@@ -17,6 +17,9 @@ tests/test_loading.py says which."""
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 try:
     from numba.core.caching import FunctionCache
     from numba.core.runtime import rtsys
@@ -27,10 +30,31 @@ except ImportError:  # pragma: no cover - without numba nothing compiles
     LOADING = False
 
 
+def source_stamp() -> str:
+    """A hash of the modification time and size of every source file of the compiled code (the
+    engines and the log's compiled encoder and checks): numba keys a cached function by its own
+    file only, but the loop's machine code holds every family's steps, from other files."""
+    global _STAMP
+    if _STAMP is None:
+        root = Path(__file__).resolve().parents[2]
+        stamps = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns, p.stat().st_size)
+                        for folder in ("engines", "log") for p in (root / folder).rglob("*.py"))
+        _STAMP = hashlib.sha256(repr(stamps).encode()).hexdigest()
+    return _STAMP
+
+
+_STAMP: str | None = None
+
+
 if LOADING:
     class EngineCache(FunctionCache):
         """numba's cache of one function, whose loads start the runtime instead of refreshing
-        the whole target context."""
+        the whole target context, and whose entries are keyed by the whole compiled code's
+        sources (source_stamp), so that an edited step is never run from an older cache."""
+
+        def _index_key(self, sig, codegen):
+            key = super()._index_key(sig, codegen)
+            return key[:2] + (tuple(key[2]) + (source_stamp(),),)
 
         def load_overload(self, sig, target_context):
             rtsys.initialize(target_context)

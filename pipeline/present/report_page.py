@@ -19,45 +19,16 @@ from pathlib import Path
 from ..errors import ReportError
 from ..storage.files import atomic_write_bytes, make_folder
 from .report import ReportData, build_report_data
-from .charts import Figure, Palette, overview_palette, pct, rule_set_palette, sections
+from .charts import overview_palette, rule_set_palette, sections
+from .charts.figure import Figure, Palette
+from .charts.render import render_png, render_svg
+from .numbers import pct
 
 GAME_PAGES = "{stem}-games"      # the folder of linked replay pages, beside the report
 
 
 def default_game_href(stem: str) -> Callable[[int], str]:
     return lambda game_id: f"{GAME_PAGES.format(stem=stem)}/{game_id}.html"
-
-
-# ----------------------------------------------------------------------------- rendering charts
-
-def _spec(fig: Figure) -> dict:
-    import altair as alt  # lazy: altair takes a second to import
-
-    with alt.utils.schemapi.debug_mode(False):
-        return fig.spec()
-
-
-def render_svg(fig: Figure) -> str:
-    """The chart as SVG markup, its ids prefixed with the figure's so charts never share one."""
-    import vl_convert as vlc  # lazy: loads the Vega runtime
-
-    svg = vlc.vegalite_to_svg(_spec(fig), allowed_base_urls=[])
-    # vl-convert numbers gradients across calls; renumber per figure so the page is the same
-    # bytes however many charts were drawn before it
-    prefix = re.sub(r"[^A-Za-z0-9_-]", "-", fig.id)
-    names = list(dict.fromkeys(re.findall(r'\bid="([^"]+)"', svg)))
-    new = {name: f"{prefix}-{i}" for i, name in enumerate(names)}
-    if new:
-        pattern = re.compile(r'(\bid="|url\(#|href="#)(' + "|".join(map(re.escape, names)) + r')(?=[")])')
-        svg = pattern.sub(lambda m: m.group(1) + new[m.group(2)], svg)
-    svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
-    return svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(fig.title)}" ', 1)
-
-
-def render_png(fig: Figure, scale: float = 2.0) -> bytes:
-    import vl_convert as vlc  # lazy: loads the Vega runtime
-
-    return vlc.vegalite_to_png(_spec(fig), scale=scale, allowed_base_urls=[])
 
 
 def all_sections(data: ReportData):

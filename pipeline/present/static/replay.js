@@ -1,5 +1,5 @@
 "use strict";
-// One game of War, one battle at a time. The data (pipeline/jobs/replay_page.py, page_data):
+// One game of War, one battle at a time. The data (pipeline/present/replay_page.py, page_data):
 // each battle's events, and each seat's cards as a diff from the battle before, with a full
 // position every `keyframe` battles. Only the battle shown is laid out.
 (function () {

@@ -10,7 +10,9 @@ The page's DOM says what it shows, for tests and automation: `document.body.data
 the battle shown (0 for the deal), and each seat's element `[data-seat=S]` has `data-cards`, the
 cards the seat holds after that battle as labels separated by spaces, in the order of
 `held_after` in `war replay --format json`: its pile top first, then its won pile top first,
-then its hand by code.
+then its hand by code. The log `#events` has a line `li[data-kind]` for each event of the
+battle (at the deal, the deal's; at the last battle, the end too): its sentence, the one
+model.event_kinds.sentence gives, filled by the script from the templates in the data.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 
 from ..jobs.replay import GameReplay, layout_of, replay_game
+from ..model.event_kinds import page_sentences, template
 from ..model.variants import variant
 from .pages import inline, render, static
 
@@ -123,7 +126,14 @@ def page_data(rp: GameReplay) -> dict:
         "deal": [_event(ev) for ev in rp.deal],
         "end": _event(rp.end),
         "disagreement": rp.disagreement(),
+        "sentences": sentences(),
     }
+
+
+def sentences() -> dict:
+    """The sentence templates the page's script fills as model.event_kinds.sentence does: each
+    kind's (page_sentences) and, under `other`, the one it gives a kind it does not know."""
+    return {**page_sentences(), "other": template("")}
 
 
 def render_page(rp: GameReplay) -> str:

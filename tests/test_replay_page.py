@@ -26,6 +26,8 @@ from pipeline.cli import app
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run as run_query
 from pipeline.jobs.replay import replay_game
+from pipeline.model.deal import check_deal
+from pipeline.model.event_kinds import NAMES, sentence
 from pipeline.present.replay_page import list_diff, page_data, replay_page
 from pipeline.model.rules import build_rules
 from pipeline.storage.dataset import Dataset
@@ -203,7 +205,7 @@ def test_keyboard_to_battle_40_matches_the_json(tab, page_file, classic, game):
 def test_timeline_click_jumps_to_that_battle(tab, page_file, classic, game):
     tab.open(page_file)
     box = tab.page.locator("#cursor").bounding_box()
-    left, right = 34, 10  # the plot's margins (replay_page.js, PAD)
+    left, right = 34, 10  # the plot's margins (present/static/replay.js, PAD)
     for fraction in (0.25, 0.8):
         x = box["x"] + left + fraction * (box["width"] - left - right)
         tab.page.mouse.click(x, box["y"] + box["height"] / 2)
@@ -368,3 +370,58 @@ def test_a_disagreeing_games_row_is_flagged_on_the_page(tab, classic, game, tmp_
     assert warning.is_visible()
     assert f"battles: the row says {game['battles'] + 1}, the log says {game['battles']}" in warning.inner_text()
     assert "the row says" not in replay_page(classic, game["game_id"])
+
+
+def mirrored_deal():
+    """Classic War's deck dealt so that every face-up pair ties: one war after another until
+    neither seat has a card left, the table set aside, a draw."""
+    rules = build_rules("classic")
+    return rules, check_deal(rules, [[4 * rank + suit for suit in (0, 1) for rank in range(13)],
+                                     [4 * rank + suit for suit in (2, 3) for rank in range(13)]])
+
+
+@browser_needed
+def test_the_log_reads_the_sentences_of_the_event_kinds(tab, tmp_path):
+    """Every line of the page's log is the sentence model.event_kinds.sentence gives its event:
+    the script fills the registry's templates from the page's data as Python does. Over games
+    of classic (one a mirrored deal: wars until the table is set aside), steal, arneson and a
+    shortfall=lose table, every event kind and every template is read."""
+    rules, mirrored = mirrored_deal()
+    cases = {"classic": Plan(build_rules("classic"), 4), "mirrored": Plan(rules, 1, deals=[mirrored]),
+             "steal": Plan(build_rules("steal"), 2, policies=("steal:threshold:3", "steal:never")),
+             "arneson": Plan(build_rules("arneson"), 1),
+             "lose": Plan(build_rules("classic", {"players": 3, "shortfall": "lose"}), 3)}
+    read: set[str] = set()
+    kinds: set[str] = set()
+    for name, plan in cases.items():
+        root = tmp_path / name
+        generate(root, [plan], seed=4)
+        for gid in [r["game_id"] for r in run_query(root, sql="select game_id from games").to_pylist()]:
+            rp = replay_game(root, gid)
+            expected = [[sentence(ev, rp.deck.label) for ev in rp.deal]]
+            expected += [[sentence(ev, rp.deck.label) for ev in view.events] for view in rp.battles]
+            expected[-1].append(sentence(rp.end, rp.deck.label))
+            path = tmp_path / f"{name}-{gid}.html"
+            path.write_text(replay_page(root, gid), encoding="utf-8")
+            tab.open(path)
+            shown = tab.page.evaluate("""(n) => {
+                const log = () => Array.from(document.querySelectorAll('#events li[data-kind]'), (li) => li.textContent);
+                const out = [log()];
+                for (let b = 1; b <= n; b++) {
+                    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}));
+                    out.push(log());
+                }
+                return out;
+            }""", len(rp.battles))
+            for battle, (got, want) in enumerate(zip(shown, expected, strict=True)):
+                assert got == want, f"{name} game {gid} battle {battle}"
+            read.update(s for lines in expected for s in lines)
+            kinds.update(ev.kind for ev in (*rp.deal, *(e for v in rp.battles for e in v.events), rp.end))
+    assert kinds == set(NAMES)
+    # both sides of each template's [[field?...|...]] were read
+    for part in ("plays it instead", "steals from seat", "as its fourth card", "as its card", "win (seat ",
+                 "draw after"):
+        assert any(part in s for s in read), part
+    # each decision's note and the deal's own sentences were read
+    for part in ("could steal from", "on top of its won bundle", "set aside, out of play", "table cards set aside"):
+        assert any(part in s for s in read), part

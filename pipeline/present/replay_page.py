@@ -3,27 +3,29 @@
 The page holds the game as data and draws one battle at a time, so a 10,000-battle game stays
 responsive: each battle's events, and each seat's cards as a diff from the battle before
 (`[drop from the top, drop from the bottom, cards added on top, cards added at the bottom]`),
-with a full position every `KEYFRAME` battles to jump from. The script, the style and the data
-are inlined into replay_page.html; nothing is fetched.
+with a full position every `KEYFRAME` battles to jump from. The page is templates/replay.html
+with the style sheet, the script (static/replay.js) and the data inlined; nothing is fetched.
 
 The page's DOM says what it shows, for tests and automation: `document.body.dataset.battle` is
 the battle shown (0 for the deal), and each seat's element `[data-seat=S]` has `data-cards`, the
 cards the seat holds after that battle as labels separated by spaces, in the order of
 `held_after` in `war replay --format json`: its pile top first, then its won pile top first,
-then its hand by code.
+then its hand by code. The log `#events` has a line `li[data-kind]` for each event of the
+battle (at the deal, the deal's; at the last battle, the end too): its sentence, the one
+model.event_kinds.sentence gives, filled by the script from the templates in the data.
 """
 
 from __future__ import annotations
 
-import html
 import json
-from importlib.resources import files
 
-from ..model.variants import variant
 from ..jobs.replay import GameReplay, layout_of, replay_game
+from ..model.event_kinds import page_sentences, template
+from ..model.variants import variant
+from .pages import inline, render, static
 
 KEYFRAME = 128
-ASSETS = ("replay_page.html", "replay_page.css", "replay_page.js")
+SCRIPT = "replay.js"
 
 
 def replay_page(dataset, game_id: int) -> str:
@@ -124,26 +126,19 @@ def page_data(rp: GameReplay) -> dict:
         "deal": [_event(ev) for ev in rp.deal],
         "end": _event(rp.end),
         "disagreement": rp.disagreement(),
+        "sentences": sentences(),
     }
 
 
-def _asset(name: str) -> str:
-    return files(__package__).joinpath(name).read_text(encoding="utf-8")
+def sentences() -> dict:
+    """The sentence templates the page's script fills as model.event_kinds.sentence does: each
+    kind's (page_sentences) and, under `other`, the one it gives a kind it does not know."""
+    return {**page_sentences(), "other": template("")}
 
 
 def render_page(rp: GameReplay) -> str:
-    """The page as one HTML text: style, script and data inline."""
-    template, style, script = (_asset(name) for name in ASSETS)
+    """The page as one HTML text (templates/replay.html): style, script and data inline."""
     data = json.dumps(page_data(rp), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # only inside strings: nothing can close the script
-    rec = rp.record
-    title = f"War replay · game {rec['game_id']} · {rp.entry.rules.variant}"
-    parts = {"__TITLE__": html.escape(title), "/*__STYLE__*/": style, "/*__SCRIPT__*/": script,
-             "__DATA__": data}
-    out = template
-    for key in ("__TITLE__", "/*__STYLE__*/", "/*__SCRIPT__*/", "__DATA__"):
-        head, sep, tail = out.partition(key)
-        if not sep:
-            raise RuntimeError(f"replay_page.html lacks {key}")
-        out = head + parts[key] + tail
-    return out
+    title = f"War replay · game {rp.record['game_id']} · {rp.entry.rules.variant}"
+    return render("replay.html", title=title, data=inline(data, "script"), script=inline(static(SCRIPT), "script"))

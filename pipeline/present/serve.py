@@ -2,7 +2,8 @@
 be filtered, sorted and paged, and any game's replay page.
 
 What it may do is narrow on purpose. It serves no file: every answer is built from the dataset
-through the library (the manifest's files, read by `jobs.query.run` and `replay_page`), so no
+through the library (the manifest's files, read by `jobs.query.run` and `replay_page`) and
+rendered from the package's templates (`pages`; the games list is templates/games.html), so no
 URL can name a path and a traversal (`/games/../../etc/passwd`, encoded or not) matches no
 route. It only reads. Its SQL is fixed text with bound parameters (the sort column is chosen from
 a list), so no request runs SQL of its own. Every response is bounded: a page of the games list
@@ -13,7 +14,6 @@ docs/decisions.md says why Starlette and uvicorn.
 
 from __future__ import annotations
 
-import html
 import re
 import socket
 import threading
@@ -34,7 +34,8 @@ from ..errors import GameNotFound, UsageError, WarError
 from ..storage.dataset import Dataset
 from ..jobs.query import run
 from .report import RuleSetInfo, build_report_data, rule_sets
-from .report_page import CSS, render_report
+from .pages import render
+from .report_page import render_report
 
 MAX_PER_PAGE = 200
 PER_PAGE = 50
@@ -43,6 +44,8 @@ REPLAY_CACHE = 8
 OUTCOMES = ("win", "draw", "capped", "cycle")
 SORTS = {"battles": "battles", "game_id": "game_id", "wars": "wars", "deepest_war": "max_war_depth"}
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+GAMES_LINK = ("/games", "All games")  # (href, label) in a page's bar of links
+SITE_LINKS = (("/", "Report"), GAMES_LINK)
 SECURITY_HEADERS = {
     # the pages are self-contained: inline style and (replay page) inline script, nothing fetched
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
@@ -167,7 +170,7 @@ class Site:
         try:
             data = build_report_data(self.root)
             self._report = render_report(data, self.name, lambda gid: f"/games/{gid}",
-                                         links=[("/games", "All games")])
+                                         links=[GAMES_LINK])
         except Exception as err:  # shown on the report's page, the server stays up
             self._report_error = err
         finally:
@@ -199,86 +202,16 @@ class Site:
         return page
 
 
-def _label(info: RuleSetInfo) -> str:
-    return f"{info.variant}: {info.label}"
-
-
 def games_page(site: Site, f: GameFilter, rows: list[dict], total: int) -> str:
-    labels = {r.rules_id: _label(r) for r in site.infos}
-
-    def select(name, current, options):
-        opts = ['<option value="">any</option>']
-        for value, text in options:
-            chosen = " selected" if str(value) == str(current) else ""
-            opts.append(f'<option value="{html.escape(str(value))}"{chosen}>{html.escape(text)}</option>')
-        return f'<label>{html.escape(name.replace("_", " "))} <select name="{name}">{"".join(opts)}</select></label>'
-
-    def number(name, current, title):
-        value = "" if current is None else str(current)
-        return (f'<label>{html.escape(title)} <input type="number" min="0" name="{name}" '
-                f'value="{html.escape(value)}"></label>')
-
-    variants = sorted({r.variant for r in site.infos})
-    form = (
-        '<form class="filters" method="get" action="/games">'
-        + select("variant", f.variant, [(v, v) for v in variants])
-        + select("rule_set", f.rules_id, [(r.rules_id, labels[r.rules_id]) for r in site.infos])
-        + select("outcome", f.outcome, [(o, o) for o in OUTCOMES])
-        + select("winner", f.winner, [(s, f"seat {s}") for s in range(site.players)])
-        + number("min_battles", f.min_battles, "battles from")
-        + number("max_battles", f.max_battles, "to")
-        + '<label>sort <select name="sort">'
-        + "".join(f'<option value="{k}"{" selected" if k == f.sort else ""}>{k.replace("_", " ")}</option>'
-                  for k in SORTS)
-        + '</select></label><label>order <select name="order">'
-        + "".join(f'<option value="{k}"{" selected" if k == f.order else ""}>{t}</option>'
-                  for k, t in (("desc", "high first"), ("asc", "low first")))
-        + f'</select></label><input type="hidden" name="per_page" value="{f.per_page}">'
-        + '<button type="submit">Show</button> <a href="/games">clear</a></form>')
-    columns = ("game_id", "variant", "rule set", "policies", "battles", "outcome", "winner", "wars",
-               "deepest war", "cycle length")
-    body = []
-    for r in rows:
-        cells = [f'<a href="/games/{r["game_id"]}">{r["game_id"]}</a>', html.escape(r["variant"]),
-                 html.escape(labels.get(r["rules_id"], r["rules_id"])),
-                 html.escape(" vs ".join(r["policies"]) or "–"), f'{r["battles"]:,}', html.escape(r["outcome"]),
-                 "–" if r["winner"] is None else f'seat {r["winner"]}', f'{r["wars"]:,}',
-                 str(r["max_war_depth"]), "–" if r["cycle_length"] is None else f'{r["cycle_length"]:,}']
-        body.append(f'<tr data-game="{r["game_id"]}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    first = (f.page - 1) * f.per_page
-    pages = []
-    if f.page > 1:
-        pages.append(f'<a rel="prev" href="/games?{html.escape(f.query(page=f.page - 1))}">previous</a>')
-    if first + len(rows) < total:
-        pages.append(f'<a rel="next" href="/games?{html.escape(f.query(page=f.page + 1))}">next</a>')
-    shown = (f"games {first + 1:,}–{first + len(rows):,} of {total:,}" if rows
-             else f"no game on this page ({total:,} match)")
-    table = (f'<table class="numbers games-list"><thead><tr>{"".join(f"<th>{c}</th>" for c in columns)}'
-             f'</tr></thead><tbody>{"".join(body)}</tbody></table>')
-    return shell(site, "Games", f'<p class="count" id="count" data-total="{total}">{shown}</p>'
-                 f'{form}<div class="wide-scroll">{table}</div><p class="pager">{" · ".join(pages)}</p>')
-
-
-EXTRA_CSS = """
-form.filters { display: flex; flex-wrap: wrap; gap: 10px 16px; align-items: end; background: #fff;
-  border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 10px 0 14px; font-size: 13px; }
-form.filters label { display: flex; flex-direction: column; gap: 2px; color: var(--muted); }
-form.filters select, form.filters input { font: inherit; padding: 3px 6px; min-width: 90px; }
-form.filters button { font: inherit; padding: 4px 14px; }
-table.games-list { background: #fff; border: 1px solid var(--line); }
-table.games-list td, table.games-list th { text-align: left; }
-p.pager a { color: var(--accent); font-weight: 600; }
-"""
-
-
-def shell(site: Site, title: str, body: str) -> str:
-    nav = '<a href="/">Report</a><a href="/games">All games</a>'
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(title)}: {html.escape(site.name)}</title><style>{CSS}{EXTRA_CSS}</style></head>"
-            f'<body><header class="top"><h1>{html.escape(title)}</h1><p class="meta">dataset '
-            f"<code>{html.escape(site.name)}</code></p></header><nav class=\"toc\">{nav}</nav>"
-            f"<main>{body}</main></body></html>\n")
+    """One page of the games list (templates/games.html): the filter form, the games, the pager."""
+    labels = {r.rules_id: f"{r.variant}: {r.label}" for r in site.infos}
+    choices = {"variant": [(v, v) for v in sorted({r.variant for r in site.infos})],
+               "rule_set": list(labels.items()),
+               "outcome": [(o, o) for o in OUTCOMES],
+               "winner": [(s, f"seat {s}") for s in range(site.players)]}
+    return render("games.html", title=f"Games: {site.name}", heading="Games", links=SITE_LINKS, site=site,
+                  f=f, rows=rows, total=total, first=(f.page - 1) * f.per_page, labels=labels,
+                  choices=choices, sorts=SORTS)
 
 
 def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK, warm: bool = True) -> Starlette:

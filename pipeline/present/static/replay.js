@@ -1,5 +1,5 @@
 "use strict";
-// One game of War, one battle at a time. The data (pipeline/jobs/replay_page.py, page_data):
+// One game of War, one battle at a time. The data (pipeline/present/replay_page.py, page_data):
 // each battle's events, and each seat's cards as a diff from the battle before, with a full
 // position every `keyframe` battles. Only the battle shown is laid out.
 (function () {
@@ -56,9 +56,7 @@
     if (!cards.length) return '<span class="empty">none</span>';
     return cards.map(shown).join("");
   }
-  const seatName = (s) => `seat ${s}`;
   const seats = (list) => list.map((s) => `seat ${s}`).join(", ");
-  const labels = (cards) => (cards && cards.length ? cards.map(label).join(" ") : "-");
 
   // -- events ----------------------------------------------------------------------------------
   // [kind, seat, cards, seats, options, value, note], as page_data writes them
@@ -66,32 +64,37 @@
     return { kind: e[0], seat: e[1] === undefined ? null : e[1], cards: e[2] || [], seats: e[3] || [],
       options: e[4] || [], value: e[5] === undefined ? null : e[5], note: e[6] === undefined ? null : e[6] };
   }
-  const WAR_NAMES = { 1: "WAR", 2: "DOUBLE WAR", 3: "TRIPLE WAR" };
-  const warName = (d) => WAR_NAMES[d] || `WAR x${d}`;
-  function describe(e) {
-    const s = e.seat, c = e.cards;
-    switch (e.kind) {
-      case "play": return `${seatName(s)} plays ${labels(c)}`;
-      case "down": return `${seatName(s)} puts ${c.length} down: ${labels(c)}`;
-      case "war": return `${warName(e.value)} (depth ${e.value}) between ${seats(e.seats)}`;
-      case "war_out": return `${seatName(s)} has no card left to add: out of this war`;
-      case "forfeit": return `${seatName(s)} cannot complete the war: its ${c.length} cards go on the table`;
-      case "collect": return `${seatName(s)} takes ${c.length} cards, in this order: ${labels(c)}`;
-      case "set_aside": return `everyone in the war ran out: ${c.length} table cards set aside`;
-      case "reshuffle": return `${seatName(s)} reshuffles its won pile into its pile (${c.length} cards)`;
-      case "draw": return `${seatName(s)} draws ${labels(c)} into its hand`;
-      case "steal": return `${seatName(s)} steals the won pile of ${seats(e.seats)} with ${label(c[0])}: ${c.length} cards on top of its won pile`;
-      case "decision":
-        if (e.note === "steal") return `${seatName(s)} looks at ${label(c[0])}, could steal from ${seats(e.options)}: ` +
-          (e.seats.length ? `steals from ${seats(e.seats)}` : "plays it instead");
-        if (e.note === "top") return `${seatName(s)} puts ${label(c[0])} on top of its won bundle`;
-        if (e.note === "hand") return `${seatName(s)} chooses ${label(c[0])} as ${e.value ? "its fourth card" : "its card"} from its hand`;
-        return `${seatName(s)} decides (${e.note})`;
-      case "out": return `${seatName(s)} is out of the game`;
-      case "end": return "end";
-      default: return `${e.kind} ${s === null ? "" : seatName(s)} ${labels(c)}`;
-    }
+
+  // What a person reads of an event: its kind's template from D.sentences (the registry's
+  // page_sentences, pipeline/model/event_kinds.py), filled exactly as `sentence` there fills it
+  // (a missing value reads "None", as Python's str() writes it).
+  const S = D.sentences;
+  const own = (o, k) => k !== null && k !== undefined && Object.prototype.hasOwnProperty.call(o, k);
+  const str = (v) => (v === null || v === undefined ? "None" : String(v));
+  const warName = (d) => (own(S.wars, str(d)) ? S.wars[str(d)] : `WAR x${str(d)}`);
+  function template(e, battle) {
+    if (!own(S.kinds, e.kind)) return S.other;
+    const k = S.kinds[e.kind];
+    if (own(k.notes, e.note)) return k.notes[e.note];
+    if (battle === 0 && k.deal) return k.deal;
+    return k.text;
   }
+  function sentence(e, battle) {
+    const c = e.cards;
+    const values = {
+      kind: e.kind, seat: e.seat === null ? "" : String(e.seat), seat_number: str(e.seat),
+      cards: c.length ? c.map(label).join(" ") : "-", n: String(c.length), card: c.length ? label(c[0]) : "-",
+      seats: e.seats.join(", "), options: e.options.length ? e.options.map(label).join(" ") : "-",
+      option_seats: e.options.join(", "), war: warName(e.value), value: str(e.value), note: str(e.note),
+    };
+    const present = { seat: e.seat !== null, cards: c.length > 0, seats: e.seats.length > 0,
+      options: e.options.length > 0, value: !!e.value };
+    return template(e, battle)
+      .replace(/\[\[(\w+)\?([^|\]]*)\|([^\]]*)\]\]/g, (_, field, then, other) => (own(present, field) && present[field] ? then : other))
+      .replace(/\{(\w+)\}/g, (whole, field) => (own(values, field) ? values[field] : whole));
+  }
+  // one line of the log: the event's sentence, its kind in data-kind
+  const line = (e, battle, cls) => `<li class="${cls}" data-kind="${esc(e.kind)}">${esc(sentence(e, battle))}</li>`;
 
   // -- static parts ----------------------------------------------------------------------------
   const G = D.game;
@@ -174,8 +177,7 @@
         `<span class="muted">dealt ${e.cards.length} cards</span></div>`).join("");
       collectsEl.innerHTML = "";
       decisionsEl.innerHTML = "";
-      evEl.innerHTML = deal.map((e) => `<li>${e.kind === "deal" ? `seat ${e.seat} is dealt ${e.cards.length} cards`
-        : `${e.cards.length} cards set aside`}</li>`).join("") + "<li>Press <kbd>&rarr;</kbd> for battle 1.</li>";
+      evEl.innerHTML = deal.map((e) => line(e, 0, "")).join("") + "<li>Press <kbd>&rarr;</kbd> for battle 1.</li>";
     } else {
       const battle = D.battles[b - 1];
       const events = battle.e.map(ev);
@@ -196,7 +198,7 @@
         else if (e.kind === "collect") collects.push(e);
         else if (e.kind === "decision") decisions.push(e);
         const cls = e.kind === "war" ? "war-line" : "";
-        log.push(`<li class="${deep || e.kind === "decision" || e.kind === "draw" ? "deep " : ""}${cls}">${esc(describe(e))}</li>`);
+        log.push(line(e, b, `${deep || e.kind === "decision" || e.kind === "draw" ? "deep " : ""}${cls}`));
       }
       tableEl.innerHTML = rows.map((cards, s) => (cards.length ?
         `<div class="table-row" style="--seat:${COLORS[s % COLORS.length]}"><span class="table-seat"><i></i>Seat ${s}</span>` +
@@ -212,6 +214,7 @@
       decisionsEl.innerHTML = decisions.map(renderDecision).join("");
       evEl.innerHTML = log.join("");
     }
+    if (b === N) evEl.innerHTML += line(ev(D.end), b, "");
     asideEl.innerHTML = st.aside.length ?
       `<div class="muted">Set aside (out of play): ${st.aside.length}</div><div class="cards">${st.aside.map((c) => face(c)).join("")}</div>` : "";
     if (b === N) {

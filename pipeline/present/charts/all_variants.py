@@ -1,0 +1,309 @@
+"""The charts every variant's section has: how long games last and how they end, whether a seat
+wins more often, how many and how deep the wars are, and what the deal decides."""
+
+from __future__ import annotations
+
+import altair as alt
+
+from ..numbers import pct
+from ..report import ReportData
+from .figure import (CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, log_ticks,
+                     values, with_label)
+
+
+# ----------------------------------------------------------------------------- game length
+
+STATS = (("mean_battles", "mean"), ("median_battles", "median"), ("p90_battles", "p90"),
+         ("p99_battles", "p99"))
+
+
+def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figure | None:
+    """Per rule set: a histogram of battles on a log axis, its mean/median/p90/p99 and the cap."""
+    dist = with_label(data.rows("length_distribution", variant), palette)
+    stats = {r["rules_id"]: r for r in data.rows("game_length", variant)}
+    if not dist:
+        return None
+    lo = min(r["bucket_low"] for r in dist if r["games"]) * 0.9
+    hi = max(max(r["bucket_high"] for r in dist if r["games"]), max(r["max_battles"] for r in dist)) * 1.25
+    x_scale = alt.Scale(type="log", domain=[lo, hi], nice=False)
+    panels = []
+    present = {r["rules_id"] for r in dist}
+    rids = [rid for rid in palette.labels if rid in present]
+    for i, rid in enumerate(rids):
+        rows = [r for r in dist if r["rules_id"] == rid]
+        top = max(r["share"] for r in rows)
+        last = i == len(rids) - 1
+        x_axis = alt.Axis(title="battles per game (log scale)" if last else None, labels=last,
+                          ticks=last, format="~s", values=log_ticks(lo, hi))
+        bars = alt.Chart(values(rows)).mark_rect(color=palette.color(rid), opacity=0.85,
+                                                  stroke="white", strokeWidth=0.3).encode(
+            x=alt.X("bucket_low:Q", scale=x_scale, axis=x_axis),
+            x2="bucket_high:Q",
+            y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".1~%", tickCount=3),
+                    scale=alt.Scale(domain=[0, top * 1.55])),
+            y2=alt.datum(0),
+            tooltip=[alt.Tooltip("bucket_low:Q", format=".0f", title="from"),
+                     alt.Tooltip("bucket_high:Q", format=".0f", title="to"),
+                     alt.Tooltip("games:Q"), alt.Tooltip("share:Q", format=".2%")])
+        s = stats.get(rid, {})
+        marks = [{"stat": name, "value": s[col], "text": f"{name} {s[col]:,.0f}", "row": j}
+                 for j, (col, name) in enumerate(STATS) if s.get(col) is not None]
+        rules = alt.Chart(values(marks)).mark_rule(color=INK, strokeDash=[3, 2], strokeWidth=1).encode(
+            x=alt.X("value:Q", scale=x_scale))
+        labels = alt.Chart(values(marks)).mark_text(align="left", dx=3, fontSize=10, color=INK).encode(
+            x=alt.X("value:Q", scale=x_scale), y=alt.YValue(alt.ExprRef("6 + datum.row * 12")),
+            text="text:N")
+        cap = rows[0]["max_battles"]
+        cap_rows = [{"value": cap, "text": f"cap {cap:,}"}]
+        cap_rule = alt.Chart(values(cap_rows)).mark_rule(color=CAP, strokeWidth=1.5).encode(
+            x=alt.X("value:Q", scale=x_scale))
+        cap_text = alt.Chart(values(cap_rows)).mark_text(align="right", dx=-3, dy=6, fontSize=10,
+                                                         color=CAP, baseline="top").encode(
+            x=alt.X("value:Q", scale=x_scale), y=alt.value(0), text="text:N")
+        panel = alt.layer(bars, rules, labels, cap_rule, cap_text).properties(
+            width=HALF, height=110, title=alt.TitleParams(palette.label(rid), fontSize=11, color=palette.color(rid)))
+        panels.append(panel)
+    chart = alt.vconcat(*panels, spacing=8)
+    return Figure(f"{variant}-length-histogram", "How long games last",
+                  ["length_distribution", "game_length"], chart,
+                  "Share of games in each length bucket (buckets equally wide on the log axis); "
+                  "dashed lines mark the mean, median, 90th and 99th percentile, red the battle cap.")
+
+
+def length_ecdf(data: ReportData, variant: str | None, palette: Palette, title: str = "Game length, rule sets compared") -> Figure | None:
+    """The cumulative distribution of battles per game, every rule set on one log axis."""
+    dist = with_label(data.rows("length_distribution", variant), palette)
+    if not dist:
+        return None
+    points = [r for r in dist if r["games"] or r["cumulative_share"] < 1]
+    caps = [{"value": c, "text": f"cap {c:,}"} for c in sorted({r["max_battles"] for r in dist})]
+    lo = min(r["bucket_low"] for r in dist if r["games"]) * 0.9
+    hi = max(max(r["bucket_high"] for r in dist if r["games"]), max(c["value"] for c in caps)) * 1.25
+    x_scale = alt.Scale(type="log", domain=[lo, hi], nice=False)
+    lines = alt.Chart(values(points)).mark_line(interpolate="monotone", strokeWidth=2).encode(
+        x=alt.X("bucket_high:Q", scale=x_scale, title="battles per game (log scale)",
+                axis=alt.Axis(format="~s", values=log_ticks(lo, hi))),
+        y=alt.Y("cumulative_share:Q", title="share of games shorter", axis=alt.Axis(format="~%"),
+                scale=alt.Scale(domain=[0, 1])),
+        color=palette.encode(orient="right" if variant is None else "top"),
+        detail="rules_id:N",
+        tooltip=["rule_set:N", alt.Tooltip("bucket_high:Q", format=".0f", title="battles below"),
+                 alt.Tooltip("cumulative_share:Q", format=".2%", title="share")])
+    guides = [{"y": q, "text": t} for q, t in ((0.5, "median"), (0.9, "p90"), (0.99, "p99"))]
+    guide_rules = alt.Chart(values(guides)).mark_rule(color="#9aa5b1", strokeDash=[2, 3]).encode(y="y:Q")
+    guide_text = alt.Chart(values(guides)).mark_text(align="left", x=4, dy=-5, fontSize=10,
+                                                      color=MUTED).encode(y="y:Q", text="text:N")
+    cap_rule = alt.Chart(values(caps)).mark_rule(color=CAP, strokeWidth=1.5).encode(x=alt.X("value:Q", scale=x_scale))
+    cap_text = alt.Chart(values(caps)).mark_text(align="right", dx=-3, y=4, fontSize=10, color=CAP,
+                                                  baseline="top").encode(x=alt.X("value:Q", scale=x_scale),
+                                                                         text="text:N")
+    wide = variant is None
+    chart = alt.layer(guide_rules, guide_text, lines, cap_rule, cap_text).properties(
+        width=FULL - 360 if wide else HALF, height=260 if wide else 240)
+    return Figure(f"{variant or 'all'}-length-ecdf", title, ["length_distribution"], chart, wide=wide, note=
+                  ("Share of games that end within a number of battles (the empirical distribution "
+                  "function at each bucket's upper edge); where a line crosses a dotted guide is that "
+                  "percentile."))
+
+
+def outcome_bars(data: ReportData, variant: str | None, palette: Palette) -> Figure | None:
+    rows = with_label(data.rows("outcomes", variant), palette)
+    if not rows:
+        return None
+    long = []
+    for r in rows:
+        for key, share in (("win", "win_share"), ("draw", "draw_share"), ("capped", "capped_share"),
+                           ("cycle", "cycle_share")):
+            long.append({"rule_set": r["rule_set"], "outcome": key, "share": r[share],
+                         "order": list(OUTCOME_COLORS).index(key),
+                         "text": pct(r[share], 1) if r[share] >= 0.06 else ""})
+    y = alt.Y("rule_set:N", title=None, sort=palette.domain, axis=alt.Axis(labelLimit=260))
+    bars = alt.Chart(values(long)).mark_bar(height={"band": 0.7}).encode(
+        x=alt.X("share:Q", stack="zero", title="share of games", axis=alt.Axis(format="~%"),
+                scale=alt.Scale(domain=[0, 1])),
+        y=y,
+        color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOME_COLORS),
+                                                     range=list(OUTCOME_COLORS.values())),
+                        legend=alt.Legend(orient="top", direction="horizontal", title=None)),
+        order="order:Q",
+        tooltip=["rule_set:N", "outcome:N", alt.Tooltip("share:Q", format=".2%")])
+    text = alt.Chart(values(long)).transform_stack(
+        stack="share", groupby=["rule_set"], sort=[alt.SortField("order")], as_=["x0", "x1"]
+    ).transform_calculate(mid="(datum.x0 + datum.x1) / 2").mark_text(
+        color="white", fontSize=10, fontWeight=600).encode(x="mid:Q", y=y, text="text:N")
+    chart = alt.layer(bars, text).properties(width=beside(palette.domain), height=max(40, 26 * len(rows)))
+    return Figure(f"{variant or 'all'}-outcomes", "How games end", ["outcomes"], chart,
+                  "win: one seat holds every card; draw: nobody can go on; capped: stopped at the "
+                  "battle cap; cycle: a position repeated under a fixed pickup order.")
+
+
+# ----------------------------------------------------------------------------- seats
+
+def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure | None:
+    rows = [r for r in with_label(data.rows("seat_win_interval", variant), palette) if r["share"] is not None]
+    if not rows:
+        return None
+    for r in rows:
+        r["seat_label"] = f"seat {r['seat']}"
+    seats = sorted({r["seat"] for r in rows})
+    x = alt.X("seat_label:N", title=None, sort=[f"seat {s}" for s in seats],
+              axis=alt.Axis(labelAngle=0, labelFontSize=12))
+    offset = alt.XOffset("rule_set:N", sort=palette.domain) if len(palette.domain) > 1 else alt.XOffset()
+    lo = min(min(r["ci_low"] for r in rows), min(r["fair_share"] for r in rows))
+    hi = max(max(r["ci_high"] for r in rows), max(r["fair_share"] for r in rows))
+    pad = max(0.01, (hi - lo) * 0.15)
+    y_scale = alt.Scale(domain=[max(0, lo - pad), min(1, hi + pad)], zero=False)
+    base = alt.Chart(values(rows))
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=x, xOffset=offset, y=alt.Y("ci_low:Q", scale=y_scale, title="share of decided games won",
+                                     axis=alt.Axis(format=".0%")),
+        y2="ci_high:Q", color=palette.encode())
+    points = base.mark_point(filled=True, size=60, opacity=1).encode(
+        x=x, xOffset=offset, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(),
+        tooltip=["rule_set:N", "seat_label:N", "wins:Q", "decided_games:Q",
+                 alt.Tooltip("share:Q", format=".2%"), alt.Tooltip("ci_low:Q", format=".2%"),
+                 alt.Tooltip("ci_high:Q", format=".2%")])
+    fair = [{"y": f, "text": f"fair share {pct(f, 1)}"} for f in sorted({r["fair_share"] for r in rows})]
+    fair_rule = alt.Chart(values(fair)).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(y=alt.Y("y:Q", scale=y_scale))
+    fair_text = alt.Chart(values(fair)).mark_text(align="right", x="width", dx=-2, dy=-6, fontSize=10,
+                                                   color=MUTED).encode(y=alt.Y("y:Q", scale=y_scale), text="text:N")
+    chart = alt.layer(fair_rule, fair_text, bars, points).properties(width=HALF, height=220)
+    return Figure(f"{variant}-seat-advantage", "Does a seat win more often?", ["seat_win_interval"], chart,
+                  "Each seat's share of the decided games with its 95% interval; the dashed line is the "
+                  "fair share. An interval clear of the line is a real seat advantage.")
+
+
+# ----------------------------------------------------------------------------- wars
+
+def war_battles(data: ReportData, variant: str, palette: Palette) -> Figure | None:
+    rows = with_label(data.rows("war_battles_distribution", variant), palette)
+    if not rows:
+        return None
+    cut = max(min((r["war_battles"] for r in rows if r["rules_id"] == rid and r["cumulative_share"] >= 0.999),
+                  default=0) for rid in {r["rules_id"] for r in rows})
+    shown = [r for r in rows if r["war_battles"] <= cut]
+    x_scale = alt.Scale(domain=[0, cut])
+    lines = alt.Chart(values(shown)).mark_line(interpolate="step-after", strokeWidth=1.6).encode(
+        x=alt.X("war_battles:Q", title="battles with a war, per game", scale=x_scale),
+        y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".1~%")),
+        color=palette.encode(), detail="rules_id:N",
+        tooltip=["rule_set:N", "war_battles:Q", "games:Q", alt.Tooltip("share:Q", format=".2%")])
+    means = [{"rule_set": palette.label(r["rules_id"]), "value": r["mean_war_battles"],
+              "median": r["median_war_battles"]}
+             for r in data.rows("wars_per_game", variant) if r["rules_id"] in palette.labels]
+    mean_rules = alt.Chart(values(means)).mark_rule(strokeDash=[4, 3], strokeWidth=1.2).encode(
+        x=alt.X("value:Q", scale=x_scale), color=palette.encode(),
+        tooltip=["rule_set:N", alt.Tooltip("value:Q", format=".2f", title="mean war battles"),
+                 alt.Tooltip("median:Q", format=".1f", title="median")])
+    chart = alt.layer(lines, mean_rules).properties(width=HALF, height=200)
+    return Figure(f"{variant}-war-battles", "How many battles are wars",
+                  ["war_battles_distribution", "wars_per_game"], chart,
+                  f"Share of games with each number of war battles, dashed at each rule set's mean "
+                  f"(axis cut at {cut}, where every rule set has 99.9% of its games).")
+
+
+def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | None:
+    rows = [r for r in with_label(data.rows("deepest_war", variant), palette) if r["depth"] >= 1]
+    rows = [r for r in rows if r["at_least_share"] > 0]
+    if not rows:
+        return None
+    for r in rows:
+        r["depth_name"] = depth_name(r["depth"])
+        r["text"] = pct(r["at_least_share"], 2 if r["at_least_share"] < 0.1 else 1)
+    order = [depth_name(d) for d in sorted({r["depth"] for r in rows})]
+    x = alt.X("depth_name:N", sort=order, title="the game has at least a", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("at_least_share:Q", title="share of games (log scale)", scale=alt.Scale(type="log"),
+              axis=alt.Axis(format="~%", values=log_ticks(min(r["at_least_share"] for r in rows), 1.0,
+                                                          steps=(1,))))
+    lines = alt.Chart(values(rows)).mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(filled=True, size=45)).encode(
+        x=x, y=y, color=palette.encode(), detail="rules_id:N",
+        tooltip=["rule_set:N", "depth_name:N", "games:Q", alt.Tooltip("at_least_share:Q", format=".3%")])
+    layers = [lines]
+    if len(palette.domain) == 1:
+        layers.append(alt.Chart(values(rows)).mark_text(dy=-9, fontSize=10, color=INK).encode(
+            x=x, y=y, text="text:N"))
+    chart = alt.layer(*layers).properties(width=HALF, height=200)
+    return Figure(f"{variant}-deepest-war", "How deep wars go", ["deepest_war"], chart,
+                  "Share of games whose deepest war is at least a single, double, triple... war "
+                  "(a double war: the war's face-up cards tie again).")
+
+
+def first_battle_war(data: ReportData, variant: str, palette: Palette) -> Figure | None:
+    rows = with_label(data.rows("first_battle_war_exact", variant), palette)
+    if not rows:
+        return None
+    for r in rows:
+        r["text"] = (f"{pct(r['share'], 2)} observed"
+                     + (f"; exact {r['exact_fraction']} = {pct(r['exact'], 2)}" if r["exact"] is not None else ""))
+    y = alt.Y("rule_set:N", title=None, sort=palette.domain, axis=alt.Axis(labelLimit=260))
+    lo = min(min(r["ci_low"] for r in rows), min((r["exact"] for r in rows if r["exact"] is not None), default=1))
+    hi = max(max(r["ci_high"] for r in rows), max((r["exact"] for r in rows if r["exact"] is not None), default=0))
+    x_scale = alt.Scale(domain=[max(0, lo - (hi - lo) * 0.3), hi + (hi - lo) * 0.3], zero=False)
+    x = alt.X("ci_low:Q", title="share of games whose first battle is a war", scale=x_scale,
+              axis=alt.Axis(format=".1%"))
+    base = alt.Chart(values(rows))
+    ci = base.mark_rule(strokeWidth=2).encode(x=x, x2="ci_high:Q", y=y, color=palette.encode(legend=False))
+    point = base.mark_point(filled=True, size=70).encode(
+        x=alt.X("share:Q", scale=x_scale), y=y, color=palette.encode(legend=False),
+        tooltip=["rule_set:N", "games:Q", "first_battle_wars:Q", alt.Tooltip("share:Q", format=".3%"),
+                 alt.Tooltip("exact:Q", format=".3%"), "exact_fraction:N"])
+    exact = base.transform_filter("datum.exact != null").mark_tick(
+        color=INK, thickness=2, size=22).encode(x=alt.X("exact:Q", scale=x_scale), y=y)
+    label = base.mark_text(align="left", dy=-13, fontSize=10, color=MUTED, x=4).encode(y=y, text="text:N")
+    chart = alt.layer(ci, point, exact, label).properties(width=beside(palette.domain),
+                                                           height=max(60, 44 * len(rows)))
+    return Figure(f"{variant}-first-battle-war", "Is the first battle a war as often as chance says?",
+                  ["first_battle_war_exact"], chart,
+                  "Observed share with its 95% interval (dot and bar) against the exact probability "
+                  "that the first face-up cards tie (black tick).")
+
+
+# ----------------------------------------------------------------------------- the deal
+
+def _win_rate_chart(rows: list[dict], palette: Palette, x: alt.X, y_title: str, x_field: str) -> alt.LayerChart:
+    base = alt.Chart(values(rows))
+    y_scale = alt.Scale(domain=[0, 1])
+    ci = base.mark_rule(strokeWidth=1.5, opacity=0.7).encode(
+        x=x, y=alt.Y("ci_low:Q", scale=y_scale, title=y_title, axis=alt.Axis(format="~%")),
+        y2="ci_high:Q", color=palette.encode())
+    line = base.mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(filled=True, size=40)).encode(
+        x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), detail="rules_id:N",
+        tooltip=["rule_set:N", f"{x_field}:Q", "decided_seats:Q", "wins:Q",
+                 alt.Tooltip("share:Q", format=".2%"), alt.Tooltip("ci_low:Q", format=".2%"),
+                 alt.Tooltip("ci_high:Q", format=".2%")])
+    fair = [{"y": f} for f in sorted({r["fair_share"] for r in rows})]
+    fair_rule = alt.Chart(values(fair)).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(y=alt.Y("y:Q", scale=y_scale))
+    return alt.layer(fair_rule, ci, line)
+
+
+def _deal_rows(data: ReportData, variant: str, palette: Palette, by: str) -> list[dict]:
+    return [r for r in with_label(data.rows("deal_win_rate", variant), palette)
+            if r["by"] == by and r["share"] is not None]
+
+
+def deal_top_cards(data: ReportData, variant: str, palette: Palette) -> Figure | None:
+    rows = _deal_rows(data, variant, palette, "top_cards")
+    if not rows:
+        return None
+    top_ranks = int(data.params.get("deal_win_rate", {}).get("top_ranks", "1"))
+    jokers = any(data.rule_set(r["rules_id"]).rules.get("jokers", 0) for r in rows)
+    what = ("Aces" if top_ranks == 1 else f"cards of the top {top_ranks} ranks") + (" and Jokers" if jokers else "")
+    x = alt.X("low:Q", title=f"{what} dealt to the seat", axis=alt.Axis(tickMinStep=1, format="d"),
+              scale=alt.Scale(domain=[0, max(r["low"] for r in rows)]))
+    chart = _win_rate_chart(rows, palette, x, "share of decided games won", "low").properties(
+        width=HALF, height=220)
+    return Figure(f"{variant}-deal-top-cards", f"Win rate by the {what} dealt", ["deal_win_rate"], chart,
+                  "Share of decided games that a seat won, by how many top cards it was dealt, "
+                  "with 95% intervals; the dashed line is the fair share.", extra={"by": "top_cards"})
+
+
+def deal_strength(data: ReportData, variant: str, palette: Palette) -> Figure | None:
+    rows = _deal_rows(data, variant, palette, "strength")
+    if not rows:
+        return None
+    x = alt.X("mean_value:Q", title="hand strength: sum of dealt ranks, centred on the middle rank")
+    chart = _win_rate_chart(rows, palette, x, "share of decided games won", "mean_value").properties(
+        width=HALF, height=220)
+    return Figure(f"{variant}-deal-strength", "Win rate by hand strength", ["deal_win_rate"], chart,
+                  "Each point is a bucket of hands (plotted at its mean strength) with a 95% interval; "
+                  "an 8 scores 0, an Ace +6, a 2 -6 (standard deck).", extra={"by": "strength"})

@@ -1,0 +1,120 @@
+"""What every chart of the report shares: its style (fonts, colors, widths), the Figure that
+carries a chart with the named queries it draws, the Palette that gives each rule set one color,
+and the helpers that turn query rows into chart data.
+
+A chart only encodes rows that a named query returned (it may pick rows, rename or unpivot
+them, never aggregate), and names those queries, so every mark on it is a number `war query`
+gives. docs/decisions.md says why Altair and vl-convert.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import altair as alt
+
+from ..report import RuleSetInfo
+
+FONT = "Helvetica Neue, Helvetica, Arial, Liberation Sans, DejaVu Sans, sans-serif"
+INK = "#1f2933"
+MUTED = "#616e7c"
+GRID = "#e4e7eb"
+CAP = "#c0392b"
+PALETTE = ["#2f6fb0", "#e07b28", "#3a9a5b", "#b8433f", "#7b5ea7", "#8c6d46", "#d264a6", "#6b7b8c",
+           "#b5a22c", "#2aa6b8"]
+OUTCOME_COLORS = {"win": "#3a9a5b", "draw": "#9aa5b1", "capped": CAP, "cycle": "#e07b28"}
+FULL = 1020     # plot width of a chart that spans the page, in pixels
+HALF = 450      # plot width of a chart in a half column (its axis adds about 60)
+COLUMN = 520    # the whole width a half-column chart has, labels included
+
+
+def beside(labels) -> int:
+    """The plot width left in a half column beside a band of text labels."""
+    longest = max((len(str(x)) for x in labels), default=10)
+    return COLUMN - min(260, int(6.3 * longest)) - 16
+
+
+CONFIG = {
+    "font": FONT,
+    "background": "white",
+    "view": {"stroke": None},
+    "axis": {"labelColor": MUTED, "titleColor": INK, "gridColor": GRID, "domainColor": "#9aa5b1",
+             "tickColor": "#9aa5b1", "labelFontSize": 11, "titleFontSize": 12, "titleFontWeight": 600,
+             "labelFlush": False},
+    "legend": {"labelColor": INK, "titleColor": INK, "labelFontSize": 11, "titleFontSize": 11,
+               "labelLimit": 420, "orient": "top", "direction": "vertical", "titleFontWeight": 600},
+    "title": {"color": INK, "fontSize": 13, "fontWeight": 600, "anchor": "start", "offset": 6},
+    "header": {"labelColor": INK, "labelFontSize": 12, "titleFontSize": 12},
+}
+
+
+@dataclass
+class Figure:
+    """One chart: its file name stem, title, the named queries it draws, and how to read it."""
+
+    id: str
+    title: str
+    queries: list[str]
+    chart: alt.TopLevelMixin
+    note: str = ""
+    wide: bool = False
+    extra: dict = field(default_factory=dict)
+
+    def spec(self) -> dict:
+        spec = self.chart.to_dict()
+        spec["config"] = CONFIG
+        return spec
+
+
+def values(rows: list[dict]) -> alt.Data:
+    """Query rows as a chart's data: NaN and infinities as null, list and struct columns left out."""
+    clean = []
+    for r in rows:
+        clean.append({k: (None if isinstance(v, float) and (math.isnan(v) or math.isinf(v)) else v)
+                      for k, v in r.items() if not isinstance(v, (list, dict))})
+    return alt.Data(values=clean)
+
+
+def log_ticks(lo: float, hi: float, steps=(1, 2, 5)) -> list[float]:
+    """1-2-5 ticks between lo and hi, for a log axis that should not draw every minor line."""
+    out, power = [], 10.0 ** math.floor(math.log10(max(lo, 1e-12)))
+    while power <= hi:
+        out += [s * power for s in steps if lo <= s * power <= hi]
+        power *= 10
+    return out
+
+
+DEPTH_NAMES = {0: "no war", 1: "war", 2: "double war", 3: "triple war", 4: "quadruple war"}
+
+
+def depth_name(d: int) -> str:
+    return DEPTH_NAMES.get(d, f"{d}-fold war")
+
+
+class Palette:
+    """A color per rule set of a section, the same on every chart of the section."""
+
+    def __init__(self, rule_sets: list[RuleSetInfo], label: Callable[[RuleSetInfo], str]):
+        self.labels = {r.rules_id: label(r) for r in rule_sets}
+        self.domain = list(self.labels.values())
+        self.range = [PALETTE[i % len(PALETTE)] for i in range(len(self.domain))]
+
+    def label(self, rules_id: str) -> str:
+        return self.labels[rules_id]
+
+    def color(self, rules_id: str) -> str:
+        return self.range[self.domain.index(self.labels[rules_id])]
+
+    def encode(self, title: str | None = "rule set", legend: bool = True, orient: str = "top") -> alt.Color:
+        columns = 2 if orient == "top" and len(self.domain) > 3 else 1
+        return alt.Color("rule_set:N", title=title,
+                         scale=alt.Scale(domain=self.domain, range=self.range),
+                         legend=(alt.Legend(columns=columns, orient=orient)
+                                 if legend and len(self.domain) > 1 else None))
+
+
+def with_label(rows: list[dict], palette: Palette) -> list[dict]:
+    """The rows of the palette's rule sets, each with its `rule_set` label."""
+    return [{**r, "rule_set": palette.label(r["rules_id"])} for r in rows if r["rules_id"] in palette.labels]

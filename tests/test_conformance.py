@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.model.deal import deck_of
 from pipeline.errors import RulesError
+from pipeline.engines.families import FAMILIES, family_of
 from pipeline.engines.game import play_game, replay_log
 from pipeline.jobs.generate import Plan, generate
 from pipeline.golden import golden_dir, golden_text
@@ -71,9 +72,18 @@ def test_random_games_keep_every_card_and_replay(case):
         assert held == size
         if summary.outcome == "win" and rules.wars_to_win is None:
             assert summary.final_cards[summary.winner] == size - summary.cards_set_aside
+        assert {ev.kind for ev in events} <= set(family_of(rules).events), "a kind its family's spec does not declare"
         assert replay_log(rules, events) == summary
         again, summary_again, _ = play_game(rules, seed)
         assert again == events and summary_again == summary
+
+
+def test_every_event_kind_is_logged_by_a_family_that_declares_it():
+    """The registry has no kind that no family logs, and a family declares only registered kinds."""
+    from pipeline.model.event_kinds import NAMES
+
+    declared = [kind for family in FAMILIES.values() for kind in family.events]
+    assert set(declared) == set(NAMES)
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

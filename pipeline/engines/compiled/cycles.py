@@ -6,7 +6,7 @@ comes from per-pile hashes (state.PILE_BASE) kept up to date move by move (moves
 costs O(players); positions live in an open-addressing table of their hashes (state.Positions),
 and a hash hit is compared card for card against the stored position before it counts.
 
-Most games never look: table.play_games plays a game without positions first, and again with
+Most games never look: loop.play_games plays a game without positions first, and again with
 them only when it lasts (Workspace.watch; docs/decisions.md says why that finds the same cycles).
 A game whose rules cannot repeat a position has None for positions, and the steps here compile
 to nothing for it (see moves.py).

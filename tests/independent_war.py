@@ -90,16 +90,24 @@ class _Game:
         """Play one battle; return the seat that won the table, or None (table set aside)."""
         table: list[int] = []
         played: list[list[int]] = [[] for _ in range(self.n)]
+        stack: list[int] = []  # the cards as people gather them (pickup natural), bottom first
+        showing: list[int] = []  # this step's face-up cards, not yet gathered
 
-        def put(p: int, card: int) -> None:
+        def put(p: int, card: int, face_up: bool = False) -> None:
             table.append(card)
             played[p].append(card)
+            (showing if face_up else stack).append(card)
+
+        def gather() -> None:
+            """The step's face-up cards go onto the stack, lowest rank first."""
+            stack.extend(sorted(showing, key=self.rank))
+            showing.clear()
 
         up: dict[int, int] = {}
         for p in range(self.n):
             if self.in_game[p]:
                 c = self.take(p)
-                put(p, c)
+                put(p, c, face_up=True)
                 up[p] = c
         best = max(self.rank(c) for c in up.values())
         tied = [p for p in sorted(up) if self.rank(up[p]) == best]
@@ -111,6 +119,7 @@ class _Game:
                 winner = tied[0]
                 break
             # a war among `tied`
+            gather()
             depth += 1
             self.wars += 1
             if self.tiebreak == "single_up" and depth > 1:
@@ -143,7 +152,7 @@ class _Game:
                 for _ in range(k):
                     put(p, self.take(p))
                 c = self.take(p)
-                put(p, c)
+                put(p, c, face_up=True)
                 up[p] = c
             best = max(self.rank(c) for c in up.values())
             tied = [p for p in left if self.rank(up[p]) == best]
@@ -153,10 +162,11 @@ class _Game:
             return None  # table set aside for the rest of the game
         if depth > 0:
             self.war_wins[winner] += 1
-        self.collect(winner, table, played)
+        gather()
+        self.collect(winner, table, played, stack)
         return winner
 
-    def collect(self, w: int, table: list[int], played: list[list[int]]) -> None:
+    def collect(self, w: int, table: list[int], played: list[list[int]], stack: list[int]) -> None:
         if self.pickup == "table_order":
             self.pile[w].extend(table)
         elif self.pickup == "winner_first":
@@ -171,13 +181,17 @@ class _Game:
             self.pile[w].extend(cards)
         elif self.pickup == "pooled":
             self.won[w] = list(table) + self.won[w]
+        elif self.pickup == "natural":  # the stack turned over under the pile: the last card laid first
+            self.pile[w].extend(reversed(stack))
+        elif self.pickup == "sorted":
+            self.pile[w].extend(sorted(table, key=lambda c: -self.rank(c)))
         else:
             raise ValueError(self.pickup)
 
     # -- the game ------------------------------------------------------------------------------
     def run(self) -> dict:
         seen: set = set()
-        check_cycles = self.pickup in ("table_order", "winner_first")
+        check_cycles = self.pickup in ("table_order", "winner_first", "natural", "sorted")
         outcome, winner = None, None
         while True:
             if self.battles == self.max_battles:

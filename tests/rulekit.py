@@ -349,7 +349,7 @@ def decision_index(events, note: str, nth: int = 0) -> int:
 # One value or more of every option that a variant may take, swept by the conformance suite
 # (every registered variant) and the compiled-engine suite (the table family).
 OPTION_GRID = {
-    "pickup": ["table_order", "winner_first", "pooled"],
+    "pickup": ["table_order", "winner_first", "pooled", "natural", "sorted"],
     "war_tiebreak": ["single_up"],
     "shortfall": ["lose"],
     "win": ["wars:3"],

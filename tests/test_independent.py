@@ -31,6 +31,8 @@ GRID = [
     ("classic", {"pickup": "table_order"}, 200),
     ("classic", {"pickup": "winner_first"}, 200),
     ("classic", {"pickup": "pooled"}, 200),
+    ("classic", {"pickup": "natural"}, 200),
+    ("classic", {"pickup": "sorted"}, 200),
     ("classic", {"war_tiebreak": "single_up"}, 200),
     ("classic", {"shortfall": "lose"}, 200),
     ("classic", {"win": "wars:3"}, 200),
@@ -59,6 +61,12 @@ GRID = [
     ("razboi", {"players": 4, "war_tiebreak": "single_up", "pickup": "pooled",
                 "shortfall": "lose", "jokers": 2}, 200),
     ("razboi", {"war_down": 2, "ace_value": 14, "pickup": "winner_first"}, 200),
+    # the published enumerations' orders: open play, and natural with wars, forfeits and more seats
+    ("classic", {"pickup": "natural", "war_down": 0}, 200),
+    ("classic", {"pickup": "natural", "war_tiebreak": "single_up", "win": "wars:3"}, 200),
+    ("multiplayer", {"players": 4, "pickup": "natural", "shortfall": "lose"}, 150),
+    ("multiplayer", {"players": 3, "pickup": "sorted", "shortfall": "lose", "jokers": 2}, 150),
+    ("razboi", {"pickup": "natural", "players": 3}, 150),
 ]
 
 
@@ -102,5 +110,5 @@ def test_grid_covers_every_option_value():
     assert {0, 1, 2, 3, "by_rank"} <= seen["war_down"]
     assert seen["war_tiebreak"] == {"repeat", "single_up"}
     assert seen["shortfall"] == {"last_card_up", "lose"}
-    assert seen["pickup"] == {"shuffled", "table_order", "winner_first", "pooled"}
+    assert seen["pickup"] == {"shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"}
     assert seen["win"] == {"all_cards", "wars"}

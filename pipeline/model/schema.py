@@ -45,7 +45,7 @@ EVENT_KINDS: tuple[str, ...] = event_kinds.NAMES  # the registry's kinds, in its
 EventKind = Literal[EVENT_KINDS]  # type: ignore[valid-type]
 Outcome = Literal["win", "draw", "capped", "cycle"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)  # how a game ends; the compiled engine codes them by position
-Pickup = Literal["shuffled", "table_order", "winner_first", "pooled"]
+Pickup = Literal["shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"]
 PICKUPS: tuple[str, ...] = get_args(Pickup)  # the order won cards join a pile (rules 2.4)
 
 
@@ -99,9 +99,9 @@ class RuleSet(BaseModel):
         if spec.fixed_players is not None and self.players != spec.fixed_players:
             raise ValueError(f"{self.variant} is played by exactly {spec.fixed_players} players")
         deck = self.ranks * self.suits + self.jokers
-        if deck // self.players < 5:
-            raise ValueError(f"a deck of {deck} cards leaves each of {self.players} players "
-                             f"{deck // self.players} cards; at least 5 are needed")
+        if deck < self.players:
+            raise ValueError(f"a deck of {deck} cards leaves some of {self.players} players without a card; "
+                             f"each needs at least one")
         if (spec.standard_deck or self.war_down == "by_rank") and (self.ranks, self.suits) != (13, 4):
             raise ValueError("war size by rank needs the standard deck (ranks=13, suits=4)")
         return self
@@ -183,7 +183,7 @@ class EventModel(BaseModel):
 
 class LogRow(BaseModel):
     """One row of `events/` files: the events of one battle of one game, encoded by
-    `pipeline.logcodec` (the `events` view of `war query` shows them one row per event)."""
+    `pipeline.log.codec` (the `events` view of `war query` shows them one row per event)."""
 
     game_id: Annotated[int, Arrow("int64")] = Field(description="The game, unique in the dataset.")
     seq: Annotated[int, Arrow("int32")] = Field(ge=0, description="The seq of the row's first event.")

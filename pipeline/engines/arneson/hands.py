@@ -34,14 +34,16 @@ from ..compiled.layout import (
     NO_NOTE,
     NO_SEAT,
     NOTE_HAND,
+    PICKUP_NATURAL,
     PICKUP_POOLED,
+    PICKUP_SORTED,
     PICKUP_SHUFFLED,
     PICKUP_WINNER_FIRST,
 )
 from ..compiled.loop import (
     play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
     )
-from ..compiled.moves import emit, push_cards, put_under, reshuffle, take_top
+from ..compiled.moves import emit, ordered_by_rank, push_cards, put_under, reshuffle, take_top
 from ..compiled.rng import _bounded, _shuffle
 from ..compiled.state import CARDS, ROWS, SEATS, ZERO
 from .reference import WAR_DOWN
@@ -207,6 +209,7 @@ def play_hands(battle, depth, game, arn):
     for s in range(PLAYERS):
         table.cards[table_size] = up0 if s == 0 else up1
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth + 1
         push_cards(log, table.cards, table_size, table_size + 1)
         emit(log, battle, KIND_PLAY, s, 0, NO_NOTE)
         table_size += 1
@@ -217,7 +220,7 @@ def play_hands(battle, depth, game, arn):
 # ---------------------------------------------------------------- wars
 
 @borrowing
-def lay_down(s, count, battle, game, arn):
+def lay_down(s, count, battle, depth, game, arn):
     """A war's face-down cards: up to `count` from seat s's pile onto the table, reshuffling its
     won pile into it when it runs out; one `down` event for each run between reshuffles."""
     seats, table, log = game.seats, game.table, game.log
@@ -233,6 +236,7 @@ def lay_down(s, count, battle, game, arn):
             reshuffle(s, battle, game)
         table.cards[table_size] = take_top(s, game.rules, seats, game.positions)
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
     if table_size > run:
         push_cards(log, table.cards, run, table_size)
@@ -241,7 +245,7 @@ def lay_down(s, count, battle, game, arn):
 
 
 @borrowing
-def forfeit(s, battle, game, arn):
+def forfeit(s, battle, depth, game, arn):
     """Seat s puts all it holds on the table (its pile, its won pile, both top first, then its
     hand in code order) without reshuffling, and is out (Game.forfeit, ArnesonGame.surrender)."""
     seats, table, log = game.seats, game.table, game.log
@@ -251,14 +255,17 @@ def forfeit(s, battle, game, arn):
     for i in range(seats.pile_size[s]):
         table.cards[table_size] = seats.pile[s, (head + i) & mask]
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
     for i in range(seats.won_size[s] - 1, -1, -1):
         table.cards[table_size] = seats.won[s, i]
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
     for i in range(arn.hand_size[s]):
         table.cards[table_size] = arn.hands[s, i]
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
     seats.pile_size[s] = 0
     seats.won_size[s] = 0
@@ -289,7 +296,7 @@ def wars(battle, up0, up1, game, arn):
         last = NO_SEAT
         for s in range(PLAYERS):  # ArnesonGame.join_war
             if rules.shortfall_loses and seats.pile_size[s] + seats.won_size[s] < down:
-                forfeit(s, battle, game, arn)
+                forfeit(s, battle, depth, game, arn)
             elif arn.hand_size[s] == 0:
                 emit(log, battle, KIND_WAR_OUT, s, 0, NO_NOTE)
                 seats.alive[s] = False
@@ -300,7 +307,7 @@ def wars(battle, up0, up1, game, arn):
         if ready <= 1:
             return (last if ready == 1 else NO_SEAT), depth, True
         for s in range(PLAYERS):
-            lay_down(s, down, battle, game, arn)
+            lay_down(s, down, battle, depth, game, arn)
         up0, up1 = play_hands(battle, depth, game, arn)
     return (0 if card_rank[up0] > card_rank[up1] else 1), depth, False
 
@@ -314,7 +321,10 @@ def collect(s, first, stop, battle, game):
     rules, seats, table = game.rules, game.seats, game.table
     cards = table.pickup_order
     count = ZERO
-    if rules.pickup == PICKUP_WINNER_FIRST:
+    if rules.pickup == PICKUP_NATURAL or rules.pickup == PICKUP_SORTED:
+        ordered_by_rank(table, np.int64(first), np.int64(stop), rules.card_rank, rules.pickup == PICKUP_NATURAL, cards)
+        count = stop - first
+    elif rules.pickup == PICKUP_WINNER_FIRST:
         for i in range(first, stop):
             if table.owners[i] == s:
                 cards[count] = table.cards[i]

@@ -39,6 +39,8 @@ PICKUP_SHUFFLED = PICKUPS.index("shuffled")
 PICKUP_TABLE_ORDER = PICKUPS.index("table_order")
 PICKUP_WINNER_FIRST = PICKUPS.index("winner_first")
 PICKUP_POOLED = PICKUPS.index("pooled")
+PICKUP_NATURAL = PICKUPS.index("natural")
+PICKUP_SORTED = PICKUPS.index("sorted")
 
 # An event's note code: an end's outcome, or a decision's kind after the outcomes.
 NOTES = OUTCOMES + ("steal", "top", "hand")

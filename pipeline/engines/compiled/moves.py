@@ -155,3 +155,28 @@ def draw(s, battle, game):
     if game.seats.pile_size[s] == 0:
         reshuffle(s, battle, game)
     return take_top(s, game.rules, game.seats, game.positions)
+
+
+@borrowing
+def ordered_by_rank(table, first, stop, card_rank, natural, out):
+    """Table cards first..stop-1 into out[:stop - first] in the order of the pickup `natural` or
+    `sorted` (play.natural, play.by_rank): for natural, by (step, face, rank when face up,
+    position) from the last down, which is the gathered stack reversed; for sorted, by rank from
+    the highest, equal ranks in table order. An insertion sort: a table holds a few cards."""
+    positions = 1 + stop - first
+    n = stop - first
+    for i in range(n):
+        p = first + i
+        if natural:
+            up = table.marks[p] & 1
+            key = (table.marks[p] * (card_rank.shape[0] + 1) + (card_rank[table.cards[p]] if up else 0)) * positions + i
+            key = -key
+        else:
+            key = -card_rank[table.cards[p]] * positions + i
+        j = i
+        while j > 0 and table.keys[j - 1] > key:
+            table.keys[j] = table.keys[j - 1]
+            out[j] = out[j - 1]
+            j -= 1
+        table.keys[j] = key
+        out[j] = table.cards[p]

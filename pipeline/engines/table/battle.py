@@ -1,5 +1,5 @@
 """One battle, compiled: the seats play a card each, wars settle the ties, the winner collects
-the table (engines.table.play_table's battle, step for step, with the same events). Every step takes
+the table (engines.table.reference's TableGame, step for step, with the same events). Every step takes
 the game's state (state.Game)."""
 
 from __future__ import annotations
@@ -16,23 +16,27 @@ from ..compiled.layout import (
     KIND_WAR_OUT,
     NO_NOTE,
     NO_SEAT,
+    PICKUP_NATURAL,
     PICKUP_POOLED,
+    PICKUP_SORTED,
     PICKUP_SHUFFLED,
     PICKUP_WINNER_FIRST,
 )
-from ..compiled.moves import draw, emit, forget_pile, push_cards, push_seats, put_under, take_top
+from ..compiled.moves import draw, emit, forget_pile, ordered_by_rank, push_cards, push_seats, put_under, take_top
 from ..compiled.rng import _shuffle
 from ..compiled.jit import borrowing
 from ..compiled.state import ZERO
 
 
 @borrowing(inline="always")
-def lay_face_up(s, battle, table_size, game):
-    """Seat s plays its top card face up; returns the new table size."""
+def lay_face_up(s, battle, depth, table_size, game):
+    """Seat s plays its top card face up, in the war of this depth (0: the battle's card);
+    returns the new table size."""
     table = game.table
     card = draw(s, battle, game)
     table.cards[table_size] = card
     table.owners[table_size] = s
+    table.marks[table_size] = 2 * depth + 1
     table.face_up[s] = card
     push_cards(game.log, table.cards, table_size, table_size + 1)
     emit(game.log, battle, KIND_PLAY, s, 0, NO_NOTE)
@@ -50,7 +54,7 @@ def open_battle(battle, game):
             contenders += 1
     table_size = ZERO
     for i in range(contenders):
-        table_size = lay_face_up(table.contenders[i], battle, table_size, game)
+        table_size = lay_face_up(table.contenders[i], battle, ZERO, table_size, game)
     return contenders, table_size
 
 
@@ -85,9 +89,9 @@ def cards_down(rank, depth, rules):
 
 
 @borrowing
-def forfeit(s, battle, table_size, game):
-    """Seat s cannot finish the war: its pile (top first), then its won pile (top first), go on
-    the table, and it is out. Returns the new table size."""
+def forfeit(s, battle, depth, table_size, game):
+    """Seat s cannot finish the war of this depth: its pile (top first), then its won pile (top
+    first), go on the table, and it is out. Returns the new table size."""
     seats, table = game.seats, game.table
     first = table_size
     head = seats.pile_head[s]
@@ -95,10 +99,12 @@ def forfeit(s, battle, table_size, game):
     for i in range(seats.pile_size[s]):
         table.cards[table_size] = seats.pile[s, (head + i) & mask]
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
     for i in range(seats.won_size[s] - 1, -1, -1):
         table.cards[table_size] = seats.won[s, i]
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
     seats.pile_size[s] = 0
     seats.won_size[s] = 0
@@ -111,9 +117,10 @@ def forfeit(s, battle, table_size, game):
 
 
 @borrowing(inline="always")
-def put_down(s, count, battle, table_size, game):
-    """Seat s puts `count` cards face down, logged as one down event, or two when its pile runs
-    out and its won pile is reshuffled in between. Returns the new table size."""
+def put_down(s, count, battle, depth, table_size, game):
+    """Seat s puts `count` cards face down in the war of this depth, logged as one down event,
+    or two when its pile runs out and its won pile is reshuffled in between. Returns the new
+    table size."""
     table = game.table
     first = table_size
     for _ in range(count):
@@ -123,6 +130,7 @@ def put_down(s, count, battle, table_size, game):
             first = table_size
         table.cards[table_size] = draw(s, battle, game)
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
     push_cards(game.log, table.cards, first, table_size)
     emit(game.log, battle, KIND_DOWN, s, 0, NO_NOTE)
@@ -145,7 +153,7 @@ def war_round(battle, depth, tied, rank, table_size, game):
         if holds == 0:
             emit(game.log, battle, KIND_WAR_OUT, s, 0, NO_NOTE)
         elif game.rules.shortfall_loses and holds <= down:
-            table_size = forfeit(s, battle, table_size, game)
+            table_size = forfeit(s, battle, depth, table_size, game)
         else:
             table.ready[ready] = s
             ready += 1
@@ -154,8 +162,8 @@ def war_round(battle, depth, tied, rank, table_size, game):
             s = table.ready[i]
             count = min(down, seats.pile_size[s] + seats.won_size[s] - 1)
             if count > 0:
-                table_size = put_down(s, count, battle, table_size, game)
-            table_size = lay_face_up(s, battle, table_size, game)
+                table_size = put_down(s, count, battle, depth, table_size, game)
+            table_size = lay_face_up(s, battle, depth, table_size, game)
     return ready, table_size
 
 
@@ -200,8 +208,12 @@ def collect(winner, battle, table_size, game):
     """The winner collects the table in the rule set's pickup order."""
     table = game.table
     cards = table.cards
-    if game.rules.pickup == PICKUP_SHUFFLED:
+    pickup = game.rules.pickup
+    if pickup == PICKUP_SHUFFLED:
         _shuffle(game.rng, cards, table_size)
+    elif pickup == PICKUP_NATURAL or pickup == PICKUP_SORTED:
+        cards = table.pickup_order
+        ordered_by_rank(table, ZERO, table_size, game.rules.card_rank, pickup == PICKUP_NATURAL, cards)
     elif game.rules.pickup == PICKUP_WINNER_FIRST:  # the winner's cards, then each other seat's, in table order
         cards = table.pickup_order
         taken = 0
@@ -254,6 +266,7 @@ def duel(battle, game):
     for s in range(2):
         table.cards[s] = take_top(s, game.rules, seats, game.positions)
         table.owners[s] = s
+        table.marks[s] = 1
         push_cards(log, table.cards, s, s + 1)
         emit(log, battle, KIND_PLAY, s, 0, NO_NOTE)
     return 0 if first_rank > second_rank else 1

@@ -13,6 +13,7 @@ import gc
 import os
 import sys
 from contextlib import nullcontext
+from enum import Enum
 
 import typer
 
@@ -116,6 +117,11 @@ def refuse_output(output, overwrite: bool, error: type[war.WarError]) -> None:
         raise error(f"{str(output)!r} is a folder; give a file name")
     if output.exists() and not overwrite:
         raise error(f"{output} exists (use --overwrite to replace it)")
+
+
+def choices(name: str, values: tuple[str, ...]) -> type[Enum]:
+    """The values an option takes, as the Enum typer lists in --help and checks."""
+    return Enum(name, {value: value for value in values}, type=str)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

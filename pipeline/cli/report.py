@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 
 import typer
 
 import pipeline as war
 
-from .app import app
+from .app import app, choices
 
 
-class ReportFormat(str, Enum):
-    html = "html"
-    svg = "svg"
-    png = "png"
+ReportFormat = choices("ReportFormat", ("html", "svg", "png"))
 
 
 @app.command()

@@ -108,6 +108,24 @@ class Game:
         self.summary.outcome, self.summary.cycle_length = "cycle", battle - first
         return True
 
+    def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
+        """After the wars: the winner picks up the table (or it is set aside), a war won may win
+        the game under wars:N before eliminations (ruling 6), then seats holding nothing are out.
+        True when the game is over."""
+        s = self.summary
+        s.count_war(battle, depth)
+        if winner is None:
+            self.set_aside(battle)
+        else:
+            self.collect(winner, self.pick_up(winner, battle), battle)
+            if depth and s.won_war(winner, self.wars_to_win):
+                return True
+        return s.eliminate(battle, self.alive, self.holding, self.emit)
+
+    def pick_up(self, winner: int, battle: int) -> list[int]:
+        """The table in the order the winner takes it (its family's pickup rule)."""
+        raise NotImplementedError
+
     def battle(self, battle: int) -> bool:
         """Play battle number `battle`; True when it ends the game."""
         raise NotImplementedError

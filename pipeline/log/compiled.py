@@ -8,17 +8,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..engines.compiled.layout import (
-    SUMMARY_BATTLES,
-    SUMMARY_CARDS_SET_ASIDE,
-    SUMMARY_CYCLE_LENGTH,
-    SUMMARY_EVENTS,
-    SUMMARY_FIRST_BATTLE_WAR,
-    SUMMARY_MAX_WAR_DEPTH,
-    SUMMARY_OUTCOME,
-    SUMMARY_WAR_BATTLES,
-    SUMMARY_WARS,
-    SUMMARY_WINNER,
-    GameArrays,
+    SUMMARY_BATTLES, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH, SUMMARY_EVENTS,
+    SUMMARY_FIRST_BATTLE_WAR, SUMMARY_MAX_WAR_DEPTH, SUMMARY_OUTCOME, SUMMARY_WAR_BATTLES,
+    SUMMARY_WARS, SUMMARY_WINNER, GameArrays,
 )
 from ..model.schema import GAME_ID_STRIDE, OUTCOMES, RuleSet
 from .row_encoder import RowEncoder, encode_rows, shape_texts

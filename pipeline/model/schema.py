@@ -72,18 +72,12 @@ class RuleSet(BaseModel):
     max_battles: int = Field(10_000, gt=0, description="Cap on battles; the game ends `capped`.")
     hand_size: int = Field(0, description="Cards in hand (Arneson's War: 3).")
 
-    @field_validator("jokers")
+    @field_validator("jokers", "hand_size")
     @classmethod
-    def _jokers(cls, v: int) -> int:
-        if v not in (0, 2):
-            raise ValueError("must be 0 or 2")
-        return v
-
-    @field_validator("hand_size")
-    @classmethod
-    def _hand_size(cls, v: int) -> int:
-        if v not in (0, 3):
-            raise ValueError("must be 0 or 3")
+    def _one_of(cls, v: int, info) -> int:
+        allowed = {"jokers": (0, 2), "hand_size": (0, 3)}[info.field_name]
+        if v not in allowed:
+            raise ValueError(f"must be {allowed[0]} or {allowed[1]}")
         return v
 
     @field_validator("war_down")

@@ -24,15 +24,7 @@ from .jit import HAVE_NUMBA
 from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
 from .loop import DONE, GROW_EVENTS, GROW_STREAMS, play_games
 from .state import (
-    CARDS,
-    ROWS,
-    SEATS,
-    Deals,
-    Rules,
-    Workspace,
-    grown_event_log,
-    new_results,
-    with_longer_streams,
+    CARDS, ROWS, SEATS, Deals, Rules, Workspace, grown_event_log, new_results, with_longer_streams,
     with_more_positions,
 )
 
@@ -95,6 +87,9 @@ class Engine:
     # The family's state once its game's positions have grown, when it keeps something per position.
     refit: Callable[[tuple, object], tuple] | None = None
     players: tuple[int, int] = (2, MAX_PLAYERS)
+    # Whether seats hold hands, which the family's state keeps (`hands`, `hand_size`,
+    # `stored_hands`) and positions include (cycles.earlier_position).
+    hands: bool = False
 
     @property
     def STEPS(self) -> tuple[tuple, tuple]:  # noqa: N802 - the name every engine module gives it
@@ -125,7 +120,7 @@ class Engine:
                                                    keep_positions=self.keeps_positions(rules))
         family = self.new_state(rules, policy, game)
         structures = {"deals": deal_arrays(rules, deals), "game": game, "family": family,
-                      "results": new_results(games, compiled.players)}
+                      "results": new_results(games, compiled.players), "hands": family if self.hands else None}
         if self.state_name != "family":
             structures[self.state_name] = family
         return structures

@@ -7,22 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiled.layout import (
-    KIND_COLLECT,
-    KIND_DOWN,
-    KIND_FORFEIT,
-    KIND_OUT,
-    KIND_PLAY,
-    KIND_WAR,
-    KIND_WAR_OUT,
-    NO_NOTE,
-    NO_SEAT,
-    PICKUP_NATURAL,
-    PICKUP_POOLED,
-    PICKUP_SORTED,
-    PICKUP_SHUFFLED,
-    PICKUP_WINNER_FIRST,
+    KIND_DOWN, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR, KIND_WAR_OUT, NO_NOTE,
+    NO_SEAT, PICKUP_NATURAL, PICKUP_SORTED, PICKUP_SHUFFLED, PICKUP_WINNER_FIRST,
 )
-from ..compiled.moves import draw, emit, forget_pile, ordered_by_rank, push_cards, push_seats, put_under, take_top
+from ..compiled.moves import draw, emit, lay_holdings, ordered_by_rank, push_cards, push_seats, take, take_top
 from ..compiled.rng import _shuffle
 from ..compiled.jit import borrowing
 from ..compiled.state import ZERO
@@ -92,25 +80,10 @@ def cards_down(rank, depth, rules):
 def forfeit(s, battle, depth, table_size, game):
     """Seat s cannot finish the war of this depth: its pile (top first), then its won pile (top
     first), go on the table, and it is out. Returns the new table size."""
-    seats, table = game.seats, game.table
     first = table_size
-    head = seats.pile_head[s]
-    mask = seats.pile.shape[1] - 1
-    for i in range(seats.pile_size[s]):
-        table.cards[table_size] = seats.pile[s, (head + i) & mask]
-        table.owners[table_size] = s
-        table.marks[table_size] = 2 * depth
-        table_size += 1
-    for i in range(seats.won_size[s] - 1, -1, -1):
-        table.cards[table_size] = seats.won[s, i]
-        table.owners[table_size] = s
-        table.marks[table_size] = 2 * depth
-        table_size += 1
-    seats.pile_size[s] = 0
-    seats.won_size[s] = 0
-    seats.alive[s] = False
-    forget_pile(s, game.positions)
-    push_cards(game.log, table.cards, first, table_size)
+    table_size = lay_holdings(s, depth, table_size, game)
+    game.seats.alive[s] = False
+    push_cards(game.log, game.table.cards, first, table_size)
     emit(game.log, battle, KIND_FORFEIT, s, 0, NO_NOTE)
     emit(game.log, battle, KIND_OUT, s, 0, NO_NOTE)
     return table_size
@@ -184,23 +157,6 @@ def settle(battle, contenders, table_size, game):
         for i in range(ready):
             table.contenders[i] = table.ready[i]
         contenders = ready
-
-
-@borrowing(inline="always")
-def take(winner, cards, count, battle, game):
-    """The winner takes cards[:count], in that order: under its pile, or onto its won pile
-    (pooled pickup)."""
-    seats = game.seats
-    if game.rules.pickup == PICKUP_POOLED:
-        won = seats.won_size[winner]
-        for i in range(count - 1, -1, -1):
-            seats.won[winner, won] = cards[i]
-            won += 1
-        seats.won_size[winner] = won
-    else:
-        put_under(winner, cards, count, game.rules, seats, game.positions)
-    push_cards(game.log, cards, 0, count)
-    emit(game.log, battle, KIND_COLLECT, winner, 0, NO_NOTE)
 
 
 @borrowing(inline="linked")

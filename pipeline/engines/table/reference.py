@@ -55,9 +55,9 @@ class TableGame(Game):
         """Battles until the game is over (docs/rules.md 2.2-2.7): every seat still in plays its top card
         and the best card takes the table, a tie for it going to war; a war won may win the game
         under wars:N, then seats holding nothing are out. The loop is written out here rather than
-        left to Game.battles with a method call per battle, to keep the reference as fast as it
-        was. How many battles were played."""
-        rank, piles, alive, emit, s = self.rank, self.piles, self.alive, self.emit, self.summary
+        left to Game.battles, whose method call per battle would cost the reference speed. How
+        many battles were played."""
+        rank, piles, alive, emit = self.rank, self.piles, self.alive, self.emit
         battle = 0
         while battle < self.max_battles:
             if self.seen is not None and self.repeats(battle):
@@ -81,16 +81,9 @@ class TableGame(Game):
             best = max(rank[up[seat]] for seat in contenders)
             tied = [seat for seat in contenders if rank[up[seat]] == best]
             winner, depth = (tied[0], 0) if len(tied) == 1 else self.wars(battle, tied, best)
-            s.count_war(battle, depth)
-            if winner is None:
-                self.set_aside(battle)
-            else:
-                self.collect(winner, self.pick_up(winner, battle), battle)
-                if depth and s.won_war(winner, self.wars_to_win):
-                    return battle
-            if s.eliminate(battle, alive, self.holding, emit):
+            if self.close_battle(battle, winner, depth):
                 return battle
-        s.outcome = "capped"
+        self.summary.outcome = "capped"
         return battle
 
     def play_up(self, seat: int, battle: int) -> None:

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...model.schema import EVENT_KINDS, OUTCOMES, PICKUPS, GameRecord
+from ..policies import KINDS as DECISIONS
 
 # ---------------------------------------------------------------- codes
 
@@ -43,7 +44,7 @@ PICKUP_NATURAL = PICKUPS.index("natural")
 PICKUP_SORTED = PICKUPS.index("sorted")
 
 # An event's note code: an end's outcome, or a decision's kind after the outcomes.
-NOTES = OUTCOMES + ("steal", "top", "hand")
+NOTES = OUTCOMES + tuple(DECISIONS)
 NOTE_STEAL = NOTES.index("steal")
 NOTE_TOP = NOTES.index("top")
 NOTE_HAND = NOTES.index("hand")

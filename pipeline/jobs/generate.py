@@ -20,6 +20,7 @@ from ..engines.game import Policies, policy_specs, tournament_seatings
 from ..errors import DatasetError, RulesError
 from ..log.shard import shard_tables
 from ..log.warm import engines_for, warm
+from ..model.all_deals import AllDeals, check_enumerable
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.schema import GAME_ID_STRIDE, RULES_ID_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
@@ -34,6 +35,7 @@ MAX_GAMES = GAME_ID_STRIDE  # game_id = ordinal x GAME_ID_STRIDE + game_index mu
 MAX_SHARD_SIZE = 100_000    # a shard's events are built in memory: about 10 KB a game
 MAX_SHARDS = 1_000_000      # the manifest lists every part file
 MAX_WORKERS = 256
+LOGS = ("events", "games")
 
 
 @dataclass
@@ -46,19 +48,27 @@ class Plan:
     games: int
     deals: list[Deal] | None = None
     policies: Policies = ()
+    all_deals: bool = False  # game i plays deal i of every deal of the deck (model.all_deals)
+    log: str = "events"  # what is stored: "events" (the log and the games table) or "games" alone
 
     def __post_init__(self) -> None:
         self.policies = policy_specs(self.rules, self.policies)
 
 
 def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: str | Path | None = None,
-               policies: Policies = (), tournament: Sequence[str] = ()) -> list[Plan]:
+               policies: Policies = (), tournament: Sequence[str] = (), all_deals: bool = False,
+               log: str = "events") -> list[Plan]:
     """The plans for `generate`: each of `rule_sets` (no rule set twice) plays `games` games
     (default 1000, or one per deal). `deals` is a JSON Lines file of explicit deals, game i
     playing line i, checked against each rule set. `policies` are every seat's (one per seat,
     or a seating {seat: policy}, -1 for every seat not named); or a `tournament` among two or
     more policies gives a plan per ordered pair, so each pair plays the same seeds in both
-    seatings (2 players)."""
+    seatings (2 players). With `all_deals`, each rule set plays every deal of its deck once
+    (`games`, if given, the first that many); `log` "games" stores the games table alone."""
+    if all_deals and deals is not None:
+        raise RulesError("give `deals` or `all_deals`, not both", params=("deals", "all_deals"))
+    if log not in LOGS:
+        raise RulesError(f"`log` is {' or '.join(LOGS)}, got {log!r}", params=("log",))
     ids = [r.rules_id for r in rule_sets]
     if len(set(ids)) != len(ids):
         raise RulesError("the same rule set is given twice")
@@ -68,11 +78,17 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
     for rules in rule_sets:
         dealt = read_deals(deals, rules) if deals is not None else None
         n = games if games is not None else (len(dealt) if dealt is not None else DEFAULT_GAMES)
+        if all_deals:
+            count = check_enumerable(rules)
+            n = count if games is None else n
+            if n > count:
+                raise RulesError(f"`games` {n} but the deck has only {count:,} deals", params=("games",))
         check_games(n)
         if dealt is not None and n > len(dealt):
             raise RulesError(f"`games` {n} but {deals} holds only {len(dealt)} deals", params=("games",))
         seatings = tournament_seatings(rules, tournament) if tournament else [policies]
-        plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating) for seating in seatings]
+        plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating, all_deals, log)
+                  for seating in seatings]
     return plans
 
 
@@ -118,6 +134,8 @@ class Shard:
     journal: str | None = None
     durable: bool = False  # fsync its own files: a Dask worker's writes are out of make_durable's reach
     rules_id: str | None = None  # the id its dataset's entry gives the rule set (by default, today's)
+    all_deals: bool = False  # its games play deals start..stop-1 of every deal of the deck
+    log: str = "events"  # "games": its events are not stored
 
 
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
@@ -126,12 +144,15 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
     deals = None
     if shard.deals is not None:  # checked again here: a Plan's deals may be Deals a caller made
         deals = [check_deal(rules, [list(p) for p in piles], list(aside)) for piles, aside in shard.deals]
+    elif shard.all_deals:
+        deals = AllDeals(rules, shard.start, shard.stop)
     with interrupts_deferred():
         events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
-                                     deals, shard.policies, tick, shard.rules_id)
+                                     deals, shard.policies, tick, shard.rules_id, events=shard.log == "events")
     root = location(shard.root)
     out = []
-    for table_name, table, key in (("events", events, ("game_id", "seq")), ("games", games, ("game_id",))):
+    tables = (("events", events, ("game_id", "seq")), ("games", games, ("game_id",)))
+    for table_name, table, key in tables if events is not None else tables[1:]:
         rel = part_path(table_name, rules.variant, shard.part)
         digest = write_parquet(table, root / rel, key, durable=shard.durable)  # else made durable before the manifest
         out.append({"path": rel, "table": table_name, "rule_set": shard.ordinal,
@@ -222,7 +243,8 @@ def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: i
     return [RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules_id_version=RULES_ID_VERSION,
                          rules=plan.rules,
                          policies=list(plan.policies), seed=seed, games=plan.games, shard_size=shard_size,
-                         deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None)
+                         deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None,
+                         all_deals=plan.all_deals, log=plan.log)
             for ordinal, plan in enumerate(plans, first_ordinal)]
 
 
@@ -239,7 +261,7 @@ def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root,
             if plan.deals is not None:
                 deals = tuple((d.piles, d.set_aside) for d in plan.deals[start:stop])
             yield Shard(entry.ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
-                        str(root), deals, journal, rules_id=entry.rules_id)
+                        str(root), deals, journal, rules_id=entry.rules_id, all_deals=plan.all_deals, log=plan.log)
             part += 1
 
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from ..engines.event import Event
 from ..engines.families import family_of
-from ..engines.game import replay_log
+from ..engines.game import play_game, replay_log
+from ..model.rng import game_seed
 from ..errors import DatasetError, DealError, GameNotFound, LogMismatch, UsageError
 from ..log.ledger import Ledger, ledger_for
 from ..log.tables import game_log, game_record
@@ -81,10 +82,19 @@ class GameReplay:
 
 
 def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
-    """A game's rule set, record and log, reading only the row groups that hold it."""
+    """A game's rule set, record and log, reading only the row groups that hold it. A game whose
+    log was not stored (`--log games`) is played again from its seed and deal: its log is the
+    regenerated one, which build_replay checks against its games row as it checks a stored one."""
     ds = Dataset.open(root)
     entry, games_file, events_file = ds.locate(game_id)
     rows = read_rows_of(ds.root / games_file.path, "game_id", game_id).to_pylist()
+    if events_file is None:
+        if not rows:
+            raise GameNotFound(f"game {game_id} is listed in the manifest but missing from {games_file.path}")
+        index = game_id - entry.ordinal * GAME_ID_STRIDE
+        log = play_game(entry.rules, game_seed(ds.manifest.master_seed, index), ds.deal(entry, index),
+                        policies=entry.policies)[0]
+        return entry, rows[0], log
     events = read_rows_of(ds.root / events_file.path, "game_id", game_id, order="seq")
     if not rows or events.num_rows == 0:
         raise GameNotFound(f"game {game_id} is listed in the manifest but missing from {games_file.path}"
@@ -155,7 +165,8 @@ def record_disagreements(entry: RuleSetEntry, record: dict, summary, events: int
     `column: the row says X, the log says Y`. (The seed needs the master seed: validation checks it.)"""
     index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
     expected = game_record(record["game_id"], index, record.get("game_seed"), entry.rules, entry.policies,
-                           Deal((), explicit=record.get("deal") == "explicit"), summary, events, entry.rules_id)
+                           Deal((), explicit=record.get("deal") in ("explicit", "all"),
+                                enumerated=record.get("deal") == "all"), summary, events, entry.rules_id)
     return [f"{name}: the row says {record.get(name)!r}, the log says {value!r}"
             for name, value in expected.items() if record.get(name) != value]
 

@@ -93,13 +93,13 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                      tournament: Sequence[str] = (), seed: int | None = None, out: str | Path | None = None,
                      workers: int = 1, shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False,
                      append: bool = False, resume: bool = False, executor: str = "local",
-                     scheduler: str | None = None) -> GenerateRequest:
+                     scheduler: str | None = None, all_deals: bool = False, log: str = "events") -> GenerateRequest:
     """A run of `generate` from a command line's arguments, each checked before anything is
     touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
     one per file of `rule_files` (options go in the file), else Classic War with `options`;
     `policies` as SEAT=POLICY texts (or a `tournament`), as in make_plans; `executor` local
     (processes) or dask (with the `scheduler` address). `out` defaults to data/VARIANT-sSEED
-    (the variants joined by dashes); `append` needs it."""
+    (the variants joined by dashes); `append` needs it. `all_deals` and `log` as make_plans."""
     parsed = parse_sets(list(options))
     rule_sets = [build_rules(name, parsed) for name in variants]
     if rule_files and parsed:
@@ -113,7 +113,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
     if (executor == "dask") != (scheduler is not None):
         raise RulesError("`executor` dask needs `scheduler` ADDRESS (and `scheduler` needs `executor` dask)",
                          params=("executor", "scheduler"))
-    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament)
+    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log)
     if append and out is None:
         raise RulesError("`append` needs `out`, the dataset to add to", params=("append", "out"))
     check_arguments(plans, seed, workers, shard_size)

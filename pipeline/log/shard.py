@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-import pyarrow as pa
 
 from ..engines.choice import compiled_plays
 from ..engines.game import play_game
@@ -18,26 +17,29 @@ from .tables import game_record, games_table, rows_table
 
 
 def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
-                    policies=(), deals=None, rules_id: str | None = None) -> tuple[pa.Table, pa.Table]:
+                    policies=(), deals=None, rules_id: str | None = None, events: bool = True):
     """Games start..stop-1 of a rule set as (events table, games table) from the compiled engine:
-    the same tables as events_table / games_table over play_range."""
-    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id)
+    the same tables as events_table / games_table over play_range (no events table, None,
+    without `events`)."""
+    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id,
+                                      events=events)
     return events, games
 
 
 def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, deals=None, policies=(),
-                 tick=None, rules_id: str | None = None) -> tuple[pa.Table, pa.Table]:
+                 tick=None, rules_id: str | None = None, events: bool = True):
     """(events table, games table) of games start..stop-1: from the compiled engine when it
     plays them, else from the reference. What generate.run_shard writes; `rules_id`, the id its
-    dataset gives the rule set (log.tables.game_record)."""
+    dataset gives the rule set (log.tables.game_record). Without `events`, the events table is
+    None (a dataset that stores the games table alone)."""
     if compiled_plays(rules, deals, policies):
-        tables = play_range_fast(rules, ordinal, seed, start, stop, policies, deals, rules_id)
+        tables = play_range_fast(rules, ordinal, seed, start, stop, policies, deals, rules_id, events)
         if tick is not None and stop > start:
             tick(stop - start)
         return tables
-    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick, encode=True,
+    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick, encode=events,
                                     rules_id=rules_id)
-    return rows_table(ids, rows), games_table(records)
+    return (rows_table(ids, rows) if events else None), games_table(records)
 
 
 def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,

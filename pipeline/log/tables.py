@@ -146,7 +146,7 @@ def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, d
     return {
         "game_id": game_id, "game_index": index, "game_seed": seed, "variant": rules.variant,
         "rules_id": rules_id or rules.rules_id, "players": rules.players, "policies": list(policies),
-        "deal": "explicit" if deal.explicit else "shuffle", "outcome": summary.outcome,
+        "deal": deal.kind, "outcome": summary.outcome,
         "winner": summary.winner, "battles": summary.battles, "wars": summary.wars,
         "war_battles": summary.war_battles, "max_war_depth": summary.max_war_depth,
         "first_battle_war": summary.first_battle_war, "war_wins": summary.war_wins,

@@ -200,7 +200,9 @@ class GameRecord(BaseModel):
     players: Annotated[int, Arrow("int8")]
     policies: Annotated[list[str], Arrow("list<string>")] = Field(
         default_factory=list, description="Each seat's policy; empty for variants without choices.")
-    deal: Annotated[Literal["shuffle", "explicit"], Arrow("dictionary<string>")]
+    deal: Annotated[Literal["shuffle", "explicit", "all"], Arrow("dictionary<string>")] = Field(
+        description="How the game was dealt: shuffled from its seed, an explicit deal, or deal `game_index` of "
+                    "every deal of the deck (`--all-deals`).")
     outcome: Annotated[Outcome, Arrow("dictionary<string>")]
     winner: Annotated[int | None, Arrow("int8")]
     battles: Annotated[int, Arrow("int32")]
@@ -239,6 +241,9 @@ class RuleSetEntry(BaseModel):
     games: int
     shard_size: int
     deals: str | None = Field(None, description="Explicit deals file in the dataset, if any.")
+    all_deals: bool = Field(False, description="Game i plays deal i of every deal of the deck (model.all_deals).")
+    log: Literal["events", "games"] = Field("events", description="What was stored: the event log and the games "
+                                                                  "table, or the games table alone.")
 
 
 class Manifest(BaseModel):

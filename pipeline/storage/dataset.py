@@ -9,7 +9,9 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
 
-from ..errors import DatasetError, GameNotFound, OutsideDataset
+from ..errors import DatasetError, DealError, GameNotFound, OutsideDataset
+from ..model.all_deals import enumerated_deal
+from ..model.deal import Deal, check_deal
 from ..model.schema import (
     GAME_ID_STRIDE,
     SCHEMA_VERSION,
@@ -124,8 +126,9 @@ class Dataset:
                 return entry
         raise KeyError(ordinal)
 
-    def locate(self, game_id: int) -> tuple[RuleSetEntry, DataFile, DataFile]:
-        """The rule set of a game and the games and events files that hold it."""
+    def locate(self, game_id: int) -> tuple[RuleSetEntry, DataFile, DataFile | None]:
+        """The rule set of a game and the games and events files that hold it (no events file
+        where the rule set stores the games table alone)."""
         ordinal, index = split_game_id(game_id)
         entry = next((e for e in self.manifest.rule_sets if e.ordinal == ordinal), None)
         if game_id < 0 or entry is None or index >= entry.games:
@@ -136,6 +139,20 @@ class Dataset:
         for f in self.manifest.files:
             if f.rule_set == ordinal and f.first_game <= index < f.first_game + f.games and f.table in ("games", "events"):
                 found[f.table] = f
-        if len(found) != 2:
+        if "games" not in found or ("events" not in found and entry.log == "events"):
             raise DatasetError(f"manifest lists no file for game {game_id}")
-        return entry, found["games"], found["events"]
+        return entry, found["games"], found.get("events")
+
+    def deal(self, entry: RuleSetEntry, index: int) -> Deal | None:
+        """The deal game `index` of a rule set played when it was not shuffled from its seed:
+        deal `index` of the deck's enumeration, or line `index` of the explicit deals file."""
+        if entry.all_deals:
+            return enumerated_deal(entry.rules, index)
+        if entry.deals is None:
+            return None
+        try:
+            line = (self.root / entry.deals).read_text(encoding="utf-8").splitlines()[index]
+            data = json.loads(line)
+            return check_deal(entry.rules, data["piles"], data.get("set_aside"), f"{entry.deals} line {index + 1}")
+        except (OSError, IndexError, ValueError, KeyError, TypeError, DealError) as err:
+            raise DatasetError(f"cannot read deal {index} from {entry.deals}: {err}") from None

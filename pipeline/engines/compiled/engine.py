@@ -18,8 +18,10 @@ from typing import Callable
 import numpy as np
 
 from ...model.cards import Deck
+from ...model.all_deals import AllDeals
 from ...model.deal import Deal
 from ...model.schema import PICKUPS, RuleSet
+from .deals import enumerated_deals
 from .jit import HAVE_NUMBA
 from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
 from .loop import DONE, GROW_EVENTS, GROW_STREAMS, play_games
@@ -50,6 +52,8 @@ def deal_arrays(rules: RuleSet, deals: list[Deal] | None) -> Deals:
     """Explicit deals (model.deal.Deal, each a whole deck) as the engine reads them; no rows for
     None, the games then shuffling their own deals."""
     size = rules.ranks * rules.suits + rules.jokers
+    if isinstance(deals, AllDeals):
+        return enumerated_deals(rules, deals.start, deals.stop)
     if deals is None:
         return Deals(np.empty((0, size), np.int32), np.empty((0, rules.players + 1), np.int64))
     cards = np.fromiter(chain.from_iterable(chain(*d.piles, d.set_aside) for d in deals), np.int32,

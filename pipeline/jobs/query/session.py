@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterable
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.dataset as pads
 from pyarrow import fs
@@ -30,7 +31,8 @@ from pyarrow import fs
 from ...errors import QueryError
 from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
 from ...model.rules import build_rules
-from ...model.schema import RuleSetEntry
+from ...engines.compiled.deals import deals_at
+from ...model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ...storage.dataset import Dataset
 from ...storage.location import is_remote
 
@@ -48,9 +50,11 @@ EVENT_VIEWS = re.compile(
 
 @dataclass
 class Session:
-    """A DuckDB connection with the dataset's views, locked down, and its private spill folder."""
+    """A DuckDB connection with the dataset's views, locked down, and its private spill folder.
+    `no_events`: why the event views are missing, when the dataset stores no event log."""
     con: duckdb.DuckDBPyConnection
     spill: str | None = None
+    no_events: str | None = None
 
     def close(self) -> None:
         self.con.close()
@@ -90,9 +94,12 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         con.execute(f"SET temp_directory = {_quote(spill)}")
         for table in ("games", "events"):
             files_of = [ds.root / f.path for f in ds.files(table)]
+            if not files_of and table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):
+                session.no_events, events = _no_files(ds, table), False
+                continue
             if not files_of:
-                raise QueryError(f"dataset {str(ds.root)!r} lists no {table} files")
-            view = "event_rows" if table == "events" else table
+                raise QueryError(_no_files(ds, table))
+            view = "event_rows" if table == "events" else "game_rows"
             if is_remote(ds.root):
                 _remote_view(con, ds.root, view, table, files_of)
                 continue
@@ -104,6 +111,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
             hive = "true" if table == "events" else "false"
             con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{listing}], "
                         f"hive_partitioning = {hive})")
+        _games_view(con, ds.manifest.rule_sets)
         if events:
             _events_view(con)
         _rules_table(con, ds.manifest.rule_sets)
@@ -116,6 +124,46 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         session.close()
         raise
     return session
+
+
+def _no_files(ds: Dataset, table: str) -> str:
+    """Why a dataset has no files of `table`: for events, its games were generated without their
+    log, and how to get it."""
+    if table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):
+        return (f"dataset {str(ds.root)!r} stores the games table alone (`--log games`): its event log was "
+                f"not stored; regenerate the events of the games you want with war generate --from "
+                f"{str(ds.root)} --where \"...\" --out NEW (a WHERE over its games), then query NEW")
+    return f"dataset {str(ds.root)!r} lists no {table} files"
+
+
+def _games_view(con, entries) -> None:
+    """The `games` view: the games files' rows, and where a rule set plays every deal of its deck
+    (`--all-deals`), `deal_index` (which deal each game played: its game_index) and `piles` (each
+    seat's pile at the deal, card codes top first, computed from the deal's number)."""
+    enumerated = {e.ordinal: e.rules for e in entries if e.all_deals}
+    if not enumerated:
+        con.execute("CREATE VIEW games AS SELECT * FROM game_rows")
+        return
+
+    def piles(game_ids: pa.Array) -> pa.Array:
+        ids = game_ids.to_numpy(zero_copy_only=False)
+        out = [None] * len(ids)
+        ordinals = ids // GAME_ID_STRIDE
+        for ordinal in np.unique(ordinals):
+            where = np.flatnonzero(ordinals == ordinal)
+            rules = enumerated.get(int(ordinal))
+            if rules is None:
+                continue
+            dealt = deals_at(rules, ids[where] - ordinal * GAME_ID_STRIDE)
+            for row, cards, sizes in zip(where, dealt.cards, dealt.sizes):
+                bounds = np.concatenate([[0], np.cumsum(sizes[:-1])])
+                out[row] = [cards[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+        return pa.array(out, pa.list_(pa.list_(pa.int16())))
+
+    con.create_function("war_deal_piles", piles, ["BIGINT"], "SMALLINT[][]", type="arrow",
+                        null_handling="special", side_effects=False)
+    con.execute("CREATE VIEW games AS SELECT *, CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
+                "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles FROM game_rows")
 
 
 def lock(con, folders: list[str], files: list[str]) -> None:
@@ -138,7 +186,8 @@ def schema_session(events: bool = True) -> Session:
                       for f in EVENT_SCHEMA] + [pa.field("variant", pa.string())])
     con.register("_games", GAME_SCHEMA.empty_table())
     con.register("_event_rows", rows.empty_table())
-    con.execute("CREATE TABLE games AS SELECT * FROM _games")
+    con.execute("CREATE TABLE game_rows AS SELECT * FROM _games")
+    con.execute("CREATE VIEW games AS SELECT * FROM game_rows")
     con.execute("CREATE TABLE event_rows AS SELECT * FROM _event_rows")
     if events:
         _events_view(con)

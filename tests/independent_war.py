@@ -5,7 +5,8 @@ to cross-check the project's engine game by game. It shares only the specified r
 generator (pipeline.rng), which has its own test vectors.
 
 `simulate(rules, seed)` takes a rule set as a dict (RuleSet field names) and returns
-{"outcome", "winner", "battles", "wars", "max_war_depth", "war_wins", "final_cards"}.
+{"outcome", "winner", "battles", "wars", "max_war_depth", "war_wins", "final_cards"};
+`simulate(rules, seed, deck)` deals the given deck order (top first) instead of a shuffled one.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ DEFAULTS = {
 
 
 class _Game:
-    def __init__(self, rules: dict, seed: int) -> None:
+    def __init__(self, rules: dict, seed: int, deck: list[int] | None = None) -> None:
         r = {**DEFAULTS, **{k: v for k, v in rules.items() if k in DEFAULTS}}
         self.n = r["players"]
         self.ranks = r["ranks"]
@@ -39,8 +40,9 @@ class _Game:
 
         self.rng = Xoshiro256(seed)
         plain = self.ranks * self.suits
-        deck = list(range(plain + self.jokers))
-        self.rng.shuffle(deck)
+        if deck is None:
+            deck = list(range(plain + self.jokers))
+            self.rng.shuffle(deck)
         each = len(deck) // self.n
         self.pile = [deque() for _ in range(self.n)]
         for i in range(each * self.n):
@@ -232,6 +234,7 @@ class _Game:
         }
 
 
-def simulate(rules: dict, seed: int) -> dict:
-    """Play the game of `seed` under `rules` (a dict of RuleSet fields) and summarize it."""
-    return _Game(rules, seed).run()
+def simulate(rules: dict, seed: int, deck: list[int] | None = None) -> dict:
+    """Play the game of `seed` under `rules` (a dict of RuleSet fields) and summarize it; with
+    `deck`, that deck order is dealt (the seed then serves later shuffles only)."""
+    return _Game(rules, seed, deck).run()

@@ -150,3 +150,51 @@ def deals_at(rules, indexes) -> Deals:
         _fill_each(np.array(rank_counts(rules), np.int64), np.array(first_codes(rules), np.int64),
                    np.int64(rules.players), indexes, cards, sizes)
     return Deals(cards, sizes)
+
+
+@njit(cache=True)
+def _index_of(counts, seq):
+    """The lexicographic rank of a rank sequence (model.all_deals.index_of)."""
+    counts = counts.copy()
+    left = seq.shape[0]
+    total = np.int64(1)
+    placed = 0
+    for c in counts:
+        for k in range(1, c + 1):
+            placed += 1
+            total = total * placed // k
+    index = np.int64(0)
+    for i in range(seq.shape[0]):
+        rank = seq[i]
+        for r in range(rank):
+            if counts[r]:
+                index += total * counts[r] // left
+        total = total * counts[rank] // left
+        counts[rank] -= 1
+        left -= 1
+    return index
+
+
+@njit(cache=True)
+def _swap_each(counts, indexes, out):
+    """For each deal of two seats, the number of the deal with the seats' piles swapped: the
+    deck's cards dealt to seat 0 (even positions) and to seat 1 (odd) trade places."""
+    n = 0
+    for c in counts:
+        n += c
+    dealt = n // 2 * 2
+    seq = np.empty(n, np.int64)
+    for g in range(indexes.shape[0]):
+        _unrank(counts, indexes[g], seq)
+        for k in range(0, dealt, 2):
+            seq[k], seq[k + 1] = seq[k + 1], seq[k]
+        out[g] = _index_of(counts, seq)
+
+
+def swapped_indexes(rules, indexes) -> np.ndarray:
+    """The numbers of these deals (of a two-seat rule set's enumeration) with the seats swapped."""
+    indexes = np.ascontiguousarray(indexes, np.int64)
+    out = np.empty(indexes.shape[0], np.int64)
+    if indexes.shape[0]:
+        _swap_each(np.array(rank_counts(rules), np.int64), indexes, out)
+    return out

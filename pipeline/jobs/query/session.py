@@ -31,7 +31,7 @@ from pyarrow import fs
 from ...errors import QueryError
 from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
 from ...model.rules import build_rules
-from ...engines.compiled.deals import deals_at
+from ...engines.compiled.deals import deals_at, swapped_indexes
 from ...model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ...storage.dataset import Dataset
 from ...storage.location import is_remote
@@ -137,13 +137,11 @@ def _no_files(ds: Dataset, table: str) -> str:
 
 
 def _games_view(con, entries) -> None:
-    """The `games` view: the games files' rows, and where a rule set plays every deal of its deck
-    (`--all-deals`), `deal_index` (which deal each game played: its game_index) and `piles` (each
-    seat's pile at the deal, card codes top first, computed from the deal's number)."""
+    """The `games` view: the games files' rows, then `deal_index` (which deal of its deck a game
+    played, for a rule set that plays every deal, `--all-deals`: its game_index; else null),
+    `piles` (that deal: each seat's pile, card codes top first, computed from its number) and
+    `swapped_index` (two seats: the number of the same deal with the seats' piles swapped)."""
     enumerated = {e.ordinal: e.rules for e in entries if e.all_deals}
-    if not enumerated:
-        con.execute("CREATE VIEW games AS SELECT * FROM game_rows")
-        return
 
     def piles(game_ids: pa.Array) -> pa.Array:
         ids = game_ids.to_numpy(zero_copy_only=False)
@@ -160,10 +158,25 @@ def _games_view(con, entries) -> None:
                 out[row] = [cards[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
         return pa.array(out, pa.list_(pa.list_(pa.int16())))
 
+    def swapped(game_ids: pa.Array) -> pa.Array:
+        ids = game_ids.to_numpy(zero_copy_only=False)
+        out = np.full(len(ids), -1, np.int64)
+        ordinals = ids // GAME_ID_STRIDE
+        for ordinal in np.unique(ordinals):
+            rules = enumerated.get(int(ordinal))
+            if rules is not None and rules.players == 2:
+                where = np.flatnonzero(ordinals == ordinal)
+                out[where] = swapped_indexes(rules, ids[where] - ordinal * GAME_ID_STRIDE)
+        return pa.array(out, pa.int64(), mask=out < 0)
+
     con.create_function("war_deal_piles", piles, ["BIGINT"], "SMALLINT[][]", type="arrow",
                         null_handling="special", side_effects=False)
+    con.create_function("war_swapped_deal", swapped, ["BIGINT"], "BIGINT", type="arrow",
+                        null_handling="special", side_effects=False)
     con.execute("CREATE VIEW games AS SELECT *, CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
-                "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles FROM game_rows")
+                "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
+                "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index "
+                "FROM game_rows")
 
 
 def lock(con, folders: list[str], files: list[str]) -> None:
@@ -187,7 +200,7 @@ def schema_session(events: bool = True) -> Session:
     con.register("_games", GAME_SCHEMA.empty_table())
     con.register("_event_rows", rows.empty_table())
     con.execute("CREATE TABLE game_rows AS SELECT * FROM _games")
-    con.execute("CREATE VIEW games AS SELECT * FROM game_rows")
+    _games_view(con, [])
     con.execute("CREATE TABLE event_rows AS SELECT * FROM _event_rows")
     if events:
         _events_view(con)

@@ -88,6 +88,17 @@ class GenerateRequest:
                 for t in ("games", "events")}
 
 
+def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file: str | Path | None = None) -> RuleSet:
+    """One rule set from a command line's arguments: a variant (Classic War by default) with
+    OPTION=VALUE `options`, or a rule file (options go in the file)."""
+    if rule_file is not None:
+        if variant is not None or options:
+            raise RulesError("give a `rule_file` or a variant and its `options`, not both",
+                             params=("rule_file", "options"))
+        return load_rules_file(rule_file)
+    return build_rules(variant or "classic", parse_sets(list(options)))
+
+
 def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), rule_files: Sequence[str | Path] = (),
                      games: int | None = None, deals: str | Path | None = None, policies: Sequence[str] = (),
                      tournament: Sequence[str] = (), seed: int | None = None, out: str | Path | None = None,

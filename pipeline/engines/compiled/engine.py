@@ -54,6 +54,8 @@ def deal_arrays(rules: RuleSet, deals: list[Deal] | None) -> Deals:
     size = rules.ranks * rules.suits + rules.jokers
     if isinstance(deals, AllDeals):
         return enumerated_deals(rules, deals.start, deals.stop)
+    if isinstance(deals, Deals):  # made as arrays already (jobs.search)
+        return deals
     if deals is None:
         return Deals(np.empty((0, size), np.int32), np.empty((0, rules.players + 1), np.int64))
     cards = np.fromiter(chain.from_iterable(chain(*d.piles, d.set_aside) for d in deals), np.int32,
@@ -145,8 +147,9 @@ class Engine:
             raise ValueError("a policy without a compiled form: the reference engine plays it")
         compiled = self.compile_rules(rules, policy)
         games = max(stop - start, 0)
-        if deals is not None and len(deals) != games:
-            raise ValueError(f"{len(deals)} deals for {games} games")
+        dealt = deals.cards.shape[0] if isinstance(deals, Deals) else None if deals is None else len(deals)
+        if dealt is not None and dealt != games:
+            raise ValueError(f"{dealt} deals for {games} games")
         if capacity is None:
             capacity = games * min(self.events_a_game(rules), 20_000) + 1024
         if workspace is None:

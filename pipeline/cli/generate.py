@@ -27,6 +27,8 @@ def generate(
     set_: list[str] = typer.Option([], "--set", metavar="OPTION=VALUE", help="A rule option, repeatable, each option once (`war variants`)."),
     rules_file: list[Path] = typer.Option([], "--rules", metavar="FILE", help="A whole rule set in TOML or JSON (repeatable)."),
     deals: Path | None = typer.Option(None, "--deals", metavar="FILE", help="JSON Lines of explicit deals; game i plays line i."),
+    from_: str | None = typer.Option(None, "--from", metavar="DATASET", help="Play again the games of DATASET that --where chooses, with their whole log, into --out."),
+    where: str | None = typer.Option(None, "--where", metavar="CONDITION", help="With --from: which games, a condition over its games view (battles > 500)."),
     all_deals: bool = typer.Option(False, "--all-deals", help="Play every deal of the deck once: game i plays deal i (up to 10^10 deals; --games N: the first N)."),
     log: LogChoice = typer.Option("events", "--log", metavar="WHAT", help="events: the event log and the games table; games: the games table alone (events are regenerated when asked for)."),
     policy: list[str] = typer.Option([], "--policy", "-p", metavar="SEAT=POLICY", help="SEAT=POLICY for variants with decisions (SEAT * for all seats); see `war policies`."),
@@ -44,7 +46,8 @@ def generate(
     request = war.generate_request(
         variants=variant, options=set_, rule_files=rules_file, games=games, deals=deals, policies=policy,
         tournament=tournament, seed=seed, out=out, workers=workers, shard_size=shard_size, overwrite=overwrite,
-        append=append, resume=resume, executor=executor, scheduler=scheduler, all_deals=all_deals, log=log.value)
+        append=append, resume=resume, executor=executor, scheduler=scheduler, all_deals=all_deals, log=log.value,
+        source=from_, where=where)
     total = request.games
     prepare_engine(request.compiled_rule_sets)
     start = time.perf_counter()

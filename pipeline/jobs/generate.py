@@ -7,6 +7,7 @@ of workers, so any number of workers gives the same files byte for byte.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -50,6 +51,8 @@ class Plan:
     policies: Policies = ()
     all_deals: bool = False  # game i plays deal i of every deal of the deck (model.all_deals)
     log: str = "events"  # what is stored: "events" (the log and the games table) or "games" alone
+    seeds: list[int] | None = None  # each game's own seed (games taken from another dataset)
+    sources: list[int] | None = None  # the game each was taken from (its game_id there)
 
     def __post_init__(self) -> None:
         self.policies = policy_specs(self.rules, self.policies)
@@ -136,6 +139,7 @@ class Shard:
     rules_id: str | None = None  # the id its dataset's entry gives the rule set (by default, today's)
     all_deals: bool = False  # its games play deals start..stop-1 of every deal of the deck
     log: str = "events"  # "games": its events are not stored
+    seeds: tuple[int, ...] | None = None  # each game's own seed
 
 
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
@@ -148,7 +152,8 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
         deals = AllDeals(rules, shard.start, shard.stop)
     with interrupts_deferred():
         events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
-                                     deals, shard.policies, tick, shard.rules_id, events=shard.log == "events")
+                                     deals, shard.policies, tick, shard.rules_id, events=shard.log == "events",
+                                     seeds=shard.seeds)
     root = location(shard.root)
     out = []
     tables = (("events", events, ("game_id", "seq")), ("games", games, ("game_id",)))
@@ -167,7 +172,7 @@ def _looks_like_dataset(root) -> bool:
     return any((root / name).exists() for name in (MANIFEST, WORK_DIR, "games", "events"))
 
 
-OWN_FOLDERS = ("games", "events", "deals")
+OWN_FOLDERS = ("games", "events", "deals", "seeds")
 
 
 def _own(rel: str) -> bool:
@@ -177,7 +182,7 @@ def _own(rel: str) -> bool:
     name = parts[-1]
     if name.startswith(".") and name.endswith(".tmp"):
         return True
-    if parts[0] == "deals":
+    if parts[0] in ("deals", "seeds"):
         return len(parts) == 2 and re.fullmatch(r"rule_set-\d+\.jsonl", name) is not None
     return len(parts) == 3 and parts[1].startswith("variant=") and \
         re.fullmatch(r"part-\d+\.parquet", name) is not None
@@ -244,7 +249,8 @@ def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: i
                          rules=plan.rules,
                          policies=list(plan.policies), seed=seed, games=plan.games, shard_size=shard_size,
                          deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None,
-                         all_deals=plan.all_deals, log=plan.log)
+                         all_deals=plan.all_deals, log=plan.log,
+                         seeds=f"seeds/rule_set-{ordinal}.jsonl" if plan.seeds is not None else None)
             for ordinal, plan in enumerate(plans, first_ordinal)]
 
 
@@ -261,7 +267,8 @@ def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root,
             if plan.deals is not None:
                 deals = tuple((d.piles, d.set_aside) for d in plan.deals[start:stop])
             yield Shard(entry.ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
-                        str(root), deals, journal, rules_id=entry.rules_id, all_deals=plan.all_deals, log=plan.log)
+                        str(root), deals, journal, rules_id=entry.rules_id, all_deals=plan.all_deals, log=plan.log,
+                        seeds=tuple(plan.seeds[start:stop]) if plan.seeds is not None else None)
             part += 1
 
 
@@ -350,6 +357,13 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
             digest = atomic_write_bytes(target / entry.deals, data)
             files.append({"path": entry.deals, "table": "deals", "rule_set": entry.ordinal,
                           "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
+        if entry.seeds is not None:
+            sources = plan.sources or [None] * plan.games
+            data = "".join(json.dumps({"seed": s, "from": g}, separators=(",", ":")) + "\n"
+                           for s, g in zip(plan.seeds, sources)).encode()
+            digest = atomic_write_bytes(target / entry.seeds, data)
+            files.append({"path": entry.seeds, "table": "seeds", "rule_set": entry.ordinal,
+                          "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
     finished = {}
     if resume:
         for shard in iter_shards(plans, entries, seed, target, shard_size, first_part):
@@ -396,7 +410,8 @@ def finish_command(root, journal: Journal) -> str:
         except (RulesError, ValueError):
             return generic
         changed = {k: v for k, v in rules.items() if k != "variant" and default.get(k) != v}
-        if entry.get("deals") or list(entry.get("policies") or []) != list(policy_specs(actual, ())) \
+        if entry.get("deals") or entry.get("seeds") or entry.get("all_deals") or entry.get("log", "events") != "events" \
+                or list(entry.get("policies") or []) != list(policy_specs(actual, ())) \
                 or (options is not None and changed != options):
             return generic
         options = changed

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from ..engines.event import Event
 from ..engines.families import family_of
 from ..engines.game import play_game, replay_log
-from ..model.rng import game_seed
 from ..errors import DatasetError, DealError, GameNotFound, LogMismatch, UsageError
 from ..log.ledger import Ledger, ledger_for
 from ..log.tables import game_log, game_record
@@ -92,8 +91,7 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
         if not rows:
             raise GameNotFound(f"game {game_id} is listed in the manifest but missing from {games_file.path}")
         index = game_id - entry.ordinal * GAME_ID_STRIDE
-        log = play_game(entry.rules, game_seed(ds.manifest.master_seed, index), ds.deal(entry, index),
-                        policies=entry.policies)[0]
+        log = play_game(entry.rules, ds.game_seed(entry, index), ds.deal(entry, index), policies=entry.policies)[0]
         return entry, rows[0], log
     events = read_rows_of(ds.root / events_file.path, "game_id", game_id, order="seq")
     if not rows or events.num_rows == 0:

@@ -19,6 +19,7 @@ from ..model.schema import Manifest, RuleSet
 from ..storage.journal import WORK_DIR
 from ..storage.location import StorePath, location
 from .generate import DEFAULT_SHARD_SIZE, Plan, check_arguments, generate, make_plans
+from .materialize import materialize_plans
 
 EXECUTORS = ("local", "dask")
 
@@ -104,13 +105,32 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                      tournament: Sequence[str] = (), seed: int | None = None, out: str | Path | None = None,
                      workers: int = 1, shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False,
                      append: bool = False, resume: bool = False, executor: str = "local",
-                     scheduler: str | None = None, all_deals: bool = False, log: str = "events") -> GenerateRequest:
+                     scheduler: str | None = None, all_deals: bool = False, log: str = "events",
+                     source: str | Path | None = None, where: str | None = None) -> GenerateRequest:
     """A run of `generate` from a command line's arguments, each checked before anything is
     touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
     one per file of `rule_files` (options go in the file), else Classic War with `options`;
     `policies` as SEAT=POLICY texts (or a `tournament`), as in make_plans; `executor` local
     (processes) or dask (with the `scheduler` address). `out` defaults to data/VARIANT-sSEED
-    (the variants joined by dashes); `append` needs it. `all_deals` and `log` as make_plans."""
+    (the variants joined by dashes); `append` needs it. `all_deals` and `log` as make_plans.
+    With `source`, a dataset, the run plays again the games of it that `where` chooses, with
+    their whole log (jobs.materialize): rule sets, games and seeds come from the source."""
+    if source is not None or where is not None:
+        given = [name for name, value in (("variants", variants), ("options", options), ("rule_files", rule_files),
+                                          ("games", games), ("deals", deals), ("policies", policies),
+                                          ("tournament", tournament), ("seed", seed), ("append", append),
+                                          ("all_deals", all_deals), ("log", log != "events")) if value]
+        if given:
+            raise RulesError("`from` takes its rule sets, games and seeds from the source dataset: give none of "
+                             + ", ".join(f"`{n}`" for n in given), params=("from", *given))
+        if source is None or where is None or out is None:
+            raise RulesError("`from` needs `where` (which of its games) and `out` (the new dataset)",
+                             params=("from", "where", "out"))
+        if executor not in EXECUTORS:
+            raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
+        plans, master = materialize_plans(source, where)
+        check_arguments(plans, master, workers, shard_size)
+        return GenerateRequest(plans, location(out), master, workers, shard_size, overwrite, False, resume, scheduler)
     parsed = parse_sets(list(options))
     rule_sets = [build_rules(name, parsed) for name in variants]
     if rule_files and parsed:

@@ -56,7 +56,7 @@ def _decode_game(gid: int, game_rows: list) -> list[tuple[int, Event]] | Problem
 
 
 def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None,
-               logged: list[tuple[int, Event]], deal=None) -> Problem | None:
+               logged: list[tuple[int, Event]], deal=None, seed: int | None = None) -> Problem | None:
     """Every check on one game; the first problem found, or None."""
     rules = entry.rules
     for i, (seq, _) in enumerate(logged):
@@ -67,7 +67,7 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
     if row is None:
         return Problem(None, gid, None, "events of a game that has no record in games/")
     index = gid - entry.ordinal * GAME_ID_STRIDE
-    seed = game_seed(master_seed, index)
+    seed = game_seed(master_seed, index) if seed is None else seed
     checker = CheckingRecorder(log)
     try:
         summary = play_game(rules, seed, deal, checker, entry.policies)[1]
@@ -104,6 +104,7 @@ class ShardCheck:
     deep: bool = False
     all_deals: bool = False  # its games play deals first.. of every deal of the deck
     log: str = "events"  # "games": no events file (its games are regenerated and their records compared)
+    seeds: tuple[int, ...] | None = None  # each game's own seed, where the games came from another dataset
 
 
 def check_workers(workers: int) -> None:
@@ -139,6 +140,18 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
             except (WarError, ValueError, KeyError, OSError) as err:
                 deals_by_set.pop(entry.ordinal, None)
                 report.problems.append(Problem(entry.deals, None, None, f"unreadable deals: {err}"))
+    seeds_by_set: dict[int, list] = {}
+    for entry in ds.manifest.rule_sets:
+        if entry.seeds and entry.seeds not in unreadable:
+            try:
+                lines = (ds.root / entry.seeds).read_text(encoding="utf-8").splitlines()
+                seeds_by_set[entry.ordinal] = [int(json.loads(line)["seed"]) for line in lines]
+                if len(seeds_by_set[entry.ordinal]) != entry.games or \
+                        not all(0 <= s < 2**64 for s in seeds_by_set[entry.ordinal]):
+                    raise ValueError(f"{entry.games} seeds of 0 .. 2^64 - 1 wanted")
+            except (ValueError, KeyError, OSError, TypeError) as err:
+                seeds_by_set.pop(entry.ordinal, None)
+                report.problems.append(Problem(entry.seeds, None, None, f"unreadable seeds: {err}"))
     tasks = []
     for entry in ds.manifest.rule_sets:
         games_files = {f.first_game: f for f in ds.files("games") if f.rule_set == entry.ordinal}
@@ -148,9 +161,11 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
             base = entry.ordinal * GAME_ID_STRIDE
             events_missing = ef is None and entry.log == "events"
             if events_missing or gf.path in unreadable or (ef is not None and ef.path in unreadable) or \
-                    (entry.deals and entry.ordinal not in deals_by_set):
+                    (entry.deals and entry.ordinal not in deals_by_set) or \
+                    (entry.seeds and entry.ordinal not in seeds_by_set):
                 bad_file = gf.path if gf.path in unreadable or events_missing else (
-                    ef.path if ef is not None and ef.path in unreadable else entry.deals)
+                    ef.path if ef is not None and ef.path in unreadable else
+                    entry.deals if entry.deals and entry.ordinal not in deals_by_set else entry.seeds)
                 for gid in range(base + first, base + first + gf.games):
                     report.problems.append(Problem(bad_file, gid, None,
                                                    "cannot be checked: a file it needs is missing or unreadable"))
@@ -162,8 +177,9 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
             deals = None
             if entry.deals:
                 deals = tuple(deals_by_set[entry.ordinal][first:first + gf.games])
+            seeds = tuple(seeds_by_set[entry.ordinal][first:first + gf.games]) if entry.seeds else None
             tasks.append(ShardCheck(str(ds.root), entry.ordinal, gf.path, ef.path if ef is not None else None, first,
-                                    gf.games, deals, deep, entry.all_deals, entry.log))
+                                    gf.games, deals, deep, entry.all_deals, entry.log, seeds))
     digests: dict[str, str] = {}
     shard_problems = []
     for part in run_tasks(check_shard, tasks, workers, progress, fork=not is_remote(ds.root)):
@@ -240,7 +256,8 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             elif task.all_deals:
                 deal = enumerated_deal(entry.rules, task.first + n)
             try:
-                problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal)
+                problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal,
+                                     task.seeds[n] if task.seeds is not None else None)
             except WarError as err:
                 problem = Problem(None, gid, None, f"cannot be checked: {err}")
             if problem is not None:
@@ -272,7 +289,7 @@ def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, game
             deal = check_deal(entry.rules, *task.deals[n])
         elif task.all_deals:
             deal = enumerated_deal(entry.rules, index)
-        seed = game_seed(master_seed, index)
+        seed = game_seed(master_seed, index) if task.seeds is None else task.seeds[n]
         try:
             log, summary, played = play_game(entry.rules, seed, deal, policies=entry.policies)
             audit(log, entry.rules)
@@ -341,7 +358,7 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
     ref_events, ref_games, balanced = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
                                                      task.first + task.games, tuple(entry.policies), deals,
                                                      check_balance=True, rules_id=entry.rules_id,
-                                                     events=events_path is not None)
+                                                     events=events_path is not None, seeds=task.seeds)
     if events_path is None:  # no log stored: the games rows, and the regenerated cards' balance
         return balanced and games.equals(ref_games)
     return balanced and games.equals(ref_games) and \

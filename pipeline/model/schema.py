@@ -222,7 +222,7 @@ class GameRecord(BaseModel):
 
 class DataFile(BaseModel):
     path: str = Field(description="Relative to the dataset folder, `/`-separated.")
-    table: Literal["games", "events", "deals"]
+    table: Literal["games", "events", "deals", "seeds"]
     rule_set: int
     first_game: int
     games: int
@@ -242,6 +242,8 @@ class RuleSetEntry(BaseModel):
     shard_size: int
     deals: str | None = Field(None, description="Explicit deals file in the dataset, if any.")
     all_deals: bool = Field(False, description="Game i plays deal i of every deal of the deck (model.all_deals).")
+    seeds: str | None = Field(None, description="A file of each game's own seed and the game it came from, where "
+                                                "the games were taken from another dataset (`--from`).")
     log: Literal["events", "games"] = Field("events", description="What was stored: the event log and the games "
                                                                   "table, or the games table alone.")
 

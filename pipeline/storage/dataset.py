@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from ..errors import DatasetError, DealError, GameNotFound, OutsideDataset
 from ..model.all_deals import enumerated_deal
 from ..model.deal import Deal, check_deal
+from ..model.rng import game_seed
 from ..model.schema import (
     GAME_ID_STRIDE,
     SCHEMA_VERSION,
@@ -143,16 +144,40 @@ class Dataset:
             raise DatasetError(f"manifest lists no file for game {game_id}")
         return entry, found["games"], found.get("events")
 
-    def deal(self, entry: RuleSetEntry, index: int) -> Deal | None:
-        """The deal game `index` of a rule set played when it was not shuffled from its seed:
-        deal `index` of the deck's enumeration, or line `index` of the explicit deals file."""
-        if entry.all_deals:
-            return enumerated_deal(entry.rules, index)
-        if entry.deals is None:
-            return None
+    def game_seed(self, entry: RuleSetEntry, index: int) -> int:
+        """Game `index`'s seed (game_seeds)."""
+        return self.game_seeds(entry, [index])[0]
+
+    def game_seeds(self, entry: RuleSetEntry, indexes) -> list[int]:
+        """The seeds of these games of a rule set: their own where the games were taken from
+        another dataset, else the master seed's (docs/rules.md, Randomness)."""
+        if entry.seeds is None:
+            return [game_seed(self.manifest.master_seed, i) for i in indexes]
+        lines = self._lines(entry.seeds, "seeds")
         try:
-            line = (self.root / entry.deals).read_text(encoding="utf-8").splitlines()[index]
-            data = json.loads(line)
-            return check_deal(entry.rules, data["piles"], data.get("set_aside"), f"{entry.deals} line {index + 1}")
-        except (OSError, IndexError, ValueError, KeyError, TypeError, DealError) as err:
-            raise DatasetError(f"cannot read deal {index} from {entry.deals}: {err}") from None
+            return [int(json.loads(lines[i])["seed"]) for i in indexes]
+        except (IndexError, ValueError, KeyError, TypeError) as err:
+            raise DatasetError(f"cannot read the seeds of {entry.seeds}: {err}") from None
+
+    def deal(self, entry: RuleSetEntry, index: int) -> Deal | None:
+        """The deal game `index` of a rule set played when it was not shuffled from its seed
+        (deals_of); None when it was."""
+        return self.deals_of(entry, [index])[0] if entry.all_deals or entry.deals else None
+
+    def deals_of(self, entry: RuleSetEntry, indexes) -> list[Deal]:
+        """The deals of these games of a rule set that does not shuffle its own: deal i of the
+        deck's enumeration, or line i of the explicit deals file."""
+        if entry.all_deals:
+            return [enumerated_deal(entry.rules, i) for i in indexes]
+        lines = self._lines(entry.deals, "deals")
+        try:
+            return [check_deal(entry.rules, data["piles"], data.get("set_aside"), f"{entry.deals} line {i + 1}")
+                    for i in indexes for data in [json.loads(lines[i])]]
+        except (IndexError, ValueError, KeyError, TypeError, DealError) as err:
+            raise DatasetError(f"cannot read the deals of {entry.deals}: {err}") from None
+
+    def _lines(self, rel: str, what: str) -> list[str]:
+        try:
+            return (self.root / rel).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as err:
+            raise DatasetError(f"cannot read the {what} file {rel}: {err}") from None

@@ -255,7 +255,10 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
     while index < games:
         attempt += 1
         rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
-        game_seed = _game_seed(master_seed, np.uint64(start + index))
+        if deals.seeds.shape[0] > 0:
+            game_seed = deals.seeds[index]
+        else:
+            game_seed = _game_seed(master_seed, np.uint64(start + index))
         looking = watch == 0
         while True:  # one call of play_game: each call site would compile it again
             played = game

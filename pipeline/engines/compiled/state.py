@@ -122,11 +122,17 @@ class Game(NamedTuple):
     log: EventLog
 
 
+NO_SEEDS = np.empty(0, np.uint64)  # Deals.seeds of games whose seeds come from the master seed
+
+
 class Deals(NamedTuple):
-    """Explicit deals, one row per game; no rows when the games shuffle their own deal."""
+    """Explicit deals, one row per game; no rows when the games shuffle their own deal. `seeds`,
+    when it has rows, is each game's seed (a game taken from another dataset keeps its own);
+    else game i's seed comes from the master seed."""
 
     cards: np.ndarray           # int32 [games, deck_size]: the seats' piles top first, one after another, then the cards set aside
     sizes: np.ndarray           # int64 [games, players + 1]: each seat's pile size, then the cards set aside
+    seeds: np.ndarray = NO_SEEDS  # uint64 [games] or [0]
 
 
 class Results(NamedTuple):

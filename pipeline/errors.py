@@ -132,3 +132,18 @@ def storage_error(err: OSError, path: object = None, doing: str = "write") -> St
     if err.errno == errno.ENOSPC:
         text += " (free some space, then run the command again)"
     return StorageError(text, exit_code=1 if storage_fault else 2)
+
+
+def brief(value: object) -> str:
+    """A value as an error message shows it: its repr cut short (nesting, long strings, long
+    lists and huge numbers elided), so that a hostile input (a list nested a thousand deep, a
+    string of a million characters) gives one short line, not a RecursionError or a flood."""
+    import reprlib  # only when something failed
+
+    shorter = reprlib.Repr()
+    shorter.maxlevel, shorter.maxstring, shorter.maxother, shorter.maxlong = 3, 60, 60, 40
+    shorter.maxlist = shorter.maxtuple = shorter.maxdict = shorter.maxset = 6
+    try:
+        return shorter.repr(value)
+    except (RecursionError, ValueError):
+        return f"<{type(value).__name__}>"

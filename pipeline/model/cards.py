@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..errors import DealError
+from ..errors import DealError, brief
 
 STANDARD_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
@@ -63,16 +63,16 @@ class Deck:
     def parse(self, card: int | str) -> int:
         """A card given as a code or a label (`10♥`, `10H`, `qs`, `JK1`)."""
         if isinstance(card, bool):
-            raise DealError(f"not a card: {card!r}")
+            raise DealError(f"not a card: {brief(card)}")
         if isinstance(card, int):
             if not 0 <= card < self.size:
-                raise DealError(f"card code {card} is not in a deck of {self.size} cards")
+                raise DealError(f"card code {brief(card)} is not in a deck of {self.size} cards")
             return card
         if isinstance(card, str):
             text = card.strip()
-            if text.isdigit() and text not in self._by_label:
+            if text.isdigit() and len(text) <= 9 and text not in self._by_label:
                 return self.parse(int(text))
             code = self._by_label.get(text.upper())
             if code is not None:
                 return code
-        raise DealError(f"not a card of this deck: {card!r}")
+        raise DealError(f"not a card of this deck: {brief(card)}")

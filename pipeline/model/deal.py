@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..errors import DealError
 from .cards import Deck
+from .inputs import lines as split_lines
+from .inputs import loads_json, not_regular
 from .rng import Xoshiro256
 from .schema import RuleSet
 
@@ -89,8 +91,11 @@ def check_deal(rules: RuleSet, piles: list, set_aside: list | None = None, where
 def read_deals(path: str | Path, rules: RuleSet) -> list[Deal]:
     """JSON Lines, one deal a line: {"piles": [[card, ...], ...], "set_aside": [...]}."""
     path = Path(path)
+    kind = not_regular(path)
+    if kind is not None:
+        raise DealError(f"deals file {str(path)!r} is {kind}, not a file")
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = split_lines(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
         raise DealError(f"cannot read deals file {str(path)!r}: {err}") from None
     deals = []
@@ -99,7 +104,7 @@ def read_deals(path: str | Path, rules: RuleSet) -> list[Deal]:
             continue
         where = f"{path.name} line {number}"
         try:
-            data = json.loads(line)
+            data = loads_json(line)
         except ValueError as err:
             raise DealError(f"{where}: not JSON: {err}") from None
         if not isinstance(data, dict) or "piles" not in data:

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import RulesError
-from .schema import RuleSet, explain
+from ..errors import RulesError, brief
+from .inputs import loads_json, loads_toml, not_regular
+from .schema import MAX_DECK, RuleSet, explain
 from .variants import VARIANTS
 from .variants import variant as lookup_variant
 
-MAX_DECK = 32_768  # card codes are int16 in the files: codes 0 .. 32767
 INTEGER_OPTIONS = ("players", "jokers", "ace_value", "ranks", "suits", "max_battles", "hand_size")
 
 
@@ -52,7 +50,7 @@ def build_rules(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             wanted = "an integer >= 0 or 'by_rank'" if name == "war_down" else \
                 "an integer" if name in INTEGER_OPTIONS else "a string"
-            raise RulesError(f"option {name!r} wants {wanted}, got {json.dumps(value)}")
+            raise RulesError(f"option {name!r} wants {wanted}, got {brief(value)}")
     values = {**spec.defaults, **options, "variant": variant}
     for name in INTEGER_OPTIONS:
         if isinstance(values.get(name), str):
@@ -80,15 +78,18 @@ def _integer(name: str, text: str, wanted: str = "an integer") -> int:
 def load_rules_file(path: str | Path) -> RuleSet:
     """A whole rule set from TOML or JSON: `variant = "classic"` plus any options."""
     path = Path(path)
+    kind = not_regular(path)
+    if kind is not None:
+        raise RulesError(f"rule file {str(path)!r} is {kind}, not a file")
     try:
         text = path.read_bytes()
     except OSError as err:
         raise RulesError(f"cannot read rule file {str(path)!r}: {err.strerror}") from None
     try:
         if path.suffix.lower() == ".json":
-            data = json.loads(text)
+            data = loads_json(text)
         else:
-            data = tomllib.loads(text.decode("utf-8"))
+            data = loads_toml(text.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as err:
         raise RulesError(f"rule file {str(path)!r} is not valid "
                          f"{'JSON' if path.suffix.lower() == '.json' else 'TOML'}: {err}") from None

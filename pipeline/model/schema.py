@@ -23,11 +23,20 @@ from pydantic import (
     model_validator,
 )
 
+from ..errors import brief
 from . import event_kinds
 from .variants import variant
 
 SCHEMA_VERSION = 4
 ENGINE_VERSION = "1"
+
+# The ranges of the numbers a rule set and a manifest may hold: what the files can store (card
+# codes are int16, battles and counts int32, game ids int64), so that a number from a rule file
+# or a manifest that the data cannot hold is refused where it is read, not where it overflows.
+MAX_DECK = 32_768            # card codes 0 .. 32767
+MAX_INT32 = 2**31 - 1        # battles, wars, a war's size
+GAME_ID_STRIDE = 1_000_000_000
+MAX_ORDINAL = (2**63 - 1) // GAME_ID_STRIDE - 1  # game_id = ordinal x GAME_ID_STRIDE + game_index, an int64
 
 
 class Arrow:
@@ -60,16 +69,16 @@ class RuleSet(BaseModel):
     jokers: int = Field(0, description="0 or 2 Jokers, which beat every other rank (rules 1.1).")
     war_down: Union[int, Literal["by_rank"]] = Field(
         3, description="Cards face down in a war, or `by_rank` (Război, rules 5.1).")
-    ace_value: int = Field(11, ge=1, description="The Ace's value when war size is by rank.")
+    ace_value: int = Field(11, ge=1, le=MAX_DECK, description="The Ace's value when war size is by rank.")
     war_tiebreak: Literal["repeat", "single_up"] = Field("repeat", description="rules 2.5.")
     shortfall: Literal["last_card_up", "lose"] = Field("last_card_up", description="rules 2.3.")
     pickup: Pickup = Field(
         "shuffled", description="Order in which won cards join the pile (rules 2.4).")
     ranks: int = Field(13, ge=1, le=1000, description="Ranks in the deck (rules 1.2).")
     suits: int = Field(4, ge=1, le=1000, description="Suits in the deck (rules 1.2).")
-    win: str = Field("all_cards", pattern=r"^(all_cards|wars:[1-9][0-9]*)$",
+    win: str = Field("all_cards", pattern=r"^(all_cards|wars:[1-9][0-9]{0,8})$",
                      description="`all_cards`, or `wars:N`: first to win N wars (rules 2.7).")
-    max_battles: int = Field(10_000, gt=0, description="Cap on battles; the game ends `capped`.")
+    max_battles: int = Field(10_000, gt=0, le=MAX_INT32, description="Cap on battles; the game ends `capped`.")
     hand_size: int = Field(0, description="Cards in hand (Arneson's War: 3).")
 
     @field_validator("jokers", "hand_size")
@@ -83,8 +92,8 @@ class RuleSet(BaseModel):
     @field_validator("war_down")
     @classmethod
     def _war_down(cls, v: int | str) -> int | str:
-        if isinstance(v, int) and v < 0:
-            raise ValueError("must be an integer >= 0 or 'by_rank'")
+        if isinstance(v, int) and not 0 <= v <= MAX_DECK:
+            raise ValueError(f"must be an integer 0 .. {MAX_DECK} or 'by_rank'")
         return v
 
     @model_validator(mode="after")
@@ -223,23 +232,23 @@ class GameRecord(BaseModel):
 class DataFile(BaseModel):
     path: str = Field(description="Relative to the dataset folder, `/`-separated.")
     table: Literal["games", "events", "deals", "seeds"]
-    rule_set: int
-    first_game: int
-    games: int
-    rows: int
-    sha256: str
+    rule_set: int = Field(ge=0, le=MAX_ORDINAL)
+    first_game: int = Field(ge=0, lt=GAME_ID_STRIDE)
+    games: int = Field(ge=0, le=GAME_ID_STRIDE)
+    rows: int = Field(ge=0, lt=2**63)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
 class RuleSetEntry(BaseModel):
-    ordinal: int = Field(description="game_id = ordinal * 1e9 + game_index.")
+    ordinal: int = Field(ge=0, le=MAX_ORDINAL, description="game_id = ordinal * 1e9 + game_index.")
     rules_id: str
-    rules_id_version: int = Field(1, description="The version of `rules_id` (1 in manifests written before "
+    rules_id_version: int = Field(1, ge=0, le=MAX_INT32, description="The version of `rules_id` (1 in manifests written before "
                                                  "versions were recorded).")
     rules: RuleSet
     policies: list[str] = Field(default_factory=list)
     seed: int = Field(ge=0, lt=2**64)
-    games: int
-    shard_size: int
+    games: int = Field(ge=0, le=GAME_ID_STRIDE)
+    shard_size: int = Field(ge=1, le=GAME_ID_STRIDE)
     deals: str | None = Field(None, description="Explicit deals file in the dataset, if any.")
     all_deals: bool = Field(False, description="Game i plays deal i of every deal of the deck (model.all_deals).")
     seeds: str | None = Field(None, description="A file of each game's own seed and the game it came from, where "
@@ -251,14 +260,13 @@ class RuleSetEntry(BaseModel):
 class Manifest(BaseModel):
     """`manifest.json`: written last and atomically; a dataset without it is unfinished."""
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = Field(SCHEMA_VERSION, ge=0, le=MAX_INT32)
     engine_version: str = ENGINE_VERSION
-    master_seed: int
+    master_seed: int = Field(ge=0, lt=2**64)
     rule_sets: list[RuleSetEntry]
     files: list[DataFile]
 
 
-GAME_ID_STRIDE = 1_000_000_000
 MODELS = {"rule_set": RuleSet, "event": EventModel, "log_row": LogRow, "game": GameRecord, "manifest": Manifest}
 
 
@@ -296,7 +304,7 @@ def explain(err: ValidationError, what: str) -> str:
         return f"{what}: unknown option {loc!r}"
     msg = re.sub(r"^(Value error|Assertion failed), ", "", e["msg"])
     if loc:
-        return f"{what}: {loc}: {msg} (got {e.get('input')!r})"
+        return f"{what}: {loc}: {msg} (got {brief(e.get('input'))})"
     return f"{what}: {msg}"
 
 

@@ -3,7 +3,6 @@ game's rows."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -12,6 +11,8 @@ from pydantic import ValidationError
 from ..errors import DatasetError, DealError, GameNotFound, OutsideDataset
 from ..model.all_deals import enumerated_deal
 from ..model.deal import Deal, check_deal
+from ..model.inputs import lines as split_lines
+from ..model.inputs import loads_json, not_regular
 from ..model.rng import game_seed
 from ..model.schema import (
     GAME_ID_STRIDE,
@@ -89,8 +90,11 @@ class Dataset:
                 raise DatasetError(f"dataset {str(root)!r} is unfinished (no manifest.json; "
                                    f"generating it again with `resume` finishes it)", params=("resume",))
             raise DatasetError(f"{str(root)!r} is not a dataset: it has no manifest.json")
+        kind = not_regular(path)
+        if kind is not None:
+            raise DatasetError(f"{str(path)!r} is {kind}, not a file")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = loads_json(path.read_text(encoding="utf-8"), limit=None)
         except (OSError, ValueError) as err:
             raise DatasetError(f"cannot read {str(path)!r}: {err}") from None
         try:
@@ -155,7 +159,7 @@ class Dataset:
             return [game_seed(self.manifest.master_seed, i) for i in indexes]
         lines = self._lines(entry.seeds, "seeds")
         try:
-            return [int(json.loads(lines[i])["seed"]) for i in indexes]
+            return [int(loads_json(lines[i])["seed"]) for i in indexes]
         except (IndexError, ValueError, KeyError, TypeError) as err:
             raise DatasetError(f"cannot read the seeds of {entry.seeds}: {err}") from None
 
@@ -172,12 +176,12 @@ class Dataset:
         lines = self._lines(entry.deals, "deals")
         try:
             return [check_deal(entry.rules, data["piles"], data.get("set_aside"), f"{entry.deals} line {i + 1}")
-                    for i in indexes for data in [json.loads(lines[i])]]
+                    for i in indexes for data in [loads_json(lines[i])]]
         except (IndexError, ValueError, KeyError, TypeError, DealError) as err:
             raise DatasetError(f"cannot read the deals of {entry.deals}: {err}") from None
 
     def _lines(self, rel: str, what: str) -> list[str]:
         try:
-            return (self.root / rel).read_text(encoding="utf-8").splitlines()
+            return split_lines((self.root / rel).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as err:
             raise DatasetError(f"cannot read the {what} file {rel}: {err}") from None

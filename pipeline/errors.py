@@ -63,11 +63,14 @@ class Interrupted(WarError):
 
 def interrupted(err: BaseException | None) -> bool:
     """Whether `err` is Ctrl-C: a KeyboardInterrupt, or an error raised because of one (Ctrl-C
-    inside the compiled engine surfaces as a SystemError whose cause is the KeyboardInterrupt)."""
+    inside the compiled engine surfaces as a SystemError whose cause is the KeyboardInterrupt;
+    inside DuckDB as its InterruptException, or a RuntimeError "Query interrupted" with no cause)."""
     seen = set()
     while err is not None and id(err) not in seen:
         if isinstance(err, (KeyboardInterrupt, Interrupted)) or type(err).__name__ == "InterruptException":
             return True  # DuckDB turns Ctrl-C during a query into its InterruptException
+        if isinstance(err, RuntimeError) and str(err).strip() == "Query interrupted":
+            return True  # ... or, while a statement runs or a result streams, into this RuntimeError
         seen.add(id(err))
         err = err.__cause__ or err.__context__
     return False

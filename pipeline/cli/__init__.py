@@ -14,6 +14,9 @@ For the same reason the `war` process does not let numba find scipy: numba, when
 imports scipy.linalg (when scipy happens to be installed; war does not depend on it) to learn
 whether its own linear algebra can run, 0.2 to 0.35 s a command, and the compiled engine has
 none. A library caller's process is left as it is.
+
+`main` imports the command modules itself (`app` and `flag` are imported when first asked for),
+so that a Ctrl-C while they load is caught by it.
 """
 
 import os
@@ -23,7 +26,40 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if "numba" not in sys.modules:
     sys.modules.setdefault("scipy.linalg", None)  # an import of it now raises ImportError
 
-from . import generate, info, query, replay, report, search, serve, validate  # noqa: E402, F401  (each registers its commands)
-from .app import app, flag, main  # noqa: E402
-
 __all__ = ["app", "flag", "main"]
+
+
+COMMANDS = ("generate", "info", "query", "replay", "report", "search", "serve", "validate")
+
+
+def _load():
+    """The module of the typer app (pipeline.cli.app), with every command registered: each
+    command module registers its own when imported."""
+    from importlib import import_module
+
+    for name in COMMANDS:
+        import_module(f"{__name__}.{name}")
+    module = import_module(f"{__name__}.app")
+    globals().update(app=module.app, flag=module.flag)
+    return module
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script (app.main, the one error boundary). The command modules are imported
+    here, inside a guard, not when this package is: a Ctrl-C during those imports (typer, rich,
+    the face) is then exit 130 and one line too, instead of a traceback."""
+    try:
+        module = _load()
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        from .app import interrupt_handled
+
+        interrupt_handled()
+        sys.exit(130)
+    module.main(argv)
+
+
+def __getattr__(name: str):
+    if name in ("app", "flag"):
+        return getattr(_load(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -202,6 +202,19 @@ atexit.register(_skip_last_collections)
 GC_THRESHOLD = (100_000, 50, 100)
 
 
+def interrupt_handled() -> None:
+    """Tell CPython that the Ctrl-C was handled. A KeyboardInterrupt raised inside code run by
+    exec() of a string (dataclasses and namedtuples make their methods so, while modules
+    import) sets CPython's _Py_UnhandledKeyboardInterrupt, which is never cleared: the process
+    then ends by SIGINT (exit -2) whatever the boundary decided. Clearing it keeps exit 130."""
+    import ctypes
+
+    try:
+        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
+    except (AttributeError, ValueError, OSError):  # not CPython, or a CPython without the flag
+        pass
+
+
 def main(argv: list[str] | None = None) -> None:
     """The console script: `war ARGS` (sys.argv), every failure one line `error: ...`."""
     gc.set_threshold(*GC_THRESHOLD)
@@ -211,6 +224,8 @@ def main(argv: list[str] | None = None) -> None:
     except war.WarError as err:
         say_error(f"error: {err.spoken(flag)}")
         code = err.exit_code
+        if war.interrupted(err):
+            interrupt_handled()
     except click_errors.UsageError as err:
         say_error(f"error: {_usage(err)}")
         code = 2
@@ -229,6 +244,7 @@ def main(argv: list[str] | None = None) -> None:
             raise
         if war.interrupted(err):
             say_error("error: interrupted")
+            interrupt_handled()
             code = 130
         elif _reading(err):
             say_error(f"error: cannot read the dataset: {_first_line(err)}")

@@ -125,12 +125,13 @@ class UsageError(WarError):
 def storage_error(err: OSError, path: object = None, doing: str = "write") -> StorageError:
     """One line for an OSError: what could not be done to which path, and why. A full disk or a
     failing device is the storage's fault (exit 1); anything else (permission, a read-only file
-    system, a file where a folder is needed) is the path's (exit 2)."""
+    system, a file where a folder is needed) is the path's (exit 2); so is running out of
+    file descriptors or memory the machine's (exit 1)."""
     import errno  # only when something failed
 
     where = path if path is not None else (err.filename or "")
     reason = err.strerror or type(err).__name__
-    storage_fault = err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO)
+    storage_fault = err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EMFILE, errno.ENFILE, errno.ENOMEM)
     text = f"cannot {doing} {str(where)!r}: {reason}" if where else f"cannot {doing}: {reason}"
     if err.errno == errno.ENOSPC:
         text += " (free some space, then run the command again)"

@@ -1,5 +1,6 @@
 """Shards, resume after kill -9, the writer's lock, and the Dask executor."""
 
+import contextlib
 import errno
 import os
 import random
@@ -125,6 +126,7 @@ def test_a_shard_for_a_dask_worker_fsyncs_its_own_files(tmp_path, monkeypatch, f
     sent = []
     monkeypatch.setattr(generate_job, "run_tasks_dask",
                         lambda fn, tasks, *args: [fn(shard, None) for shard in tasks if not sent.append(shard)])
+    monkeypatch.setattr(generate_job, "dask_client", lambda scheduler: contextlib.nullcontext("a client"))
     generate(tmp_path / "d", plans(), seed=1, shard_size=20, scheduler="tcp://cluster:8786")
     assert len(sent) == 2 and all(shard.durable for shard in sent)
     assert len(fsyncs) == 2 + 3 * 2  # the plan, the manifest, and each shard's three files

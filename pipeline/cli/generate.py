@@ -9,7 +9,7 @@ import typer
 
 import pipeline as war
 
-from .app import app, choices, command_line, plural, prepare_engine, progress
+from .app import app, choices, command_line, plural, prepare_engine, progress, say_error
 
 
 LogChoice = choices("LogChoice", ("events", "games"))
@@ -38,6 +38,8 @@ def generate(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a dataset already in --out."),
     append: bool = typer.Option(False, "--append", help="Add these rule sets to the finished dataset in --out."),
     resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run of the same command."),
+    discard: bool = typer.Option(False, "--discard", help="Roll back the interrupted run in --out (its files and journal) instead of generating."),
+    wait: float = typer.Option(600, "--wait", metavar="SECONDS", help="How long an --append waits for another writer of the dataset, 0 .. 86,400."),
     executor: str = typer.Option("local", "--executor", metavar="NAME", help="local (process pool) or dask."),
     scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -47,12 +49,18 @@ def generate(
         variants=variant, options=set_, rule_files=rules_file, games=games, deals=deals, policies=policy,
         tournament=tournament, seed=seed, out=out, workers=workers, shard_size=shard_size, overwrite=overwrite,
         append=append, resume=resume, executor=executor, scheduler=scheduler, all_deals=all_deals, log=log.value,
-        source=from_, where=where)
+        source=from_, where=where, wait=wait, discard=discard)
+    if request.discard:
+        done = request.run_discard()
+        what = "append" if done.append else "run"
+        after = "the dataset is as it was before it" if done.append else "war's files of it are gone"
+        typer.echo(f"discarded the interrupted {what} in {done.root}: removed {plural(done.files, 'file')}; {after}")
+        return
     total = request.games
     prepare_engine(request.compiled_rule_sets)
     start = time.perf_counter()
     with progress(total, "generating", quiet) as tick:
-        manifest = request.run(tick, command_line())
+        manifest = request.run(tick, command_line(), on_wait=_waiting(request.out))
     took = time.perf_counter() - start
     size = request.sizes(manifest)
     typer.echo(f"wrote {plural(total, 'game')} ({plural(len(request.plans), 'rule set')}) to {request.out}: "
@@ -60,6 +68,13 @@ def generate(
                f"{' (not stored)' if log.value == 'games' else ''} "
                f"({(size['games'] + size['events']) / total:.0f} bytes a game); "
                f"{took:.1f} s, {total / took:.0f} games/s")
+
+
+def _waiting(out):
+    def say(holder: dict, seconds: float) -> None:
+        say_error(f"waiting for the war generate writing {out} (pid {holder.get('pid')} on {holder.get('host')}) "
+                  f"to finish, up to {seconds:,.0f} s (--wait)")
+    return say
 
 
 @app.command()

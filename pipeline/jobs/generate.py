@@ -8,10 +8,6 @@ of workers, so any number of workers gives the same files byte for byte.
 from __future__ import annotations
 
 import json
-import os
-import re
-import shlex
-import shutil
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -25,12 +21,12 @@ from ..model.all_deals import AllDeals, check_enumerable
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.schema import GAME_ID_STRIDE, RULES_ID_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
-from ..storage.files import atomic_write_bytes, make_durable, make_folder, remove_tree, sha256_file, write_parquet
-from ..storage.journal import WORK_DIR, Journal, record_shard
+from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
+from ..storage.journal import DEFAULT_SHARD_SIZE, WORK_DIR, Journal, finished, record_shard
 from ..storage.location import is_remote, location
-from .parallel import interrupts_deferred, run_tasks, run_tasks_dask
+from .parallel import dask_client, interrupts_deferred, run_tasks, run_tasks_dask
+from .place import prepare_output, refuse_inside_dataset, roll_back, swap_in
 
-DEFAULT_SHARD_SIZE = 2000
 DEFAULT_GAMES = 1000
 MAX_GAMES = GAME_ID_STRIDE  # game_id = ordinal x GAME_ID_STRIDE + game_index must stay unique
 MAX_SHARD_SIZE = 100_000    # a shard's events are built in memory: about 10 KB a game
@@ -168,82 +164,6 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
     return out
 
 
-def _looks_like_dataset(root) -> bool:
-    return any((root / name).exists() for name in (MANIFEST, WORK_DIR, "games", "events"))
-
-
-OWN_FOLDERS = ("games", "events", "deals", "seeds")
-
-
-def _own(rel: str) -> bool:
-    """Whether a file under a dataset's own folders is one that war writes: a part file, a deals
-    file, or a temporary name a killed writer left."""
-    parts = rel.split("/")
-    name = parts[-1]
-    if name.startswith(".") and name.endswith(".tmp"):
-        return True
-    if parts[0] in ("deals", "seeds"):
-        return len(parts) == 2 and re.fullmatch(r"rule_set-\d+\.jsonl", name) is not None
-    return len(parts) == 3 and parts[1].startswith("variant=") and \
-        re.fullmatch(r"part-\d+\.parquet", name) is not None
-
-
-def foreign_files(root) -> list[str]:
-    """What `overwrite` would remove that war did not write: everything in the folder but
-    manifest.json, the journal .war/, and war's files in games/, events/ and deals/."""
-    found = []
-    for path in sorted(root.iterdir(), key=lambda p: p.name):
-        name = path.name
-        if name in (MANIFEST, WORK_DIR):
-            continue
-        if name in OWN_FOLDERS and path.is_dir():
-            for inner in sorted(path.rglob("*"), key=str):
-                rel = inner.relative_to(root).as_posix()
-                if not inner.is_dir() and not _own(rel):
-                    found.append(rel)
-            continue
-        found.append(name + ("/" if path.is_dir() else ""))
-    return found
-
-
-def prepare_output(root, overwrite: bool):
-    """Where to write: the folder itself when it is new or empty, or a staging folder beside it
-    that replaces it only once complete (`overwrite`), so the old data survives a failure.
-
-    An object store has no folder to swap in: there `overwrite` removes the old dataset, its
-    manifest first, and writes the new one in its place; a failure then leaves an unfinished
-    dataset that `resume` finishes, never a mix of old and new files under a manifest."""
-    if root.exists() and not root.is_dir():
-        raise DatasetError(f"output {str(root)!r} is a file, not a folder")
-    if root.exists() and any(root.iterdir()):
-        if (root / WORK_DIR).exists():
-            journal = Journal(root)
-            if journal.writing() or (not (root / MANIFEST).exists() and not overwrite):
-                journal.refuse()
-        if not overwrite:
-            raise DatasetError(f"output folder {str(root)!r} already holds data "
-                               f"(use `overwrite` to replace it)", params=("overwrite",))
-        if not _looks_like_dataset(root):
-            raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
-                               f"dataset; not overwriting it")
-        foreign = foreign_files(root)
-        if foreign:
-            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-            raise DatasetError(f"output folder {str(root)!r} holds files war did not write: {shown}; "
-                               f"`overwrite` replaces only a war dataset, so move them out first",
-                               params=("overwrite",))
-        if is_remote(root):
-            (root / MANIFEST).unlink(missing_ok=True)
-            remove_tree(root)
-            return root
-        staging = root.with_name(f".{root.name}.new-{os.getpid()}")
-        shutil.rmtree(staging, ignore_errors=True)
-        make_folder(staging, exist_ok=False)
-        return staging
-    make_folder(root)
-    return root
-
-
 def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: int = 0) -> list[RuleSetEntry]:
     return [RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules_id_version=RULES_ID_VERSION,
                          rules=plan.rules,
@@ -272,76 +192,122 @@ def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root,
             part += 1
 
 
+DEFAULT_WAIT = 600.0  # seconds an append waits for another writer of its dataset
+
+
 def generate(out: str | Path, plans: list[Plan], seed: int | None = None, workers: int = 1,
              overwrite: bool = False, shard_size: int = DEFAULT_SHARD_SIZE,
              progress: Callable[[int], None] | None = None, append: bool = False,
-             resume: bool = False, scheduler: str | None = None) -> Manifest:
+             resume: bool = False, scheduler: str | None = None, wait: float = DEFAULT_WAIT,
+             on_wait: Callable[[dict, float], None] | None = None) -> Manifest:
     """Generate a dataset into `out` (a folder or a URI) from `plans` with the master seed
     `seed` (default 0, or the dataset's with `append`); the manifest is written last, atomically.
     Returns the manifest.
 
     `append` adds rule sets to a finished dataset (its files stay as they are; a new manifest
-    lists old and new together). `resume` finishes a run that was interrupted, skipping the
-    shards it finished, with the same bytes as an uninterrupted run. `scheduler` runs the shards
-    on a Dask distributed cluster instead of local processes."""
+    lists old and new together). Appends to one dataset take turns: one that finds another
+    writer there waits for it up to `wait` seconds (`on_wait(holder, wait)` is called when it
+    starts waiting), then reads the manifest that writer left; an append that stops before any
+    of its shards is done (refused, Ctrl-C, a failure) leaves the dataset as it was. `resume`
+    finishes a run that was interrupted, skipping the shards it finished, with the same bytes
+    as an uninterrupted run. `scheduler` runs the shards on a Dask distributed cluster instead
+    of local processes (reached before anything is written)."""
     check_arguments(plans, seed, workers, shard_size)
-    root = location(out)
-    if seed is None:
-        seed = Dataset.open(root).manifest.master_seed if append else 0
     if resume and overwrite:
         raise DatasetError("`resume` and `overwrite` do not go together", params=("resume", "overwrite"))
-    kept_sets: list[RuleSetEntry] = []
-    kept_files: list[DataFile] = []
-    first_part = 0
-    if append:
-        if overwrite:
-            raise DatasetError("`append` and `overwrite` do not go together", params=("append", "overwrite"))
-        existing = Dataset.open(root).manifest
-        if seed != existing.master_seed:
-            raise DatasetError(f"dataset {str(root)!r} has master seed {existing.master_seed}; appended "
-                               f"rule sets play the same seeds (leave out `seed` or give that one)",
-                               params=("seed",))
-        for plan in plans:
-            for entry in existing.rule_sets:
-                if entry.rules == plan.rules and entry.policies == list(plan.policies) \
-                        and entry.deals is None and plan.deals is None:
-                    raise DatasetError(f"rule set {plan.rules.rules_id} ({plan.rules.variant}) is already "
-                                       f"in {str(root)!r} as rule set {entry.ordinal}")
-        kept_sets, kept_files = existing.rule_sets, existing.files
-        first_part = 1 + max((int(f.path.rsplit("part-", 1)[1].split(".")[0]) for f in kept_files
-                              if "part-" in f.path), default=-1)
-        target = root
-    elif resume:
-        if (root / MANIFEST).exists():
-            Journal(root).clear_if_stale()  # killed between the manifest and the cleanup
-            raise DatasetError(f"dataset {str(root)!r} is finished; there is nothing to resume")
-        if not (root / WORK_DIR).exists():
-            raise DatasetError(f"nothing to resume in {str(root)!r}: no interrupted run there")
-        target = root
-    else:
-        target = prepare_output(root, overwrite)
-    journal = Journal(target)
-    journal.acquire(resume)
-    if resume:
-        journal.sweep()
-    try:
-        manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
-                             scheduler, kept_sets, kept_files, first_part)
-    except BaseException:
-        with interrupts_deferred():  # a second Ctrl-C must not leave half a staging folder
-            journal.release()
+    if append and overwrite:
+        raise DatasetError("`append` and `overwrite` do not go together", params=("append", "overwrite"))
+    check_wait(wait)
+    root = location(out)
+    refuse_inside_dataset(root)
+    with dask_client(scheduler) as client:
+        if append:
+            Dataset.open(root)  # a finished dataset, before a journal is made in it
+            target = root
+        elif resume:
+            _check_resumable(root)
+            target = root
+        else:
+            target = prepare_output(root, overwrite)
+        journal = Journal(target)
+        journal.acquire(resume, wait=wait if append else 0.0, on_wait=on_wait)
+        kept_sets: list[RuleSetEntry] = []
+        kept_files: list[DataFile] = []
+        first_part = 0
+        try:
+            if append:  # under the lock: the manifest every append before this one left
+                seed, kept_sets, kept_files, first_part = _appended_to(root, plans, seed)
+            elif seed is None:
+                seed = 0
+            if resume:
+                journal.sweep()
+            manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
+                                 client, kept_sets, kept_files, first_part)
+        except BaseException:
+            with interrupts_deferred():  # a second Ctrl-C must not leave half a staging folder
+                if append and journal.planned and not journal.has_records():
+                    roll_back(root, journal)  # nothing finished: the dataset as it was
+                else:
+                    journal.release()
+                if target != root:
+                    remove_tree(target)
+            raise
+        with interrupts_deferred():  # between the two renames there is no dataset under `root`
+            journal.close()
             if target != root:
-                remove_tree(target)
-        raise
-    with interrupts_deferred():  # between the two renames there is no dataset under `root`
-        journal.close()
-        if target != root:
-            _swap_in(target, root)
+                swap_in(target, root)
     return manifest
 
 
+def check_wait(wait: float) -> None:
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= MAX_WAIT:
+        raise DatasetError(f"`wait` must be between 0 and {MAX_WAIT:,} seconds, got {wait!r}", params=("wait",))
+
+
+MAX_WAIT = 86_400
+
+
+def _check_resumable(root) -> None:
+    """`resume` needs an interrupted run of a new dataset at `root`. A finished dataset's
+    journal is an interrupted append (resumed with `append`), or the leftover of a run killed
+    after its manifest (removed here, being nobody's work)."""
+    if (root / MANIFEST).exists():
+        journal = Journal(root)
+        if journal.exists():
+            if journal.writing():
+                journal.refuse()
+            if journal.has_plan() and not finished(journal.plan(), root):
+                raise DatasetError(f"{str(root)!r} holds an interrupted append, which `resume` finishes with "
+                                   f"`append`: {journal.finish_command()}", params=("resume", "append"))
+            journal.clear_if_stale()
+        raise DatasetError(f"dataset {str(root)!r} is finished; there is nothing to resume")
+    if not (root / WORK_DIR).exists():
+        raise DatasetError(f"nothing to resume in {str(root)!r}: no interrupted run there")
+
+
+def _appended_to(root, plans: list[Plan], seed: int | None):
+    """The seed, rule sets, files and first part number an append to the finished dataset at
+    `root` continues from, read under its lock; refuses another seed and a rule set already there."""
+    existing = Dataset.open(root).manifest
+    if seed is None:
+        seed = existing.master_seed
+    if seed != existing.master_seed:
+        raise DatasetError(f"dataset {str(root)!r} has master seed {existing.master_seed}; appended "
+                           f"rule sets play the same seeds (leave out `seed` or give that one)",
+                           params=("seed",))
+    for plan in plans:
+        for entry in existing.rule_sets:
+            if entry.rules == plan.rules and entry.policies == list(plan.policies) \
+                    and entry.deals is None and plan.deals is None:
+                raise DatasetError(f"rule set {plan.rules.rules_id} ({plan.rules.variant}) is already "
+                                   f"in {str(root)!r} as rule set {entry.ordinal}")
+    first_part = 1 + max((int(f.path.rsplit("part-", 1)[1].split(".")[0]) for f in existing.files
+                          if "part-" in f.path), default=-1)
+    return seed, existing.rule_sets, existing.files, first_part
+
+
 def _generate(target, journal: Journal, plans, seed, workers, shard_size, progress, resume,
-              scheduler, kept_sets, kept_files, first_part) -> Manifest:
+              client, kept_sets, kept_files, first_part) -> Manifest:
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
     entries = plan_entries(plans, seed, shard_size, first_ordinal)
     shards = iter_shards(plans, entries, seed, target, shard_size, first_part, str(journal.dir))
@@ -374,8 +340,8 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
                 if progress:
                     progress(shard.stop - shard.start)
     todo = (shard for shard in shards if shard.part not in finished)
-    if scheduler is not None:  # other machines write these files: each worker waits for its own
-        results = run_tasks_dask(run_shard, (replace(shard, durable=True) for shard in todo), scheduler,
+    if client is not None:  # other machines write these files: each worker waits for its own
+        results = run_tasks_dask(run_shard, (replace(shard, durable=True) for shard in todo), client,
                                  progress, lambda s: s.stop - s.start)
     else:
         results = run_tasks(run_shard, todo, workers, progress, warm=partial(_warm, [plan.rules for plan in plans]),
@@ -388,47 +354,6 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
     make_durable(target, [f["path"] for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
     return manifest
-
-
-def finish_command(root, journal: Journal) -> str:
-    """The `war generate` command that finishes the interrupted run whose journal is in `root`,
-    rebuilt from its plan; the generic advice when the plan cannot be said as one command
-    (explicit deals, policies other than the defaults, rule sets with different options)."""
-    generic = "the interrupted war generate command again, with --resume"
-    plan = journal.plan()
-    if not plan or not plan.get("rule_sets"):
-        return generic
-    from ..model.rules import build_rules  # only to tell options from defaults
-
-    args = ["war", "generate"]
-    options, games, variants = None, set(), []
-    for entry in plan["rule_sets"]:
-        rules = entry["rules"]
-        try:
-            default = build_rules(rules["variant"]).model_dump(mode="json")
-            actual = RuleSet.model_validate(rules)
-        except (RulesError, ValueError):
-            return generic
-        changed = {k: v for k, v in rules.items() if k != "variant" and default.get(k) != v}
-        if entry.get("deals") or entry.get("seeds") or entry.get("all_deals") or entry.get("log", "events") != "events" \
-                or list(entry.get("policies") or []) != list(policy_specs(actual, ())) \
-                or (options is not None and changed != options):
-            return generic
-        options = changed
-        games.add(entry["games"])
-        variants.append(rules["variant"])
-        args += ["-v", rules["variant"]]
-    if len(games) != 1 or len(set(variants)) != len(variants):
-        return generic
-    args += [a for k, v in (options or {}).items() for a in ("--set", f"{k}={v}")]
-    args += ["--games", str(games.pop())]
-    if plan.get("shard_size") != DEFAULT_SHARD_SIZE:
-        args += ["--shard-size", str(plan.get("shard_size"))]
-    append = bool(plan.get("kept"))
-    if not append and plan.get("seed"):
-        args += ["--seed", str(plan["seed"])]
-    args += ["--out", str(root)] + (["--append"] if append else []) + ["--resume"]
-    return shlex.join(args)
 
 
 def _intact(path, sha256: str) -> bool:
@@ -444,8 +369,3 @@ def _warm(rule_sets) -> None:
     warm(engines=engines_for(rule_sets))
 
 
-def _swap_in(staging: Path, root: Path) -> None:
-    old = root.with_name(f".{root.name}.old-{os.getpid()}")
-    os.replace(root, old)
-    os.replace(staging, root)
-    shutil.rmtree(old, ignore_errors=True)

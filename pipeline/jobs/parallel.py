@@ -210,16 +210,16 @@ def _run_on_pool(fn: Callable, tasks, workers: int, count: int, progress, ctx) -
     return results
 
 
-def run_tasks_dask(fn: Callable, tasks: Iterable, scheduler: str,
-                   progress: Callable[[int], None] | None = None,
-                   size: Callable[[object], int] = lambda task: 1) -> list:
-    """The same tasks on a Dask distributed cluster at `scheduler` (an address such as
-    tcp://host:8786). Every worker must see the same files (shared storage)."""
-    tasks = list(tasks)
-    if not tasks:
-        return []
+@contextmanager
+def dask_client(scheduler: str | None):
+    """A client of the Dask distributed cluster at `scheduler` (an address such as
+    tcp://host:8786), or None without one; connected before the caller writes anything, so
+    that a cluster that cannot be reached leaves nothing behind."""
+    if scheduler is None:
+        yield None
+        return
     try:
-        from distributed import Client, as_completed  # lazy: optional (war[dask]) and heavy
+        from distributed import Client  # lazy: optional (war[dask]) and heavy
     except ImportError:
         raise DatasetError("`scheduler` needs Dask distributed: pip install 'war[dask]'",
                            params=("scheduler",)) from None
@@ -228,14 +228,27 @@ def run_tasks_dask(fn: Callable, tasks: Iterable, scheduler: str,
     except (OSError, TimeoutError) as err:
         raise DatasetError(f"cannot reach the Dask scheduler at {scheduler!r}: {err}") from None
     with client:
-        futures = client.map(_call_untick, [fn] * len(tasks), tasks, pure=False)
-        index = {f.key: i for i, f in enumerate(futures)}
-        results: list = [None] * len(tasks)
-        for fut in as_completed(futures):
-            i = index[fut.key]
-            results[i] = fut.result()
-            if progress is not None:
-                progress(size(tasks[i]))
+        yield client
+
+
+def run_tasks_dask(fn: Callable, tasks: Iterable, client,
+                   progress: Callable[[int], None] | None = None,
+                   size: Callable[[object], int] = lambda task: 1) -> list:
+    """The same tasks on a Dask distributed cluster through `client` (dask_client). Every
+    worker must see the same files (shared storage)."""
+    from distributed import as_completed  # lazy: optional and heavy
+
+    tasks = list(tasks)
+    if not tasks:
+        return []
+    futures = client.map(_call_untick, [fn] * len(tasks), tasks, pure=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    results: list = [None] * len(tasks)
+    for fut in as_completed(futures):
+        i = index[fut.key]
+        results[i] = fut.result()
+        if progress is not None:
+            progress(size(tasks[i]))
     return results
 
 

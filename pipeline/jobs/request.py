@@ -13,13 +13,14 @@ from typing import Callable, Sequence
 
 from ..engines.choice import compiled_plays
 from ..engines.policies import parse_seating
-from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted
+from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted, storage_error
 from ..model.rules import build_rules, load_rules_file, parse_sets
 from ..model.schema import Manifest, RuleSet
 from ..storage.journal import WORK_DIR
 from ..storage.location import StorePath, location
-from .generate import DEFAULT_SHARD_SIZE, Plan, check_arguments, generate, make_plans
+from .generate import DEFAULT_SHARD_SIZE, DEFAULT_WAIT, Plan, check_arguments, check_wait, generate, make_plans
 from .materialize import materialize_plans
+from .place import Discarded, discard
 
 EXECUTORS = ("local", "dask")
 
@@ -37,6 +38,12 @@ class GenerateRequest:
     append: bool = False
     resume: bool = False
     scheduler: str | None = None
+    wait: float = DEFAULT_WAIT
+    discard: bool = False  # roll back the interrupted run in `out` instead (run_discard)
+
+    def run_discard(self) -> Discarded:
+        """Roll back the interrupted run in `out` (jobs.place.discard): what it removed."""
+        return discard(self.out)
 
     @property
     def games(self) -> int:
@@ -48,17 +55,21 @@ class GenerateRequest:
         """The rule sets whose games the compiled engine plays: those to warm before the run."""
         return [p.rules for p in self.plans if compiled_plays(p.rules, p.deals, p.policies)]
 
-    def run(self, progress: Callable[[int], None] | None = None, command: Sequence[str] | None = None) -> Manifest:
-        """Generate the dataset; the manifest. Stopped by Ctrl-C or a failing disk, it raises
-        Interrupted or a StorageError that says so and how to finish: `command`, the `war`
+    def run(self, progress: Callable[[int], None] | None = None, command: Sequence[str] | None = None,
+            on_wait: Callable[[dict, float], None] | None = None) -> Manifest:
+        """Generate the dataset; the manifest. Stopped by Ctrl-C or a failing disk (or any other
+        refusal of the operating system: too many open files, no memory), it raises Interrupted
+        or a StorageError that names the path and says how to finish: `command`, the `war`
         arguments of the run (as typed after `war`), again with --resume; without it, the same
-        command with --resume."""
+        command with --resume. `on_wait` as generate's, for an append that waits its turn."""
         try:
             return generate(self.out, self.plans, self.seed, workers=self.workers, overwrite=self.overwrite,
                             shard_size=self.shard_size, progress=progress, append=self.append,
-                            resume=self.resume, scheduler=self.scheduler)
+                            resume=self.resume, scheduler=self.scheduler, wait=self.wait, on_wait=on_wait)
         except BaseException as err:
             stopped = interrupted(err) and not isinstance(err, Interrupted)
+            if isinstance(err, OSError) and not isinstance(err, WarError) and not stopped:
+                err = storage_error(err, err.filename or self.out, doing="write" if err.filename else "write to")
             if stopped or isinstance(err, StorageError):
                 raise self._unfinished(err if not stopped else None, command) from None
             raise
@@ -106,7 +117,8 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                      workers: int = 1, shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False,
                      append: bool = False, resume: bool = False, executor: str = "local",
                      scheduler: str | None = None, all_deals: bool = False, log: str = "events",
-                     source: str | Path | None = None, where: str | None = None) -> GenerateRequest:
+                     source: str | Path | None = None, where: str | None = None, wait: float = DEFAULT_WAIT,
+                     discard: bool = False) -> GenerateRequest:
     """A run of `generate` from a command line's arguments, each checked before anything is
     touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
     one per file of `rule_files` (options go in the file), else Classic War with `options`;
@@ -114,7 +126,22 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
     (processes) or dask (with the `scheduler` address). `out` defaults to data/VARIANT-sSEED
     (the variants joined by dashes); `append` needs it. `all_deals` and `log` as make_plans.
     With `source`, a dataset, the run plays again the games of it that `where` chooses, with
-    their whole log (jobs.materialize): rule sets, games and seeds come from the source."""
+    their whole log (jobs.materialize): rule sets, games and seeds come from the source.
+    `wait`: how long an append waits for another writer of its dataset. `discard` asks for no
+    games but the roll-back of the interrupted run in `out`, and takes no other argument."""
+    check_wait(wait)
+    if discard:
+        given = [name for name, value in (("variants", variants), ("options", options), ("rule_files", rule_files),
+                                          ("games", games), ("deals", deals), ("policies", policies),
+                                          ("tournament", tournament), ("seed", seed), ("append", append),
+                                          ("resume", resume), ("overwrite", overwrite), ("all_deals", all_deals),
+                                          ("log", log != "events"), ("from", source), ("where", where),
+                                          ("scheduler", scheduler)) if value]
+        if given or out is None:
+            raise RulesError("`discard` rolls back the interrupted run in `out` and takes nothing else"
+                             + (": drop " + ", ".join(f"`{n}`" for n in given) if given else ": give `out`"),
+                             params=("discard", "out", *given))
+        return GenerateRequest([], location(out), discard=True)
     if source is not None or where is not None:
         given = [name for name, value in (("variants", variants), ("options", options), ("rule_files", rule_files),
                                           ("games", games), ("deals", deals), ("policies", policies),
@@ -130,7 +157,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
             raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
         plans, master = materialize_plans(source, where)
         check_arguments(plans, master, workers, shard_size)
-        return GenerateRequest(plans, location(out), master, workers, shard_size, overwrite, False, resume, scheduler)
+        return GenerateRequest(plans, location(out), master, workers, shard_size, overwrite, False, resume, scheduler, wait)
     parsed = parse_sets(list(options))
     rule_sets = [build_rules(name, parsed) for name in variants]
     if rule_files and parsed:
@@ -150,4 +177,4 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
     check_arguments(plans, seed, workers, shard_size)
     if out is None:
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"
-    return GenerateRequest(plans, location(out), seed, workers, shard_size, overwrite, append, resume, scheduler)
+    return GenerateRequest(plans, location(out), seed, workers, shard_size, overwrite, append, resume, scheduler, wait)

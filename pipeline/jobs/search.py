@@ -30,7 +30,7 @@ from ..model.deal import check_deal, deck_of
 from ..model.rng import SplitMix64, Xoshiro256
 from ..model.schema import Manifest, RuleSet
 from .generate import Plan, generate
-from .parallel import run_tasks, run_tasks_dask
+from .parallel import dask_client, run_tasks, run_tasks_dask
 
 GOALS = ("longest", "cycle")
 BATCH = 256  # neighbours played a round, in one call of the compiled engine
@@ -169,7 +169,8 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seco
     seeds = SplitMix64(seed)
     tasks = [Searcher(rules.model_dump_json(), goal, seeds.next(), rounds, seconds, keep) for _ in range(searchers)]
     if scheduler is not None:
-        found = run_tasks_dask(run_searcher, tasks, scheduler, None, lambda t: 0)
+        with dask_client(scheduler) as client:
+            found = run_tasks_dask(run_searcher, tasks, client, None, lambda t: 0)
     else:
         found = run_tasks(run_searcher, tasks, workers, progress)
     best: dict[tuple, Record] = {}

@@ -13,7 +13,6 @@ from ..log.tables import EVENT_SCHEMA, GAME_SCHEMA
 from ..model.schema import RULES_ID_VERSIONS, RuleSetEntry, rules_id
 from ..storage.dataset import Dataset
 from ..storage.files import parquet_file, sha256_file
-from .generate import finish_command
 
 
 @dataclass
@@ -214,16 +213,18 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
 def unfinished_append(ds: Dataset, report: Report) -> str | None:
     """What to say when the dataset holds the journal of an append: one in progress, or one
     that was interrupted and the command that finishes it; None when there is no journal."""
-    from ..storage.journal import Journal  # only for a dataset that holds a journal
+    from ..storage.journal import Journal, finished  # only for a dataset that holds a journal
 
     journal = Journal(ds.root)
     if not journal.exists():
         return None
-    if journal.writing():
+    if not journal.writing() and (not journal.has_plan() or finished(journal.plan(), ds.root)):
+        return None  # a lock left by a writer that is gone, or a finished run's: no append to name
         holder = journal.holder() or {}
         return (f"an append to this dataset is in progress (pid {holder.get('pid')} on "
                 f"{holder.get('host')}); validate it once that war generate has finished")
-    return (f"an append to this dataset was interrupted; finish it with: {finish_command(ds.root, journal)}")
+    return (f"an append to this dataset was interrupted; finish it with: {journal.finish_command()} "
+            f"(or roll it back with: war generate --out {ds.root} --discard)")
 
 
 def rules_id_problem(entry: RuleSetEntry) -> str | None:

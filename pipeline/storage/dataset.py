@@ -26,6 +26,23 @@ from .location import StorePath, location
 
 MANIFEST = "manifest.json"
 WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
+OWN_NAMES = (MANIFEST, WORK_DIR, "games", "events", "deals", "seeds")  # what only war writes in a dataset
+
+
+def inside_dataset(path) -> tuple[Path, str] | None:
+    """The dataset folder whose own files or journal the local `path` is in (`DS/manifest.json`,
+    `DS/.war/x`, `DS/games/...`), and which of them; None elsewhere, and for remote paths. A
+    folder is a dataset here when it holds a manifest.json or a journal. Only war's own writes
+    go there: a query's output over a manifest, or a new dataset inside a journal that a later
+    run removes, would break or lose data. Symbolic links are followed."""
+    if not isinstance(path, (str, Path)) or isinstance(path, str) and "://" in path:
+        return None
+    target = Path(path).expanduser().resolve()
+    for parent in target.parents:
+        first = target.relative_to(parent).parts[0]
+        if first in OWN_NAMES and ((parent / MANIFEST).is_file() or (parent / WORK_DIR).is_dir()):
+            return parent, first
+    return None
 
 
 def part_path(table: str, variant: str, part: int) -> str:

@@ -12,14 +12,20 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shlex
 import socket
 import threading
 import time
 from pathlib import Path
 
-from ..errors import DatasetError
-from ..model.schema import DataFile
-from .dataset import WORK_DIR
+from typing import Callable
+
+from ..engines.game import policy_specs
+from ..errors import DatasetError, RulesError
+from ..model.inputs import loads_json
+from ..model.rules import build_rules
+from ..model.schema import DataFile, RuleSet
+from .dataset import MANIFEST, WORK_DIR
 from .files import atomic_write_bytes, remove_tree
 from .location import is_remote, location
 
@@ -54,6 +60,7 @@ class Journal:
         self.dir = root / WORK_DIR
         self.lock = self.dir / "lock"
         self.owned = False
+        self.planned = False  # this run wrote the plan, or resumes the run whose plan it is
         self._beat: threading.Event | None = None
         self._beater: threading.Thread | None = None
         self._me = b""
@@ -61,15 +68,30 @@ class Journal:
     def exists(self) -> bool:
         return self.dir.exists()
 
-    def acquire(self, resume: bool) -> None:
-        """Take the lock; an interrupted run's stale lock only with `resume`."""
+    def acquire(self, resume: bool, wait: float = 0.0,
+                on_wait: Callable[[dict, float], None] | None = None) -> None:
+        """Take the lock. A live writer's lock is waited for up to `wait` seconds (`on_wait(holder,
+        wait)` is called once, when the wait starts), then refused; a lock whose writer is gone
+        is taken over, but a journal that holds an interrupted run's plan only with `resume`
+        (it is that run's, to finish or to discard by name, never to write over)."""
         self.dir.mkdir(parents=True, exist_ok=True)
         me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                          "token": secrets.token_hex(8)}).encode()
+        deadline = time.monotonic() + max(wait, 0.0)
+        pause, said = 0.05, False
         while True:
             if not self._claim(me):
                 holder = self._holder()
-                if not resume or self._alive(holder):
+                if self._alive(holder):
+                    if resume or time.monotonic() >= deadline:
+                        self.refuse(waited=wait if not resume and wait > 0 else None)
+                    if not said and on_wait is not None:
+                        on_wait(holder or {}, wait)
+                    said = True
+                    time.sleep(pause)
+                    pause = min(pause * 2, 1.0)
+                    continue
+                if not resume and self.has_plan():
                     self.refuse()
                 self.lock.unlink(missing_ok=True)
                 continue
@@ -77,13 +99,34 @@ class Journal:
             self._me = me
             if is_remote(self.lock):
                 self._start_beat(me)
+            if not resume and self.has_plan():  # an interrupted run's journal, its lock given up
+                self.release()
+                self.refuse()
             return
+
+    def has_plan(self) -> bool:
+        """Whether the journal holds a run's plan: a run that started and has not finished."""
+        return (self.dir / "plan.json").exists()
+
+    def has_records(self) -> bool:
+        """Whether any shard of the run has its record: work that --resume would keep."""
+        folder = self.dir / "shards"
+        try:
+            return folder.is_dir() and any(True for _ in folder.iterdir())
+        except OSError:
+            return False
 
     def _claim(self, me: bytes) -> bool:
         if not is_remote(self.lock):
             try:
                 fd = os.open(self.lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
+                return False
+            except FileNotFoundError:  # the writer that held it removed its journal meanwhile
+                try:
+                    self.dir.mkdir(exist_ok=True)
+                except FileNotFoundError:
+                    raise DatasetError(f"{str(self.root)!r} was removed while waiting for its lock") from None
                 return False
             with os.fdopen(fd, "wb") as f:
                 f.write(me)
@@ -154,16 +197,26 @@ class Journal:
         finally:
             probe.unlink(missing_ok=True)
 
-    def refuse(self) -> None:
-        """Raise the error that fits a folder holding this journal: another writer, or an
-        interrupted run."""
+    def refuse(self, waited: float | None = None) -> None:
+        """Raise the error that fits a folder holding this journal: another writer (still there
+        after `waited` seconds, when this one waited), or an interrupted run."""
         if self.writing():
             holder = self._holder() or {}
+            after = f" after waiting {waited:.0f} s (`wait` says how long)" if waited else ""
             raise DatasetError(f"another war generate (pid {holder.get('pid')} on {holder.get('host')}) is "
-                               f"writing to {str(self.root)!r}; wait for it, or remove {self.lock} if it is gone")
+                               f"writing to {str(self.root)!r}{after}; wait for it, or remove {self.lock} "
+                               f"if it is gone", params=("wait",) if waited else ())
+        if self.has_plan() and (self.root / MANIFEST).exists():
+            raise DatasetError(f"{str(self.root)!r} holds an interrupted append; finish it with: "
+                               f"{self.finish_command()}, or roll it back with `discard`",
+                               params=("discard",))
         raise DatasetError(f"{str(self.root)!r} holds an unfinished dataset from an interrupted "
-                           f"run (`resume` finishes it, `overwrite` starts again)",
-                           params=("resume", "overwrite"))
+                           f"run (`resume` finishes it, `overwrite` starts again, `discard` removes it)",
+                           params=("resume", "overwrite", "discard"))
+
+    def finish_command(self) -> str:
+        """The command that finishes the interrupted run of this journal (jobs.generate says)."""
+        return finish_command(self.root, self)
 
     def writing(self) -> bool:
         """Whether a writer holds this journal's lock now."""
@@ -176,20 +229,27 @@ class Journal:
     def plan(self) -> dict | None:
         """The plan of the run this journal belongs to, None when it cannot be read."""
         try:
-            return json.loads((self.dir / "plan.json").read_text(encoding="utf-8"))
+            plan = loads_json((self.dir / "plan.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        return plan if isinstance(plan, dict) else None
 
     def _holder(self) -> dict | None:
         try:
-            return json.loads(self.lock.read_text())
+            holder = loads_json(self.lock.read_text())
         except (OSError, ValueError):
             return None
+        return holder if isinstance(holder, dict) else None
 
     def clear_if_stale(self) -> None:
-        """Remove a journal whose writer is gone (a finished dataset keeps no journal)."""
-        if self.dir.exists() and not self.writing():
-            remove_tree(self.dir)
+        """Remove a journal whose writer is gone and that holds no interrupted run: only a lock,
+        or the plan of a run whose manifest was written (killed before its clean-up)."""
+        if not self.dir.exists() or self.writing():
+            return
+        plan = self.plan()
+        if self.has_plan() and not finished(plan, self.root):
+            return
+        remove_tree(self.dir)
 
     def sweep(self) -> None:
         """Remove temporary files that writers killed mid-write left behind (hidden names
@@ -210,21 +270,23 @@ class Journal:
             old = path.read_text(encoding="utf-8")
             if old != text:
                 try:
-                    differences = plan_differences(json.loads(old), plan)
-                except ValueError:
+                    differences = plan_differences(loads_json(old), plan)
+                except (ValueError, KeyError, TypeError, AttributeError):
                     differences = []
                 said = "; ".join(differences) if differences else "the plan differs"
                 raise DatasetError(f"the arguments differ from those of the interrupted run in "
                                    f"{str(self.root)!r}: {said}; resume with the same arguments",
                                    params=PLAN_PARAMS)
+            self.planned = True
             return
         atomic_write_bytes(path, text.encode())
+        self.planned = True
 
     def done(self, part: int) -> list[dict] | None:
         """The files a finished shard wrote, from its record; None for a shard without a
         readable record (never finished, or its record lost to a power cut)."""
         try:
-            entries = json.loads(record_path(self.dir, part).read_text(encoding="utf-8"))
+            entries = loads_json(record_path(self.dir, part).read_text(encoding="utf-8"))
             if isinstance(entries, list) and entries:
                 for entry in entries:
                     DataFile.model_validate(entry)  # a ValidationError is a ValueError
@@ -234,19 +296,105 @@ class Journal:
         return None
 
     def close(self) -> None:
-        """Remove the journal once the manifest is written."""
+        """Remove the journal once the manifest is written: its records and plan first, the lock
+        last, then the empty folder. A writer waiting for the lock (an append queued behind this
+        one) then finds this run's lock, or a journal without a plan, never the plan of a run
+        that has finished; the folder stays when that writer has taken the lock already."""
         self._stop_beat()
+        if self.owned and not self._still_mine():  # taken over while this writer was cut off
+            self.owned = False
         if self.owned:
-            remove_tree(self.dir)
+            for child in list(self.dir.iterdir()):
+                if child.name != self.lock.name:
+                    if child.is_dir():
+                        remove_tree(child)
+                    else:
+                        child.unlink(missing_ok=True)
+            self.lock.unlink(missing_ok=True)
+            self._remove_folder()
             self.owned = False
 
+    def _remove_folder(self) -> None:
+        if is_remote(self.dir):
+            if self.dir.object_store:  # no folders: nothing left
+                return
+            try:
+                if not any(True for _ in self.dir.iterdir()):
+                    self.dir.remove_tree()
+            except OSError:
+                pass
+            return
+        try:
+            self.dir.rmdir()
+        except OSError:  # another writer's lock is in it already
+            pass
+
     def release(self) -> None:
-        """Give up the lock after a failure, keeping the records for --resume."""
+        """Give up the lock after a failure, keeping the plan and records for --resume; a journal
+        with no plan (the run stopped before it started writing) is removed whole."""
         self._stop_beat()
         if self.owned:
+            if not self.has_plan():
+                self.close()
+                return
             if self._still_mine():
                 self.lock.unlink(missing_ok=True)
             self.owned = False
+
+
+DEFAULT_SHARD_SIZE = 2000  # games a shard when a run does not say (`war generate --shard-size`)
+
+
+def finished(plan: dict | None, root) -> bool:
+    """Whether the run of `plan` has finished: every rule set it planned is in the manifest at
+    `root` (a run killed between its manifest and its clean-up leaves such a journal)."""
+    if not plan or not isinstance(plan.get("rule_sets"), list):
+        return False
+    try:
+        manifest = loads_json((root / MANIFEST).read_text(encoding="utf-8"), limit=None)
+        have = {(e["ordinal"], e["rules_id"]) for e in manifest["rule_sets"]}
+        return all((e["ordinal"], e["rules_id"]) in have for e in plan["rule_sets"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def finish_command(root, journal: Journal) -> str:
+    """The `war generate` command that finishes the interrupted run whose journal is in `root`,
+    rebuilt from its plan; the generic advice when the plan cannot be said as one command
+    (explicit deals, policies other than the defaults, rule sets with different options)."""
+    generic = "the interrupted war generate command again, with --resume"
+    plan = journal.plan()
+    if not plan or not plan.get("rule_sets"):
+        return generic
+    args = ["war", "generate"]
+    options, games, variants = None, set(), []
+    for entry in plan["rule_sets"]:
+        rules = entry["rules"]
+        try:
+            default = build_rules(rules["variant"]).model_dump(mode="json")
+            actual = RuleSet.model_validate(rules)
+        except (RulesError, ValueError):
+            return generic
+        changed = {k: v for k, v in rules.items() if k != "variant" and default.get(k) != v}
+        if entry.get("deals") or entry.get("seeds") or entry.get("all_deals") or entry.get("log", "events") != "events" \
+                or list(entry.get("policies") or []) != list(policy_specs(actual, ())) \
+                or (options is not None and changed != options):
+            return generic
+        options = changed
+        games.add(entry["games"])
+        variants.append(rules["variant"])
+        args += ["-v", rules["variant"]]
+    if len(games) != 1 or len(set(variants)) != len(variants):
+        return generic
+    args += [a for k, v in (options or {}).items() for a in ("--set", f"{k}={v}")]
+    args += ["--games", str(games.pop())]
+    if plan.get("shard_size") != DEFAULT_SHARD_SIZE:
+        args += ["--shard-size", str(plan.get("shard_size"))]
+    append = bool(plan.get("kept"))
+    if not append and plan.get("seed"):
+        args += ["--seed", str(plan["seed"])]
+    args += ["--out", str(root)] + (["--append"] if append else []) + ["--resume"]
+    return shlex.join(args)
 
 
 PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals")

@@ -1,0 +1,260 @@
+"""Where a run of `generate` writes, and what it may touch there: the output folder or a staging
+folder beside it (`overwrite`), war's own files in a dataset and the user's, the staging folders
+of killed runs, and rolling an interrupted run back (`discard`).
+
+War's own files are `manifest.json`, the journal `.war/` (its lock, plan and shard records), and
+in `games/`, `events/`, `deals/` and `seeds/` the names war writes, with the hidden temporary
+names they are written under first. Anything else in a dataset folder is the user's: war never
+removes it, and names it when it is in the way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DatasetError
+from ..storage.dataset import MANIFEST, WORK_DIR, Dataset, inside_dataset
+from ..storage.files import make_folder, remove_tree
+from ..storage.journal import Journal, _alive
+from ..storage.location import is_remote
+
+OWN_FOLDERS = ("games", "events", "deals", "seeds")
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")
+
+
+def _final_name(rel: str) -> str:
+    """The name a file will have once written: a temporary name's final name, else `rel`."""
+    folder, _, name = rel.rpartition("/")
+    m = _TEMPORARY.fullmatch(name)
+    if m is None:
+        return rel
+    return f"{folder}/{m['name']}" if folder else m["name"]
+
+
+def own(rel: str) -> bool:
+    """Whether a file at `rel` (relative to a dataset folder) is one that war writes: the
+    manifest, a part file, a deals or seeds file, a journal file, or one of these under the
+    temporary name a killed writer left. A hidden file of the user's is not, whatever it ends in."""
+    rel = _final_name(rel)
+    parts = rel.split("/")
+    name = parts[-1]
+    if rel == MANIFEST:
+        return True
+    if parts[0] == WORK_DIR:
+        inner = parts[1:]
+        return inner in (["lock"], ["plan.json"]) or \
+            (len(inner) == 2 and inner[0] == "shards" and re.fullmatch(r"part-\d+\.json", inner[1]) is not None) or \
+            (len(inner) == 1 and re.fullmatch(r"clock-[0-9a-f]+", inner[0]) is not None)
+    if parts[0] in ("deals", "seeds"):
+        return len(parts) == 2 and re.fullmatch(r"rule_set-\d+\.jsonl", name) is not None
+    return len(parts) == 3 and parts[0] in ("games", "events") and parts[1].startswith("variant=") and \
+        re.fullmatch(r"part-\d+\.parquet", name) is not None
+
+
+def _looks_like_dataset(root) -> bool:
+    return any((root / name).exists() for name in (MANIFEST, WORK_DIR, "games", "events"))
+
+
+def foreign_files(root) -> list[str]:
+    """What `overwrite` would remove that war did not write: everything in the folder but war's
+    own files (the module's docstring), hidden files included."""
+    found = []
+    for path in sorted(root.iterdir(), key=lambda p: p.name):
+        name = path.name
+        if name == MANIFEST and not path.is_dir():
+            continue
+        if name in OWN_FOLDERS + (WORK_DIR,) and path.is_dir():
+            for inner in sorted(path.rglob("*"), key=str):
+                rel = inner.relative_to(root).as_posix()
+                if not inner.is_dir() and not own(rel):
+                    found.append(rel)
+            continue
+        found.append(name + ("/" if path.is_dir() else ""))
+    return found
+
+
+def refuse_inside_dataset(root) -> None:
+    """An output folder may not be inside a dataset's own files or journal (`DS/.war`,
+    `DS/games/x`): a later run of that dataset would write over it or remove it."""
+    found = inside_dataset(root)
+    if found is not None:
+        dataset, part = found
+        raise DatasetError(f"`out` {str(root)!r} is inside {part} of the dataset {str(dataset)!r}, which "
+                           f"only war writes; choose a folder outside it", params=("out",))
+
+
+def real_place(root):
+    """The folder an `out` names: a symbolic link is followed, so that `overwrite` swaps the
+    folder it points to and leaves the link as it is."""
+    if isinstance(root, Path) and root.is_symlink():
+        return root.resolve()
+    return root
+
+
+def _stage_name(root: Path, kind: str, pid: int | None = None) -> Path:
+    """The hidden sibling of `root` that a run of this machine's process `pid` stages in
+    (kind "new") or moves the old dataset to while it swaps (kind "old")."""
+    return root.with_name(f".{root.name}.{kind}-{socket.gethostname()}.{pid or os.getpid()}")
+
+
+def sweep_staging(root) -> list[Path]:
+    """Clean up after runs into `root` (a local folder) that were killed while they replaced a
+    dataset (`overwrite`): their staging folders are removed, and a dataset moved aside to be
+    swapped out is put back where the swap had not finished (no folder at `root`), else
+    removed. Only runs of this machine whose process is gone; returns what was removed."""
+    if not isinstance(root, Path) or not root.parent.is_dir():
+        return []
+    removed = []
+    prefix = f".{root.name}."
+    for kind in ("old", "new"):
+        head = f"{prefix}{kind}-{socket.gethostname()}."
+        for path in sorted(root.parent.glob(glob_literal(head) + "*")):
+            pid = path.name[len(head):]
+            if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+                continue
+            if kind == "old" and not root.exists():
+                os.replace(path, root)  # the swap was cut between its two renames: the old dataset back
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def glob_literal(text: str) -> str:
+    """`text` as a glob pattern that matches only itself."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+def prepare_output(root, overwrite: bool):
+    """Where to write: the folder itself when it is new or empty, or a staging folder beside it
+    that replaces it only once complete (`overwrite`), so the old data survives a failure.
+
+    An object store has no folder to swap in: there `overwrite` removes the old dataset, its
+    manifest first, and writes the new one in its place; a failure then leaves an unfinished
+    dataset that `resume` finishes, never a mix of old and new files under a manifest."""
+    root = real_place(root)
+    sweep_staging(root)
+    if root.exists() and not root.is_dir():
+        raise DatasetError(f"output {str(root)!r} is a file, not a folder")
+    if root.exists() and any(root.iterdir()):
+        if (root / WORK_DIR).exists():
+            journal = Journal(root)
+            if journal.writing() or (not overwrite and (journal.has_plan() or not (root / MANIFEST).exists())):
+                journal.refuse()
+        if not overwrite:
+            raise DatasetError(f"output folder {str(root)!r} already holds data "
+                               f"(use `overwrite` to replace it)", params=("overwrite",))
+        if not _looks_like_dataset(root):
+            raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
+                               f"dataset; not overwriting it")
+        foreign = foreign_files(root)
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise DatasetError(f"output folder {str(root)!r} holds files war did not write: {shown}; "
+                               f"`overwrite` replaces only a war dataset, so move them out first",
+                               params=("overwrite",))
+        if is_remote(root):
+            (root / MANIFEST).unlink(missing_ok=True)
+            remove_tree(root)
+            return root
+        staging = _stage_name(root, "new")
+        shutil.rmtree(staging, ignore_errors=True)
+        make_folder(staging, exist_ok=False)
+        return staging
+    make_folder(root)
+    return root
+
+
+def swap_in(staging: Path, root: Path) -> None:
+    """Put the finished dataset in `staging` in the place of `root`'s. A kill between the two
+    renames leaves the old dataset aside, which the next run into `root` puts back
+    (sweep_staging)."""
+    root = real_place(root)
+    old = _stage_name(root, "old")
+    os.replace(root, old)
+    os.replace(staging, root)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def strays(root) -> list:
+    """War's files in the dataset folder `root` that its manifest does not list (all of them
+    when it has no manifest): what an interrupted run wrote. Temporary names included; the
+    journal not."""
+    listed: set[str] = set()
+    if (root / MANIFEST).exists():
+        manifest = Dataset.open(root, check_paths=False).manifest
+        listed = {f.path for f in manifest.files}
+    found = []
+    for folder in OWN_FOLDERS:
+        if not (root / folder).is_dir():
+            continue
+        for path in sorted((root / folder).rglob("*"), key=str):
+            rel = path.relative_to(root).as_posix()
+            if not path.is_dir() and own(rel) and rel not in listed:
+                found.append(path)
+    return found
+
+
+def roll_back(root, journal: Journal) -> int:
+    """Remove what an interrupted run wrote into `root` (strays) and then its journal, whose
+    lock `journal` holds: a dataset an append was interrupted in is then as it was before.
+    Returns how many files were removed."""
+    removed = 0
+    for path in strays(root):
+        path.unlink(missing_ok=True)
+        removed += 1
+    for folder in OWN_FOLDERS:
+        _remove_empty_folders(root / folder)
+    journal.close()
+    return removed
+
+
+def _remove_empty_folders(folder) -> None:
+    if not isinstance(folder, Path) or not folder.is_dir():
+        return
+    for path in sorted(folder.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if path.is_dir():
+            try:
+                path.rmdir()
+            except OSError:
+                pass
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+@dataclass
+class Discarded:
+    """What `discard` did: the folder, whether it held an interrupted append (its dataset is as
+    it was before) or an unfinished dataset, and how many files it removed."""
+    root: object
+    append: bool
+    files: int
+
+
+def discard(out) -> Discarded:
+    """Roll back the interrupted run in `out`: the files it wrote that no manifest lists, and
+    its journal. An interrupted append leaves its dataset as it was before it; an interrupted
+    new dataset leaves the folder without war's files (the user's stay). Refused while a writer
+    holds the folder, and where there is no interrupted run."""
+    from ..storage.location import location  # the one place discard takes a user's path
+
+    root = real_place(location(out))
+    refuse_inside_dataset(root)
+    if not (root / WORK_DIR).exists():
+        raise DatasetError(f"nothing to discard in {str(root)!r}: no interrupted run there", params=("discard",))
+    journal = Journal(root)
+    journal.acquire(resume=True)
+    try:
+        append = (root / MANIFEST).exists()
+        files = roll_back(root, journal)
+    except BaseException:
+        journal.release()
+        raise
+    return Discarded(root, append, files)

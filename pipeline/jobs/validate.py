@@ -10,11 +10,11 @@ game and the event sequence where it was found, with what was expected and what 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pyarrow as pa
 
 from ..engines.event import CheckingRecorder, Event
@@ -35,6 +35,7 @@ from ..storage.files import read_parquet_batches, read_whole_parquet
 from ..storage.location import is_remote
 from .generate import MAX_WORKERS
 from .parallel import interrupts_deferred, run_tasks
+from .validate_layout import check_layout, read_deals, read_seeds
 from .validate_files import (  # noqa: F401  (Report and check_files: what callers and tests import from here)
     Problem,
     Report,
@@ -129,35 +130,27 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
         problem = rules_id_problem(entry)
         if problem is not None:
             report.problems.append(Problem(MANIFEST, None, None, problem))
+    layout, skip = check_layout(ds)
+    report.problems += layout
     deals_by_set: dict[int, list] = {}
-    for entry in ds.manifest.rule_sets:
-        if entry.deals and entry.deals not in unreadable:
-            try:
-                lines = (ds.root / entry.deals).read_text(encoding="utf-8").splitlines()
-                deals_by_set[entry.ordinal] = [(d["piles"], d["set_aside"]) for d in map(json.loads, lines)]
-                for piles, aside in deals_by_set[entry.ordinal]:
-                    check_deal(entry.rules, piles, aside)
-            except (WarError, ValueError, KeyError, OSError) as err:
-                deals_by_set.pop(entry.ordinal, None)
-                report.problems.append(Problem(entry.deals, None, None, f"unreadable deals: {err}"))
     seeds_by_set: dict[int, list] = {}
     for entry in ds.manifest.rule_sets:
-        if entry.seeds and entry.seeds not in unreadable:
-            try:
-                lines = (ds.root / entry.seeds).read_text(encoding="utf-8").splitlines()
-                seeds_by_set[entry.ordinal] = [int(json.loads(line)["seed"]) for line in lines]
-                if len(seeds_by_set[entry.ordinal]) != entry.games or \
-                        not all(0 <= s < 2**64 for s in seeds_by_set[entry.ordinal]):
-                    raise ValueError(f"{entry.games} seeds of 0 .. 2^64 - 1 wanted")
-            except (ValueError, KeyError, OSError, TypeError) as err:
-                seeds_by_set.pop(entry.ordinal, None)
-                report.problems.append(Problem(entry.seeds, None, None, f"unreadable seeds: {err}"))
+        for name, read, into in (("deals", read_deals, deals_by_set), ("seeds", read_seeds, seeds_by_set)):
+            rel = getattr(entry, name)
+            if rel and rel not in unreadable:
+                found = read(ds, entry)
+                if isinstance(found, Problem):
+                    report.problems.append(found)
+                else:
+                    into[entry.ordinal] = found
     tasks = []
     for entry in ds.manifest.rule_sets:
-        games_files = {f.first_game: f for f in ds.files("games") if f.rule_set == entry.ordinal}
-        events_files = {f.first_game: f for f in ds.files("events") if f.rule_set == entry.ordinal}
+        games_files = {f.first_game: f for f in ds.files("games") if f.rule_set == entry.ordinal and f.path not in skip}
+        events_files = {(f.first_game, f.games): f for f in ds.files("events")
+                        if f.rule_set == entry.ordinal and f.path not in skip}
         for first in sorted(games_files):
-            gf, ef = games_files[first], events_files.get(first)
+            gf = games_files[first]
+            ef = events_files.get((first, gf.games))
             base = entry.ordinal * GAME_ID_STRIDE
             events_missing = ef is None and entry.log == "events"
             if events_missing or gf.path in unreadable or (ef is not None and ef.path in unreadable) or \
@@ -225,6 +218,9 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     events = _read_as(ds, task.events_path, data.pop(task.events_path, None), EVENT_SCHEMA)
     if isinstance(events, Problem):
         return _unchecked(task, report, events, progress)
+    for problem in (_unsorted(task.games_path, games, "game_id"), _unsorted(task.events_path, events, "game_id", "seq")):
+        if problem is not None:
+            report.problems.append(problem)
     rows = games.to_pylist()
     base = entry.ordinal * GAME_ID_STRIDE
     ids = range(base + task.first, base + task.first + task.games)
@@ -271,7 +267,30 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             progress(50)
     if progress and task.games % 50:
         progress(task.games % 50)
+    for gid in split:  # what the loop left: events of games that are not this file's
+        report.problems.append(Problem(task.events_path, gid, None, "events of a game outside the file's range"))
     return report
+
+
+def _unsorted(path: str, table: pa.Table, key: str, then: str | None = None) -> Problem | None:
+    """The problem of a part file whose rows are not in the order the format gives them: by
+    `key` (each value once, for games), or by (`key`, `then`) (events); None when they are.
+    Readers count on it: a replay reads a game's rows in file order."""
+    ids = table.column(key).to_numpy()
+    if len(ids) < 2:
+        return None
+    step = np.diff(ids)
+    if then is None:
+        bad = np.flatnonzero(step <= 0)
+        order = key
+    else:
+        bad = np.flatnonzero((step < 0) | ((step == 0) & (np.diff(table.column(then).to_numpy()) <= 0)))
+        order = f"({key}, {then})"
+    if len(bad) == 0:
+        return None
+    row = int(bad[0]) + 1
+    return Problem(path, int(ids[row]), None, f"rows not sorted by {order}, as the format says: row {row} "
+                                              f"(game {ids[row]}) follows game {ids[row - 1]}")
 
 
 def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, games: pa.Table, report: Report,
@@ -279,6 +298,9 @@ def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, game
     """Game by game, a shard whose log was not stored: each game played again from its seed and
     deal (the reference engine, its cards followed by the ledger), its record compared."""
     by_id = {r["game_id"]: r for r in games.to_pylist()}
+    unsorted = _unsorted(task.games_path, games, "game_id")
+    if unsorted is not None:
+        report.problems.append(unsorted)
     base = entry.ordinal * GAME_ID_STRIDE
     for n in range(task.games):
         index = task.first + n

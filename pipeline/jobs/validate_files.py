@@ -220,6 +220,7 @@ def unfinished_append(ds: Dataset, report: Report) -> str | None:
         return None
     if not journal.writing() and (not journal.has_plan() or finished(journal.plan(), ds.root)):
         return None  # a lock left by a writer that is gone, or a finished run's: no append to name
+    if journal.writing():
         holder = journal.holder() or {}
         return (f"an append to this dataset is in progress (pid {holder.get('pid')} on "
                 f"{holder.get('host')}); validate it once that war generate has finished")

@@ -94,8 +94,8 @@ class Dataset:
     @classmethod
     def open(cls, root: str | Path, check_paths: bool = True) -> "Dataset":
         """The finished dataset at `root`. A manifest naming a file outside the dataset raises
-        OutsideDataset, unless `check_paths` is False (validation, which reports each such path
-        by name and reads none of them)."""
+        OutsideDataset, and one naming a file twice a DatasetError, unless `check_paths` is False
+        (validation, which reports each such path by name and reads none of them)."""
         root = location(root)
         if not root.exists():
             raise DatasetError(f"no dataset at {str(root)!r}: the folder does not exist")
@@ -126,6 +126,12 @@ class Dataset:
         if check_paths:
             for rel, why in ds.outside_paths().items():
                 raise OutsideDataset(rel, why)
+            listed: set[str] = set()
+            for f in manifest.files:
+                if f.path in listed:
+                    raise DatasetError(f"manifest.json lists {f.path!r} twice, so its rows would be read twice; "
+                                       f"`war validate` names every problem of the manifest")
+                listed.add(f.path)
         return ds
 
     def outside_paths(self) -> dict[str, str]:

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DatasetError
-from ..storage.dataset import MANIFEST, WORK_DIR, Dataset, inside_dataset
+from ..storage.dataset import MANIFEST, WORK_DIR, Dataset, inside_dataset, part_said
 from ..storage.files import make_folder, remove_tree
 from ..storage.journal import Journal, _alive
-from ..storage.location import is_remote
+from ..storage.location import glob_literal, is_remote
 
 OWN_FOLDERS = ("games", "events", "deals", "seeds")
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")
@@ -84,7 +84,7 @@ def refuse_inside_dataset(root) -> None:
     found = inside_dataset(root)
     if found is not None:
         dataset, part = found
-        raise DatasetError(f"`out` {str(root)!r} is inside {part} of the dataset {str(dataset)!r}, which "
+        raise DatasetError(f"`out` {str(root)!r} is {part_said(part)} of the dataset {str(dataset)!r}, which "
                            f"only war writes; choose a folder outside it", params=("out",))
 
 
@@ -123,11 +123,6 @@ def sweep_staging(root) -> list[Path]:
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
-
-
-def glob_literal(text: str) -> str:
-    """`text` as a glob pattern that matches only itself."""
-    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def prepare_output(root, overwrite: bool):

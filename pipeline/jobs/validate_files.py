@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from ..log.tables import EVENT_SCHEMA, GAME_SCHEMA
+from ..model.inputs import not_regular
 from ..model.schema import RULES_ID_VERSIONS, RuleSetEntry, rules_id
 from ..storage.dataset import Dataset
 from ..storage.files import parquet_file, sha256_file
@@ -165,6 +166,11 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
         path = ds.root / f.path
         if not path.exists():
             report.problems.append(Problem(f.path, None, None, "missing file listed in the manifest"))
+            unreadable.add(f.path)
+            continue
+        kind = not_regular(path)
+        if kind is not None:
+            report.problems.append(Problem(f.path, None, None, f"is {kind}, not a file: not read"))
             unreadable.add(f.path)
             continue
         if defer_checksums and f.table not in ("deals", "seeds"):

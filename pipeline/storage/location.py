@@ -84,6 +84,13 @@ def temporary_name(path):
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
+def glob_literal(text: str) -> str:
+    """`text` as a glob pattern that matches only itself (`*`, `?` and `[` each in a class of
+    its own): for readers that take every path as a pattern, as DuckDB's read_parquet does, so
+    that a folder named `**` or `star*x` is read as the folder it is, not as a pattern."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
 def is_remote(where) -> bool:
     return isinstance(where, StorePath)
 

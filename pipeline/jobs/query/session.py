@@ -30,11 +30,12 @@ from pyarrow import fs
 
 from ...errors import QueryError
 from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
+from ...model.inputs import not_regular
 from ...model.rules import build_rules
 from ...engines.compiled.deals import deals_at, swapped_indexes
 from ...model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ...storage.dataset import Dataset
-from ...storage.location import is_remote
+from ...storage.location import glob_literal, is_remote
 
 
 # A view read (after FROM, JOIN, a comma, DESCRIBE, SUMMARIZE, SHOW, TABLE, PIVOT, or quoted as in
@@ -107,10 +108,10 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
             for p in paths:
                 if not Path(p).exists():
                     raise QueryError(f"dataset file {p!r} is missing (`war validate` says more)")
-            listing = ", ".join(_quote(p) for p in paths)
-            hive = "true" if table == "events" else "false"
-            con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{listing}], "
-                        f"hive_partitioning = {hive})")
+                kind = not_regular(p)
+                if kind is not None:
+                    raise QueryError(f"dataset file {p!r} is {kind}, not a file (`war validate` says more)")
+            con.execute(f"CREATE VIEW {view} AS {_local_scan(table, ds.files(table), paths, ds.manifest.rule_sets)}")
         _games_view(con, ds.manifest.rule_sets)
         if events:
             _events_view(con)
@@ -118,7 +119,8 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         con.execute(CARD_SQL)
         if events:
             con.execute(BATTLES_SQL)
-        dataset_folders = [] if is_remote(ds.root) else [_folder(ds.root.resolve())]
+        dataset_folders = [] if is_remote(ds.root) else \
+            sorted({_folder(ds.root.resolve()), _folder(Path(glob_literal(str(ds.root.resolve()))))})
         lock(con, dataset_folders + [_folder(Path(spill))] + [_folder(Path(f)) for f in folders], files)
     except BaseException:
         session.close()
@@ -228,6 +230,25 @@ def _rules_table(con, entries, empty: bool = False) -> None:
     con.register("_rules", rules_table)
     con.execute("CREATE TABLE rules AS SELECT * FROM _rules")
     con.unregister("_rules")
+
+
+def _local_scan(table: str, files: list, paths: list[str], entries) -> str:
+    """The SQL that reads a table's files on local disk: each path given as a glob pattern that
+    matches only itself (DuckDB reads every path as a pattern, so a dataset in a folder named
+    `**` or `star*x` would read other folders' files), and for events the `variant` column taken
+    from the manifest, one scan a variant, not from the path (a folder `variant=x` above the
+    dataset would be read as its variant, and DuckDB reads any path's `key=value` folders unless
+    told not to)."""
+    if table != "events":
+        return f"SELECT * FROM read_parquet([{', '.join(_quote(glob_literal(p)) for p in paths)}], hive_partitioning = false)"
+    variants = {e.ordinal: e.rules.variant for e in entries}
+    by_variant: dict[str, list[str]] = {}
+    for f, path in zip(files, paths):
+        by_variant.setdefault(variants.get(f.rule_set, ""), []).append(path)
+    return " UNION ALL ".join(
+        f"SELECT *, {_quote(variant)} AS variant FROM read_parquet([{', '.join(_quote(glob_literal(p)) for p in group)}], "
+        f"hive_partitioning = false)"
+        for variant, group in by_variant.items())
 
 
 def _remote_view(con, root, view: str, table: str, files: list) -> None:

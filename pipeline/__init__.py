@@ -31,7 +31,9 @@ The public API, in the order of the data's way::
   table, CSV, JSON, JSON Lines or Parquet.
 - write_report, write_charts: the report page and its charts as files; serve: the report and
   every game's replay in a browser.
-- play_game: one game in memory. write_file: bytes to a file, whole or not at all.
+- play_game: one game in memory. write_file: bytes to a file, whole or not at all, never inside
+  a dataset's own files (check_output refuses such a path before any work).
+- discard: roll back an interrupted run of generate (what `war generate --discard` does).
 
 Every error a caller can cause is a WarError (RulesError, DealError, DatasetError and its
 StorageError, GameNotFound, QueryError, ReportError, UsageError, LogMismatch, Interrupted): one
@@ -71,7 +73,7 @@ __all__ = [
     "check_validate_workers",
     "query", "open_query", "describe_query", "named_queries", "named_query", "queries_dir", "write_result",
     "write_report", "write_charts", "serve",
-    "play_game", "write_file",
+    "play_game", "write_file", "check_output", "discard",
     "WarError", "RulesError", "DealError", "DatasetError", "StorageError", "GameNotFound", "QueryError",
     "ReportError", "UsageError", "LogMismatch", "Interrupted", "storage_error", "interrupted",
 ]
@@ -108,6 +110,8 @@ _LAZY = {
     "write_charts": ("pipeline.present.report_page", "write_charts"),
     "serve": ("pipeline.present.serve", "serve"),
     "write_file": ("pipeline.storage.files", "atomic_write_bytes"),
+    "check_output": ("pipeline.storage.files", "check_output"),
+    "discard": ("pipeline.jobs.place", "discard"),
 }
 
 if TYPE_CHECKING:
@@ -130,7 +134,9 @@ if TYPE_CHECKING:
     from .present.replay_page import render_page
     from .present.report_page import write_charts, write_report
     from .present.serve import serve
+    from .jobs.place import discard
     from .storage.files import atomic_write_bytes as write_file
+    from .storage.files import check_output
 
 
 def __getattr__(name: str):

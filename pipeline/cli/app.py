@@ -110,9 +110,10 @@ def prepare_engine(rule_sets, validation: bool = False) -> None:
 
 def refuse_output(output, overwrite: bool, error: type[war.WarError]) -> None:
     """An --output checked before any work: never a folder, nor a file already there without
-    --overwrite (`error`: the command's kind of error)."""
+    --overwrite (`error`: the command's kind of error), nor inside a dataset's own files."""
     if output is None:
         return
+    war.check_output(output)
     if output.is_dir():
         raise error(f"{str(output)!r} is a folder; give a file name")
     if output.exists() and not overwrite:

@@ -320,14 +320,14 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
     for entry, plan in zip(entries, plans):
         if entry.deals is not None:
             data = "".join(deal_line(d) + "\n" for d in plan.deals).encode()
-            digest = atomic_write_bytes(target / entry.deals, data)
+            digest = atomic_write_bytes(target / entry.deals, data, dataset=True)
             files.append({"path": entry.deals, "table": "deals", "rule_set": entry.ordinal,
                           "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
         if entry.seeds is not None:
             sources = plan.sources or [None] * plan.games
             data = "".join(json.dumps({"seed": s, "from": g}, separators=(",", ":")) + "\n"
                            for s, g in zip(plan.seeds, sources)).encode()
-            digest = atomic_write_bytes(target / entry.seeds, data)
+            digest = atomic_write_bytes(target / entry.seeds, data, dataset=True)
             files.append({"path": entry.seeds, "table": "seeds", "rule_set": entry.ordinal,
                           "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
     finished = {}
@@ -352,7 +352,7 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
     manifest = Manifest(master_seed=seed, rule_sets=kept_sets + entries,
                         files=kept_files + [DataFile(**f) for f in files])
     make_durable(target, [f["path"] for f in files])
-    atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode())
+    atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode(), dataset=True)
     return manifest
 
 

@@ -29,6 +29,11 @@ WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
 OWN_NAMES = (MANIFEST, WORK_DIR, "games", "events", "deals", "seeds")  # what only war writes in a dataset
 
 
+def part_said(part: str) -> str:
+    """How a message names a part of a dataset (inside_dataset): "the manifest", "inside games/"."""
+    return "the manifest" if part == MANIFEST else f"inside {part}/"
+
+
 def inside_dataset(path) -> tuple[Path, str] | None:
     """The dataset folder whose own files or journal the local `path` is in (`DS/manifest.json`,
     `DS/.war/x`, `DS/games/...`), and which of them; None elsewhere, and for remote paths. A
@@ -204,6 +209,9 @@ class Dataset:
             raise DatasetError(f"cannot read the deals of {entry.deals}: {err}") from None
 
     def _lines(self, rel: str, what: str) -> list[str]:
+        kind = not_regular(self.root / rel)
+        if kind is not None:
+            raise DatasetError(f"cannot read the {what} file {rel}: it is {kind}, not a file")
         try:
             return split_lines((self.root / rel).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as err:

@@ -21,13 +21,26 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import DatasetError, storage_error
+from ..model.inputs import not_regular
+from .dataset import inside_dataset, part_said
 from .location import is_remote, temporary_name
 
 ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group
 
 
 def _open_read(path):
-    return path.open_stream() if is_remote(path) else open(path, "rb")
+    if is_remote(path):
+        return path.open_stream()
+    regular(path)
+    return open(path, "rb")
+
+
+def regular(path) -> None:
+    """Refuse (DatasetError) a local data file that is not a regular file: a FIFO in its place
+    would block its reader forever, a device never end."""
+    kind = not_regular(path)
+    if kind is not None:
+        raise DatasetError(f"{str(path)!r} is {kind}, not a file")
 
 
 def sha256_file(path) -> str:
@@ -38,15 +51,30 @@ def sha256_file(path) -> str:
     return h.hexdigest()
 
 
+def check_output(path) -> None:
+    """Refuse (DatasetError about `output`) a file to write inside a dataset's own files or
+    journal (`DS/manifest.json`, `DS/games/...`, `DS/.war/...`): only war generate writes
+    there, and a query's result over a manifest breaks the dataset. Elsewhere in a dataset's
+    folder (`DS/report.html`) is the user's choice."""
+    found = inside_dataset(path)
+    if found is not None:
+        dataset, part = found
+        raise DatasetError(f"`output` {str(path)!r} is {part_said(part)} of the dataset {str(dataset)!r}, which "
+                           f"only war generate writes; choose a file outside it", params=("output",))
+
+
 @contextmanager
-def atomic_file(path, durable: bool = True) -> Iterator[BinaryIO]:
+def atomic_file(path, durable: bool = True, dataset: bool = False) -> Iterator[BinaryIO]:
     """A local file to write that appears under its name only once whole: written under a hidden
     temporary name, fsynced, then renamed; on any failure (Ctrl-C too) the temporary file is
-    removed and nothing appears. A failure of the temporary file itself is said as a
-    StorageError naming `path`: the hidden name means nothing to a user.
+    removed and nothing appears. A failure of the file being written (a full disk, a write
+    error) is said as a StorageError naming `path`: the hidden name means nothing to a user.
+    Only a dataset's own writer (`dataset`) writes inside a dataset's own files (check_output).
 
     With `durable=False` the file is handed to the disk but not waited for (start_writeback):
     the caller makes it durable later, with others, by make_durable at its own commit point."""
+    if not dataset:
+        check_output(path)
     tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:
@@ -62,14 +90,18 @@ def atomic_file(path, durable: bool = True) -> Iterator[BinaryIO]:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
-        if isinstance(err, OSError) and err.filename == str(tmp):
+        # the file's own failure: its hidden name, or none (a write() that found the disk full);
+        # an OSError without an errno is a reader's (pyarrow's), which says its own file
+        if isinstance(err, OSError) and not isinstance(err, DatasetError) and err.errno is not None \
+                and err.filename in (None, str(tmp)):
             raise storage_error(err, path) from None
         raise
 
 
-def atomic_write_bytes(path, data, durable: bool = True) -> str:
+def atomic_write_bytes(path, data, durable: bool = True, dataset: bool = False) -> str:
     """Write a whole file under its name, never a part of it (atomic_file; StorePath.put for a
-    URI). Returns the SHA-256 of `data`."""
+    URI). Returns the SHA-256 of `data`. `dataset`: the write is war's own, of a dataset's
+    file (atomic_file)."""
     if path.is_dir():
         raise DatasetError(f"{str(path)!r} is a folder; give a file name")
     digest = hashlib.sha256(data).hexdigest()
@@ -78,9 +110,11 @@ def atomic_write_bytes(path, data, durable: bool = True) -> str:
         return digest
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_file(path, durable) as f:
+        with atomic_file(path, durable, dataset) as f:
             f.write(data)
     except OSError as err:
+        if isinstance(err, DatasetError):
+            raise
         raise storage_error(err, path) from None
     return digest
 
@@ -213,7 +247,7 @@ def write_parquet(table: pa.Table, path, sort_key: Iterable[str] = (), durable: 
     is a few MB), so its checksum comes from the bytes written, not from reading them back."""
     buf = pa.BufferOutputStream()
     pq.write_table(table, buf, **parquet_options(table.schema, sort_key))
-    return atomic_write_bytes(path, buf.getvalue(), durable)
+    return atomic_write_bytes(path, buf.getvalue(), durable, dataset=True)
 
 
 @contextmanager
@@ -288,4 +322,6 @@ def parquet_file(path, data: bytes | None = None) -> pq.ParquetFile:
     were read already (`data`)."""
     if data is not None:
         return pq.ParquetFile(pa.BufferReader(data))
+    if not is_remote(path):
+        regular(path)
     return pq.ParquetFile(path.open_input() if is_remote(path) else path)

@@ -279,7 +279,7 @@ class Journal:
                                    params=PLAN_PARAMS)
             self.planned = True
             return
-        atomic_write_bytes(path, text.encode())
+        atomic_write_bytes(path, text.encode(), dataset=True)
         self.planned = True
 
     def done(self, part: int) -> list[dict] | None:
@@ -440,4 +440,4 @@ def record_shard(journal_dir: str, part: int, entries: list[dict], durable: bool
     be empty, or name files that are, and --resume then plays the shard again (Journal.done
     reads an unreadable record as none; generate checks each file's checksum)."""
     atomic_write_bytes(record_path(journal_dir, part), json.dumps(entries, sort_keys=True).encode(),
-                       durable=durable)
+                       durable=durable, dataset=True)

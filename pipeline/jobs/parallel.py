@@ -15,47 +15,26 @@ import queue as q
 import signal
 import sys
 import threading
-import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Callable, Iterable, Sequence
 
 from ..errors import DatasetError
+from ..log.warm import die_with_parent
 
 _queue = None
 
 
-def _init(queue) -> None:
+def _init(queue, parent: int) -> None:
     """A worker leaves Ctrl-C to its parent, which stops the pool: a worker that took the
-    SIGINT itself would print its own traceback."""
+    SIGINT itself would print its own traceback. It dies with `parent` (die_with_parent)."""
     global _queue
     _queue = queue
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    _die_with_parent()
+    die_with_parent(parent)
     reuse_freed_memory()  # a spawned worker does not inherit the parent's
-
-
-def _die_with_parent() -> None:
-    """A worker whose parent was killed (kill -9) stops at once rather than writing on: on Linux
-    the kernel kills it (PR_SET_PDEATHSIG); elsewhere a thread watches the parent."""
-    parent = os.getppid()
-    try:
-        if ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0) == 0:  # PR_SET_PDEATHSIG
-            if os.getppid() != parent:
-                os._exit(1)
-            return
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.2)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
 
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
@@ -174,7 +153,8 @@ def _run_on_pool(fn: Callable, tasks, workers: int, count: int, progress, ctx) -
     blocking = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
     if blocking:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init, initargs=(ticks,))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init,
+                               initargs=(ticks, os.getpid()))
 
     def fill() -> None:
         while len(pending) < 2 * workers:

@@ -13,6 +13,7 @@ compiles the encoder, then validation's checks in whichever is first done.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from contextlib import contextmanager, nullcontext
 from typing import Callable
 
@@ -175,6 +177,31 @@ def claimed(path: str) -> bool:
         return False
 
 
+def die_with_parent(parent: int) -> None:
+    """Make this process (a worker, or a first run's compile helper) end when the process
+    `parent` that started it does, kill -9 included, rather than work on or wait on a pipe
+    nobody reads: on Linux the kernel kills it (PR_SET_PDEATHSIG); elsewhere a thread watches.
+    `parent` is the pid the parent had when it started this process: a parent that died before
+    this call has left this process to another already, which the check after it sees."""
+    try:
+        if ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0) == 0:  # PR_SET_PDEATHSIG
+            if os.getppid() != parent:
+                os._exit(1)
+            return
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.2)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 class Helper:
     """The second process of a first run (compile_in_helper). Forked when this process may fork
     (Linux, and no other thread, whose locks a child would inherit half-held): it then starts at
@@ -189,8 +216,10 @@ class Helper:
         try:
             if sys.platform == "linux" and threading.active_count() == 1:
                 read, write = os.pipe()
+                parent = os.getpid()
                 self.pid = os.fork()
                 if self.pid == 0:
+                    die_with_parent(parent)
                     self._child(read, write, engines, self.checks)
                 os.close(write)
                 self.said = os.fdopen(read)

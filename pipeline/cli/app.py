@@ -102,10 +102,12 @@ def progress(total: int, label: str, quiet: bool):
 
 def prepare_engine(rule_sets, validation: bool = False) -> None:
     """Load the compiled game engines that play `rule_sets` before any progress bar starts; when
-    one must be compiled first (the first run after installing), say so on stderr, on a terminal
-    or not."""
+    one must be compiled first (the first run after installing, or a damaged cache), say so on
+    stderr, on a terminal or not."""
     war.warm_engines(rule_sets, validation=validation,
-                     on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"))
+                     on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"),
+                     on_damaged=lambda folder: say_error(f"warning: the compiled engine's cache in {folder} was "
+                                                         f"damaged; discarded, compiling it again"))
 
 
 def refuse_output(output, overwrite: bool, error: type[war.WarError]) -> None:

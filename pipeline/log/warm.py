@@ -319,7 +319,7 @@ class Helper:
 
 
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
-         engines=None) -> None:
+         engines=None, on_damaged: Callable[[str], None] | None = None) -> None:
     """Load (or compile) the machine code of the engine builds `engines` (engines_for) and the
     encoder (and with `validation` the checks) now, by playing one tiny game on each, so that
     the work that follows starts at once. When they must be compiled first, `on_compile(seconds)`
@@ -328,10 +328,21 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
     cache (a step of this one's that calls one of the helper's waits for it, Helper.awaited),
     then this one the games that call them, which load the helper's steps from the cache,
     while the helper compiles the encoder; then the checks, in whichever is first done. By
-    default, the builds of the default rule set (default_builds)."""
+    default, the builds of the default rule set (default_builds). A damaged file of numba's
+    cache is discarded and compiled again, `on_damaged(folder)` called first (once)."""
     engines = default_builds() if engines is None else engines
     if not HAVE_NUMBA or not engines:
         return
+    from ..engines.compiled import loading
+
+    told, loading.on_damaged = loading.on_damaged, on_damaged or loading.on_damaged
+    try:
+        _warm(on_compile, validation, engines)
+    finally:
+        loading.on_damaged = told
+
+
+def _warm(on_compile, validation: bool, engines) -> None:
     seconds = compile_estimate(validation, engines)
     if seconds and on_compile is not None:
         on_compile(seconds)

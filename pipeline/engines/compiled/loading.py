@@ -17,11 +17,15 @@ tests/test_loading.py says which."""
 
 from __future__ import annotations
 
+import glob
 import hashlib
+import os
+import pickle
 from pathlib import Path
+from typing import Callable
 
 try:
-    from numba.core.caching import FunctionCache
+    from numba.core.caching import FunctionCache, IndexDataCacheFile
     from numba.core.runtime import rtsys
 
     LOADING = all(hasattr(FunctionCache, name) for name in
@@ -68,3 +72,59 @@ def cache_quickly(dispatcher):
     if LOADING and hasattr(dispatcher, "enable_caching"):
         dispatcher._cache = EngineCache(dispatcher.py_func)
     return dispatcher
+
+
+# What reading a damaged cache file raises: pickle's errors on a cut or scribbled file, and what
+# unpickling objects of the wrong shape raises.
+DAMAGED = (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError,
+           KeyError, MemoryError, UnicodeDecodeError)
+
+on_damaged: Callable[[str], None] | None = None  # told the folder of the first damaged cache file found
+_said = False
+
+
+def _discard(cache_file, path: str) -> None:
+    """Remove a damaged cache file: the index and every data file of its function (numba
+    compiles the function again and writes them anew), saying so once a process."""
+    global _said
+    base = cache_file._index_path[:-len(".nbi")]
+    for name in [cache_file._index_path, path, *glob.glob(glob.escape(base) + ".*.nbc")]:
+        try:
+            os.remove(name)
+        except OSError:
+            pass
+    if not _said and on_damaged is not None:
+        _said = True
+        on_damaged(os.path.dirname(path))
+
+
+def _guard_cache_files() -> None:
+    """A damaged file of numba's cache (cut short by a full disk or a kill, or scribbled over)
+    is discarded and its function compiled again, instead of failing every command with an
+    UnpicklingError: numba reads a cache file it finds with pickle and lets its errors through.
+    This wraps numba's IndexDataCacheFile (not a public API), when it is as expected."""
+    load_index, load_data = getattr(IndexDataCacheFile, "_load_index", None), getattr(IndexDataCacheFile, "_load_data", None)
+    if load_index is None or load_data is None or getattr(load_index, "guarded", False):
+        return
+
+    def guarded_index(self):
+        try:
+            return load_index(self)
+        except DAMAGED:
+            _discard(self, self._index_path)
+            return {}
+
+    def guarded_data(self, name):
+        try:
+            return load_data(self, name)
+        except DAMAGED:
+            _discard(self, self._data_path(name))
+            raise OSError(f"damaged cache file {name} discarded") from None  # load() takes it as a miss
+
+    guarded_index.guarded = True
+    IndexDataCacheFile._load_index = guarded_index
+    IndexDataCacheFile._load_data = guarded_data
+
+
+if LOADING:
+    _guard_cache_files()

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import DatasetError
 from ..storage.dataset import MANIFEST, WORK_DIR, Dataset, inside_dataset, part_said
 from ..storage.files import make_folder, remove_tree
-from ..storage.journal import Journal, _alive
+from ..storage.journal import Journal, process_alive
 from ..storage.location import glob_literal, is_remote
 
 OWN_FOLDERS = ("games", "events", "deals", "seeds")
@@ -115,7 +115,7 @@ def sweep_staging(root) -> list[Path]:
         head = f"{prefix}{kind}-{socket.gethostname()}."
         for path in sorted(root.parent.glob(glob_literal(head) + "*")):
             pid = path.name[len(head):]
-            if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            if not pid.isdigit() or int(pid) == os.getpid() or process_alive(int(pid)):
                 continue
             if kind == "old" and not root.exists():
                 os.replace(path, root)  # the swap was cut between its two renames: the old dataset back

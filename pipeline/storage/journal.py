@@ -30,7 +30,7 @@ from .files import atomic_write_bytes, remove_tree
 from .location import is_remote, location
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """Whether a process runs (a zombie, dead but not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
@@ -175,7 +175,7 @@ class Journal:
         if holder is None:
             return False
         if holder.get("host") == socket.gethostname():
-            return _alive(holder.get("pid", -1))
+            return process_alive(holder.get("pid", -1))
         if not is_remote(self.lock):
             return True  # another machine on a shared file system: no way to ask it
         try:
@@ -259,7 +259,7 @@ class Journal:
                 pid = int(path.name.rsplit(".", 2)[-2])
             except (ValueError, IndexError):
                 continue
-            if pid != os.getpid() and not _alive(pid):
+            if pid != os.getpid() and not process_alive(pid):
                 path.unlink(missing_ok=True)
 
     def check_plan(self, plan: dict, resume: bool) -> None:

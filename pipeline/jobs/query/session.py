@@ -15,6 +15,7 @@ a private temporary folder, removed when it closes.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -35,6 +36,7 @@ from ...model.rules import build_rules
 from ...engines.compiled.deals import deals_at, swapped_indexes
 from ...model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ...storage.dataset import Dataset
+from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
 
 
@@ -88,7 +90,8 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     folders, files = _allowed(allow_read)
     ds = Dataset.open(root)
     con = duckdb.connect()
-    spill = tempfile.mkdtemp(prefix="war-query-")
+    sweep_spills()
+    spill = tempfile.mkdtemp(prefix=f"{SPILL}{os.getpid()}-")
     session = Session(con, spill)
     try:
         con.execute("SET enable_progress_bar = false")
@@ -179,6 +182,22 @@ def _games_view(con, entries) -> None:
                 "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
                 "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index "
                 "FROM game_rows")
+
+
+SPILL = "war-query-"  # a session's spill folder in the temporary folder: war-query-PID-XXXX
+
+
+def sweep_spills() -> None:
+    """Remove the spill folders of sessions whose process is gone (killed: a session removes
+    its own when it closes, Ctrl-C included)."""
+    try:
+        names = os.listdir(tempfile.gettempdir())
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(SPILL):].split("-", 1)[0] if name.startswith(SPILL) else ""
+        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
+            shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
 
 
 def lock(con, folders: list[str], files: list[str]) -> None:

@@ -34,6 +34,7 @@ The public API, in the order of the data's way::
 - play_game: one game in memory. write_file: bytes to a file, whole or not at all, never inside
   a dataset's own files (check_output refuses such a path before any work).
 - discard: roll back an interrupted run of generate (what `war generate --discard` does).
+  wind_down: what a process ending by Ctrl-C does first (stops other threads' queries).
 
 Every error a caller can cause is a WarError (RulesError, DealError, DatasetError and its
 StorageError, GameNotFound, QueryError, ReportError, UsageError, LogMismatch, Interrupted): one
@@ -73,7 +74,7 @@ __all__ = [
     "check_validate_workers",
     "query", "open_query", "describe_query", "named_queries", "named_query", "queries_dir", "write_result",
     "write_report", "write_charts", "serve",
-    "play_game", "write_file", "check_output", "discard",
+    "play_game", "write_file", "check_output", "discard", "wind_down",
     "WarError", "RulesError", "DealError", "DatasetError", "StorageError", "GameNotFound", "QueryError",
     "ReportError", "UsageError", "LogMismatch", "Interrupted", "storage_error", "interrupted",
 ]
@@ -204,3 +205,14 @@ def warm_engines(rule_sets, validation: bool = False, on_compile=None, on_damage
     from .log.warm import engines_for, warm  # lazy: keeps import pipeline cheap
 
     warm(on_compile=on_compile, validation=validation, engines=engines_for(rule_sets), on_damaged=on_damaged)
+
+
+def wind_down(timeout: float = 2.0) -> None:
+    """What a process ending by Ctrl-C does before it exits: when it has queried, stop the
+    queries other threads run and give them up to `timeout` seconds to leave DuckDB (a thread
+    left inside it while the interpreter shuts down aborts the process). Imports nothing new."""
+    import sys
+
+    session = sys.modules.get("pipeline.jobs.query.session")
+    if session is not None:
+        session.wind_down(timeout)

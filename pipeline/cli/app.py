@@ -209,13 +209,16 @@ def interrupt_handled() -> None:
     """Tell CPython that the Ctrl-C was handled. A KeyboardInterrupt raised inside code run by
     exec() of a string (dataclasses and namedtuples make their methods so, while modules
     import) sets CPython's _Py_UnhandledKeyboardInterrupt, which is never cleared: the process
-    then ends by SIGINT (exit -2) whatever the boundary decided. Clearing it keeps exit 130."""
+    then ends by SIGINT (exit -2) whatever the boundary decided. Clearing it keeps exit 130.
+    Then the library's other threads are stopped (war.wind_down), which would otherwise abort
+    the interpreter's shutdown from inside DuckDB."""
     import ctypes
 
     try:
         ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
     except (AttributeError, ValueError, OSError):  # not CPython, or a CPython without the flag
         pass
+    war.wind_down()
 
 
 def main(argv: list[str] | None = None) -> None:

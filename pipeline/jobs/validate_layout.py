@@ -44,6 +44,7 @@ def check_layout(ds: Dataset) -> tuple[list[Problem], set[str]]:
         if n > 1:
             problems.append(Problem(MANIFEST, None, None, f"rule set {ordinal} is listed {n} times"))
     entries = {e.ordinal: e for e in ds.manifest.rule_sets}
+    outside = ds.outside_paths()
     seen: set[str] = set()
     by_set: dict[int, dict[str, list]] = {o: {"games": [], "events": [], "deals": [], "seeds": []} for o in entries}
     for f in ds.manifest.files:
@@ -56,7 +57,7 @@ def check_layout(ds: Dataset) -> tuple[list[Problem], set[str]]:
                                                         f"does not have"))
             skip.add(f.path)
             continue
-        wrong = _misnamed(f, entry)
+        wrong = _misnamed(f, entry) if f.path not in outside else None  # named as outside already
         if wrong:
             problems.append(Problem(f.path, None, None, wrong))
         by_set[f.rule_set][f.table].append(f)

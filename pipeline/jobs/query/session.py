@@ -19,7 +19,10 @@ import os
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -58,11 +61,41 @@ class Session:
     con: duckdb.DuckDBPyConnection
     spill: str | None = None
     no_events: str | None = None
+    thread: threading.Thread = field(default_factory=threading.current_thread)  # the thread that opened it
 
     def close(self) -> None:
+        _open.discard(self)
         self.con.close()
         if self.spill:
             shutil.rmtree(self.spill, ignore_errors=True)
+
+    __hash__ = object.__hash__
+
+
+_open: "weakref.WeakSet[Session]" = weakref.WeakSet()  # sessions not closed yet, any thread's
+
+
+def interrupt_sessions() -> None:
+    """Stop every query running in this process, whichever thread runs it (DuckDB's interrupt):
+    for a process that is ending by Ctrl-C while another thread queries (`war serve` building
+    its report). A thread left inside DuckDB while the interpreter shuts down aborts the process
+    (`FATAL: exception not rethrown`)."""
+    for session in list(_open):
+        try:
+            session.con.interrupt()
+        except Exception:  # closed meanwhile
+            pass
+
+
+def wind_down(timeout: float = 2.0) -> None:
+    """What a process ending by Ctrl-C does before it exits: stop the queries of every thread
+    (interrupt_sessions) and give the other threads that opened one up to `timeout` seconds to
+    leave DuckDB."""
+    threads = {session.thread for session in list(_open)} - {threading.current_thread()}
+    interrupt_sessions()
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _quote(text: str) -> str:
@@ -93,6 +126,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     sweep_spills()
     spill = tempfile.mkdtemp(prefix=f"{SPILL}{os.getpid()}-")
     session = Session(con, spill)
+    _open.add(session)
     try:
         con.execute("SET enable_progress_bar = false")
         con.execute(f"SET temp_directory = {_quote(spill)}")

@@ -223,6 +223,8 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
     with dask_client(scheduler) as client:
         if append:
             Dataset.open(root)  # a finished dataset, before a journal is made in it
+            if resume:
+                _check_append_resumable(root, plans)
             target = root
         elif resume:
             _check_resumable(root)
@@ -283,6 +285,19 @@ def _check_resumable(root) -> None:
         raise DatasetError(f"dataset {str(root)!r} is finished; there is nothing to resume")
     if not (root / WORK_DIR).exists():
         raise DatasetError(f"nothing to resume in {str(root)!r}: no interrupted run there")
+
+
+def _check_append_resumable(root, plans: list[Plan]) -> None:
+    """`append` with `resume` after an append killed once its manifest was written: its journal
+    (a dead lock, or a finished plan) is removed, and a run whose rule sets are all in the
+    dataset already is said to be finished rather than refused as a rule set given twice."""
+    journal = Journal(root)
+    if not journal.exists() or journal.writing() or (journal.has_plan() and not finished(journal.plan(), root)):
+        return
+    journal.clear_if_stale()
+    entries = Dataset.open(root).manifest.rule_sets
+    if all(any(e.rules == plan.rules and e.policies == list(plan.policies) for e in entries) for plan in plans):
+        raise DatasetError(f"the append to {str(root)!r} is finished; there is nothing to resume")
 
 
 def _appended_to(root, plans: list[Plan], seed: int | None):

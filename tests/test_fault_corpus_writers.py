@@ -1,0 +1,407 @@
+"""The fault corpus, round two (issue 35): writers. Concurrent appends take turns and none is
+lost; an interrupted append is finished or rolled back, never written over, and its journal is
+removed only by its own run or by --discard; outputs never land in a dataset's own files;
+--overwrite follows a symlinked --out and cleans up after a killed run; kill -9 at random points
+of append, overwrite and resume leaves a dataset that validates and no process alive; Ctrl-C is
+exit 130 with nothing left behind; an OS error names the path and the command that finishes.
+
+Every test that starts processes tags them and reaps every one it started (faultkit.Tagged).
+WAR_FAULT_TRIES (default 2) sets how many random kill points each kill -9 test tries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import pipeline.jobs.generate as generate_job
+from faultkit import ROOT, TRIES, Tagged, can_see_processes, one_line, tree, wait_for, war
+from pipeline.errors import DatasetError
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.validate import validate
+from pipeline.model.rules import build_rules
+from pipeline.storage.journal import Journal
+
+pytestmark = pytest.mark.skipif(not can_see_processes(), reason="needs Linux's /proc to find processes")
+
+BASE = ["--games", "20", "--shard-size", "10", "--seed", "3", "-q"]
+APPEND = ["-v", "jokers", "--games", "30", "--shard-size", "10", "--append", "-q"]
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("writers") / "base"
+    generate(root, [Plan(build_rules("classic"), 20)], seed=3, shard_size=10)
+    return root
+
+
+@pytest.fixture(scope="module")
+def appended(base, tmp_path_factory) -> dict[str, str]:
+    """The files of the base dataset after an uninterrupted append of Jokers."""
+    root = tmp_path_factory.mktemp("appended") / "ds"
+    shutil.copytree(base, root)
+    generate(root, [Plan(build_rules("jokers"), 30)], shard_size=10, append=True)
+    return tree(root)
+
+
+@pytest.fixture
+def ds(base, tmp_path) -> Path:
+    root = tmp_path / "ds"
+    shutil.copytree(base, root)
+    return root
+
+
+@pytest.fixture
+def procs():
+    tagged = Tagged()
+    yield tagged
+    tagged.reap()
+
+
+def interrupt_append(root: Path, after: int = 1) -> None:
+    """An append of Jokers stopped by Ctrl-C once `after` shards are done (0: in its first)."""
+    real, done = generate_job.run_shard, []
+
+    def stop(shard, tick=None):
+        if len(done) >= after:
+            raise KeyboardInterrupt
+        done.append(shard.part)
+        return real(shard, tick)
+
+    generate_job.run_shard = stop
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            generate(root, [Plan(build_rules("jokers"), 30)], shard_size=10, append=True)
+    finally:
+        generate_job.run_shard = real
+
+
+# ---------------------------------------------------------------- concurrent appends
+
+
+def test_eight_appends_at_once_all_land(ds, procs):
+    """Eight appends started together: each waits its turn, each exits 0, and every one's rule
+    set is in the manifest (before, one append's games were silently lost)."""
+    sets = [["-v", "jokers"], ["-v", "razboi"], ["-v", "multiplayer"], ["--set", "pickup=table_order"],
+            ["--set", "pickup=winner_first"], ["--set", "war_down=1"], ["--set", "war_down=2"], ["--set", "pickup=pooled"]]
+    started = [procs.war("generate", *args, "--games", "10", "--shard-size", "10", "--out", ds, "--append", "-q")
+               for args in sets]
+    results = [(p.wait(timeout=600), p.stderr.read()) for p in started]
+    manifest = json.loads((ds / "manifest.json").read_text(encoding="utf-8"))
+    assert all(code == 0 for code, _ in results), results
+    assert len(manifest["rule_sets"]) == 1 + len(sets)
+    assert not (ds / ".war").exists()
+    assert validate(ds).ok
+
+
+def test_an_append_waits_for_another_writer_then_gives_up_naming_wait(ds):
+    holder = Journal(ds)
+    holder.acquire(resume=False)  # a live writer: this process
+    told = []
+    try:
+        with pytest.raises(DatasetError, match="after waiting 0 s") as refused:
+            generate(ds, [Plan(build_rules("jokers"), 10)], shard_size=10, append=True, wait=0.3,
+                     on_wait=lambda who, seconds: told.append((who.get("pid"), seconds)))
+        assert refused.value.params == ("wait",)
+        assert told == [(os.getpid(), 0.3)]
+    finally:
+        holder.close()
+    generate(ds, [Plan(build_rules("jokers"), 10)], shard_size=10, append=True, wait=0.3)
+    assert validate(ds).ok
+
+
+# ---------------------------------------------------------------- interrupted appends
+
+
+def test_an_append_over_an_interrupted_one_is_refused_and_keeps_it(ds, monkeypatch, capsys):
+    interrupt_append(ds)
+    before = tree(ds)
+    code, out, err = war(monkeypatch, capsys, "generate", "-v", "razboi", "--games", "10", "--out", ds, "--append", "-q")
+    one_line(code, out, err, 2, "interrupted append", "--append --resume", "--discard")
+    assert tree(ds) == before
+
+
+def test_resume_without_append_keeps_an_interrupted_append(ds, monkeypatch, capsys):
+    interrupt_append(ds)
+    before = tree(ds)
+    code, out, err = war(monkeypatch, capsys, "generate", "-v", "jokers", "--games", "30", "--shard-size", "10",
+                         "--out", ds, "--resume", "-q")
+    one_line(code, out, err, 2, "interrupted append", "--append --resume")
+    assert tree(ds) == before
+
+
+@pytest.mark.parametrize("other,said", [(["-v", "razboi", "--games", "30"], "--variant razboi (the interrupted run: jokers)"),
+                                        (["-v", "jokers", "--games", "40"], "--games 40 for jokers (the interrupted run: 30)")])
+def test_resume_of_an_append_with_other_arguments_names_them(ds, monkeypatch, capsys, other, said):
+    interrupt_append(ds)
+    before = tree(ds)
+    code, out, err = war(monkeypatch, capsys, "generate", *other, "--shard-size", "10", "--out", ds,
+                         "--append", "--resume", "-q")
+    one_line(code, out, err, 2, said)
+    assert tree(ds) == before
+
+
+def test_an_interrupted_append_resumed_gives_the_bytes_of_one_never_stopped(ds, appended, monkeypatch, capsys):
+    interrupt_append(ds)
+    code, out, err = war(monkeypatch, capsys, "generate", *APPEND, "--out", ds, "--resume")
+    assert code == 0, err
+    assert tree(ds) == appended
+
+
+def test_discard_rolls_an_interrupted_append_back(ds, base, monkeypatch, capsys):
+    interrupt_append(ds, after=2)
+    code, out, err = war(monkeypatch, capsys, "generate", "--out", ds, "--discard", "--games", "5")
+    one_line(code, out, err, 2, "--discard", "--games")
+    code, out, err = war(monkeypatch, capsys, "generate", "--out", ds, "--discard")
+    assert code == 0 and "removed 4 files" in out and "as it was" in out, out + err
+    assert tree(ds) == tree(base)
+    code, out, err = war(monkeypatch, capsys, "generate", "--out", ds, "--discard")
+    one_line(code, out, err, 2, "nothing to discard")
+
+
+def test_an_append_stopped_before_any_shard_leaves_the_dataset_as_it_was(ds, base, monkeypatch, capsys):
+    interrupt_append(ds, after=0)
+    assert tree(ds) == tree(base)
+
+
+def test_an_unreachable_cluster_leaves_nothing(ds, base, monkeypatch, capsys):
+    """The cluster is reached before anything is written: a refused Dask run left `.war/`,
+    which made a finished dataset an interrupted append."""
+    distributed = pytest.importorskip("distributed")
+
+    def refuse(*args, **kwargs):
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    code, out, err = war(monkeypatch, capsys, "generate", *APPEND, "--out", ds, "--executor", "dask",
+                         "--scheduler", "tcp://127.0.0.1:9")
+    one_line(code, out, err, 2, "cannot reach the Dask scheduler")
+    assert tree(ds) == tree(base)
+
+
+# ---------------------------------------------------------------- where outputs may go
+
+
+@pytest.mark.parametrize("args,culprit", [
+    ("query {ds} outcomes --format csv --output {ds}/manifest.json --overwrite", "--output"),
+    ("query {ds} outcomes --format csv --output {ds}/games/out.csv", "--output"),
+    ("replay {ds} 3 --output {ds}/events/game.txt", "--output"),
+    ("generate --games 5 --out {ds}/.war -q", "--out"),
+    ("generate --games 5 --out {ds}/games/more -q", "--out"),
+])
+def test_an_output_inside_a_dataset_s_own_files_is_refused(ds, monkeypatch, capsys, args, culprit):
+    before = tree(ds)
+    code, out, err = war(monkeypatch, capsys, *[a.replace("{ds}", str(ds)) for a in args.split(" ")])
+    one_line(code, out, err, 2, culprit, "of the dataset")
+    assert tree(ds) == before
+    assert not (ds / ".war").exists()
+
+
+def test_overwrite_through_a_symlink_replaces_the_folder_it_points_to(ds, tmp_path, monkeypatch, capsys):
+    link = tmp_path / "link"
+    link.symlink_to(ds)
+    code, out, err = war(monkeypatch, capsys, "generate", "--games", "12", "--out", link, "--overwrite", "-q")
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == ds.resolve()
+    assert json.loads((ds / "manifest.json").read_text())["rule_sets"][0]["games"] == 12
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "link"]  # no litter beside either
+
+
+@pytest.mark.parametrize("hidden", ["games/.DS_Store", "games/variant=classic/.notes.tmp", ".war/notes"])
+def test_overwrite_names_a_user_s_hidden_file_in_war_s_folders(ds, monkeypatch, capsys, hidden):
+    (ds / hidden).parent.mkdir(parents=True, exist_ok=True)
+    (ds / hidden).write_text("mine\n", encoding="utf-8")
+    before = tree(ds)
+    code, out, err = war(monkeypatch, capsys, "generate", "--games", "5", "--out", ds, "--overwrite", "-q")
+    one_line(code, out, err, 2, hidden)
+    assert tree(ds) == before
+
+
+def test_the_next_run_cleans_up_after_a_killed_overwrite(ds, base, tmp_path, monkeypatch, capsys):
+    """What kill -9 during --overwrite can leave beside the dataset, from a process that is gone:
+    its staging folder (removed), and the old dataset moved aside with no dataset in its place
+    (killed between the swap's two renames: put back)."""
+    host, dead = socket.gethostname(), 2**22 + 17  # above Linux's default pid_max
+    staging = tmp_path / f".ds.new-{host}.{dead}"
+    shutil.copytree(base, staging)
+    code, out, err = war(monkeypatch, capsys, "generate", *BASE, "--out", ds, "--overwrite")
+    assert code == 0, err
+    assert not staging.exists()
+    shutil.move(ds, tmp_path / f".ds.old-{host}.{dead}")
+    code, out, err = war(monkeypatch, capsys, "generate", *BASE, "--out", ds, "--overwrite")
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
+    assert tree(ds) == tree(base)
+
+
+# ---------------------------------------------------------------- kill -9, then finish
+
+
+KILL_ARGS = ["--games", "3000", "--shard-size", "100", "--workers", "2", "-q"]
+
+
+def kill_at_random(procs: Tagged, args: list, lock_dir: Path, rng: random.Random) -> None:
+    """Start `war ARGS`, kill -9 it at a random point after it has taken its lock, and check
+    that no process it started is left."""
+    proc = procs.war(*args)
+    wait_for(lock_dir / "lock", proc)
+    time.sleep(rng.uniform(0.0, 1.2))
+    proc.kill()
+    proc.communicate()
+    left = procs.gone()
+    assert not left, f"processes left after kill -9: {left}"
+
+
+@pytest.mark.parametrize("mode", ["append", "overwrite", "resume"])
+def test_kill_9_at_random_points_then_finishing_validates(mode, base, tmp_path, procs, monkeypatch, capsys):
+    rng = random.Random(f"{mode}-{os.getpid()}-{time.time()}")
+    for attempt in range(TRIES):
+        root = tmp_path / f"{mode}-{attempt}"
+        if mode != "resume":
+            shutil.copytree(base, root)
+        if mode == "append":
+            args = ["generate", "-v", "jokers", *KILL_ARGS, "--out", root, "--append"]
+            kill_at_random(procs, args, root / ".war", rng)
+            finish = args + ["--resume"] if (root / ".war" / "plan.json").exists() else None
+        elif mode == "overwrite":
+            args = ["generate", *KILL_ARGS, "--out", root, "--overwrite"]
+            staging = tmp_path  # the staging folder is a hidden sibling of root
+            proc = procs.war(*args)
+            deadline = time.time() + 120
+            while proc.poll() is None and time.time() < deadline and \
+                    not any(p.name.startswith(f".{root.name}.new-") for p in staging.iterdir()):
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 1.2))
+            proc.kill()
+            proc.communicate()
+            assert not procs.gone(), "processes left after kill -9"
+            finish = args
+        else:
+            args = ["generate", *KILL_ARGS, "--out", root]
+            kill_at_random(procs, args, root / ".war", rng)
+            if not (root / "manifest.json").exists():
+                kill_at_random(procs, args + ["--resume"], root / ".war", rng)
+            finish = args + ["--resume"] if not (root / "manifest.json").exists() else None
+        if finish is not None:
+            code, out, err = war(monkeypatch, capsys, *finish)
+            assert code == 0, err
+        # killed between its manifest and its clean-up, a run may leave a journal without a plan,
+        # which names nothing to finish and which the next writer takes over
+        assert not (root / ".war" / "plan.json").exists()
+        assert not [p for p in tmp_path.iterdir() if p.name.startswith(f".{root.name}.")], "staging left"
+        assert not [p for p in root.rglob("*.tmp")], "temporary files left"
+        report = validate(root)
+        assert report.ok, report.problems[:3]
+
+
+# ---------------------------------------------------------------- workers die with their parent
+
+
+SPAWNED = """
+import sys, time
+from pipeline.jobs.parallel import run_tasks
+
+def slow(task, tick=None):
+    time.sleep(0.3)
+    return task
+
+if __name__ == "__main__":
+    run_tasks(slow, list(range(200)), 2, fork=False)
+"""
+
+
+def test_spawned_workers_and_the_resource_tracker_die_with_their_parent(tmp_path, procs):
+    """Spawned workers (as for a dataset on remote storage) whose parent is killed while they
+    start: before, they stayed, waiting on the pool's pipe, with the resource tracker."""
+    script = tmp_path / "spawned.py"
+    script.write_text(SPAWNED, encoding="utf-8")
+    rng = random.Random(os.getpid())
+    for _ in range(TRIES):
+        proc = subprocess.Popen([sys.executable, script], env=procs.env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        procs.started.append(proc)
+        time.sleep(rng.uniform(0.3, 2.0))
+        proc.kill()
+        proc.wait()
+        assert not procs.gone(), "workers or the resource tracker left after kill -9 of their parent"
+
+
+# ---------------------------------------------------------------- Ctrl-C and the OS's limits
+
+
+def spills(pid: int) -> list[str]:
+    import tempfile
+
+    return [n for n in os.listdir(tempfile.gettempdir()) if n.startswith(f"war-query-{pid}-")]
+
+
+@pytest.mark.parametrize("command", ["query", "validate", "generate", "serve"])
+def test_ctrl_c_at_a_random_point_is_exit_130_and_one_line(command, base, tmp_path, procs, monkeypatch, capsys):
+    rng = random.Random(f"{command}-{time.time()}")
+    args = {"query": ["query", base, "--sql", "SELECT count(*) FROM events, range(3000)"],
+            "validate": ["validate", base, "--deep"],
+            "generate": ["generate", *KILL_ARGS, "--out", tmp_path / "d"],
+            "serve": ["serve", base, "--port", "0"]}[command]
+    for _ in range(TRIES):
+        shutil.rmtree(tmp_path / "d", ignore_errors=True)
+        proc = procs.war(*args)
+        time.sleep(rng.uniform(0.8, 3.0))
+        proc.send_signal(2)
+        out, err = proc.communicate(timeout=120)
+        assert "Traceback" not in err and "internal error" not in err and "FATAL" not in err, err
+        if proc.returncode == 0 and command != "serve":
+            continue  # it had finished
+        assert proc.returncode == 130, (proc.returncode, err)
+        errors = [line for line in err.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and errors[0].startswith("error: interrupted"), err
+        assert not spills(proc.pid), "a query's spill folder was left"
+        if command == "generate" and (tmp_path / "d" / ".war").exists():
+            assert "--resume" in errors[0]
+            code, out, err = war(monkeypatch, capsys, *args, "--resume")
+            assert code == 0, err
+            assert validate(tmp_path / "d").ok
+
+
+def test_too_many_open_files_names_the_path_and_how_to_finish(tmp_path, procs, monkeypatch, capsys):
+    import resource
+
+    out = tmp_path / "d"
+    args = ["generate", *KILL_ARGS, "--out", out]
+
+    def few_files():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (14, 14))
+
+    done = subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], env=procs.env(),
+                          capture_output=True, text=True, preexec_fn=few_files, timeout=300)
+    if done.returncode == 0:
+        pytest.skip("the run fitted in 14 files here")
+    line = one_line(done.returncode, done.stdout, done.stderr, 1, str(out), "too many open files")
+    if (out / ".war").exists():
+        assert "--resume" in line
+        code, _, err = war(monkeypatch, capsys, *args, "--resume")
+        assert code == 0, err
+        assert validate(out).ok
+
+
+@pytest.mark.skipif(not ROOT, reason="mounting a small file system needs root")
+def test_a_full_disk_during_query_output_names_the_file(base, tmp_path, monkeypatch, capsys):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    if sys.platform != "linux" or os.system(f"mount -t tmpfs -o size=64k tmpfs {mnt} 2>/dev/null") != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        code, out, err = war(monkeypatch, capsys, "query", base, "--sql", "SELECT * FROM events, range(20)",
+                             "--format", "csv", "--output", mnt / "out.csv")
+        one_line(code, out, err, 1, str(mnt / "out.csv"), "no space left")
+        assert os.listdir(mnt) == []
+    finally:
+        os.system(f"umount {mnt}")

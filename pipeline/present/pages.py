@@ -16,7 +16,7 @@ from importlib.resources import files
 import jinja2
 from markupsafe import Markup
 
-from .numbers import exact, shown
+from .numbers import column_formats, exact, shown
 
 STYLE = "style.css"
 
@@ -40,6 +40,7 @@ def environment() -> jinja2.Environment:
                              keep_trailing_newline=True)
     env.filters.update(shown=shown, exact=exact)
     env.globals["style"] = inline(static(STYLE), "style")
+    env.globals["column_formats"] = column_formats
     return env
 
 

@@ -96,15 +96,18 @@ def measured(page):
         figures = tab.page.eval_on_selector_all("figure.fig", MEASURE)
         widths = tab.page.eval_on_selector_all(
             "figure.fig", "figs => figs.map(f => ({id: f.id, scroll: f.scrollWidth, client: f.clientWidth}))")
-        for details in tab.page.query_selector_all("figure.fig details"):
+        for details in tab.page.query_selector_all("details"):
             details.evaluate("d => d.open = true")
+        scrolls = tab.page.eval_on_selector_all(
+            ".scroll", "ss => ss.map(s => ({id: s.closest('[id]').id, query: s.querySelector('table').dataset.query,"
+                       " scroll: s.scrollWidth, client: s.clientWidth}))")
         tables = tab.page.eval_on_selector_all(
             "figure.fig", "figs => figs.map(f => ({id: f.id, scroll: f.scrollWidth, client: f.clientWidth,"
                           " right: Math.max(0, ...[...f.querySelectorAll('.scroll')].map("
                           "s => s.getBoundingClientRect().right)), card: f.getBoundingClientRect().right}))")
         assert tab.errors == [] and tab.blocked == []
         tab.close()
-    return {"figures": figures, "closed": widths, "open": tables}
+    return {"figures": figures, "closed": widths, "open": tables, "scrolls": scrolls}
 
 
 def test_every_chart_of_the_six_variants_is_measured(measured, data):
@@ -172,6 +175,10 @@ def test_lines_of_a_chart_are_told_apart_by_colour(measured):
 
 
 def test_tables_stay_inside_their_card(measured):
+    """With its numbers open a chart's card spans the page, and every table fits it whole: no
+    table scrolls sideways, at a 1280-pixel window."""
+    assert len(measured["scrolls"]) > 30
+    assert [s for s in measured["scrolls"] if s["scroll"] > s["client"]] == []
     for state in ("closed", "open"):
         for f in measured[state]:
             assert f["scroll"] <= f["client"], (state, f)

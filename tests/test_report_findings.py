@@ -240,3 +240,30 @@ def test_longer_only_when_the_median_intervals_part():
     assert ratio(a, {"median_battles": 200.0, "ci_low": 190, "ci_high": 210})[0] == "1.5x longer than"
     assert ratio(a, {"median_battles": 290.0, "ci_low": 270, "ci_high": 310})[0] == "about as long as"
     assert ratio({"median_battles": 50.0, "ci_low": 48, "ci_high": 52}, a)[0] == "6.0x shorter than"
+
+
+def test_the_deal(found, root, by_rules):
+    """The Aces dealt to a seat, counted from the deal events, against its wins: the finding's
+    buckets are the fewest and the most Aces among those of 100 decided seats or more."""
+    from rulekit import dataset_events
+
+    item = next(i for i in found["razboi"] if i["query"] == "deal_win_rate")
+    games = {g["game_id"]: g for g in by_rules[RAZBOI.rules_id]}
+    aces = {}
+    for e in dataset_events(root):
+        if e["game_id"] in games and e["kind"] == "deal":
+            aces[(e["game_id"], e["seat"])] = sum(1 for c in e["cards"] if c // 4 == 12)
+    decided, won = Counter(), Counter()
+    for (gid, seat), n in aces.items():
+        if games[gid]["outcome"] == "win":
+            decided[n] += 1
+            won[n] += games[gid]["winner"] == seat
+    buckets = sorted(n for n in decided if decided[n] >= 100)
+    v = item["values"]
+    assert (v["fewest"]["low"], v["most"]["low"]) == (buckets[0], buckets[-1])
+    for key, n in (("fewest", buckets[0]), ("most", buckets[-1])):
+        lo, hi = wilson(won[n], decided[n])
+        assert v[key]["share"] == pytest.approx(won[n] / decided[n])
+        assert (v[key]["ci_low"], v[key]["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+    apart = v["most"]["ci_low"] > v["fewest"]["ci_high"]
+    assert ("the Aces count" in item["text"]) == apart

@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model.rules import build_rules
-from .report import ReportData, RuleSetInfo, short_policies
+from .report import FEW_GAMES, ReportData, RuleSetInfo, short_policies
 
 MOST = 5
-FEW = 30  # decided seats below which a deal bucket says too little to compare
 
 
 @dataclass(frozen=True)
@@ -176,9 +175,9 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> li
 
 def deal(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
     """What the top cards dealt do to a seat's chances: the fewest against the most, among
-    buckets with enough decided seats."""
+    buckets of FEW_GAMES decided seats or more (those the chart joins)."""
     rows = [r for r in _by_rules(data, "deal_win_rate", variant).get(infos[0].rules_id, [])
-            if r["by"] == "top_cards" and r["share"] is not None and r["decided_seats"] >= FEW]
+            if r["by"] == "top_cards" and r["share"] is not None and r["decided_seats"] >= FEW_GAMES]
     if len(rows) < 2:
         return []
     low, high = min(rows, key=lambda r: r["low"]), max(rows, key=lambda r: r["low"])
@@ -187,7 +186,7 @@ def deal(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Findi
     many = f"{high['low']} {card}s" if high["low"] != 1 else f"one {card}"
     none = "none" if low["low"] == 0 else f"{low['low']}"
     if high["ci_low"] > low["ci_high"]:
-        verdict = "the deal weighs"
+        verdict = "the Aces count" if top_ranks == 1 else "the top cards count"
     elif high["ci_high"] < low["ci_low"]:
         verdict = "fewer do better"
     else:

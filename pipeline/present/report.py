@@ -20,6 +20,11 @@ from ..storage.dataset import Dataset
 from ..jobs.query import run
 
 
+# Decided games below which a share (a deal bucket's win rate) swings too much to be joined to
+# its neighbours on a chart or quoted in a finding.
+FEW_GAMES = 100
+
+
 @dataclass(frozen=True)
 class RuleSetInfo:
     """One rule set of the dataset (a rules_id; a tournament plays one rule set in many seatings)."""

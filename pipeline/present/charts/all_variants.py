@@ -8,7 +8,7 @@ import math
 import altair as alt
 
 from ..numbers import pct
-from ..report import ReportData
+from ..report import FEW_GAMES, ReportData
 from .figure import (CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, ink_on,
                      log_ticks, text_width, values, with_label)
 
@@ -334,7 +334,7 @@ def first_battle_war(data: ReportData, variant: str, palette: Palette) -> Figure
 
 # ----------------------------------------------------------------------------- the deal
 
-SPARSE = 100  # decided seat-games below which a deal bucket is drawn hollow and not joined
+SPARSE = FEW_GAMES  # decided seat-games below which a deal bucket is drawn hollow and not joined
 
 
 def _win_rate_chart(rows: list[dict], palette: Palette, x: alt.X, y_title: str, x_field: str) -> alt.LayerChart:

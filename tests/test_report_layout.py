@@ -323,3 +323,17 @@ def test_a_report_without_its_replay_pages_links_to_none(data, tmp_path):
     assert "<a " not in games and "war replay ds GAME --format html" in games
     with_pages = render_report(data, "ds", lambda g: f"report-games/{g}.html", pages="report-games")
     assert "send the folder with it" in with_pages and 'href="report-games/' in with_pages
+
+
+def test_the_palette_keeps_rule_sets_apart():
+    """Any two of the rule sets' colors differ by 20 or more (CIEDE2000), each at least 3:1 on
+    the white page; past them, a rule set's line is dashed."""
+    from pipeline.present.charts.figure import PALETTE, Palette
+
+    assert len(PALETTE) >= 8
+    assert min(ciede2000(a, b) for a, b in itertools.combinations(PALETTE, 2)) >= 20
+    assert min(contrast(c, "#ffffff") for c in PALETTE) >= 3
+    infos = [type("R", (), {"rules_id": str(i), "label": f"r{i}"})() for i in range(len(PALETTE) + 2)]
+    palette = Palette(infos, lambda r: r.label)
+    assert palette.dashes[:len(PALETTE)] == [[1, 0]] * len(PALETTE)
+    assert all(d != [1, 0] for d in palette.dashes[len(PALETTE):])

@@ -40,11 +40,11 @@ def shown(value, column: str) -> str:
 
 def decimals(values: list[float]) -> int:
     """Decimals for a column of floats: as many as its values have (a median of whole battles
-    has at most one, .5), at most enough for its smallest (1 from 100 up, 2 from 1, 3 from
+    has at most one, .5), at most enough for its smallest (1 from 10 up, 2 from 1, 3 from
     0.01, 4 below)."""
     finite = [v for v in values if not (math.isnan(v) or math.isinf(v))]
     smallest = min((abs(v) for v in finite if v), default=1.0)
-    most = 1 if smallest >= 100 else 2 if smallest >= 1 else 3 if smallest >= 0.01 else 4
+    most = 1 if smallest >= 10 else 2 if smallest >= 1 else 3 if smallest >= 0.01 else 4
     return next((d for d in range(most) if all(abs(v * 10 ** d - round(v * 10 ** d)) < 1e-6 for v in finite)),
                 most)
 

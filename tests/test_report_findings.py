@@ -21,6 +21,7 @@ from pipeline.model.rules import build_rules
 from pipeline.present.findings import findings, ratio
 from pipeline.present.report import ReportData, RuleSetInfo, build_report_data
 from pipeline.present.report_page import render_report
+from reportkit import wilson
 from rulekit import games_rows, quantile_cont
 
 Z = 1.96
@@ -50,13 +51,6 @@ def by_rules(root):
     for g in games_rows(root):
         out[g["rules_id"]].append(g)
     return dict(out)
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    p = k / n
-    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
-    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
-    return centre - half, centre + half
 
 
 def median_interval(battles: list[int]) -> tuple[float, float, float]:

@@ -19,7 +19,8 @@ import pytest
 
 from browser import Tab, chromium
 from colourkit import ciede2000, contrast, over_white, rgb
-from pipeline.jobs.generate import Plan, generate, make_plans
+from reportkit import six_variants
+from pipeline.jobs.generate import Plan, generate
 from pipeline.model.rules import build_rules
 from pipeline.present.charts import sections
 from pipeline.present.report import build_report_data
@@ -28,19 +29,7 @@ from pipeline.present.report_page import render_report, write_report
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    plans = [
-        Plan(build_rules("classic"), 300),
-        Plan(build_rules("classic", {"pickup": "table_order", "max_battles": "300"}), 300),
-        Plan(build_rules("classic", {"war_down": "1"}), 300),
-        Plan(build_rules("multiplayer", {"players": "4"}), 150),
-        Plan(build_rules("jokers"), 150),
-        Plan(build_rules("razboi"), 150),
-        *make_plans([build_rules("steal")], games=40, tournament=["steal:always", "steal:never", "steal:threshold:4"]),
-        *make_plans([build_rules("arneson")], games=40, tournament=["hand:highest", "hand:save_high"]),
-    ]
-    out = tmp_path_factory.mktemp("layout") / "ds"
-    generate(out, plans, seed=11)
-    return out
+    return six_variants(tmp_path_factory.mktemp("layout") / "ds", games=300, tournament_games=40, seed=11)
 
 
 @pytest.fixture(scope="module")

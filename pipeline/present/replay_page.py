@@ -109,6 +109,7 @@ def page_data(rp: GameReplay) -> dict:
                                          "battles", "wars", "war_battles", "max_war_depth", "cycle_length",
                                          "cards_set_aside")}
     game["game_seed"] = str(game["game_seed"])  # a 64-bit seed does not fit a JavaScript number
+    game["rule_set"] = rp.rule_set
     return {
         "game": game,
         "title": variant(rules.variant).title,
@@ -140,5 +141,5 @@ def render_page(rp: GameReplay) -> str:
     """The page as one HTML text (templates/replay.html): style, script and data inline."""
     data = json.dumps(page_data(rp), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # only inside strings: nothing can close the script
-    title = f"War replay · game {rp.record['game_id']} · {rp.entry.rules.variant}"
+    title = f"War replay · game {rp.record['game_id']} · {rp.rule_set}"
     return render("replay.html", title=title, data=inline(data, "script"), script=inline(static(SCRIPT), "script"))

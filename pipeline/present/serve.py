@@ -204,7 +204,7 @@ class Site:
 
 def games_page(site: Site, f: GameFilter, rows: list[dict], total: int) -> str:
     """One page of the games list (templates/games.html): the filter form, the games, the pager."""
-    labels = {r.rules_id: f"{r.variant}: {r.label}" for r in site.infos}
+    labels = {r.rules_id: r.label for r in site.infos}
     choices = {"variant": [(v, v) for v in sorted({r.variant for r in site.infos})],
                "rule_set": list(labels.items()),
                "outcome": [(o, o) for o in OUTCOMES],

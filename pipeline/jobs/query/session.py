@@ -2,7 +2,8 @@
 
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
 decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
-rule set, every option a column), `battles` (one row per battle, read from its shape without
+rule set of the manifest, every option a column, and `rule_set`, the name a person reads:
+model.schema.rule_set_names; `games` has it too), `battles` (one row per battle, read from its shape without
 decoding cards), `cards` (every card of every deck in the dataset with its label). Macros:
 `card_label(code)` labels a standard-deck card (`10♥`, `JK1`); `wilson_low(p, n, z)` and
 `wilson_high(p, n, z)` bound the Wilson score interval of a share p of n (z: 1.96 for 95%), the
@@ -32,7 +33,7 @@ from ...errors import QueryError
 from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
 from ...model.rules import build_rules
 from ...engines.compiled.deals import deals_at, swapped_indexes
-from ...model.schema import GAME_ID_STRIDE, RuleSetEntry
+from ...model.schema import GAME_ID_STRIDE, RuleSetEntry, rule_set_names
 from ...storage.dataset import Dataset
 from ...storage.location import is_remote
 
@@ -175,8 +176,16 @@ def _games_view(con, entries) -> None:
                         null_handling="special", side_effects=False)
     con.execute("CREATE VIEW games AS SELECT *, CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
                 "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
-                "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index "
-                "FROM game_rows")
+                "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index, "
+                f"{_rule_set_names(entries)} AS rule_set FROM game_rows")
+
+
+def _rule_set_names(entries) -> str:
+    """The SQL of a game's `rule_set`, its rule set's name (model.schema.rule_set_names), from
+    the ordinal in its game_id: a CASE of constants, so a query of games joins nothing."""
+    names = rule_set_names(entries)
+    cases = " ".join(f"WHEN {e.ordinal} THEN {_quote(names[e.rules_id])}" for e in entries)
+    return f"CASE game_id // {GAME_ID_STRIDE} {cases} END" if cases else "CAST(NULL AS VARCHAR)"
 
 
 def lock(con, folders: list[str], files: list[str]) -> None:
@@ -216,10 +225,11 @@ def schema_session(events: bool = True) -> Session:
 
 def _rules_table(con, entries, empty: bool = False) -> None:
     rows = []
+    names = rule_set_names(entries)
     for e in entries:
         rules = e.rules.model_dump(mode="json")
         rules["war_down"] = str(rules["war_down"])
-        rows.append({"rule_set": e.ordinal, "rules_id": e.rules_id, **rules,
+        rows.append({"rule_set": names[e.rules_id], "ordinal": e.ordinal, "rules_id": e.rules_id, **rules,
                      "policies": ",".join(e.policies), "seed": e.seed, "games": e.games})
     seeds = pa.array([r.pop("seed") for r in rows], pa.uint64())
     rules_table = pa.Table.from_pylist(rows).append_column("seed", seeds)

@@ -9,8 +9,10 @@ import altair as alt
 
 from ..numbers import pct
 from ..report import FEW_GAMES, ReportData
-from .figure import (CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, ink_on,
-                     log_ticks, text_width, values, with_label)
+from .figure import (
+    CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, from_rows, ink_on, log_ticks,
+    text_width, values, with_label,
+)
 
 
 # ----------------------------------------------------------------------------- game length
@@ -249,10 +251,8 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
 
 # ----------------------------------------------------------------------------- wars
 
-def war_battles(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = with_label(data.rows("war_battles_distribution", variant), palette)
-    if not rows:
-        return None
+@from_rows("war_battles_distribution")
+def war_battles(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
     cut = max(min((r["war_battles"] for r in rows if r["rules_id"] == rid and r["cumulative_share"] >= 0.999),
                   default=0) for rid in {r["rules_id"] for r in rows})
     shown = [r for r in rows if r["war_battles"] <= cut]
@@ -302,10 +302,8 @@ def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | No
                   "(a double war: the war's face-up cards tie again).")
 
 
-def first_battle_war(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = with_label(data.rows("first_battle_war_exact", variant), palette)
-    if not rows:
-        return None
+@from_rows("first_battle_war_exact")
+def first_battle_war(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
     for r in rows:
         r["text"] = (f"{pct(r['share'], 2)} observed"
                      + (f"; exact {r['exact_fraction']} = {pct(r['exact'], 2)}" if r["exact"] is not None else ""))

@@ -9,6 +9,8 @@ gives. docs/decisions.md says why Altair and vl-convert.
 
 from __future__ import annotations
 
+import functools
+
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -172,3 +174,16 @@ class Palette:
 def with_label(rows: list[dict], palette: Palette) -> list[dict]:
     """The rows of the palette's rule sets, each with its `rule_set` label."""
     return [{**r, "rule_set": palette.label(r["rules_id"])} for r in rows if r["rules_id"] in palette.labels]
+
+
+def from_rows(query: str):
+    """A chart drawn from a named query's rows of one variant, labelled by rule set: the
+    decorated function takes (rows, data, variant, palette); a variant without rows gets no
+    chart (None)."""
+    def chart(draw):
+        @functools.wraps(draw)
+        def figure(data, variant: str, palette: "Palette"):
+            rows = with_label(data.rows(query, variant), palette)
+            return draw(rows, data, variant, palette) if rows else None
+        return figure
+    return chart

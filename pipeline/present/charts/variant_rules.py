@@ -8,15 +8,13 @@ import altair as alt
 
 from ..numbers import pct
 from ..report import ReportData, short_policies
-from .figure import HALF, INK, PALETTE, Figure, Palette, beside, blend, depth_name, ink_on, values, with_label
+from .figure import HALF, INK, PALETTE, Figure, Palette, beside, blend, depth_name, from_rows, ink_on, values
 
 RANK_NAMES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK"]
 
 
-def razboi_sizes(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = with_label(data.rows("razboi_war_sizes", variant), palette)
-    if not rows:
-        return None
+@from_rows("razboi_war_sizes")
+def razboi_sizes(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
     ranks = [r for r in RANK_NAMES if r in {row["tied_rank"] for row in rows}]
     offset = alt.XOffset("rule_set:N", sort=palette.domain) if len(palette.domain) > 1 else alt.XOffset()
     x = alt.X("tied_rank:N", sort=ranks, title="rank of the tied cards", axis=alt.Axis(labelAngle=0))
@@ -39,12 +37,9 @@ def razboi_sizes(data: ReportData, variant: str, palette: Palette) -> Figure | N
                   "its ace_value); a player short of cards puts fewer.")
 
 
-def joker_wars(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = with_label(data.rows("joker_wars", variant), palette)
-    if not rows:
-        return None
-    for r in rows:
-        r["depth_name"] = depth_name(r["war_depth"])
+@from_rows("joker_wars")
+def joker_wars(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
+    rows = [{**r, "depth_name": depth_name(r["war_depth"])} for r in rows]
     order = [depth_name(d) for d in sorted({r["war_depth"] for r in rows})]
     offset = alt.XOffset("rule_set:N", sort=palette.domain) if len(palette.domain) > 1 else alt.XOffset()
     x = alt.X("depth_name:N", sort=order, title="battle", axis=alt.Axis(labelAngle=0))

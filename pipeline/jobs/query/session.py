@@ -48,9 +48,17 @@ EVENT_VIEWS = re.compile(
 
 @dataclass
 class Session:
-    """A DuckDB connection with the dataset's views, locked down, and its private spill folder."""
+    """A DuckDB connection with the dataset's views, locked down, and its private spill folder.
+    `events`: whether the decoded event views (events, battles) were set up."""
     con: duckdb.DuckDBPyConnection
     spill: str | None = None
+    events: bool = True
+
+    def cursor(self) -> "Session":
+        """A new connection to the same database, for another thread: the same views and lock,
+        without the set-up (a server answers each request in a cursor of one session). Closing
+        it leaves this session open."""
+        return Session(self.con.cursor(), None, self.events)
 
     def close(self) -> None:
         self.con.close()
@@ -84,7 +92,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     ds = Dataset.open(root)
     con = duckdb.connect()
     spill = tempfile.mkdtemp(prefix="war-query-")
-    session = Session(con, spill)
+    session = Session(con, spill, events)
     try:
         con.execute("SET enable_progress_bar = false")
         con.execute(f"SET temp_directory = {_quote(spill)}")
@@ -133,7 +141,7 @@ def schema_session(events: bool = True) -> Session:
     """A locked session with every view over empty tables of the dataset schema: what a query
     returns can be told without any dataset (`war query --show`)."""
     con = duckdb.connect()
-    session = Session(con)
+    session = Session(con, None, events)
     rows = pa.schema([pa.field(f.name, pa.string() if pa.types.is_dictionary(f.type) else f.type)
                       for f in EVENT_SCHEMA] + [pa.field("variant", pa.string())])
     con.register("_games", GAME_SCHEMA.empty_table())

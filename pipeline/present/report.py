@@ -138,14 +138,18 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
     return out
 
 
-def build_report_data(root, games_per_kind: int = 3) -> ReportData:
-    """Run the report's named queries over the dataset at `root`."""
+def build_report_data(root, games_per_kind: int = 3,
+                      progress: Callable[[str, int, int], None] | None = None) -> ReportData:
+    """Run the report's named queries over the dataset at `root`; `progress(step, done, total)`
+    is called as each query is done."""
     ds = Dataset.open(root)
     infos = rule_sets(ds)
     results, params = {}, {}
-    for q in report_queries(games_per_kind):
-        if q.wanted(infos):
-            results[q.name] = run(root, name=q.name, params=q.params)
-            params[q.name] = dict(q.params)
+    wanted = [q for q in report_queries(games_per_kind) if q.wanted(infos)]
+    for done, q in enumerate(wanted, start=1):
+        results[q.name] = run(root, name=q.name, params=q.params)
+        params[q.name] = dict(q.params)
+        if progress is not None:
+            progress("running the report's queries", done, len(wanted))
     name = getattr(ds.root, "name", "") or str(ds.root)
     return ReportData(name, ds.manifest.master_seed, ds.manifest.engine_version, infos, results, params)

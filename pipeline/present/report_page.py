@@ -80,7 +80,7 @@ class SectionView:
     groups: list[tuple[str, list[Chart]]]
 
 
-def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None) -> Chart:
+def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None, drill: bool = False) -> Chart:
     sources = []
     for name in fig.queries:
         rows = data.rows(name, variant)
@@ -89,15 +89,16 @@ def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None) -> C
                 rows = [r for r in rows if r[key] == fig.extra[key]]
         params = data.params.get(name, {})
         sources.append(Source(name, params, rows, command(dataset, name, params)))
-    return Chart(fig, Markup(render_svg(fig)), sources)
+    return Chart(fig, Markup(render_svg(fig, links=drill)), sources)
 
 
-def section_view(s: Section, data: ReportData, dataset: str) -> SectionView:
+def section_view(s: Section, data: ReportData, dataset: str, drill: bool = False,
+                 drawn: Callable[[Chart], Chart] = lambda c: c) -> SectionView:
     overview = s.id == "overview"
     variant = None if overview else s.id
     palette = overview_palette(data) if overview else rule_set_palette(data, variant)
     infos = data.rule_sets if overview else data.rule_sets_of(variant)
-    groups = [(title, [chart(f, data, dataset, variant) for f in figs]) for title, figs in s.groups]
+    groups = [(title, [drawn(chart(f, data, dataset, variant, drill)) for f in figs]) for title, figs in s.groups]
     return SectionView(s.id, s.title, overview, None if overview else VARIANTS.get(variant), infos, palette,
                        groups)
 
@@ -145,10 +146,23 @@ def notable_games(data: ReportData) -> list[tuple[str, list[tuple[RuleSetInfo, l
 
 
 def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str],
-                  links: Iterable[tuple[str, str]] = ()) -> str:
+                  links: Iterable[tuple[str, str]] = (), drill: bool = False,
+                  progress: Callable[[str, int, int], None] | None = None) -> str:
     """The whole report page. `game_href(game_id)` is where a game's replay page is; `links`
-    are extra (href, label) entries for the bar of links (the server's games list)."""
-    views = [section_view(s, data, dataset) for s in all_sections(data)]
+    are extra (href, label) entries for the bar of links (the server's games list); `drill`
+    makes the marks that stand for games links to them (the server's, present/drill.py);
+    `progress(step, done, total)` is called as each chart is drawn."""
+    parts = all_sections(data)
+    total, done = sum(len(figs) for s in parts for _, figs in s.groups), 0
+
+    def drawn(c: Chart) -> Chart:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress("drawing the charts", done, total)
+        return c
+
+    views = [section_view(s, data, dataset, drill, drawn) for s in parts]
     nav = [(f"#{s.id}", s.title) for s in views] + [("#games", "Games worth a look")] + list(links)
     return render("report.html", title=f"War report: {dataset}", heading="War report", links=nav,
                   dataset=dataset, data=data, sections=views, summary=summary(data),

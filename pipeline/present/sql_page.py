@@ -28,6 +28,8 @@ TIME_LIMIT = 10.0
 HTML_ROWS = 1000
 CELL_CHARS = 300
 FORMATS = ("html", "csv", "json")
+NUMBERS = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+           "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL"}
 MEDIA = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
 
 
@@ -58,10 +60,10 @@ class Watchdog:
 
 @dataclass
 class Answer:
-    """A query's first rows for a page: columns (name, type), rows as text, whether more rows
-    exist, how long it took."""
+    """A query's first rows for a page: columns (name, type, whether numbers), rows as text,
+    whether more rows exist, how long it took."""
 
-    columns: list[tuple[str, str]] = field(default_factory=list)
+    columns: list[tuple[str, str, bool]] = field(default_factory=list)
     rows: list[list[tuple[str, str]]] = field(default_factory=list)  # (text, class) per cell
     more: bool = False
     seconds: float = 0.0
@@ -89,7 +91,7 @@ def first_rows(result: Result, limit: int = HTML_ROWS, seconds: float = TIME_LIM
     """The first `limit` rows of a result, within the time limit (QueryError past it)."""
     start = time.perf_counter()
     with result, Watchdog(result, seconds):
-        columns = result.columns
+        columns = [(name, kind, kind.split("(")[0] in NUMBERS) for name, kind in result.columns]
         rows = []
         for batch in result.batches(limit + 1):
             rows += batch.to_pylist()

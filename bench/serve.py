@@ -13,7 +13,6 @@ is printed with it: other work on the cores slows every figure.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -22,10 +21,9 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 from urllib.parse import quote
 
-from measure import timed_cpu, war
+from measure import big_dataset, war
 
 TARGET = 1.0  # seconds, the first page after start-up
 
@@ -38,18 +36,7 @@ def fetch(url: str) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dataset")
-    parser.add_argument("--generate", action="store_true", help="generate 1,000,000 Classic War games first")
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
-    root = Path(args.dataset)
-    if not root.exists():
-        if not args.generate:
-            raise SystemExit(f"{root} does not exist (--generate writes 1,000,000 games there)")
-        took, _, _ = timed_cpu(war("generate", "--variant", "classic", "--games", "1000000", "--seed", "42",
-                                   "--workers", "2", "--out", str(root), "-q"))
-        print(f"generated {root} in {took:.0f} s")
+    args, root = big_dataset(__doc__.splitlines()[0], runs=3)
 
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     start = time.perf_counter()

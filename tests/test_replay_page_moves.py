@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from browser import ARGS, CHROMIUM, MISSING
+from browser import MISSING, chromium, clean_tab
 from pipeline.cli import app
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run as run_query
@@ -53,24 +53,14 @@ def games(tmp_path_factory) -> dict[str, tuple[Path, int, dict, Path]]:
 
 @pytest.fixture(scope="module")
 def browser():
-    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
-    if MISSING:
-        pytest.skip(MISSING)
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture
 def page(browser):
-    tab = browser.new_page(viewport={"width": 1400, "height": 900}, accept_downloads=True)
-    errors = []
-    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda e: errors.append(str(e)))
-    yield tab
-    assert errors == [], errors
-    tab.close()
+    with clean_tab(browser, viewport=(1400, 900)) as tab:
+        yield tab.page
 
 
 def open_page(tab, path: Path, fragment: str = "") -> None:

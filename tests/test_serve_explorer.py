@@ -27,7 +27,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 from typer.testing import CliRunner
 
-from browser import Tab, chromium
+from browser import chromium, clean_tab
 from pipeline.cli import app
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run
@@ -63,10 +63,8 @@ def browser():
 
 @pytest.fixture
 def tab(browser, server):
-    t = Tab(browser, allowed=(server,), viewport=(1400, 1000))
-    yield t
-    assert t.blocked == [] and t.errors == [], (t.blocked, t.errors)
-    t.close()
+    with clean_tab(browser, allowed=(server,), viewport=(1400, 1000)) as t:
+        yield t
 
 
 def sql(root, text: str, params=None) -> list[dict]:

@@ -17,9 +17,12 @@ The public API, in the order of the data's way::
 - Plan, make_plans, generate: what to generate (rule set, games, deals, each seat's policy;
   make_plans also expands a tournament) and the dataset it makes. generate_request: a checked
   GenerateRequest from a command line's arguments (variant names, OPTION=VALUE options, rule
-  files, SEAT=POLICY texts, the executor, the default output folder), whose `run` says how to
+  files, the rule sets' names, SEAT=POLICY texts, the executor, the default output folder), whose `run` says how to
   finish a run Ctrl-C or a full disk stopped. warm_engines: load (or compile, once) the compiled
   engines of some rule sets before the work starts. demo: the steps of `war demo`.
+- rule_set: one rule set from a variant and OPTION=VALUE texts, or a rule file. search: the deals
+  of a deck too big to play whole that give the longest games that end, or cycles (random deals,
+  then local search, on the compiled engine); write_records: those deals as a dataset.
 - open_dataset, replay_game, render_text, render_replay, parse_range, validate: reading a
   dataset (check_validate_workers: validate's `workers`, checked before anything is read);
   render_page: a replay as a self-contained web page.
@@ -63,6 +66,7 @@ from .errors import (
 __all__ = [
     "VARIANTS", "describe_variants", "describe_policies", "build_rules", "load_rules",
     "Plan", "make_plans", "generate", "generate_request", "GenerateRequest", "warm_engines", "demo",
+    "rule_set", "search", "write_records",
     "open_dataset", "replay_game", "render_text", "render_replay", "parse_range", "render_page", "validate",
     "check_validate_workers",
     "query", "open_query", "describe_query", "named_queries", "named_query", "queries_dir", "write_result",
@@ -85,6 +89,9 @@ _LAZY = {
     "generate_request": ("pipeline.jobs.request", "generate_request"),
     "GenerateRequest": ("pipeline.jobs.request", "GenerateRequest"),
     "demo": ("pipeline.jobs.demo", "demo"),
+    "rule_set": ("pipeline.jobs.request", "rule_set"),
+    "search": ("pipeline.jobs.search", "search"),
+    "write_records": ("pipeline.jobs.search", "write_records"),
     "render_replay": ("pipeline.jobs.replay", "render_replay"),
     "parse_range": ("pipeline.jobs.replay", "parse_range"),
     "render_page": ("pipeline.present.replay_page", "render_page"),
@@ -106,6 +113,8 @@ _LAZY = {
 if TYPE_CHECKING:
     from .jobs.catalog import describe_policies, describe_variants
     from .jobs.demo import demo
+    from .jobs.request import rule_set
+    from .jobs.search import search, write_records
     from .jobs.generate import Plan, generate, make_plans
     from .jobs.query import describe as describe_query
     from .jobs.query import named_queries, named_query, open_query, queries_dir

@@ -5,7 +5,8 @@ to cross-check the project's engine game by game. It shares only the specified r
 generator (pipeline.rng), which has its own test vectors.
 
 `simulate(rules, seed)` takes a rule set as a dict (RuleSet field names) and returns
-{"outcome", "winner", "battles", "wars", "max_war_depth", "war_wins", "final_cards"}.
+{"outcome", "winner", "battles", "wars", "max_war_depth", "war_wins", "final_cards"};
+`simulate(rules, seed, deck)` deals the given deck order (top first) instead of a shuffled one.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ DEFAULTS = {
 
 
 class _Game:
-    def __init__(self, rules: dict, seed: int) -> None:
+    def __init__(self, rules: dict, seed: int, deck: list[int] | None = None) -> None:
         r = {**DEFAULTS, **{k: v for k, v in rules.items() if k in DEFAULTS}}
         self.n = r["players"]
         self.ranks = r["ranks"]
@@ -39,8 +40,9 @@ class _Game:
 
         self.rng = Xoshiro256(seed)
         plain = self.ranks * self.suits
-        deck = list(range(plain + self.jokers))
-        self.rng.shuffle(deck)
+        if deck is None:
+            deck = list(range(plain + self.jokers))
+            self.rng.shuffle(deck)
         each = len(deck) // self.n
         self.pile = [deque() for _ in range(self.n)]
         for i in range(each * self.n):
@@ -90,16 +92,24 @@ class _Game:
         """Play one battle; return the seat that won the table, or None (table set aside)."""
         table: list[int] = []
         played: list[list[int]] = [[] for _ in range(self.n)]
+        stack: list[int] = []  # the cards as people gather them (pickup natural), bottom first
+        showing: list[int] = []  # this step's face-up cards, not yet gathered
 
-        def put(p: int, card: int) -> None:
+        def put(p: int, card: int, face_up: bool = False) -> None:
             table.append(card)
             played[p].append(card)
+            (showing if face_up else stack).append(card)
+
+        def gather() -> None:
+            """The step's face-up cards go onto the stack, lowest rank first."""
+            stack.extend(sorted(showing, key=self.rank))
+            showing.clear()
 
         up: dict[int, int] = {}
         for p in range(self.n):
             if self.in_game[p]:
                 c = self.take(p)
-                put(p, c)
+                put(p, c, face_up=True)
                 up[p] = c
         best = max(self.rank(c) for c in up.values())
         tied = [p for p in sorted(up) if self.rank(up[p]) == best]
@@ -111,6 +121,7 @@ class _Game:
                 winner = tied[0]
                 break
             # a war among `tied`
+            gather()
             depth += 1
             self.wars += 1
             if self.tiebreak == "single_up" and depth > 1:
@@ -143,7 +154,7 @@ class _Game:
                 for _ in range(k):
                     put(p, self.take(p))
                 c = self.take(p)
-                put(p, c)
+                put(p, c, face_up=True)
                 up[p] = c
             best = max(self.rank(c) for c in up.values())
             tied = [p for p in left if self.rank(up[p]) == best]
@@ -153,10 +164,11 @@ class _Game:
             return None  # table set aside for the rest of the game
         if depth > 0:
             self.war_wins[winner] += 1
-        self.collect(winner, table, played)
+        gather()
+        self.collect(winner, table, played, stack)
         return winner
 
-    def collect(self, w: int, table: list[int], played: list[list[int]]) -> None:
+    def collect(self, w: int, table: list[int], played: list[list[int]], stack: list[int]) -> None:
         if self.pickup == "table_order":
             self.pile[w].extend(table)
         elif self.pickup == "winner_first":
@@ -171,13 +183,17 @@ class _Game:
             self.pile[w].extend(cards)
         elif self.pickup == "pooled":
             self.won[w] = list(table) + self.won[w]
+        elif self.pickup == "natural":  # the stack turned over under the pile: the last card laid first
+            self.pile[w].extend(reversed(stack))
+        elif self.pickup == "sorted":
+            self.pile[w].extend(sorted(table, key=lambda c: -self.rank(c)))
         else:
             raise ValueError(self.pickup)
 
     # -- the game ------------------------------------------------------------------------------
     def run(self) -> dict:
         seen: set = set()
-        check_cycles = self.pickup in ("table_order", "winner_first")
+        check_cycles = self.pickup in ("table_order", "winner_first", "natural", "sorted")
         outcome, winner = None, None
         while True:
             if self.battles == self.max_battles:
@@ -218,6 +234,7 @@ class _Game:
         }
 
 
-def simulate(rules: dict, seed: int) -> dict:
-    """Play the game of `seed` under `rules` (a dict of RuleSet fields) and summarize it."""
-    return _Game(rules, seed).run()
+def simulate(rules: dict, seed: int, deck: list[int] | None = None) -> dict:
+    """Play the game of `seed` under `rules` (a dict of RuleSet fields) and summarize it; with
+    `deck`, that deck order is dealt (the seed then serves later shuffles only)."""
+    return _Game(rules, seed, deck).run()

@@ -1,9 +1,8 @@
-"""Cross-check of the engine against an independent, clean-room simulator (independent_war.py),
-written from rules 1-5 and 8 and the documented conventions, game by game.
-
-Every table-family option value appears in at least one rule set below; each rule set plays the
-same paired seeds (game_seed(2024, i)), and every summary field must agree for every game.
-"""
+"""Cross-check of the engine (pipeline.engines.game.play_game, the table family's reference
+engine) against an independent, clean-room simulator (tests/independent_war.py), written from
+rules 1-5 and 8 and the documented conventions, game by game: every table-family option value
+appears in at least one rule set below; each rule set plays the same paired seeds
+(game_seed(2024, i)), and every summary field must agree for every game."""
 
 from __future__ import annotations
 
@@ -31,6 +30,8 @@ GRID = [
     ("classic", {"pickup": "table_order"}, 200),
     ("classic", {"pickup": "winner_first"}, 200),
     ("classic", {"pickup": "pooled"}, 200),
+    ("classic", {"pickup": "natural"}, 200),
+    ("classic", {"pickup": "sorted"}, 200),
     ("classic", {"war_tiebreak": "single_up"}, 200),
     ("classic", {"shortfall": "lose"}, 200),
     ("classic", {"win": "wars:3"}, 200),
@@ -59,6 +60,12 @@ GRID = [
     ("razboi", {"players": 4, "war_tiebreak": "single_up", "pickup": "pooled",
                 "shortfall": "lose", "jokers": 2}, 200),
     ("razboi", {"war_down": 2, "ace_value": 14, "pickup": "winner_first"}, 200),
+    # the published enumerations' orders: open play, and natural with wars, forfeits and more seats
+    ("classic", {"pickup": "natural", "war_down": 0}, 200),
+    ("classic", {"pickup": "natural", "war_tiebreak": "single_up", "win": "wars:3"}, 200),
+    ("multiplayer", {"players": 4, "pickup": "natural", "shortfall": "lose"}, 150),
+    ("multiplayer", {"players": 3, "pickup": "sorted", "shortfall": "lose", "jokers": 2}, 150),
+    ("razboi", {"pickup": "natural", "players": 3}, 150),
 ]
 
 
@@ -102,5 +109,5 @@ def test_grid_covers_every_option_value():
     assert {0, 1, 2, 3, "by_rank"} <= seen["war_down"]
     assert seen["war_tiebreak"] == {"repeat", "single_up"}
     assert seen["shortfall"] == {"last_card_up", "lose"}
-    assert seen["pickup"] == {"shuffled", "table_order", "winner_first", "pooled"}
+    assert seen["pickup"] == {"shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"}
     assert seen["win"] == {"all_cards", "wars"}

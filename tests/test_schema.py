@@ -68,7 +68,7 @@ def test_set_values_are_typed():
     ({"win": "wars:0"}, "win"),
     ({"max_battles": "0"}, "max_battles"),
     ({"ranks": "0"}, "ranks"),
-    ({"players": "8", "ranks": "4", "suits": "4"}, "at least 5"),
+    ({"players": "8", "ranks": "7", "suits": "1"}, "without a card"),
     ({"hand_size": "3"}, "does not apply"),
 ])
 def test_bad_options_name_the_option(options, words):
@@ -121,7 +121,7 @@ def test_rule_set_is_frozen_and_rejects_extra_fields():
     ("classic", {"war_down": "by_rank", "ranks": "7"}, "standard deck"),
     ("multiplayer", {"players": "1"}, "players"),
     ("multiplayer", {"players": "9"}, "players"),
-    ("multiplayer", {"players": "8", "ranks": "3", "suits": "4"}, "at least 5 are needed"),
+    ("multiplayer", {"players": "8", "ranks": "1", "suits": "7"}, "each needs at least one"),
 ])
 def test_bad_variant_options(variant, options, words):
     with pytest.raises(RulesError) as err:

@@ -23,7 +23,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if "numba" not in sys.modules:
     sys.modules.setdefault("scipy.linalg", None)  # an import of it now raises ImportError
 
-from . import generate, info, query, replay, report, serve, validate  # noqa: E402, F401  (each registers its commands)
+from . import generate, info, query, replay, report, search, serve, validate  # noqa: E402, F401  (each registers its commands)
 from .app import app, flag, main  # noqa: E402
 
 __all__ = ["app", "flag", "main"]

@@ -13,6 +13,7 @@ import gc
 import os
 import sys
 from contextlib import nullcontext
+from enum import Enum
 
 import typer
 
@@ -56,7 +57,7 @@ def _war(show_version: bool = typer.Option(False, "--version", is_eager=True, ca
 
 # The flag of each library parameter that is not --NAME (a WarError's `params`).
 FLAGS = {"policies": "--policy", "options": "--set", "params": "--param", "variants": "--variant",
-         "rule_files": "--rules"}
+         "rule_files": "--rules", "names": "--name"}
 
 
 def flag(param: str) -> str:
@@ -69,9 +70,12 @@ def say_error(text: str) -> None:
 
 
 def progress(total: int, label: str, quiet: bool):
-    """A rich progress bar on stderr (nothing when quiet or not a terminal)."""
+    """A rich progress bar on stderr (nothing when quiet or not a terminal): `tick(n)` advances
+    it, `tick(n, total=T)` also says the whole is T (for work whose size is learnt on the way:
+    with `total` 0 the bar shows from the first tick, so an error found before any work comes
+    alone)."""
     if quiet:
-        return nullcontext(lambda n: None)
+        return nullcontext(lambda n, total=None: None)
     from rich.console import Console  # lazy: keeps war --help fast
     from rich.progress import (  # lazy: keeps war --help fast
         BarColumn,
@@ -83,18 +87,28 @@ def progress(total: int, label: str, quiet: bool):
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        return nullcontext(lambda n: None)
+        return nullcontext(lambda n, total=None: None)
 
     class _Bar:
         def __enter__(self):
+            self.p = None
+            if total:
+                self._start()
+            return self.tick
+
+        def _start(self):
             self.p = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                               console=console, transient=False)
             self.p.__enter__()
-            self.task = self.p.add_task(label, total=total)
-            return lambda n: self.p.advance(self.task, n)
+            self.task = self.p.add_task(label, total=total or None)
+
+        def tick(self, n: int, total: int | None = None) -> None:
+            if self.p is None:
+                self._start()
+            self.p.update(self.task, advance=n, total=total)
 
         def __exit__(self, *exc):
-            return self.p.__exit__(*exc)
+            return None if self.p is None else self.p.__exit__(*exc)
 
     return _Bar()
 
@@ -107,42 +121,6 @@ def _terminal_console(quiet: bool):
 
     console = Console(stderr=True)
     return console if console.is_terminal else None
-
-
-class _Steps:
-    """Progress through named steps, each of a known size: one bar whose label is the step."""
-
-    def __init__(self, console):
-        self.console = console
-        self.p = None
-
-    def __enter__(self):
-        if self.console is None:
-            return lambda step, done, total: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.p = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                          console=self.console, transient=True)
-        self.p.__enter__()
-        tasks: dict[str, int] = {}
-
-        def tell(step: str, done: int, total: int) -> None:
-            if step not in tasks:
-                tasks[step] = self.p.add_task(step, total=total)
-            self.p.update(tasks[step], completed=done, total=total)
-
-        return tell
-
-    def __exit__(self, *exc):
-        if self.p is not None:  # once: a caller may end the bars before the context ends
-            p, self.p = self.p, None
-            p.__exit__(*exc)
-
-
-def steps(quiet: bool):
-    """A context whose value `tell(step, done, total)` shows progress through steps on stderr
-    (nothing when quiet or not a terminal); the bars go when it ends."""
-    return _Steps(_terminal_console(quiet))
 
 
 class _Rows:
@@ -188,6 +166,11 @@ def refuse_output(output, overwrite: bool, error: type[war.WarError]) -> None:
         raise error(f"{str(output)!r} is a folder; give a file name")
     if output.exists() and not overwrite:
         raise error(f"{output} exists (use --overwrite to replace it)")
+
+
+def choices(name: str, values: tuple[str, ...]) -> type[Enum]:
+    """The values an option takes, as the Enum typer lists in --help and checks."""
+    return Enum(name, {value: value for value in values}, type=str)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -9,7 +9,10 @@ import typer
 
 import pipeline as war
 
-from .app import app, command_line, plural, prepare_engine, progress
+from .app import app, choices, command_line, plural, prepare_engine, progress
+
+
+LogChoice = choices("LogChoice", ("events", "games"))
 
 
 @app.command()
@@ -24,8 +27,13 @@ def generate(
     set_: list[str] = typer.Option([], "--set", metavar="OPTION=VALUE", help="A rule option, repeatable, each option once (`war variants`)."),
     rules_file: list[Path] = typer.Option([], "--rules", metavar="FILE", help="A whole rule set in TOML or JSON (repeatable)."),
     deals: Path | None = typer.Option(None, "--deals", metavar="FILE", help="JSON Lines of explicit deals; game i plays line i."),
+    from_: str | None = typer.Option(None, "--from", metavar="DATASET", help="Play again the games of DATASET that --where chooses, with their whole log, into --out."),
+    where: str | None = typer.Option(None, "--where", metavar="CONDITION", help="With --from: which games, a condition over its games view (battles > 500)."),
+    all_deals: bool = typer.Option(False, "--all-deals", help="Play every deal of the deck once: game i plays deal i (up to 10^10 deals; --games N: the first N)."),
+    log: LogChoice = typer.Option("events", "--log", metavar="WHAT", help="events: the event log and the games table; games: the games table alone (events are regenerated when asked for)."),
     policy: list[str] = typer.Option([], "--policy", "-p", metavar="SEAT=POLICY", help="SEAT=POLICY for variants with decisions (SEAT * for all seats); see `war policies`."),
     tournament: list[str] = typer.Option([], "--tournament", "-t", metavar="POLICY", help="A policy in a tournament (repeat): every pair plays the same seeds, both seatings."),
+    name: list[str] = typer.Option([], "--name", metavar="NAME", help="A name for the rule set of each --variant, in order, shown instead of its options; a rule file gives its own (`name`)."),
     workers: int = typer.Option(1, "--workers", "-w", metavar="N", help="Processes to generate with, 1 .. 256."),
     shard_size: int = typer.Option(2000, "--shard-size", metavar="N", help="Games per part file, 1 .. 100,000."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a dataset already in --out."),
@@ -39,7 +47,8 @@ def generate(
     request = war.generate_request(
         variants=variant, options=set_, rule_files=rules_file, games=games, deals=deals, policies=policy,
         tournament=tournament, seed=seed, out=out, workers=workers, shard_size=shard_size, overwrite=overwrite,
-        append=append, resume=resume, executor=executor, scheduler=scheduler)
+        append=append, resume=resume, executor=executor, scheduler=scheduler, all_deals=all_deals, log=log.value,
+        source=from_, where=where, names=name)
     total = request.games
     prepare_engine(request.compiled_rule_sets)
     start = time.perf_counter()
@@ -48,7 +57,8 @@ def generate(
     took = time.perf_counter() - start
     size = request.sizes(manifest)
     typer.echo(f"wrote {plural(total, 'game')} ({plural(len(request.plans), 'rule set')}) to {request.out}: "
-               f"games {size['games'] / 1e6:.1f} MB, events {size['events'] / 1e6:.1f} MB "
+               f"games {size['games'] / 1e6:.1f} MB, events {size['events'] / 1e6:.1f} MB"
+               f"{' (not stored)' if log.value == 'games' else ''} "
                f"({(size['games'] + size['events']) / total:.0f} bytes a game); "
                f"{took:.1f} s, {total / took:.0f} games/s")
 

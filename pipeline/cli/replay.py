@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 
 import typer
 
 import pipeline as war
 
-from .app import app, refuse_output, say_error
+from .app import app, choices, refuse_output, say_error
 
 
-class ReplayFormat(str, Enum):
-    text = "text"
-    json = "json"
-    html = "html"
+ReplayFormat = choices("ReplayFormat", ("text", "json", "html"))
 
 
 @app.command()

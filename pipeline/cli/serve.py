@@ -6,7 +6,7 @@ import typer
 
 import pipeline as war
 
-from .app import app, steps
+from .app import app, progress
 
 
 @app.command()
@@ -23,14 +23,22 @@ def serve(
         raise war.UsageError(f"--port must be 0 to 65535, got {port}")
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: listening on {host}: other machines can read this dataset", err=True)
-    bars = steps(quiet)
-    tell = bars.__enter__()
+    bar = progress(0, "building the report", quiet)
+    tick = bar.__enter__()
+    ended = False
+
+    def end() -> None:
+        nonlocal ended
+        if not ended:
+            ended = True
+            bar.__exit__(None, None, None)
 
     def ready(url: str) -> None:
-        bars.__exit__(None, None, None)  # the report is built before the server listens
+        end()  # the report is built before the server listens
         typer.echo(f"serving {dataset} at {url} (Ctrl-C stops)", err=True)
 
     try:
-        war.serve(dataset, host=host, port=port, name=dataset, progress=tell, ready=ready)
+        war.serve(dataset, host=host, port=port, name=dataset, ready=ready,
+                  progress=lambda n, total: tick(n, total=total))
     finally:
-        bars.__exit__(None, None, None)
+        end()

@@ -16,7 +16,7 @@ from .event import Recorder
 from .summary import Summary
 
 # The pickup orders under which a position can repeat for certain (ruling 7).
-FIXED_PICKUPS = ("table_order", "winner_first")
+FIXED_PICKUPS = ("table_order", "winner_first", "natural", "sorted")
 
 
 def winner_first(by_seat, winner: int) -> list:
@@ -26,12 +26,29 @@ def winner_first(by_seat, winner: int) -> list:
     return by_seat[winner] + [c for seat, cards in enumerate(by_seat) if seat != winner for c in cards]
 
 
+def natural(cards, laid: dict, rank) -> list:
+    """natural's pickup order (docs/rules.md 2.4) of `cards` (in table order), `laid[card]` its
+    (step, face up) on the table: the stack people gather, step by step (the battle, then each
+    war), each step's face-down cards in table order, then its face-up cards lowest rank first
+    (equal ranks in table order); the winner puts the stack under its pile reversed, the last
+    card laid first."""
+    stack = sorted(range(len(cards)), key=lambda i: (laid[cards[i]][0], laid[cards[i]][1],
+                                                     rank[cards[i]] if laid[cards[i]][1] else 0, i))
+    return [cards[i] for i in reversed(stack)]
+
+
+def by_rank(cards, rank) -> list:
+    """sorted's pickup order (docs/rules.md 2.4) of `cards` (in table order): highest rank
+    first, equal ranks in table order."""
+    return sorted(cards, key=lambda c: -rank[c])
+
+
 class Game:
     """One game in play: each seat's pile (face down, top first) and won pile (top first), who is
     still in, this battle's table and the summary so far."""
 
     __slots__ = ("n", "rank", "chance", "rec", "emit", "deal", "piles", "won", "alive", "summary",
-                 "pooled", "wars_to_win", "max_battles", "seen", "table", "played")
+                 "pooled", "wars_to_win", "max_battles", "seen", "table", "played", "laid", "step")
 
     def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder) -> None:
         self.n = n = rules.players
@@ -50,6 +67,8 @@ class Game:
         self.seen: dict | None = None  # the battle of each position, when the family looks for cycles
         self.table: list[int] = []  # this battle's cards, in the order they came onto the table
         self.played: list[list[int]] = []  # this battle's cards by seat
+        self.laid: dict[int, tuple[int, bool]] = {}  # this battle's cards: (step, face up) each
+        self.step = 0  # the step of the battle cards are laid at: 0, then each war's depth
 
     def play(self) -> Summary:
         """The whole game: the deal, battles until it is over, the end event."""
@@ -88,6 +107,24 @@ class Game:
             return False
         self.summary.outcome, self.summary.cycle_length = "cycle", battle - first
         return True
+
+    def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
+        """After the wars: the winner picks up the table (or it is set aside), a war won may win
+        the game under wars:N before eliminations (ruling 6), then seats holding nothing are out.
+        True when the game is over."""
+        s = self.summary
+        s.count_war(battle, depth)
+        if winner is None:
+            self.set_aside(battle)
+        else:
+            self.collect(winner, self.pick_up(winner, battle), battle)
+            if depth and s.won_war(winner, self.wars_to_win):
+                return True
+        return s.eliminate(battle, self.alive, self.holding, self.emit)
+
+    def pick_up(self, winner: int, battle: int) -> list[int]:
+        """The table in the order the winner takes it (its family's pickup rule)."""
+        raise NotImplementedError
 
     def battle(self, battle: int) -> bool:
         """Play battle number `battle`; True when it ends the game."""
@@ -131,7 +168,10 @@ class Game:
 
     def lay_down(self, seat: int, k: int, battle: int) -> list[int]:
         """A war's face-down cards: up to `k` from the seat's pile onto the table."""
-        return self.take_cards(seat, k, battle, "down", self.table)
+        cards = self.take_cards(seat, k, battle, "down", self.table)
+        for c in cards:
+            self.laid[c] = (self.step, False)
+        return cards
 
     def knock_out(self, seat: int, battle: int) -> None:
         self.alive[seat] = False
@@ -149,6 +189,8 @@ class Game:
         without reshuffling (ruling 2), and is out."""
         cards = self.surrender(seat)
         self.table.extend(cards)
+        for c in cards:
+            self.laid[c] = (self.step, False)
         self.played[seat].extend(cards)
         self.emit(battle, "forfeit", seat, cards)
         self.knock_out(seat, battle)

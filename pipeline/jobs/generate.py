@@ -7,6 +7,7 @@ of workers, so any number of workers gives the same files byte for byte.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -20,7 +21,9 @@ from ..engines.game import Policies, policy_specs, tournament_seatings
 from ..errors import DatasetError, RulesError
 from ..log.shard import shard_tables
 from ..log.warm import engines_for, warm
+from ..model.all_deals import AllDeals, check_enumerable
 from ..model.deal import Deal, check_deal, deal_line, read_deals
+from ..model.rules import check_name
 from ..model.schema import GAME_ID_STRIDE, RULES_ID_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, make_folder, remove_tree, sha256_file, write_parquet
@@ -34,6 +37,7 @@ MAX_GAMES = GAME_ID_STRIDE  # game_id = ordinal x GAME_ID_STRIDE + game_index mu
 MAX_SHARD_SIZE = 100_000    # a shard's events are built in memory: about 10 KB a game
 MAX_SHARDS = 1_000_000      # the manifest lists every part file
 MAX_WORKERS = 256
+LOGS = ("events", "games")
 
 
 @dataclass
@@ -46,33 +50,55 @@ class Plan:
     games: int
     deals: list[Deal] | None = None
     policies: Policies = ()
+    all_deals: bool = False  # game i plays deal i of every deal of the deck (model.all_deals)
+    log: str = "events"  # what is stored: "events" (the log and the games table) or "games" alone
+    seeds: list[int] | None = None  # each game's own seed (games taken from another dataset)
+    sources: list[int] | None = None  # the game each was taken from (its game_id there)
+    name: str | None = None  # what a person calls the rule set (RuleSetEntry.name); not a rule
 
     def __post_init__(self) -> None:
         self.policies = policy_specs(self.rules, self.policies)
 
 
 def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: str | Path | None = None,
-               policies: Policies = (), tournament: Sequence[str] = ()) -> list[Plan]:
+               policies: Policies = (), tournament: Sequence[str] = (), all_deals: bool = False,
+               log: str = "events", names: Sequence[str | None] = ()) -> list[Plan]:
     """The plans for `generate`: each of `rule_sets` (no rule set twice) plays `games` games
     (default 1000, or one per deal). `deals` is a JSON Lines file of explicit deals, game i
     playing line i, checked against each rule set. `policies` are every seat's (one per seat,
     or a seating {seat: policy}, -1 for every seat not named); or a `tournament` among two or
     more policies gives a plan per ordered pair, so each pair plays the same seeds in both
-    seatings (2 players)."""
+    seatings (2 players). With `all_deals`, each rule set plays every deal of its deck once
+    (`games`, if given, the first that many); `log` "games" stores the games table alone.
+    `names`, one per rule set (None for none), name them (a name is not one of the rules)."""
+    if all_deals and deals is not None:
+        raise RulesError("give `deals` or `all_deals`, not both", params=("deals", "all_deals"))
+    if log not in LOGS:
+        raise RulesError(f"`log` is {' or '.join(LOGS)}, got {log!r}", params=("log",))
     ids = [r.rules_id for r in rule_sets]
     if len(set(ids)) != len(ids):
         raise RulesError("the same rule set is given twice")
     if policies and tournament:
         raise RulesError("give `policies` or `tournament`, not both", params=("policies", "tournament"))
+    names = list(names) or [None] * len(rule_sets)
+    if len(names) != len(rule_sets):
+        raise RulesError(f"`names` gives {len(names)} names for {len(rule_sets)} rule sets: one each",
+                         params=("names",))
     plans = []
-    for rules in rule_sets:
+    for rules, name in zip(rule_sets, names):
         dealt = read_deals(deals, rules) if deals is not None else None
         n = games if games is not None else (len(dealt) if dealt is not None else DEFAULT_GAMES)
+        if all_deals:
+            count = check_enumerable(rules)
+            n = count if games is None else n
+            if n > count:
+                raise RulesError(f"`games` {n} but the deck has only {count:,} deals", params=("games",))
         check_games(n)
         if dealt is not None and n > len(dealt):
             raise RulesError(f"`games` {n} but {deals} holds only {len(dealt)} deals", params=("games",))
         seatings = tournament_seatings(rules, tournament) if tournament else [policies]
-        plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating) for seating in seatings]
+        plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating, all_deals, log, name=name)
+                  for seating in seatings]
     return plans
 
 
@@ -80,6 +106,20 @@ def check_games(n: int) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_GAMES:
         raise RulesError(f"`games` must be between 1 and {MAX_GAMES:,} (a rule set's game ids), got {n!r}",
                          params=("games",))
+
+
+def check_names(plans: Sequence[Plan], kept: Sequence[RuleSetEntry] = ()) -> None:
+    """A rule set's name names one rule set: two rule sets of the dataset (the `kept` entries of
+    a dataset appended to, then `plans`) never share one."""
+    owner = {e.name: e.rules_id for e in kept if e.name}
+    for plan in plans:
+        if plan.name is None:
+            continue
+        plan.name = check_name(plan.name)
+        rid = owner.setdefault(plan.name, plan.rules.rules_id)
+        if rid != plan.rules.rules_id:
+            raise RulesError(f"`names`: {plan.name!r} already names rule set {rid}; give each rule set its own name",
+                             params=("names",))
 
 
 def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard_size: int) -> None:
@@ -91,6 +131,7 @@ def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard
         check_games(plan.games)
         if plan.deals is not None and len(plan.deals) < plan.games:
             raise RulesError(f"`games` {plan.games} but only {len(plan.deals)} deals", params=("games",))
+    check_names(plans)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
         raise DatasetError(f"`seed` must be between 0 and 2^64 - 1, got {seed!r}", params=("seed",))
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
@@ -118,6 +159,9 @@ class Shard:
     journal: str | None = None
     durable: bool = False  # fsync its own files: a Dask worker's writes are out of make_durable's reach
     rules_id: str | None = None  # the id its dataset's entry gives the rule set (by default, today's)
+    all_deals: bool = False  # its games play deals start..stop-1 of every deal of the deck
+    log: str = "events"  # "games": its events are not stored
+    seeds: tuple[int, ...] | None = None  # each game's own seed
 
 
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
@@ -126,12 +170,16 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
     deals = None
     if shard.deals is not None:  # checked again here: a Plan's deals may be Deals a caller made
         deals = [check_deal(rules, [list(p) for p in piles], list(aside)) for piles, aside in shard.deals]
+    elif shard.all_deals:
+        deals = AllDeals(rules, shard.start, shard.stop)
     with interrupts_deferred():
         events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
-                                     deals, shard.policies, tick, shard.rules_id)
+                                     deals, shard.policies, tick, shard.rules_id, events=shard.log == "events",
+                                     seeds=shard.seeds)
     root = location(shard.root)
     out = []
-    for table_name, table, key in (("events", events, ("game_id", "seq")), ("games", games, ("game_id",))):
+    tables = (("events", events, ("game_id", "seq")), ("games", games, ("game_id",)))
+    for table_name, table, key in tables if events is not None else tables[1:]:
         rel = part_path(table_name, rules.variant, shard.part)
         digest = write_parquet(table, root / rel, key, durable=shard.durable)  # else made durable before the manifest
         out.append({"path": rel, "table": table_name, "rule_set": shard.ordinal,
@@ -146,7 +194,7 @@ def _looks_like_dataset(root) -> bool:
     return any((root / name).exists() for name in (MANIFEST, WORK_DIR, "games", "events"))
 
 
-OWN_FOLDERS = ("games", "events", "deals")
+OWN_FOLDERS = ("games", "events", "deals", "seeds")
 
 
 def _own(rel: str) -> bool:
@@ -156,7 +204,7 @@ def _own(rel: str) -> bool:
     name = parts[-1]
     if name.startswith(".") and name.endswith(".tmp"):
         return True
-    if parts[0] == "deals":
+    if parts[0] in ("deals", "seeds"):
         return len(parts) == 2 and re.fullmatch(r"rule_set-\d+\.jsonl", name) is not None
     return len(parts) == 3 and parts[1].startswith("variant=") and \
         re.fullmatch(r"part-\d+\.parquet", name) is not None
@@ -222,7 +270,10 @@ def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: i
     return [RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules_id_version=RULES_ID_VERSION,
                          rules=plan.rules,
                          policies=list(plan.policies), seed=seed, games=plan.games, shard_size=shard_size,
-                         deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None)
+                         deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None,
+                         all_deals=plan.all_deals, log=plan.log,
+                         seeds=f"seeds/rule_set-{ordinal}.jsonl" if plan.seeds is not None else None,
+                         name=plan.name)
             for ordinal, plan in enumerate(plans, first_ordinal)]
 
 
@@ -239,7 +290,8 @@ def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root,
             if plan.deals is not None:
                 deals = tuple((d.piles, d.set_aside) for d in plan.deals[start:stop])
             yield Shard(entry.ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
-                        str(root), deals, journal, rules_id=entry.rules_id)
+                        str(root), deals, journal, rules_id=entry.rules_id, all_deals=plan.all_deals, log=plan.log,
+                        seeds=tuple(plan.seeds[start:stop]) if plan.seeds is not None else None)
             part += 1
 
 
@@ -278,6 +330,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
                         and entry.deals is None and plan.deals is None:
                     raise DatasetError(f"rule set {plan.rules.rules_id} ({plan.rules.variant}) is already "
                                        f"in {str(root)!r} as rule set {entry.ordinal}")
+        check_names(plans, existing.rule_sets)
         kept_sets, kept_files = existing.rule_sets, existing.files
         first_part = 1 + max((int(f.path.rsplit("part-", 1)[1].split(".")[0]) for f in kept_files
                               if "part-" in f.path), default=-1)
@@ -328,6 +381,13 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
             digest = atomic_write_bytes(target / entry.deals, data)
             files.append({"path": entry.deals, "table": "deals", "rule_set": entry.ordinal,
                           "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
+        if entry.seeds is not None:
+            sources = plan.sources or [None] * plan.games
+            data = "".join(json.dumps({"seed": s, "from": g}, separators=(",", ":")) + "\n"
+                           for s, g in zip(plan.seeds, sources)).encode()
+            digest = atomic_write_bytes(target / entry.seeds, data)
+            files.append({"path": entry.seeds, "table": "seeds", "rule_set": entry.ordinal,
+                          "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
     finished = {}
     if resume:
         for shard in iter_shards(plans, entries, seed, target, shard_size, first_part):
@@ -374,7 +434,8 @@ def finish_command(root, journal: Journal) -> str:
         except (RulesError, ValueError):
             return generic
         changed = {k: v for k, v in rules.items() if k != "variant" and default.get(k) != v}
-        if entry.get("deals") or list(entry.get("policies") or []) != list(policy_specs(actual, ())) \
+        if entry.get("deals") or entry.get("seeds") or entry.get("all_deals") or entry.get("log", "events") != "events" \
+                or list(entry.get("policies") or []) != list(policy_specs(actual, ())) \
                 or (options is not None and changed != options):
             return generic
         options = changed

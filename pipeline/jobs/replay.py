@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 
 from ..engines.event import Event
 from ..engines.families import family_of
-from ..engines.game import replay_log
+from ..engines.game import play_game, replay_log
 from ..errors import DatasetError, DealError, GameNotFound, LogMismatch, UsageError
 from ..log.ledger import Ledger, ledger_for
 from ..log.tables import game_log, game_record
 from ..model.cards import Deck
 from ..model.deal import Deal, deck_of
 from ..model.event_kinds import KINDS, sentence
-from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
+from ..model.schema import GAME_ID_STRIDE, RuleSetEntry, rule_set_names
 from ..model.variants import variant
 from ..storage.dataset import Dataset
 from ..storage.files import read_rows_of
@@ -60,6 +60,10 @@ class GameReplay:
     battles: list[BattleView]
     end: Event
     disagreements: list[str] = field(default_factory=list)
+    rule_set: str = ""  # the rule set's name (model.schema.rule_set_names); its label when alone
+
+    def __post_init__(self) -> None:
+        self.rule_set = self.rule_set or self.entry.label
 
     @property
     def deck(self) -> Deck:
@@ -81,10 +85,18 @@ class GameReplay:
 
 
 def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
-    """A game's rule set, record and log, reading only the row groups that hold it."""
+    """A game's rule set, record and log, reading only the row groups that hold it. A game whose
+    log was not stored (`--log games`) is played again from its seed and deal: its log is the
+    regenerated one, which build_replay checks against its games row as it checks a stored one."""
     ds = Dataset.open(root)
     entry, games_file, events_file = ds.locate(game_id)
     rows = read_rows_of(ds.root / games_file.path, "game_id", game_id).to_pylist()
+    if events_file is None:
+        if not rows:
+            raise GameNotFound(f"game {game_id} is listed in the manifest but missing from {games_file.path}")
+        index = game_id - entry.ordinal * GAME_ID_STRIDE
+        log = play_game(entry.rules, ds.game_seed(entry, index), ds.deal(entry, index), policies=entry.policies)[0]
+        return entry, rows[0], log
     events = read_rows_of(ds.root / events_file.path, "game_id", game_id, order="seq")
     if not rows or events.num_rows == 0:
         raise GameNotFound(f"game {game_id} is listed in the manifest but missing from {games_file.path}"
@@ -97,7 +109,9 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
 
 def replay_game(root, game_id: int) -> GameReplay:
     entry, record, log = load_game(root, game_id)
-    return build_replay(entry, record, log)
+    rp = build_replay(entry, record, log)
+    rp.rule_set = rule_set_names(Dataset.open(root).manifest.rule_sets)[entry.rules_id]
+    return rp
 
 
 def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameReplay:
@@ -155,7 +169,8 @@ def record_disagreements(entry: RuleSetEntry, record: dict, summary, events: int
     `column: the row says X, the log says Y`. (The seed needs the master seed: validation checks it.)"""
     index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
     expected = game_record(record["game_id"], index, record.get("game_seed"), entry.rules, entry.policies,
-                           Deal((), explicit=record.get("deal") == "explicit"), summary, events, entry.rules_id)
+                           Deal((), explicit=record.get("deal") in ("explicit", "all"),
+                                enumerated=record.get("deal") == "all"), summary, events, entry.rules_id)
     return [f"{name}: the row says {record.get(name)!r}, the log says {value!r}"
             for name, value in expected.items() if record.get(name) != value]
 
@@ -231,7 +246,8 @@ def describe_event(deck: Deck, ev: Event) -> str:
 def _header(rp: GameReplay) -> list[str]:
     rules, rec = rp.entry.rules, rp.record
     who = f", seat {rec['winner']}" if rec["winner"] is not None else ""
-    lines = [f"Game {rec['game_id']} · {rules.variant} · rules {rec['rules_id']} · seed {rec['game_seed']}",
+    named = rp.rule_set if rp.rule_set.split(" ")[0] == rules.variant else f"{rp.rule_set} ({rules.variant})"
+    lines = [f"Game {rec['game_id']} · {named} · rules {rec['rules_id']} · seed {rec['game_seed']}",
              f"Outcome: {rec['outcome']}{who} after {rec['battles']} battles "
              f"({rec['wars']} wars, deepest {rec['max_war_depth']})"]
     every = rules.model_dump()
@@ -335,6 +351,7 @@ def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int |
     shown = select(rp, battle, battles, wars)
     return {
         "game": rp.record,
+        "rule_set": rp.rule_set,
         "rules": rp.entry.rules.model_dump(mode="json"),
         "policies": list(rp.entry.policies),
         "disagreements": rp.disagreements,

@@ -14,11 +14,12 @@ from typing import Callable, Sequence
 from ..engines.choice import compiled_plays
 from ..engines.policies import parse_seating
 from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted
-from ..model.rules import build_rules, load_rules_file, parse_sets
+from ..model.rules import build_rules, check_name, load_rules_file, parse_sets, read_rules_file
 from ..model.schema import Manifest, RuleSet
 from ..storage.journal import WORK_DIR
 from ..storage.location import StorePath, location
 from .generate import DEFAULT_SHARD_SIZE, Plan, check_arguments, generate, make_plans
+from .materialize import materialize_plans
 
 EXECUTORS = ("local", "dask")
 
@@ -88,32 +89,77 @@ class GenerateRequest:
                 for t in ("games", "events")}
 
 
+def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file: str | Path | None = None) -> RuleSet:
+    """One rule set from a command line's arguments: a variant (Classic War by default) with
+    OPTION=VALUE `options`, or a rule file (options go in the file)."""
+    if rule_file is not None:
+        if variant is not None or options:
+            raise RulesError("give a `rule_file` or a variant and its `options`, not both",
+                             params=("rule_file", "options"))
+        return load_rules_file(rule_file)
+    return build_rules(variant or "classic", parse_sets(list(options)))
+
+
 def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), rule_files: Sequence[str | Path] = (),
                      games: int | None = None, deals: str | Path | None = None, policies: Sequence[str] = (),
                      tournament: Sequence[str] = (), seed: int | None = None, out: str | Path | None = None,
                      workers: int = 1, shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False,
                      append: bool = False, resume: bool = False, executor: str = "local",
-                     scheduler: str | None = None) -> GenerateRequest:
+                     scheduler: str | None = None, all_deals: bool = False, log: str = "events",
+                     source: str | Path | None = None, where: str | None = None,
+                     names: Sequence[str] = ()) -> GenerateRequest:
     """A run of `generate` from a command line's arguments, each checked before anything is
     touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
     one per file of `rule_files` (options go in the file), else Classic War with `options`;
     `policies` as SEAT=POLICY texts (or a `tournament`), as in make_plans; `executor` local
     (processes) or dask (with the `scheduler` address). `out` defaults to data/VARIANT-sSEED
-    (the variants joined by dashes); `append` needs it."""
+    (the variants joined by dashes); `append` needs it. `all_deals` and `log` as make_plans.
+    With `source`, a dataset, the run plays again the games of it that `where` chooses, with
+    their whole log (jobs.materialize): rule sets, games and seeds come from the source.
+    `names` name the rule sets of `variants` (or the one of `options`), one each, in order; a
+    rule file gives its own (`name = "..."`). A name is what the report and the `rule_set`
+    column show instead of the variant and its options; it is not a rule."""
+    if source is not None or where is not None:
+        given = [name for name, value in (("variants", variants), ("options", options), ("rule_files", rule_files),
+                                          ("games", games), ("deals", deals), ("policies", policies),
+                                          ("tournament", tournament), ("seed", seed), ("append", append),
+                                          ("all_deals", all_deals), ("log", log != "events"),
+                                          ("names", names)) if value]
+        if given:
+            raise RulesError("`from` takes its rule sets, games and seeds from the source dataset: give none of "
+                             + ", ".join(f"`{n}`" for n in given), params=("from", *given))
+        if source is None or where is None or out is None:
+            raise RulesError("`from` needs `where` (which of its games) and `out` (the new dataset)",
+                             params=("from", "where", "out"))
+        if executor not in EXECUTORS:
+            raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
+        plans, master = materialize_plans(source, where)
+        check_arguments(plans, master, workers, shard_size)
+        return GenerateRequest(plans, location(out), master, workers, shard_size, overwrite, False, resume, scheduler)
     parsed = parse_sets(list(options))
     rule_sets = [build_rules(name, parsed) for name in variants]
     if rule_files and parsed:
         raise RulesError("`options` applies to `variants`; put options for a `rule_files` file in the file",
                          params=("options", "variants", "rule_files"))
-    rule_sets += [load_rules_file(p) for p in rule_files]
-    if not rule_sets:
+    if not rule_sets and not rule_files:
         rule_sets = [build_rules("classic", parsed)]
+    given = [check_name(n) for n in names]
+    if given and len(given) != len(rule_sets):
+        where_ = "; a rule file names its rule set with `name = ...`" if rule_files else ""
+        raise RulesError(f"`names` gives {len(given)} name{'s' * (len(given) > 1)} for {len(rule_sets)} "
+                         f"rule set{'s' * (len(rule_sets) != 1)} of `variants`: one each, in order{where_}",
+                         params=("names", "variants"))
+    given = given or [None] * len(rule_sets)
+    for path in rule_files:
+        rules, name = read_rules_file(path)
+        rule_sets.append(rules)
+        given.append(name)
     if executor not in EXECUTORS:
         raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
     if (executor == "dask") != (scheduler is not None):
         raise RulesError("`executor` dask needs `scheduler` ADDRESS (and `scheduler` needs `executor` dask)",
                          params=("executor", "scheduler"))
-    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament)
+    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log, given)
     if append and out is None:
         raise RulesError("`append` needs `out`, the dataset to add to", params=("append", "out"))
     check_arguments(plans, seed, workers, shard_size)

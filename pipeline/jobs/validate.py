@@ -26,6 +26,7 @@ from ..engines.choice import compiled_plays
 from ..log.batches import compiled_shard
 from ..log.tables import game_record
 from ..log.tables import EVENT_SCHEMA, GAME_SCHEMA, rows_by_game
+from ..model.all_deals import AllDeals, enumerated_deal
 from ..model.deal import Deal, check_deal
 from ..model.rng import game_seed
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
@@ -55,7 +56,7 @@ def _decode_game(gid: int, game_rows: list) -> list[tuple[int, Event]] | Problem
 
 
 def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None,
-               logged: list[tuple[int, Event]], deal=None) -> Problem | None:
+               logged: list[tuple[int, Event]], deal=None, seed: int | None = None) -> Problem | None:
     """Every check on one game; the first problem found, or None."""
     rules = entry.rules
     for i, (seq, _) in enumerate(logged):
@@ -66,7 +67,7 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
     if row is None:
         return Problem(None, gid, None, "events of a game that has no record in games/")
     index = gid - entry.ordinal * GAME_ID_STRIDE
-    seed = game_seed(master_seed, index)
+    seed = game_seed(master_seed, index) if seed is None else seed
     checker = CheckingRecorder(log)
     try:
         summary = play_game(rules, seed, deal, checker, entry.policies)[1]
@@ -82,8 +83,8 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
         audit(log, rules)
     except LogMismatch as err:
         return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
-    expected = game_record(gid, index, seed, rules, entry.policies, Deal((), explicit=deal is not None),
-                           summary, len(log), entry.rules_id)
+    expected = game_record(gid, index, seed, rules, entry.policies, deal or Deal(()), summary, len(log),
+                           entry.rules_id)
     for name, value in expected.items():
         if row.get(name) != value:
             return Problem(None, gid, None, f"game record disagrees with its events: {name} "
@@ -101,6 +102,9 @@ class ShardCheck:
     games: int
     deals: tuple | None
     deep: bool = False
+    all_deals: bool = False  # its games play deals first.. of every deal of the deck
+    log: str = "events"  # "games": no events file (its games are regenerated and their records compared)
+    seeds: tuple[int, ...] | None = None  # each game's own seed, where the games came from another dataset
 
 
 def check_workers(workers: int) -> None:
@@ -136,6 +140,18 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
             except (WarError, ValueError, KeyError, OSError) as err:
                 deals_by_set.pop(entry.ordinal, None)
                 report.problems.append(Problem(entry.deals, None, None, f"unreadable deals: {err}"))
+    seeds_by_set: dict[int, list] = {}
+    for entry in ds.manifest.rule_sets:
+        if entry.seeds and entry.seeds not in unreadable:
+            try:
+                lines = (ds.root / entry.seeds).read_text(encoding="utf-8").splitlines()
+                seeds_by_set[entry.ordinal] = [int(json.loads(line)["seed"]) for line in lines]
+                if len(seeds_by_set[entry.ordinal]) != entry.games or \
+                        not all(0 <= s < 2**64 for s in seeds_by_set[entry.ordinal]):
+                    raise ValueError(f"{entry.games} seeds of 0 .. 2^64 - 1 wanted")
+            except (ValueError, KeyError, OSError, TypeError) as err:
+                seeds_by_set.pop(entry.ordinal, None)
+                report.problems.append(Problem(entry.seeds, None, None, f"unreadable seeds: {err}"))
     tasks = []
     for entry in ds.manifest.rule_sets:
         games_files = {f.first_game: f for f in ds.files("games") if f.rule_set == entry.ordinal}
@@ -143,10 +159,13 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
         for first in sorted(games_files):
             gf, ef = games_files[first], events_files.get(first)
             base = entry.ordinal * GAME_ID_STRIDE
-            if ef is None or gf.path in unreadable or ef.path in unreadable or \
-                    (entry.deals and entry.ordinal not in deals_by_set):
-                bad_file = gf.path if gf.path in unreadable or ef is None else (
-                    ef.path if ef.path in unreadable else entry.deals)
+            events_missing = ef is None and entry.log == "events"
+            if events_missing or gf.path in unreadable or (ef is not None and ef.path in unreadable) or \
+                    (entry.deals and entry.ordinal not in deals_by_set) or \
+                    (entry.seeds and entry.ordinal not in seeds_by_set):
+                bad_file = gf.path if gf.path in unreadable or events_missing else (
+                    ef.path if ef is not None and ef.path in unreadable else
+                    entry.deals if entry.deals and entry.ordinal not in deals_by_set else entry.seeds)
                 for gid in range(base + first, base + first + gf.games):
                     report.problems.append(Problem(bad_file, gid, None,
                                                    "cannot be checked: a file it needs is missing or unreadable"))
@@ -158,7 +177,9 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
             deals = None
             if entry.deals:
                 deals = tuple(deals_by_set[entry.ordinal][first:first + gf.games])
-            tasks.append(ShardCheck(str(ds.root), entry.ordinal, gf.path, ef.path, first, gf.games, deals, deep))
+            seeds = tuple(seeds_by_set[entry.ordinal][first:first + gf.games]) if entry.seeds else None
+            tasks.append(ShardCheck(str(ds.root), entry.ordinal, gf.path, ef.path if ef is not None else None, first,
+                                    gf.games, deals, deep, entry.all_deals, entry.log, seeds))
     digests: dict[str, str] = {}
     shard_problems = []
     for part in run_tasks(check_shard, tasks, workers, progress, fork=not is_remote(ds.root)):
@@ -180,6 +201,8 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     data: dict[str, bytes] = {}  # each file read once: hashed, then parsed
     try:
         for rel in (task.games_path, task.events_path):
+            if rel is None:
+                continue
             data[rel] = (ds.root / rel).read_bytes()
             report.digests[rel] = hashlib.sha256(data[rel]).hexdigest()
     except OSError:  # the parent hashes it again and says what it finds
@@ -189,12 +212,15 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
         return _unchecked(task, report, games, progress)
     with interrupts_deferred():
         exact = not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games,
-                                                  ds.root / task.events_path, data.get(task.events_path))
+                                                  task.events_path and ds.root / task.events_path,
+                                                  data.get(task.events_path))
     if exact:
         report.games_checked = report.good = task.games
         if progress:
             progress(task.games)
         return report
+    if task.events_path is None:
+        return _check_records(task, entry, ds.manifest.master_seed, games, report, progress)
     # the game-by-game checks, which name each problem, read the whole events file
     events = _read_as(ds, task.events_path, data.pop(task.events_path, None), EVENT_SCHEMA)
     if isinstance(events, Problem):
@@ -227,8 +253,11 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             deal = None
             if task.deals is not None:
                 deal = check_deal(entry.rules, *task.deals[n])
+            elif task.all_deals:
+                deal = enumerated_deal(entry.rules, task.first + n)
             try:
-                problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal)
+                problem = check_game(entry, ds.manifest.master_seed, gid, by_id.get(gid), logged, deal,
+                                     task.seeds[n] if task.seeds is not None else None)
             except WarError as err:
                 problem = Problem(None, gid, None, f"cannot be checked: {err}")
             if problem is not None:
@@ -242,6 +271,46 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             progress(50)
     if progress and task.games % 50:
         progress(task.games % 50)
+    return report
+
+
+def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, games: pa.Table, report: Report,
+                   progress=None) -> Report:
+    """Game by game, a shard whose log was not stored: each game played again from its seed and
+    deal (the reference engine, its cards followed by the ledger), its record compared."""
+    by_id = {r["game_id"]: r for r in games.to_pylist()}
+    base = entry.ordinal * GAME_ID_STRIDE
+    for n in range(task.games):
+        index = task.first + n
+        gid = base + index
+        report.games_checked += 1
+        deal = None
+        if task.deals is not None:
+            deal = check_deal(entry.rules, *task.deals[n])
+        elif task.all_deals:
+            deal = enumerated_deal(entry.rules, index)
+        seed = game_seed(master_seed, index) if task.seeds is None else task.seeds[n]
+        try:
+            log, summary, played = play_game(entry.rules, seed, deal, policies=entry.policies)
+            audit(log, entry.rules)
+            expected = game_record(gid, index, seed, entry.rules, entry.policies, played, summary, len(log),
+                                   entry.rules_id)
+        except WarError as err:
+            expected, problem = None, Problem(task.games_path, gid, None, f"cannot be checked: {err}")
+        row = by_id.get(gid)
+        if expected is not None:
+            wrong = [name for name, value in expected.items() if row is None or row.get(name) != value]
+            problem = None if not wrong else Problem(
+                task.games_path, gid, None, "no record" if row is None else
+                f"game record disagrees with its regenerated game: {wrong[0]} expected "
+                f"{expected[wrong[0]]!r}, found {row.get(wrong[0])!r}")
+        if problem is None:
+            report.good += 1
+        else:
+            report.bad += 1
+            report.problems.append(problem)
+    if progress:
+        progress(task.games)
     return report
 
 
@@ -282,11 +351,16 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
             deals = [check_deal(entry.rules, *d) for d in task.deals]
         except WarError:  # a bad deal: the game-by-game checks name it
             return False
+    elif task.all_deals:
+        deals = AllDeals(entry.rules, task.first, task.first + task.games)
     if not compiled_plays(entry.rules, deals, tuple(entry.policies)):
         return False
     ref_events, ref_games, balanced = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
                                                      task.first + task.games, tuple(entry.policies), deals,
-                                                     check_balance=True, rules_id=entry.rules_id)
+                                                     check_balance=True, rules_id=entry.rules_id,
+                                                     events=events_path is not None, seeds=task.seeds)
+    if events_path is None:  # no log stored: the games rows, and the regenerated cards' balance
+        return balanced and games.equals(ref_games)
     return balanced and games.equals(ref_games) and \
         _rows_match(ref_events, read_parquet_batches(events_path, events_data))
 

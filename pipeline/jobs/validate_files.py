@@ -168,13 +168,13 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
             report.problems.append(Problem(f.path, None, None, "missing file listed in the manifest"))
             unreadable.add(f.path)
             continue
-        if defer_checksums and f.table != "deals":
+        if defer_checksums and f.table not in ("deals", "seeds"):
             report.problems.append(_Checksum(f.path, f.sha256))
         else:
             problem = _checksum_problem(f.path, f.sha256, sha256_file(path))
             if problem is not None:
                 report.problems.append(problem)
-        if f.table == "deals":
+        if f.table in ("deals", "seeds"):
             continue
         try:
             meta = parquet_file(path)
@@ -196,7 +196,7 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
         for difference in schema_differences(found, expected) + compression_differences(meta.metadata):
             report.problems.append(Problem(f.path, None, None, f"differs from this war's files: {difference}"))
     unlisted = []
-    for table in ("games", "events", "deals"):
+    for table in ("games", "events", "deals", "seeds"):
         folder = ds.root / table
         if folder.is_dir():
             for path in sorted(folder.rglob("*")):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..engines.choice import ENGINES, compiled_engine
 from ..engines.compiled.state import Workspace
 from ..engines.families import family_of
+from ..model.all_deals import deal_kind
 from ..model.deal import deck_of
 from ..model.schema import RuleSet
 from .compiled import ShardBuilder
@@ -32,18 +33,21 @@ def batch_games(rules: RuleSet, workspace: Workspace | None = None) -> int:
 
 
 def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=(),
-                   deals=None, check_balance: bool = False, batch: int | None = None, rules_id: str | None = None):
+                   deals=None, check_balance: bool = False, batch: int | None = None, rules_id: str | None = None,
+                   events: bool = True, seeds=None):
     """(events table, games table, whether the cards balance) of games start..stop-1 from the
     compiled engine, from `deals` (a Deal a game) when given, played and encoded a batch of
     `batch` games at a time (by default batch_games, asked again before each batch: after the
     first, it knows these rules' games). With `check_balance`, every batch's
     events are checked with invariants.cards_balance as they are played (validation's check,
     without decoding the tables); else the third item is None. `rules_id`: the id the dataset
-    gives the rule set (log.tables.game_record)."""
+    gives the rule set (log.tables.game_record). Without `events`, no events table is built: the
+    first item is None. `seeds`: each game's own seed, where the games keep those they had in
+    another dataset."""
     engine = compiled_engine(rules, policies)
     if engine is None:
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
-    shard = ShardBuilder(rules, ordinal, start, stop, policies, explicit=deals is not None, rules_id=rules_id)
+    shard = ShardBuilder(rules, ordinal, start, stop, policies, deal_kind(deals), rules_id, events)
     balanced = True if check_balance else None
     deck = deck_of(rules).size if check_balance else 0
     first = start
@@ -53,7 +57,8 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
         logged = WORKSPACE.events_a_game(rules)  # the log's first size: the engine's estimate until known
         room = (last - first) * logged * 5 // 4 + 1024 if logged else None
         arrays = engine.play_arrays(rules, seed, first, last, policies, capacity=room, deals=dealt,
-                                    workspace=WORKSPACE)
+                                    workspace=WORKSPACE,
+                                    seeds=seeds[first - start:last - start] if seeds is not None else None)
         WORKSPACE.count_events(rules, last - first, arrays[0].shape[0])
         shard.add(arrays)
         if check_balance and balanced:

@@ -8,17 +8,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..engines.compiled.layout import (
-    SUMMARY_BATTLES,
-    SUMMARY_CARDS_SET_ASIDE,
-    SUMMARY_CYCLE_LENGTH,
-    SUMMARY_EVENTS,
-    SUMMARY_FIRST_BATTLE_WAR,
-    SUMMARY_MAX_WAR_DEPTH,
-    SUMMARY_OUTCOME,
-    SUMMARY_WAR_BATTLES,
-    SUMMARY_WARS,
-    SUMMARY_WINNER,
-    GameArrays,
+    SUMMARY_BATTLES, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH, SUMMARY_EVENTS,
+    SUMMARY_FIRST_BATTLE_WAR, SUMMARY_MAX_WAR_DEPTH, SUMMARY_OUTCOME, SUMMARY_WAR_BATTLES,
+    SUMMARY_WARS, SUMMARY_WINNER, GameArrays,
 )
 from ..model.schema import GAME_ID_STRIDE, OUTCOMES, RuleSet
 from .row_encoder import RowEncoder, encode_rows, shape_texts
@@ -95,13 +87,16 @@ def events_from_arrays(ids: np.ndarray, events, card_values, seat_values, counts
 class ShardBuilder:
     """The events and games tables of a range of games, from the engine's arrays of batch after
     batch of them (`add`, in order): the tables build_tables gives over the arrays of them all,
-    with each batch's events encoded while they are still in the processor's cache."""
+    with each batch's events encoded while they are still in the processor's cache. `deal`: how
+    the games were dealt (model.deal.Deal.kind); without `events`, the events table is None and
+    nothing is encoded (a dataset that stores the games table alone)."""
 
-    def __init__(self, rules: RuleSet, ordinal: int, start: int, stop: int, policies=(), explicit: bool = False,
-                 rules_id: str | None = None):
+    def __init__(self, rules: RuleSet, ordinal: int, start: int, stop: int, policies=(), deal: str = "shuffle",
+                 rules_id: str | None = None, events: bool = True):
         self.rules, self.ordinal, self.start, self.rules_id = rules, ordinal, start, rules_id
-        self.policies, self.explicit = list(policies), explicit
-        self.rows = RowEncoder(max(stop - start, 0))
+        self.policies, self.deal = list(policies), deal
+        self.rows = RowEncoder(max(stop - start, 0)) if events else None
+        self.seen = 0
         self.batches: list[GameArrays] = []  # each batch's per-game arrays (its events dropped)
 
     def add(self, arrays: GameArrays) -> None:
@@ -109,32 +104,34 @@ class ShardBuilder:
         the call."""
         arrays = GameArrays(*arrays)
         games = arrays.summaries.shape[0]
-        check_offsets(self.rows.cards + arrays.card_values.shape[0])  # the most the rows can hold after it
-        first = self.start + self.rows.seen
-        ids = np.int64(self.ordinal) * GAME_ID_STRIDE + np.arange(first, first + games, dtype=np.int64)
-        self.rows.add(ids, arrays.events, arrays.card_values, arrays.seat_values,
-                      np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]))
+        if self.rows is not None:
+            check_offsets(self.rows.cards + arrays.card_values.shape[0])  # the most the rows can hold after it
+            first = self.start + self.seen
+            ids = np.int64(self.ordinal) * GAME_ID_STRIDE + np.arange(first, first + games, dtype=np.int64)
+            self.rows.add(ids, arrays.events, arrays.card_values, arrays.seat_values,
+                          np.ascontiguousarray(arrays.summaries[:, SUMMARY_EVENTS]))
+        self.seen += games
         self.batches.append(arrays._replace(events=None, card_values=None, seat_values=None))
 
-    def tables(self) -> tuple[pa.Table, pa.Table]:
-        events = rows_to_table(*self.rows.result())
+    def tables(self) -> tuple[pa.Table | None, pa.Table]:
+        events = rows_to_table(*self.rows.result()) if self.rows is not None else None
         summaries, war_wins, final_cards, seeds = (np.concatenate([b[k] for b in self.batches]) for k in range(3, 7))
         return events, games_from_arrays(self.rules, self.ordinal, self.start, summaries, war_wins, final_cards,
-                                         seeds, self.policies, self.explicit, self.rules_id)
+                                         seeds, self.policies, self.deal, self.rules_id)
 
 
 def build_tables(rules: RuleSet, ordinal: int, start: int, stop: int, arrays: GameArrays,
-                 policies=(), explicit: bool = False) -> tuple[pa.Table, pa.Table]:
+                 policies=(), deal: str = "shuffle") -> tuple[pa.Table, pa.Table]:
     """The events and games tables of games start..stop-1 from the engine's arrays, played with
-    the seats' `policies` (canonical specs, as a shard's games record them), of explicit deals
-    when `explicit`."""
-    shard = ShardBuilder(rules, ordinal, start, stop, policies, explicit)
+    the seats' `policies` (canonical specs, as a shard's games record them), dealt as `deal`
+    says (model.deal.Deal.kind)."""
+    shard = ShardBuilder(rules, ordinal, start, stop, policies, deal)
     shard.add(arrays)
     return shard.tables()
 
 
 def games_from_arrays(rules: RuleSet, ordinal: int, start: int, summaries, war_wins, final_cards, seeds,
-                      policies=(), explicit: bool = False, rules_id: str | None = None) -> pa.Table:
+                      policies=(), deal: str = "shuffle", rules_id: str | None = None) -> pa.Table:
     """The `games/` table of games start.. from the engine's per-game arrays (layout.GameArrays);
     `rules_id` as log.tables.game_record takes it."""
     games = summaries.shape[0]
@@ -156,7 +153,7 @@ def games_from_arrays(rules: RuleSet, ordinal: int, start: int, summaries, war_w
         "rules_id": constant_dictionary(rules_id or rules.rules_id, games),
         "players": pa.array(np.full(games, players, np.int8), pa.int8()),
         "policies": pa.ListArray.from_arrays(policy_offsets, policy_values),
-        "deal": constant_dictionary("explicit" if explicit else "shuffle", games),
+        "deal": constant_dictionary(deal, games),
         "outcome": dictionary_from_codes(summaries[:, SUMMARY_OUTCOME].astype(np.int8), OUTCOMES),
         "winner": nullable(winner.astype(np.int8), winner < 0, pa.int8()),
         "battles": pa.array(summaries[:, SUMMARY_BATTLES].astype(np.int32), pa.int32()),

@@ -34,21 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..engines.compiled.layout import (
-    EVENT_BATTLE,
-    EVENT_CARDS_END,
-    EVENT_KIND,
-    EVENT_NOTE,
-    EVENT_SEAT,
-    EVENT_SEATS_END,
-    EVENT_VALUE,
-    KIND_COLLECT,
-    KIND_DECISION,
-    KIND_END,
-    KIND_PLAY,
-    KIND_WAR,
-    MAX_PLAYERS,
-    NO_NOTE,
-    NOTE_HAND,
+    EVENT_BATTLE, EVENT_CARDS_END, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE,
+    KIND_COLLECT, KIND_DECISION, KIND_END, KIND_PLAY, KIND_WAR, MAX_PLAYERS, NO_NOTE, NOTE_HAND,
 )
 from ..engines.compiled.rng import HASH_START, _fold, _mix
 from ..engines.compiled.jit import borrowing

@@ -1,5 +1,5 @@
 -- The `events` view: one row per event, decoded from `event_rows` (the rows of the `events/`
--- files, one per battle; see pipeline/logcodec.py). Needs a view or table `event_rows`; then
+-- files, one per battle; see pipeline/log/codec.py). Needs a view or table `event_rows`; then
 -- `.read events.sql` in the duckdb shell, or run it as a script from any DuckDB client.
 CREATE OR REPLACE TABLE event_steps AS
 WITH shapes AS (SELECT DISTINCT shape FROM event_rows),
@@ -59,7 +59,7 @@ SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
     CASE WHEN p.take = '*' THEN CAST(p.raw + 1 + coalesce(sum(len(t.tpos)) FILTER (WHERE p.take = '*') OVER (
         PARTITION BY p.shape ORDER BY p.pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS INTEGER)
     END AS ostart,
-    -- what logcodec.decode_row checks of a shape: it parses, only an end's value is spelt as its
+    -- what log.codec.decode_row checks of a shape: it parses, only an end's value is spelt as its
     -- battle, and a take spelt in it is an order of a table of up to three cards, or `@t`, `@w`
     -- (by a seat, of seated cards) or `@*` for a longer one (whose order is in the row; `war
     -- validate` checks it)

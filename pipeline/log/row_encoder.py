@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engines.compiled.layout import (
-    NOTES,
-)
+from ..engines.compiled.layout import NOTES
 from ..model.schema import EVENT_KINDS
 from .codec import BATTLE_VALUE, token
 
 from .compiled_codec import (
-    BATTLE_VALUE_SHIFT, CARDS, DONE, DUEL_CODES, EVENT, Encoding, EngineEvents, FIRST_EVENT,
-    GAME, GROW_KEY, HAS_VALUE_SHIFT, KIND_SHIFT, MODE_MASK, MODE_SHIFT, NEED, NOTE_SHIFT,
-    OPTION_COUNT_SHIFT, ROLES, ROW, RowColumns, SEAT_COUNT_SHIFT, SHAPES, SMALL_TAKE,
-    ShapeTable, TAKE_ORDERS, TAKE_ORDER_SHIFT, TAKE_POSITION_BITS, TAKE_SIZE_SHIFT, TableMarks,
-    encode_pass,
+    BATTLE_VALUE_SHIFT, CARDS, DONE, DUEL_CODES, EVENT, Encoding, EngineEvents, FIRST_EVENT, GAME,
+    GROW_KEY, HAS_VALUE_SHIFT, KIND_SHIFT, MODE_MASK, MODE_SHIFT, NEED, NOTE_SHIFT,
+    OPTION_COUNT_SHIFT, ROLES, ROW, RowColumns, SEAT_COUNT_SHIFT, SHAPES, SMALL_TAKE, ShapeTable,
+    TAKE_ORDERS, TAKE_ORDER_SHIFT, TAKE_POSITION_BITS, TAKE_SIZE_SHIFT, TableMarks, encode_pass,
 )
 
 

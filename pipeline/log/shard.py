@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-import pyarrow as pa
 
 from ..engines.choice import compiled_plays
 from ..engines.game import play_game
@@ -18,31 +17,35 @@ from .tables import game_record, games_table, rows_table
 
 
 def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
-                    policies=(), deals=None, rules_id: str | None = None) -> tuple[pa.Table, pa.Table]:
+                    policies=(), deals=None, rules_id: str | None = None, events: bool = True, seeds=None):
     """Games start..stop-1 of a rule set as (events table, games table) from the compiled engine:
-    the same tables as events_table / games_table over play_range."""
-    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id)
+    the same tables as events_table / games_table over play_range (no events table, None,
+    without `events`)."""
+    events, games, _ = compiled_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id,
+                                      events=events, seeds=seeds)
     return events, games
 
 
 def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, deals=None, policies=(),
-                 tick=None, rules_id: str | None = None) -> tuple[pa.Table, pa.Table]:
+                 tick=None, rules_id: str | None = None, events: bool = True, seeds=None):
     """(events table, games table) of games start..stop-1: from the compiled engine when it
     plays them, else from the reference. What generate.run_shard writes; `rules_id`, the id its
-    dataset gives the rule set (log.tables.game_record)."""
+    dataset gives the rule set (log.tables.game_record). Without `events`, the events table is
+    None (a dataset that stores the games table alone). `seeds`: each game's own seed, where the
+    games keep those they had in another dataset (else game i's comes from `seed`)."""
     if compiled_plays(rules, deals, policies):
-        tables = play_range_fast(rules, ordinal, seed, start, stop, policies, deals, rules_id)
+        tables = play_range_fast(rules, ordinal, seed, start, stop, policies, deals, rules_id, events, seeds)
         if tick is not None and stop > start:
             tick(stop - start)
         return tables
-    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick, encode=True,
-                                    rules_id=rules_id)
-    return rows_table(ids, rows), games_table(records)
+    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick, encode=events,
+                                    rules_id=rules_id, seeds=seeds)
+    return (rows_table(ids, rows) if events else None), games_table(records)
 
 
 def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
                deals: list[Deal] | None = None, policies=(), tick: Callable[[int], None] | None = None,
-               encode: bool = False, rules_id: str | None = None):
+               encode: bool = False, rules_id: str | None = None, seeds=None):
     """Play games start..stop-1 of a rule set with the reference engine: their ids, logs and
     records. With `encode`, each log is kept as its `events/` rows (codec.encode) as soon as it
     is played: a shard of long games then holds a few bytes a battle instead of Python tuples
@@ -50,7 +53,7 @@ def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     ids, logs, records = [], [], []
     for index in range(start, stop):
         gid = ordinal * GAME_ID_STRIDE + index
-        gseed = game_seed(seed, index)
+        gseed = seeds[index - start] if seeds is not None else game_seed(seed, index)
         events, summary, deal = play_game(rules, gseed, deals[index - start] if deals else None,
                                           policies=policies)
         ids.append(gid)

@@ -15,7 +15,7 @@ from ..model.schema import (
     RuleSet,
     arrow_fields,
 )
-from . import codec as logcodec
+from . import codec
 
 
 def _arrow_type(text: str) -> pa.DataType:
@@ -45,11 +45,11 @@ def _dictionary(values: list, schema_field: pa.Field) -> pa.Array:
 
 def events_table(game_ids: list[int], logs: list[list[Event]]) -> pa.Table:
     """The rows of `events/` files for these games' logs (one row per battle), ordered by (game, seq)."""
-    return rows_table(game_ids, (logcodec.encode(log) for log in logs))
+    return rows_table(game_ids, (codec.encode(log) for log in logs))
 
 
 def rows_table(game_ids: list[int], games_rows) -> pa.Table:
-    """The `events/` table of games already encoded (logcodec.encode of each game's log)."""
+    """The `events/` table of games already encoded (codec.encode of each game's log)."""
     gid: list[int] = []
     seq: list[int] = []
     battle: list[int] = []
@@ -119,7 +119,7 @@ def rows_by_game(table: pa.Table) -> dict[int, list[tuple]]:
     for gid, *row in log_rows(table):
         if gid != last:
             if gid in rows:
-                raise logcodec.CodecError(f"rows not sorted by game: game {gid} appears again after game {last}",
+                raise codec.CodecError(f"rows not sorted by game: game {gid} appears again after game {last}",
                                           row[0], gid)
             rows[gid] = []
             last = gid
@@ -129,13 +129,13 @@ def rows_by_game(table: pa.Table) -> dict[int, list[tuple]]:
 
 def game_logs(table: pa.Table) -> dict[int, list[Event]]:
     """Every game's events from rows of `events/` files (each game's rows in seq order).
-    Raises logcodec.CodecError for a row that no log encodes to."""
-    return {gid: logcodec.decode(r) for gid, r in rows_by_game(table).items()}
+    Raises codec.CodecError for a row that no log encodes to."""
+    return {gid: codec.decode(r) for gid, r in rows_by_game(table).items()}
 
 
 def game_log(table: pa.Table) -> list[Event]:
     """One game's events from its rows of `events/` files (in seq order)."""
-    return logcodec.decode(row for _, *row in log_rows(table))
+    return codec.decode(row for _, *row in log_rows(table))
 
 
 def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,
@@ -146,7 +146,7 @@ def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, d
     return {
         "game_id": game_id, "game_index": index, "game_seed": seed, "variant": rules.variant,
         "rules_id": rules_id or rules.rules_id, "players": rules.players, "policies": list(policies),
-        "deal": "explicit" if deal.explicit else "shuffle", "outcome": summary.outcome,
+        "deal": deal.kind, "outcome": summary.outcome,
         "winner": summary.winner, "battles": summary.battles, "wars": summary.wars,
         "war_battles": summary.war_battles, "max_war_depth": summary.max_war_depth,
         "first_battle_war": summary.first_battle_war, "war_wins": summary.war_wins,

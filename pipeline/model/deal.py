@@ -22,7 +22,13 @@ class Deal:
 
     piles: tuple[tuple[int, ...], ...]
     set_aside: tuple[int, ...] = ()
-    explicit: bool = False
+    explicit: bool = False  # given, not shuffled: the game draws nothing for its deal
+    enumerated: bool = False  # one of every deal of the deck (model.all_deals)
+
+    @property
+    def kind(self) -> str:
+        """How the games table says the game was dealt: shuffle, explicit or all."""
+        return "all" if self.enumerated else "explicit" if self.explicit else "shuffle"
 
 
 def shuffled_deal(rules: RuleSet, rng: Xoshiro256) -> Deal:

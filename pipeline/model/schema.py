@@ -45,7 +45,7 @@ EVENT_KINDS: tuple[str, ...] = event_kinds.NAMES  # the registry's kinds, in its
 EventKind = Literal[EVENT_KINDS]  # type: ignore[valid-type]
 Outcome = Literal["win", "draw", "capped", "cycle"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)  # how a game ends; the compiled engine codes them by position
-Pickup = Literal["shuffled", "table_order", "winner_first", "pooled"]
+Pickup = Literal["shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"]
 PICKUPS: tuple[str, ...] = get_args(Pickup)  # the order won cards join a pile (rules 2.4)
 
 
@@ -72,18 +72,12 @@ class RuleSet(BaseModel):
     max_battles: int = Field(10_000, gt=0, description="Cap on battles; the game ends `capped`.")
     hand_size: int = Field(0, description="Cards in hand (Arneson's War: 3).")
 
-    @field_validator("jokers")
+    @field_validator("jokers", "hand_size")
     @classmethod
-    def _jokers(cls, v: int) -> int:
-        if v not in (0, 2):
-            raise ValueError("must be 0 or 2")
-        return v
-
-    @field_validator("hand_size")
-    @classmethod
-    def _hand_size(cls, v: int) -> int:
-        if v not in (0, 3):
-            raise ValueError("must be 0 or 3")
+    def _one_of(cls, v: int, info) -> int:
+        allowed = {"jokers": (0, 2), "hand_size": (0, 3)}[info.field_name]
+        if v not in allowed:
+            raise ValueError(f"must be {allowed[0]} or {allowed[1]}")
         return v
 
     @field_validator("war_down")
@@ -99,9 +93,9 @@ class RuleSet(BaseModel):
         if spec.fixed_players is not None and self.players != spec.fixed_players:
             raise ValueError(f"{self.variant} is played by exactly {spec.fixed_players} players")
         deck = self.ranks * self.suits + self.jokers
-        if deck // self.players < 5:
-            raise ValueError(f"a deck of {deck} cards leaves each of {self.players} players "
-                             f"{deck // self.players} cards; at least 5 are needed")
+        if deck < self.players:
+            raise ValueError(f"a deck of {deck} cards leaves some of {self.players} players without a card; "
+                             f"each needs at least one")
         if (spec.standard_deck or self.war_down == "by_rank") and (self.ranks, self.suits) != (13, 4):
             raise ValueError("war size by rank needs the standard deck (ranks=13, suits=4)")
         return self
@@ -123,6 +117,13 @@ class RuleSet(BaseModel):
         """A short hash of what sets the rule set apart from its variant's defaults (an id of
         RULES_ID_VERSION), the same on every machine."""
         return _rules_id(self, RULES_ID_VERSION)
+
+    @property
+    def label(self) -> str:
+        """The rule set as a person reads it: its variant and the options that differ from the
+        variant's defaults (`classic pickup=table_order`), which tell apart what the hash of
+        `rules_id` hides."""
+        return " ".join([self.variant, *(f"{k}={v}" for k, v in self.differences().items())])
 
 
 # A rules_id's version. Version 1 hashed every option, defaults included, so an option added
@@ -183,7 +184,7 @@ class EventModel(BaseModel):
 
 class LogRow(BaseModel):
     """One row of `events/` files: the events of one battle of one game, encoded by
-    `pipeline.logcodec` (the `events` view of `war query` shows them one row per event)."""
+    `pipeline.log.codec` (the `events` view of `war query` shows them one row per event)."""
 
     game_id: Annotated[int, Arrow("int64")] = Field(description="The game, unique in the dataset.")
     seq: Annotated[int, Arrow("int32")] = Field(ge=0, description="The seq of the row's first event.")
@@ -206,7 +207,9 @@ class GameRecord(BaseModel):
     players: Annotated[int, Arrow("int8")]
     policies: Annotated[list[str], Arrow("list<string>")] = Field(
         default_factory=list, description="Each seat's policy; empty for variants without choices.")
-    deal: Annotated[Literal["shuffle", "explicit"], Arrow("dictionary<string>")]
+    deal: Annotated[Literal["shuffle", "explicit", "all"], Arrow("dictionary<string>")] = Field(
+        description="How the game was dealt: shuffled from its seed, an explicit deal, or deal `game_index` of "
+                    "every deal of the deck (`--all-deals`).")
     outcome: Annotated[Outcome, Arrow("dictionary<string>")]
     winner: Annotated[int | None, Arrow("int8")]
     battles: Annotated[int, Arrow("int32")]
@@ -226,7 +229,7 @@ class GameRecord(BaseModel):
 
 class DataFile(BaseModel):
     path: str = Field(description="Relative to the dataset folder, `/`-separated.")
-    table: Literal["games", "events", "deals"]
+    table: Literal["games", "events", "deals", "seeds"]
     rule_set: int
     first_game: int
     games: int
@@ -245,6 +248,35 @@ class RuleSetEntry(BaseModel):
     games: int
     shard_size: int
     deals: str | None = Field(None, description="Explicit deals file in the dataset, if any.")
+    all_deals: bool = Field(False, description="Game i plays deal i of every deal of the deck (model.all_deals).")
+    seeds: str | None = Field(None, description="A file of each game's own seed and the game it came from, where "
+                                                "the games were taken from another dataset (`--from`).")
+    log: Literal["events", "games"] = Field("events", description="What was stored: the event log and the games "
+                                                                  "table, or the games table alone.")
+    name: str | None = Field(None, description="The name the user gave the rule set (`war generate --name`, or "
+                                               "`name` in a rule file); not part of the rules nor of `rules_id`.")
+
+    @property
+    def label(self) -> str:
+        """The name the user gave, else the rule set's own label (RuleSet.label)."""
+        return self.name or self.rules.label
+
+
+def rule_set_names(entries) -> dict[str, str]:
+    """Each rules_id of a manifest's rule set `entries` with the name a person reads: the first
+    name a user gave one of its entries (a tournament is several entries of one rule set), else
+    its label; a name two rule sets share is told apart by each one's rules_id."""
+    labels: dict[str, str] = {}
+    given: dict[str, str] = {}
+    for e in entries:
+        labels.setdefault(e.rules_id, e.rules.label)
+        if e.name:
+            given.setdefault(e.rules_id, e.name)
+    names = {rid: given.get(rid, label) for rid, label in labels.items()}
+    seen: dict[str, int] = {}
+    for name in names.values():
+        seen[name] = seen.get(name, 0) + 1
+    return {rid: f"{name} ({rid})" if seen[name] > 1 else name for rid, name in names.items()}
 
 
 class Manifest(BaseModel):

@@ -218,7 +218,7 @@ def facets(f: GameFilter, rows: list[dict], infos: list[RuleSetInfo], players: i
               "winner": None if f.winner is None else str(f.winner)}
     values = {
         "variant": [(v, v) for v in dict.fromkeys(r.variant for r in infos)],
-        "rule_set": [(r.rules_id, f"{r.variant}: {r.label}") for r in infos],
+        "rule_set": [(r.rules_id, r.label) for r in infos],
         "outcome": [(o, o) for o in OUTCOMES],
         "winner": [(str(s), f"seat {s}") for s in range(players)],
     }

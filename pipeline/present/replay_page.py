@@ -116,6 +116,7 @@ def page_data(rp: GameReplay) -> dict:
                                       view.out_after))
     game = dict(rec)
     game["game_seed"] = str(game["game_seed"])  # a 64-bit seed does not fit a JavaScript number
+    game["rule_set"] = rp.rule_set
     return {
         "game": game,
         "title": variant(rules.variant).title,
@@ -166,7 +167,7 @@ def page_context(rp: GameReplay) -> dict:
     game's data as JSON and the script, both to inline."""
     data = json.dumps(page_data(rp), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # only inside strings: nothing can close the script
-    title = f"War replay · game {rp.record['game_id']} · {rp.entry.rules.variant}"
+    title = f"War replay · game {rp.record['game_id']} · {rp.rule_set}"
     return {"title": title, "data": inline(data, "script"), "script": inline(static(SCRIPT), "script")}
 
 

@@ -204,7 +204,7 @@ def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK,
                progress: Progress | None = None) -> Starlette:
     """The app for the dataset at `root` (checked now: a bad dataset fails here, not on the first
     request). `hosts` are the Host headers it answers ("*" for any). With `warm` the report is
-    built now, `progress(step, done, total)` told as it goes, so the first page answers at once."""
+    built now, `progress(advance, total)` told as it goes, so the first page answers at once."""
     site = Site(root, name, links=[("/games", "All games"), ("/sql", "SQL")])
     if warm:
         site.now().build_report(progress)
@@ -258,7 +258,7 @@ def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK,
 def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = None,
           ready: Callable[[str], None] | None = None, progress: Progress | None = None) -> None:
     """Serve the dataset at `root` until interrupted. The port is taken first (a busy one is an
-    error at once), then the report is built (`progress(step, done, total)` told as it goes),
+    error at once), then the report is built (`progress(advance, total)` told as it goes),
     then `ready(url)` is called once it listens."""
     import uvicorn  # lazy: only the server needs it
 

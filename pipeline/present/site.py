@@ -26,11 +26,11 @@ from ..errors import WarError
 from ..jobs.query import Result, Session, connect, needs_events, open_query
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.location import is_remote, location
-from .report import build_report_data, rule_sets
+from .report import Steps, build_report_data, rule_sets
 
 CHECK_SECONDS = 1.0    # how often the manifest is read again, at most
 PAGE_CACHE = 8         # game pages kept
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[int, int], None]  # progress(advance, total), as report.Steps reports
 
 
 def manifest_digest(root) -> str:
@@ -66,7 +66,7 @@ class Snapshot:
 
     def label(self, rules_id: str) -> str:
         info = next((r for r in self.infos if r.rules_id == rules_id), None)
-        return rules_id if info is None else f"{info.variant}: {info.label}"
+        return rules_id if info is None else info.label
 
     # ------------------------------------------------------------------ queries
 
@@ -101,9 +101,10 @@ class Snapshot:
             if self._report_done.is_set():
                 return
             try:
-                data = build_report_data(self.root, progress=progress)
+                steps = Steps(progress)
+                data = build_report_data(self.root, steps=steps)
                 self._report = render_report(data, self.name, lambda gid: f"/games/{gid}", links=self.links,
-                                             drill=True, progress=progress)
+                                             steps=steps, drill=True)
             except Exception as err:  # shown on the report's page; the server stays up
                 self._report_error = err
             finally:

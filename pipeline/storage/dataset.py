@@ -9,7 +9,10 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
 
-from ..errors import DatasetError, GameNotFound, OutsideDataset
+from ..errors import DatasetError, DealError, GameNotFound, OutsideDataset
+from ..model.all_deals import enumerated_deal
+from ..model.deal import Deal, check_deal
+from ..model.rng import game_seed
 from ..model.schema import (
     GAME_ID_STRIDE,
     SCHEMA_VERSION,
@@ -124,8 +127,9 @@ class Dataset:
                 return entry
         raise KeyError(ordinal)
 
-    def locate(self, game_id: int) -> tuple[RuleSetEntry, DataFile, DataFile]:
-        """The rule set of a game and the games and events files that hold it."""
+    def locate(self, game_id: int) -> tuple[RuleSetEntry, DataFile, DataFile | None]:
+        """The rule set of a game and the games and events files that hold it (no events file
+        where the rule set stores the games table alone)."""
         ordinal, index = split_game_id(game_id)
         entry = next((e for e in self.manifest.rule_sets if e.ordinal == ordinal), None)
         if game_id < 0 or entry is None or index >= entry.games:
@@ -136,6 +140,44 @@ class Dataset:
         for f in self.manifest.files:
             if f.rule_set == ordinal and f.first_game <= index < f.first_game + f.games and f.table in ("games", "events"):
                 found[f.table] = f
-        if len(found) != 2:
+        if "games" not in found or ("events" not in found and entry.log == "events"):
             raise DatasetError(f"manifest lists no file for game {game_id}")
-        return entry, found["games"], found["events"]
+        return entry, found["games"], found.get("events")
+
+    def game_seed(self, entry: RuleSetEntry, index: int) -> int:
+        """Game `index`'s seed (game_seeds)."""
+        return self.game_seeds(entry, [index])[0]
+
+    def game_seeds(self, entry: RuleSetEntry, indexes) -> list[int]:
+        """The seeds of these games of a rule set: their own where the games were taken from
+        another dataset, else the master seed's (docs/rules.md, Randomness)."""
+        if entry.seeds is None:
+            return [game_seed(self.manifest.master_seed, i) for i in indexes]
+        lines = self._lines(entry.seeds, "seeds")
+        try:
+            return [int(json.loads(lines[i])["seed"]) for i in indexes]
+        except (IndexError, ValueError, KeyError, TypeError) as err:
+            raise DatasetError(f"cannot read the seeds of {entry.seeds}: {err}") from None
+
+    def deal(self, entry: RuleSetEntry, index: int) -> Deal | None:
+        """The deal game `index` of a rule set played when it was not shuffled from its seed
+        (deals_of); None when it was."""
+        return self.deals_of(entry, [index])[0] if entry.all_deals or entry.deals else None
+
+    def deals_of(self, entry: RuleSetEntry, indexes) -> list[Deal]:
+        """The deals of these games of a rule set that does not shuffle its own: deal i of the
+        deck's enumeration, or line i of the explicit deals file."""
+        if entry.all_deals:
+            return [enumerated_deal(entry.rules, i) for i in indexes]
+        lines = self._lines(entry.deals, "deals")
+        try:
+            return [check_deal(entry.rules, data["piles"], data.get("set_aside"), f"{entry.deals} line {i + 1}")
+                    for i in indexes for data in [json.loads(lines[i])]]
+        except (IndexError, ValueError, KeyError, TypeError, DealError) as err:
+            raise DatasetError(f"cannot read the deals of {entry.deals}: {err}") from None
+
+    def _lines(self, rel: str, what: str) -> list[str]:
+        try:
+            return (self.root / rel).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as err:
+            raise DatasetError(f"cannot read the {what} file {rel}: {err}") from None

@@ -16,116 +16,25 @@ from __future__ import annotations
 import numpy as np
 
 from ...model.schema import RuleSet
+from ..compiled.cycles import earlier_position, is_current_position
 from ..compiled.engine import Engine, shared_rules
 from ..compiled.jit import borrowing
-from ..compiled.layout import (
-    NO_SEAT,
-    OUTCOME_DRAW,
-    OUTCOME_WIN,
-)
+from ..compiled.layout import NO_SEAT, OUTCOME_DRAW, OUTCOME_WIN
 from ..compiled.loop import (
-    DONE,
-    GROW_POSITIONS,
-    GROW_STREAMS,
-    ON,
-    count_war,
-    deal,
-    end_game,
-    play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
-    register,
-    set_table_aside,
+    DONE, GROW_POSITIONS, GROW_STREAMS, ON, count_war, deal, end_game, register, set_table_aside,
     won_war,
 )
-from ..compiled.rng import HASH_START, _fold, _game_seed, _mix, _seed
+from ..compiled.rng import _game_seed, _seed
 from ..compiled.state import ZERO
 from ..game import resolve_policies
 from ..play import FIXED_PICKUPS
 from .hands import (
-    HAND_CODES,
-    HAND_RANDOM,
-    HAND_SIZE,
-    PLAYERS,
-    POLICY_SEED_MASK,
-    TABLE_SIZE,
-    Arneson,
-    collect,
-    collect_packet,
-    eliminate,
-    play_hands,
-    refill_hands,
-    refill_short_hands,
-    room_for,
-    wars,
+    HAND_CODES, HAND_RANDOM, HAND_SIZE, PLAYERS, POLICY_SEED_MASK, TABLE_SIZE, Arneson, collect,
+    collect_packet, eliminate, play_hands, refill_hands, refill_short_hands, room_for, wars,
 )
 from .reference import WAR_DOWN
 
 # ---------------------------------------------------------------- positions (cycle detection)
-
-@borrowing(inline="always")
-def position_hash(rules, seats, positions, arn):
-    h = HASH_START
-    for s in range(PLAYERS):
-        h = _fold(_fold(h, seats.pile_size[s]), positions.pile_hash[s])
-        h = _fold(h, arn.hand_size[s])
-        for i in range(arn.hand_size[s]):
-            h = _fold(h, arn.hands[s, i])
-    if rules.wars_to_win > 0:
-        for s in range(PLAYERS):
-            h = _fold(h, seats.war_wins[s])
-    return _mix(h)
-
-
-@borrowing
-def is_current_position(number, rules, seats, positions, arn):
-    """Whether stored position `number` is the current one: piles card for card, hands and war
-    wins (ArnesonGame.position)."""
-    stream = positions.stream
-    for s in range(PLAYERS):
-        size = seats.pile_size[s]
-        if positions.size[number * PLAYERS + s] != size:
-            return False
-        stored_start = positions.start[number * PLAYERS + s]
-        start = positions.stream_start[s]
-        for i in range(size):
-            if stream[s, stored_start + i] != stream[s, start + i]:
-                return False
-        for i in range(HAND_SIZE):
-            card = arn.hands[s, i] if i < arn.hand_size[s] else -1
-            if arn.stored_hands[number, s * HAND_SIZE + i] != card:
-                return False
-    if rules.wars_to_win > 0:
-        for s in range(PLAYERS):
-            if positions.war_wins[number * PLAYERS + s] != seats.war_wins[s]:
-                return False
-    return True
-
-
-@borrowing(inline="always")
-def earlier_position(rules, seats, positions, stored, attempt, arn):
-    """The number of the game's earlier position equal to the current one; else -1, the current
-    position stored as number `stored` (cycles.earlier_position, with the hands)."""
-    h = position_hash(rules, seats, positions, arn)
-    slots = positions.slots
-    slot_mask = slots.shape[0] - 1
-    slot = np.int64(h & np.uint64(slot_mask))
-    while positions.slot_attempt[slot] == attempt:
-        number = slots[slot]
-        if positions.hashes[number] == h and is_current_position(number, rules, seats, positions, arn):
-            return number
-        slot = (slot + 1) & slot_mask
-    positions.slot_attempt[slot] = attempt
-    slots[slot] = stored
-    positions.hashes[stored] = h
-    for s in range(PLAYERS):
-        positions.start[stored * PLAYERS + s] = positions.stream_start[s]
-        positions.size[stored * PLAYERS + s] = seats.pile_size[s]
-        for i in range(HAND_SIZE):
-            arn.stored_hands[stored, s * HAND_SIZE + i] = arn.hands[s, i] if i < arn.hand_size[s] else -1
-    if rules.wars_to_win > 0:
-        for s in range(PLAYERS):
-            positions.war_wins[stored * PLAYERS + s] = seats.war_wins[s]
-    return -1
-
 
 @borrowing(inline="always")
 def room_for_position(rules, positions, stored):
@@ -278,5 +187,6 @@ STEPS = ((deal, refill_short_hands, collect_packet, end_game, battle), (wars, is
 
 ENGINE = Engine(policy_codes=seat_policy_codes, compile_rules=compile_rules, new_state=new_state,
                 events_a_game=events_a_game, keeps_positions=keeps_positions, steps=STEPS, state_name="arn",
-                refit=lambda arn, game: arn._replace(stored_hands=stored_hands(game)), players=(2, 2))
-fits, structures, play_arrays = ENGINE.fits, ENGINE.structures, ENGINE.play_arrays
+                refit=lambda arn, game: arn._replace(stored_hands=stored_hands(game)), players=(2, 2),
+                hands=True)
+fits, structures, play_arrays, play_games = ENGINE.fits, ENGINE.structures, ENGINE.play_arrays, ENGINE.play_games

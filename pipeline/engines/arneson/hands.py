@@ -22,26 +22,14 @@ import numpy as np
 
 from ..compiled.jit import borrowing
 from ..compiled.layout import (
-    KIND_COLLECT,
-    KIND_DECISION,
-    KIND_DOWN,
-    KIND_DRAW,
-    KIND_FORFEIT,
-    KIND_OUT,
-    KIND_PLAY,
-    KIND_WAR,
-    KIND_WAR_OUT,
-    NO_NOTE,
-    NO_SEAT,
-    NOTE_HAND,
-    PICKUP_POOLED,
-    PICKUP_SHUFFLED,
-    PICKUP_WINNER_FIRST,
+    KIND_DECISION, KIND_DRAW, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR,
+    KIND_WAR_OUT, NO_NOTE, NO_SEAT, NOTE_HAND, PICKUP_NATURAL, PICKUP_SORTED,
+    PICKUP_SHUFFLED, PICKUP_WINNER_FIRST,
 )
 from ..compiled.loop import (
     play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
     )
-from ..compiled.moves import emit, push_cards, put_under, reshuffle, take_top
+from ..compiled.moves import emit, lay_down, lay_holdings, ordered_by_rank, push_cards, reshuffle, take, take_top
 from ..compiled.rng import _bounded, _shuffle
 from ..compiled.state import CARDS, ROWS, SEATS, ZERO
 from .reference import WAR_DOWN
@@ -207,6 +195,7 @@ def play_hands(battle, depth, game, arn):
     for s in range(PLAYERS):
         table.cards[table_size] = up0 if s == 0 else up1
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth + 1
         push_cards(log, table.cards, table_size, table_size + 1)
         emit(log, battle, KIND_PLAY, s, 0, NO_NOTE)
         table_size += 1
@@ -217,51 +206,17 @@ def play_hands(battle, depth, game, arn):
 # ---------------------------------------------------------------- wars
 
 @borrowing
-def lay_down(s, count, battle, game, arn):
-    """A war's face-down cards: up to `count` from seat s's pile onto the table, reshuffling its
-    won pile into it when it runs out; one `down` event for each run between reshuffles."""
-    seats, table, log = game.seats, game.table, game.log
-    run = table_size = arn.state[TABLE_SIZE]
-    for _ in range(count):
-        if seats.pile_size[s] == 0:
-            if table_size > run:
-                push_cards(log, table.cards, run, table_size)
-                emit(log, battle, KIND_DOWN, s, 0, NO_NOTE)
-            run = table_size
-            if seats.won_size[s] == 0:
-                break
-            reshuffle(s, battle, game)
-        table.cards[table_size] = take_top(s, game.rules, seats, game.positions)
-        table.owners[table_size] = s
-        table_size += 1
-    if table_size > run:
-        push_cards(log, table.cards, run, table_size)
-        emit(log, battle, KIND_DOWN, s, 0, NO_NOTE)
-    arn.state[TABLE_SIZE] = table_size
-
-
-@borrowing
-def forfeit(s, battle, game, arn):
+def forfeit(s, battle, depth, game, arn):
     """Seat s puts all it holds on the table (its pile, its won pile, both top first, then its
     hand in code order) without reshuffling, and is out (Game.forfeit, ArnesonGame.surrender)."""
     seats, table, log = game.seats, game.table, game.log
-    table_size = first = arn.state[TABLE_SIZE]
-    head = seats.pile_head[s]
-    mask = seats.pile.shape[1] - 1
-    for i in range(seats.pile_size[s]):
-        table.cards[table_size] = seats.pile[s, (head + i) & mask]
-        table.owners[table_size] = s
-        table_size += 1
-    for i in range(seats.won_size[s] - 1, -1, -1):
-        table.cards[table_size] = seats.won[s, i]
-        table.owners[table_size] = s
-        table_size += 1
+    first = arn.state[TABLE_SIZE]
+    table_size = lay_holdings(s, depth, first, game)
     for i in range(arn.hand_size[s]):
         table.cards[table_size] = arn.hands[s, i]
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
-    seats.pile_size[s] = 0
-    seats.won_size[s] = 0
     arn.hand_size[s] = 0
     seats.alive[s] = False
     arn.state[TABLE_SIZE] = table_size
@@ -289,7 +244,7 @@ def wars(battle, up0, up1, game, arn):
         last = NO_SEAT
         for s in range(PLAYERS):  # ArnesonGame.join_war
             if rules.shortfall_loses and seats.pile_size[s] + seats.won_size[s] < down:
-                forfeit(s, battle, game, arn)
+                forfeit(s, battle, depth, game, arn)
             elif arn.hand_size[s] == 0:
                 emit(log, battle, KIND_WAR_OUT, s, 0, NO_NOTE)
                 seats.alive[s] = False
@@ -300,7 +255,7 @@ def wars(battle, up0, up1, game, arn):
         if ready <= 1:
             return (last if ready == 1 else NO_SEAT), depth, True
         for s in range(PLAYERS):
-            lay_down(s, down, battle, game, arn)
+            arn.state[TABLE_SIZE] = lay_down(s, down, battle, depth, arn.state[TABLE_SIZE], game)
         up0, up1 = play_hands(battle, depth, game, arn)
     return (0 if card_rank[up0] > card_rank[up1] else 1), depth, False
 
@@ -311,10 +266,13 @@ def wars(battle, up0, up1, game, arn):
 def collect(s, first, stop, battle, game):
     """Seat s collects table cards first..stop-1 in `pickup` order (ArnesonGame.pickup_order,
     Game.collect): under its pile, or on top of its won pile under `pooled`."""
-    rules, seats, table = game.rules, game.seats, game.table
+    rules, table = game.rules, game.table
     cards = table.pickup_order
     count = ZERO
-    if rules.pickup == PICKUP_WINNER_FIRST:
+    if rules.pickup == PICKUP_NATURAL or rules.pickup == PICKUP_SORTED:
+        ordered_by_rank(table, np.int64(first), np.int64(stop), rules.card_rank, rules.pickup == PICKUP_NATURAL, cards)
+        count = stop - first
+    elif rules.pickup == PICKUP_WINNER_FIRST:
         for i in range(first, stop):
             if table.owners[i] == s:
                 cards[count] = table.cards[i]
@@ -329,16 +287,7 @@ def collect(s, first, stop, battle, game):
             count += 1
         if rules.pickup == PICKUP_SHUFFLED:
             _shuffle(game.rng, cards, count)
-    if rules.pickup == PICKUP_POOLED:
-        won = seats.won_size[s]
-        for i in range(count - 1, -1, -1):
-            seats.won[s, won] = cards[i]
-            won += 1
-        seats.won_size[s] = won
-    else:
-        put_under(s, cards, count, rules, seats, game.positions)
-    push_cards(game.log, cards, 0, count)
-    emit(game.log, battle, KIND_COLLECT, s, 0, NO_NOTE)
+    take(s, cards, count, battle, game)
 
 
 @borrowing

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...model.deal import Deal
 from ...model.schema import RuleSet
 from ..event import Recorder
-from ..play import FIXED_PICKUPS, Game
+from ..play import FIXED_PICKUPS, Game, by_rank, natural
 from ..policies import HandView
 from ..summary import Summary
 
@@ -66,6 +66,8 @@ class ArnesonGame(Game):
             battle += 1
             self.table = []
             self.played = [[], []]
+            self.laid = {}
+            self.step = 0
             self.refill_hands(battle)
             up = self.play_hands(battle, 0, None)
             self.refill_hands(battle)
@@ -108,6 +110,7 @@ class ArnesonGame(Game):
             hands[seat].remove(up[seat])
             table.append(up[seat])
             played[seat].append(up[seat])
+            self.laid[up[seat]] = (depth, True)
             emit(battle, "play", seat, (up[seat],))
         return up
 
@@ -141,6 +144,7 @@ class ArnesonGame(Game):
         depth = 0
         while rank[up[0]] == rank[up[1]]:
             depth += 1
+            self.step = depth
             tied_rank = rank[up[0]]
             self.emit(battle, "war", None, (), (0, 1), (), depth)
             down = 0 if self.single_up and depth >= 2 else WAR_DOWN
@@ -174,10 +178,15 @@ class ArnesonGame(Game):
         return cards
 
     def pickup_order(self, seat: int, cards: list[int]) -> list[int]:
-        """Cards in `pickup` order: shuffled, as they lie, or the seat's own first."""
+        """Cards in `pickup` order: shuffled, as they lie, the seat's own first, as people gather
+        them, or by rank."""
         if self.pickup == "shuffled":
             return self.chance.order("collect", seat, cards)
         if self.pickup == "winner_first":
             mine = self.played[seat]
             return [c for c in cards if c in mine] + [c for c in cards if c not in mine]
+        if self.pickup == "natural":
+            return natural(cards, self.laid, self.rank)
+        if self.pickup == "sorted":
+            return by_rank(cards, self.rank)
         return cards

@@ -6,7 +6,7 @@ comes from per-pile hashes (state.PILE_BASE) kept up to date move by move (moves
 costs O(players); positions live in an open-addressing table of their hashes (state.Positions),
 and a hash hit is compared card for card against the stored position before it counts.
 
-Most games never look: table.play_games plays a game without positions first, and again with
+Most games never look: loop.play_games plays a game without positions first, and again with
 them only when it lasts (Workspace.watch; docs/decisions.md says why that finds the same cycles).
 A game whose rules cannot repeat a position has None for positions, and the steps here compile
 to nothing for it (see moves.py).
@@ -40,10 +40,14 @@ def room_in_streams(rules, positions):
 
 
 @borrowing(inline="always")
-def position_hash(rules, seats, positions):
+def position_hash(rules, seats, positions, hands):
     h = HASH_START
     for s in range(rules.players):
         h = _fold(_fold(h, seats.pile_size[s]), positions.pile_hash[s])
+        if hands is not None:  # pruned before typing where seats hold no hand
+            h = _fold(h, hands.hand_size[s])
+            for i in range(hands.hand_size[s]):
+                h = _fold(h, hands.hands[s, i])
     if rules.wars_to_win > 0:
         for s in range(rules.players):
             h = _fold(h, seats.war_wins[s])
@@ -51,8 +55,9 @@ def position_hash(rules, seats, positions):
 
 
 @borrowing
-def is_current_position(number, rules, seats, positions):
-    """Whether stored position `number` is the current one, card for card."""
+def is_current_position(number, rules, seats, positions, hands):
+    """Whether stored position `number` is the current one: every pile card for card, every
+    hand where seats hold hands, and the war wins under wars:N."""
     players = rules.players
     stream = positions.stream
     for s in range(players):
@@ -64,6 +69,12 @@ def is_current_position(number, rules, seats, positions):
         for i in range(size):
             if stream[s, stored_start + i] != stream[s, start + i]:
                 return False
+        if hands is not None:
+            width = hands.hands.shape[1]
+            for i in range(width):
+                card = hands.hands[s, i] if i < hands.hand_size[s] else -1
+                if hands.stored_hands[number, s * width + i] != card:
+                    return False
     if rules.wars_to_win > 0:
         for s in range(players):
             if positions.war_wins[number * players + s] != seats.war_wins[s]:
@@ -72,20 +83,22 @@ def is_current_position(number, rules, seats, positions):
 
 
 @borrowing
-def earlier_position(rules, seats, positions, stored, attempt):
+def earlier_position(rules, seats, positions, stored, attempt, hands):
     """The number of the game's earlier position equal to the current one; else -1, the current
     position stored as number `stored` (there is room, see room_for_position). A slot is filled
     when slot_attempt holds `attempt`, which numbers the attempts at a game (a game is played
-    again when a buffer grows): slots left by earlier attempts count as empty."""
+    again when a buffer grows): slots left by earlier attempts count as empty. `hands`: the
+    seats' hands (`hands`, `hand_size`, and `stored_hands` a row a stored position) where seats
+    hold them (Arneson's War, ruling 18), else None."""
     if positions is None:
         return np.int64(-1)
-    h = position_hash(rules, seats, positions)
+    h = position_hash(rules, seats, positions, hands)
     slots = positions.slots
     slot_mask = slots.shape[0] - 1
     slot = np.int64(h & np.uint64(slot_mask))
     while positions.slot_attempt[slot] == attempt:
         number = slots[slot]
-        if positions.hashes[number] == h and is_current_position(number, rules, seats, positions):
+        if positions.hashes[number] == h and is_current_position(number, rules, seats, positions, hands):
             return number
         slot = (slot + 1) & slot_mask
     positions.slot_attempt[slot] = attempt
@@ -95,6 +108,10 @@ def earlier_position(rules, seats, positions, stored, attempt):
     for s in range(players):
         positions.start[stored * players + s] = positions.stream_start[s]
         positions.size[stored * players + s] = seats.pile_size[s]
+        if hands is not None:
+            width = hands.hands.shape[1]
+            for i in range(width):
+                hands.stored_hands[stored, s * width + i] = hands.hands[s, i] if i < hands.hand_size[s] else -1
     if rules.wars_to_win > 0:
         for s in range(players):
             positions.war_wins[stored * players + s] = seats.war_wins[s]

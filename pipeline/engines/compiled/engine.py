@@ -18,21 +18,15 @@ from typing import Callable
 import numpy as np
 
 from ...model.cards import Deck
+from ...model.all_deals import AllDeals
 from ...model.deal import Deal
 from ...model.schema import PICKUPS, RuleSet
+from .deals import enumerated_deals
 from .jit import HAVE_NUMBA
 from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
 from .loop import DONE, GROW_EVENTS, GROW_STREAMS, play_games
 from .state import (
-    CARDS,
-    ROWS,
-    SEATS,
-    Deals,
-    Rules,
-    Workspace,
-    grown_event_log,
-    new_results,
-    with_longer_streams,
+    CARDS, ROWS, SEATS, Deals, Rules, Workspace, grown_event_log, new_results, with_longer_streams,
     with_more_positions,
 )
 
@@ -54,10 +48,21 @@ def shared_rules(rules: RuleSet) -> Rules:
     )
 
 
-def deal_arrays(rules: RuleSet, deals: list[Deal] | None) -> Deals:
+def deal_arrays(rules: RuleSet, deals: list[Deal] | None, seeds=None) -> Deals:
     """Explicit deals (model.deal.Deal, each a whole deck) as the engine reads them; no rows for
-    None, the games then shuffling their own deals."""
+    None, the games then shuffling their own deals; with each game's own `seeds` when given."""
+    made = _deal_arrays(rules, deals)
+    if seeds is None:
+        return made
+    return made._replace(seeds=np.array(seeds, np.uint64))
+
+
+def _deal_arrays(rules: RuleSet, deals) -> Deals:
     size = rules.ranks * rules.suits + rules.jokers
+    if isinstance(deals, AllDeals):
+        return enumerated_deals(rules, deals.start, deals.stop)
+    if isinstance(deals, Deals):  # made as arrays already (jobs.search)
+        return deals
     if deals is None:
         return Deals(np.empty((0, size), np.int32), np.empty((0, rules.players + 1), np.int64))
     cards = np.fromiter(chain.from_iterable(chain(*d.piles, d.set_aside) for d in deals), np.int32,
@@ -95,6 +100,9 @@ class Engine:
     # The family's state once its game's positions have grown, when it keeps something per position.
     refit: Callable[[tuple, object], tuple] | None = None
     players: tuple[int, int] = (2, MAX_PLAYERS)
+    # Whether seats hold hands, which the family's state keeps (`hands`, `hand_size`,
+    # `stored_hands`) and positions include (cycles.earlier_position).
+    hands: bool = False
 
     @property
     def STEPS(self) -> tuple[tuple, tuple]:  # noqa: N802 - the name every engine module gives it
@@ -114,7 +122,7 @@ class Engine:
 
     def structures(self, rules: RuleSet, policies=(), games: int = 1, capacity: int = 256, positions: int = 16,
                    deals=None, workspace: Workspace | None = None, compiled: Rules | None = None,
-                   policy: np.ndarray | None = None) -> dict:
+                   policy: np.ndarray | None = None, seeds=None) -> dict:
         """What play_games takes besides its numbers, by parameter name: the deals, the game's
         state (from `workspace` when given), the family's state and the results. Without
         policies, the family's state has the types of every policy (a first run's compile)."""
@@ -124,15 +132,15 @@ class Engine:
         game = (workspace or Workspace()).game_for(compiled, capacity, 3 * capacity, capacity // 4 + 16, positions,
                                                    keep_positions=self.keeps_positions(rules))
         family = self.new_state(rules, policy, game)
-        structures = {"deals": deal_arrays(rules, deals), "game": game, "family": family,
-                      "results": new_results(games, compiled.players)}
+        structures = {"deals": deal_arrays(rules, deals, seeds), "game": game, "family": family,
+                      "results": new_results(games, compiled.players), "hands": family if self.hands else None}
         if self.state_name != "family":
             structures[self.state_name] = family
         return structures
 
     def play_arrays(self, rules: RuleSet, seed: int, start: int, stop: int, policies=(), capacity: int | None = None,
                     positions: int = 1024, deals=None, workspace: Workspace | None = None,
-                    watch: int | None = None) -> GameArrays:
+                    watch: int | None = None, seeds=None) -> GameArrays:
         """The engine's arrays for games start..stop-1 of master seed `seed` with the seats'
         policies, from `deals` (one model.deal.Deal a game, each checked to be a deal of the
         rule set's deck) when given, else shuffled. `capacity` (events) and `positions` (per
@@ -140,19 +148,24 @@ class Engine:
         used and kept, and the events returned are views of them, valid until the workspace
         plays again. `watch`: how many battles a game plays before it is played again looking
         for cycles (loop.play_games; 0 looks from the first battle); by default the workspace's
-        choice (Workspace.watch) where the family allows it. Every choice gives the same games."""
+        choice (Workspace.watch) where the family allows it. Every choice gives the same games.
+        `seeds`: each game's own seed, where the games keep the seeds they had in another
+        dataset (else game i's seed comes from `seed`)."""
         policy = self.policy_codes(rules, policies)
         if policy is None:
             raise ValueError("a policy without a compiled form: the reference engine plays it")
         compiled = self.compile_rules(rules, policy)
         games = max(stop - start, 0)
-        if deals is not None and len(deals) != games:
-            raise ValueError(f"{len(deals)} deals for {games} games")
+        dealt = deals.cards.shape[0] if isinstance(deals, Deals) else None if deals is None else len(deals)
+        if dealt is not None and dealt != games:
+            raise ValueError(f"{dealt} deals for {games} games")
         if capacity is None:
             capacity = games * min(self.events_a_game(rules), 20_000) + 1024
         if workspace is None:
             workspace = Workspace()
-        made = self.structures(rules, (), games, capacity, positions, deals, workspace, compiled, policy)
+        if seeds is not None and len(seeds) != games:
+            raise ValueError(f"{len(seeds)} seeds for {games} games")
+        made = self.structures(rules, (), games, capacity, positions, deals, workspace, compiled, policy, seeds)
         dealt, game, family, results = made["deals"], made["game"], made["family"], made["results"]
         index, attempt = 0, workspace.attempt
         if watch is None:

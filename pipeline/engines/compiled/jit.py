@@ -122,7 +122,7 @@ def borrowing(function=None, *, inline="never", quick=True, entry=False):
 
     A number passed to a step is an int64 (state.ZERO, not a literal 0): numba compiles a
     called step again for each new type of its arguments, and a literal 0 is a type of its own
-    (tests/test_kernel.py checks that a first run compiles nothing for a literal)."""
+    (a test of the first run checks that it compiles nothing for a literal)."""
     wrappers = {"no_cfunc_wrapper": True} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     jit = njit(cache=True, inline="never" if inline == "linked" else inline, forceinline=inline == "linked",
                _nrt=False, quick=quick, linked=not entry, **wrappers)

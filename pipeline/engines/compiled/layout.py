@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...model.schema import EVENT_KINDS, OUTCOMES, PICKUPS, GameRecord
+from ..policies import KINDS as DECISIONS
 
 # ---------------------------------------------------------------- codes
 
@@ -39,9 +40,11 @@ PICKUP_SHUFFLED = PICKUPS.index("shuffled")
 PICKUP_TABLE_ORDER = PICKUPS.index("table_order")
 PICKUP_WINNER_FIRST = PICKUPS.index("winner_first")
 PICKUP_POOLED = PICKUPS.index("pooled")
+PICKUP_NATURAL = PICKUPS.index("natural")
+PICKUP_SORTED = PICKUPS.index("sorted")
 
 # An event's note code: an end's outcome, or a decision's kind after the outcomes.
-NOTES = OUTCOMES + ("steal", "top", "hand")
+NOTES = OUTCOMES + tuple(DECISIONS)
 NOTE_STEAL = NOTES.index("steal")
 NOTE_TOP = NOTES.index("top")
 NOTE_HAND = NOTES.index("hand")

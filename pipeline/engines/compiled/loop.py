@@ -27,23 +27,10 @@ import numpy as np
 
 from .jit import HAVE_NUMBA, borrowing, njit
 from .layout import (
-    KIND_DEAL,
-    KIND_END,
-    KIND_SET_ASIDE,
-    NO_NOTE,
-    NO_SEAT,
-    OUTCOME_CAPPED,
-    OUTCOME_CYCLE,
-    SUMMARY_BATTLES,
-    SUMMARY_CARDS_SET_ASIDE,
-    SUMMARY_CYCLE_LENGTH,
-    SUMMARY_EVENTS,
-    SUMMARY_FIRST_BATTLE_WAR,
-    SUMMARY_MAX_WAR_DEPTH,
-    SUMMARY_OUTCOME,
-    SUMMARY_WAR_BATTLES,
-    SUMMARY_WARS,
-    SUMMARY_WINNER,
+    KIND_DEAL, KIND_END, KIND_SET_ASIDE, NO_NOTE, NO_SEAT, OUTCOME_CAPPED, OUTCOME_CYCLE,
+    SUMMARY_BATTLES, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH, SUMMARY_EVENTS,
+    SUMMARY_FIRST_BATTLE_WAR, SUMMARY_MAX_WAR_DEPTH, SUMMARY_OUTCOME, SUMMARY_WAR_BATTLES,
+    SUMMARY_WARS, SUMMARY_WINNER,
 )
 from .moves import emit, push_cards, start_pile
 from .rng import _game_seed, _seed, _shuffle
@@ -268,7 +255,10 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
     while index < games:
         attempt += 1
         rows, cards, seat_values = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
-        game_seed = _game_seed(master_seed, np.uint64(start + index))
+        if deals.seeds.shape[0] > 0:
+            game_seed = deals.seeds[index]
+        else:
+            game_seed = _game_seed(master_seed, np.uint64(start + index))
         looking = watch == 0
         while True:  # one call of play_game: each call site would compile it again
             played = game

@@ -14,15 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .layout import (
-    EVENT_BATTLE,
-    EVENT_CARDS_END,
-    EVENT_KIND,
-    EVENT_NOTE,
-    EVENT_SEAT,
-    EVENT_SEATS_END,
-    EVENT_VALUE,
-    KIND_RESHUFFLE,
-    NO_NOTE,
+    EVENT_BATTLE, EVENT_CARDS_END, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE, KIND_COLLECT,
+    KIND_DOWN, KIND_RESHUFFLE, NO_NOTE, PICKUP_POOLED,
 )
 from .rng import _shuffle
 from .jit import borrowing
@@ -155,3 +148,96 @@ def draw(s, battle, game):
     if game.seats.pile_size[s] == 0:
         reshuffle(s, battle, game)
     return take_top(s, game.rules, game.seats, game.positions)
+
+
+@borrowing
+def ordered_by_rank(table, first, stop, card_rank, natural, out):
+    """Table cards first..stop-1 into out[:stop - first] in the order of the pickup `natural` or
+    `sorted` (play.natural, play.by_rank): for natural, by (step, face, rank when face up,
+    position) from the last down, which is the gathered stack reversed; for sorted, by rank from
+    the highest, equal ranks in table order. An insertion sort: a table holds a few cards."""
+    positions = 1 + stop - first
+    n = stop - first
+    for i in range(n):
+        p = first + i
+        if natural:
+            up = table.marks[p] & 1
+            key = (table.marks[p] * (card_rank.shape[0] + 1) + (card_rank[table.cards[p]] if up else 0)) * positions + i
+            key = -key
+        else:
+            key = -card_rank[table.cards[p]] * positions + i
+        j = i
+        while j > 0 and table.keys[j - 1] > key:
+            table.keys[j] = table.keys[j - 1]
+            out[j] = out[j - 1]
+            j -= 1
+        table.keys[j] = key
+        out[j] = table.cards[p]
+
+
+@borrowing(inline="always")
+def lay_holdings(s, depth, table_size, game):
+    """Seat s's pile (top first), then its won pile (top first), onto the table face down, in
+    the war of this depth, without a reshuffle (a forfeit, ruling 2); both are empty after.
+    Returns the new table size."""
+    seats, table = game.seats, game.table
+    head = seats.pile_head[s]
+    mask = seats.pile.shape[1] - 1
+    for i in range(seats.pile_size[s]):
+        table.cards[table_size] = seats.pile[s, (head + i) & mask]
+        table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
+        table_size += 1
+    for i in range(seats.won_size[s] - 1, -1, -1):
+        table.cards[table_size] = seats.won[s, i]
+        table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
+        table_size += 1
+    seats.pile_size[s] = 0
+    seats.won_size[s] = 0
+    forget_pile(s, game.positions)
+    return table_size
+
+
+@borrowing(inline="always")
+def take(winner, cards, count, battle, game):
+    """The winner takes cards[:count], in that order: under its pile, or onto its won pile
+    (pooled pickup)."""
+    seats = game.seats
+    if game.rules.pickup == PICKUP_POOLED:
+        won = seats.won_size[winner]
+        for i in range(count - 1, -1, -1):
+            seats.won[winner, won] = cards[i]
+            won += 1
+        seats.won_size[winner] = won
+    else:
+        put_under(winner, cards, count, game.rules, seats, game.positions)
+    push_cards(game.log, cards, 0, count)
+    emit(game.log, battle, KIND_COLLECT, winner, 0, NO_NOTE)
+
+
+@borrowing
+def lay_down(s, count, battle, depth, table_size, game):
+    """A war's face-down cards, in the war of this depth: up to `count` from seat s's pile onto
+    the table from `table_size`, reshuffling its won pile into it when it runs out, fewer when
+    both are empty; one `down` event for each run between reshuffles. Returns the new table
+    size."""
+    seats, table, log = game.seats, game.table, game.log
+    run = table_size
+    for _ in range(count):
+        if seats.pile_size[s] == 0:
+            if table_size > run:
+                push_cards(log, table.cards, run, table_size)
+                emit(log, battle, KIND_DOWN, s, 0, NO_NOTE)
+            run = table_size
+            if seats.won_size[s] == 0:
+                break
+            reshuffle(s, battle, game)
+        table.cards[table_size] = take_top(s, game.rules, seats, game.positions)
+        table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
+        table_size += 1
+    if table_size > run:
+        push_cards(log, table.cards, run, table_size)
+        emit(log, battle, KIND_DOWN, s, 0, NO_NOTE)
+    return table_size

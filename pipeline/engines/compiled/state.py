@@ -4,7 +4,7 @@ at no cost; a game's steps take the whole state, `Game`, and read what they need
 
 The state is allocated once for a range of games and reused from game to game: a game only
 writes, never allocates. The event log and the position buffers grow between games (the game
-that found them too small is played again from its start, see table.play_games).
+that found them too small is played again from its start, see loop.play_games).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ PILE_BASE_INVERSE = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
 
 
 class Rules(NamedTuple):
-    """A rule set as the engine reads it (see table.compile_rules)."""
+    """A rule set as the engine reads it (each family's compiled.compile_rules, from engine.shared_rules)."""
 
     players: int
     deck_size: int
@@ -61,6 +61,8 @@ class Table(NamedTuple):
     cards: np.ndarray           # int32 [deck_size]: the table, in the order the cards were put
     owners: np.ndarray          # int64 [deck_size]: the seat that put each card
     pickup_order: np.ndarray    # int32 [deck_size]: the table as the winner picks it up
+    marks: np.ndarray           # int64 [deck_size]: how each card was laid: 2 x its step (0, then each war's depth), + 1 face up
+    keys: np.ndarray            # int64 [deck_size]: the table's sort keys, for a pickup by rank (moves.ordered_by_rank)
     scratch: np.ndarray         # int32 [deck_size]: a won pile being reshuffled
     face_up: np.ndarray         # int64 [players]: each seat's face-up card
     contenders: np.ndarray      # int64 [players]: the seats still in the battle
@@ -120,11 +122,17 @@ class Game(NamedTuple):
     log: EventLog
 
 
+NO_SEEDS = np.empty(0, np.uint64)  # Deals.seeds of games whose seeds come from the master seed
+
+
 class Deals(NamedTuple):
-    """Explicit deals, one row per game; no rows when the games shuffle their own deal."""
+    """Explicit deals, one row per game; no rows when the games shuffle their own deal. `seeds`,
+    when it has rows, is each game's seed (a game taken from another dataset keeps its own);
+    else game i's seed comes from the master seed."""
 
     cards: np.ndarray           # int32 [games, deck_size]: the seats' piles top first, one after another, then the cards set aside
     sizes: np.ndarray           # int64 [games, players + 1]: each seat's pile size, then the cards set aside
+    seeds: np.ndarray = NO_SEEDS  # uint64 [games] or [0]
 
 
 class Results(NamedTuple):
@@ -332,9 +340,11 @@ def new_seats(players: int, deck_size: int) -> Seats:
 
 
 def new_table(players: int, deck_size: int) -> Table:
-    return Table(np.zeros(deck_size, np.int32), np.zeros(deck_size, np.int32), np.zeros(deck_size, np.int64),
-                 np.zeros(deck_size, np.int32), np.zeros(deck_size, np.int32), np.zeros(players, np.int64),
-                 np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64))
+    return Table(deck=np.zeros(deck_size, np.int32), cards=np.zeros(deck_size, np.int32),
+                 owners=np.zeros(deck_size, np.int64), pickup_order=np.zeros(deck_size, np.int32),
+                 marks=np.zeros(deck_size, np.int64), keys=np.zeros(deck_size, np.int64), scratch=np.zeros(deck_size, np.int32),
+                 face_up=np.zeros(players, np.int64), contenders=np.zeros(players, np.int64),
+                 tied=np.zeros(players, np.int64), ready=np.zeros(players, np.int64))
 
 
 def new_event_log(events: int, cards: int, seats: int) -> EventLog:

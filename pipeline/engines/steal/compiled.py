@@ -17,47 +17,17 @@ from ...model.cards import Deck
 from ...model.schema import RuleSet
 from ..compiled.engine import Engine, shared_rules
 from ..compiled.jit import borrowing
-from ..compiled.layout import (
-    NO_SEAT,
-    OUTCOME_DRAW,
-    OUTCOME_WIN,
-    PICKUP_POOLED,
-)
+from ..compiled.layout import NO_SEAT, OUTCOME_DRAW, OUTCOME_WIN, PICKUP_POOLED
 from ..compiled.loop import (
-    DONE,
-    NEEDS_ROOM,
-    ON,
-    count_war,
-    deal,
-    end_game,
-    play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
-    register,
-    set_table_aside,
-    won_war,
+    DONE, NEEDS_ROOM, ON, count_war, deal, end_game, register, set_table_aside, won_war,
 )
 from ..compiled.moves import reshuffle
 from ..compiled.rng import _game_seed, _seed
 from ..game import resolve_policies
 from .turns import (
-    FIRST,
-    POLICY_SEED_MASK,
-    POLICY_STEAL,
-    POLICY_TOP,
-    SHORT,
-    STEAL_CODES,
-    STEAL_RANDOM,
-    TABLE_SIZE,
-    TOP_CODES,
-    TOP_RANDOM,
-    Steal,
-    knock_out,
-    lay_down,
-    open_battle,
-    pick_up,
-    room_for_turn,
-    settle,
-    steal_with,
-    war_round,
+    FIRST, POLICY_SEED_MASK, POLICY_STEAL, POLICY_TOP, SHORT, STEAL_CODES, STEAL_RANDOM, TABLE_SIZE,
+    TOP_CODES, TOP_RANDOM, Steal, knock_out, lay_down, open_battle, pick_up, room_for_turn, settle,
+    steal_with, war_round,
 )
 
 # ---------------------------------------------------------------- the family's steps
@@ -202,4 +172,4 @@ STEPS = ((steal_with, deal, reshuffle, end_game, battle), (lay_down, war_round))
 
 ENGINE = Engine(policy_codes=seat_policy_rows, compile_rules=compile_rules, new_state=new_state,
                 events_a_game=events_a_game, keeps_positions=keeps_positions, steps=STEPS, state_name="steal")
-fits, structures, play_arrays = ENGINE.fits, ENGINE.structures, ENGINE.play_arrays
+fits, structures, play_arrays, play_games = ENGINE.fits, ENGINE.structures, ENGINE.play_arrays, ENGINE.play_games

@@ -63,20 +63,6 @@ class StealGame(Game):
         winner, depth = self.settle(battle, contenders)
         return self.close_battle(battle, winner, depth)
 
-    def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
-        """After the wars: the winner picks up the table (or it is set aside), a war won may win
-        the game under wars:N before eliminations (ruling 6), then seats holding nothing are out.
-        True when the game is over."""
-        s = self.summary
-        s.count_war(battle, depth)
-        if winner is None:
-            self.set_aside(battle)
-        else:
-            self.collect(winner, self.pick_up(winner, battle), battle)
-            if depth and s.won_war(winner, self.wars_to_win):
-                return True
-        return s.eliminate(battle, self.alive, self.holding, self.emit)
-
     def top(self, seat: int, battle: int) -> int | None:
         """The top card of the draw pile, reshuffling the won pile into it when empty (6.5)."""
         pile = self.piles[seat]

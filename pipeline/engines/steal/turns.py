@@ -24,24 +24,15 @@ import numpy as np
 
 from ..compiled.jit import borrowing
 from ..compiled.layout import (
-    KIND_COLLECT,
-    KIND_DECISION,
-    KIND_DOWN,
-    KIND_OUT,
-    KIND_PLAY,
-    KIND_STEAL,
-    KIND_WAR,
-    NO_NOTE,
-    NO_SEAT,
-    NOTE_STEAL,
-    NOTE_TOP,
+    KIND_COLLECT, KIND_DECISION, KIND_OUT, KIND_PLAY, KIND_STEAL, KIND_WAR, NO_NOTE,
+    NO_SEAT, NOTE_STEAL, NOTE_TOP,
 )
 from ..compiled.loop import (
     play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
     )
-from ..compiled.moves import emit, push_cards, push_seats, reshuffle, take_top
+from ..compiled.moves import emit, lay_down, push_cards, push_seats, reshuffle, take_top
 from ..compiled.rng import _bounded
-from ..compiled.state import CARDS, ROWS, SEATS
+from ..compiled.state import CARDS, ROWS, SEATS, ZERO
 
 # Policy codes: a seat's row of Steal.policy is (steal code, its threshold, top code).
 STEAL_ALWAYS, STEAL_NEVER, STEAL_RANDOM, STEAL_THRESHOLD = range(4)
@@ -147,31 +138,6 @@ def knock_out(s, battle, game):
 
 
 @borrowing
-def lay_down(s, count, battle, game, steal):
-    """A war's face-down cards: up to `count` from seat s's pile onto the table, reshuffling its
-    won pile into it when it runs out; one `down` event for each run between reshuffles. How
-    many it laid."""
-    seats, table, log = game.seats, game.table, game.log
-    start = run = table_size = steal.state[TABLE_SIZE]
-    for _ in range(count):
-        if seats.pile_size[s] == 0:
-            if table_size > run:
-                push_cards(log, table.cards, run, table_size)
-                emit(log, battle, KIND_DOWN, s, 0, NO_NOTE)
-            run = table_size
-            if seats.won_size[s] == 0:
-                break
-            reshuffle(s, battle, game)
-        table.cards[table_size] = take_top(s, game.rules, seats, game.positions)
-        table_size += 1
-    if table_size > run:
-        push_cards(log, table.cards, run, table_size)
-        emit(log, battle, KIND_DOWN, s, 0, NO_NOTE)
-    steal.state[TABLE_SIZE] = table_size
-    return table_size - start
-
-
-@borrowing
 def steal_with(s, card, chosen, battle, game, steal):
     """Seat s takes the won piles of steal.chosen[:chosen] with `card`, its top card: the bundle,
     `card` then each pile top first, goes on top of its won pile."""
@@ -252,7 +218,10 @@ def take_turn(s, down, battle, game, steal):
     if steal.state[SHORT] or not room_for_turn(game, 0, 0):
         steal.state[SHORT] = 1
         return False
-    if down > 0 and lay_down(s, down, battle, game, steal) != down:
+    first = steal.state[TABLE_SIZE]
+    if down > 0:  # Steal War keeps no pickup order: its cards' marks are not read
+        steal.state[TABLE_SIZE] = lay_down(s, down, battle, ZERO, first, game)
+    if steal.state[TABLE_SIZE] - first != down:
         return False
     return play_up(s, battle, game, steal)
 

@@ -15,7 +15,7 @@ FAMILY = Family(
     compiled="table.compiled",
     compiled_options={"players": ANY, "jokers": ANY, "war_down": ANY, "ace_value": ANY,
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
-                      "pickup": ("shuffled", "table_order", "winner_first", "pooled"),
+                      "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY},
     warm=(Warm(False, "classic", {"ranks": "5", "suits": "2"}, 10.0),
           Warm(True, "classic", {"ranks": "5", "suits": "2", "pickup": "winner_first"}, 13.0)),

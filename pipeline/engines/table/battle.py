@@ -1,5 +1,5 @@
 """One battle, compiled: the seats play a card each, wars settle the ties, the winner collects
-the table (engines.table.play_table's battle, step for step, with the same events). Every step takes
+the table (engines.table.reference's TableGame, step for step, with the same events). Every step takes
 the game's state (state.Game)."""
 
 from __future__ import annotations
@@ -7,32 +7,24 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiled.layout import (
-    KIND_COLLECT,
-    KIND_DOWN,
-    KIND_FORFEIT,
-    KIND_OUT,
-    KIND_PLAY,
-    KIND_WAR,
-    KIND_WAR_OUT,
-    NO_NOTE,
-    NO_SEAT,
-    PICKUP_POOLED,
-    PICKUP_SHUFFLED,
-    PICKUP_WINNER_FIRST,
+    KIND_DOWN, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR, KIND_WAR_OUT, NO_NOTE,
+    NO_SEAT, PICKUP_NATURAL, PICKUP_SORTED, PICKUP_SHUFFLED, PICKUP_WINNER_FIRST,
 )
-from ..compiled.moves import draw, emit, forget_pile, push_cards, push_seats, put_under, take_top
+from ..compiled.moves import draw, emit, lay_holdings, ordered_by_rank, push_cards, push_seats, take, take_top
 from ..compiled.rng import _shuffle
 from ..compiled.jit import borrowing
 from ..compiled.state import ZERO
 
 
 @borrowing(inline="always")
-def lay_face_up(s, battle, table_size, game):
-    """Seat s plays its top card face up; returns the new table size."""
+def lay_face_up(s, battle, depth, table_size, game):
+    """Seat s plays its top card face up, in the war of this depth (0: the battle's card);
+    returns the new table size."""
     table = game.table
     card = draw(s, battle, game)
     table.cards[table_size] = card
     table.owners[table_size] = s
+    table.marks[table_size] = 2 * depth + 1
     table.face_up[s] = card
     push_cards(game.log, table.cards, table_size, table_size + 1)
     emit(game.log, battle, KIND_PLAY, s, 0, NO_NOTE)
@@ -50,7 +42,7 @@ def open_battle(battle, game):
             contenders += 1
     table_size = ZERO
     for i in range(contenders):
-        table_size = lay_face_up(table.contenders[i], battle, table_size, game)
+        table_size = lay_face_up(table.contenders[i], battle, ZERO, table_size, game)
     return contenders, table_size
 
 
@@ -85,35 +77,23 @@ def cards_down(rank, depth, rules):
 
 
 @borrowing
-def forfeit(s, battle, table_size, game):
-    """Seat s cannot finish the war: its pile (top first), then its won pile (top first), go on
-    the table, and it is out. Returns the new table size."""
-    seats, table = game.seats, game.table
+def forfeit(s, battle, depth, table_size, game):
+    """Seat s cannot finish the war of this depth: its pile (top first), then its won pile (top
+    first), go on the table, and it is out. Returns the new table size."""
     first = table_size
-    head = seats.pile_head[s]
-    mask = seats.pile.shape[1] - 1
-    for i in range(seats.pile_size[s]):
-        table.cards[table_size] = seats.pile[s, (head + i) & mask]
-        table.owners[table_size] = s
-        table_size += 1
-    for i in range(seats.won_size[s] - 1, -1, -1):
-        table.cards[table_size] = seats.won[s, i]
-        table.owners[table_size] = s
-        table_size += 1
-    seats.pile_size[s] = 0
-    seats.won_size[s] = 0
-    seats.alive[s] = False
-    forget_pile(s, game.positions)
-    push_cards(game.log, table.cards, first, table_size)
+    table_size = lay_holdings(s, depth, table_size, game)
+    game.seats.alive[s] = False
+    push_cards(game.log, game.table.cards, first, table_size)
     emit(game.log, battle, KIND_FORFEIT, s, 0, NO_NOTE)
     emit(game.log, battle, KIND_OUT, s, 0, NO_NOTE)
     return table_size
 
 
 @borrowing(inline="always")
-def put_down(s, count, battle, table_size, game):
-    """Seat s puts `count` cards face down, logged as one down event, or two when its pile runs
-    out and its won pile is reshuffled in between. Returns the new table size."""
+def put_down(s, count, battle, depth, table_size, game):
+    """Seat s puts `count` cards face down in the war of this depth, logged as one down event,
+    or two when its pile runs out and its won pile is reshuffled in between. Returns the new
+    table size."""
     table = game.table
     first = table_size
     for _ in range(count):
@@ -123,6 +103,7 @@ def put_down(s, count, battle, table_size, game):
             first = table_size
         table.cards[table_size] = draw(s, battle, game)
         table.owners[table_size] = s
+        table.marks[table_size] = 2 * depth
         table_size += 1
     push_cards(game.log, table.cards, first, table_size)
     emit(game.log, battle, KIND_DOWN, s, 0, NO_NOTE)
@@ -145,7 +126,7 @@ def war_round(battle, depth, tied, rank, table_size, game):
         if holds == 0:
             emit(game.log, battle, KIND_WAR_OUT, s, 0, NO_NOTE)
         elif game.rules.shortfall_loses and holds <= down:
-            table_size = forfeit(s, battle, table_size, game)
+            table_size = forfeit(s, battle, depth, table_size, game)
         else:
             table.ready[ready] = s
             ready += 1
@@ -154,8 +135,8 @@ def war_round(battle, depth, tied, rank, table_size, game):
             s = table.ready[i]
             count = min(down, seats.pile_size[s] + seats.won_size[s] - 1)
             if count > 0:
-                table_size = put_down(s, count, battle, table_size, game)
-            table_size = lay_face_up(s, battle, table_size, game)
+                table_size = put_down(s, count, battle, depth, table_size, game)
+            table_size = lay_face_up(s, battle, depth, table_size, game)
     return ready, table_size
 
 
@@ -178,30 +159,17 @@ def settle(battle, contenders, table_size, game):
         contenders = ready
 
 
-@borrowing(inline="always")
-def take(winner, cards, count, battle, game):
-    """The winner takes cards[:count], in that order: under its pile, or onto its won pile
-    (pooled pickup)."""
-    seats = game.seats
-    if game.rules.pickup == PICKUP_POOLED:
-        won = seats.won_size[winner]
-        for i in range(count - 1, -1, -1):
-            seats.won[winner, won] = cards[i]
-            won += 1
-        seats.won_size[winner] = won
-    else:
-        put_under(winner, cards, count, game.rules, seats, game.positions)
-    push_cards(game.log, cards, 0, count)
-    emit(game.log, battle, KIND_COLLECT, winner, 0, NO_NOTE)
-
-
 @borrowing(inline="linked")
 def collect(winner, battle, table_size, game):
     """The winner collects the table in the rule set's pickup order."""
     table = game.table
     cards = table.cards
-    if game.rules.pickup == PICKUP_SHUFFLED:
+    pickup = game.rules.pickup
+    if pickup == PICKUP_SHUFFLED:
         _shuffle(game.rng, cards, table_size)
+    elif pickup == PICKUP_NATURAL or pickup == PICKUP_SORTED:
+        cards = table.pickup_order
+        ordered_by_rank(table, ZERO, table_size, game.rules.card_rank, pickup == PICKUP_NATURAL, cards)
     elif game.rules.pickup == PICKUP_WINNER_FIRST:  # the winner's cards, then each other seat's, in table order
         cards = table.pickup_order
         taken = 0
@@ -254,6 +222,7 @@ def duel(battle, game):
     for s in range(2):
         table.cards[s] = take_top(s, game.rules, seats, game.positions)
         table.owners[s] = s
+        table.marks[s] = 1
         push_cards(log, table.cards, s, s + 1)
         emit(log, battle, KIND_PLAY, s, 0, NO_NOTE)
     return 0 if first_rank > second_rank else 1

@@ -25,16 +25,7 @@ from ..compiled.engine import Engine, shared_rules
 from ..compiled.jit import borrowing
 from ..compiled.layout import NO_SEAT, OUTCOME_DRAW, OUTCOME_WIN
 from ..compiled.loop import (
-    DONE,
-    GROW_POSITIONS,
-    GROW_STREAMS,
-    ON,
-    count_war,
-    deal,
-    end_game,
-    play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
-    register,
-    set_table_aside,
+    DONE, GROW_POSITIONS, GROW_STREAMS, ON, count_war, deal, end_game, register, set_table_aside,
     won_war,
 )
 from ..compiled.moves import reshuffle
@@ -76,7 +67,7 @@ def seen_before(stored, attempt, game, family):
         return GROW_POSITIONS, np.int64(-1)
     if not room_in_streams(game.rules, positions):
         return GROW_STREAMS, np.int64(-1)
-    return DONE, earlier_position(game.rules, game.seats, positions, stored, attempt)
+    return DONE, earlier_position(game.rules, game.seats, positions, stored, attempt, None)
 
 
 @borrowing(inline="linked")
@@ -160,4 +151,4 @@ STEPS = ((deal, collect, retire_empty, is_current_position, duel, open_battle, s
 ENGINE = Engine(policy_codes=policy_codes, compile_rules=compile_rules,
                 new_state=lambda rules, policy, game: TableFamily(), events_a_game=events_a_game,
                 keeps_positions=keeps_positions, steps=STEPS, watched=True)
-fits, structures, play_arrays = ENGINE.fits, ENGINE.structures, ENGINE.play_arrays
+fits, structures, play_arrays, play_games = ENGINE.fits, ENGINE.structures, ENGINE.play_arrays, ENGINE.play_games

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ...model.deal import Deal
 from ...model.schema import RuleSet
 from ..event import Recorder
-from ..play import FIXED_PICKUPS, Game, winner_first
+from ..play import FIXED_PICKUPS, Game, by_rank, natural, winner_first
 from ..summary import Summary
 
 
@@ -55,9 +55,9 @@ class TableGame(Game):
         """Battles until the game is over (docs/rules.md 2.2-2.7): every seat still in plays its top card
         and the best card takes the table, a tie for it going to war; a war won may win the game
         under wars:N, then seats holding nothing are out. The loop is written out here rather than
-        left to Game.battles with a method call per battle, to keep the reference as fast as it
-        was. How many battles were played."""
-        rank, piles, alive, emit, s = self.rank, self.piles, self.alive, self.emit, self.summary
+        left to Game.battles, whose method call per battle would cost the reference speed. How
+        many battles were played."""
+        rank, piles, alive, emit = self.rank, self.piles, self.alive, self.emit
         battle = 0
         while battle < self.max_battles:
             if self.seen is not None and self.repeats(battle):
@@ -66,6 +66,8 @@ class TableGame(Game):
             self.table = table = []
             self.played = played = [[] for _ in range(self.n)]
             self.up = up = {}
+            self.laid = laid = {}
+            self.step = 0
             contenders = [seat for seat in range(self.n) if alive[seat]]
             for seat in contenders:
                 if not piles[seat]:
@@ -73,21 +75,15 @@ class TableGame(Game):
                 c = piles[seat].popleft()
                 table.append(c)
                 played[seat].append(c)
+                laid[c] = (0, True)
                 up[seat] = c
                 emit(battle, "play", seat, (c,))
             best = max(rank[up[seat]] for seat in contenders)
             tied = [seat for seat in contenders if rank[up[seat]] == best]
             winner, depth = (tied[0], 0) if len(tied) == 1 else self.wars(battle, tied, best)
-            s.count_war(battle, depth)
-            if winner is None:
-                self.set_aside(battle)
-            else:
-                self.collect(winner, self.pick_up(winner, battle), battle)
-                if depth and s.won_war(winner, self.wars_to_win):
-                    return battle
-            if s.eliminate(battle, alive, self.holding, emit):
+            if self.close_battle(battle, winner, depth):
                 return battle
-        s.outcome = "capped"
+        self.summary.outcome = "capped"
         return battle
 
     def play_up(self, seat: int, battle: int) -> None:
@@ -98,6 +94,7 @@ class TableGame(Game):
         c = pile.popleft()
         self.table.append(c)
         self.played[seat].append(c)
+        self.laid[c] = (self.step, True)
         self.up[seat] = c
         self.emit(battle, "play", seat, (c,))
 
@@ -109,6 +106,7 @@ class TableGame(Game):
         depth = 0
         while len(tied) > 1:
             depth += 1
+            self.step = depth
             self.emit(battle, "war", None, (), tied, (), depth)
             down = self.war_size(depth, best)
             ready = self.join_war(battle, tied, down)
@@ -148,10 +146,14 @@ class TableGame(Game):
         return ready
 
     def pick_up(self, winner: int, battle: int) -> list[int]:
-        """The table in `pickup` order (docs/rules.md 2.4): shuffled, as it lies, or the winner's own
-        cards first and then each other seat's in seat order."""
+        """The table in `pickup` order (docs/rules.md 2.4): shuffled, as it lies, the winner's own
+        cards first and then each other seat's in seat order, as people gather it, or by rank."""
         if self.pickup == "shuffled":
             return self.chance.order("collect", winner, self.table)
         if self.pickup == "winner_first":
             return winner_first(self.played, winner)
+        if self.pickup == "natural":
+            return natural(self.table, self.laid, self.rank)
+        if self.pickup == "sorted":
+            return by_rank(self.table, self.rank)
         return self.table

@@ -50,12 +50,17 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     events = bool(EVENT_VIEWS.search(sql))
     if session is not None:
         if events and not session.events:
-            raise QueryError("the query reads the event views, which this session has not set up")
+            raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
         session = session.cursor()
     else:
         session = schema_session(events) if root is None else connect(root, events, allow_read)
     try:
         relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
+    except duckdb.CatalogException as err:
+        session.close()
+        if session.no_events and EVENT_VIEWS.search(sql):  # a view of the log it does not store
+            raise QueryError(session.no_events) from None
+        raise sql_error(err) from None
     except duckdb.Error as err:
         session.close()
         raise sql_error(err) from None

@@ -2,7 +2,8 @@
 
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
 decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
-rule set, every option a column), `battles` (one row per battle, read from its shape without
+rule set of the manifest, every option a column, and `rule_set`, the name a person reads:
+model.schema.rule_set_names; `games` has it too), `battles` (one row per battle, read from its shape without
 decoding cards), `cards` (every card of every deck in the dataset with its label). Macros:
 `card_label(code)` labels a standard-deck card (`10♥`, `JK1`); `wilson_low(p, n, z)` and
 `wilson_high(p, n, z)` bound the Wilson score interval of a share p of n (z: 1.96 for 95%), the
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Iterable
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.dataset as pads
 from pyarrow import fs
@@ -30,7 +32,8 @@ from pyarrow import fs
 from ...errors import QueryError
 from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
 from ...model.rules import build_rules
-from ...model.schema import RuleSetEntry
+from ...engines.compiled.deals import deals_at, swapped_indexes
+from ...model.schema import GAME_ID_STRIDE, RuleSetEntry, rule_set_names
 from ...storage.dataset import Dataset
 from ...storage.location import is_remote
 
@@ -49,16 +52,18 @@ EVENT_VIEWS = re.compile(
 @dataclass
 class Session:
     """A DuckDB connection with the dataset's views, locked down, and its private spill folder.
+    `no_events`: why the event views are missing, when the dataset stores no event log;
     `events`: whether the decoded event views (events, battles) were set up."""
     con: duckdb.DuckDBPyConnection
     spill: str | None = None
+    no_events: str | None = None
     events: bool = True
 
     def cursor(self) -> "Session":
-        """A new connection to the same database, for another thread: the same views and lock,
-        without the set-up (a server answers each request in a cursor of one session). Closing
-        it leaves this session open."""
-        return Session(self.con.cursor(), None, self.events)
+        """A new connection to the same database, for another thread: the same views (and the
+        Python functions they call) and lock, without the set-up (a server answers each request
+        in a cursor of one session). Closing it leaves this session open."""
+        return Session(self.con.cursor(), None, self.no_events, self.events)
 
     def close(self) -> None:
         self.con.close()
@@ -92,15 +97,19 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     ds = Dataset.open(root)
     con = duckdb.connect()
     spill = tempfile.mkdtemp(prefix="war-query-")
-    session = Session(con, spill, events)
+    session = Session(con, spill, events=events)
     try:
         con.execute("SET enable_progress_bar = false")
         con.execute(f"SET temp_directory = {_quote(spill)}")
         for table in ("games", "events"):
             files_of = [ds.root / f.path for f in ds.files(table)]
+            if not files_of and table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):
+                session.no_events, events = _no_files(ds, table), False
+                session.events = False
+                continue
             if not files_of:
-                raise QueryError(f"dataset {str(ds.root)!r} lists no {table} files")
-            view = "event_rows" if table == "events" else table
+                raise QueryError(_no_files(ds, table))
+            view = "event_rows" if table == "events" else "game_rows"
             if is_remote(ds.root):
                 _remote_view(con, ds.root, view, table, files_of)
                 continue
@@ -112,6 +121,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
             hive = "true" if table == "events" else "false"
             con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{listing}], "
                         f"hive_partitioning = {hive})")
+        _games_view(con, ds.manifest.rule_sets)
         if events:
             _events_view(con)
         _rules_table(con, ds.manifest.rule_sets)
@@ -124,6 +134,67 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         session.close()
         raise
     return session
+
+
+def _no_files(ds: Dataset, table: str) -> str:
+    """Why a dataset has no files of `table`: for events, its games were generated without their
+    log, and how to get it."""
+    if table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):
+        return (f"dataset {str(ds.root)!r} stores the games table alone (`--log games`): its event log was "
+                f"not stored; regenerate the events of the games you want with war generate --from "
+                f"{str(ds.root)} --where \"...\" --out NEW (a WHERE over its games), then query NEW")
+    return f"dataset {str(ds.root)!r} lists no {table} files"
+
+
+def _games_view(con, entries) -> None:
+    """The `games` view: the games files' rows, then `deal_index` (which deal of its deck a game
+    played, for a rule set that plays every deal, `--all-deals`: its game_index; else null),
+    `piles` (that deal: each seat's pile, card codes top first, computed from its number) and
+    `swapped_index` (two seats: the number of the same deal with the seats' piles swapped)."""
+    enumerated = {e.ordinal: e.rules for e in entries if e.all_deals}
+
+    def piles(game_ids: pa.Array) -> pa.Array:
+        ids = game_ids.to_numpy(zero_copy_only=False)
+        out = [None] * len(ids)
+        ordinals = ids // GAME_ID_STRIDE
+        for ordinal in np.unique(ordinals):
+            where = np.flatnonzero(ordinals == ordinal)
+            rules = enumerated.get(int(ordinal))
+            if rules is None:
+                continue
+            dealt = deals_at(rules, ids[where] - ordinal * GAME_ID_STRIDE)
+            for row, cards, sizes in zip(where, dealt.cards, dealt.sizes):
+                bounds = np.concatenate([[0], np.cumsum(sizes[:-1])])
+                out[row] = [cards[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+        return pa.array(out, pa.list_(pa.list_(pa.int16())))
+
+    def swapped(game_ids: pa.Array) -> pa.Array:
+        ids = game_ids.to_numpy(zero_copy_only=False)
+        out = np.full(len(ids), -1, np.int64)
+        ordinals = ids // GAME_ID_STRIDE
+        for ordinal in np.unique(ordinals):
+            rules = enumerated.get(int(ordinal))
+            if rules is not None and rules.players == 2:
+                where = np.flatnonzero(ordinals == ordinal)
+                out[where] = swapped_indexes(rules, ids[where] - ordinal * GAME_ID_STRIDE)
+        return pa.array(out, pa.int64(), mask=out < 0)
+
+    con.create_function("war_deal_piles", piles, ["BIGINT"], "SMALLINT[][]", type="arrow",
+                        null_handling="special", side_effects=False)
+    con.create_function("war_swapped_deal", swapped, ["BIGINT"], "BIGINT", type="arrow",
+                        null_handling="special", side_effects=False)
+    con.execute("CREATE VIEW games AS SELECT *, CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
+                "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
+                "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index, "
+                f"{_rule_set_names(entries)} AS rule_set FROM game_rows")
+
+
+def _rule_set_names(entries) -> str:
+    """The SQL of a game's `rule_set`, its rule set's name (model.schema.rule_set_names), from
+    the ordinal in its game_id: a CASE of constants, so a query of games joins nothing."""
+    names = rule_set_names(entries)
+    cases = " ".join(f"WHEN {e.ordinal} THEN {_quote(names[e.rules_id])}" for e in entries)
+    return f"CASE game_id // {GAME_ID_STRIDE} {cases} END" if cases else "CAST(NULL AS VARCHAR)"
 
 
 def lock(con, folders: list[str], files: list[str]) -> None:
@@ -141,12 +212,13 @@ def schema_session(events: bool = True) -> Session:
     """A locked session with every view over empty tables of the dataset schema: what a query
     returns can be told without any dataset (`war query --show`)."""
     con = duckdb.connect()
-    session = Session(con, None, events)
+    session = Session(con, None, events=events)
     rows = pa.schema([pa.field(f.name, pa.string() if pa.types.is_dictionary(f.type) else f.type)
                       for f in EVENT_SCHEMA] + [pa.field("variant", pa.string())])
     con.register("_games", GAME_SCHEMA.empty_table())
     con.register("_event_rows", rows.empty_table())
-    con.execute("CREATE TABLE games AS SELECT * FROM _games")
+    con.execute("CREATE TABLE game_rows AS SELECT * FROM _games")
+    _games_view(con, [])
     con.execute("CREATE TABLE event_rows AS SELECT * FROM _event_rows")
     if events:
         _events_view(con)
@@ -162,10 +234,11 @@ def schema_session(events: bool = True) -> Session:
 
 def _rules_table(con, entries, empty: bool = False) -> None:
     rows = []
+    names = rule_set_names(entries)
     for e in entries:
         rules = e.rules.model_dump(mode="json")
         rules["war_down"] = str(rules["war_down"])
-        rows.append({"rule_set": e.ordinal, "rules_id": e.rules_id, **rules,
+        rows.append({"rule_set": names[e.rules_id], "ordinal": e.ordinal, "rules_id": e.rules_id, **rules,
                      "policies": ",".join(e.policies), "seed": e.seed, "games": e.games})
     seeds = pa.array([r.pop("seed") for r in rows], pa.uint64())
     rules_table = pa.Table.from_pylist(rows).append_column("seed", seeds)

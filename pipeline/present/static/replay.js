@@ -109,7 +109,7 @@
   function setupStatic() {
     $("game-title").textContent = `Game ${G.game_id} · ${D.title}`;
     const opts = Object.entries(D.options).map(([k, v]) => `${k}=${v}`).join(", ");
-    $("game-meta").innerHTML = `${esc(G.variant)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
+    $("game-meta").innerHTML = `${esc(G.rule_set)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
       `${G.wars} wars in ${G.war_battles} battles, deepest ${G.max_war_depth}<br>${esc(opts)}` +
       (D.policies.length ? `<br>policies: ${D.policies.map((p, s) => `seat ${s} ${esc(p)}`).join(" · ")}` : "");
     $("game-outcome").textContent = `Outcome: ${outcomeText()}`;

@@ -1,0 +1,200 @@
+"""Every deal of a deck, compiled: a range of the enumeration (model.all_deals) as the arrays the
+engines read explicit deals from (state.Deals), made in one pass, without a Python loop a deal.
+
+The first deal of the range is unranked from its index; each next one is the lexicographically
+next sequence of the deck's ranks (the next permutation of a multiset), so a batch costs a few
+steps a card. Numbers stay within int64: the enumerations played hold at most
+model.all_deals.MAX_DEALS deals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...model.all_deals import first_codes, rank_counts
+from .jit import njit
+from .state import Deals
+
+
+@njit(cache=True)
+def _unrank(counts, index, out):
+    """The rank sequence of lexicographic rank `index` into `out` (model.all_deals.ranks_of)."""
+    counts = counts.copy()
+    left = 0
+    for c in counts:
+        left += c
+    total = np.int64(1)  # multinomial(counts), built as products of binomials
+    placed = 0
+    for c in counts:
+        for k in range(1, c + 1):
+            placed += 1
+            total = total * placed // k
+    for i in range(out.shape[0]):
+        for r in range(counts.shape[0]):
+            c = counts[r]
+            if c == 0:
+                continue
+            block = total * c // left
+            if index < block:
+                out[i] = r
+                counts[r] -= 1
+                total = block
+                break
+            index -= block
+        left -= 1
+
+
+@njit(cache=True)
+def _next_sequence(seq):
+    """The lexicographically next sequence of the same ranks, in place; False after the last."""
+    n = seq.shape[0]
+    i = n - 2
+    while i >= 0 and seq[i] >= seq[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = n - 1
+    while seq[j] <= seq[i]:
+        j -= 1
+    seq[i], seq[j] = seq[j], seq[i]
+    lo, hi = i + 1, n - 1
+    while lo < hi:
+        seq[lo], seq[hi] = seq[hi], seq[lo]
+        lo += 1
+        hi -= 1
+    return True
+
+
+@njit(cache=True)
+def _fill(counts, firsts, players, start, cards, sizes):
+    """Deals start.. into cards and sizes (state.Deals' rows), one a row."""
+    n = cards.shape[1]
+    each = n // players
+    seq = np.empty(n, np.int64)
+    used = np.empty(counts.shape[0], np.int64)
+    deck = np.empty(n, np.int64)
+    _unrank(counts, start, seq)
+    for g in range(cards.shape[0]):
+        if g:
+            _next_sequence(seq)
+        used[:] = 0
+        for i in range(n):
+            r = seq[i]
+            deck[i] = firsts[r] + used[r]
+            used[r] += 1
+        at = 0
+        for s in range(players):
+            for k in range(each):
+                cards[g, at] = deck[s + k * players]
+                at += 1
+            sizes[g, s] = each
+        for i in range(each * players, n):
+            cards[g, at] = deck[i]
+            at += 1
+        sizes[g, players] = n - each * players
+
+
+def enumerated_deals(rules, start: int, stop: int) -> Deals:
+    """Deals start..stop-1 of the rule set's enumeration as state.Deals."""
+    size = rules.ranks * rules.suits + rules.jokers
+    games = max(stop - start, 0)
+    cards = np.empty((games, size), np.int32)
+    sizes = np.empty((games, rules.players + 1), np.int64)
+    if games:
+        _fill(np.array(rank_counts(rules), np.int64), np.array(first_codes(rules), np.int64), np.int64(rules.players),
+              np.int64(start), cards, sizes)
+    return Deals(cards, sizes)
+
+
+@njit(cache=True)
+def _fill_each(counts, firsts, players, indexes, cards, sizes):
+    """Deal indexes[g] into row g of cards and sizes, each unranked on its own."""
+    n = cards.shape[1]
+    each = n // players
+    seq = np.empty(n, np.int64)
+    used = np.empty(counts.shape[0], np.int64)
+    for g in range(indexes.shape[0]):
+        _unrank(counts, indexes[g], seq)
+        used[:] = 0
+        at = 0
+        for s in range(players):
+            for k in range(each):
+                i = s + k * players
+                r = seq[i]
+                # the card of the i-th position: the rank's cards in order of their positions
+                count = 0
+                for j in range(i):
+                    if seq[j] == r:
+                        count += 1
+                cards[g, at] = firsts[r] + count
+                at += 1
+            sizes[g, s] = each
+        for i in range(each * players, n):
+            r = seq[i]
+            count = 0
+            for j in range(i):
+                if seq[j] == r:
+                    count += 1
+            cards[g, at] = firsts[r] + count
+            at += 1
+        sizes[g, players] = n - each * players
+
+
+def deals_at(rules, indexes) -> Deals:
+    """The deals of these indexes of the rule set's enumeration, in any order, as state.Deals."""
+    indexes = np.ascontiguousarray(indexes, np.int64)
+    size = rules.ranks * rules.suits + rules.jokers
+    cards = np.empty((indexes.shape[0], size), np.int32)
+    sizes = np.empty((indexes.shape[0], rules.players + 1), np.int64)
+    if indexes.shape[0]:
+        _fill_each(np.array(rank_counts(rules), np.int64), np.array(first_codes(rules), np.int64),
+                   np.int64(rules.players), indexes, cards, sizes)
+    return Deals(cards, sizes)
+
+
+@njit(cache=True)
+def _index_of(counts, seq):
+    """The lexicographic rank of a rank sequence (model.all_deals.index_of)."""
+    counts = counts.copy()
+    left = seq.shape[0]
+    total = np.int64(1)
+    placed = 0
+    for c in counts:
+        for k in range(1, c + 1):
+            placed += 1
+            total = total * placed // k
+    index = np.int64(0)
+    for i in range(seq.shape[0]):
+        rank = seq[i]
+        for r in range(rank):
+            if counts[r]:
+                index += total * counts[r] // left
+        total = total * counts[rank] // left
+        counts[rank] -= 1
+        left -= 1
+    return index
+
+
+@njit(cache=True)
+def _swap_each(counts, indexes, out):
+    """For each deal of two seats, the number of the deal with the seats' piles swapped: the
+    deck's cards dealt to seat 0 (even positions) and to seat 1 (odd) trade places."""
+    n = 0
+    for c in counts:
+        n += c
+    dealt = n // 2 * 2
+    seq = np.empty(n, np.int64)
+    for g in range(indexes.shape[0]):
+        _unrank(counts, indexes[g], seq)
+        for k in range(0, dealt, 2):
+            seq[k], seq[k + 1] = seq[k + 1], seq[k]
+        out[g] = _index_of(counts, seq)
+
+
+def swapped_indexes(rules, indexes) -> np.ndarray:
+    """The numbers of these deals (of a two-seat rule set's enumeration) with the seats swapped."""
+    indexes = np.ascontiguousarray(indexes, np.int64)
+    out = np.empty(indexes.shape[0], np.int64)
+    if indexes.shape[0]:
+        _swap_each(np.array(rank_counts(rules), np.int64), indexes, out)
+    return out

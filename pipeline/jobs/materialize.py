@@ -1,0 +1,62 @@
+"""The event log of chosen games, written as a new dataset: `war generate --from DATASET --where
+"..." --out NEW`, for a dataset that stores the games table alone (`--log games`), or to take a
+few games of any dataset with their full log.
+
+The games are chosen by a WHERE over the source's `games` view, run in the query sandbox. Each
+rule set with a chosen game becomes a rule set of the new dataset that plays exactly those games
+again: each keeps its seed (and its deal, where it was not shuffled from its seed), written
+beside it with the game it came from (`seeds/`), so the new dataset's games, events and records
+are those of the source, under new game ids.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from ..errors import QueryError
+from ..model.deal import Deal
+from ..model.schema import GAME_ID_STRIDE, Manifest
+from ..storage.dataset import Dataset
+from .generate import DEFAULT_SHARD_SIZE, Plan, generate
+from .query import run
+
+
+def chosen_games(source, where: str) -> list[int]:
+    """The game ids of the source's games the WHERE chooses, in order."""
+    if not where or not where.strip():
+        raise QueryError("`where` must choose games: a condition over the games view, such as battles > 500",
+                         params=("where",))
+    ids = run(source, sql=f"SELECT game_id FROM games WHERE ({where}) ORDER BY game_id").column(0).to_pylist()
+    if not ids:
+        raise QueryError(f"no game of {str(source)!r} matches `where` {where!r}", params=("where",))
+    return ids
+
+
+def materialize_plans(source, where: str) -> tuple[list[Plan], int]:
+    """The plans that play the chosen games again, one per source rule set, and the source's
+    master seed."""
+    ds = Dataset.open(source)
+    by_set: dict[int, list[int]] = defaultdict(list)
+    for gid in chosen_games(source, where):
+        by_set[gid // GAME_ID_STRIDE].append(gid)
+    plans = []
+    for ordinal, ids in sorted(by_set.items()):
+        entry = ds.rule_set(ordinal)
+        indexes = [gid - ordinal * GAME_ID_STRIDE for gid in ids]
+        seeds = ds.game_seeds(entry, indexes)
+        deals = None
+        if entry.deals is not None or entry.all_deals:
+            deals = [Deal(d.piles, d.set_aside, explicit=True) for d in ds.deals_of(entry, indexes)]
+        plans.append(Plan(entry.rules, len(ids), deals, list(entry.policies), seeds=seeds, sources=ids,
+                          name=entry.name))
+    return plans, ds.manifest.master_seed
+
+
+def materialize(source, where: str, out: str | Path, workers: int = 1, shard_size: int = DEFAULT_SHARD_SIZE,
+                overwrite: bool = False, progress=None) -> Manifest:
+    """A new dataset at `out` with the chosen games of `source` played again, their whole log
+    stored; returns its manifest."""
+    plans, seed = materialize_plans(source, where)
+    return generate(out, plans, seed, workers=workers, overwrite=overwrite, shard_size=shard_size,
+                    progress=progress)

@@ -1,0 +1,163 @@
+"""Every deal of a rule set's deck, each exactly once, numbered (docs/rules.md 8, "Every deal").
+
+Suits never decide a game, so two decks that differ only by suits are one deal: a deal is a
+sequence of ranks, the deck's order after a shuffle (position 0 on top), dealt as the rules deal
+a shuffled deck (1.4: card i to seat i mod n, the rest set aside). Deal `i` is the sequence of
+lexicographic rank `i` among every distinct sequence of the deck's ranks (a permutation of a
+multiset: rank r appears as often as the deck holds cards of it), computed from `i` alone
+(`ranks_of`), so a shard of deals needs nothing but its first index. The k-th card of rank r in
+the sequence is the k-th card of that rank in code order. Each sequence is equally likely under a
+fair shuffle, so a share of the deals is an exact probability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import factorial
+
+from ..errors import RulesError
+from .deal import Deal, deck_of
+from .schema import RuleSet
+
+MAX_DEALS = 10**10  # an enumeration this war plays at most
+
+
+def rank_counts(rules: RuleSet) -> tuple[int, ...]:
+    """How many cards the deck holds of each rank index (the Jokers share the top one)."""
+    rank = deck_of(rules).rank
+    counts = [0] * (max(rank) + 1)
+    for r in rank:
+        counts[r] += 1
+    return tuple(counts)
+
+
+def first_codes(rules: RuleSet) -> tuple[int, ...]:
+    """The lowest card code of each rank index."""
+    firsts: dict[int, int] = {}
+    for code, r in enumerate(deck_of(rules).rank):
+        firsts.setdefault(r, code)
+    return tuple(firsts[r] for r in range(len(firsts)))
+
+
+def multinomial(counts) -> int:
+    """The number of distinct sequences of a multiset with these counts."""
+    total = factorial(sum(counts))
+    for c in counts:
+        total //= factorial(c)
+    return total
+
+
+def deal_count(rules: RuleSet) -> int:
+    return multinomial(rank_counts(rules))
+
+
+def check_enumerable(rules: RuleSet) -> int:
+    """The number of deals, refused (with the count) when over MAX_DEALS."""
+    count = deal_count(rules)
+    if count > MAX_DEALS:
+        raise RulesError(f"every deal of a {deck_of(rules).size}-card deck is {count:,} deals, more than "
+                         f"{MAX_DEALS:,}: play a smaller deck (`ranks`, `suits`) or seeded games",
+                         params=("all_deals",))
+    return count
+
+
+def ranks_of(counts, index: int) -> list[int]:
+    """The rank sequence of lexicographic rank `index` among the sequences of these counts."""
+    counts = list(counts)
+    left = sum(counts)
+    total = multinomial(counts)
+    if not 0 <= index < total:
+        raise ValueError(f"deal {index} of {total}")
+    out = []
+    for _ in range(left):
+        for r, c in enumerate(counts):
+            if not c:
+                continue
+            block = total * c // left  # sequences starting with rank r
+            if index < block:
+                out.append(r)
+                counts[r] -= 1
+                total = block
+                break
+            index -= block
+        left -= 1
+    return out
+
+
+def index_of(counts, ranks) -> int:
+    """The lexicographic rank of a rank sequence among the sequences of these counts."""
+    counts = list(counts)
+    left = sum(counts)
+    total = multinomial(counts)
+    index = 0
+    for rank in ranks:
+        for r in range(rank):
+            if counts[r]:
+                index += total * counts[r] // left
+        total = total * counts[rank] // left
+        counts[rank] -= 1
+        left -= 1
+    return index
+
+
+def deck_order(rules: RuleSet, ranks) -> list[int]:
+    """The deck, top first, of a rank sequence: each rank's cards in code order."""
+    nxt = list(first_codes(rules))
+    deck = []
+    for r in ranks:
+        deck.append(nxt[r])
+        nxt[r] += 1
+    return deck
+
+
+def enumerated_deal(rules: RuleSet, index: int) -> Deal:
+    """Deal number `index` of the rule set's enumeration, dealt as a shuffled deck is (1.4)."""
+    deck = deck_order(rules, ranks_of(rank_counts(rules), index))
+    n = rules.players
+    dealt = len(deck) // n * n
+    return Deal(tuple(tuple(deck[s:dealt:n]) for s in range(n)), tuple(deck[dealt:]), explicit=True,
+                enumerated=True)
+
+
+def deal_index(rules: RuleSet, deal: Deal) -> int:
+    """The number of a deal in the enumeration (its deck's rank sequence)."""
+    n = rules.players
+    rank = deck_of(rules).rank
+    dealt = sum(map(len, deal.piles))
+    deck = [deal.piles[i % n][i // n] for i in range(dealt)] + list(deal.set_aside)
+    return index_of(rank_counts(rules), [rank[c] for c in deck])
+
+
+@dataclass(frozen=True)
+class AllDeals:
+    """Deals start..stop-1 of a rule set's enumeration, as a sequence of model.deal.Deal (what
+    the reference engine plays), which the compiled engine reads as arrays made in one compiled
+    pass (engines.compiled.deals)."""
+
+    rules: RuleSet
+    start: int
+    stop: int
+
+    def __len__(self) -> int:
+        return max(self.stop - self.start, 0)
+
+    def __getitem__(self, item):
+        if isinstance(item, slice):
+            first, last, step = item.indices(len(self))
+            if step != 1:
+                raise ValueError("deals are sliced in order")
+            return AllDeals(self.rules, self.start + first, self.start + max(first, last))
+        if not 0 <= item < len(self):
+            raise IndexError(item)
+        return enumerated_deal(self.rules, self.start + item)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+def deal_kind(deals) -> str:
+    """How a range of games is dealt, as the games table says (model.deal.Deal.kind): shuffled
+    (no deals), explicit deals, or every deal of the deck."""
+    if deals is None:
+        return "shuffle"
+    return "all" if isinstance(deals, AllDeals) else "explicit"

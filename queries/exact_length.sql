@@ -1,0 +1,24 @@
+-- answers: Over every deal of the deck, how long are the games that end? With `--all-deals`, per
+--   variant and rule set that plays every deal, and per number of battles of the games that end
+--   (a win or a draw): how many deals end after that many battles, as a fraction of the deals
+--   that end (numerator over denominator) and a decimal share, with the exact mean length of the
+--   games that end (mean_numerator / denominator, and as a decimal) on every row.
+WITH ended AS (
+    SELECT variant, rules_id, battles
+    FROM games
+    WHERE deal = 'all' AND outcome IN ('win', 'draw')
+),
+totals AS (
+    SELECT variant, rules_id, count(*) AS denominator, sum(battles) AS mean_numerator
+    FROM ended
+    GROUP BY variant, rules_id
+)
+SELECT e.variant, e.rules_id, e.battles,
+       count(*) AS numerator,
+       t.denominator,
+       count(*) / t.denominator AS share,
+       t.mean_numerator,
+       t.mean_numerator / t.denominator AS mean_battles
+FROM ended e JOIN totals t USING (variant, rules_id)
+GROUP BY e.variant, e.rules_id, e.battles, t.denominator, t.mean_numerator
+ORDER BY e.variant, e.rules_id, e.battles;

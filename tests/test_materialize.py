@@ -1,0 +1,64 @@
+"""`war generate --from DATASET --where ... --out NEW` (jobs.materialize): the chosen games of a
+dataset played again with their whole log, each keeping its seed and deal, so that the new
+dataset's games and events are the source's, under new ids; it validates like any other."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.errors import QueryError, RulesError
+from pipeline.jobs.generate import Plan, generate, make_plans
+from pipeline.jobs.materialize import materialize
+from pipeline.jobs.query import run
+from pipeline.jobs.request import generate_request
+from pipeline.jobs.validate import validate
+from pipeline.model.rules import build_rules
+
+WHERE = "battles > 300 OR outcome <> 'win'"
+
+
+def test_chosen_games_of_a_games_only_dataset_get_the_log_they_would_have_had(tmp_path):
+    rules = build_rules("classic")
+    generate(tmp_path / "g", [Plan(rules, 60, log="games")], seed=5, shard_size=25)
+    generate(tmp_path / "full", [Plan(rules, 60)], seed=5, shard_size=25)
+    materialize(tmp_path / "g", WHERE, tmp_path / "m", shard_size=7)
+    chosen = run(tmp_path / "full", sql=f"SELECT game_id FROM games WHERE {WHERE} ORDER BY game_id").column(0)
+    chosen = chosen.to_pylist()
+    assert 0 < len(chosen) < 60
+    columns = "game_seed, outcome, winner, battles, wars, final_cards, events"
+    new = run(tmp_path / "m", sql=f"SELECT {columns} FROM games ORDER BY game_id")
+    old = run(tmp_path / "full", sql=f"SELECT {columns} FROM games WHERE {WHERE} ORDER BY game_id")
+    assert new.equals(old)
+    for n, gid in enumerate(chosen[:5]):
+        strip = "SELECT seq, battle, kind, seat, cards, seats, options, value, note FROM events WHERE game_id = {} ORDER BY seq"
+        assert run(tmp_path / "m", sql=strip.format(n)).equals(run(tmp_path / "full", sql=strip.format(gid)))
+    lines = [json.loads(line) for line in next((tmp_path / "m" / "seeds").glob("*.jsonl")).read_text().splitlines()]
+    assert [line["from"] for line in lines] == chosen
+    assert validate(tmp_path / "m").ok
+
+
+def test_games_of_every_deal_keep_their_deals_and_are_explicit_there(tmp_path):
+    rules = build_rules("classic", {"ranks": "3", "suits": "2", "pickup": "natural"})
+    generate(tmp_path / "all", make_plans([rules], all_deals=True, log="games"), seed=2)
+    materialize(tmp_path / "all", "deal_index IN (5, 17, 80)", tmp_path / "m")
+    old = run(tmp_path / "all", sql="SELECT piles, battles FROM games WHERE deal_index IN (5, 17, 80) ORDER BY game_id")
+    new = run(tmp_path / "m", sql="SELECT deal, battles FROM games ORDER BY game_id")
+    assert new.column("deal").to_pylist() == ["explicit"] * 3
+    assert new.column("battles").equals(old.column("battles"))
+    events = run(tmp_path / "m", sql="SELECT cards FROM events WHERE kind = 'deal' ORDER BY game_id, seat")
+    assert events.column(0).to_pylist() == [p for piles in old.column("piles").to_pylist() for p in piles]
+    assert validate(tmp_path / "m").ok
+
+
+def test_a_choice_of_no_game_and_arguments_that_do_not_go_with_from_are_refused(tmp_path):
+    generate(tmp_path / "g", [Plan(build_rules("classic"), 5, log="games")], seed=1)
+    with pytest.raises(QueryError, match="no game of .* matches `where`"):
+        materialize(tmp_path / "g", "battles < 0", tmp_path / "m")
+    with pytest.raises(RulesError, match="give none of `games`"):
+        generate_request(source=tmp_path / "g", where="true", games=3, out=tmp_path / "m")
+    with pytest.raises(RulesError, match="needs `where`"):
+        generate_request(source=tmp_path / "g", out=tmp_path / "m")
+    with pytest.raises(QueryError):
+        materialize(tmp_path / "g", "true); DROP TABLE games; (true", tmp_path / "m")

@@ -1,0 +1,58 @@
+"""Records by search (jobs.search, `war search`): random deals then local search on the compiled
+engine find long games and cycles; the records are explicit deals in a dataset that replays and
+validates; a search of a number of rounds is a pure function of its arguments."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.errors import RulesError
+from pipeline.jobs.query import run
+from pipeline.jobs.replay import replay_game
+from pipeline.jobs.search import search, write_records
+from pipeline.jobs.validate import validate
+from pipeline.model.rules import build_rules
+
+pytest.importorskip("numba")
+
+TEN = build_rules("classic", {"ranks": "10", "suits": "1", "pickup": "winner_first"})
+
+
+def test_the_longest_games_found_replay_to_their_length_and_validate(tmp_path):
+    records = search(TEN, rounds=30, searchers=2, keep=4, seed=7)
+    assert len(records) == 4 and [r.score for r in records] == sorted((r.score for r in records), reverse=True)
+    assert all(r.outcome in ("win", "draw") and r.score == r.battles for r in records)
+    assert records[0].score <= 49  # the longest game that ends, over every deal (tests/test_all_deals.py)
+    write_records(tmp_path / "rec", TEN, records)
+    assert validate(tmp_path / "rec").ok
+    lengths = run(tmp_path / "rec", sql="SELECT battles FROM games ORDER BY game_id").column(0).to_pylist()
+    assert lengths == [r.battles for r in records]
+    assert len(replay_game(tmp_path / "rec", 0).battles) == records[0].battles
+
+
+def test_a_search_for_a_cycle_finds_deals_that_cycle():
+    records = search(TEN, goal="cycle", rounds=5, searchers=1, keep=3, seed=1)
+    assert records and all(r.outcome == "cycle" and r.score == 1 for r in records)
+
+
+def test_a_search_of_rounds_is_a_pure_function_of_its_arguments():
+    assert search(TEN, rounds=10, searchers=2, keep=3, seed=3) == search(TEN, rounds=10, searchers=2, keep=3, seed=3)
+    assert search(TEN, rounds=10, searchers=2, keep=3, seed=3, workers=2) == \
+        search(TEN, rounds=10, searchers=2, keep=3, seed=3)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"goal": "shortest"}, "`goal` is longest or cycle"),
+    ({"rounds": None}, "`rounds` or `seconds`"),
+    ({"rounds": 0}, "`rounds` must be an integer of at least 1"),
+    ({"keep": 0}, "`keep` must be"),
+])
+def test_bad_arguments_are_one_line(kwargs, words):
+    with pytest.raises(RulesError, match=words):
+        search(TEN, **{"rounds": 5, **kwargs})
+
+
+def test_a_rule_set_the_compiled_engine_does_not_play_is_refused(monkeypatch):
+    monkeypatch.setenv("WAR_ENGINE", "reference")
+    with pytest.raises(RulesError, match="compiled engine does not play it"):
+        search(TEN, rounds=1)

@@ -116,9 +116,9 @@ def page_data(rp: GameReplay) -> dict:
                                       view.out_after))
     game = dict(rec)
     game["game_seed"] = str(game["game_seed"])  # a 64-bit seed does not fit a JavaScript number
-    game["rule_set"] = rp.rule_set
     return {
         "game": game,
+        "rule_set": rp.rule_set,
         "title": variant(rules.variant).title,
         "options": {k: every[k] for k in variant(rules.variant).options},
         "rules": every,

@@ -109,7 +109,7 @@
   function setupStatic() {
     $("game-title").textContent = `Game ${G.game_id} · ${D.title}`;
     const opts = Object.entries(D.options).map(([k, v]) => `${k}=${v}`).join(", ");
-    $("game-meta").innerHTML = `${esc(G.rule_set)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
+    $("game-meta").innerHTML = `${esc(D.rule_set)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
       `${G.wars} wars in ${G.war_battles} battles, deepest ${G.max_war_depth}<br>${esc(opts)}` +
       (D.policies.length ? `<br>policies: ${D.policies.map((p, s) => `seat ${s} ${esc(p)}`).join(" · ")}` : "");
     $("game-outcome").textContent = `Outcome: ${outcomeText()}`;
@@ -424,7 +424,7 @@
       battles.push(one);
       before = st;
     }
-    const game = { game: D.game, rules: D.rules, policies: D.policies, disagreements: D.disagreements,
+    const game = { game: D.game, rule_set: D.rule_set, rules: D.rules, policies: D.policies, disagreements: D.disagreements,
       deal: D.deal.map(eventJson), battles: battles, end: eventJson(D.end) };
     // the seed is a 64-bit integer: written as the page holds it, digits, not through a JavaScript number
     return JSON.stringify(game).replace(/"game_seed":"(\d+)"/, '"game_seed":$1');

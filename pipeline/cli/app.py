@@ -113,6 +113,42 @@ def progress(total: int, label: str, quiet: bool):
     return _Bar()
 
 
+def _terminal_console(quiet: bool):
+    """rich's Console on stderr, or None when quiet or stderr is not a terminal."""
+    if quiet:
+        return None
+    from rich.console import Console  # lazy: keeps war --help fast
+
+    console = Console(stderr=True)
+    return console if console.is_terminal else None
+
+
+class _Rows:
+    def __init__(self, console, label: str):
+        self.console, self.label, self.p = console, label, None
+
+    def __enter__(self):
+        if self.console is None:
+            return lambda n: None
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self.p = Progress(SpinnerColumn(), TextColumn(self.label + " {task.completed:,} rows"), TimeElapsedColumn(),
+                          console=self.console, transient=True)
+        self.p.__enter__()
+        task = self.p.add_task(self.label, total=None)
+        return lambda n: self.p.advance(task, n)
+
+    def __exit__(self, *exc):
+        if self.p is not None:
+            return self.p.__exit__(*exc)
+
+
+def rows_counter(label: str, quiet: bool):
+    """A context whose value `tick(rows)` counts rows written, on stderr (nothing when quiet or
+    not a terminal): the progress of a result of unknown size."""
+    return _Rows(_terminal_console(quiet), label)
+
+
 def prepare_engine(rule_sets, validation: bool = False) -> None:
     """Load the compiled game engines that play `rule_sets` before any progress bar starts; when
     one must be compiled first (the first run after installing), say so on stderr, on a terminal

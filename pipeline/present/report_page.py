@@ -95,7 +95,7 @@ class SectionView:
     finding_sources: list[Source]  # the rows of the findings' queries, for the section's variant
 
 
-def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None) -> Chart:
+def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None, drill: bool = False) -> Chart:
     sources = []
     for name in fig.queries:
         rows = data.rows(name, variant)
@@ -104,10 +104,11 @@ def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None) -> C
                 rows = [r for r in rows if r[key] == fig.extra[key]]
         params = data.params.get(name, {})
         sources.append(Source(name, params, rows, command(dataset, name, params)))
-    return Chart(fig, Markup(render_svg(fig)), sources)
+    return Chart(fig, Markup(render_svg(fig, links=drill)), sources)
 
 
-def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None = None) -> SectionView:
+def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None = None,
+                 drill: bool = False) -> SectionView:
     overview = s.id == "overview"
     variant = None if overview else s.id
     palette = overview_palette(data) if overview else rule_set_palette(data, variant)
@@ -117,7 +118,7 @@ def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None
     for title, figs in s.groups:
         charts = []
         for f in figs:
-            charts.append(chart(f, data, dataset, variant))
+            charts.append(chart(f, data, dataset, variant, drill))
             steps.advance()
         groups.append((title, charts))
     said = [] if overview else [Said(f.text, f.query, command(dataset, f.query, data.params.get(f.query, {})),
@@ -171,16 +172,17 @@ def notable_games(data: ReportData) -> list[tuple[str, list[tuple[RuleSetInfo, l
 
 def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str] | None,
                   links: Iterable[tuple[str, str]] = (), pages: str | None = None,
-                  steps: Steps | None = None) -> str:
+                  steps: Steps | None = None, drill: bool = False) -> str:
     """The whole report page. `game_href(game_id)` is where a game's replay page is (None: the
     games are listed without links, so a page that travels alone has no dead ones); `pages`
     names the folder of replay pages written beside the report, which the page says must go
     with it; `links` are extra (href, label) entries for the bar of links (the server's games
-    list). Each chart drawn is a step of `steps`."""
+    list); `drill` makes the marks that stand for games links to them (the server's,
+    present/drill.py). Each chart drawn is a step of `steps`."""
     steps = steps or Steps()
     parts = all_sections(data)
     steps.add(sum(len(figs) for s in parts for _, figs in s.groups))
-    views = [section_view(s, data, dataset, steps) for s in parts]
+    views = [section_view(s, data, dataset, steps, drill) for s in parts]
     nav = [(f"#{s.id}", s.title) for s in views] + [("#games", "Games worth a look")] + list(links)
     return render("report.html", title=f"War report: {dataset}", heading="War report", links=nav,
                   dataset=dataset, data=data, sections=views, summary=summary(data),

@@ -52,10 +52,18 @@ EVENT_VIEWS = re.compile(
 @dataclass
 class Session:
     """A DuckDB connection with the dataset's views, locked down, and its private spill folder.
-    `no_events`: why the event views are missing, when the dataset stores no event log."""
+    `no_events`: why the event views are missing, when the dataset stores no event log;
+    `events`: whether the decoded event views (events, battles) were set up."""
     con: duckdb.DuckDBPyConnection
     spill: str | None = None
     no_events: str | None = None
+    events: bool = True
+
+    def cursor(self) -> "Session":
+        """A new connection to the same database, for another thread: the same views (and the
+        Python functions they call) and lock, without the set-up (a server answers each request
+        in a cursor of one session). Closing it leaves this session open."""
+        return Session(self.con.cursor(), None, self.no_events, self.events)
 
     def close(self) -> None:
         self.con.close()
@@ -89,7 +97,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     ds = Dataset.open(root)
     con = duckdb.connect()
     spill = tempfile.mkdtemp(prefix="war-query-")
-    session = Session(con, spill)
+    session = Session(con, spill, events=events)
     try:
         con.execute("SET enable_progress_bar = false")
         con.execute(f"SET temp_directory = {_quote(spill)}")
@@ -97,6 +105,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
             files_of = [ds.root / f.path for f in ds.files(table)]
             if not files_of and table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):
                 session.no_events, events = _no_files(ds, table), False
+                session.events = False
                 continue
             if not files_of:
                 raise QueryError(_no_files(ds, table))
@@ -203,7 +212,7 @@ def schema_session(events: bool = True) -> Session:
     """A locked session with every view over empty tables of the dataset schema: what a query
     returns can be told without any dataset (`war query --show`)."""
     con = duckdb.connect()
-    session = Session(con)
+    session = Session(con, None, events=events)
     rows = pa.schema([pa.field(f.name, pa.string() if pa.types.is_dictionary(f.type) else f.type)
                       for f in EVENT_SCHEMA] + [pa.field("variant", pa.string())])
     con.register("_games", GAME_SCHEMA.empty_table())

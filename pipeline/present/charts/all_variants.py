@@ -7,6 +7,7 @@ import math
 
 import altair as alt
 
+from .. import drill
 from ..numbers import pct
 from ..report import FEW_GAMES, ReportData
 from .figure import (
@@ -70,8 +71,9 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
     panels = []
     present = {r["rules_id"] for r in dist}
     rids = [rid for rid in palette.labels if rid in present]
+    per_decade = int(data.params.get("length_distribution", {}).get("bins_per_decade", 20))
     for i, rid in enumerate(rids):
-        rows = [r for r in dist if r["rules_id"] == rid]
+        rows = [{**r, drill.FIELD: drill.length_bucket(r, per_decade)} for r in dist if r["rules_id"] == rid]
         top = max(r["share"] for r in rows)
         last = i == len(rids) - 1
         s = stats.get(rid, {})
@@ -221,6 +223,7 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
         return None
     for r in rows:
         r["seat_label"] = f"seat {r['seat']}"
+        r[drill.FIELD] = drill.seat_wins(r)
     seats = sorted({r["seat"] for r in rows})
     x = alt.X("seat_label:N", title=None, sort=[f"seat {s}" for s in seats],
               axis=alt.Axis(labelAngle=0, labelFontSize=12))

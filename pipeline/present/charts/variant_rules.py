@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from .. import drill
 from ..numbers import pct
 from ..report import ReportData, short_policies
 from .figure import HALF, INK, PALETTE, Figure, Palette, beside, blend, depth_name, from_rows, ink_on, values
@@ -87,7 +88,8 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
                     (r["policy_b"], r["policy_a"], 1 - r["share_a"], 1 - r["ci_high"], 1 - r["ci_low"], r["wins_b"])):
                 cells.append({"row": short[row], "col": short[col], "share": share, "ci_low": lo,
                               "ci_high": hi, "wins": wins, "decided_games": r["decided_games"],
-                              "text": pct(share, 1), "interval": f"{pct(lo, 1)} – {pct(hi, 1)}"})
+                              "text": pct(share, 1), "interval": f"{pct(lo, 1)} – {pct(hi, 1)}",
+                              drill.FIELD: drill.matchup(rid, row, col)})
         fair = 0.5
         low, high = min(c["share"] for c in cells), max(c["share"] for c in cells)
         for c in cells:

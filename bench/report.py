@@ -9,28 +9,16 @@ machine's load average is printed with it: other work on the cores slows every f
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from measure import timed_cpu, war
+from measure import big_dataset, timed_cpu, war
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dataset")
-    parser.add_argument("--generate", action="store_true", help="generate 1,000,000 Classic War games first")
-    parser.add_argument("--runs", type=int, default=2)
-    args = parser.parse_args()
-    root = Path(args.dataset)
-    if not root.exists():
-        if not args.generate:
-            raise SystemExit(f"{root} does not exist (--generate writes 1,000,000 games there)")
-        took, _, _ = timed_cpu(war("generate", "--variant", "classic", "--games", "1000000", "--seed", "42",
-                               "--workers", "2", "--out", str(root), "-q"))
-        print(f"generated {root} in {took:.0f} s")
+    args, root = big_dataset(__doc__.splitlines()[0], runs=2)
 
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     rows = []

@@ -17,7 +17,7 @@ The public API, in the order of the data's way::
 - Plan, make_plans, generate: what to generate (rule set, games, deals, each seat's policy;
   make_plans also expands a tournament) and the dataset it makes. generate_request: a checked
   GenerateRequest from a command line's arguments (variant names, OPTION=VALUE options, rule
-  files, SEAT=POLICY texts, the executor, the default output folder), whose `run` says how to
+  files, the rule sets' names, SEAT=POLICY texts, the executor, the default output folder), whose `run` says how to
   finish a run Ctrl-C or a full disk stopped. warm_engines: load (or compile, once) the compiled
   engines of some rule sets before the work starts. demo: the steps of `war demo`.
 - rule_set: one rule set from a variant and OPTION=VALUE texts, or a rule file. search: the deals

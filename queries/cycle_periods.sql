@@ -1,5 +1,5 @@
--- answers: Over every deal of the deck (`--all-deals`), which cycle lengths do the deals that
---   never end fall into? Per variant and rule set that plays every deal, and per cycle length
+-- answers: Over every deal, which cycle lengths do the deals that never end fall into? Over
+--   every deal of the deck (`--all-deals`), per variant and rule set that plays every deal, and per cycle length
 --   (the battles between two equal positions, games.cycle_length): how many deals fall into a
 --   cycle of that length, as a fraction of every deal (numerator over denominator) and a share.
 --   Deals that fall into the same cycle enter it at different positions: this counts deals, not

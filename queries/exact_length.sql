@@ -1,4 +1,4 @@
--- answers: Over every deal of the deck (`--all-deals`), how long are the games that end? Per
+-- answers: Over every deal of the deck, how long are the games that end? With `--all-deals`, per
 --   variant and rule set that plays every deal, and per number of battles of the games that end
 --   (a win or a draw): how many deals end after that many battles, as a fraction of the deals
 --   that end (numerator over denominator) and a decimal share, with the exact mean length of the

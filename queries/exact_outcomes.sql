@@ -1,6 +1,5 @@
--- answers: Over every deal of the deck (`war generate --all-deals`), exactly how often does each
---   seat win, and how often is a game drawn, capped or a cycle? Per variant and rule set that
---   plays every deal: each result (`seat N wins`, `draw`, `capped`, `cycle`) as a fraction of
+-- answers: Over every deal of the deck, exactly how often does each seat win, draw or cycle? Per
+--   variant and rule set that plays every deal (`war generate --all-deals`): each result (`seat N wins`, `draw`, `capped`, `cycle`) as a fraction of
 --   the deals (numerator over denominator, and as a decimal share), exact since every deal is
 --   equally likely under a fair shuffle. With two seats, the same counted up to swapping the
 --   players (class_numerator over class_denominator): a deal and the deal with the seats' piles

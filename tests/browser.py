@@ -57,3 +57,15 @@ class Tab:
 
     def close(self) -> None:
         self.context.close()
+
+
+@contextmanager
+def clean_tab(browser, allowed: tuple[str, ...] = ("file://",), viewport=(1280, 900)):
+    """A Tab for one test, which fails it if the page fetched from outside `allowed` or logged
+    an error."""
+    tab = Tab(browser, allowed, viewport)
+    try:
+        yield tab
+        assert tab.blocked == [] and tab.errors == [], (tab.blocked, tab.errors)
+    finally:
+        tab.close()

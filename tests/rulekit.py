@@ -1,8 +1,8 @@
 """Shared test helpers: cards by label, hand-built deals, the events as the engines log them
 (pipeline.engines.event.Event), the rule sets and games of the rule tests (Classic War's
 hand-built deals, scripted decisions for Steal War and Arneson's War), the option grid that the
-conformance and kernel suites sweep, reading a dataset's games, and running a script in a fresh
-process with its own numba cache."""
+conformance and compiled-engine suites sweep, reading a dataset's games, and running a script in
+a fresh process with its own numba cache."""
 
 from __future__ import annotations
 
@@ -384,12 +384,12 @@ def dataset_events(root) -> list[dict]:
 
 def encoded(events: list[dict]) -> list[dict]:
     """One game's event dicts, in list order (their seq is ignored), as rows of an events file."""
-    from pipeline.log import codec as logcodec
+    from pipeline.log import codec
 
     if not events:
         return []
     log = [Event(**{k: tuple(e[k]) if isinstance(e[k], list) else e[k] for k in Event._fields}) for e in events]
-    return [{"game_id": events[0]["game_id"], **r._asdict()} for r in logcodec.encode(log)]
+    return [{"game_id": events[0]["game_id"], **r._asdict()} for r in codec.encode(log)]
 
 
 def rewrite_game_events(path, gid: int, edit) -> None:

@@ -1,9 +1,8 @@
-"""Cross-check of the engine against an independent, clean-room simulator (independent_war.py),
-written from rules 1-5 and 8 and the documented conventions, game by game.
-
-Every table-family option value appears in at least one rule set below; each rule set plays the
-same paired seeds (game_seed(2024, i)), and every summary field must agree for every game.
-"""
+"""Cross-check of the engine (pipeline.engines.game.play_game, the table family's reference
+engine) against an independent, clean-room simulator (tests/independent_war.py), written from
+rules 1-5 and 8 and the documented conventions, game by game: every table-family option value
+appears in at least one rule set below; each rule set plays the same paired seeds
+(game_seed(2024, i)), and every summary field must agree for every game."""
 
 from __future__ import annotations
 

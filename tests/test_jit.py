@@ -1,5 +1,6 @@
 """pipeline/engines/compiled/jit.py: the engines compile at LLVM's -O1, the encoder and checks at
-numba's default, and numba's setting is left as it was found."""
+numba's default, and numba's setting is left as it was found; the games' steps (jit.borrowing)
+have no wrapper for Python to call them through, and the entry points Python calls keep theirs."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from pipeline.engines.table import battle  # noqa: E402
 from pipeline.engines.table import compiled as table  # noqa: E402
 from pipeline.engines.compiled.jit import QUICK_OPT, LinkedCompiler, QuickCompiler, njit, optimising  # noqa: E402
 from pipeline.log import compiled_codec, invariants  # noqa: E402
+from pipeline.log.warm import all_builds, warm_rules  # noqa: E402
+from compiledkit import build_id  # noqa: E402
 
 
 @pytest.fixture
@@ -101,3 +104,31 @@ def test_engines_compile_quick_and_the_encoder_and_checks_do_not(dispatcher, qui
     pipeline_class = dispatcher._compiler.pipeline_class
     assert issubclass(pipeline_class, QuickCompiler) is quick
     assert (pipeline_class is LinkedCompiler) is linked
+
+
+def _python_wrapper(dispatcher) -> list[int]:
+    """The address of the wrapper Python calls each compiled version of `dispatcher` through
+    (0: numba built none)."""
+    return [o.library.get_pointer_to_function(o.fndesc.llvm_cpython_wrapper_name) for o in dispatcher.overloads.values()]
+
+
+@pytest.mark.parametrize("build", all_builds(), ids=build_id)
+def test_steps_have_no_python_wrapper_and_the_entries_do(build):
+    """Only compiled code calls a step, so numba builds no wrapper for Python to call it through
+    (building them was a quarter of the steps' compile); play_games and the encoder's pass,
+    which Python calls, keep theirs."""
+    from pipeline.engines.compiled.state import called, compile_steps, with_parts
+    from pipeline.log.compiled_codec import encode_pass
+    from pipeline.engines.choice import ENGINES
+    from pipeline.log.warm import warm
+
+    warm(engines=(build,))  # loads the build's games and the encoder's pass
+    module = ENGINES[build[0]]
+    steps = [step for group in module.STEPS for step in group]
+    structures = with_parts(module.structures(warm_rules(build)))
+    compile_steps(steps, structures)
+    for step in steps:
+        wrappers = _python_wrapper(step)
+        assert (wrappers or not called(step, structures)) and not any(wrappers), step.py_func.__name__
+    for entry in (module.play_games, encode_pass):
+        assert _python_wrapper(entry) and all(_python_wrapper(entry)), entry.py_func.__name__

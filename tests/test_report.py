@@ -15,28 +15,16 @@ from pathlib import Path
 import pytest
 
 from browser import Tab, chromium
-from pipeline.jobs.generate import Plan, generate, make_plans
+from reportkit import six_variants
 from pipeline.jobs.query import run
 from pipeline.present.report import build_report_data
 from pipeline.present.charts import sections
 from pipeline.present.report_page import default_game_href, render_report, write_report
-from pipeline.model.rules import build_rules
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    plans = [
-        Plan(build_rules("classic"), 200),
-        Plan(build_rules("classic", {"pickup": "table_order", "max_battles": "300"}), 200),
-        Plan(build_rules("multiplayer", {"players": "3"}), 100),
-        Plan(build_rules("jokers"), 100),
-        Plan(build_rules("razboi"), 100),
-        *make_plans([build_rules("steal")], games=12, tournament=["steal:always", "steal:threshold:3"]),
-        *make_plans([build_rules("arneson")], games=12, tournament=["hand:highest", "hand:save_high"]),
-    ]
-    out = tmp_path_factory.mktemp("report") / "ds"
-    generate(out, plans, seed=3)
-    return out
+    return six_variants(tmp_path_factory.mktemp("report") / "ds", games=200, tournament_games=12, seed=3)
 
 
 @pytest.fixture(scope="module")

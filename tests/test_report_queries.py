@@ -19,6 +19,7 @@ from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.jobs.query import EVENT_VIEWS, named_queries, run
 from pipeline.model.deal import Deal
 from pipeline.model.rules import build_rules
+from reportkit import wilson
 from rulekit import dataset_events, games_rows
 
 GAMES = 240
@@ -77,13 +78,6 @@ def by_rules(games):
 @pytest.fixture(scope="module")
 def events(root):
     return dataset_events(root)
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _rows(root, name, **params):

@@ -5,13 +5,10 @@ GET, only for its own host name, and leaves the dataset as it was."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,6 +20,7 @@ from pipeline.jobs.query import run
 from pipeline.present.serve import MAX_PER_PAGE
 from pipeline.model.rules import build_rules
 from rulekit import digests
+from servekit import raw_get, war_serve
 
 
 @pytest.fixture(scope="module")
@@ -38,41 +36,9 @@ def root(tmp_path_factory) -> Path:
 def server(root):
     """A `war serve` process on a free port; its base URL. Stopped (by its pid) at the end."""
     before = digests(root)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "serve", str(root), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    url = None
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        m = re.search(r"at (http://\S+/) ", line)
-        if m:
-            url = m.group(1)
-            break
-    assert url, f"war serve did not start: {proc.stderr.read() if proc.poll() is not None else ''}"
-    yield url
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    with war_serve(root) as (url, _):
+        yield url
     assert digests(root) == before, "the server changed the dataset"
-
-
-def raw_get(url: str, path: str, host: str | None = None, method: str = "GET") -> tuple[int, bytes]:
-    """A request with the path sent exactly as given (no client normalizes the `..`)."""
-    parts = urlsplit(url)
-    with socket.create_connection((parts.hostname, parts.port), timeout=60) as s:
-        s.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host or parts.netloc}\r\nConnection: close\r\n\r\n"
-                  .encode("latin-1"))
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
 
 
 def test_it_listens_on_loopback_only(server):
@@ -141,12 +107,13 @@ def test_filter_sort_and_page_the_games(server, root):
         tab = Tab(browser, allowed=(server,))
         tab.page.goto(server + "games?per_page=4")
         assert int(tab.page.get_attribute("#count", "data-total")) == 360
-        tab.page.select_option("select[name=rule_set]", fixed)
-        tab.page.select_option("select[name=outcome]", "cycle")
-        tab.page.select_option("select[name=sort]", "battles")
-        tab.page.select_option("select[name=order]", "asc")
-        tab.page.click("form.filters button[type=submit]")
+        tab.page.click(f"a[data-facet=rule_set][data-value='{fixed}']")
         tab.page.wait_for_load_state()
+        tab.page.click("a[data-facet=outcome][data-value=cycle]")
+        tab.page.wait_for_load_state()
+        tab.page.click("th[data-sort=battles] a")  # battles is the sort, high first: now low first
+        tab.page.wait_for_load_state()
+        assert tab.page.get_attribute("th[data-sort=battles]", "aria-sort") == "ascending"
         assert int(tab.page.get_attribute("#count", "data-total")) == len(expected)
         seen = []
         while True:
@@ -173,11 +140,11 @@ def test_a_game_opens_from_the_list(server, root):
     with chromium() as browser:
         tab = Tab(browser, allowed=(server,))
         tab.page.goto(server + "games?outcome=win&sort=wars&per_page=5")
-        link = tab.page.query_selector("table.games-list a")
+        link = tab.page.query_selector("table.games-list tbody a")
         gid = int(link.inner_text())
         link.click()
         tab.page.wait_for_load_state()
-        assert tab.page.url.split("#")[0] == f"{server}games/{gid}"
+        assert tab.page.url.split("#")[0].split("?")[0] == f"{server}games/{gid}"
         assert tab.page.evaluate("document.body.dataset.battle") is not None
         players = run(root, sql=f"SELECT players FROM games WHERE game_id = {gid}").to_pylist()[0]["players"]
         assert len(tab.page.query_selector_all("[data-seat]")) == players

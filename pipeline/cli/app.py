@@ -57,7 +57,7 @@ def _war(show_version: bool = typer.Option(False, "--version", is_eager=True, ca
 
 # The flag of each library parameter that is not --NAME (a WarError's `params`).
 FLAGS = {"policies": "--policy", "options": "--set", "params": "--param", "variants": "--variant",
-         "rule_files": "--rules"}
+         "rule_files": "--rules", "names": "--name"}
 
 
 def flag(param: str) -> str:
@@ -70,9 +70,12 @@ def say_error(text: str) -> None:
 
 
 def progress(total: int, label: str, quiet: bool):
-    """A rich progress bar on stderr (nothing when quiet or not a terminal)."""
+    """A rich progress bar on stderr (nothing when quiet or not a terminal): `tick(n)` advances
+    it, `tick(n, total=T)` also says the whole is T (for work whose size is learnt on the way:
+    with `total` 0 the bar shows from the first tick, so an error found before any work comes
+    alone)."""
     if quiet:
-        return nullcontext(lambda n: None)
+        return nullcontext(lambda n, total=None: None)
     from rich.console import Console  # lazy: keeps war --help fast
     from rich.progress import (  # lazy: keeps war --help fast
         BarColumn,
@@ -84,20 +87,66 @@ def progress(total: int, label: str, quiet: bool):
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        return nullcontext(lambda n: None)
+        return nullcontext(lambda n, total=None: None)
 
     class _Bar:
         def __enter__(self):
+            self.p = None
+            if total:
+                self._start()
+            return self.tick
+
+        def _start(self):
             self.p = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                               console=console, transient=False)
             self.p.__enter__()
-            self.task = self.p.add_task(label, total=total)
-            return lambda n: self.p.advance(self.task, n)
+            self.task = self.p.add_task(label, total=total or None)
+
+        def tick(self, n: int, total: int | None = None) -> None:
+            if self.p is None:
+                self._start()
+            self.p.update(self.task, advance=n, total=total)
 
         def __exit__(self, *exc):
-            return self.p.__exit__(*exc)
+            return None if self.p is None else self.p.__exit__(*exc)
 
     return _Bar()
+
+
+def _terminal_console(quiet: bool):
+    """rich's Console on stderr, or None when quiet or stderr is not a terminal."""
+    if quiet:
+        return None
+    from rich.console import Console  # lazy: keeps war --help fast
+
+    console = Console(stderr=True)
+    return console if console.is_terminal else None
+
+
+class _Rows:
+    def __init__(self, console, label: str):
+        self.console, self.label, self.p = console, label, None
+
+    def __enter__(self):
+        if self.console is None:
+            return lambda n: None
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self.p = Progress(SpinnerColumn(), TextColumn(self.label + " {task.completed:,} rows"), TimeElapsedColumn(),
+                          console=self.console, transient=True)
+        self.p.__enter__()
+        task = self.p.add_task(self.label, total=None)
+        return lambda n: self.p.advance(task, n)
+
+    def __exit__(self, *exc):
+        if self.p is not None:
+            return self.p.__exit__(*exc)
+
+
+def rows_counter(label: str, quiet: bool):
+    """A context whose value `tick(rows)` counts rows written, on stderr (nothing when quiet or
+    not a terminal): the progress of a result of unknown size."""
+    return _Rows(_terminal_console(quiet), label)
 
 
 def prepare_engine(rule_sets, validation: bool = False) -> None:

@@ -33,6 +33,7 @@ def generate(
     log: LogChoice = typer.Option("events", "--log", metavar="WHAT", help="events: the event log and the games table; games: the games table alone (events are regenerated when asked for)."),
     policy: list[str] = typer.Option([], "--policy", "-p", metavar="SEAT=POLICY", help="SEAT=POLICY for variants with decisions (SEAT * for all seats); see `war policies`."),
     tournament: list[str] = typer.Option([], "--tournament", "-t", metavar="POLICY", help="A policy in a tournament (repeat): every pair plays the same seeds, both seatings."),
+    name: list[str] = typer.Option([], "--name", metavar="NAME", help="A name for the rule set of each --variant, in order, shown instead of its options; a rule file gives its own (`name`)."),
     workers: int = typer.Option(1, "--workers", "-w", metavar="N", help="Processes to generate with, 1 .. 256."),
     shard_size: int = typer.Option(2000, "--shard-size", metavar="N", help="Games per part file, 1 .. 100,000."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a dataset already in --out."),
@@ -49,7 +50,7 @@ def generate(
         variants=variant, options=set_, rule_files=rules_file, games=games, deals=deals, policies=policy,
         tournament=tournament, seed=seed, out=out, workers=workers, shard_size=shard_size, overwrite=overwrite,
         append=append, resume=resume, executor=executor, scheduler=scheduler, all_deals=all_deals, log=log.value,
-        source=from_, where=where, wait=wait, discard=discard)
+        source=from_, where=where, wait=wait, discard=discard, names=name)
     if request.discard:
         done = request.run_discard()
         what = "append" if done.append else "run"

@@ -11,7 +11,7 @@ import typer
 
 import pipeline as war
 
-from .app import app, refuse_output
+from .app import app, refuse_output, rows_counter
 
 
 class OutputFormat(str, Enum):
@@ -37,6 +37,7 @@ def query(
     limit: int | None = typer.Option(None, "--limit", "-n", min=0, metavar="N", help="At most N rows (a table shows 40 unless told)."),
     all_rows: bool = typer.Option(False, "--all", help="A table shows every row."),
     allow_read: list[Path] = typer.Option([], "--allow-read", metavar="PATH", help="Let the SQL read files under PATH, outside the dataset (repeatable)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress while writing --output FILE."),
 ) -> None:
     """Answer a question with DuckDB SQL: a named query or --sql. Queries only read: the dataset,
     and the files under --allow-read paths."""
@@ -65,13 +66,18 @@ def query(
         columns = war.describe_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
         _write(columns, fmt.value, output, None, True)
         return
-    result = war.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
-    _write(result, fmt.value, output, limit, all_rows)
+    if output is None or fmt is OutputFormat.table:
+        result = war.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
+        _write(result, fmt.value, output, limit, all_rows)
+        return
+    with rows_counter(f"writing {output}:", quiet) as tick:  # from the start: setting up the views takes time too
+        result = war.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
+        _write(result, fmt.value, output, limit, all_rows, tick)
 
 
-def _write(result, fmt: str, output, limit, all_rows) -> None:
+def _write(result, fmt: str, output, limit, all_rows, progress=None) -> None:
     try:
-        war.write_result(result, fmt, output, limit=limit, all_rows=all_rows)
+        war.write_result(result, fmt, output, limit=limit, all_rows=all_rows, progress=progress)
     except BrokenPipeError:  # `| head`: the reader has seen enough, as with any shell tool
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -8,7 +8,7 @@ import typer
 
 import pipeline as war
 
-from .app import app, choices
+from .app import app, choices, progress
 
 
 ReportFormat = choices("ReportFormat", ("html", "svg", "png"))
@@ -25,19 +25,24 @@ def report(
     game_pages: bool = typer.Option(True, "--game-pages/--no-game-pages",
                                     help="Write the replay page of every linked game beside the report."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Charts and tables of the dataset's statistics, every number a named query's result."""
     if not 0 <= games <= 100:
         raise war.ReportError(f"--games must be 0 to 100, got {games}")
     if fmt is ReportFormat.html:
         target = output if output is not None else Path("report.html")
-        written = war.write_report(dataset, target, dataset=dataset, game_pages=game_pages,
-                                   games_per_kind=games, overwrite=overwrite)
+        with progress(0, "report", quiet) as tick:
+            written = war.write_report(dataset, target, dataset=dataset, game_pages=game_pages,
+                                       games_per_kind=games, overwrite=overwrite,
+                                       progress=lambda n, total: tick(n, total=total))
         pages = len(written) - 1
         extra = f" and {pages} replay pages in {written[1].parent}" if pages else ""
         typer.echo(f"wrote {target} ({written[0].stat().st_size / 1e6:.1f} MB){extra}")
         return
     if output is None:
         raise war.ReportError(f"--format {fmt.value} needs --output FOLDER for the chart files")
-    paths = war.write_charts(dataset, output, fmt.value, overwrite=overwrite)
+    with progress(0, "charts", quiet) as tick:
+        paths = war.write_charts(dataset, output, fmt.value, overwrite=overwrite,
+                                 progress=lambda n, total: tick(n, total=total))
     typer.echo(f"wrote {len(paths)} charts to {output}")

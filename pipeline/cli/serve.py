@@ -6,7 +6,7 @@ import typer
 
 import pipeline as war
 
-from .app import app
+from .app import app, progress
 
 
 @app.command()
@@ -15,11 +15,30 @@ def serve(
     port: int = typer.Option(8000, "--port", "-p", help="TCP port (0: any free port)."),
     host: str = typer.Option("127.0.0.1", "--host",
                              help="Address to listen on; anything but 127.0.0.1 lets other machines in."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress while the report is built."),
 ) -> None:
-    """Browse the dataset: the report, the games (filter, sort, page) and any game's replay."""
+    """Browse the dataset: the report, the games (filter, sort, export), any game's replay and
+    its tables, and read-only SQL with the named queries."""
     if not 0 <= port <= 65535:
         raise war.UsageError(f"--port must be 0 to 65535, got {port}")
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: listening on {host}: other machines can read this dataset", err=True)
-    war.serve(dataset, host=host, port=port, name=dataset,
-              ready=lambda url: typer.echo(f"serving {dataset} at {url} (Ctrl-C stops)", err=True))
+    bar = progress(0, "building the report", quiet)
+    tick = bar.__enter__()
+    ended = False
+
+    def end() -> None:
+        nonlocal ended
+        if not ended:
+            ended = True
+            bar.__exit__(None, None, None)
+
+    def ready(url: str) -> None:
+        end()  # the report is built before the server listens
+        typer.echo(f"serving {dataset} at {url} (Ctrl-C stops)", err=True)
+
+    try:
+        war.serve(dataset, host=host, port=port, name=dataset, ready=ready,
+                  progress=lambda n, total: tick(n, total=total))
+    finally:
+        end()

@@ -19,6 +19,7 @@ from ..log.shard import shard_tables
 from ..log.warm import engines_for, warm
 from ..model.all_deals import AllDeals, check_enumerable
 from ..model.deal import Deal, check_deal, deal_line, read_deals
+from ..model.rules import check_name
 from ..model.schema import GAME_ID_STRIDE, RULES_ID_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
@@ -49,6 +50,7 @@ class Plan:
     log: str = "events"  # what is stored: "events" (the log and the games table) or "games" alone
     seeds: list[int] | None = None  # each game's own seed (games taken from another dataset)
     sources: list[int] | None = None  # the game each was taken from (its game_id there)
+    name: str | None = None  # what a person calls the rule set (RuleSetEntry.name); not a rule
 
     def __post_init__(self) -> None:
         self.policies = policy_specs(self.rules, self.policies)
@@ -56,14 +58,15 @@ class Plan:
 
 def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: str | Path | None = None,
                policies: Policies = (), tournament: Sequence[str] = (), all_deals: bool = False,
-               log: str = "events") -> list[Plan]:
+               log: str = "events", names: Sequence[str | None] = ()) -> list[Plan]:
     """The plans for `generate`: each of `rule_sets` (no rule set twice) plays `games` games
     (default 1000, or one per deal). `deals` is a JSON Lines file of explicit deals, game i
     playing line i, checked against each rule set. `policies` are every seat's (one per seat,
     or a seating {seat: policy}, -1 for every seat not named); or a `tournament` among two or
     more policies gives a plan per ordered pair, so each pair plays the same seeds in both
     seatings (2 players). With `all_deals`, each rule set plays every deal of its deck once
-    (`games`, if given, the first that many); `log` "games" stores the games table alone."""
+    (`games`, if given, the first that many); `log` "games" stores the games table alone.
+    `names`, one per rule set (None for none), name them (a name is not one of the rules)."""
     if all_deals and deals is not None:
         raise RulesError("give `deals` or `all_deals`, not both", params=("deals", "all_deals"))
     if log not in LOGS:
@@ -73,8 +76,12 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
         raise RulesError("the same rule set is given twice")
     if policies and tournament:
         raise RulesError("give `policies` or `tournament`, not both", params=("policies", "tournament"))
+    names = list(names) or [None] * len(rule_sets)
+    if len(names) != len(rule_sets):
+        raise RulesError(f"`names` gives {len(names)} names for {len(rule_sets)} rule sets: one each",
+                         params=("names",))
     plans = []
-    for rules in rule_sets:
+    for rules, name in zip(rule_sets, names):
         dealt = read_deals(deals, rules) if deals is not None else None
         n = games if games is not None else (len(dealt) if dealt is not None else DEFAULT_GAMES)
         if all_deals:
@@ -86,7 +93,7 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
         if dealt is not None and n > len(dealt):
             raise RulesError(f"`games` {n} but {deals} holds only {len(dealt)} deals", params=("games",))
         seatings = tournament_seatings(rules, tournament) if tournament else [policies]
-        plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating, all_deals, log)
+        plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating, all_deals, log, name=name)
                   for seating in seatings]
     return plans
 
@@ -95,6 +102,20 @@ def check_games(n: int) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_GAMES:
         raise RulesError(f"`games` must be between 1 and {MAX_GAMES:,} (a rule set's game ids), got {n!r}",
                          params=("games",))
+
+
+def check_names(plans: Sequence[Plan], kept: Sequence[RuleSetEntry] = ()) -> None:
+    """A rule set's name names one rule set: two rule sets of the dataset (the `kept` entries of
+    a dataset appended to, then `plans`) never share one."""
+    owner = {e.name: e.rules_id for e in kept if e.name}
+    for plan in plans:
+        if plan.name is None:
+            continue
+        plan.name = check_name(plan.name)
+        rid = owner.setdefault(plan.name, plan.rules.rules_id)
+        if rid != plan.rules.rules_id:
+            raise RulesError(f"`names`: {plan.name!r} already names rule set {rid}; give each rule set its own name",
+                             params=("names",))
 
 
 def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard_size: int) -> None:
@@ -106,6 +127,7 @@ def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard
         check_games(plan.games)
         if plan.deals is not None and len(plan.deals) < plan.games:
             raise RulesError(f"`games` {plan.games} but only {len(plan.deals)} deals", params=("games",))
+    check_names(plans)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
         raise DatasetError(f"`seed` must be between 0 and 2^64 - 1, got {seed!r}", params=("seed",))
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
@@ -170,7 +192,8 @@ def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: i
                          policies=list(plan.policies), seed=seed, games=plan.games, shard_size=shard_size,
                          deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None,
                          all_deals=plan.all_deals, log=plan.log,
-                         seeds=f"seeds/rule_set-{ordinal}.jsonl" if plan.seeds is not None else None)
+                         seeds=f"seeds/rule_set-{ordinal}.jsonl" if plan.seeds is not None else None,
+                         name=plan.name)
             for ordinal, plan in enumerate(plans, first_ordinal)]
 
 
@@ -316,6 +339,7 @@ def _appended_to(root, plans: list[Plan], seed: int | None):
                     and entry.deals is None and plan.deals is None:
                 raise DatasetError(f"rule set {plan.rules.rules_id} ({plan.rules.variant}) is already "
                                    f"in {str(root)!r} as rule set {entry.ordinal}")
+    check_names(plans, existing.rule_sets)
     first_part = 1 + max((int(f.path.rsplit("part-", 1)[1].split(".")[0]) for f in existing.files
                           if "part-" in f.path), default=-1)
     return seed, existing.rule_sets, existing.files, first_part

@@ -48,7 +48,8 @@ def materialize_plans(source, where: str) -> tuple[list[Plan], int]:
         deals = None
         if entry.deals is not None or entry.all_deals:
             deals = [Deal(d.piles, d.set_aside, explicit=True) for d in ds.deals_of(entry, indexes)]
-        plans.append(Plan(entry.rules, len(ids), deals, list(entry.policies), seeds=seeds, sources=ids))
+        plans.append(Plan(entry.rules, len(ids), deals, list(entry.policies), seeds=seeds, sources=ids,
+                          name=entry.name))
     return plans, ds.manifest.master_seed
 
 

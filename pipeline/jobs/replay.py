@@ -19,7 +19,7 @@ from ..log.tables import game_log, game_record
 from ..model.cards import Deck
 from ..model.deal import Deal, deck_of
 from ..model.event_kinds import KINDS, sentence
-from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
+from ..model.schema import GAME_ID_STRIDE, RuleSetEntry, rule_set_names
 from ..model.variants import variant
 from ..storage.dataset import Dataset
 from ..storage.files import read_rows_of
@@ -60,6 +60,10 @@ class GameReplay:
     battles: list[BattleView]
     end: Event
     disagreements: list[str] = field(default_factory=list)
+    rule_set: str = ""  # the rule set's name (model.schema.rule_set_names); its label when alone
+
+    def __post_init__(self) -> None:
+        self.rule_set = self.rule_set or self.entry.label
 
     @property
     def deck(self) -> Deck:
@@ -105,7 +109,9 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
 
 def replay_game(root, game_id: int) -> GameReplay:
     entry, record, log = load_game(root, game_id)
-    return build_replay(entry, record, log)
+    rp = build_replay(entry, record, log)
+    rp.rule_set = rule_set_names(Dataset.open(root).manifest.rule_sets)[entry.rules_id]
+    return rp
 
 
 def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameReplay:
@@ -240,7 +246,8 @@ def describe_event(deck: Deck, ev: Event) -> str:
 def _header(rp: GameReplay) -> list[str]:
     rules, rec = rp.entry.rules, rp.record
     who = f", seat {rec['winner']}" if rec["winner"] is not None else ""
-    lines = [f"Game {rec['game_id']} · {rules.variant} · rules {rec['rules_id']} · seed {rec['game_seed']}",
+    named = rp.rule_set if rp.rule_set.split(" ")[0] == rules.variant else f"{rp.rule_set} ({rules.variant})"
+    lines = [f"Game {rec['game_id']} · {named} · rules {rec['rules_id']} · seed {rec['game_seed']}",
              f"Outcome: {rec['outcome']}{who} after {rec['battles']} battles "
              f"({rec['wars']} wars, deepest {rec['max_war_depth']})"]
     every = rules.model_dump()
@@ -344,6 +351,7 @@ def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int |
     shown = select(rp, battle, battles, wars)
     return {
         "game": rp.record,
+        "rule_set": rp.rule_set,
         "rules": rp.entry.rules.model_dump(mode="json"),
         "policies": list(rp.entry.policies),
         "disagreements": rp.disagreements,

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 from ..engines.choice import compiled_plays
 from ..engines.policies import parse_seating
 from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted, storage_error
-from ..model.rules import build_rules, load_rules_file, parse_sets
+from ..model.rules import build_rules, check_name, load_rules_file, parse_sets, read_rules_file
 from ..model.schema import Manifest, RuleSet
 from ..storage.journal import WORK_DIR
 from ..storage.location import StorePath, location
@@ -118,7 +118,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                      append: bool = False, resume: bool = False, executor: str = "local",
                      scheduler: str | None = None, all_deals: bool = False, log: str = "events",
                      source: str | Path | None = None, where: str | None = None, wait: float = DEFAULT_WAIT,
-                     discard: bool = False) -> GenerateRequest:
+                     discard: bool = False, names: Sequence[str] = ()) -> GenerateRequest:
     """A run of `generate` from a command line's arguments, each checked before anything is
     touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
     one per file of `rule_files` (options go in the file), else Classic War with `options`;
@@ -128,7 +128,10 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
     With `source`, a dataset, the run plays again the games of it that `where` chooses, with
     their whole log (jobs.materialize): rule sets, games and seeds come from the source.
     `wait`: how long an append waits for another writer of its dataset. `discard` asks for no
-    games but the roll-back of the interrupted run in `out`, and takes no other argument."""
+    games but the roll-back of the interrupted run in `out`, and takes no other argument.
+    `names` name the rule sets of `variants` (or the one of `options`), one each, in order; a
+    rule file gives its own (`name = "..."`). A name is what the report and the `rule_set`
+    column show instead of the variant and its options; it is not a rule."""
     check_wait(wait)
     if discard:
         given = [name for name, value in (("variants", variants), ("options", options), ("rule_files", rule_files),
@@ -136,7 +139,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                                           ("tournament", tournament), ("seed", seed), ("append", append),
                                           ("resume", resume), ("overwrite", overwrite), ("all_deals", all_deals),
                                           ("log", log != "events"), ("from", source), ("where", where),
-                                          ("scheduler", scheduler)) if value]
+                                          ("scheduler", scheduler), ("names", names)) if value]
         if given or out is None:
             raise RulesError("`discard` rolls back the interrupted run in `out` and takes nothing else"
                              + (": drop " + ", ".join(f"`{n}`" for n in given) if given else ": give `out`"),
@@ -146,7 +149,8 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
         given = [name for name, value in (("variants", variants), ("options", options), ("rule_files", rule_files),
                                           ("games", games), ("deals", deals), ("policies", policies),
                                           ("tournament", tournament), ("seed", seed), ("append", append),
-                                          ("all_deals", all_deals), ("log", log != "events")) if value]
+                                          ("all_deals", all_deals), ("log", log != "events"),
+                                          ("names", names)) if value]
         if given:
             raise RulesError("`from` takes its rule sets, games and seeds from the source dataset: give none of "
                              + ", ".join(f"`{n}`" for n in given), params=("from", *given))
@@ -163,15 +167,25 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
     if rule_files and parsed:
         raise RulesError("`options` applies to `variants`; put options for a `rule_files` file in the file",
                          params=("options", "variants", "rule_files"))
-    rule_sets += [load_rules_file(p) for p in rule_files]
-    if not rule_sets:
+    if not rule_sets and not rule_files:
         rule_sets = [build_rules("classic", parsed)]
+    given = [check_name(n) for n in names]
+    if given and len(given) != len(rule_sets):
+        where_ = "; a rule file names its rule set with `name = ...`" if rule_files else ""
+        raise RulesError(f"`names` gives {len(given)} name{'s' * (len(given) > 1)} for {len(rule_sets)} "
+                         f"rule set{'s' * (len(rule_sets) != 1)} of `variants`: one each, in order{where_}",
+                         params=("names", "variants"))
+    given = given or [None] * len(rule_sets)
+    for path in rule_files:
+        rules, name = read_rules_file(path)
+        rule_sets.append(rules)
+        given.append(name)
     if executor not in EXECUTORS:
         raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
     if (executor == "dask") != (scheduler is not None):
         raise RulesError("`executor` dask needs `scheduler` ADDRESS (and `scheduler` needs `executor` dask)",
                          params=("executor", "scheduler"))
-    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log)
+    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log, given)
     if append and out is None:
         raise RulesError("`append` needs `out`, the dataset to add to", params=("append", "out"))
     check_arguments(plans, seed, workers, shard_size)

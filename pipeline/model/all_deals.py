@@ -90,13 +90,10 @@ def index_of(counts, ranks) -> int:
     left = sum(counts)
     total = multinomial(counts)
     index = 0
-    for rank in ranks:
-        for r in range(rank):
-            if counts[r]:
-                index += total * counts[r] // left
-        total = total * counts[rank] // left
+    for rank in ranks:  # every sequence that has a lower rank here comes first
+        index += sum(total * counts[r] // left for r in range(rank))
+        total, left = total * counts[rank] // left, left - 1
         counts[rank] -= 1
-        left -= 1
     return index
 
 

@@ -75,8 +75,29 @@ def _integer(name: str, text: str, wanted: str = "an integer") -> int:
         raise RulesError(f"option {name!r} wants {wanted}, got {text!r}") from None
 
 
+MAX_NAME = 60  # characters in a rule set's name: it heads charts and table rows
+
+
+def check_name(name: str, what: str = "`names`", params: tuple[str, ...] = ("names",)) -> str:
+    """A rule set's name as given (`war generate --name`, `name` in a rule file), without the
+    spaces around it: one line of printable text, 1 to MAX_NAME characters."""
+    if not isinstance(name, str):
+        raise RulesError(f"{what}: a rule set's name is text, got {brief(name)}", params=params)
+    text = name.strip()
+    if not 1 <= len(text) <= MAX_NAME or not text.isprintable():
+        raise RulesError(f"{what}: a rule set's name is 1 to {MAX_NAME} printable characters on one line, "
+                         f"got {name!r}", params=params)
+    return text
+
+
 def load_rules_file(path: str | Path) -> RuleSet:
-    """A whole rule set from TOML or JSON: `variant = "classic"` plus any options."""
+    """A whole rule set from TOML or JSON: `variant = "classic"` plus any options (and perhaps
+    `name`, which names the rule set and is not one of its rules: read_rules_file)."""
+    return read_rules_file(path)[0]
+
+
+def read_rules_file(path: str | Path) -> tuple[RuleSet, str | None]:
+    """A rule file's rule set and the name it gives it (`name = "..."`), if any."""
     path = Path(path)
     kind = not_regular(path)
     if kind is not None:
@@ -95,7 +116,9 @@ def load_rules_file(path: str | Path) -> RuleSet:
                          f"{'JSON' if path.suffix.lower() == '.json' else 'TOML'}: {err}") from None
     if not isinstance(data, dict) or not isinstance(data.get("variant"), str):
         raise RulesError(f"rule file {str(path)!r} must give `variant` (a name) and options")
+    name = check_name(data["name"], f"rule file {str(path)!r}", ()) if "name" in data else None
     try:
-        return build_rules(data["variant"], {k: v for k, v in data.items() if k != "variant"})
+        rules = build_rules(data["variant"], {k: v for k, v in data.items() if k not in ("variant", "name")})
     except RulesError as err:
         raise RulesError(f"rule file {str(path)!r}: {err}") from None
+    return rules, name

@@ -127,6 +127,13 @@ class RuleSet(BaseModel):
         RULES_ID_VERSION), the same on every machine."""
         return _rules_id(self, RULES_ID_VERSION)
 
+    @property
+    def label(self) -> str:
+        """The rule set as a person reads it: its variant and the options that differ from the
+        variant's defaults (`classic pickup=table_order`), which tell apart what the hash of
+        `rules_id` hides."""
+        return " ".join([self.variant, *(f"{k}={v}" for k, v in self.differences().items())])
+
 
 # A rules_id's version. Version 1 hashed every option, defaults included, so an option added
 # to RuleSet changed every id; version 2 hashes the variant and the options that differ from
@@ -255,6 +262,30 @@ class RuleSetEntry(BaseModel):
                                                 "the games were taken from another dataset (`--from`).")
     log: Literal["events", "games"] = Field("events", description="What was stored: the event log and the games "
                                                                   "table, or the games table alone.")
+    name: str | None = Field(None, description="The name the user gave the rule set (`war generate --name`, or "
+                                               "`name` in a rule file); not part of the rules nor of `rules_id`.")
+
+    @property
+    def label(self) -> str:
+        """The name the user gave, else the rule set's own label (RuleSet.label)."""
+        return self.name or self.rules.label
+
+
+def rule_set_names(entries) -> dict[str, str]:
+    """Each rules_id of a manifest's rule set `entries` with the name a person reads: the first
+    name a user gave one of its entries (a tournament is several entries of one rule set), else
+    its label; a name two rule sets share is told apart by each one's rules_id."""
+    labels: dict[str, str] = {}
+    given: dict[str, str] = {}
+    for e in entries:
+        labels.setdefault(e.rules_id, e.rules.label)
+        if e.name:
+            given.setdefault(e.rules_id, e.name)
+    names = {rid: given.get(rid, label) for rid, label in labels.items()}
+    seen: dict[str, int] = {}
+    for name in names.values():
+        seen[name] = seen.get(name, 0) + 1
+    return {rid: f"{name} ({rid})" if seen[name] > 1 else name for rid, name in names.items()}
 
 
 class Manifest(BaseModel):

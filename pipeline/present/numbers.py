@@ -1,11 +1,13 @@
 """How the pages write numbers: a share as a percentage (`pct`), a table cell as a reader wants
-it (`shown`), and a value exactly, as compact JSON (`exact`), for a cell's `data-value`."""
+it (`shown`), a column of cells in one format (`column_format`: `549.0` under `1,040.3`, never
+`549`), and a value exactly, as compact JSON (`exact`), for a cell's `data-value`."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+from collections.abc import Callable
 
 PERCENT = re.compile(r"(share|^ci_|^exact$)")  # the columns that hold shares
 AS_IS = ("seat", "winner", "rank", "game_id", "bucket")  # whole numbers shown without separators
@@ -34,6 +36,40 @@ def shown(value, column: str) -> str:
     if isinstance(value, int):
         return f"{value:,}" if column not in AS_IS else str(value)
     return str(value)
+
+
+def decimals(values: list[float]) -> int:
+    """Decimals for a column of floats: as many as its values have (a median of whole battles
+    has at most one, .5), at most enough for its smallest (1 from 10 up, 2 from 1, 3 from
+    0.01, 4 below)."""
+    finite = [v for v in values if not (math.isnan(v) or math.isinf(v))]
+    smallest = min((abs(v) for v in finite if v), default=1.0)
+    most = 1 if smallest >= 10 else 2 if smallest >= 1 else 3 if smallest >= 0.01 else 4
+    return next((d for d in range(most) if all(abs(v * 10 ** d - round(v * 10 ** d)) < 1e-6 for v in finite)),
+                most)
+
+
+def column_format(values: list, column: str, share_digits: int = 2) -> Callable[[object], str]:
+    """How every cell of `column` is written, given all its `values`: shares as percentages with
+    `share_digits` decimals, whole numbers with separators (ids and seats without), other
+    numbers with the one count of decimals that suits the column (`decimals`); the rest as
+    `shown` writes them."""
+    floats = [v for v in values if isinstance(v, float)]
+    if not floats or PERCENT.search(column):
+        return lambda v: pct(v, share_digits) if isinstance(v, float) and PERCENT.search(column) \
+            and not math.isnan(v) else shown(v, column)
+    digits = decimals(floats + [float(v) for v in values if isinstance(v, int) and not isinstance(v, bool)])
+
+    def write(v) -> str:
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v)):
+            return f"{v:,.{digits}f}"
+        return shown(v, column)
+    return write
+
+
+def column_formats(rows: list[dict], columns: list[str], share_digits: int = 2) -> dict[str, Callable[[object], str]]:
+    """`column_format` of each of `columns` over `rows`."""
+    return {c: column_format([r.get(c) for r in rows], c, share_digits) for c in columns}
 
 
 def exact(value) -> str:

@@ -13,7 +13,7 @@ import sys
 import textwrap
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -57,39 +57,75 @@ def _text_bytes(array: pa.Array) -> memoryview:
     return memoryview(array.buffers()[2])[start:end]
 
 
-def write_csv(result: Result, sink: BinaryIO, limit: int | None) -> None:
+def csv_chunks(batches) -> Iterator[bytes]:
+    """CSV text, a header then each batch (of `Result.csv_batches`), as it comes."""
     import pyarrow.csv as pacsv
 
-    reader = result.csv_batches(limit)
+    first = True
+    for batch in batches:
+        sink = pa.BufferOutputStream()
+        pacsv.write_csv(pa.Table.from_batches([batch]), sink,
+                        pacsv.WriteOptions(include_header=first))
+        first = False
+        yield sink.getvalue().to_pybytes()
+    if first:  # no batch: the header alone
+        sink = pa.BufferOutputStream()
+        pacsv.write_csv(batches.schema.empty_table(), sink)
+        yield sink.getvalue().to_pybytes()
+
+
+class _Counted:
+    """A result's batches, each counted (`progress(rows)`) as it is handed on."""
+
+    def __init__(self, batches, progress: Callable[[int], None] | None):
+        self.batches, self.progress, self.schema = batches, progress, batches.schema
+
+    def __iter__(self):
+        for batch in self.batches:
+            yield batch
+            if self.progress is not None:
+                self.progress(batch.num_rows)
+
+
+def write_csv(result: Result, sink: BinaryIO, limit: int | None, progress=None) -> None:
+    import pyarrow.csv as pacsv
+
+    reader = _Counted(result.csv_batches(limit), progress)
     with pacsv.CSVWriter(sink, reader.schema) as writer:
         for batch in reader:
             writer.write_batch(batch)
 
 
-def write_json(result: Result, sink: BinaryIO, limit: int | None, lines: bool) -> None:
-    """JSON Lines: one object a line. JSON: an array, one object a line."""
-    reader = result.json_lines(limit)
+def json_chunks(batches, lines: bool) -> Iterator[bytes | memoryview]:
+    """JSON Lines (one object a line) or JSON (an array, one object a line) from the batches of
+    `Result.json_lines`, as they come."""
     first = True
     if not lines:
-        sink.write(b"[")
-    for batch in reader:
+        yield b"["
+    for batch in batches:
         if batch.num_rows == 0:
             continue
         rows = batch.column(0)
         if lines:
-            sink.write(_text_bytes(pc.binary_join_element_wise(rows, "", "\n")))
+            yield _text_bytes(pc.binary_join_element_wise(rows, "", "\n"))
             continue
         text = _text_bytes(pc.binary_join_element_wise(",\n", rows, ""))
-        sink.write(b"\n" + bytes(text[2:]) if first else text)
+        yield b"\n" + bytes(text[2:]) if first else text
         first = False
     if not lines:
-        sink.write(b"]\n" if first else b"\n]\n")
+        yield b"]\n" if first else b"\n]\n"
 
 
-def write_parquet(result: Result, sink: BinaryIO, limit: int | None) -> None:
+def write_json(result: Result, sink: BinaryIO, limit: int | None, lines: bool, progress=None) -> None:
+    """JSON Lines: one object a line. JSON: an array, one object a line."""
+    for chunk in json_chunks(_Counted(result.json_lines(limit), progress), lines):
+        sink.write(chunk)
+
+
+def write_parquet(result: Result, sink: BinaryIO, limit: int | None, progress=None) -> None:
     import pyarrow.parquet as pq
 
-    reader = result.batches(limit)
+    reader = _Counted(result.batches(limit), progress)
     with pq.ParquetWriter(sink, reader.schema, compression="zstd") as writer:
         for batch in reader:
             writer.write_batch(batch)
@@ -214,9 +250,11 @@ def _start(sink: BinaryIO, schema: pa.Schema, rows: list[list[str]], width: int)
 
 
 def write_result(result: "Result | pa.Table", fmt: str, output: Path | None = None,
-                 limit: int | None = None, all_rows: bool = False, width: int | None = None) -> None:
+                 limit: int | None = None, all_rows: bool = False, width: int | None = None,
+                 progress: Callable[[int], None] | None = None) -> None:
     """Write `result` in `fmt` to `output` (None: stdout). `limit` caps the rows of any format; a
-    table shows TABLE_ROWS unless `limit` is given or `all_rows`."""
+    table shows TABLE_ROWS unless `limit` is given or `all_rows`. `progress(rows)` is called as
+    each batch of rows of a CSV, JSON or Parquet result is written."""
     if isinstance(result, pa.Table):
         result = Result.of_table(result)
     with result:
@@ -230,10 +268,10 @@ def write_result(result: "Result | pa.Table", fmt: str, output: Path | None = No
             limit = TABLE_ROWS
         with _sink(output) as sink:
             if fmt == "csv":
-                write_csv(result, sink, limit)
+                write_csv(result, sink, limit, progress)
             elif fmt in ("json", "jsonl"):
-                write_json(result, sink, limit, lines=fmt == "jsonl")
+                write_json(result, sink, limit, lines=fmt == "jsonl", progress=progress)
             elif fmt == "parquet":
-                write_parquet(result, sink, limit)
+                write_parquet(result, sink, limit, progress)
             else:
                 write_table(result, sink, limit, width)

@@ -14,9 +14,9 @@ from functools import cache
 from importlib.resources import files
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from .numbers import exact, shown
+from .numbers import column_formats, exact, shown
 
 STYLE = "style.css"
 
@@ -33,13 +33,20 @@ def inline(text: str, tag: str) -> Markup:
     return Markup(text)
 
 
+def breakable(name: str) -> Markup:
+    """A column name that may wrap after its underscores (`decided_<wbr>games`), so a table of
+    many columns fits its card."""
+    return Markup(str(escape(name)).replace("_", "_<wbr>"))
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
-    env.filters.update(shown=shown, exact=exact)
+    env.filters.update(shown=shown, exact=exact, breakable=breakable)
     env.globals["style"] = inline(static(STYLE), "style")
+    env.globals["column_formats"] = column_formats
     return env
 
 

@@ -13,6 +13,15 @@ cards the seat holds after that battle as labels separated by spaces, in the ord
 then its hand by code. The log `#events` has a line `li[data-kind]` for each event of the
 battle (at the deal, the deal's; at the last battle, the end too): its sentence, the one
 model.event_kinds.sentence gives, filled by the script from the templates in the data.
+
+Beside the table is the list of battles, as a chess viewer lists moves: a row
+`[data-battle-item=N]` a battle (0, the deal), with `data-war` its war depth (0: none),
+`data-decision` when a player decided, `data-lead=S` when seat S took the lead (`lead_changes`);
+the battle shown has the class `current` and is scrolled into view. Only the rows in view are
+laid out, so the page stays light for any game length. Keys `w`/`W` go to the next/previous war,
+`l`/`L` to the next/previous lead change. The timeline's canvas `#timeline` has `data-ticks`,
+the battle numbers written under it. *Download JSON* saves the game as `war replay --format
+json` writes it, built from the page's data.
 """
 
 from __future__ import annotations
@@ -105,14 +114,14 @@ def page_data(rp: GameReplay) -> dict:
         if view.battle % KEYFRAME == 0:
             keyframes.append(position(view.piles_after, view.won_after, view.hands_after, view.aside_after,
                                       view.out_after))
-    game = {k: rec.get(k) for k in ("game_id", "variant", "rules_id", "game_seed", "outcome", "winner",
-                                         "battles", "wars", "war_battles", "max_war_depth", "cycle_length",
-                                         "cards_set_aside")}
+    game = dict(rec)
     game["game_seed"] = str(game["game_seed"])  # a 64-bit seed does not fit a JavaScript number
     return {
         "game": game,
+        "rule_set": rp.rule_set,
         "title": variant(rules.variant).title,
         "options": {k: every[k] for k in variant(rules.variant).options},
+        "rules": every,
         "policies": list(rp.entry.policies),
         "players": players,
         "layout": layout_of(rules),
@@ -123,11 +132,28 @@ def page_data(rp: GameReplay) -> dict:
         "diffs": diffs,
         "battles": battles,
         "counts": counts,
+        "leads": lead_changes(counts),
         "deal": [_event(ev) for ev in rp.deal],
         "end": _event(rp.end),
         "disagreement": rp.disagreement(),
+        "disagreements": list(rp.disagreements),
         "sentences": sentences(),
     }
+
+
+def lead_changes(counts: list[list[int]]) -> list[list[int]]:
+    """[battle, seat] for each battle after which a seat holds more cards than any other and
+    did not before: the lead changes hands (or is first taken). A tie for the most cards
+    leaves the lead where it was. `counts[s][b]`: seat s's cards after battle b (0: the deal)."""
+    changes, leader = [], None
+    for b in range(len(counts[0]) if counts else 0):
+        held = [c[b] for c in counts]
+        top = max(held)
+        if held.count(top) == 1 and held.index(top) != leader:
+            leader = held.index(top)
+            if b:
+                changes.append([b, leader])
+    return changes
 
 
 def sentences() -> dict:
@@ -136,9 +162,15 @@ def sentences() -> dict:
     return {**page_sentences(), "other": template("")}
 
 
-def render_page(rp: GameReplay) -> str:
-    """The page as one HTML text (templates/replay.html): style, script and data inline."""
+def page_context(rp: GameReplay) -> dict:
+    """What templates/replay.html (and a page that extends it) is rendered with: the title, the
+    game's data as JSON and the script, both to inline."""
     data = json.dumps(page_data(rp), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # only inside strings: nothing can close the script
-    title = f"War replay · game {rp.record['game_id']} · {rp.entry.rules.variant}"
-    return render("replay.html", title=title, data=inline(data, "script"), script=inline(static(SCRIPT), "script"))
+    title = f"War replay · game {rp.record['game_id']} · {rp.rule_set}"
+    return {"title": title, "data": inline(data, "script"), "script": inline(static(SCRIPT), "script")}
+
+
+def render_page(rp: GameReplay) -> str:
+    """The page as one HTML text (templates/replay.html): style, script and data inline."""
+    return render("replay.html", **page_context(rp))

@@ -14,10 +14,15 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from ..model.rules import build_rules
+from ..model.schema import rule_set_names
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
 from ..jobs.query import run
+
+
+# Decided games below which a share (a deal bucket's win rate) swings too much to be joined to
+# its neighbours on a chart or quoted in a finding.
+FEW_GAMES = 100
 
 
 @dataclass(frozen=True)
@@ -26,7 +31,7 @@ class RuleSetInfo:
 
     rules_id: str
     variant: str
-    label: str              # the options that differ from the variant's defaults
+    label: str              # its name (model.schema.rule_set_names): `classic pickup=table_order`
     rules: dict
     seatings: tuple[tuple[str, ...], ...]
     games: int
@@ -60,6 +65,8 @@ def report_queries(games_per_kind: int = 3) -> list[ReportQuery]:
     return [
         ReportQuery("outcomes"),
         ReportQuery("game_length"),
+        ReportQuery("median_interval"),
+        ReportQuery("outcome_interval"),
         ReportQuery("length_distribution", {"bins_per_decade": "20"}),
         ReportQuery("seat_win_interval"),
         ReportQuery("wars_per_game"),
@@ -114,14 +121,11 @@ class ReportData:
         return sum(r.games for r in self.rule_sets)
 
 
-def rule_set_label(rules: dict, variant: str) -> str:
-    """The options of `rules` that differ from its variant's defaults, e.g. `pickup=table_order`."""
-    try:
-        defaults = build_rules(variant).model_dump(mode="json")
-    except Exception:  # a variant this war does not know: show every option
-        defaults = {}
-    diff = [f"{k}={v}" for k, v in rules.items() if k != "variant" and defaults.get(k) != v]
-    return ", ".join(diff) if diff else "default rules"
+def short_policies(policies: list[str]) -> dict[str, str]:
+    """Each policy string without the parts every one of them shares (`,top:as_played`)."""
+    parts = [p.split(",") for p in policies]
+    common = set.intersection(*(set(p) for p in parts)) if parts else set()
+    return {p: ",".join(x for x in ps if x not in common) or p for p, ps in zip(policies, parts)}
 
 
 def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
@@ -129,23 +133,43 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
     grouped: dict[str, list] = {}
     for e in sorted(ds.manifest.rule_sets, key=lambda e: e.ordinal):
         grouped.setdefault(e.rules_id, []).append(e)
+    names = rule_set_names(ds.manifest.rule_sets)
     out = []
     for rid, entries in grouped.items():
         rules = entries[0].rules.model_dump(mode="json")
         seatings = tuple(dict.fromkeys(tuple(e.policies) for e in entries if e.policies))
-        out.append(RuleSetInfo(rid, rules["variant"], rule_set_label(rules, rules["variant"]), rules,
-                               seatings, sum(e.games for e in entries)))
+        out.append(RuleSetInfo(rid, rules["variant"], names[rid], rules, seatings, sum(e.games for e in entries)))
     return out
 
 
-def build_report_data(root, games_per_kind: int = 3) -> ReportData:
-    """Run the report's named queries over the dataset at `root`."""
+class Steps:
+    """The report's work counted for a progress bar, `report(advance, total)`: the queries, then
+    the charts and the replay pages, each part added to the total as soon as it is known (the
+    charts and pages depend on the queries' answers)."""
+
+    def __init__(self, report: Callable[[int, int], None] | None = None):
+        self.report = report or (lambda advance, total: None)
+        self.total = 0
+
+    def add(self, n: int) -> None:
+        self.total += n
+        self.report(0, self.total)
+
+    def advance(self, n: int = 1) -> None:
+        self.report(n, self.total)
+
+
+def build_report_data(root, games_per_kind: int = 3, steps: Steps | None = None) -> ReportData:
+    """Run the report's named queries over the dataset at `root`, each a step of `steps`."""
+    steps = steps or Steps()
     ds = Dataset.open(root)
     infos = rule_sets(ds)
     results, params = {}, {}
-    for q in report_queries(games_per_kind):
-        if q.wanted(infos):
-            results[q.name] = run(root, name=q.name, params=q.params)
-            params[q.name] = dict(q.params)
+    wanted = [q for q in report_queries(games_per_kind) if q.wanted(infos)]
+    steps.add(len(wanted))
+    for q in wanted:
+        results[q.name] = run(root, name=q.name, params=q.params)
+        params[q.name] = dict(q.params)
+        steps.advance()
     name = getattr(ds.root, "name", "") or str(ds.root)
     return ReportData(name, ds.manifest.master_seed, ds.manifest.engine_version, infos, results, params)

@@ -21,9 +21,10 @@ from ..storage.files import atomic_write_bytes, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections
 from .charts.figure import Figure, Palette
 from .charts.render import render_png, render_svg
-from .numbers import pct, shown
+from .findings import findings
+from .numbers import column_format
 from .pages import render
-from .report import ReportData, RuleSetInfo, build_report_data
+from .report import ReportData, RuleSetInfo, Steps, build_report_data
 
 GAME_PAGES = "{stem}-games"      # the folder of linked replay pages, beside the report
 
@@ -68,8 +69,20 @@ class Chart:
 
 
 @dataclass
+class Said:
+    """A finding as the page shows it: its sentence, the named query that gives its numbers,
+    the command that runs it, and those numbers exactly (for a test to read back)."""
+
+    text: str
+    query: str
+    command: str
+    values: dict
+
+
+@dataclass
 class SectionView:
-    """A section of the page: the overview (`overview`) or a variant's, with its charts by group."""
+    """A section of the page: the overview (`overview`) or a variant's, with what it found in
+    words and its charts by group."""
 
     id: str
     title: str
@@ -78,9 +91,11 @@ class SectionView:
     rule_sets: list[RuleSetInfo]
     palette: Palette
     groups: list[tuple[str, list[Chart]]]
+    findings: list[Said]
+    finding_sources: list[Source]  # the rows of the findings' queries, for the section's variant
 
 
-def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None) -> Chart:
+def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None, drill: bool = False) -> Chart:
     sources = []
     for name in fig.queries:
         rows = data.rows(name, variant)
@@ -89,17 +104,29 @@ def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None) -> C
                 rows = [r for r in rows if r[key] == fig.extra[key]]
         params = data.params.get(name, {})
         sources.append(Source(name, params, rows, command(dataset, name, params)))
-    return Chart(fig, Markup(render_svg(fig)), sources)
+    return Chart(fig, Markup(render_svg(fig, links=drill)), sources)
 
 
-def section_view(s: Section, data: ReportData, dataset: str) -> SectionView:
+def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None = None,
+                 drill: bool = False) -> SectionView:
     overview = s.id == "overview"
     variant = None if overview else s.id
     palette = overview_palette(data) if overview else rule_set_palette(data, variant)
     infos = data.rule_sets if overview else data.rule_sets_of(variant)
-    groups = [(title, [chart(f, data, dataset, variant) for f in figs]) for title, figs in s.groups]
+    steps = steps or Steps()
+    groups = []
+    for title, figs in s.groups:
+        charts = []
+        for f in figs:
+            charts.append(chart(f, data, dataset, variant, drill))
+            steps.advance()
+        groups.append((title, charts))
+    said = [] if overview else [Said(f.text, f.query, command(dataset, f.query, data.params.get(f.query, {})),
+                                     f.values) for f in findings(data, variant)]
+    sources = [Source(q, data.params.get(q, {}), data.rows(q, variant), command(dataset, q, data.params.get(q, {})))
+               for q in dict.fromkeys(f.query for f in said)]
     return SectionView(s.id, s.title, overview, None if overview else VARIANTS.get(variant), infos, palette,
-                       groups)
+                       groups, said, sources)
 
 
 SUMMARY_COLUMNS = (("outcomes", "games", "games"), ("outcomes", "win_share", "win"),
@@ -113,16 +140,15 @@ SUMMARY_COLUMNS = (("outcomes", "games", "games"), ("outcomes", "win_share", "wi
 
 def summary(data: ReportData) -> list[tuple[RuleSetInfo, list[tuple[str, str, object, str]]]]:
     """One line per rule set: how its games end and how long they last, each cell (query,
-    column, value, text) from a query's row."""
+    column, value, text) from a query's row, each column in one format."""
     by = {name: {r["rules_id"]: r for r in data.rows(name)} for name in {q for q, _, _ in SUMMARY_COLUMNS}}
+    values = {(name, col): [by[name].get(info.rules_id, {}).get(col) for info in data.rule_sets]
+              for name, col, _ in SUMMARY_COLUMNS}
+    formats = {key: column_format(column, key[1], share_digits=1) for key, column in values.items()}
     lines = []
-    for info in data.rule_sets:
-        cells = []
-        for name, col, _ in SUMMARY_COLUMNS:
-            row = by[name].get(info.rules_id)
-            value = None if row is None else row[col]
-            text = pct(value, 1) if "share" in col and value is not None else shown(value, col)
-            cells.append((name, col, value, text))
+    for i, info in enumerate(data.rule_sets):
+        cells = [(name, col, values[(name, col)][i], formats[(name, col)](values[(name, col)][i]))
+                 for name, col, _ in SUMMARY_COLUMNS]
         lines.append((info, cells))
     return lines
 
@@ -144,16 +170,25 @@ def notable_games(data: ReportData) -> list[tuple[str, list[tuple[RuleSetInfo, l
     return out
 
 
-def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str],
-                  links: Iterable[tuple[str, str]] = ()) -> str:
-    """The whole report page. `game_href(game_id)` is where a game's replay page is; `links`
-    are extra (href, label) entries for the bar of links (the server's games list)."""
-    views = [section_view(s, data, dataset) for s in all_sections(data)]
+def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str] | None,
+                  links: Iterable[tuple[str, str]] = (), pages: str | None = None,
+                  steps: Steps | None = None, drill: bool = False) -> str:
+    """The whole report page. `game_href(game_id)` is where a game's replay page is (None: the
+    games are listed without links, so a page that travels alone has no dead ones); `pages`
+    names the folder of replay pages written beside the report, which the page says must go
+    with it; `links` are extra (href, label) entries for the bar of links (the server's games
+    list); `drill` makes the marks that stand for games links to them (the server's,
+    present/drill.py). Each chart drawn is a step of `steps`."""
+    steps = steps or Steps()
+    parts = all_sections(data)
+    steps.add(sum(len(figs) for s in parts for _, figs in s.groups))
+    views = [section_view(s, data, dataset, steps, drill) for s in parts]
     nav = [(f"#{s.id}", s.title) for s in views] + [("#games", "Games worth a look")] + list(links)
     return render("report.html", title=f"War report: {dataset}", heading="War report", links=nav,
                   dataset=dataset, data=data, sections=views, summary=summary(data),
                   summary_columns=SUMMARY_COLUMNS, games=notable_games(data), game_columns=GAME_COLUMNS,
-                  kind_titles=KIND_TITLES, game_href=game_href)
+                  kind_titles=KIND_TITLES, game_href=game_href, pages=pages,
+                  names={r.rules_id: r.label for r in data.rule_sets})
 
 
 # ----------------------------------------------------------------------------- files
@@ -166,45 +201,57 @@ def _check_output(path: Path, overwrite: bool) -> None:
 
 
 def write_report(root, output: Path, dataset: str | None = None, game_pages: bool = True,
-                 games_per_kind: int = 3, overwrite: bool = False) -> list[Path]:
+                 games_per_kind: int = 3, overwrite: bool = False,
+                 progress: Callable[[int, int], None] | None = None) -> list[Path]:
     """Write the report to `output` and, with `game_pages`, the replay page of every game it
-    links to in a folder beside it (`report-games/` for `report.html`). The paths written."""
+    links to in a folder beside it (`report-games/` for `report.html`). The paths written.
+    `progress(advance, total)` hears of each query run, chart drawn and page written (Steps)."""
     output = Path(output)
     _check_output(output, overwrite)
-    data = build_report_data(root, games_per_kind)
+    steps = Steps(progress)
+    data = build_report_data(root, games_per_kind, steps)
     dataset = dataset or str(root)
     stem = output.stem
     written = []
-    href = default_game_href(stem)
+    href = default_game_href(stem) if game_pages else None
     if game_pages:
         from .replay_page import replay_page  # lazy: the page builder of `war replay --format html`
 
         folder = output.parent / GAME_PAGES.format(stem=stem)
         make_folder(folder, parents=False)
-        for game_id in sorted({r["game_id"] for r in data.rows("notable_games")}):
+        games = sorted({r["game_id"] for r in data.rows("notable_games")})
+        steps.add(len(games))
+        for game_id in games:
             path = folder / f"{game_id}.html"
             atomic_write_bytes(path, replay_page(root, game_id).encode("utf-8"))
             written.append(path)
-    page = render_report(data, dataset, href)
+            steps.advance()
+    page = render_report(data, dataset, href, pages=GAME_PAGES.format(stem=stem) if game_pages else None,
+                         steps=steps)
     atomic_write_bytes(output, page.encode("utf-8"))
     return [output, *written]
 
 
-def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False) -> list[Path]:
-    """Every chart of the report as its own file (`classic-length-ecdf.svg`...) in `folder`."""
+def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False,
+                 progress: Callable[[int, int], None] | None = None) -> list[Path]:
+    """Every chart of the report as its own file (`classic-length-ecdf.svg`...) in `folder`;
+    `progress` as write_report's."""
     if fmt not in ("svg", "png"):
         raise ReportError(f"`format` must be html, svg or png for charts, got {fmt!r}", params=("format",))
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ReportError(f"{folder} is a file; charts go in a folder", params=("output",))
-    data = build_report_data(root)
+    steps = Steps(progress)
+    data = build_report_data(root, steps=steps)
     figures = [f for s in all_sections(data) for _, figs in s.groups for f in figs]
     paths = [folder / f"{f.id}.{fmt}" for f in figures]
     clash = [p for p in paths if p.exists()]
     if clash and not overwrite:
         raise ReportError(f"{clash[0]} exists (use `overwrite` to replace it)", params=("overwrite",))
     make_folder(folder)
+    steps.add(len(figures))
     for f, path in zip(figures, paths):
         blob = render_svg(f).encode("utf-8") if fmt == "svg" else render_png(f)
         atomic_write_bytes(path, blob)
+        steps.advance()
     return paths

@@ -1,274 +1,274 @@
-"""`war serve`: a small read-only web app over one dataset: the report, a list of games that can
-be filtered, sorted and paged, and any game's replay page.
+"""`war serve`: a read-only web app over one dataset, an explorer in the manner of datasette:
+
+- `/`: the report, built before the server listens (its first page answers at once), its
+  histogram bars, seats' win rates and matchup cells links to the games behind them;
+- `/games`: the games, with facet counts beside each filter, sorted by a click on a column,
+  paged; `/games.csv` and `/games.json`, every game of the same filter (games_list.py);
+- `/games/ID`: a game's replay page with breadcrumbs and its row, battles and events as tables
+  (game_page.py);
+- `/sql?q=SQL` and `/queries/NAME?PARAM=VALUE`: a query in `war query`'s sandbox, its first rows
+  on the page, every row with `&format=csv` or `&format=json`, streamed (sql_page.py).
+
+Every state is in the URL, so every page is a permalink. The site follows the dataset's
+manifest (site.py): after `war generate --append` the new rule sets and variants are listed.
 
 What it may do is narrow on purpose. It serves no file: every answer is built from the dataset
-through the library (the manifest's files, read by `jobs.query.run` and `replay_page`) and
-rendered from the package's templates (`pages`; the games list is templates/games.html), so no
-URL can name a path and a traversal (`/games/../../etc/passwd`, encoded or not) matches no
-route. It only reads. Its SQL is fixed text with bound parameters (the sort column is chosen from
-a list), so no request runs SQL of its own. Every response is bounded: a page of the games list
-holds at most MAX_PER_PAGE games, a replay page at most MAX_PAGE_BYTES. It binds to 127.0.0.1
-unless told otherwise, and answers only requests addressed to the host it binds to.
-docs/decisions.md says why Starlette and uvicorn.
+through the library (the manifest's files, read by jobs.query and jobs.replay) and rendered
+from the package's templates, so no URL can name a path and a traversal (`/games/../../etc/passwd`,
+encoded or not) matches no route. It only reads: its own SQL is fixed text with bound
+parameters (a sort column chosen from a list), and the SQL a visitor writes runs where `war
+query` runs it, refused before it runs unless it only reads, in a DuckDB locked to the
+dataset's files, with a time limit. A page is bounded (a list page at most MAX_PER_PAGE games, a
+result page HTML_ROWS rows, a game page MAX_PAGE_BYTES); a download streams. It answers GET only,
+binds to 127.0.0.1 unless told otherwise, and answers only requests addressed to the host it
+binds to. docs/decisions.md says why Starlette and uvicorn.
 """
 
 from __future__ import annotations
 
-import re
 import socket
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass
-from urllib.parse import urlencode
+from collections.abc import Callable
+from urllib.parse import parse_qsl, urlencode
 
 from starlette.applications import Starlette
+from starlette.concurrency import iterate_in_threadpool
+from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..errors import GameNotFound, UsageError, WarError
-from ..storage.dataset import Dataset
-from ..jobs.query import run
-from .report import RuleSetInfo, build_report_data, rule_sets
+from ..errors import GameNotFound, QueryError, UsageError, WarError
+from ..jobs.query import named_queries
+from . import games_list, sql_page
+from .games_list import MAX_PER_PAGE, GameFilter, parse_filter
 from .pages import render
-from .report_page import render_report
+from .site import Progress, Site, Snapshot
 
-MAX_PER_PAGE = 200
-PER_PAGE = 50
 MAX_PAGE_BYTES = 64 * 1024 * 1024
-REPLAY_CACHE = 8
-OUTCOMES = ("win", "draw", "capped", "cycle")
-SORTS = {"battles": "battles", "game_id": "game_id", "wars": "wars", "deepest_war": "max_war_depth"}
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
-GAMES_LINK = ("/games", "All games")  # (href, label) in a page's bar of links
-SITE_LINKS = (("/", "Report"), GAMES_LINK)
+SITE_LINKS = (("/", "Report"), ("/games", "Games"), ("/sql", "SQL"))
+LIST_COLUMNS = (("game_id", "game_id"), ("variant", "variant"), ("rule_set", "rule set"), (None, "policies"),
+                ("battles", "battles"), ("outcome", "outcome"), ("winner", "winner"), ("wars", "wars"),
+                ("deepest_war", "deepest war"), ("cycle_length", "cycle length"))
 SECURITY_HEADERS = {
-    # the pages are self-contained: inline style and (replay page) inline script, nothing fetched
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    # the pages are self-contained: inline style and (replay and SQL pages) inline script, nothing fetched
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
                                "img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cache-Control": "no-store",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "cache-control": "no-store",
 }
-
-# The games list's filter: each parameter NULL (not given) or the value a game must have.
-GAMES_WHERE = """
-WHERE ($variant IS NULL OR variant = $variant)
-  AND ($rules_id IS NULL OR rules_id = $rules_id)
-  AND ($outcome IS NULL OR outcome = $outcome)
-  AND ($winner IS NULL OR winner = $winner)
-  AND ($min_battles IS NULL OR battles >= $min_battles)
-  AND ($max_battles IS NULL OR battles <= $max_battles)
-"""
-GAMES_SQL = """
-SELECT game_id, variant, rules_id, policies, battles, outcome, winner, wars, max_war_depth, cycle_length
-FROM games""" + GAMES_WHERE + """ORDER BY {order}, game_id
-LIMIT $limit OFFSET $offset
-"""
-COUNT_SQL = "SELECT count(*) AS games FROM games" + GAMES_WHERE
+__all__ = ["create_app", "serve", "listen", "MAX_PER_PAGE"]
 
 
-@dataclass(frozen=True)
-class GameFilter:
-    """A games-list request, checked: every field is None (no filter) or a valid value."""
-
-    variant: str | None = None
-    rules_id: str | None = None
-    outcome: str | None = None
-    winner: int | None = None
-    min_battles: int | None = None
-    max_battles: int | None = None
-    sort: str = "battles"
-    order: str = "desc"
-    page: int = 1
-    per_page: int = PER_PAGE
-
-    def params(self) -> dict:
-        return {"variant": self.variant, "rules_id": self.rules_id, "outcome": self.outcome,
-                "winner": self.winner, "min_battles": self.min_battles, "max_battles": self.max_battles}
-
-    def query(self, **change) -> str:
-        """The URL query string of this filter, with `change` applied, defaults left out."""
-        values = {**self.__dict__, **change}
-        defaults = GameFilter().__dict__
-        return urlencode({("rule_set" if k == "rules_id" else k): v for k, v in values.items()
-                          if v is not None and v != defaults[k]})
+# ----------------------------------------------------------------------------- pages
 
 
-def _int(query, name: str, low: int, high: int) -> int | None:
-    text = query.get(name, "").strip()
-    if not text:
-        return None
-    if not re.fullmatch(r"[0-9]{1,12}", text) or not low <= int(text) <= high:
-        raise HTTPException(400, f"{name} must be a whole number from {low} to {high}")
-    return int(text)
+def _filter(snap: Snapshot, query) -> GameFilter:
+    return parse_filter(query, snap.infos, snap.players)
 
 
-def _choice(query, name: str, allowed) -> str | None:
-    text = query.get(name, "").strip()
-    if not text:
-        return None
-    if text not in allowed:
-        raise HTTPException(400, f"{name} must be one of: {', '.join(sorted(allowed))}")
-    return text
-
-
-def parse_filter(query, infos: list[RuleSetInfo]) -> GameFilter:
-    """The filter a request's query string asks for; HTTP 400 for any value outside its range."""
-    unknown = set(query.keys()) - {"variant", "rule_set", "outcome", "winner", "min_battles", "max_battles",
-                                   "sort", "order", "page", "per_page"}
-    if unknown:
-        raise HTTPException(400, f"unknown parameter {sorted(unknown)[0]!r}")
-    return GameFilter(
-        variant=_choice(query, "variant", {r.variant for r in infos}),
-        rules_id=_choice(query, "rule_set", {r.rules_id for r in infos}),
-        outcome=_choice(query, "outcome", OUTCOMES),
-        winner=_int(query, "winner", 0, 63),
-        min_battles=_int(query, "min_battles", 0, 10**9),
-        max_battles=_int(query, "max_battles", 0, 10**9),
-        sort=_choice(query, "sort", SORTS) or "battles",
-        order=_choice(query, "order", ("asc", "desc")) or "desc",
-        page=_int(query, "page", 1, 10**7) or 1,
-        per_page=_int(query, "per_page", 1, MAX_PER_PAGE) or PER_PAGE,
-    )
-
-
-def list_games(root, f: GameFilter) -> tuple[list[dict], int]:
-    """One page of the games that pass the filter, sorted, and how many pass it in all."""
+def games(snap: Snapshot, site: Site, query) -> str:
+    """A page of the games list (templates/games.html)."""
+    f = _filter(snap, query)
     params = f.params()
-    order = f"{SORTS[f.sort]} {'DESC' if f.order == 'desc' else 'ASC'}"
-    rows = run(root, sql=GAMES_SQL.format(order=order),
-               params={**params, "limit": f.per_page, "offset": (f.page - 1) * f.per_page}).to_pylist()
-    total = run(root, sql=COUNT_SQL, params=params).to_pylist()[0]["games"]
-    return rows, total
-
-
-class Site:
-    """What the app serves for one dataset: the report (built once, in the background from the
-    start), the games list, and replay pages (the last few kept)."""
-
-    def __init__(self, root, name: str | None = None):
-        self.root = root
-        self.name = name or str(root)
-        self.infos = rule_sets(Dataset.open(root))
-        self.players = max(r.rules.get("players", 2) for r in self.infos)
-        self._report: str | None = None
-        self._report_error: Exception | None = None
-        self._report_done = threading.Event()
-        self._pages: OrderedDict[int, str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        threading.Thread(target=self._build_report, name="war-report", daemon=True).start()
-
-    def _build_report(self) -> None:
-        try:
-            data = build_report_data(self.root)
-            self._report = render_report(data, self.name, lambda gid: f"/games/{gid}",
-                                         links=[GAMES_LINK])
-        except Exception as err:  # shown on the report's page, the server stays up
-            self._report_error = err
-        finally:
-            self._report_done.set()
-
-    def report(self) -> str:
-        if not self._report_done.is_set() and self._report is None and self._report_error is None:
-            if not any(t.name == "war-report" for t in threading.enumerate()):
-                self.start()
-        self._report_done.wait()
-        if self._report_error is not None:
-            raise HTTPException(500, f"the report could not be built: {self._report_error}")
-        return self._report
-
-    def replay(self, game_id: int) -> str:
-        with self._lock:
-            if game_id in self._pages:
-                self._pages.move_to_end(game_id)
-                return self._pages[game_id]
-        from .replay_page import replay_page  # lazy: the page of `war replay --format html`
-
-        page = replay_page(self.root, game_id)
-        if len(page.encode("utf-8")) > MAX_PAGE_BYTES:
-            raise HTTPException(413, f"game {game_id}'s replay page is over {MAX_PAGE_BYTES // 2**20} MB")
-        with self._lock:
-            self._pages[game_id] = page
-            while len(self._pages) > REPLAY_CACHE:
-                self._pages.popitem(last=False)
-        return page
-
-
-def games_page(site: Site, f: GameFilter, rows: list[dict], total: int) -> str:
-    """One page of the games list (templates/games.html): the filter form, the games, the pager."""
-    labels = {r.rules_id: f"{r.variant}: {r.label}" for r in site.infos}
-    choices = {"variant": [(v, v) for v in sorted({r.variant for r in site.infos})],
-               "rule_set": list(labels.items()),
-               "outcome": [(o, o) for o in OUTCOMES],
-               "winner": [(s, f"seat {s}") for s in range(site.players)]}
+    rows = snap.run(f.list_sql(), {**params, "limit": f.per_page, "offset": (f.page - 1) * f.per_page})
+    counts = snap.run(games_list.FACET_SQL, params)
+    here = f.query()
+    exports = [("CSV", f"/games.csv?{f.query(page=1, per_page=games_list.PER_PAGE)}"),
+               ("JSON", f"/games.json?{f.query(page=1, per_page=games_list.PER_PAGE)}"),
+               ("SQL", "/sql?" + urlencode({"q": f.as_sql()}))]
     return render("games.html", title=f"Games: {site.name}", heading="Games", links=SITE_LINKS, site=site,
-                  f=f, rows=rows, total=total, first=(f.page - 1) * f.per_page, labels=labels,
-                  choices=choices, sorts=SORTS)
+                  f=f, rows=rows, total=games_list.total_of(f, counts), first=(f.page - 1) * f.per_page,
+                  labels={r.rules_id: snap.label(r.rules_id) for r in snap.infos},
+                  facets=games_list.facets(f, counts, snap.infos, snap.players), columns=LIST_COLUMNS,
+                  exports=exports, back=urlencode({"list": here}) if here else "")
 
 
-def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK, warm: bool = True) -> Starlette:
-    """The app for the dataset at `root` (checked now: a bad dataset fails here, not on the first
-    request). `hosts` are the Host headers it answers ("*" for any)."""
-    site = Site(root, name)
+def game(snap: Snapshot, site: Site, game_id: int, query) -> str:
+    """A game's page (game_page.py), with breadcrumbs back to the list it came from."""
+    from .game_page import game_page  # lazy: the replay
 
-    def report(request: Request) -> Response:
-        return HTMLResponse(site.report())
+    extra = set(query.keys()) - {"list"}
+    if extra:
+        raise HTTPException(400, f"unknown parameter {sorted(extra)[0][:40]!r}")
+    back = query.get("list", "")
+    listed = _filter(snap, QueryParams(parse_qsl(back, keep_blank_values=True))) if back else GameFilter()
+    crumbs = [("/", "Report"), ("/games?" + listed.query() if listed.query() else "/games", "Games")]
 
-    def games(request: Request) -> Response:
-        f = parse_filter(request.query_params, site.infos)
-        rows, total = list_games(site.root, f)
-        return HTMLResponse(games_page(site, f, rows, total))
-
-    def game(request: Request) -> Response:
-        game_id = request.path_params["game_id"]
+    def build() -> str:
         try:
-            return HTMLResponse(site.replay(game_id))
+            page = game_page(snap.root, game_id, crumbs, snap.label)
         except GameNotFound as err:
             raise HTTPException(404, str(err)) from None
+        if len(page.encode("utf-8")) > MAX_PAGE_BYTES:
+            raise HTTPException(413, f"game {game_id}'s page is over {MAX_PAGE_BYTES // 2**20} MB")
+        return page
+
+    return snap.page((game_id, listed.query()), build)
+
+
+def _format(query) -> str:
+    try:
+        return sql_page.check_format(query.get("format"))
+    except QueryError as err:
+        raise HTTPException(400, str(err)) from None
+
+
+def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
+    """The SQL page (`name` None) or a named query's page; with format=csv or json, every row."""
+    fmt = _format(query)
+    named = None
+    if name is not None:
+        queries = named_queries()
+        if name not in queries:
+            raise HTTPException(404, f"no named query {name[:60]!r} (the SQL page lists them)")
+        named = next(q for q in sql_page.query_forms() if q.name == name)
+        allowed = {p.name for p in queries[name].params} | {"format"}
+        unknown = set(query.keys()) - allowed
+        if unknown:
+            raise HTTPException(400, f"query {name!r} has no parameter {sorted(unknown)[0][:40]!r}")
+        values = {k: v for k, v in query.items() if k != "format"}
+        text = None
+    else:
+        unknown = set(query.keys()) - {"q", "format"}
+        if unknown:
+            raise HTTPException(400, f"unknown parameter {sorted(unknown)[0][:40]!r}")
+        values, text = {}, query.get("q", "")
+    run_it = named is not None or bool(text.strip())
+    if fmt != "html":
+        if not run_it:
+            raise HTTPException(400, "give the SQL to run: q=SQL")
+        try:
+            result = snap.open(sql=text, name=name, params=values)
+        except QueryError as err:
+            raise HTTPException(400, sql_page.message(err)) from None
+        filename = f"{name or 'query'}.{fmt}"
+        return StreamingResponse(iterate_in_threadpool(sql_page.stream(result, fmt)), media_type=sql_page.MEDIA[fmt],
+                                 headers={"content-disposition": f'inline; filename="{filename}"'})
+    answer, error, status = None, None, 200
+    if run_it:
+        try:
+            answer = sql_page.first_rows(snap.open(sql=text, name=name, params=values))
+        except QueryError as err:
+            error, status = sql_page.message(err), 400
+    base = f"/queries/{name}?" if name else "/sql?"
+    here = {**values, "q": text} if name is None else values
+    exports = [(f.upper(), base + urlencode({**here, "format": f})) for f in ("csv", "json")]
+    title = f"{name}: {site.name}" if name else f"SQL: {site.name}"
+    page = render("sql.html", title=title, heading=name or "SQL", links=SITE_LINKS, site=site, q=text or "",
+                  named=named, values=values, answer=answer, error=error, exports=exports,
+                  queries=sql_page.query_forms(), views=sql_page.views(), limit=sql_page.HTML_ROWS,
+                  time_limit=sql_page.TIME_LIMIT)
+    return HTMLResponse(page, status_code=status)
+
+
+def export_games(snap: Snapshot, query, fmt: str) -> Response:
+    """Every game of a list's filter, every column, streamed as CSV or JSON."""
+    f = _filter(snap, query)
+    result = snap.open(sql=f.export_sql(), params=f.params())
+    return StreamingResponse(iterate_in_threadpool(sql_page.stream(result, fmt)), media_type=sql_page.MEDIA[fmt],
+                             headers={"content-disposition": f'inline; filename="games.{fmt}"'})
+
+
+# ----------------------------------------------------------------------------- the app
+
+
+class Headers:
+    """ASGI middleware: the security headers on every response (a pure ASGI one, which a
+    streamed download passes through as it is)."""
+
+    def __init__(self, app):
+        self.app = app
+        self.headers = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                names = {k for k, _ in self.headers}
+                message["headers"] = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+                message["headers"] += self.headers
+            await send(message)
+
+        return await self.app(scope, receive, with_headers)
+
+
+def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK, warm: bool = True,
+               progress: Progress | None = None) -> Starlette:
+    """The app for the dataset at `root` (checked now: a bad dataset fails here, not on the first
+    request). `hosts` are the Host headers it answers ("*" for any). With `warm` the report is
+    built now, `progress(advance, total)` told as it goes, so the first page answers at once."""
+    site = Site(root, name, links=[("/games", "All games"), ("/sql", "SQL")])
+    if warm:
+        site.now().build_report(progress)
+
+    def report(request: Request) -> Response:
+        return HTMLResponse(site.now().report())
+
+    def games_page(request: Request) -> Response:
+        snap = site.now()
+        return HTMLResponse(games(snap, site, request.query_params))
+
+    def games_csv(request: Request) -> Response:
+        return export_games(site.now(), request.query_params, "csv")
+
+    def games_json(request: Request) -> Response:
+        return export_games(site.now(), request.query_params, "json")
+
+    def game_page(request: Request) -> Response:
+        return HTMLResponse(game(site.now(), site, request.path_params["game_id"], request.query_params))
+
+    def sql_view(request: Request) -> Response:
+        return sql(site.now(), site, request.query_params)
+
+    def query_view(request: Request) -> Response:
+        return sql(site.now(), site, request.query_params, request.path_params["name"])
 
     async def error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, HTTPException):
             status, text = exc.status_code, exc.detail
+        elif isinstance(exc, GameNotFound):
+            status, text = 404, str(exc)
         elif isinstance(exc, WarError):
             status, text = 400, str(exc)
         else:
             status, text = 500, "internal error"
-        return PlainTextResponse(f"{status}: {text}\n"[:2000], status_code=status, headers=SECURITY_HEADERS)
+        return PlainTextResponse(f"{status}: {text}\n"[:2000], status_code=status)
 
-    async def headers(request: Request, call_next):
-        response = await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
-        return response
-
+    get = ["GET"]
     app = Starlette(
-        routes=[Route("/", report, methods=["GET"]), Route("/games", games, methods=["GET"]),
-                Route("/games/{game_id:int}", game, methods=["GET"])],
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)),
-                    Middleware(BaseHTTPMiddleware, dispatch=headers)],
+        routes=[Route("/", report, methods=get), Route("/games", games_page, methods=get),
+                Route("/games.csv", games_csv, methods=get), Route("/games.json", games_json, methods=get),
+                Route("/games/{game_id:int}", game_page, methods=get), Route("/sql", sql_view, methods=get),
+                Route("/queries/{name:str}", query_view, methods=get)],
+        middleware=[Middleware(Headers), Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))],
         exception_handlers={HTTPException: error, WarError: error, Exception: error},
     )
     app.state.site = site
-    if warm:
-        site.start()
     return app
 
 
 def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = None,
-          ready=None) -> None:
-    """Serve the dataset at `root` until interrupted. `ready(url)` is called once it listens."""
+          ready: Callable[[str], None] | None = None, progress: Progress | None = None) -> None:
+    """Serve the dataset at `root` until interrupted. The port is taken first (a busy one is an
+    error at once), then the report is built (`progress(advance, total)` told as it goes),
+    then `ready(url)` is called once it listens."""
     import uvicorn  # lazy: only the server needs it
 
     hosts = ("*",) if host in ("0.0.0.0", "::", "") else tuple(dict.fromkeys((*LOOPBACK, host)))
     sock = listen(host, port)
-    app = create_app(root, name, hosts)
+    try:
+        app = create_app(root, name, hosts, progress=progress)
+    except BaseException:
+        sock.close()
+        raise
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                             server_header=False, limit_concurrency=32, timeout_keep_alive=5,
                             h11_max_incomplete_event_size=16 * 1024)
@@ -282,7 +282,10 @@ def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = No
             ready(f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/")
 
         server.startup = startup
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:
+        app.state.site.close()
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -397,7 +397,7 @@ def finish_command(root, journal: Journal) -> str:
     return shlex.join(args)
 
 
-PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals")
+PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals", "names")
 
 
 def plan_differences(old: dict, new: dict) -> list[str]:
@@ -425,6 +425,8 @@ def plan_differences(old: dict, new: dict) -> list[str]:
                            f"(the interrupted run: {' '.join(a.get('policies') or []) or 'none'})")
             if a.get("deals") != b.get("deals"):
                 out.append(f"`deals` for {name}")
+            if a.get("name") != b.get("name"):
+                out.append(f"`names` for {name}: {b.get('name')} (the interrupted run: {a.get('name')})")
     if not out and (old.get("kept") != new.get("kept") or old.get("first_part") != new.get("first_part")):
         out.append("the dataset appended to has changed since the interrupted run")
     return out

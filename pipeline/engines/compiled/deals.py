@@ -17,18 +17,24 @@ from .state import Deals
 
 
 @njit(cache=True)
-def _unrank(counts, index, out):
-    """The rank sequence of lexicographic rank `index` into `out` (model.all_deals.ranks_of)."""
-    counts = counts.copy()
-    left = 0
-    for c in counts:
-        left += c
-    total = np.int64(1)  # multinomial(counts), built as products of binomials
+def _multinomial(counts):
+    """The number of distinct sequences of a multiset with these counts (as products of
+    binomials, which stay exact in int64)."""
+    total = np.int64(1)
     placed = 0
     for c in counts:
         for k in range(1, c + 1):
             placed += 1
             total = total * placed // k
+    return total
+
+
+@njit(cache=True)
+def _unrank(counts, index, out):
+    """The rank sequence of lexicographic rank `index` into `out` (model.all_deals.ranks_of)."""
+    counts = counts.copy()
+    left = counts.sum()
+    total = _multinomial(counts)
     for i in range(out.shape[0]):
         for r in range(counts.shape[0]):
             c = counts[r]
@@ -66,32 +72,45 @@ def _next_sequence(seq):
 
 
 @njit(cache=True)
-def _fill(counts, firsts, players, start, cards, sizes):
-    """Deals start.. into cards and sizes (state.Deals' rows), one a row."""
-    n = cards.shape[1]
+def _deal_row(seq, firsts, players, used, deck, cards, sizes):
+    """One deal into a row of cards and sizes: the rank sequence's cards (each rank's in code
+    order), dealt one a seat in turn, the rest set aside."""
+    n = seq.shape[0]
     each = n // players
+    used[:] = 0
+    for i in range(n):
+        r = seq[i]
+        deck[i] = firsts[r] + used[r]
+        used[r] += 1
+    at = 0
+    for s in range(players):
+        for k in range(each):
+            cards[at] = deck[s + k * players]
+            at += 1
+        sizes[s] = each
+    for i in range(each * players, n):
+        cards[at] = deck[i]
+        at += 1
+    sizes[players] = n - each * players
+
+
+@njit(cache=True)
+def _fill(counts, firsts, players, start, indexes, cards, sizes):
+    """Deals into cards and sizes (state.Deals' rows), one a row: deals start.. in order, or,
+    when `indexes` has rows, deal indexes[g] into row g, each unranked on its own."""
+    n = cards.shape[1]
     seq = np.empty(n, np.int64)
     used = np.empty(counts.shape[0], np.int64)
     deck = np.empty(n, np.int64)
-    _unrank(counts, start, seq)
+    each = indexes.shape[0] > 0
+    if not each:
+        _unrank(counts, start, seq)
     for g in range(cards.shape[0]):
-        if g:
+        if each:
+            _unrank(counts, indexes[g], seq)
+        elif g:
             _next_sequence(seq)
-        used[:] = 0
-        for i in range(n):
-            r = seq[i]
-            deck[i] = firsts[r] + used[r]
-            used[r] += 1
-        at = 0
-        for s in range(players):
-            for k in range(each):
-                cards[g, at] = deck[s + k * players]
-                at += 1
-            sizes[g, s] = each
-        for i in range(each * players, n):
-            cards[g, at] = deck[i]
-            at += 1
-        sizes[g, players] = n - each * players
+        _deal_row(seq, firsts, players, used, deck, cards[g], sizes[g])
 
 
 def enumerated_deals(rules, start: int, stop: int) -> Deals:
@@ -102,42 +121,8 @@ def enumerated_deals(rules, start: int, stop: int) -> Deals:
     sizes = np.empty((games, rules.players + 1), np.int64)
     if games:
         _fill(np.array(rank_counts(rules), np.int64), np.array(first_codes(rules), np.int64), np.int64(rules.players),
-              np.int64(start), cards, sizes)
+              np.int64(start), np.empty(0, np.int64), cards, sizes)
     return Deals(cards, sizes)
-
-
-@njit(cache=True)
-def _fill_each(counts, firsts, players, indexes, cards, sizes):
-    """Deal indexes[g] into row g of cards and sizes, each unranked on its own."""
-    n = cards.shape[1]
-    each = n // players
-    seq = np.empty(n, np.int64)
-    used = np.empty(counts.shape[0], np.int64)
-    for g in range(indexes.shape[0]):
-        _unrank(counts, indexes[g], seq)
-        used[:] = 0
-        at = 0
-        for s in range(players):
-            for k in range(each):
-                i = s + k * players
-                r = seq[i]
-                # the card of the i-th position: the rank's cards in order of their positions
-                count = 0
-                for j in range(i):
-                    if seq[j] == r:
-                        count += 1
-                cards[g, at] = firsts[r] + count
-                at += 1
-            sizes[g, s] = each
-        for i in range(each * players, n):
-            r = seq[i]
-            count = 0
-            for j in range(i):
-                if seq[j] == r:
-                    count += 1
-            cards[g, at] = firsts[r] + count
-            at += 1
-        sizes[g, players] = n - each * players
 
 
 def deals_at(rules, indexes) -> Deals:
@@ -147,8 +132,8 @@ def deals_at(rules, indexes) -> Deals:
     cards = np.empty((indexes.shape[0], size), np.int32)
     sizes = np.empty((indexes.shape[0], rules.players + 1), np.int64)
     if indexes.shape[0]:
-        _fill_each(np.array(rank_counts(rules), np.int64), np.array(first_codes(rules), np.int64),
-                   np.int64(rules.players), indexes, cards, sizes)
+        _fill(np.array(rank_counts(rules), np.int64), np.array(first_codes(rules), np.int64),
+              np.int64(rules.players), np.int64(0), indexes, cards, sizes)
     return Deals(cards, sizes)
 
 
@@ -157,12 +142,7 @@ def _index_of(counts, seq):
     """The lexicographic rank of a rank sequence (model.all_deals.index_of)."""
     counts = counts.copy()
     left = seq.shape[0]
-    total = np.int64(1)
-    placed = 0
-    for c in counts:
-        for k in range(1, c + 1):
-            placed += 1
-            total = total * placed // k
+    total = _multinomial(counts)
     index = np.int64(0)
     for i in range(seq.shape[0]):
         rank = seq[i]

@@ -9,14 +9,14 @@
 - `answer`: `open_query`, `describe` and `run`, which put these together.
 """
 
-from .answer import describe, open_query, run
+from .answer import describe, needs_events, open_query, run
 from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir
 from .safety import check_sql, check_statement, parse_statements
 from .session import EVENT_VIEWS, Session, connect, events_sql, schema_session
 from .stream import BATCH_ROWS, Result
 
 __all__ = [
-    "run", "open_query", "describe",
+    "run", "open_query", "describe", "needs_events",
     "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
     "check_sql", "check_statement", "parse_statements",
     "EVENT_VIEWS", "Session", "connect", "events_sql", "schema_session",

@@ -13,7 +13,7 @@ import pyarrow as pa
 from ...errors import QueryError
 from .registry import named_query
 from .safety import ST, check_sql, parse_statements, sql_error, statement_type
-from .session import EVENT_VIEWS, connect, schema_session
+from .session import EVENT_VIEWS, Session, connect, schema_session
 from .stream import Result
 
 
@@ -31,14 +31,29 @@ def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -
     return sql, bound
 
 
+def needs_events(sql: str | None = None, name: str | None = None) -> bool:
+    """Whether a query reads the decoded event views (events, battles), whose set-up is a pass
+    over every battle's shape: a caller keeping a session open knows which one to keep."""
+    return bool(EVENT_VIEWS.search(named_query(name).sql if name is not None else sql or ""))
+
+
 def open_query(root, sql: str | None = None, name: str | None = None,
-               params: dict[str, str] | None = None, allow_read: Iterable = ()) -> Result:
+               params: dict[str, str] | None = None, allow_read: Iterable = (),
+               session: Session | None = None) -> Result:
     """A named query (`name`, with `params` {name: value as text}) or ad-hoc SQL over the dataset
     at `root`, checked and bound but not yet run. `root` None binds it to empty views of the
-    dataset schema (to tell its columns without a dataset). Close the Result when done."""
+    dataset schema (to tell its columns without a dataset). With `session` (an open `connect`
+    session, with the event views when the query reads them), the query runs in a cursor of it
+    instead of a session of its own, so a server pays the views' set-up once. Close the Result
+    when done."""
     sql, bound = _prepare(sql, name, params)
     events = bool(EVENT_VIEWS.search(sql))
-    session = schema_session(events) if root is None else connect(root, events, allow_read)
+    if session is not None:
+        if events and not session.events:
+            raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
+        session = session.cursor()
+    else:
+        session = schema_session(events) if root is None else connect(root, events, allow_read)
     try:
         relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
     except duckdb.CatalogException as err:
@@ -68,12 +83,13 @@ def describe(root, sql: str | None = None, name: str | None = None,
 
 
 def run(root, sql: str | None = None, name: str | None = None, params: dict[str, str] | None = None,
-        allow_read: Iterable = ()) -> pa.Table:
+        allow_read: Iterable = (), session: Session | None = None) -> pa.Table:
     """Run a named query (`name`, with `params` {name: value as text}) or ad-hoc SQL over the
     dataset at `root`; the whole result as a pyarrow Table (`open_query` streams it instead).
     The views are those of `connect`: games, events, event_rows, rules, battles, cards. A query
     may only read: a statement that writes or loads anything is refused before it runs, and
-    files outside the dataset are readable only under the paths of `allow_read`."""
-    with open_query(root, sql, name, params, allow_read) as result:
+    files outside the dataset are readable only under the paths of `allow_read`. `session` as
+    in `open_query`."""
+    with open_query(root, sql, name, params, allow_read, session) as result:
         reader = result.batches()
         return pa.Table.from_batches(list(reader), schema=reader.schema)

@@ -2,7 +2,8 @@
 
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
 decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
-rule set, every option a column), `battles` (one row per battle, read from its shape without
+rule set of the manifest, every option a column, and `rule_set`, the name a person reads:
+model.schema.rule_set_names; `games` has it too), `battles` (one row per battle, read from its shape without
 decoding cards), `cards` (every card of every deck in the dataset with its label). Macros:
 `card_label(code)` labels a standard-deck card (`10♥`, `JK1`); `wilson_low(p, n, z)` and
 `wilson_high(p, n, z)` bound the Wilson score interval of a share p of n (z: 1.96 for 95%), the
@@ -37,7 +38,7 @@ from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
 from ...model.inputs import not_regular
 from ...model.rules import build_rules
 from ...engines.compiled.deals import deals_at, swapped_indexes
-from ...model.schema import GAME_ID_STRIDE, RuleSetEntry
+from ...model.schema import GAME_ID_STRIDE, RuleSetEntry, rule_set_names
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
@@ -57,11 +58,21 @@ EVENT_VIEWS = re.compile(
 @dataclass
 class Session:
     """A DuckDB connection with the dataset's views, locked down, and its private spill folder.
-    `no_events`: why the event views are missing, when the dataset stores no event log."""
+    `no_events`: why the event views are missing, when the dataset stores no event log;
+    `events`: whether the decoded event views (events, battles) were set up."""
     con: duckdb.DuckDBPyConnection
     spill: str | None = None
     no_events: str | None = None
+    events: bool = True
     thread: threading.Thread = field(default_factory=threading.current_thread)  # the thread that opened it
+
+    def cursor(self) -> "Session":
+        """A new connection to the same database, for another thread: the same views (and the
+        Python functions they call) and lock, without the set-up (a server answers each request
+        in a cursor of one session). Closing it leaves this session open."""
+        cursor = Session(self.con.cursor(), None, self.no_events, self.events)
+        _open.add(cursor)
+        return cursor
 
     def close(self) -> None:
         _open.discard(self)
@@ -125,7 +136,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     con = duckdb.connect()
     sweep_spills()
     spill = tempfile.mkdtemp(prefix=f"{SPILL}{os.getpid()}-")
-    session = Session(con, spill)
+    session = Session(con, spill, events=events)
     _open.add(session)
     try:
         con.execute("SET enable_progress_bar = false")
@@ -134,6 +145,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
             files_of = [ds.root / f.path for f in ds.files(table)]
             if not files_of and table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):
                 session.no_events, events = _no_files(ds, table), False
+                session.events = False
                 continue
             if not files_of:
                 raise QueryError(_no_files(ds, table))
@@ -214,8 +226,16 @@ def _games_view(con, entries) -> None:
                         null_handling="special", side_effects=False)
     con.execute("CREATE VIEW games AS SELECT *, CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
                 "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
-                "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index "
-                "FROM game_rows")
+                "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index, "
+                f"{_rule_set_names(entries)} AS rule_set FROM game_rows")
+
+
+def _rule_set_names(entries) -> str:
+    """The SQL of a game's `rule_set`, its rule set's name (model.schema.rule_set_names), from
+    the ordinal in its game_id: a CASE of constants, so a query of games joins nothing."""
+    names = rule_set_names(entries)
+    cases = " ".join(f"WHEN {e.ordinal} THEN {_quote(names[e.rules_id])}" for e in entries)
+    return f"CASE game_id // {GAME_ID_STRIDE} {cases} END" if cases else "CAST(NULL AS VARCHAR)"
 
 
 SPILL = "war-query-"  # a session's spill folder in the temporary folder: war-query-PID-XXXX
@@ -249,7 +269,7 @@ def schema_session(events: bool = True) -> Session:
     """A locked session with every view over empty tables of the dataset schema: what a query
     returns can be told without any dataset (`war query --show`)."""
     con = duckdb.connect()
-    session = Session(con)
+    session = Session(con, None, events=events)
     rows = pa.schema([pa.field(f.name, pa.string() if pa.types.is_dictionary(f.type) else f.type)
                       for f in EVENT_SCHEMA] + [pa.field("variant", pa.string())])
     con.register("_games", GAME_SCHEMA.empty_table())
@@ -271,10 +291,11 @@ def schema_session(events: bool = True) -> Session:
 
 def _rules_table(con, entries, empty: bool = False) -> None:
     rows = []
+    names = rule_set_names(entries)
     for e in entries:
         rules = e.rules.model_dump(mode="json")
         rules["war_down"] = str(rules["war_down"])
-        rows.append({"rule_set": e.ordinal, "rules_id": e.rules_id, **rules,
+        rows.append({"rule_set": names[e.rules_id], "ordinal": e.ordinal, "rules_id": e.rules_id, **rules,
                      "policies": ",".join(e.policies), "seed": e.seed, "games": e.games})
     seeds = pa.array([r.pop("seed") for r in rows], pa.uint64())
     rules_table = pa.Table.from_pylist(rows).append_column("seed", seeds)

@@ -20,13 +20,13 @@ from .variant_rules import (arneson_consolation, joker_wars, length_by_policy, m
 
 
 def rule_set_palette(data: ReportData, variant: str) -> Palette:
-    """The colors of a variant's section: its rule sets, each named by its options."""
+    """The colors of a variant's section: its rule sets, each by its name."""
     return Palette(data.rule_sets_of(variant), lambda r: r.label)
 
 
 def overview_palette(data: ReportData) -> Palette:
-    """The colors of the overview: every rule set, each named by its variant and options."""
-    return Palette(data.rule_sets, lambda r: f"{r.variant}: {r.label}")
+    """The colors of the overview: every rule set, each by its name."""
+    return Palette(data.rule_sets, lambda r: r.label)
 
 
 @dataclass

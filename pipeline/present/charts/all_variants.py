@@ -3,22 +3,60 @@ wins more often, how many and how deep the wars are, and what the deal decides."
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 
+from .. import drill
 from ..numbers import pct
-from ..report import ReportData
-from .figure import (CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, log_ticks,
-                     values, with_label)
+from ..report import FEW_GAMES, ReportData
+from .figure import (
+    CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, from_rows, ink_on, log_ticks,
+    text_width, values, with_label,
+)
 
 
 # ----------------------------------------------------------------------------- game length
 
 STATS = (("mean_battles", "mean"), ("median_battles", "median"), ("p90_battles", "p90"),
          ("p99_battles", "p99"))
+LABEL_ROW = 13  # pixels between the rows of labels above a histogram
+BARS = 96       # pixels of a histogram's bars, under its labels
+
+
+def place_labels(marks: list[dict], width: float, size: float = 10) -> int:
+    """Give each mark ({px, text}: a label for a vertical line at pixel px, the line running
+    down from under its label) an `align` and a `row` so that no two labels overlap and no line
+    crosses a label: beside its line on the right (on the left where the plot ends), in the
+    first row where it fits. A line passes through every row below its label's, so a label may
+    not cover the line of a mark labelled in a row above it, nor sit above a label that covers
+    its own line. The number of rows used."""
+    placed: list[tuple[float, float, float, int]] = []  # x0, x1, px, row
+
+    def fits(x0: float, x1: float, px: float, row: int) -> bool:
+        return all((x1 + 4 < a or x0 > b + 4 or r != row)            # no overlap in the row
+                   and not (r < row and x0 - 2 <= p <= x1 + 2)       # no line above crosses it
+                   and not (r > row and a - 2 <= px <= b + 2)        # its line crosses no label below
+                   for a, b, p, r in placed)
+
+    for m in sorted(marks, key=lambda m: m["px"]):
+        w = text_width(m["text"], size)
+        spans = [("left", m["px"] + 3, m["px"] + 3 + w)] if m["px"] + 3 + w <= width else []
+        spans.append(("right", m["px"] - 3 - w, m["px"] - 3))
+        deepest = 1 + max((r for *_, r in placed), default=-1)
+        choice = next(((align, x0, x1, row) for row in range(deepest + 1) for align, x0, x1 in spans
+                       if fits(x0, x1, m["px"], row)), None)
+        if choice is None:  # nothing fits everywhere: a row of its own, below every other
+            align, x0, x1 = spans[0]
+            choice = (align, x0, x1, deepest)
+        m["align"], x0, x1, m["row"] = choice
+        placed.append((x0, x1, m["px"], m["row"]))
+    return 1 + max((m["row"] for m in marks), default=-1)
 
 
 def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    """Per rule set: a histogram of battles on a log axis, its mean/median/p90/p99 and the cap."""
+    """Per rule set: a histogram of battles on a log axis, its mean/median/p90/p99 and the cap,
+    each line labelled above the bars, the labels in rows so that none overlaps another."""
     dist = with_label(data.rows("length_distribution", variant), palette)
     stats = {r["rules_id"]: r for r in data.rows("game_length", variant)}
     if not dist:
@@ -26,42 +64,58 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
     lo = min(r["bucket_low"] for r in dist if r["games"]) * 0.9
     hi = max(max(r["bucket_high"] for r in dist if r["games"]), max(r["max_battles"] for r in dist)) * 1.25
     x_scale = alt.Scale(type="log", domain=[lo, hi], nice=False)
+
+    def px(value: float) -> float:
+        return HALF * (math.log(value) - math.log(lo)) / (math.log(hi) - math.log(lo))
+
     panels = []
     present = {r["rules_id"] for r in dist}
     rids = [rid for rid in palette.labels if rid in present]
+    per_decade = int(data.params.get("length_distribution", {}).get("bins_per_decade", 20))
     for i, rid in enumerate(rids):
-        rows = [r for r in dist if r["rules_id"] == rid]
+        rows = [{**r, drill.FIELD: drill.length_bucket(r, per_decade)} for r in dist if r["rules_id"] == rid]
         top = max(r["share"] for r in rows)
         last = i == len(rids) - 1
+        s = stats.get(rid, {})
+        cap = rows[0]["max_battles"]
+        marks = [{"value": s[col], "text": f"{name} {s[col]:,.0f}", "color": INK}
+                 for col, name in STATS if s.get(col) is not None]
+        marks.append({"value": cap, "text": f"cap {cap:,}", "color": CAP})
+        for m in marks:
+            m["px"] = px(m["value"])
+        band = place_labels(marks, HALF) * LABEL_ROW + 2
+        for m in marks:
+            m["y"] = m["row"] * LABEL_ROW
+            m["line_top"] = m["y"] + LABEL_ROW
+        height = BARS + band
         x_axis = alt.Axis(title="battles per game (log scale)" if last else None, labels=last,
                           ticks=last, format="~s", values=log_ticks(lo, hi))
         bars = alt.Chart(values(rows)).mark_rect(color=palette.color(rid), opacity=0.85,
                                                   stroke="white", strokeWidth=0.3).encode(
             x=alt.X("bucket_low:Q", scale=x_scale, axis=x_axis),
             x2="bucket_high:Q",
-            y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".1~%", tickCount=3),
-                    scale=alt.Scale(domain=[0, top * 1.55])),
+            y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".0%", tickCount=3),
+                    scale=alt.Scale(domain=[0, top * height / BARS * 1.04], nice=False)),
             y2=alt.datum(0),
             tooltip=[alt.Tooltip("bucket_low:Q", format=".0f", title="from"),
                      alt.Tooltip("bucket_high:Q", format=".0f", title="to"),
                      alt.Tooltip("games:Q"), alt.Tooltip("share:Q", format=".2%")])
-        s = stats.get(rid, {})
-        marks = [{"stat": name, "value": s[col], "text": f"{name} {s[col]:,.0f}", "row": j}
-                 for j, (col, name) in enumerate(STATS) if s.get(col) is not None]
-        rules = alt.Chart(values(marks)).mark_rule(color=INK, strokeDash=[3, 2], strokeWidth=1).encode(
-            x=alt.X("value:Q", scale=x_scale))
-        labels = alt.Chart(values(marks)).mark_text(align="left", dx=3, fontSize=10, color=INK).encode(
-            x=alt.X("value:Q", scale=x_scale), y=alt.YValue(alt.ExprRef("6 + datum.row * 12")),
-            text="text:N")
-        cap = rows[0]["max_battles"]
-        cap_rows = [{"value": cap, "text": f"cap {cap:,}"}]
-        cap_rule = alt.Chart(values(cap_rows)).mark_rule(color=CAP, strokeWidth=1.5).encode(
-            x=alt.X("value:Q", scale=x_scale))
-        cap_text = alt.Chart(values(cap_rows)).mark_text(align="right", dx=-3, dy=6, fontSize=10,
-                                                         color=CAP, baseline="top").encode(
-            x=alt.X("value:Q", scale=x_scale), y=alt.value(0), text="text:N")
-        panel = alt.layer(bars, rules, labels, cap_rule, cap_text).properties(
-            width=HALF, height=110, title=alt.TitleParams(palette.label(rid), fontSize=11, color=palette.color(rid)))
+        layers = [bars]
+        for these, dash, color in ((marks[:-1], [3, 2], INK), (marks[-1:], [1, 0], CAP)):
+            if these:  # the statistics dashed, the cap solid red; each line ends under its label
+                layers.append(alt.Chart(values(these)).mark_rule(strokeWidth=1, strokeDash=dash, color=color).encode(
+                    x=alt.X("value:Q", scale=x_scale), y=alt.Y("line_top:Q", scale=None),
+                    y2=alt.Y2Value("height")))
+        for align in ("left", "right"):
+            these = [m for m in marks if m["align"] == align]
+            if not these:
+                continue
+            layers.append(alt.Chart(values(these)).mark_text(
+                align=align, dx=3 if align == "left" else -3, baseline="top", fontSize=10).encode(
+                x=alt.X("value:Q", scale=x_scale), y=alt.Y("y:Q", scale=None), text="text:N",
+                color=alt.Color("color:N", scale=None)))
+        panel = alt.layer(*layers).properties(
+            width=HALF, height=height, title=alt.TitleParams(palette.label(rid), fontSize=11, color=INK))
         panels.append(panel)
     chart = alt.vconcat(*panels, spacing=8)
     return Figure(f"{variant}-length-histogram", "How long games last",
@@ -70,22 +124,26 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
                   "dashed lines mark the mean, median, 90th and 99th percentile, red the battle cap.")
 
 
-def length_ecdf(data: ReportData, variant: str | None, palette: Palette, title: str = "Game length, rule sets compared") -> Figure | None:
-    """The cumulative distribution of battles per game, every rule set on one log axis."""
+def length_ecdf(data: ReportData, variant: str | None, palette: Palette,
+                title: str = "Game length, rule sets compared") -> Figure | None:
+    """The cumulative distribution of battles per game, every rule set on one log axis; left
+    out for fewer than two rule sets, which it would compare with nothing."""
     dist = with_label(data.rows("length_distribution", variant), palette)
-    if not dist:
+    if len({r["rules_id"] for r in dist}) < 2:
         return None
     points = [r for r in dist if r["games"] or r["cumulative_share"] < 1]
     caps = [{"value": c, "text": f"cap {c:,}"} for c in sorted({r["max_battles"] for r in dist})]
     lo = min(r["bucket_low"] for r in dist if r["games"]) * 0.9
     hi = max(max(r["bucket_high"] for r in dist if r["games"]), max(c["value"] for c in caps)) * 1.25
     x_scale = alt.Scale(type="log", domain=[lo, hi], nice=False)
+    wide = variant is None
+    width = FULL - 360 if wide else HALF
     lines = alt.Chart(values(points)).mark_line(interpolate="monotone", strokeWidth=2).encode(
         x=alt.X("bucket_high:Q", scale=x_scale, title="battles per game (log scale)",
                 axis=alt.Axis(format="~s", values=log_ticks(lo, hi))),
         y=alt.Y("cumulative_share:Q", title="share of games shorter", axis=alt.Axis(format="~%"),
                 scale=alt.Scale(domain=[0, 1])),
-        color=palette.encode(orient="right" if variant is None else "top"),
+        color=palette.encode(orient="right" if wide else "top"), strokeDash=palette.dash(),
         detail="rules_id:N",
         tooltip=["rule_set:N", alt.Tooltip("bucket_high:Q", format=".0f", title="battles below"),
                  alt.Tooltip("cumulative_share:Q", format=".2%", title="share")])
@@ -93,30 +151,50 @@ def length_ecdf(data: ReportData, variant: str | None, palette: Palette, title: 
     guide_rules = alt.Chart(values(guides)).mark_rule(color="#9aa5b1", strokeDash=[2, 3]).encode(y="y:Q")
     guide_text = alt.Chart(values(guides)).mark_text(align="left", x=4, dy=-5, fontSize=10,
                                                       color=MUTED).encode(y="y:Q", text="text:N")
-    cap_rule = alt.Chart(values(caps)).mark_rule(color=CAP, strokeWidth=1.5).encode(x=alt.X("value:Q", scale=x_scale))
-    cap_text = alt.Chart(values(caps)).mark_text(align="right", dx=-3, y=4, fontSize=10, color=CAP,
-                                                  baseline="top").encode(x=alt.X("value:Q", scale=x_scale),
-                                                                         text="text:N")
-    wide = variant is None
-    chart = alt.layer(guide_rules, guide_text, lines, cap_rule, cap_text).properties(
-        width=FULL - 360 if wide else HALF, height=260 if wide else 240)
+    # a cap's label hangs below the top of the plot, on the left of its line, in a row of its
+    # own when two caps are close
+    for c in caps:
+        c["px"] = width * (math.log(c["value"]) - math.log(lo)) / (math.log(hi) - math.log(lo))
+    place_labels(caps, width)
+    for c in caps:
+        c["y"] = 4 + c["row"] * LABEL_ROW
+    layers = [guide_rules, guide_text, lines]
+    for align in ("left", "right"):
+        these = [c for c in caps if c["align"] == align]
+        if these:
+            layers.append(alt.Chart(values(these)).mark_rule(color=CAP, strokeWidth=1.5).encode(
+                x=alt.X("value:Q", scale=x_scale)))
+            layers.append(alt.Chart(values(these)).mark_text(
+                align=align, dx=3 if align == "left" else -3, fontSize=10, color=CAP, baseline="top").encode(
+                x=alt.X("value:Q", scale=x_scale), y=alt.Y("y:Q", scale=None), text="text:N"))
+    chart = alt.layer(*layers).properties(width=width, height=260 if wide else 240)
     return Figure(f"{variant or 'all'}-length-ecdf", title, ["length_distribution"], chart, wide=wide, note=
                   ("Share of games that end within a number of battles (the empirical distribution "
                   "function at each bucket's upper edge); where a line crosses a dotted guide is that "
                   "percentile."))
 
 
+OUTCOME_SHARES = (("win", "win_share"), ("draw", "draw_share"), ("capped", "capped_share"),
+                  ("cycle", "cycle_share"))
+
+
 def outcome_bars(data: ReportData, variant: str | None, palette: Palette) -> Figure | None:
+    """How each rule set's games end, one stacked bar a rule set; left out when there is one
+    rule set or every game of every rule set ends one way (a single full bar), which the
+    summary and the findings say in words."""
     rows = with_label(data.rows("outcomes", variant), palette)
-    if not rows:
+    if len(rows) < 2 or all(any(r[col] == 1 for _, col in OUTCOME_SHARES) for r in rows) and \
+            len({next(k for k, col in OUTCOME_SHARES if r[col] == 1) for r in rows}) == 1:
         return None
+    width = beside(palette.domain)
     long = []
     for r in rows:
-        for key, share in (("win", "win_share"), ("draw", "draw_share"), ("capped", "capped_share"),
-                           ("cycle", "cycle_share")):
-            long.append({"rule_set": r["rule_set"], "outcome": key, "share": r[share],
-                         "order": list(OUTCOME_COLORS).index(key),
-                         "text": pct(r[share], 1) if r[share] >= 0.06 else ""})
+        for key, col in OUTCOME_SHARES:
+            text = pct(r[col], 1)
+            fits = r[col] * width >= text_width(text) + 6
+            long.append({"rule_set": r["rule_set"], "outcome": key, "share": r[col],
+                         "order": list(OUTCOME_COLORS).index(key), "text": text if fits else "",
+                         "ink": ink_on(OUTCOME_COLORS[key])})
     y = alt.Y("rule_set:N", title=None, sort=palette.domain, axis=alt.Axis(labelLimit=260))
     bars = alt.Chart(values(long)).mark_bar(height={"band": 0.7}).encode(
         x=alt.X("share:Q", stack="zero", title="share of games", axis=alt.Axis(format="~%"),
@@ -129,9 +207,9 @@ def outcome_bars(data: ReportData, variant: str | None, palette: Palette) -> Fig
         tooltip=["rule_set:N", "outcome:N", alt.Tooltip("share:Q", format=".2%")])
     text = alt.Chart(values(long)).transform_stack(
         stack="share", groupby=["rule_set"], sort=[alt.SortField("order")], as_=["x0", "x1"]
-    ).transform_calculate(mid="(datum.x0 + datum.x1) / 2").mark_text(
-        color="white", fontSize=10, fontWeight=600).encode(x="mid:Q", y=y, text="text:N")
-    chart = alt.layer(bars, text).properties(width=beside(palette.domain), height=max(40, 26 * len(rows)))
+    ).transform_calculate(mid="(datum.x0 + datum.x1) / 2").mark_text(fontSize=10, fontWeight=600).encode(
+        x="mid:Q", y=y, text="text:N", color=alt.Color("ink:N", scale=None))
+    chart = alt.layer(bars, text).properties(width=width, height=max(40, 26 * len(rows)))
     return Figure(f"{variant or 'all'}-outcomes", "How games end", ["outcomes"], chart,
                   "win: one seat holds every card; draw: nobody can go on; capped: stopped at the "
                   "battle cap; cycle: a position repeated under a fixed pickup order.")
@@ -145,6 +223,7 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
         return None
     for r in rows:
         r["seat_label"] = f"seat {r['seat']}"
+        r[drill.FIELD] = drill.seat_wins(r)
     seats = sorted({r["seat"] for r in rows})
     x = alt.X("seat_label:N", title=None, sort=[f"seat {s}" for s in seats],
               axis=alt.Axis(labelAngle=0, labelFontSize=12))
@@ -163,22 +242,20 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
         tooltip=["rule_set:N", "seat_label:N", "wins:Q", "decided_games:Q",
                  alt.Tooltip("share:Q", format=".2%"), alt.Tooltip("ci_low:Q", format=".2%"),
                  alt.Tooltip("ci_high:Q", format=".2%")])
-    fair = [{"y": f, "text": f"fair share {pct(f, 1)}"} for f in sorted({r["fair_share"] for r in rows})]
-    fair_rule = alt.Chart(values(fair)).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(y=alt.Y("y:Q", scale=y_scale))
-    fair_text = alt.Chart(values(fair)).mark_text(align="right", x="width", dx=-2, dy=-6, fontSize=10,
-                                                   color=MUTED).encode(y=alt.Y("y:Q", scale=y_scale), text="text:N")
-    chart = alt.layer(fair_rule, fair_text, bars, points).properties(width=HALF, height=220)
+    fairs = sorted({r["fair_share"] for r in rows})
+    fair_rule = alt.Chart(values([{"y": f} for f in fairs])).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(
+        y=alt.Y("y:Q", scale=y_scale))
+    chart = alt.layer(fair_rule, bars, points).properties(width=HALF, height=220)
+    fair = " and ".join(pct(f, 1) for f in fairs)
     return Figure(f"{variant}-seat-advantage", "Does a seat win more often?", ["seat_win_interval"], chart,
-                  "Each seat's share of the decided games with its 95% interval; the dashed line is the "
-                  "fair share. An interval clear of the line is a real seat advantage.")
+                  f"Each seat's share of the decided games with its 95% interval; the dashed line is the "
+                  f"fair share, {fair}. An interval clear of the line is a real seat advantage.")
 
 
 # ----------------------------------------------------------------------------- wars
 
-def war_battles(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = with_label(data.rows("war_battles_distribution", variant), palette)
-    if not rows:
-        return None
+@from_rows("war_battles_distribution")
+def war_battles(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
     cut = max(min((r["war_battles"] for r in rows if r["rules_id"] == rid and r["cumulative_share"] >= 0.999),
                   default=0) for rid in {r["rules_id"] for r in rows})
     shown = [r for r in rows if r["war_battles"] <= cut]
@@ -186,7 +263,7 @@ def war_battles(data: ReportData, variant: str, palette: Palette) -> Figure | No
     lines = alt.Chart(values(shown)).mark_line(interpolate="step-after", strokeWidth=1.6).encode(
         x=alt.X("war_battles:Q", title="battles with a war, per game", scale=x_scale),
         y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".1~%")),
-        color=palette.encode(), detail="rules_id:N",
+        color=palette.encode(), strokeDash=palette.dash(), detail="rules_id:N",
         tooltip=["rule_set:N", "war_battles:Q", "games:Q", alt.Tooltip("share:Q", format=".2%")])
     means = [{"rule_set": palette.label(r["rules_id"]), "value": r["mean_war_battles"],
               "median": r["median_war_battles"]}
@@ -216,7 +293,7 @@ def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | No
               axis=alt.Axis(format="~%", values=log_ticks(min(r["at_least_share"] for r in rows), 1.0,
                                                           steps=(1,))))
     lines = alt.Chart(values(rows)).mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(filled=True, size=45)).encode(
-        x=x, y=y, color=palette.encode(), detail="rules_id:N",
+        x=x, y=y, color=palette.encode(), strokeDash=palette.dash(), detail="rules_id:N",
         tooltip=["rule_set:N", "depth_name:N", "games:Q", alt.Tooltip("at_least_share:Q", format=".3%")])
     layers = [lines]
     if len(palette.domain) == 1:
@@ -228,10 +305,8 @@ def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | No
                   "(a double war: the war's face-up cards tie again).")
 
 
-def first_battle_war(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = with_label(data.rows("first_battle_war_exact", variant), palette)
-    if not rows:
-        return None
+@from_rows("first_battle_war_exact")
+def first_battle_war(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
     for r in rows:
         r["text"] = (f"{pct(r['share'], 2)} observed"
                      + (f"; exact {r['exact_fraction']} = {pct(r['exact'], 2)}" if r["exact"] is not None else ""))
@@ -240,7 +315,7 @@ def first_battle_war(data: ReportData, variant: str, palette: Palette) -> Figure
     hi = max(max(r["ci_high"] for r in rows), max((r["exact"] for r in rows if r["exact"] is not None), default=0))
     x_scale = alt.Scale(domain=[max(0, lo - (hi - lo) * 0.3), hi + (hi - lo) * 0.3], zero=False)
     x = alt.X("ci_low:Q", title="share of games whose first battle is a war", scale=x_scale,
-              axis=alt.Axis(format=".1%"))
+              axis=alt.Axis(format=".1%", tickCount=5))
     base = alt.Chart(values(rows))
     ci = base.mark_rule(strokeWidth=2).encode(x=x, x2="ci_high:Q", y=y, color=palette.encode(legend=False))
     point = base.mark_point(filled=True, size=70).encode(
@@ -260,20 +335,35 @@ def first_battle_war(data: ReportData, variant: str, palette: Palette) -> Figure
 
 # ----------------------------------------------------------------------------- the deal
 
+SPARSE = FEW_GAMES  # decided seat-games below which a deal bucket is drawn hollow and not joined
+
+
 def _win_rate_chart(rows: list[dict], palette: Palette, x: alt.X, y_title: str, x_field: str) -> alt.LayerChart:
-    base = alt.Chart(values(rows))
+    """Win rate by what was dealt: a point and its 95% interval per bucket, the points of
+    buckets with SPARSE or more decided seats filled and joined, the others hollow and apart,
+    since their share swings with a handful of games."""
+    for r in rows:
+        r["sparse"] = r["decided_seats"] < SPARSE
     y_scale = alt.Scale(domain=[0, 1])
-    ci = base.mark_rule(strokeWidth=1.5, opacity=0.7).encode(
+    tooltip = ["rule_set:N", f"{x_field}:Q", "decided_seats:Q", "wins:Q", alt.Tooltip("share:Q", format=".2%"),
+               alt.Tooltip("ci_low:Q", format=".2%"), alt.Tooltip("ci_high:Q", format=".2%")]
+    base = alt.Chart(values(rows))
+    ci = base.mark_rule(strokeWidth=1.5).encode(
         x=x, y=alt.Y("ci_low:Q", scale=y_scale, title=y_title, axis=alt.Axis(format="~%")),
-        y2="ci_high:Q", color=palette.encode())
-    line = base.mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(filled=True, size=40)).encode(
-        x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), detail="rules_id:N",
-        tooltip=["rule_set:N", f"{x_field}:Q", "decided_seats:Q", "wins:Q",
-                 alt.Tooltip("share:Q", format=".2%"), alt.Tooltip("ci_low:Q", format=".2%"),
-                 alt.Tooltip("ci_high:Q", format=".2%")])
+        y2="ci_high:Q", color=palette.encode(),
+        opacity=alt.condition("datum.sparse", alt.value(0.3), alt.value(0.7)))
+    solid = [r for r in rows if not r["sparse"]]
+    line = alt.Chart(values(solid)).mark_line(strokeWidth=1.5).encode(
+        x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), strokeDash=palette.dash(),
+        detail="rules_id:N")
+    filled = alt.Chart(values(solid)).mark_point(filled=True, size=40, opacity=1).encode(
+        x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), tooltip=tooltip)
+    hollow = alt.Chart(values([r for r in rows if r["sparse"]])).mark_point(
+        filled=False, size=40, strokeWidth=1.5, opacity=1).encode(
+        x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), tooltip=tooltip)
     fair = [{"y": f} for f in sorted({r["fair_share"] for r in rows})]
     fair_rule = alt.Chart(values(fair)).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(y=alt.Y("y:Q", scale=y_scale))
-    return alt.layer(fair_rule, ci, line)
+    return alt.layer(fair_rule, ci, line, filled, hollow)
 
 
 def _deal_rows(data: ReportData, variant: str, palette: Palette, by: str) -> list[dict]:
@@ -294,7 +384,8 @@ def deal_top_cards(data: ReportData, variant: str, palette: Palette) -> Figure |
         width=HALF, height=220)
     return Figure(f"{variant}-deal-top-cards", f"Win rate by the {what} dealt", ["deal_win_rate"], chart,
                   "Share of decided games that a seat won, by how many top cards it was dealt, "
-                  "with 95% intervals; the dashed line is the fair share.", extra={"by": "top_cards"})
+                  f"with 95% intervals; the dashed line is the fair share. Hollow, not joined: fewer than "
+                  f"{SPARSE} decided games.", extra={"by": "top_cards"})
 
 
 def deal_strength(data: ReportData, variant: str, palette: Palette) -> Figure | None:
@@ -306,4 +397,5 @@ def deal_strength(data: ReportData, variant: str, palette: Palette) -> Figure | 
         width=HALF, height=220)
     return Figure(f"{variant}-deal-strength", "Win rate by hand strength", ["deal_win_rate"], chart,
                   "Each point is a bucket of hands (plotted at its mean strength) with a 95% interval; "
-                  "an 8 scores 0, an Ace +6, a 2 -6 (standard deck).", extra={"by": "strength"})
+                  f"an 8 scores 0, an Ace +6, a 2 -6 (standard deck). Hollow, not joined: fewer than {SPARSE} "
+                  "decided games.", extra={"by": "strength"})

@@ -9,6 +9,8 @@ gives. docs/decisions.md says why Altair and vl-convert.
 
 from __future__ import annotations
 
+import functools
+
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,8 +24,14 @@ INK = "#1f2933"
 MUTED = "#616e7c"
 GRID = "#e4e7eb"
 CAP = "#c0392b"
-PALETTE = ["#2f6fb0", "#e07b28", "#3a9a5b", "#b8433f", "#7b5ea7", "#8c6d46", "#d264a6", "#6b7b8c",
-           "#b5a22c", "#2aa6b8"]
+# The rule sets' colors, in order: the first eight as far apart as a choice among the common
+# qualitative palettes allows (CIEDE2000 at least 20 between any two; tests/colourkit.py), each
+# with at least 3:1 contrast against the white page. A ninth rule set and on reuses them with
+# dashed lines (Palette.dash).
+PALETTE = ["#0072b2", "#d55e00", "#009e73", "#882255", "#cc79a7", "#1f2933", "#999933", "#666666"]
+DASHES = [[1, 0], [6, 3], [2, 2], [8, 3, 2, 3]]
+WHITE = "#ffffff"
+BLACK = "#000000"
 OUTCOME_COLORS = {"win": "#3a9a5b", "draw": "#9aa5b1", "capped": CAP, "cycle": "#e07b28"}
 FULL = 1020     # plot width of a chart that spans the page, in pixels
 HALF = 450      # plot width of a chart in a half column (its axis adds about 60)
@@ -36,13 +44,53 @@ def beside(labels) -> int:
     return COLUMN - min(260, int(6.3 * longest)) - 16
 
 
+def text_width(text: str, size: float = 10) -> float:
+    """A generous estimate of `text`'s width in pixels at font `size`, for placing labels so
+    that they never overlap (the sans-serif fonts of FONT are narrower)."""
+    return len(text) * size * 0.62 + 2
+
+
+# ----------------------------------------------------------------------------- contrast
+
+def luminance(color: str) -> float:
+    """WCAG relative luminance of `#rrggbb`."""
+    channels = [int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two `#rrggbb` colors, 1 to 21."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def ink_on(fill: str) -> str:
+    """The text color for a cell of `fill`: white, else the page's ink, else black, the first
+    that meets WCAG AA (4.5:1); black or white always does."""
+    for ink in (WHITE, INK, BLACK):
+        if contrast(ink, fill) >= 4.5:
+            return ink
+    return BLACK
+
+
+def blend(a: str, b: str, t: float) -> str:
+    """The color a fraction `t` of the way from `a` to `b`, channel by channel in sRGB (as Vega
+    interpolates with `interpolate: rgb`)."""
+    ca = [int(a[i:i + 2], 16) for i in (1, 3, 5)]
+    cb = [int(b[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(x + (y - x) * t):02x}" for x, y in zip(ca, cb))
+
+
 CONFIG = {
     "font": FONT,
     "background": "white",
     "view": {"stroke": None},
     "axis": {"labelColor": MUTED, "titleColor": INK, "gridColor": GRID, "domainColor": "#9aa5b1",
              "tickColor": "#9aa5b1", "labelFontSize": 11, "titleFontSize": 12, "titleFontWeight": 600,
-             "labelFlush": False},
+             "labelFlush": False, "labelSeparation": 6},
+    # numbers on an axis never run together: Vega drops every other label until they fit
+    "axisQuantitative": {"labelOverlap": True},
     "legend": {"labelColor": INK, "titleColor": INK, "labelFontSize": 11, "titleFontSize": 11,
                "labelLimit": 420, "orient": "top", "direction": "vertical", "titleFontWeight": 600},
     "title": {"color": INK, "fontSize": 13, "fontWeight": 600, "anchor": "start", "offset": 6},
@@ -100,6 +148,14 @@ class Palette:
         self.labels = {r.rules_id: label(r) for r in rule_sets}
         self.domain = list(self.labels.values())
         self.range = [PALETTE[i % len(PALETTE)] for i in range(len(self.domain))]
+        self.dashes = [DASHES[(i // len(PALETTE)) % len(DASHES)] for i in range(len(self.domain))]
+
+    def __len__(self) -> int:
+        return len(self.domain)
+
+    def dash(self) -> alt.StrokeDash:
+        """Solid lines for the first len(PALETTE) rule sets, dashed for those that reuse a color."""
+        return alt.StrokeDash("rule_set:N", scale=alt.Scale(domain=self.domain, range=self.dashes), legend=None)
 
     def label(self, rules_id: str) -> str:
         return self.labels[rules_id]
@@ -118,3 +174,16 @@ class Palette:
 def with_label(rows: list[dict], palette: Palette) -> list[dict]:
     """The rows of the palette's rule sets, each with its `rule_set` label."""
     return [{**r, "rule_set": palette.label(r["rules_id"])} for r in rows if r["rules_id"] in palette.labels]
+
+
+def from_rows(query: str):
+    """A chart drawn from a named query's rows of one variant, labelled by rule set: the
+    decorated function takes (rows, data, variant, palette); a variant without rows gets no
+    chart (None)."""
+    def chart(draw):
+        @functools.wraps(draw)
+        def figure(data, variant: str, palette: "Palette"):
+            rows = with_label(data.rows(query, variant), palette)
+            return draw(rows, data, variant, palette) if rows else None
+        return figure
+    return chart

@@ -7,6 +7,7 @@ import re
 
 from markupsafe import escape
 
+from .. import drill
 from .figure import Figure
 
 
@@ -18,11 +19,14 @@ def spec(fig: Figure) -> dict:
         return fig.spec()
 
 
-def render_svg(fig: Figure) -> str:
-    """The chart as SVG markup, its ids prefixed with the figure's so charts never share one."""
+def render_svg(fig: Figure, links: bool = False) -> str:
+    """The chart as SVG markup, its ids prefixed with the figure's so charts never share one.
+    With `links`, a mark that stands for games opens them in `war serve` (present/drill.py)."""
     import vl_convert as vlc  # lazy: loads the Vega runtime
 
-    svg = vlc.vegalite_to_svg(spec(fig), allowed_base_urls=[])
+    svg = vlc.vegalite_to_svg(drill.with_links(spec(fig)) if links else spec(fig), allowed_base_urls=[])
+    if links:
+        svg = drill.localize(svg)
     # vl-convert numbers gradients across calls; renumber per figure so the page is the same
     # bytes however many charts were drawn before it
     prefix = re.sub(r"[^A-Za-z0-9_-]", "-", fig.id)

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import altair as alt
 
+from .. import drill
 from ..numbers import pct
-from ..report import ReportData
-from .figure import HALF, INK, PALETTE, Figure, Palette, beside, depth_name, values, with_label
+from ..report import ReportData, short_policies
+from .figure import HALF, INK, PALETTE, Figure, Palette, beside, blend, depth_name, from_rows, ink_on, values
 
 RANK_NAMES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK"]
 
 
-def razboi_sizes(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = with_label(data.rows("razboi_war_sizes", variant), palette)
-    if not rows:
-        return None
+@from_rows("razboi_war_sizes")
+def razboi_sizes(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
     ranks = [r for r in RANK_NAMES if r in {row["tied_rank"] for row in rows}]
     offset = alt.XOffset("rule_set:N", sort=palette.domain) if len(palette.domain) > 1 else alt.XOffset()
     x = alt.X("tied_rank:N", sort=ranks, title="rank of the tied cards", axis=alt.Axis(labelAngle=0))
@@ -39,12 +38,9 @@ def razboi_sizes(data: ReportData, variant: str, palette: Palette) -> Figure | N
                   "its ace_value); a player short of cards puts fewer.")
 
 
-def joker_wars(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = with_label(data.rows("joker_wars", variant), palette)
-    if not rows:
-        return None
-    for r in rows:
-        r["depth_name"] = depth_name(r["war_depth"])
+@from_rows("joker_wars")
+def joker_wars(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
+    rows = [{**r, "depth_name": depth_name(r["war_depth"])} for r in rows]
     order = [depth_name(d) for d in sorted({r["war_depth"] for r in rows})]
     offset = alt.XOffset("rule_set:N", sort=palette.domain) if len(palette.domain) > 1 else alt.XOffset()
     x = alt.X("depth_name:N", sort=order, title="battle", axis=alt.Axis(labelAngle=0))
@@ -64,14 +60,21 @@ def joker_wars(data: ReportData, variant: str, palette: Palette) -> Figure | Non
                   "intervals.")
 
 
-def short_policies(policies: list[str]) -> dict[str, str]:
-    """Each policy string without the parts every one of them shares (`,top:as_played`)."""
-    parts = [p.split(",") for p in policies]
-    common = set.intersection(*(set(p) for p in parts)) if parts else set()
-    return {p: ",".join(x for x in ps if x not in common) or p for p, ps in zip(policies, parts)}
+LOSES, EVEN, WINS = "#b2182b", "#f7f7f7", "#2166ac"  # the matrix's colors: below, at and above the fair share
+
+
+def share_color(share: float, lo: float, fair: float, hi: float) -> str:
+    """A cell's fill: white-grey at the fair share, the full red at the lowest share shown and
+    the full blue at the highest, each side scaled to its own end (the scale spans the data)."""
+    if share >= fair:
+        return blend(EVEN, WINS, 0 if hi <= fair else (share - fair) / (hi - fair))
+    return blend(EVEN, LOSES, 0 if lo >= fair else (fair - share) / (fair - lo))
 
 
 def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Figure]:
+    """Per rule set of a tournament: the row policy's share of decided games against the
+    column's, colored on a scale from the lowest share to the highest that diverges at the fair
+    share (50%), its text black or white, whichever the cell's color lets read (WCAG AA)."""
     rows = [r for r in data.rows("policy_matchup", variant) if r["share_a"] is not None]
     figures = []
     for rid in dict.fromkeys(r["rules_id"] for r in rows):
@@ -85,27 +88,42 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
                     (r["policy_b"], r["policy_a"], 1 - r["share_a"], 1 - r["ci_high"], 1 - r["ci_low"], r["wins_b"])):
                 cells.append({"row": short[row], "col": short[col], "share": share, "ci_low": lo,
                               "ci_high": hi, "wins": wins, "decided_games": r["decided_games"],
-                              "text": pct(share, 1), "interval": f"{pct(lo, 1)} – {pct(hi, 1)}"})
+                              "text": pct(share, 1), "interval": f"{pct(lo, 1)} – {pct(hi, 1)}",
+                              drill.FIELD: drill.matchup(rid, row, col)})
+        fair = 0.5
+        low, high = min(c["share"] for c in cells), max(c["share"] for c in cells)
+        for c in cells:
+            c["fill"] = share_color(c["share"], low, fair, high)
+            c["ink"] = ink_on(c["fill"])
         order = [short[n] for n in names]
         side = max(70, min(140, 520 // max(1, len(names))))
         base = alt.Chart(values(cells)).encode(
-            x=alt.X("col:N", sort=order, title="against", axis=alt.Axis(orient="top", labelAngle=0, labelLimit=160)),
+            x=alt.X("col:N", sort=order, title="against", axis=alt.Axis(orient="top", labelAngle=0, labelLimit=side)),
             y=alt.Y("row:N", sort=order, title="policy", axis=alt.Axis(labelLimit=200)))
         heat = base.mark_rect(stroke="white", strokeWidth=2).encode(
-            color=alt.Color("share:Q", title="win rate", scale=alt.Scale(scheme="redblue", domain=[0.2, 0.8],
-                                                                          clamp=True),
-                            legend=alt.Legend(format="~%", orient="right", direction="vertical")),
+            fill=alt.Fill("fill:N", scale=None),
             tooltip=["row:N", "col:N", alt.Tooltip("share:Q", format=".2%"), "interval:N", "wins:Q",
                      "decided_games:Q"])
-        text = base.mark_text(fontSize=12, fontWeight=600, dy=-7, color=INK).encode(text="text:N")
-        interval = base.mark_text(fontSize=9, dy=8, color=INK).encode(text="interval:N")
-        chart = alt.layer(heat, text, interval).properties(width=side * len(names), height=side * len(names))
+        # the legend: the same scale, drawn by marks no one sees
+        domain = [low, fair, high] if low < fair < high else [low, high]
+        colors = [share_color(v, low, fair, high) for v in domain]
+        key = alt.Chart(values([{"share": v} for v in domain])).mark_point(opacity=0).encode(
+            color=alt.Color("share:Q", title="win rate",
+                            scale=alt.Scale(domain=domain, range=colors, interpolate="rgb"),
+                            legend=alt.Legend(format=".0%", orient="right", direction="vertical",
+                                              values=sorted({round(low, 3), fair, round(high, 3)}))))
+        text = base.mark_text(fontSize=12, fontWeight=600, dy=-7).encode(
+            text="text:N", color=alt.Color("ink:N", scale=None))
+        interval = base.mark_text(fontSize=10, dy=8).encode(text="interval:N", color=alt.Color("ink:N", scale=None))
+        # the text's colors are its own (scale None), not the legend's scale
+        chart = alt.layer(heat, key, text, interval).resolve_scale(color="independent").properties(
+            width=side * len(names), height=side * len(names))
         label = palette.label(rid)
         figures.append(Figure(f"{variant}-matchups-{rid}", "Tournament: who beats whom",
                               ["policy_matchup"], chart,
                               f"{label}: the row policy's share of the decided games against the column "
-                              "policy, both seatings pooled, with its 95% interval (empty: the pair did "
-                              "not meet).", extra={"rules_id": rid}))
+                              "policy, both seatings pooled, with its 95% interval; blue above the fair 50%, "
+                              "red below (empty: a policy against itself).", extra={"rules_id": rid}))
     return figures
 
 
@@ -157,7 +175,7 @@ def length_by_policy(data: ReportData, variant: str, palette: Palette) -> Figure
         label = " vs ".join(short[p] for p in r["policies"])
         for col, stat in (("mean_battles", "mean"), ("median_battles", "median"), ("p90_battles", "p90")):
             long.append({"policies": label, "stat": stat, "battles": r[col], "games": r["games"]})
-    y = alt.Y("policies:N", title="seat 0 vs seat 1", axis=alt.Axis(labelLimit=260))
+    y = alt.Y("policies:N", title=None, axis=alt.Axis(labelLimit=260))
     chart = alt.Chart(values(long)).mark_point(filled=True, size=70).encode(
         x=alt.X("battles:Q", title="battles per game"), y=y,
         shape=alt.Shape("stat:N", title=None, sort=["median", "mean", "p90"],
@@ -167,7 +185,7 @@ def length_by_policy(data: ReportData, variant: str, palette: Palette) -> Figure
     ).properties(width=beside(r["policies"] for r in long), height=max(60, 26 * len(rows)))
     return Figure(f"{variant}-length-by-policy", "Game length by the seats' policies",
                   ["length_by_policy"], chart, "Median, mean and 90th percentile of battles per game "
-                  "for each seating of policies.")
+                  "for each seating, seat 0's policy first.")
 
 
 def _steal_order(name: str) -> tuple:
@@ -197,7 +215,7 @@ def arneson_consolation(data: ReportData, variant: str, palette: Palette) -> Fig
                              "text": pct(r[key], 1)})
     if not long:
         return None
-    y = alt.Y("policies:N", title="seat 0 vs seat 1", axis=alt.Axis(labelLimit=260))
+    y = alt.Y("policies:N", title=None, axis=alt.Axis(labelLimit=260))
     bars = alt.Chart(values(long)).mark_bar().encode(
         x=alt.X("share:Q", title="share of decided games", axis=alt.Axis(format="~%"), scale=alt.Scale(domain=[0, 1])),
         y=y, yOffset="measure:N",
@@ -211,4 +229,5 @@ def arneson_consolation(data: ReportData, variant: str, palette: Palette) -> Fig
     return Figure(f"{variant}-consolation", "Arneson's War: the war loser's consolation cards",
                   ["arneson_consolation"], chart,
                   "The loser of a war takes back the two cards that caused it: how often the eventual "
-                  "winner received such cards, and how often one of them later won it a battle.")
+                  "winner received such cards, and how often one of them later won it a battle (each row "
+                  "a seating, seat 0's policy first).")

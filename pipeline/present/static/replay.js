@@ -1,7 +1,8 @@
 "use strict";
 // One game of War, one battle at a time. The data (pipeline/present/replay_page.py, page_data):
 // each battle's events, and each seat's cards as a diff from the battle before, with a full
-// position every `keyframe` battles. Only the battle shown is laid out.
+// position every `keyframe` battles. Only the battle shown is laid out, and of the list of
+// battles only the rows in view.
 (function () {
   const D = JSON.parse(document.getElementById("war-data").textContent);
   const N = D.battles.length;
@@ -108,7 +109,7 @@
   function setupStatic() {
     $("game-title").textContent = `Game ${G.game_id} · ${D.title}`;
     const opts = Object.entries(D.options).map(([k, v]) => `${k}=${v}`).join(", ");
-    $("game-meta").innerHTML = `${esc(G.variant)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
+    $("game-meta").innerHTML = `${esc(D.rule_set)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
       `${G.wars} wars in ${G.war_battles} battles, deepest ${G.max_war_depth}<br>${esc(opts)}` +
       (D.policies.length ? `<br>policies: ${D.policies.map((p, s) => `seat ${s} ${esc(p)}`).join(" · ")}` : "");
     $("game-outcome").textContent = `Outcome: ${outcomeText()}`;
@@ -238,7 +239,7 @@
   // -- timeline: the game drawn once on one canvas, the battle shown on a canvas above it ----------
   const canvas = $("timeline");
   const overlay = $("cursor");
-  const PAD = { l: 34, r: 10, t: 16, b: 14 };
+  const PAD = { l: 34, r: 10, t: 16, b: 30 };  // the bottom holds the war ticks, then battle numbers
   let drawn = false;
   function geometry() {
     const w = canvas.clientWidth, h = canvas.clientHeight;
@@ -266,18 +267,37 @@
       ctx.beginPath(); ctx.moveTo(PAD.l, y); ctx.lineTo(g.w - PAD.r, y); ctx.stroke();
       ctx.fillText(String(Math.round(part * g.total)), 4, y + 3);
     }
-    // wars: one path of ticks along the bottom, taller for deeper wars
+    // wars: one path of ticks under the plot, taller for deeper wars
+    const warBase = g.h - 15;
     ctx.strokeStyle = "#f59e0b";
     ctx.beginPath();
     for (let b = 1; b <= N; b++) {
       const d = D.battles[b - 1].w;
       if (d) {
         const x = g.x(b);
-        ctx.moveTo(x, g.h - 1);
-        ctx.lineTo(x, g.h - 1 - Math.min(10, 3 * d + 1));
+        ctx.moveTo(x, warBase);
+        ctx.lineTo(x, warBase - Math.min(10, 3 * d + 1));
       }
     }
     ctx.stroke();
+    // battle numbers along the bottom, a round step about every 90 pixels
+    ctx.fillStyle = "#6b7785";
+    ctx.strokeStyle = "#c3cad3";
+    ctx.lineWidth = 1;
+    const step = roundStep(N / Math.max(1, (g.w - PAD.l - PAD.r) / 90));
+    let right = -Infinity;
+    const ticks = [];
+    for (let b = 0; b <= N; b += step) {
+      const text = String(b);
+      const w = ctx.measureText(text).width;
+      const x = Math.min(Math.max(g.x(b) - w / 2, PAD.l - w / 2), g.w - w - 1);
+      if (x < right + 8) continue;
+      right = x + w;
+      ticks.push(b);
+      ctx.beginPath(); ctx.moveTo(Math.round(g.x(b)) + 0.5, warBase + 1); ctx.lineTo(Math.round(g.x(b)) + 0.5, warBase + 4); ctx.stroke();
+      ctx.fillText(text, x, g.h - 2);
+    }
+    canvas.dataset.ticks = ticks.join(" ");  // the battle numbers drawn, for tests
     ctx.lineWidth = 1.6;
     ctx.lineJoin = "round";
     for (let s = 0; s < SEATS; s++) {
@@ -293,6 +313,11 @@
     }
     drawn = true;
   }
+  function roundStep(raw) {
+    const power = Math.pow(10, Math.floor(Math.log10(Math.max(1, raw))));
+    for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
+    return 10 * power;
+  }
   function drawTimeline(b) {
     if (!drawn) drawBase();
     const g = geometry();
@@ -301,7 +326,7 @@
     const x = g.x(b);
     ctx.strokeStyle = "#111827";
     ctx.lineWidth = 1.5;
-    ctx.beginPath(); ctx.moveTo(x, PAD.t - 2); ctx.lineTo(x, g.h); ctx.stroke();
+    ctx.beginPath(); ctx.moveTo(x, PAD.t - 2); ctx.lineTo(x, g.h - 14); ctx.stroke();
     for (let s = 0; s < SEATS; s++) {
       ctx.fillStyle = COLORS[s % COLORS.length];
       ctx.beginPath(); ctx.arc(x, g.y(D.counts[s][b]), 3.5, 0, 2 * Math.PI); ctx.fill();
@@ -319,6 +344,102 @@
     return Math.max(0, Math.min(N, Math.round(f * N)));
   }
 
+  // -- the list of battles: one row a battle, only the rows in view laid out ----------------------
+  const ROW = 22;  // px: a row's height (style.css, .battle-item)
+  const WARS = [], DECIDED = new Set(), LEADS = new Map(D.leads.map(([b, s]) => [b, s]));
+  D.battles.forEach((bt, i) => {
+    if (bt.w) WARS.push(i + 1);
+    if (bt.e.some((e) => e[0] === "decision")) DECIDED.add(i + 1);
+  });
+  const LEAD_AT = D.leads.map(([b]) => b);
+  const list = $("battle-list"), items = $("battle-items");
+  let laid = "";
+  function itemHtml(b) {
+    const cls = b === current ? " current" : "";
+    if (b === 0) {
+      return `<div class="battle-item${cls}" data-battle-item="0" role="option" aria-selected="${b === current}" style="top:0">` +
+        '<span class="n">0</span><span class="who muted">the deal</span></div>';
+    }
+    const bt = D.battles[b - 1];
+    const who = bt.x === null || bt.x === undefined ? '<span class="muted">nobody</span>' :
+      `<i style="background:${COLORS[bt.x % COLORS.length]}"></i>seat ${bt.x}`;
+    const war = bt.w ? `<span class="mark war" title="${esc(warName(bt.w))}">${bt.w > 1 ? `WAR \u00d7${bt.w}` : "WAR"}</span>` : "";
+    const decided = DECIDED.has(b) ? '<span class="mark decision" title="a player decided">\u25C6</span>' : "";
+    const lead = LEADS.has(b) ? `<span class="mark lead" title="seat ${LEADS.get(b)} takes the lead">\u25B2 ${LEADS.get(b)}</span>` : "";
+    return `<div class="battle-item${cls}${bt.w ? " war" : ""}" data-battle-item="${b}" data-war="${bt.w || 0}"` +
+      (DECIDED.has(b) ? " data-decision" : "") + (LEADS.has(b) ? ` data-lead="${LEADS.get(b)}"` : "") +
+      ` role="option" aria-selected="${b === current}" style="top:${b * ROW}px">` +
+      `<span class="n">${b}</span><span class="who">${who}</span>${war}${decided}${lead}</div>`;
+  }
+  function layList(force) {
+    const top = list.scrollTop, height = list.clientHeight || 300;
+    const first = Math.max(0, Math.floor(top / ROW) - 3), last = Math.min(N, Math.ceil((top + height) / ROW) + 3);
+    const key = `${first}:${last}:${current}`;
+    if (!force && key === laid) return;
+    laid = key;
+    let html = "";
+    for (let b = first; b <= last; b++) html += itemHtml(b);
+    items.innerHTML = html;
+  }
+  function listTo(b) {
+    const height = list.clientHeight || 300;
+    const y = b * ROW;
+    if (y < list.scrollTop || y + ROW > list.scrollTop + height) list.scrollTop = Math.max(0, y - (height - ROW) / 2);
+    layList(true);
+  }
+  // the first battle after `b` (or before it, `back`) in a sorted list of battles, or b itself
+  function nearest(sorted, b, back) {
+    let lo = 0, hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (back ? sorted[mid] < b : sorted[mid] <= b) lo = mid + 1; else hi = mid;
+    }
+    if (back) return lo > 0 ? sorted[lo - 1] : b;
+    return lo < sorted.length ? sorted[lo] : b;
+  }
+
+  // -- the game as JSON, as `war replay --format json` gives it (pipeline/jobs/replay.py, as_json) -----
+  function eventJson(a) {
+    const e = ev(a), out = { kind: e.kind };
+    if (e.seat !== null) out.seat = e.seat;
+    if (e.cards.length) { out.cards = e.cards; out.labels = e.cards.map(label); }
+    if (e.seats.length) out.seats = e.seats;
+    if (e.options.length) out.options = e.options;
+    if (e.value !== null) out.value = e.value;
+    if (e.note !== null) out.note = e.note;
+    return out;
+  }
+  function gameJson() {
+    const battles = [];
+    let before = stateAt(0);
+    for (let b = 1; b <= N; b++) {
+      const st = stateAt(b), bt = D.battles[b - 1];
+      const one = { battle: b, war_depth: bt.w, winner: bt.x === undefined ? null : bt.x,
+        piles_before: before.pile, piles_after: st.pile };
+      if (D.layout === "won") { one.won_before = before.won; one.won_after = st.won; }
+      if (D.layout === "hands") { one.hands_before = before.hand; one.hands_after = st.hand; }
+      one.held_after = st.pile.map((p, s) => p.concat(st.won[s], st.hand[s]).map(label));
+      one.out_after = st.out.slice().sort((x, y) => x - y);
+      one.events = bt.e.map(eventJson);
+      battles.push(one);
+      before = st;
+    }
+    const game = { game: D.game, rule_set: D.rule_set, rules: D.rules, policies: D.policies, disagreements: D.disagreements,
+      deal: D.deal.map(eventJson), battles: battles, end: eventJson(D.end) };
+    // the seed is a 64-bit integer: written as the page holds it, digits, not through a JavaScript number
+    return JSON.stringify(game).replace(/"game_seed":"(\d+)"/, '"game_seed":$1');
+  }
+  function download() {
+    const url = URL.createObjectURL(new Blob([gameJson()], { type: "application/json" }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = `war-game-${G.game_id}.json`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+
   // -- navigation ------------------------------------------------------------------------------
   let current = -1;
   function show(b) {
@@ -329,6 +450,7 @@
     renderSeats(b, st);
     renderTable(b, st);
     drawTimeline(b);
+    listTo(b);
     if (document.activeElement !== $("jump-to")) $("jump-to").value = String(b);
     $("first").disabled = $("prev").disabled = b === 0;
     $("next").disabled = $("last").disabled = b === N;
@@ -376,6 +498,12 @@
     $("play").addEventListener("click", () => setPlaying(!playing));
     $("jump").addEventListener("submit", (e) => { e.preventDefault(); show($("jump-to").value); $("jump-to").blur(); });
     $("reveal").addEventListener("change", (e) => { reveal = e.target.checked; show(current); });
+    $("download").addEventListener("click", download);
+    list.addEventListener("scroll", () => layList(false));
+    list.addEventListener("click", (e) => {
+      const item = e.target.closest("[data-battle-item]");
+      if (item) show(Number(item.dataset.battleItem));
+    });
     document.addEventListener("keydown", (e) => {
       const tag = (e.target && e.target.tagName) || "";
       if (tag === "INPUT" && e.target.type !== "checkbox" || tag === "SELECT" || tag === "TEXTAREA") return;
@@ -386,6 +514,10 @@
       else if (e.key === "Home") show(0);
       else if (e.key === "End") show(N);
       else if (e.key === " " || e.key === "Spacebar") setPlaying(!playing);
+      else if (e.key === "w") show(nearest(WARS, current, false));
+      else if (e.key === "W") show(nearest(WARS, current, true));
+      else if (e.key === "l") show(nearest(LEAD_AT, current, false));
+      else if (e.key === "L") show(nearest(LEAD_AT, current, true));
       else return;
       e.preventDefault();
     });
@@ -407,6 +539,7 @@
     });
   }
 
+  items.style.height = `${(N + 1) * ROW}px`;
   setupStatic();
   wire();
   show(fromHash());

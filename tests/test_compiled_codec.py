@@ -1,7 +1,10 @@
-"""The kernel's events encoder (events_from_arrays) against the reference encoder: for the
-kernel's own games and for arbitrary event arrays, the table must equal
-storage.events_table(ids, reference_logs(...)) and be written to the same Parquet bytes, and
-logcodec.decode of its rows must give back the events."""
+"""The compiled engine's events encoder (pipeline/log/compiled_codec.py and
+pipeline/log/row_encoder.py, through pipeline.log.compiled.events_from_arrays) against the
+reference encoder: for the compiled engine's own games and for arbitrary event arrays (duel rows
+and their near misses among them), the table must equal
+pipeline.log.tables.events_table(ids, reference_logs(...)) and be written to the same Parquet
+bytes, and pipeline.log.codec's decoding of its rows (log.tables.game_logs) must give back the
+events."""
 
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ RULE_SETS = [
 
 
 def reference_logs(evi, cv, sv, counts) -> list[list[Event]]:
-    """The kernel's event arrays as the engine's events, game by game: the reference the
+    """The compiled engine's event arrays as the engine's events, game by game: the reference the
     compiled encoder is held to."""
     cards = cv.tolist()
     seats = sv.tolist()
@@ -86,7 +89,7 @@ def check(ids, evi, cv, sv, counts, tmp_path=None):
 
 @pytest.mark.parametrize("name,options", RULE_SETS, ids=lambda v: v if isinstance(v, str) else
                          "-".join(f"{k}={x}" for k, x in v.items()) or "defaults")
-def test_kernel_games_encode_as_the_reference(name, options, tmp_path):
+def test_compiled_games_encode_as_the_reference(name, options, tmp_path):
     try:
         rules = build_rules(name, options)
     except RulesError as err:
@@ -128,16 +131,17 @@ def test_empty():
 
 # ---------------------------------------------------------------- arbitrary event arrays
 
-def kernel_arrays(rows, cards, seats, counts):
-    """Event rows, card and seat values and events a game as the kernel's arrays."""
+def engine_arrays(rows, cards, seats, counts):
+    """Event rows, card and seat values and events a game as the compiled engine's arrays."""
     return (np.array(rows, np.int32).reshape(-1, 7), np.array(cards, np.int16), np.array(seats, np.int8),
             np.array(counts, np.int64))
 
 
 @st.composite
 def event_arrays(draw):
-    """Games of any events the kernel's arrays can hold: takes that are, or almost are, the
-    table's cards (in any order, the table's or winner_first's), repeated cards, large codes, many seats, battles that go back."""
+    """Games of any events the compiled engine's arrays can hold: takes that are, or almost are,
+    the table's cards (in any order, the table's or winner_first's), repeated cards, large codes,
+    many seats, battles that go back."""
     rows, cards, seats, counts = [], [], [], []
     for _ in range(draw(st.integers(0, 4))):
         count = draw(st.integers(0, 30))
@@ -176,7 +180,7 @@ def event_arrays(draw):
             value = draw(st.integers(0, len(ev_cards)) if kind == KIND_DECISION else st.integers(-3, 10**6))
             rows.append((battle, kind, seat, value,
                          draw(st.integers(-1, len(NOTES) - 1)), len(cards), len(seats)))
-    return kernel_arrays(rows, cards, seats, counts)
+    return engine_arrays(rows, cards, seats, counts)
 
 
 @settings(max_examples=300, deadline=None)
@@ -258,7 +262,7 @@ def duel_games(draw):
             if miss == "extra":
                 rows.append((battle, KIND_END, played[2], battle, 0, len(cards), len(seats)))
         counts.append(len(rows) - first_row)
-    return kernel_arrays(rows, cards, seats, counts)
+    return engine_arrays(rows, cards, seats, counts)
 
 
 @settings(max_examples=200, deadline=None)

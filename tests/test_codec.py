@@ -1,5 +1,8 @@
 """The on-disk event log (pipeline/log/codec.py): lossless for any log, strict on rows no log
-encodes to, and the SQL `events` view (pipeline/log/events.sql) decodes exactly as Python does."""
+encodes to, and the SQL `events` view (pipeline/log/events.sql) decodes exactly as Python does,
+refuses a corrupt shape in one clear error, agrees with the `battles` view and names only the
+kinds the registry declares (pipeline/model/event_kinds.py); pipeline.log.tables reads a
+dictionary column chunk by chunk."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.engines.event import Event
-from pipeline.log import codec as logcodec
+from pipeline.log import codec
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import connect, run
 from pipeline.model.rules import build_rules
@@ -32,12 +35,12 @@ def logs(draw):
             cards = draw(st.permutations(table))
             if draw(st.integers(0, 5)) == 0:  # not quite the table: must stay raw
                 cards = cards[1:] if len(cards) > 1 else cards + [cards[0]]
-            kind = draw(st.sampled_from(sorted(logcodec.TAKE_KINDS)))
+            kind = draw(st.sampled_from(sorted(codec.TAKE_KINDS)))
             table = []
         else:
             kind = draw(st.sampled_from(EVENT_KINDS))
             cards = draw(st.lists(small, max_size=6))
-            if kind in logcodec.TABLE_KINDS:
+            if kind in codec.TABLE_KINDS:
                 table = table + cards
         log.append(Event(battle, kind, seat=draw(st.one_of(st.none(), st.integers(0, 7))), cards=tuple(cards),
                          seats=tuple(draw(st.lists(st.integers(0, 7), max_size=3))),
@@ -49,8 +52,8 @@ def logs(draw):
 @settings(max_examples=300, deadline=None)
 @given(logs())
 def test_any_log_round_trips(log):
-    rows = logcodec.encode(log)
-    assert logcodec.decode(rows) == log
+    rows = codec.encode(log)
+    assert codec.decode(rows) == log
     assert [r.battle for r in rows] == sorted(r.battle for r in rows)
     assert sum(len(r.cards) for r in rows) <= sum(len(e.cards) + len(e.options) for e in log)
 
@@ -59,19 +62,19 @@ def test_a_classic_battle_is_one_row():
     log = [Event(0, "deal", 0, (9, 38)), Event(0, "deal", 1, (51, 27)),
            Event(1, "play", 0, (9,)), Event(1, "play", 1, (51,)),
            Event(1, "collect", 1, (51, 9))]
-    rows = logcodec.encode(log)
-    assert rows == [logcodec.Row(0, 0, "deal:0#2 deal:1#2", [9, 38, 51, 27]),
-                    logcodec.Row(2, 1, "play:0#1 play:1#1 collect:1@1,0", [9, 51])]
+    rows = codec.encode(log)
+    assert rows == [codec.Row(0, 0, "deal:0#2 deal:1#2", [9, 38, 51, 27]),
+                    codec.Row(2, 1, "play:0#1 play:1#1 collect:1@1,0", [9, 51])]
 
 
 def test_a_big_take_keeps_its_order_after_the_rows_cards():
     log = [Event(3, "play", 0, (1,)), Event(3, "play", 1, (2,)),
            Event(3, "war", seats=(0, 1), value=1), Event(3, "down", 0, (3, 4)),
            Event(3, "collect", 0, (4, 1, 3, 2))]
-    (row,) = logcodec.encode(log)
+    (row,) = codec.encode(log)
     assert row.shape == "play:0#1 play:1#1 war[0,1]=1 down:0#2 collect:0@*"
     assert row.cards == [1, 2, 3, 4, 3, 0, 2, 1]
-    assert logcodec.decode([row]) == log
+    assert codec.decode([row]) == log
 
 
 def war_table(*collect: int, taker=1) -> list[Event]:
@@ -91,37 +94,37 @@ def war_table(*collect: int, taker=1) -> list[Event]:
 ])
 def test_a_big_take_in_a_fixed_pickups_order_is_spelt_in_the_shape(order, spelt, positions):
     log = war_table(*order)
-    (row,) = logcodec.encode(log)
+    (row,) = codec.encode(log)
     assert row.shape.endswith(f"collect:1{spelt}")
     assert row.cards == [1, 2, 3, 4, 5, 6] + positions
-    assert logcodec.decode([row]) == log
+    assert codec.decode([row]) == log
 
 
 def test_a_take_in_winner_first_order_needs_seats_to_be_spelt_so():
     log = war_table(2, 5, 1, 4, 3, 6, taker=None)
-    (row,) = logcodec.encode(log)
+    (row,) = codec.encode(log)
     assert row.shape.endswith("collect@*")
-    assert logcodec.decode([row]) == log
+    assert codec.decode([row]) == log
 
 
 def test_an_end_at_its_rows_battle_is_spelt_so_games_share_their_last_shape():
     logs = [[Event(battles, "play", 0, (1,)), Event(battles, "play", 1, (2,)), Event(battles, "collect", 1, (2, 1)),
              Event(battles, "out", 0), Event(battles, "end", 1, value=battles, note="win")] for battles in (53, 678)]
-    rows = [logcodec.encode(log)[0] for log in logs]
+    rows = [codec.encode(log)[0] for log in logs]
     assert {r.shape for r in rows} == {"play:0#1 play:1#1 collect:1@1,0 out:0 end:1=b!win"}
-    assert [logcodec.decode([r._replace(seq=0)]) for r in rows] == logs
+    assert [codec.decode([r._replace(seq=0)]) for r in rows] == logs
     odd = [Event(7, "end", None, value=6, note="draw")], [Event(7, "end", None, note="draw")]
-    assert [logcodec.encode(log)[0].shape for log in odd] == ["end=6!draw", "end!draw"]  # any log round-trips
-    assert [logcodec.decode(logcodec.encode(log)) for log in odd] == list(odd)
+    assert [codec.encode(log)[0].shape for log in odd] == ["end=6!draw", "end!draw"]  # any log round-trips
+    assert [codec.decode(codec.encode(log)) for log in odd] == list(odd)
 
 
 def test_options_ride_with_the_cards_so_decisions_share_a_shape():
     hands = [(9, 33, 38), (3, 9, 28)]
     logs = [[Event(1, "decision", 0, (hand[0],), options=hand, value=0, note="hand")] for hand in hands]
-    rows = [logcodec.encode(log)[0] for log in logs]
+    rows = [codec.encode(log)[0] for log in logs]
     assert {r.shape for r in rows} == {"decision:0#1{3}=0!hand"}
     assert rows[0].cards == [9, 9, 33, 38]
-    assert [logcodec.decode([r]) for r in rows] == logs
+    assert [codec.decode([r]) for r in rows] == logs
 
 
 @pytest.mark.parametrize("shape,values,words", [
@@ -142,19 +145,19 @@ def test_options_ride_with_the_cards_so_decisions_share_a_shape():
     ("play#1 play:1#1 play:0#1 play:1#1 collect:1@w", [1, 2, 3, 4], "without a seat"),
 ])
 def test_rows_no_log_encodes_to_are_refused(shape, values, words):
-    with pytest.raises(logcodec.CodecError, match=words):
-        logcodec.decode_row(1, shape, values)
+    with pytest.raises(codec.CodecError, match=words):
+        codec.decode_row(1, shape, values)
 
 
 def test_rows_must_follow_on():
     rows = [(0, 0, "deal:0#1", [1]), (2, 1, "play:0#1", [1])]
-    with pytest.raises(logcodec.CodecError, match="starts at seq 2"):
-        logcodec.decode(rows)
+    with pytest.raises(codec.CodecError, match="starts at seq 2"):
+        codec.decode(rows)
 
 
 def test_a_note_with_a_space_is_refused():
-    with pytest.raises(logcodec.CodecError, match="one word"):
-        logcodec.encode([Event(0, "end", 0, value=1, note="a b")])
+    with pytest.raises(codec.CodecError, match="one word"):
+        codec.encode([Event(0, "end", 0, value=1, note="a b")])
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,241 @@
+"""The server's games list: a filter read from a request's query string, the SQL that answers it
+(one page of games, the facet counts beside each filter, every matching game for `/games.csv`
+and `/games.json`), and the same filter as literal SQL for the SQL page (`as_sql`).
+
+A filter is the whole state of a list, so a list's URL is its permalink: every field is a query
+parameter, defaults left out. Every value is checked against what the dataset holds or a range
+(HTTP 400 otherwise) and bound as a parameter, never pasted into SQL; the sort column is chosen
+from a fixed list.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from urllib.parse import urlencode
+
+from starlette.exceptions import HTTPException
+
+from .report import RuleSetInfo
+
+MAX_PER_PAGE = 200
+PER_PAGE = 50
+MAX_POLICIES = 8
+OUTCOMES = ("win", "draw", "capped", "cycle")
+# a sortable column's name in the URL: its SQL column
+SORTS = {"game_id": "game_id", "variant": "variant", "rule_set": "rules_id", "battles": "battles",
+         "outcome": "outcome", "winner": "winner", "wars": "wars", "deepest_war": "max_war_depth",
+         "cycle_length": "cycle_length"}
+FACETS = ("variant", "rule_set", "outcome", "winner")
+PARAMETERS = {"variant", "rule_set", "outcome", "winner", "min_battles", "max_battles", "policy", "sort",
+              "order", "page", "per_page"}
+
+# Each filter's SQL condition: true when its parameter is NULL (not given) or the game matches.
+CONDITIONS = {
+    "variant": "($variant IS NULL OR variant = $variant)",
+    "rule_set": "($rules_id IS NULL OR rules_id = $rules_id)",
+    "outcome": "($outcome IS NULL OR outcome = $outcome)",
+    "winner": "($winner IS NULL OR winner = $winner)",
+    "battles": "($min_battles IS NULL OR battles >= $min_battles) AND ($max_battles IS NULL OR battles <= $max_battles)",
+    "policy": "($policies IS NULL OR list_sort(policies) = list_sort($policies))",
+}
+WHERE = "WHERE " + "\n  AND ".join(CONDITIONS.values())
+LIST_COLUMNS = "game_id, variant, rules_id, policies, battles, outcome, winner, wars, max_war_depth, cycle_length"
+
+
+def facet_sql() -> str:
+    """The games per value of each facet, each counted under every filter but its own (so the
+    counts say what choosing another value would give), in one statement."""
+    flags = ",\n       ".join(f"{CONDITIONS[f]} AS f_{f}" for f in FACETS)
+    rest = f"{CONDITIONS['battles']} AND {CONDITIONS['policy']}"
+    parts = []
+    for facet in FACETS:
+        column = "rules_id" if facet == "rule_set" else facet
+        others = " AND ".join(f"f_{o}" for o in FACETS if o != facet)
+        parts.append(f"SELECT '{facet}' AS facet, CAST({column} AS VARCHAR) AS value, count(*) AS games "
+                     f"FROM g WHERE {others} AND {column} IS NOT NULL GROUP BY {column}")
+    return (f"WITH g AS (SELECT variant, rules_id, outcome, winner,\n       {flags}\n"
+            f"FROM games WHERE {rest})\n" + "\nUNION ALL ".join(parts))
+
+
+FACET_SQL = facet_sql()
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    """A games-list request, checked: every field is None (no filter) or a valid value."""
+
+    variant: str | None = None
+    rules_id: str | None = None
+    outcome: str | None = None
+    winner: int | None = None
+    min_battles: int | None = None
+    max_battles: int | None = None
+    policies: tuple[str, ...] | None = None   # the seats' policies, in any seat order
+    sort: str = "battles"
+    order: str = "desc"
+    page: int = 1
+    per_page: int = PER_PAGE
+
+    def params(self) -> dict:
+        """The SQL parameters of the filter (not of the sort or the page)."""
+        return {"variant": self.variant, "rules_id": self.rules_id, "outcome": self.outcome,
+                "winner": self.winner, "min_battles": self.min_battles, "max_battles": self.max_battles,
+                "policies": list(self.policies) if self.policies else None}
+
+    def items(self, **change) -> list[tuple[str, object]]:
+        """The URL parameters of this filter with `change` applied, defaults left out."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)} | change
+        out = []
+        for f in fields(self):
+            value = values[f.name]
+            if value is None or value == f.default or value == ():
+                continue
+            name = {"rules_id": "rule_set", "policies": "policy"}.get(f.name, f.name)
+            out += [(name, v) for v in value] if f.name == "policies" else [(name, value)]
+        return out
+
+    def query(self, **change) -> str:
+        """The URL query string of this filter, with `change` applied, defaults left out."""
+        return urlencode(self.items(**change))
+
+    def sorted_by(self, key: str) -> str:
+        """The query string of this list sorted by `key`: its other direction when it is already
+        the sort, else high first for numbers and low first for names."""
+        if key == self.sort:
+            order = "asc" if self.order == "desc" else "desc"
+        else:
+            order = "asc" if key in ("game_id", "variant", "rule_set", "outcome", "winner") else "desc"
+        return self.query(sort=key, order=order, page=1)
+
+    @property
+    def order_by(self) -> str:
+        direction = "DESC" if self.order == "desc" else "ASC"
+        if self.sort == "game_id":
+            return f"game_id {direction}"
+        return f"{SORTS[self.sort]} {direction} NULLS LAST, game_id"
+
+    def list_sql(self) -> str:
+        return f"SELECT {LIST_COLUMNS} FROM games\n{WHERE}\nORDER BY {self.order_by}\nLIMIT $limit OFFSET $offset"
+
+    def export_sql(self) -> str:
+        """Every game that passes the filter, every column, in the list's order."""
+        return f"SELECT * FROM games\n{WHERE}\nORDER BY {self.order_by}"
+
+    def as_sql(self) -> str:
+        """The games of this list as SQL with its values written in, for the SQL page."""
+        conditions = []
+        for column, value in (("variant", self.variant), ("rules_id", self.rules_id), ("outcome", self.outcome),
+                              ("winner", self.winner)):
+            if value is not None:
+                conditions.append(f"{column} = {literal(value)}")
+        if self.min_battles is not None:
+            conditions.append(f"battles >= {self.min_battles}")
+        if self.max_battles is not None:
+            conditions.append(f"battles <= {self.max_battles}")
+        if self.policies:
+            conditions.append(f"list_sort(policies) = list_sort([{', '.join(map(literal, self.policies))}])")
+        where = ("\nWHERE " + "\n  AND ".join(conditions)) if conditions else ""
+        return f"SELECT *\nFROM games{where}\nORDER BY {self.order_by}"
+
+
+def literal(value) -> str:
+    """A value as an SQL literal: a number as it is, text quoted."""
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _int(query, name: str, low: int, high: int) -> int | None:
+    text = query.get(name, "").strip()
+    if not text:
+        return None
+    if not re.fullmatch(r"[0-9]{1,12}", text) or not low <= int(text) <= high:
+        raise HTTPException(400, f"{name} must be a whole number from {low} to {high}")
+    return int(text)
+
+
+def _choice(query, name: str, allowed) -> str | None:
+    text = query.get(name, "").strip()
+    if not text:
+        return None
+    if text not in allowed:
+        raise HTTPException(400, f"{name} must be one of: {', '.join(sorted(map(str, allowed)))}")
+    return text
+
+
+def _policies(query, known: set[str]) -> tuple[str, ...] | None:
+    values = [v.strip() for v in query.getlist("policy") if v.strip()]
+    if not values:
+        return None
+    if len(values) > MAX_POLICIES:
+        raise HTTPException(400, f"policy is given at most {MAX_POLICIES} times (one a seat)")
+    for v in values:
+        if v not in known:
+            raise HTTPException(400, f"policy {v[:80]!r} is no seat's policy in this dataset")
+    return tuple(values)
+
+
+def parse_filter(query, infos: list[RuleSetInfo], players: int) -> GameFilter:
+    """The filter a request's query string asks for; HTTP 400 for a parameter it does not know
+    or any value outside its range."""
+    unknown = set(query.keys()) - PARAMETERS
+    if unknown:
+        raise HTTPException(400, f"unknown parameter {sorted(unknown)[0][:40]!r}")
+    known_policies = {p for r in infos for s in r.seatings for p in s}
+    winner = _int(query, "winner", 0, 63)
+    if winner is not None and winner >= players:
+        raise HTTPException(400, f"winner must be a seat from 0 to {players - 1}")
+    return GameFilter(
+        variant=_choice(query, "variant", {r.variant for r in infos}),
+        rules_id=_choice(query, "rule_set", {r.rules_id for r in infos}),
+        outcome=_choice(query, "outcome", OUTCOMES),
+        winner=winner,
+        min_battles=_int(query, "min_battles", 0, 10**9),
+        max_battles=_int(query, "max_battles", 0, 10**9),
+        policies=_policies(query, known_policies),
+        sort=_choice(query, "sort", SORTS) or "battles",
+        order=_choice(query, "order", ("asc", "desc")) or "desc",
+        page=_int(query, "page", 1, 10**7) or 1,
+        per_page=_int(query, "per_page", 1, MAX_PER_PAGE) or PER_PAGE,
+    )
+
+
+@dataclass
+class FacetValue:
+    value: str
+    text: str
+    games: int
+    selected: bool
+    href: str
+
+
+def facets(f: GameFilter, rows: list[dict], infos: list[RuleSetInfo], players: int) -> dict[str, list[FacetValue]]:
+    """Each facet's values with their counts (facet_sql's rows), in the dataset's order: each a
+    link to the list with that value chosen, or, for the value chosen, with it cleared."""
+    counts = {(r["facet"], r["value"]): r["games"] for r in rows}
+    chosen = {"variant": f.variant, "rule_set": f.rules_id, "outcome": f.outcome,
+              "winner": None if f.winner is None else str(f.winner)}
+    values = {
+        "variant": [(v, v) for v in dict.fromkeys(r.variant for r in infos)],
+        "rule_set": [(r.rules_id, r.label) for r in infos],
+        "outcome": [(o, o) for o in OUTCOMES],
+        "winner": [(str(s), f"seat {s}") for s in range(players)],
+    }
+    out = {}
+    for facet in FACETS:
+        key = {"rule_set": "rules_id"}.get(facet, facet)
+        shown = []
+        for value, text in values[facet]:
+            n = counts.get((facet, value), 0)
+            selected = chosen[facet] == value
+            if n or selected:
+                change = {key: None if selected else (int(value) if facet == "winner" else value), "page": 1}
+                shown.append(FacetValue(value, text, n, selected, "/games?" + f.query(**change)))
+        out[facet] = shown
+    return out
+
+
+def total_of(f: GameFilter, rows: list[dict]) -> int:
+    """How many games pass the whole filter, from the facet counts: every game has one outcome."""
+    return sum(r["games"] for r in rows if r["facet"] == "outcome" and (f.outcome is None or r["value"] == f.outcome))

@@ -1,0 +1,180 @@
+"""What `war serve` serves of one dataset, kept in step with its manifest.
+
+A `Snapshot` is the dataset as one manifest describes it: its rule sets, the DuckDB sessions its
+queries run in, its report and the game pages built last. A session is opened once and every
+request runs in a cursor of it, so the views' set-up is paid once (the event views, a pass over
+every battle's shape, on the first query that reads them); a dataset on remote storage, whose
+views are connection-local, gets a session per query instead.
+
+`Site.now()` is the current snapshot: at most once a second it reads manifest.json, and when its
+SHA-256 differs (`war generate --append` wrote a new one) it makes a new snapshot, whose report
+is built in the background. So the variants, rule sets and report a request sees are those of the
+manifest on disk, and a snapshot's answers never mix two manifests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+import pyarrow as pa
+
+from ..errors import WarError
+from ..jobs.query import Result, Session, connect, needs_events, open_query
+from ..storage.dataset import MANIFEST, Dataset
+from ..storage.location import is_remote, location
+from .report import Steps, build_report_data, rule_sets
+
+CHECK_SECONDS = 1.0    # how often the manifest is read again, at most
+PAGE_CACHE = 8         # game pages kept
+Progress = Callable[[int, int], None]  # progress(advance, total), as report.Steps reports
+
+
+def manifest_digest(root) -> str:
+    """The SHA-256 of the dataset's manifest.json as it is now."""
+    return hashlib.sha256((location(root) / MANIFEST).read_bytes()).hexdigest()
+
+
+class Snapshot:
+    """The dataset as one manifest describes it (see the module's docstring)."""
+
+    def __init__(self, root, name: str, digest: str, links):
+        self.root = root
+        self.name = name
+        self.digest = digest
+        self.links = links
+        ds = Dataset.open(root)
+        self.infos = rule_sets(ds)
+        self.players = max((r.rules.get("players", 2) for r in self.infos), default=2)
+        self.games = sum(r.games for r in self.infos)
+        self.remote = is_remote(ds.root)
+        self._sessions: dict[bool, Session] = {}
+        self._session_locks = {False: threading.Lock(), True: threading.Lock()}
+        self._report: str | None = None
+        self._report_error: Exception | None = None
+        self._report_done = threading.Event()
+        self._report_lock = threading.Lock()
+        self._pages: OrderedDict[object, str] = OrderedDict()
+        self._pages_lock = threading.Lock()
+
+    @property
+    def variants(self) -> list[str]:
+        return list(dict.fromkeys(r.variant for r in self.infos))
+
+    def label(self, rules_id: str) -> str:
+        info = next((r for r in self.infos if r.rules_id == rules_id), None)
+        return rules_id if info is None else info.label
+
+    # ------------------------------------------------------------------ queries
+
+    def session(self, events: bool) -> Session | None:
+        """The snapshot's session (with the event views when `events`), opened on first need;
+        None for remote storage."""
+        if self.remote:
+            return None
+        with self._session_locks[events]:
+            if events not in self._sessions:
+                self._sessions[events] = connect(self.root, events=events)
+            return self._sessions[events]
+
+    def open(self, sql: str | None = None, name: str | None = None, params: dict | None = None) -> Result:
+        """A query (ad-hoc SQL or a named query) ready to run in this snapshot's session."""
+        events = needs_events(sql, name)
+        return open_query(self.root, sql=sql, name=name, params=params, session=self.session(events))
+
+    def run(self, sql: str, params: dict | None = None) -> list[dict]:
+        """The rows of the server's own SQL (fixed text, bound parameters)."""
+        with self.open(sql=sql, params=params) as result:
+            reader = result.batches()
+            return pa.Table.from_batches(list(reader), schema=reader.schema).to_pylist()
+
+    # ------------------------------------------------------------------ the report
+
+    def build_report(self, progress: Progress | None = None) -> None:
+        """Build the report now (the server's first page); an error is kept and shown there."""
+        from .report_page import render_report  # lazy: Altair and vl-convert
+
+        with self._report_lock:
+            if self._report_done.is_set():
+                return
+            try:
+                steps = Steps(progress)
+                data = build_report_data(self.root, steps=steps)
+                self._report = render_report(data, self.name, lambda gid: f"/games/{gid}", links=self.links,
+                                             steps=steps, drill=True)
+            except Exception as err:  # shown on the report's page; the server stays up
+                self._report_error = err
+            finally:
+                self._report_done.set()
+
+    def build_report_later(self) -> None:
+        threading.Thread(target=self.build_report, name="war-report", daemon=True).start()
+
+    def report(self) -> str:
+        """The report page, waiting for it while it is built."""
+        if not self._report_done.is_set():
+            self.build_report()
+        self._report_done.wait()
+        if self._report_error is not None:
+            err = self._report_error
+            raise WarError(f"the report could not be built: {str(err).splitlines()[0] if str(err) else type(err).__name__}")
+        return self._report
+
+    # ------------------------------------------------------------------ game pages
+
+    def page(self, key, build: Callable[[], str]) -> str:
+        """The game page kept under `key`, `build()` on first asking; the last few are kept."""
+        with self._pages_lock:
+            if key in self._pages:
+                self._pages.move_to_end(key)
+                return self._pages[key]
+        page = build()
+        with self._pages_lock:
+            self._pages[key] = page
+            while len(self._pages) > PAGE_CACHE:
+                self._pages.popitem(last=False)
+        return page
+
+    def close(self) -> None:
+        for session in self._sessions.values():
+            session.close()
+        self._sessions.clear()
+
+
+class Site:
+    """The dataset at `root` as the server shows it: `now()`, the snapshot of its current
+    manifest. `links` are the (href, label) pairs of the report's bar of links."""
+
+    def __init__(self, root, name: str | None = None, links=()):
+        self.root = root
+        self.name = name or str(root)
+        self.links = list(links)
+        self._lock = threading.Lock()
+        self._checked = time.monotonic()
+        self._current = Snapshot(root, self.name, manifest_digest(root), self.links)
+        self._retired: list[Snapshot] = []
+
+    def now(self) -> Snapshot:
+        """The snapshot of the manifest on disk (read again at most every CHECK_SECONDS). A
+        manifest that cannot be read (a writer replacing it) keeps the snapshot there is."""
+        with self._lock:
+            if time.monotonic() - self._checked < CHECK_SECONDS:
+                return self._current
+            self._checked = time.monotonic()
+            try:
+                digest = manifest_digest(self.root)
+                if digest != self._current.digest:
+                    fresh = Snapshot(self.root, self.name, digest, self.links)
+                    self._retired.append(self._current)  # requests under way may still use it
+                    self._current = fresh
+                    fresh.build_report_later()
+            except (OSError, WarError):
+                pass
+            return self._current
+
+    def close(self) -> None:
+        for snapshot in (*self._retired, self._current):
+            snapshot.close()

@@ -1,0 +1,188 @@
+"""The server's SQL: `/sql?q=SQL` runs a query, `/queries/NAME?PARAM=VALUE` a named query, in
+the sandbox `war query` runs in (jobs.query: only statements that read, checked before anything
+runs; DuckDB locked to the dataset's files). A page shows the first HTML_ROWS rows; with
+`format=csv` or `format=json` every row is streamed, batch by batch, so a result of any size
+goes out in flat memory.
+
+Time: DuckDB may compute for at most TIME_LIMIT seconds for a page, and for at most TIME_LIMIT
+seconds between two batches of a download (a watchdog interrupts the query's connection), so a
+runaway query stops while a large download that keeps flowing does not. A page's query state is
+all in its URL, which is its permalink.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+
+from ..errors import QueryError
+from ..jobs.query import Result, named_queries
+from .output import csv_chunks, json_chunks
+
+TIME_LIMIT = 10.0
+HTML_ROWS = 1000
+CELL_CHARS = 300
+FORMATS = ("html", "csv", "json")
+NUMBERS = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+           "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL"}
+MEDIA = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+
+
+class Watchdog:
+    """Interrupts a result's DuckDB connection when a step takes over `seconds`; `fired` says
+    whether it did. Use as a context manager around each step."""
+
+    def __init__(self, result: Result, seconds: float):
+        self.result, self.seconds = result, seconds
+        self.fired = False
+        self._timer: threading.Timer | None = None
+
+    def _fire(self) -> None:
+        self.fired = True
+        self.result.session.con.interrupt()
+
+    def __enter__(self) -> "Watchdog":
+        self._timer = threading.Timer(self.seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def __exit__(self, kind, err, tb) -> None:
+        self._timer.cancel()
+        if self.fired and isinstance(err, QueryError):
+            raise QueryError(f"the query ran over its time limit of {self.seconds:g} s") from None
+
+
+@dataclass
+class Answer:
+    """A query's first rows for a page: columns (name, type, whether numbers), rows as text,
+    whether more rows exist, how long it took."""
+
+    columns: list[tuple[str, str, bool]] = field(default_factory=list)
+    rows: list[list[tuple[str, str]]] = field(default_factory=list)  # (text, class) per cell
+    more: bool = False
+    seconds: float = 0.0
+
+
+def cell(value) -> tuple[str, str]:
+    """A value as a page shows it, with its CSS class: NULL, numbers right-aligned, lists and
+    structs as JSON, long text cut."""
+    if value is None:
+        return "NULL", "null"
+    if isinstance(value, bool):
+        return ("true" if value else "false"), "num"
+    if isinstance(value, float):
+        return ("NaN" if math.isnan(value) else f"{value:.10g}"), "num"
+    if isinstance(value, int):
+        return str(value), "num"
+    if isinstance(value, (list, dict, tuple)):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        text = str(value)
+    return (text if len(text) <= CELL_CHARS else text[:CELL_CHARS - 1] + "…"), ""
+
+
+def first_rows(result: Result, limit: int = HTML_ROWS, seconds: float = TIME_LIMIT) -> Answer:
+    """The first `limit` rows of a result, within the time limit (QueryError past it)."""
+    start = time.perf_counter()
+    with result, Watchdog(result, seconds):
+        columns = [(name, kind, kind.split("(")[0] in NUMBERS) for name, kind in result.columns]
+        rows = []
+        for batch in result.batches(limit + 1):
+            rows += batch.to_pylist()
+    more = len(rows) > limit
+    shown = [[cell(v) for v in r.values()] for r in rows[:limit]]
+    return Answer(columns, shown, more, time.perf_counter() - start)
+
+
+def stream(result: Result, fmt: str, seconds: float = TIME_LIMIT) -> Iterator[bytes]:
+    """Every row of a result as CSV or JSON (an array, one object a line), chunk by chunk; the
+    result is closed at the end, or when the reader goes away."""
+    try:
+        batches = result.csv_batches() if fmt == "csv" else result.json_lines()
+        guarded = _watched(batches, result, seconds)
+        yield from (csv_chunks(guarded) if fmt == "csv" else json_chunks(guarded, lines=False))
+    finally:
+        result.close()
+
+
+class _watched:
+    """A result's batches, each computed under a watchdog; `schema` as the reader's."""
+
+    def __init__(self, batches, result: Result, seconds: float):
+        self.batches, self.result, self.seconds = batches, result, seconds
+        self.schema = batches.schema
+
+    def __iter__(self):
+        it = iter(self.batches)
+        while True:
+            with Watchdog(self.result, self.seconds):
+                batch = next(it, None)
+            if batch is None:
+                return
+            yield batch
+
+
+# what a QueryError's hints for the command line (its flags) say on the web instead
+WEB_HINTS = {"to save a result, use `output` FILE": "format=csv or format=json downloads a result",
+             "; `allow_read` PATH lets a query read files under PATH": "; the server reads only the dataset"}
+
+
+def message(err: QueryError) -> str:
+    """A query's error as the SQL page says it: the command line's hints in the web's words."""
+    text = str(err)
+    for cli, web in WEB_HINTS.items():
+        text = text.replace(cli, web)
+    return err.__class__(text, params=err.params).spoken(lambda name: name)
+
+
+def check_format(text: str | None) -> str:
+    fmt = (text or "html").strip().lower()
+    if fmt not in FORMATS:
+        raise QueryError(f"format must be one of: {', '.join(FORMATS)}")
+    return fmt
+
+
+@dataclass
+class QueryForm:
+    """A named query as the SQL page lists it: its name, what it answers, and each parameter
+    (name, type, default, help) for its form."""
+
+    name: str
+    summary: str
+    answers: str
+    params: list
+    sql: str
+
+
+def query_forms() -> list[QueryForm]:
+    return [QueryForm(q.name, q.summary, q.answers, q.params, q.body) for q in named_queries().values()]
+
+
+VIEWS_SQL = """
+SELECT table_name AS view, list(column_name || ' ' || data_type ORDER BY ordinal_position) AS columns
+FROM information_schema.columns
+WHERE table_name IN ('games', 'events', 'event_rows', 'rules', 'battles', 'cards')
+GROUP BY table_name
+"""
+VIEW_ORDER = ("games", "events", "battles", "rules", "cards", "event_rows")
+
+
+@cache
+def views() -> list[tuple[str, list[str]]]:
+    """The views a query reads, each with its columns and their types (from empty views of the
+    dataset schema: no dataset is read)."""
+    from ..jobs.query import schema_session
+
+    session = schema_session(True)
+    try:
+        rows = session.con.sql(VIEWS_SQL).fetchall()
+    finally:
+        session.close()
+    found = {name: columns for name, columns in rows}
+    return [(name, found[name]) for name in VIEW_ORDER if name in found]

@@ -1,0 +1,85 @@
+"""Helpers of the `war serve` tests: a `war serve` process started as a user starts it (on a free
+port, stopped by its pid), raw HTTP that sends a path exactly as given, and the resident memory
+of a process."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psutil
+
+
+@contextmanager
+def war_serve(root: Path, *args: str, timeout: float = 300):
+    """A `war serve ROOT --port 0 ARGS` process; yields (base URL, process). The URL is known
+    once the server says it listens, after its report is built."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "serve", str(root), "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        url = None
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            m = re.search(r"at (http://\S+/) ", line)
+            if m:
+                url = m.group(1)
+                break
+        assert url, f"war serve did not start: {proc.stderr.read() if proc.poll() is not None else ''}"
+        yield url, proc
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def raw_get(url: str, path: str, host: str | None = None, method: str = "GET") -> tuple[int, bytes]:
+    """A request with the path sent exactly as given (no client normalizes the `..`)."""
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=120) as s:
+        s.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host or parts.netloc}\r\nConnection: close\r\n\r\n"
+                  .encode("latin-1"))
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" in head.lower():
+        body = dechunk(body)
+    return int(head.split()[1]), body
+
+
+def dechunk(body: bytes) -> bytes:
+    out, i = [], 0
+    while True:
+        end = body.index(b"\r\n", i)
+        size = int(body[i:end].split(b";")[0], 16)
+        if size == 0:
+            return b"".join(out)
+        out.append(body[end + 2:end + 2 + size])
+        i = end + 2 + size + 2
+
+
+def rss(pid: int) -> int:
+    """The resident memory of a process and its children, in bytes."""
+    proc = psutil.Process(pid)
+    total = proc.memory_info().rss
+    for child in proc.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total

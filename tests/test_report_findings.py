@@ -1,0 +1,263 @@
+"""Each variant's section of the report opens with three to five sentences computed from the
+data, each stating its number with its 95% interval and naming the query that gives it. The
+numbers are checked against the same statistics computed here from the games files (pyarrow,
+not DuckDB), and the words against the intervals: a sentence claims an advantage, a difference
+or a departure from chance only when its interval supports it."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from pipeline.jobs.generate import Plan, generate, make_plans
+from pipeline.model.rules import build_rules
+from pipeline.present.findings import findings, ratio
+from pipeline.present.report import ReportData, RuleSetInfo, build_report_data
+from pipeline.present.report_page import render_report
+from reportkit import wilson
+from rulekit import games_rows, quantile_cont
+
+Z = 1.96
+CLASSIC = build_rules("classic")
+FIXED = build_rules("classic", {"pickup": "table_order", "max_battles": "400"})
+STEAL = build_rules("steal")
+RAZBOI = build_rules("razboi")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    plans = [Plan(CLASSIC, 400), Plan(FIXED, 400), Plan(RAZBOI, 300),
+             *make_plans([STEAL], games=150, tournament=["steal:always", "steal:never"])]
+    out = tmp_path_factory.mktemp("findings") / "ds"
+    generate(out, plans, seed=19)
+    return out
+
+
+@pytest.fixture(scope="module")
+def data(root):
+    return build_report_data(root)
+
+
+@pytest.fixture(scope="module")
+def by_rules(root):
+    out = defaultdict(list)
+    for g in games_rows(root):
+        out[g["rules_id"]].append(g)
+    return dict(out)
+
+
+def median_interval(battles: list[int]) -> tuple[float, float, float]:
+    """The median and its distribution-free 95% interval: the order statistics at ranks
+    n/2 -+ z*sqrt(n)/2 (and + 1), counted from 1."""
+    xs = sorted(battles)
+    n = len(xs)
+    low = max(1, math.floor(n / 2 - Z * math.sqrt(n) / 2))
+    high = min(n, math.ceil(1 + n / 2 + Z * math.sqrt(n) / 2))
+    return quantile_cont(xs, 0.5), xs[low - 1], xs[high - 1]
+
+
+class Found(HTMLParser):
+    """The findings of each section: (query, values, text, the command in its title)."""
+
+    def __init__(self):
+        super().__init__()
+        self.section = None
+        self.found: dict[str, list[dict]] = defaultdict(list)
+        self.item = None
+        self.in_code = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.section = a.get("id")
+        elif tag == "li" and "data-values" in a:
+            self.item = {"query": a["data-query"], "values": json.loads(a["data-values"]), "text": "", "code": ""}
+        elif tag == "code" and self.item is not None:
+            self.in_code = True
+            self.item["command"] = a.get("title")
+
+    def handle_data(self, text):
+        if self.item is not None:
+            self.item["code" if self.in_code else "text"] += text
+
+    def handle_endtag(self, tag):
+        if tag == "code":
+            self.in_code = False
+        elif tag == "li" and self.item is not None:
+            self.found[self.section].append(self.item)
+            self.item = None
+
+
+@pytest.fixture(scope="module")
+def found(data):
+    parser = Found()
+    parser.feed(render_report(data, "ds", None))
+    return parser.found
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.2f}%" if 0 < x < 0.01 else f"{100 * x:.1f}%"
+
+
+def test_each_variant_opens_with_three_to_five_findings_each_naming_its_query(found, data):
+    assert set(found) == set(data.variants)
+    for variant, items in found.items():
+        assert 3 <= len(items) <= 5, (variant, items)
+        for item in items:
+            assert item["code"].strip() == item["query"]
+            assert item["command"].startswith(f"war query ds {item['query']}")
+            assert item["query"] in data.results
+            assert re.search(r"\[[\d.,]+, [\d.,]+\]", item["text"]), item["text"]  # its interval
+
+
+def test_median_lengths_and_their_comparison(found, by_rules):
+    steal = next(i for i in found["steal"] if i["query"] == "median_interval")
+    m, lo, hi = median_interval([g["battles"] for g in by_rules[STEAL.rules_id]])
+    cm, clo, chi = median_interval([g["battles"] for g in by_rules[CLASSIC.rules_id]])
+    v = steal["values"]
+    assert (v["median_battles"], v["ci_low"], v["ci_high"]) == (m, lo, hi)
+    assert v["reference_median"] == cm and v["ratio"] == pytest.approx(m / cm)
+    assert steal["text"].startswith(f"Steal War games last {m:,.0f} [{lo:,}, {hi:,}] battles at the median")
+    if hi < clo:
+        assert f"{cm / m:.1f}x shorter than Classic War's {cm:,.0f} [{clo:,}, {chi:,}]" in steal["text"]
+    else:
+        assert "shorter" not in steal["text"]
+    classic = [i for i in found["classic"] if i["query"] == "median_interval"]
+    assert classic[0]["values"]["median_battles"] == cm
+    other = classic[1]["values"]["others"][FIXED.rules_id]
+    fm, flo, fhi = median_interval([g["battles"] for g in by_rules[FIXED.rules_id]])
+    assert (other["median_battles"], other["ci_low"], other["ci_high"]) == (fm, flo, fhi)
+    assert "classic pickup=table_order max_battles=400" in classic[1]["text"]
+
+
+def test_outcomes(found, by_rules):
+    item = next(i for i in found["classic"] if i["query"] == "outcome_interval")
+    games = by_rules[FIXED.rules_id]
+    counts = Counter(g["outcome"] for g in games)
+    top = max((o for o in counts if o != "win"), key=lambda o: counts[o])
+    v = item["values"][FIXED.rules_id]
+    lo, hi = wilson(counts[top], len(games))
+    assert v["outcome"] == top and v["share"] == pytest.approx(counts[top] / len(games))
+    assert (v["ci_low"], v["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert f"{pct(counts[top] / len(games))} [" in item["text"]
+    razboi = next(i for i in found["razboi"] if i["query"] == "outcome_interval")
+    assert all(g["outcome"] == "win" for g in by_rules[RAZBOI.rules_id])
+    assert razboi["text"].startswith(f"All {len(by_rules[RAZBOI.rules_id]):,} games end with a winner")
+    assert razboi["values"]["ci_low"] == pytest.approx(wilson(300, 300)[0])
+
+
+def test_seat_advantage_says_only_what_its_interval_supports(found, by_rules):
+    for variant, rules in (("razboi", RAZBOI), ("steal", STEAL)):
+        item = next(i for i in found[variant] if i["query"] == "seat_win_interval")
+        decided = [g for g in by_rules[rules.rules_id] if g["outcome"] == "win"]
+        wins = Counter(g["winner"] for g in decided)
+        seat = item["values"]["seat"]
+        lo, hi = wilson(wins[seat], len(decided))
+        assert item["values"]["share"] == pytest.approx(wins[seat] / len(decided))
+        assert (item["values"]["ci_low"], item["values"]["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+        text = item["text"]
+        assert f"Seat {seat} wins {pct(wins[seat] / len(decided))} [{100 * lo:.1f}, {100 * hi:.1f}]" in text
+        if lo <= 0.5 <= hi:
+            assert "no advantage" in text and "an advantage" not in text
+        else:
+            assert ("an advantage" in text) == (lo > 0.5)
+
+
+def test_first_battle_war_against_chance(found, by_rules):
+    item = next(i for i in found["razboi"] if i["query"] == "first_battle_war_exact")
+    games = by_rules[RAZBOI.rules_id]
+    k = sum(g["first_battle_war"] for g in games)
+    lo, hi = wilson(k, len(games))
+    assert item["values"]["exact"] == pytest.approx(3 / 51)
+    assert (item["values"]["ci_low"], item["values"]["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert ("as chance says" in item["text"]) == (lo <= 3 / 51 <= hi)
+    assert "(3/51 = 5.9%)" in item["text"]
+
+
+def test_the_tournament(found, by_rules):
+    item = next(i for i in found["steal"] if i["query"] == "policy_matchup")
+    decided = [g for g in by_rules[STEAL.rules_id] if g["outcome"] == "win"]
+    always = sum(1 for g in decided if g["policies"][g["winner"]].startswith("steal:always"))
+    p = always / len(decided)
+    half = Z * math.sqrt(p * (1 - p) / len(decided))
+    v = item["values"]
+    winner_is_always = v["winner"].startswith("steal:always")
+    share = p if winner_is_always else 1 - p
+    assert v["share"] == pytest.approx(share)
+    assert (v["ci_low"], v["ci_high"]) == (pytest.approx(max(0, share - half)), pytest.approx(min(1, share + half)))
+    assert ("beats" in item["text"]) == (v["ci_low"] > 0.5)
+    assert f"of their {len(decided):,} decided games" in item["text"]
+
+
+# ----------------------------------------------------------------------------- words follow intervals
+
+def _data(results: dict[str, list[dict]], infos: list[RuleSetInfo]) -> ReportData:
+    return ReportData("t", 0, "1", infos, {k: pa.Table.from_pylist(v) for k, v in results.items()}, {})
+
+
+def _info(rules, label=None) -> RuleSetInfo:
+    return RuleSetInfo(rules.rules_id, rules.variant, label or rules.label, rules.model_dump(mode="json"), (), 1000)
+
+
+def _seat_rows(rid, shares):
+    return [{"variant": "classic", "rules_id": rid, "players": 2, "seat": s, "wins": 0, "decided_games": 1000,
+             "share": p, "ci_low": lo, "ci_high": hi, "fair_share": 0.5} for s, (p, lo, hi) in enumerate(shares)]
+
+
+def test_an_advantage_only_when_the_interval_clears_the_fair_share():
+    info = _info(CLASSIC)
+    base = {"median_interval": [{"variant": "classic", "rules_id": CLASSIC.rules_id, "games": 1000,
+                                 "median_battles": 200.0, "ci_low": 190, "ci_high": 210}],
+            "outcome_interval": [{"variant": "classic", "rules_id": CLASSIC.rules_id, "outcome": o, "games": 1000,
+                                  "ended": 1000 if o == "win" else 0, "share": 1.0 if o == "win" else 0.0,
+                                  "ci_low": 0.996 if o == "win" else 0.0, "ci_high": 1.0 if o == "win" else 0.004}
+                                 for o in ("win", "draw", "capped", "cycle")]}
+    cases = [((0.503, 0.496, 0.510), (0.497, 0.490, 0.504), "no advantage"),
+             ((0.530, 0.515, 0.545), (0.470, 0.455, 0.485), "an advantage"),
+             ((0.5, 0.499, 0.501), (0.5, 0.499, 0.501), "no advantage")]
+    for seat0, seat1, words in cases:
+        said = findings(_data({**base, "seat_win_interval": _seat_rows(CLASSIC.rules_id, [seat0, seat1])},
+                              [info]), "classic")
+        text = next(f.text for f in said if f.query == "seat_win_interval")
+        assert words in text and ("an advantage" in text) == (words == "an advantage"), text
+
+
+def test_longer_only_when_the_median_intervals_part():
+    a = {"median_battles": 300.0, "ci_low": 280, "ci_high": 320}
+    assert ratio(a, {"median_battles": 200.0, "ci_low": 190, "ci_high": 210})[0] == "1.5x longer than"
+    assert ratio(a, {"median_battles": 290.0, "ci_low": 270, "ci_high": 310})[0] == "about as long as"
+    assert ratio({"median_battles": 50.0, "ci_low": 48, "ci_high": 52}, a)[0] == "6.0x shorter than"
+
+
+def test_the_deal(found, root, by_rules):
+    """The Aces dealt to a seat, counted from the deal events, against its wins: the finding's
+    buckets are the fewest and the most Aces among those of 100 decided seats or more."""
+    from rulekit import dataset_events
+
+    item = next(i for i in found["razboi"] if i["query"] == "deal_win_rate")
+    games = {g["game_id"]: g for g in by_rules[RAZBOI.rules_id]}
+    aces = {}
+    for e in dataset_events(root):
+        if e["game_id"] in games and e["kind"] == "deal":
+            aces[(e["game_id"], e["seat"])] = sum(1 for c in e["cards"] if c // 4 == 12)
+    decided, won = Counter(), Counter()
+    for (gid, seat), n in aces.items():
+        if games[gid]["outcome"] == "win":
+            decided[n] += 1
+            won[n] += games[gid]["winner"] == seat
+    buckets = sorted(n for n in decided if decided[n] >= 100)
+    v = item["values"]
+    assert (v["fewest"]["low"], v["most"]["low"]) == (buckets[0], buckets[-1])
+    for key, n in (("fewest", buckets[0]), ("most", buckets[-1])):
+        lo, hi = wilson(won[n], decided[n])
+        assert v[key]["share"] == pytest.approx(won[n] / decided[n])
+        assert (v[key]["ci_low"], v[key]["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+    apart = v["most"]["ci_low"] > v["fewest"]["ci_high"]
+    assert ("the Aces count" in item["text"]) == apart

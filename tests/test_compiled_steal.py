@@ -28,7 +28,7 @@ SEATINGS = [
 # Options with policies that exercise them, decks where every card steals, and seats up to 8.
 COMBINATIONS = [
     ({"war_down": "by_rank"}, ("random",)),
-    ({"war_down": "1000000000000"}, ("random",)),
+    ({"war_down": "32768"}, ("random",)),
     ({"war_tiebreak": "single_up", "war_down": "0"}, ("random",)),
     ({"war_tiebreak": "single_up", "players": "3"}, ("greedy",)),
     ({"win": "wars:1"}, ("random", "cautious")),

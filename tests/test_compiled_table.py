@@ -51,7 +51,7 @@ COMBINATIONS = [
     ("classic", {"war_down": "by_rank", "players": "3"}),
     ("classic", {"war_down": "10", "shortfall": "lose", "pickup": "pooled"}),
     ("classic", {"war_down": "10", "pickup": "winner_first"}),
-    ("classic", {"war_down": "1000000000000"}),
+    ("classic", {"war_down": "32768"}),
     ("jokers", {"players": "8", "pickup": "table_order", "war_tiebreak": "single_up"}),
     ("jokers", {"players": "5", "war_down": "0", "pickup": "pooled"}),
     ("jokers", {"players": "6", "win": "wars:1", "shortfall": "lose"}),

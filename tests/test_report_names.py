@@ -121,7 +121,7 @@ def test_a_replay_says_its_rule_set(root):
     assert as_json(rp)["rule_set"] == "fixed order"
     assert render_text(replay_game(root, 3_000_000_000)).splitlines()[0].startswith(
         "Game 3000000000 · classic war_down=1 · rules ")
-    assert page_data(rp)["game"]["rule_set"] == "fixed order"
+    assert page_data(rp)["rule_set"] == "fixed order"
     assert "<title>War replay · game 2000000001 · fixed order</title>" in replay_page(root, 2_000_000_001)
 
 

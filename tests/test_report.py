@@ -5,6 +5,7 @@ the command's errors behave."""
 from __future__ import annotations
 
 import json
+import shlex
 import re
 import subprocess
 import sys
@@ -224,6 +225,23 @@ def test_bad_arguments_say_so_on_one_line(root, tmp_path, args, message):
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: ") and message in r.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_report_keeps_an_earlier_report_s_replay_pages(root, tmp_path):
+    pages = tmp_path / "r-games"
+    pages.mkdir()
+    (pages / "7.html").write_text("mine")
+    r = war("report", root, "--output", tmp_path / "r.html")
+    assert r.returncode == 2 and str(pages) in r.stderr and "--overwrite" in r.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["r-games"] and (pages / "7.html").read_text() == "mine"
+    assert war("report", root, "--output", tmp_path / "r.html", "--no-game-pages").returncode == 0
+
+
+def test_a_report_s_commands_are_quoted_for_a_shell():
+    from pipeline.present.report_page import command
+
+    said = command("with space", "outcomes", {"variant": "classic it's"})
+    assert shlex.split(said) == ["war", "query", "with space", "outcomes", "--param", "variant=classic it's"]
 
 
 def test_report_refuses_to_replace_a_file(root, tmp_path):

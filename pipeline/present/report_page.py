@@ -9,6 +9,8 @@ report's numbers are those queries' results, and a test reads them back.
 
 from __future__ import annotations
 
+import shlex
+
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,8 +44,8 @@ def all_sections(data: ReportData) -> list[Section]:
 
 
 def command(dataset: str, name: str, params: dict[str, str]) -> str:
-    ps = "".join(f" --param {k}={v}" for k, v in params.items())
-    return f"war query {dataset} {name}{ps}"
+    """The `war query` command that gives a named query's rows again, quoted for a shell."""
+    return shlex.join(["war", "query", dataset, name, *(a for k, v in params.items() for a in ("--param", f"{k}={v}"))])
 
 
 # ----------------------------------------------------------------------------- what the page shows
@@ -193,11 +195,17 @@ def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str
 
 # ----------------------------------------------------------------------------- files
 
-def _check_output(path: Path, overwrite: bool) -> None:
+def _check_output(path: Path, overwrite: bool, game_pages: bool) -> None:
+    """Before any work: the report, and the folder of replay pages beside it, are new or may be
+    replaced."""
     if path.exists() and not overwrite:
         raise ReportError(f"{path} exists (use `overwrite` to replace it)", params=("overwrite",))
     if not path.parent.is_dir():
         raise ReportError(f"folder {str(path.parent)!r} does not exist", params=("output",))
+    pages = path.parent / GAME_PAGES.format(stem=path.stem)
+    if game_pages and not overwrite and (pages.exists() or pages.is_symlink()):
+        raise ReportError(f"{pages} exists, the replay pages of an earlier report (use `overwrite` to "
+                          f"replace them)", params=("overwrite",))
 
 
 def write_report(root, output: Path, dataset: str | None = None, game_pages: bool = True,
@@ -207,7 +215,7 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
     links to in a folder beside it (`report-games/` for `report.html`). The paths written.
     `progress(advance, total)` hears of each query run, chart drawn and page written (Steps)."""
     output = Path(output)
-    _check_output(output, overwrite)
+    _check_output(output, overwrite, game_pages)
     steps = Steps(progress)
     data = build_report_data(root, games_per_kind, steps)
     dataset = dataset or str(root)

@@ -129,6 +129,22 @@ class Tagged:
             proc.communicate()
 
 
+def catches_ctrl_c(proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Wait until `proc` handles SIGINT itself (its SigCgt has the bit): before that, between the
+    fork and Python's start-up, a SIGINT ends the child silently, a race of the test's own making
+    (the child's SIGINT is SIG_DFL there) that a user's Ctrl-C in a shell never meets."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            status = Path(f"/proc/{proc.pid}/status").read_text()
+        except OSError:
+            return
+        caught = next((int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigCgt:")), 0)
+        if caught & (1 << (signal.SIGINT - 1)):
+            return
+        time.sleep(0.01)
+
+
 def can_see_processes() -> bool:
     return sys.platform == "linux" and os.path.isdir("/proc/self")
 

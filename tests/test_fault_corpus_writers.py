@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import pipeline.jobs.generate as generate_job
-from faultkit import ROOT, TRIES, Tagged, can_see_processes, one_line, tree, wait_for, war
+from faultkit import ROOT, TRIES, Tagged, can_see_processes, catches_ctrl_c, one_line, tree, wait_for, war
 from pipeline.errors import DatasetError
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.validate import validate
@@ -354,7 +354,8 @@ def test_ctrl_c_at_a_random_point_is_exit_130_and_one_line(command, base, tmp_pa
     for _ in range(TRIES):
         shutil.rmtree(tmp_path / "d", ignore_errors=True)
         proc = procs.war(*args)
-        time.sleep(rng.uniform(0.8, 3.0))
+        catches_ctrl_c(proc)
+        time.sleep(rng.uniform(0.3, 2.5))
         proc.send_signal(2)
         out, err = proc.communicate(timeout=120)
         assert "Traceback" not in err and "internal error" not in err and "FATAL" not in err, err

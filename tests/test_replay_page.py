@@ -205,7 +205,7 @@ def test_keyboard_to_battle_40_matches_the_json(tab, page_file, classic, game):
 def test_timeline_click_jumps_to_that_battle(tab, page_file, classic, game):
     tab.open(page_file)
     box = tab.page.locator("#cursor").bounding_box()
-    left, right = 34, 10  # the plot's margins (present/static/replay.js, PAD)
+    left, right = 34, 10  # the plot's margins (present/static/replay_view.js, PAD)
     for fraction in (0.25, 0.8):
         x = box["x"] + left + fraction * (box["width"] - left - right)
         tab.page.mouse.click(x, box["y"] + box["height"] / 2)

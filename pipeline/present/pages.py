@@ -1,6 +1,6 @@
 """Every page war makes is rendered one way: a Jinja2 template from templates/, autoescaped, with
 the one style sheet (static/style.css) inlined, so a page is one self-contained file that needs
-nothing from the network. The replay page also inlines its script (static/replay.js).
+nothing from the network. The replay page also inlines its script (static/replay_game.js and replay_view.js).
 
 templates/base.html is the page every template extends: the style sheet, and the layout of the
 report and the server's pages (a title bar, a bar of links, the content). The style sheet's

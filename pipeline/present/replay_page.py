@@ -4,7 +4,7 @@ The page holds the game as data and draws one battle at a time, so a 10,000-batt
 responsive: each battle's events, and each seat's cards as a diff from the battle before
 (`[drop from the top, drop from the bottom, cards added on top, cards added at the bottom]`),
 with a full position every `KEYFRAME` battles to jump from. The page is templates/replay.html
-with the style sheet, the script (static/replay.js) and the data inlined; nothing is fetched.
+with the style sheet, the script (static/replay_game.js, replay_view.js) and the data inlined; nothing is fetched.
 
 The page's DOM says what it shows, for tests and automation: `document.body.dataset.battle` is
 the battle shown (0 for the deal), and each seat's element `[data-seat=S]` has `data-cards`, the
@@ -34,7 +34,7 @@ from ..model.variants import variant
 from .pages import inline, render, static
 
 KEYFRAME = 128
-SCRIPT = "replay.js"
+SCRIPTS = ("replay_game.js", "replay_view.js")  # in this order, in one function (templates/replay.html)
 
 
 def replay_page(dataset, game_id: int) -> str:
@@ -168,7 +168,7 @@ def page_context(rp: GameReplay) -> dict:
     data = json.dumps(page_data(rp), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # only inside strings: nothing can close the script
     title = f"War replay · game {rp.record['game_id']} · {rp.rule_set}"
-    return {"title": title, "data": inline(data, "script"), "script": inline(static(SCRIPT), "script")}
+    return {"title": title, "data": inline(data, "script"), "script": inline("\n".join(static(name) for name in SCRIPTS), "script")}
 
 
 def render_page(rp: GameReplay) -> str:

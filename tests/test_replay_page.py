@@ -166,6 +166,13 @@ def test_list_diff_rebuilds_every_list():
             continue
         d, e, top, bottom = diff
         assert top + old[d:len(old) - e] + bottom == new
+        assert len(old) - d - e == _longest_common_run(old, new)
+
+
+def _longest_common_run(a: list[int], b: list[int]) -> int:
+    return max((k for i in range(len(a)) for j in range(len(b))
+                for k in [next((k for k in range(min(len(a) - i, len(b) - j) + 1)
+                                if k == min(len(a) - i, len(b) - j) or a[i + k] != b[j + k]))]), default=0)
 
 
 def test_page_is_self_contained_and_small_for_its_battles(classic, game):

@@ -9,7 +9,7 @@ WITH ended AS (
     WHERE deal = 'all' AND outcome IN ('win', 'draw')
 ),
 totals AS (
-    SELECT variant, rules_id, count(*) AS denominator, sum(battles) AS mean_numerator
+    SELECT variant, rules_id, count(*) AS denominator, CAST(sum(battles) AS BIGINT) AS mean_numerator
     FROM ended
     GROUP BY variant, rules_id
 )

@@ -4,13 +4,14 @@ it (`shown`), a column of cells in one format (`column_format`: `549.0` under `1
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import re
 from collections.abc import Callable
 
 PERCENT = re.compile(r"(share|^ci_|^exact$)")  # the columns that hold shares
-AS_IS = ("seat", "winner", "rank", "game_id", "bucket")  # whole numbers shown without separators
+AS_IS = ("seat", "winner", "rank", "game_id", "bucket", "piles")  # whole numbers shown without separators
 
 
 def pct(x: float | None, digits: int = 1) -> str:
@@ -24,6 +25,8 @@ def shown(value, column: str) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, list):
+        if value and all(isinstance(v, list) for v in value):  # a list a seat (piles): each seat bracketed
+            return " ".join("[" + " ".join(shown(c, column) for c in v) + "]" for v in value)
         return ", ".join(shown(v, column) for v in value) or "–"
     if isinstance(value, float):
         if math.isnan(value):
@@ -76,4 +79,12 @@ def exact(value) -> str:
     """`value` as compact JSON (keys sorted), NaN and infinities as null."""
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         value = None
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=_plain)
+
+
+def _plain(value):
+    """A value JSON has no type for, as the number or text it stands for (DuckDB's HUGEINT and
+    DECIMAL arrive as Decimal)."""
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return str(value)

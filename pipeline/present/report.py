@@ -35,6 +35,7 @@ class RuleSetInfo:
     rules: dict
     seatings: tuple[tuple[str, ...], ...]
     games: int
+    all_deals: bool = False  # it plays every deal of its deck once: its shares are exact
 
     @property
     def title(self) -> str:
@@ -82,7 +83,12 @@ def report_queries(games_per_kind: int = 3) -> list[ReportQuery]:
         ReportQuery("steals", {"per_seat": "true"},
                     wanted=_has(lambda r: any("steal:" in p for s in r.seatings for p in s))),
         ReportQuery("arneson_consolation", wanted=_has(lambda r: r.variant == "arneson")),
+        *(ReportQuery(name, params, wanted=_has(lambda r: r.all_deals)) for name, params in EXACT_QUERIES),
     ]
+
+
+# The queries of the exact results a section shows for its rule sets that play every deal.
+EXACT_QUERIES = (("exact_outcomes", {}), ("records", {"limit": "5"}), ("cycle_periods", {}), ("exact_length", {}))
 
 
 @dataclass
@@ -138,7 +144,8 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
     for rid, entries in grouped.items():
         rules = entries[0].rules.model_dump(mode="json")
         seatings = tuple(dict.fromkeys(tuple(e.policies) for e in entries if e.policies))
-        out.append(RuleSetInfo(rid, rules["variant"], names[rid], rules, seatings, sum(e.games for e in entries)))
+        out.append(RuleSetInfo(rid, rules["variant"], names[rid], rules, seatings, sum(e.games for e in entries),
+                               all(e.all_deals for e in entries)))
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from markupsafe import Markup
@@ -26,7 +26,7 @@ from .charts.render import render_png, render_svg
 from .findings import findings
 from .numbers import column_format
 from .pages import render
-from .report import ReportData, RuleSetInfo, Steps, build_report_data
+from .report import EXACT_QUERIES, ReportData, RuleSetInfo, Steps, build_report_data
 
 GAME_PAGES = "{stem}-games"      # the folder of linked replay pages, beside the report
 
@@ -95,6 +95,7 @@ class SectionView:
     groups: list[tuple[str, list[Chart]]]
     findings: list[Said]
     finding_sources: list[Source]  # the rows of the findings' queries, for the section's variant
+    exact: list[Source] = field(default_factory=list)  # its rule sets that play every deal: exact results
 
 
 def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None, drill: bool = False) -> Chart:
@@ -127,8 +128,22 @@ def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None
                                      f.values) for f in findings(data, variant)]
     sources = [Source(q, data.params.get(q, {}), data.rows(q, variant), command(dataset, q, data.params.get(q, {})))
                for q in dict.fromkeys(f.query for f in said)]
+    exact = [] if overview else exact_sources(data, dataset, variant)
     return SectionView(s.id, s.title, overview, None if overview else VARIANTS.get(variant), infos, palette,
-                       groups, said, sources)
+                       groups, said, sources, exact)
+
+
+def exact_sources(data: ReportData, dataset: str, variant: str) -> list[Source]:
+    """The exact results of a variant's rule sets that play every deal, a source each query
+    with rows (their shares are fractions of all deals, not estimates)."""
+    every = {r.rules_id for r in data.rule_sets_of(variant) if r.all_deals}
+    out = []
+    for name, _ in EXACT_QUERIES:
+        rows = [r for r in data.rows(name, variant) if r.get("rules_id") in every]
+        if rows:
+            params = data.params.get(name, {})
+            out.append(Source(name, params, rows, command(dataset, name, params)))
+    return out
 
 
 SUMMARY_COLUMNS = (("outcomes", "games", "games"), ("outcomes", "win_share", "win"),

@@ -130,17 +130,20 @@ class Tagged:
 
 
 def catches_ctrl_c(proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    """Wait until `proc` handles SIGINT itself (its SigCgt has the bit): before that, between the
-    fork and Python's start-up, a SIGINT ends the child silently, a race of the test's own making
-    (the child's SIGINT is SIG_DFL there) that a user's Ctrl-C in a shell never meets."""
+    """Wait until `proc`, a `python -m pipeline.cli`, handles SIGINT itself: it runs war (its
+    command line says so: before the exec it is a copy of the test, which catches SIGINT too) and
+    its SigCgt has the bit. Before that, between the fork and Python's start-up, a SIGINT ends the
+    child silently, a race of the test's own making (the child's SIGINT is SIG_DFL there) that a
+    user's Ctrl-C in a shell never meets."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         try:
+            ran = b"pipeline.cli" in Path(f"/proc/{proc.pid}/cmdline").read_bytes()  # exec'd: not the fork
             status = Path(f"/proc/{proc.pid}/status").read_text()
         except OSError:
             return
         caught = next((int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigCgt:")), 0)
-        if caught & (1 << (signal.SIGINT - 1)):
+        if ran and caught & (1 << (signal.SIGINT - 1)):
             return
         time.sleep(0.01)
 

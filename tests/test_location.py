@@ -249,10 +249,20 @@ def test_a_rewrite_under_way_does_not_bring_the_lock_back_after_release(s3, monk
 def test_a_writer_whose_lock_was_taken_over_stops_rewriting_it(s3, monkeypatch):
     monkeypatch.setattr(Journal, "BEAT", 0.1)
     monkeypatch.setattr(Journal, "CLAIM_PAUSE", 0.0)
+    put = StorePath.put
+    beaten = threading.Event()
+
+    def put_and_tell(self, data):
+        put(self, data)
+        if threading.current_thread().name == "war-lock-beat":
+            beaten.set()
+
+    monkeypatch.setattr(StorePath, "put", put_and_tell)
     journal = Journal(location(s3.uri(s3.bucket())))
     journal.acquire(resume=False)
     other = lock_of({"pid": 1, "host": "another-machine"})
-    journal.lock.put(other)  # a --resume elsewhere after this writer was cut off for a minute
+    assert beaten.wait(5)  # between two beats: a take-over during a rewrite is a race no store settles
+    put(journal.lock, other)  # a --resume elsewhere after this writer was cut off for a minute
     time.sleep(0.6)
     assert journal.lock.read_bytes() == other
     journal.release()

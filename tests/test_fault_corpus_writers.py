@@ -15,6 +15,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -361,6 +362,13 @@ def test_ctrl_c_at_a_random_point_is_exit_130_and_one_line(command, base, tmp_pa
         assert "Traceback" not in err and "internal error" not in err and "FATAL" not in err, err
         if proc.returncode == 0 and command != "serve":
             continue  # it had finished
+        if proc.returncode == -signal.SIGINT and not err and command != "serve":
+            # it had finished and was tearing the interpreter down, whose signal handlers are
+            # then back to the default (CPython's finalisation): what a shell reports as 130
+            if command == "generate":
+                assert (tmp_path / "d" / "manifest.json").exists() and not (tmp_path / "d" / ".war").exists()
+                assert validate(tmp_path / "d").ok
+            continue
         assert proc.returncode == 130, (proc.returncode, err)
         errors = [line for line in err.splitlines() if line.startswith("error:")]
         assert len(errors) == 1 and errors[0].startswith("error: interrupted"), err

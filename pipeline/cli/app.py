@@ -261,21 +261,13 @@ def interrupt_handled() -> None:
     then ends by SIGINT (exit -2) whatever the boundary decided. Clearing it keeps exit 130.
     Then the library's other threads are stopped (war.wind_down), which would otherwise abort
     the interpreter's shutdown from inside DuckDB."""
-    forget_swallowed_interrupt()
-    war.wind_down()
-
-
-def forget_swallowed_interrupt() -> None:
-    """Clear CPython's _Py_UnhandledKeyboardInterrupt (see interrupt_handled). A Ctrl-C that
-    landed in exec'd code and was then swallowed on the way (a library's broad except) leaves it
-    set although the command went on and finished: the boundary's exit code stands, not a silent
-    death by SIGINT at the interpreter's exit."""
     import ctypes
 
     try:
         ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
     except (AttributeError, ValueError, OSError):  # not CPython, or a CPython without the flag
         pass
+    war.wind_down()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -317,6 +309,5 @@ def main(argv: list[str] | None = None) -> None:
                 raise
             say_error(f"internal error: {type(err).__name__}: {err} (set WAR_DEBUG=1 for the traceback)")
             code = 1
-    forget_swallowed_interrupt()
     sys.exit(code)
 

@@ -299,6 +299,11 @@ def test_kill_9_at_random_points_then_finishing_validates(mode, base, tmp_path, 
         # which names nothing to finish and which the next writer takes over
         assert not (root / ".war" / "plan.json").exists()
         assert not [p for p in tmp_path.iterdir() if p.name.startswith(f".{root.name}.")], "staging left"
+        if (root / ".war").exists():  # killed before its plan was whole: the next writer takes it over
+            code, out, err = war(monkeypatch, capsys, "generate", "-v", "razboi", "--games", "20", "--out", root,
+                                 "--append", "-q")
+            assert code == 0, err
+            assert not (root / ".war").exists()
         assert not [p for p in root.rglob("*.tmp")], "temporary files left"
         report = validate(root)
         assert report.ok, report.problems[:3]

@@ -76,9 +76,11 @@ class Session:
 
     def close(self) -> None:
         _open.discard(self)
-        self.con.close()
-        if self.spill:
-            shutil.rmtree(self.spill, ignore_errors=True)
+        try:
+            self.con.close()
+        finally:
+            if self.spill:
+                shutil.rmtree(self.spill, ignore_errors=True)
 
     __hash__ = object.__hash__
 
@@ -100,13 +102,14 @@ def interrupt_sessions() -> None:
 
 def wind_down(timeout: float = 2.0) -> None:
     """What a process ending by Ctrl-C does before it exits: stop the queries of every thread
-    (interrupt_sessions) and give the other threads that opened one up to `timeout` seconds to
-    leave DuckDB."""
+    (interrupt_sessions), give the other threads that opened one up to `timeout` seconds to
+    leave DuckDB, and remove this process's spill folders."""
     threads = {session.thread for session in list(_open)} - {threading.current_thread()}
     interrupt_sessions()
     deadline = time.monotonic() + timeout
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
+    sweep_spills(own=True)
 
 
 def _quote(text: str) -> str:
@@ -241,16 +244,18 @@ def _rule_set_names(entries) -> str:
 SPILL = "war-query-"  # a session's spill folder in the temporary folder: war-query-PID-XXXX
 
 
-def sweep_spills() -> None:
+def sweep_spills(own: bool = False) -> None:
     """Remove the spill folders of sessions whose process is gone (killed: a session removes
-    its own when it closes, Ctrl-C included)."""
+    its own when it closes); with `own`, this process's too (it is ending: a Ctrl-C may have cut
+    a session's close short)."""
     try:
         names = os.listdir(tempfile.gettempdir())
     except OSError:
         return
     for name in names:
         pid = name[len(SPILL):].split("-", 1)[0] if name.startswith(SPILL) else ""
-        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
+        if pid.isdigit() and ((own and int(pid) == os.getpid()) or
+                              (int(pid) != os.getpid() and not process_alive(int(pid)))):
             shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
 
 

@@ -204,7 +204,10 @@ def _usage(err: click_errors.UsageError) -> str:
         if param is not None and getattr(param, "param_type_name", "") == "argument":
             hint = (param.metavar or param.name or hint).upper()
         if isinstance(first, dict) and "input" in first:
-            text = f"invalid value for {hint}: {first['input']!r}: {first['msg'].lower()}"
+            said = str(first["msg"]).removeprefix("Value error, ").rstrip(".")  # pydantic's prefix for a ValueError
+            said = said[:1].lower() + said[1:]
+            given = repr(first["input"])
+            text = f"invalid value for {hint}: " + (said if given in said else f"{given}: {said}")
     text = text[:1].lower() + text[1:]
     command = err.ctx.command_path if err.ctx is not None else "war"
     return f"{text} (see {command} --help)"

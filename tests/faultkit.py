@@ -21,23 +21,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from clikit import run_main as war  # noqa: F401  `war ARGS` in this process: code, stdout, stderr
+from rulekit import digests as tree  # noqa: F401  every file under a folder: its SHA-256
+
 TRIES = int(os.environ.get("WAR_FAULT_TRIES", "2"))
 ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
-
-
-def war(monkeypatch, capsys, *args) -> tuple[int, str, str]:
-    """`war ARGS` in this process (pipeline.cli.main): exit code, stdout, stderr."""
-    from pipeline.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["war", *map(str, args)])
-    capsys.readouterr()
-    try:
-        main()
-        code = 0
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line(code: int, out: str, err: str, want: int, *culprits: str) -> str:
@@ -50,12 +38,6 @@ def one_line(code: int, out: str, err: str, want: int, *culprits: str) -> str:
     for culprit in culprits:
         assert culprit.lower() in lines[0].lower(), lines[0]
     return lines[0]
-
-
-def tree(root: Path) -> dict[str, str]:
-    """Every file under `root` (hidden ones too) by relative path: its SHA-256."""
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def sign(root: Path, edit=None) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import main
+from clikit import run_main
 from pipeline.jobs.generate import Plan, generate
 from pipeline.model.rules import build_rules
 from pipeline.storage import files
@@ -202,15 +202,7 @@ CASES = {
 
 
 def run(monkeypatch, capsys, args: list[str]) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["war", *args])
-    capsys.readouterr()
-    try:
-        main()
-        code = 0
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_main(monkeypatch, capsys, *args)
 
 
 def check(code: int, out: str, err: str, case: Case) -> None:

@@ -9,16 +9,14 @@ leads outside the dataset is refused by query and replay and reported by name by
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from pipeline.cli import main
+from clikit import run_main as war
 from pipeline.errors import DatasetError, OutsideDataset, QueryError
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import connect, run
@@ -26,6 +24,7 @@ from pipeline.jobs.replay import replay_game
 from pipeline.jobs.validate import validate
 from pipeline.model.rules import build_rules
 from pipeline.storage.dataset import Dataset
+from rulekit import digests as digest
 
 
 @pytest.fixture(scope="module")
@@ -41,23 +40,6 @@ def ds(pristine, tmp_path) -> Path:
     out = tmp_path / "ds"
     shutil.copytree(pristine, out)
     return out
-
-
-def digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def war(monkeypatch, capsys, *args) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["war", *map(str, args)])
-    capsys.readouterr()
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def part_file(ds: Path) -> Path:

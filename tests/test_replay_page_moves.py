@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from browser import MISSING, chromium, clean_tab
+from browser import MISSING, clean_tab
 from pipeline.cli import app
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run as run_query
@@ -49,12 +49,6 @@ def games(tmp_path_factory) -> dict[str, tuple[Path, int, dict, Path]]:
         war("replay", root, gid, "--format", "html", "--output", page)
         out[name] = (root, gid, json.loads(war("replay", root, gid, "--format", "json")), page)
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 from typer.testing import CliRunner
 
-from browser import chromium, clean_tab
+from browser import clean_tab
 from pipeline.cli import app
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run
@@ -53,12 +53,6 @@ def root(tmp_path_factory) -> Path:
 def server(root):
     with war_serve(root) as (url, proc):
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture

@@ -75,7 +75,7 @@ def test_the_report_shows_exact_results_for_the_rule_sets_that_play_every_deal(m
     parser.feed(out.read_text(encoding="utf-8"))
     assert set(parser.found) == {"classic"}  # Jokers' games are sampled: no exact block
     shown = parser.found["classic"]
-    assert set(shown) == {"exact_outcomes", "records", "exact_length"}  # no cycle in this deck: no periods
+    assert set(shown) == {"exact_outcomes", "records", "exact_length", "exact_cards_laid"}  # no cycle in this deck
     want = run(mixed, name="exact_outcomes").to_pylist()
     assert shown["exact_outcomes"] == want
     assert sum(r["numerator"] for r in want) == 2520 and {r["denominator"] for r in want} == {2520}

@@ -41,7 +41,7 @@ def test_the_event_in_memory_has_the_exported_event_fields_in_order():
 
 
 def test_nullable_columns_are_exactly_the_optional_fields():
-    assert [f.name for f in GAME_SCHEMA if f.nullable] == ["winner", "cycle_length"]
+    assert [f.name for f in GAME_SCHEMA if f.nullable] == ["winner", "cycle_length", "cycle_key"]
     assert [f.name for f in EVENT_SCHEMA if f.nullable] == []
 
 

@@ -39,6 +39,9 @@ ONLY_FOR = {
     "exact_length": lambda rules: False,
     "records": lambda rules: False,
     "cycle_periods": lambda rules: False,
+    "exact_cards_laid": lambda rules: False,
+    # cycles: only rule sets whose pickup can repeat a position (tests/test_cycles_and_cards_laid.py)
+    "cycles": lambda rules: False,
 }
 
 

@@ -113,7 +113,7 @@ def replace_game(root: Path, gid: int, log, summary) -> tuple[str, str]:
     entry = Dataset.open(root).rule_set(0)
     old = record_of(root, gid)
     record = game_record(gid, old["game_index"], old["game_seed"], entry.rules, entry.policies,
-                         Deal((), explicit=False), summary, len(log))
+                         Deal((), explicit=False), summary, log)
     events = [event_dict(gid, i, ev) for i, ev in enumerate(log)]
     return (edit_game(root, gid, "events", lambda rows: events),
             edit_game(root, gid, "games", lambda rows: [record]))

@@ -12,6 +12,7 @@ from collections import deque
 
 from ..model.deal import Deal, deck_of
 from ..model.schema import RuleSet
+from .cycle_key import cycle_key
 from .event import Recorder
 from .summary import Summary
 
@@ -106,6 +107,7 @@ class Game:
             self.seen[key] = battle
             return False
         self.summary.outcome, self.summary.cycle_length = "cycle", battle - first
+        self.summary.cycle_key = cycle_key(self.seen, first, self.rank, bool(self.wars_to_win))
         return True
 
     def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:

@@ -22,6 +22,7 @@ class Summary:
     final_cards: list[int] = field(default_factory=list)
     cards_set_aside: int = 0
     cycle_length: int | None = None
+    cycle_key: int | None = None  # engines.cycle_key
 
     def count_war(self, battle: int, depth: int) -> None:
         """Add a battle's wars (a double war counts 2) to the totals."""

@@ -16,11 +16,14 @@ from typing import Callable, Iterator, Sequence
 from ..engines.game import Policies, policy_specs, tournament_seatings
 from ..errors import DatasetError, RulesError
 from ..log.shard import shard_tables
+from ..log.tables import as_version
 from ..log.warm import engines_for, warm
 from ..model.all_deals import AllDeals, check_enumerable
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.rules import check_name
-from ..model.schema import GAME_ID_STRIDE, RULES_ID_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry
+from ..model.schema import (
+    GAME_ID_STRIDE, RULES_ID_VERSION, SCHEMA_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry,
+)
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
 from ..storage.journal import DEFAULT_SHARD_SIZE, WORK_DIR, Journal, finished, record_shard
@@ -157,6 +160,7 @@ class Shard:
     rules_id: str | None = None  # the id its dataset's entry gives the rule set (by default, today's)
     all_deals: bool = False  # its games play deals start..stop-1 of every deal of the deck
     log: str = "events"  # "games": its events are not stored
+    schema_version: int = SCHEMA_VERSION  # its dataset's: files of an older one have fewer columns
     seeds: tuple[int, ...] | None = None  # each game's own seed
 
 
@@ -174,6 +178,7 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
                                      seeds=shard.seeds)
     root = location(shard.root)
     out = []
+    events, games = (None if t is None else as_version(t, shard.schema_version) for t in (events, games))
     tables = (("events", events, ("game_id", "seq")), ("games", games, ("game_id",)))
     for table_name, table, key in tables if events is not None else tables[1:]:
         rel = part_path(table_name, rules.variant, shard.part)
@@ -198,7 +203,7 @@ def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: i
 
 
 def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root, shard_size: int,
-                first_part: int = 0, journal: str | None = None) -> Iterator[Shard]:
+                first_part: int = 0, journal: str | None = None, version: int = SCHEMA_VERSION) -> Iterator[Shard]:
     """The shards of `plans`, one at a time: a billion games are half a million shards, which
     are made as workers take them, never all at once."""
     part = first_part
@@ -211,7 +216,8 @@ def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root,
                 deals = tuple((d.piles, d.set_aside) for d in plan.deals[start:stop])
             yield Shard(entry.ordinal, rules_json, tuple(plan.policies), seed, start, stop, part,
                         str(root), deals, journal, rules_id=entry.rules_id, all_deals=plan.all_deals, log=plan.log,
-                        seeds=tuple(plan.seeds[start:stop]) if plan.seeds is not None else None)
+                        seeds=tuple(plan.seeds[start:stop]) if plan.seeds is not None else None,
+                        schema_version=version)
             part += 1
 
 
@@ -259,15 +265,16 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
         kept_sets: list[RuleSetEntry] = []
         kept_files: list[DataFile] = []
         first_part = 0
+        version = SCHEMA_VERSION
         try:
             if append:  # under the lock: the manifest every append before this one left
-                seed, kept_sets, kept_files, first_part = _appended_to(root, plans, seed)
+                seed, kept_sets, kept_files, first_part, version = _appended_to(root, plans, seed)
             elif seed is None:
                 seed = 0
             if resume:
                 journal.sweep()
             manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
-                                 client, kept_sets, kept_files, first_part)
+                                 client, kept_sets, kept_files, first_part, version)
         except BaseException:
             with interrupts_deferred():  # a second Ctrl-C must not leave half a staging folder
                 if append and journal.planned and not journal.has_records():
@@ -324,8 +331,9 @@ def _check_append_resumable(root, plans: list[Plan]) -> None:
 
 
 def _appended_to(root, plans: list[Plan], seed: int | None):
-    """The seed, rule sets, files and first part number an append to the finished dataset at
-    `root` continues from, read under its lock; refuses another seed and a rule set already there."""
+    """The seed, rule sets, files, first part number and schema version an append to the
+    finished dataset at `root` continues from, read under its lock (its new files are written in
+    the dataset's own version); refuses another seed and a rule set already there."""
     existing = Dataset.open(root).manifest
     if seed is None:
         seed = existing.master_seed
@@ -342,14 +350,14 @@ def _appended_to(root, plans: list[Plan], seed: int | None):
     check_names(plans, existing.rule_sets)
     first_part = 1 + max((int(f.path.rsplit("part-", 1)[1].split(".")[0]) for f in existing.files
                           if "part-" in f.path), default=-1)
-    return seed, existing.rule_sets, existing.files, first_part
+    return seed, existing.rule_sets, existing.files, first_part, existing.schema_version
 
 
 def _generate(target, journal: Journal, plans, seed, workers, shard_size, progress, resume,
-              client, kept_sets, kept_files, first_part) -> Manifest:
+              client, kept_sets, kept_files, first_part, version: int = SCHEMA_VERSION) -> Manifest:
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
     entries = plan_entries(plans, seed, shard_size, first_ordinal)
-    shards = iter_shards(plans, entries, seed, target, shard_size, first_part, str(journal.dir))
+    shards = iter_shards(plans, entries, seed, target, shard_size, first_part, str(journal.dir), version)
     count = sum(-(-plan.games // shard_size) for plan in plans)
     journal.check_plan({"seed": seed, "shard_size": shard_size,
                         "rule_sets": [e.model_dump(mode="json") for e in entries],
@@ -388,7 +396,7 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
     for result in results:
         files.extend(result)
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
-    manifest = Manifest(master_seed=seed, rule_sets=kept_sets + entries,
+    manifest = Manifest(schema_version=version, master_seed=seed, rule_sets=kept_sets + entries,
                         files=kept_files + [DataFile(**f) for f in files])
     make_durable(target, [f["path"] for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode(), dataset=True)

@@ -153,7 +153,7 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameRep
     if current is not None:
         _close(current, ledger, out)
     return GameReplay(entry, record, deal, battles, log[-1],
-                      record_disagreements(entry, record, summary, len(log)))
+                      record_disagreements(entry, record, summary, log))
 
 
 def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
@@ -164,15 +164,16 @@ def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
     view.aside_after = tuple(ledger.aside)
 
 
-def record_disagreements(entry: RuleSetEntry, record: dict, summary, events: int) -> list[str]:
+def record_disagreements(entry: RuleSetEntry, record: dict, summary, log) -> list[str]:
     """Each column of the games row that differs from what the replayed log makes of it, as
-    `column: the row says X, the log says Y`. (The seed needs the master seed: validation checks it.)"""
+    `column: the row says X, the log says Y`; a row of an older schema is held to the columns it
+    has. (The seed needs the master seed: validation checks it.)"""
     index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
     expected = game_record(record["game_id"], index, record.get("game_seed"), entry.rules, entry.policies,
                            Deal((), explicit=record.get("deal") in ("explicit", "all"),
-                                enumerated=record.get("deal") == "all"), summary, events, entry.rules_id)
+                                enumerated=record.get("deal") == "all"), summary, log, entry.rules_id)
     return [f"{name}: the row says {record.get(name)!r}, the log says {value!r}"
-            for name, value in expected.items() if record.get(name) != value]
+            for name, value in expected.items() if name in record and record[name] != value]
 
 
 def select(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | None] | None = None,

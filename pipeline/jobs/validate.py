@@ -25,7 +25,7 @@ from ..log.ledger import audit
 from ..engines.choice import compiled_plays
 from ..log.batches import compiled_shard
 from ..log.tables import game_record
-from ..log.tables import EVENT_SCHEMA, GAME_SCHEMA, rows_by_game
+from ..log.tables import EVENT_SCHEMA, as_version, game_schema, rows_by_game
 from ..model.all_deals import AllDeals, enumerated_deal
 from ..model.deal import Deal, check_deal
 from ..model.rng import game_seed
@@ -84,10 +84,10 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
         audit(log, rules)
     except LogMismatch as err:
         return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
-    expected = game_record(gid, index, seed, rules, entry.policies, deal or Deal(()), summary, len(log),
+    expected = game_record(gid, index, seed, rules, entry.policies, deal or Deal(()), summary, log,
                            entry.rules_id)
     for name, value in expected.items():
-        if row.get(name) != value:
+        if name in row and row[name] != value:  # a row of an older schema has fewer columns
             return Problem(None, gid, None, f"game record disagrees with its events: {name} "
                                             f"expected {value!r}, found {row.get(name)!r}")
     return None
@@ -200,13 +200,14 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             report.digests[rel] = hashlib.sha256(data[rel]).hexdigest()
     except OSError:  # the parent hashes it again and says what it finds
         pass
-    games = _read_as(ds, task.games_path, data.get(task.games_path), GAME_SCHEMA)
+    version = ds.manifest.schema_version
+    games = _read_as(ds, task.games_path, data.get(task.games_path), game_schema(version))
     if isinstance(games, Problem):
         return _unchecked(task, report, games, progress)
     with interrupts_deferred():
         exact = not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games,
                                                   task.events_path and ds.root / task.events_path,
-                                                  data.get(task.events_path))
+                                                  data.get(task.events_path), version)
     if exact:
         report.games_checked = report.good = task.games
         if progress:
@@ -315,13 +316,14 @@ def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, game
         try:
             log, summary, played = play_game(entry.rules, seed, deal, policies=entry.policies)
             audit(log, entry.rules)
-            expected = game_record(gid, index, seed, entry.rules, entry.policies, played, summary, len(log),
+            expected = game_record(gid, index, seed, entry.rules, entry.policies, played, summary, log,
                                    entry.rules_id)
         except WarError as err:
             expected, problem = None, Problem(task.games_path, gid, None, f"cannot be checked: {err}")
         row = by_id.get(gid)
         if expected is not None:
-            wrong = [name for name, value in expected.items() if row is None or row.get(name) != value]
+            wrong = [name for name, value in expected.items()
+                     if row is None or (name in row and row[name] != value)]  # an older schema: fewer columns
             problem = None if not wrong else Problem(
                 task.games_path, gid, None, "no record" if row is None else
                 f"game record disagrees with its regenerated game: {wrong[0]} expected "
@@ -360,7 +362,7 @@ def _unchecked(task: ShardCheck, report: Report, problem: Problem, progress=None
 
 
 def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, games, events_path,
-                    events_data: bytes | None) -> bool:
+                    events_data: bytes | None, version: int) -> bool:
     """True when the shard's files are exactly what its seeds (and explicit deals) regenerate and
     every battle's cards balance; False sends the shard to the game-by-game checks, which name
     the problem (a file that cannot be read included).
@@ -381,6 +383,7 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
                                                      task.first + task.games, tuple(entry.policies), deals,
                                                      check_balance=True, rules_id=entry.rules_id,
                                                      events=events_path is not None, seeds=task.seeds)
+    ref_games = as_version(ref_games, version)  # the columns of the dataset's schema version
     if events_path is None:  # no log stored: the games rows, and the regenerated cards' balance
         return balanced and games.equals(ref_games)
     return balanced and games.equals(ref_games) and \

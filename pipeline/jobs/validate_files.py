@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from ..log.tables import EVENT_SCHEMA, GAME_SCHEMA
+from ..log.tables import event_schema, game_schema
 from ..model.inputs import not_regular
 from ..model.schema import RULES_ID_VERSIONS, RuleSetEntry, rules_id
 from ..storage.dataset import Dataset
@@ -191,7 +191,8 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
             report.problems.append(Problem(f.path, None, None,
                                            f"row count differs from the manifest: expected {f.rows}, "
                                            f"found {meta.metadata.num_rows}"))
-        expected = EVENT_SCHEMA if f.table == "events" else GAME_SCHEMA
+        version = ds.manifest.schema_version
+        expected = event_schema(version) if f.table == "events" else game_schema(version)
         try:
             found = meta.schema_arrow
         except Exception as err:  # pyarrow raises several types for a schema it cannot map

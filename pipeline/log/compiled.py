@@ -8,7 +8,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..engines.compiled.layout import (
-    SUMMARY_BATTLES, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH, SUMMARY_EVENTS,
+    OUTCOME_CYCLE, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_KEY,
+    SUMMARY_CYCLE_LENGTH, SUMMARY_EVENTS,
     SUMMARY_FIRST_BATTLE_WAR, SUMMARY_MAX_WAR_DEPTH, SUMMARY_OUTCOME, SUMMARY_WAR_BATTLES,
     SUMMARY_WARS, SUMMARY_WINNER, GameArrays,
 )
@@ -157,6 +158,7 @@ def games_from_arrays(rules: RuleSet, ordinal: int, start: int, summaries, war_w
         "outcome": dictionary_from_codes(summaries[:, SUMMARY_OUTCOME].astype(np.int8), OUTCOMES),
         "winner": nullable(winner.astype(np.int8), winner < 0, pa.int8()),
         "battles": pa.array(summaries[:, SUMMARY_BATTLES].astype(np.int32), pa.int32()),
+        "cards_laid": pa.array(summaries[:, SUMMARY_CARDS_LAID].astype(np.int32), pa.int32()),
         "wars": pa.array(summaries[:, SUMMARY_WARS].astype(np.int32), pa.int32()),
         "war_battles": pa.array(summaries[:, SUMMARY_WAR_BATTLES].astype(np.int32), pa.int32()),
         "max_war_depth": pa.array(summaries[:, SUMMARY_MAX_WAR_DEPTH].astype(np.int16), pa.int16()),
@@ -165,6 +167,8 @@ def games_from_arrays(rules: RuleSet, ordinal: int, start: int, summaries, war_w
         "final_cards": list_array(seat_ends, final_cards.reshape(-1).astype(np.int16), pa.int16()),
         "cards_set_aside": pa.array(summaries[:, SUMMARY_CARDS_SET_ASIDE].astype(np.int16), pa.int16()),
         "cycle_length": nullable(cycle_length.astype(np.int32), cycle_length < 0, pa.int32()),
+        "cycle_key": nullable(summaries[:, SUMMARY_CYCLE_KEY], summaries[:, SUMMARY_OUTCOME] != OUTCOME_CYCLE,
+                              pa.int64()),
         "events": pa.array(counts.astype(np.int32), pa.int32()),
     }
     return pa.Table.from_arrays([columns[name] for name in GAME_SCHEMA.names], schema=GAME_SCHEMA)

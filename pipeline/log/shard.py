@@ -58,7 +58,7 @@ def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
                                           policies=policies)
         ids.append(gid)
         logs.append(encode_log(events) if encode else events)
-        records.append(game_record(gid, index, gseed, rules, policies, deal, summary, len(events), rules_id))
+        records.append(game_record(gid, index, gseed, rules, policies, deal, summary, events, rules_id))
         if tick is not None and (index - start) % 100 == 99:
             tick(100)
     if tick is not None and (stop - start) % 100:

@@ -7,8 +7,10 @@ import pyarrow as pa
 
 from ..engines.event import Event
 from ..model.deal import Deal
+from ..model.event_kinds import BY_NAME as KINDS
 from ..model.schema import (
     ENGINE_VERSION,
+    GAME_COLUMNS_SINCE,
     SCHEMA_VERSION,
     GameRecord,
     LogRow,
@@ -27,15 +29,41 @@ def _arrow_type(text: str) -> pa.DataType:
             "uint64": pa.uint64(), "bool": pa.bool_(), "string": pa.string()}[text]
 
 
-def arrow_schema(model) -> pa.Schema:
-    fields = [pa.field(name, _arrow_type(t), nullable=nullable) for name, t, nullable in arrow_fields(model)]
-    return pa.schema(fields, metadata={"war.schema_version": str(SCHEMA_VERSION),
+def arrow_schema(model, version: int = SCHEMA_VERSION) -> pa.Schema:
+    """The Arrow schema of a table of `model`'s rows in files of schema `version`: without the
+    columns later versions added (model.schema.GAME_COLUMNS_SINCE)."""
+    later = {c for v, columns in GAME_COLUMNS_SINCE.items() if v > version for c in columns}
+    fields = [pa.field(name, _arrow_type(t), nullable=nullable) for name, t, nullable in arrow_fields(model)
+              if name not in later]
+    return pa.schema(fields, metadata={"war.schema_version": str(version),
                                        "war.engine_version": ENGINE_VERSION,
                                        "war.table": model.__name__})
 
 
 EVENT_SCHEMA = arrow_schema(LogRow)
 GAME_SCHEMA = arrow_schema(GameRecord)
+
+
+def event_schema(version: int) -> pa.Schema:
+    return EVENT_SCHEMA if version == SCHEMA_VERSION else arrow_schema(LogRow, version)
+
+
+def game_schema(version: int) -> pa.Schema:
+    return GAME_SCHEMA if version == SCHEMA_VERSION else arrow_schema(GameRecord, version)
+
+
+def as_version(table: pa.Table, version: int) -> pa.Table:
+    """A table of today's schema as the files of a dataset of schema `version` hold it: the
+    columns that version has, and its version in the metadata."""
+    if version == SCHEMA_VERSION:
+        return table
+    schema = game_schema(version) if table.schema.metadata[b"war.table"] == b"GameRecord" else event_schema(version)
+    return table.select(schema.names).replace_schema_metadata(schema.metadata)
+
+
+def cards_laid(log) -> int:
+    """The cards a game's events laid on the table (its events of a kind that puts them there)."""
+    return sum(len(e.cards) for e in log if KINDS[e.kind].puts)
 
 
 def _dictionary(values: list, schema_field: pa.Field) -> pa.Array:
@@ -139,17 +167,17 @@ def game_log(table: pa.Table) -> list[Event]:
 
 
 def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,
-                summary, events: int, rules_id: str | None = None) -> dict:
-    """A game's row of the games table, from its summary (generation, validation and replay
-    build it the same way); `rules_id` is the id its dataset gives the rule set (by default,
-    of today's version)."""
+                summary, log, rules_id: str | None = None) -> dict:
+    """A game's row of the games table, from its summary and its events `log` (generation,
+    validation and replay build it the same way); `rules_id` is the id its dataset gives the
+    rule set (by default, of today's version)."""
     return {
         "game_id": game_id, "game_index": index, "game_seed": seed, "variant": rules.variant,
         "rules_id": rules_id or rules.rules_id, "players": rules.players, "policies": list(policies),
         "deal": deal.kind, "outcome": summary.outcome,
-        "winner": summary.winner, "battles": summary.battles, "wars": summary.wars,
+        "winner": summary.winner, "battles": summary.battles, "cards_laid": cards_laid(log), "wars": summary.wars,
         "war_battles": summary.war_battles, "max_war_depth": summary.max_war_depth,
         "first_battle_war": summary.first_battle_war, "war_wins": summary.war_wins,
         "final_cards": summary.final_cards, "cards_set_aside": summary.cards_set_aside,
-        "cycle_length": summary.cycle_length, "events": events,
+        "cycle_length": summary.cycle_length, "cycle_key": summary.cycle_key, "events": len(log),
     }

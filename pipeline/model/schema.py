@@ -27,7 +27,11 @@ from ..errors import brief
 from . import event_kinds
 from .variants import variant
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
+# Versions this war reads, and the games columns each version added: a dataset is read, validated
+# and appended to in its own version, its games files without the columns of later versions.
+READ_VERSIONS = (4, 5)
+GAME_COLUMNS_SINCE = {5: ("cards_laid", "cycle_key")}
 ENGINE_VERSION = "1"
 
 # The ranges of the numbers a rule set and a manifest may hold: what the files can store (card
@@ -222,6 +226,8 @@ class GameRecord(BaseModel):
     outcome: Annotated[Outcome, Arrow("dictionary<string>")]
     winner: Annotated[int | None, Arrow("int8")]
     battles: Annotated[int, Arrow("int32")]
+    cards_laid: Annotated[int, Arrow("int32")] = Field(
+        description="Cards laid on the table in the whole game: played face up, put down face down, forfeited.")
     wars: Annotated[int, Arrow("int32")] = Field(description="Every war; a double war counts 2.")
     war_battles: Annotated[int, Arrow("int32")] = Field(description="Battles with at least one war.")
     max_war_depth: Annotated[int, Arrow("int16")]
@@ -233,6 +239,9 @@ class GameRecord(BaseModel):
     cards_set_aside: Annotated[int, Arrow("int16")] = Field(description="Out of play at the end.")
     cycle_length: Annotated[int | None, Arrow("int32")] = Field(
         None, description="For a cycle: battles between the two equal positions.")
+    cycle_key: Annotated[int | None, Arrow("int64")] = Field(
+        None, description="For a cycle: the same number for every game that falls into the same cycle, by ranks "
+                          "(docs/rules.md, \"Cycles\").")
     events: Annotated[int, Arrow("int32")] = Field(description="Events of this game (rows in the `events` view).")
 
 

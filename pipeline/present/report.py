@@ -88,7 +88,8 @@ def report_queries(games_per_kind: int = 3) -> list[ReportQuery]:
 
 
 # The queries of the exact results a section shows for its rule sets that play every deal.
-EXACT_QUERIES = (("exact_outcomes", {}), ("records", {"limit": "5"}), ("cycle_periods", {}), ("exact_length", {}))
+EXACT_QUERIES = (("exact_outcomes", {}), ("records", {"limit": "5"}), ("cycle_periods", {}), ("cycles", {"limit": "10"}),
+                 ("exact_length", {}), ("exact_cards_laid", {}))
 
 
 @dataclass

@@ -16,6 +16,7 @@ from ..model.inputs import loads_json, not_regular
 from ..model.rng import game_seed
 from ..model.schema import (
     GAME_ID_STRIDE,
+    READ_VERSIONS,
     SCHEMA_VERSION,
     DataFile,
     Manifest,
@@ -123,9 +124,9 @@ class Dataset:
             manifest = Manifest.model_validate(data)
         except ValidationError as err:
             raise DatasetError(explain(err, f"manifest {str(path)!r}")) from None
-        if manifest.schema_version != SCHEMA_VERSION:
+        if manifest.schema_version not in READ_VERSIONS:
             raise DatasetError(f"{str(path)!r} has schema version {manifest.schema_version}; "
-                               f"this war reads version {SCHEMA_VERSION}: generate the dataset again "
+                               f"this war reads versions {READ_VERSIONS[0]} to {SCHEMA_VERSION}: generate the dataset again "
                                f"(its rule sets and seed give the same games)")
         ds = cls(root, manifest)
         if check_paths:

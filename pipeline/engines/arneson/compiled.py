@@ -67,14 +67,14 @@ def room(rows, cards, game, arn):
 
 
 @borrowing(inline="always")
-def seen_before(stored, attempt, game, arn):
+def seen_before(stored, attempt, game, arn, tally):
     """(DONE or the buffer to grow, the earlier position equal to this one or -1): piles, hands
     and war wins (ruling 18)."""
     rules, positions = game.rules, game.positions
     status = room_for_position(rules, positions, stored)
     if status != DONE:
         return status, np.int64(-1)
-    return DONE, earlier_position(rules, game.seats, positions, stored, attempt, arn)
+    return DONE, earlier_position(rules, game.seats, positions, stored, attempt, arn, tally)
 
 
 @borrowing(inline="linked")

@@ -10,6 +10,10 @@ Most games never look: loop.play_games plays a game without positions first, and
 them only when it lasts (Workspace.watch; docs/decisions.md says why that finds the same cycles).
 A game whose rules cannot repeat a position has None for positions, and the steps here compile
 to nothing for it (see moves.py).
+
+When a position comes back, the game's cycle is the stored positions from the earlier one on; its
+*key* (engines.cycle_key, the same function in Python) names the cycle whatever position the game
+entered it by, so that games falling into one cycle share a key.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import borrowing
+from .layout import SUMMARY_CYCLE_KEY
 from .rng import HASH_START, _fold, _mix
 
 
@@ -83,13 +88,54 @@ def is_current_position(number, rules, seats, positions, hands):
 
 
 @borrowing
-def earlier_position(rules, seats, positions, stored, attempt, hands):
+def position_key(number, rules, positions, hands):
+    """Stored position `number`'s key by ranks (engines.cycle_key.position_key): each seat's
+    pile size and its cards' ranks top first, its hand's size and ranks where seats hold hands,
+    then every seat's war wins under wars:N."""
+    players = rules.players
+    stream = positions.stream
+    h = HASH_START
+    for s in range(players):
+        size = positions.size[number * players + s]
+        start = positions.start[number * players + s]
+        h = _fold(h, size)
+        for i in range(size):
+            h = _fold(h, rules.card_rank[stream[s, start + i]] + 1)
+        if hands is not None:
+            width = hands.hands.shape[1]
+            held = 0
+            for i in range(width):
+                if hands.stored_hands[number, s * width + i] >= 0:
+                    held += 1
+            h = _fold(h, held)
+            for i in range(held):
+                h = _fold(h, rules.card_rank[hands.stored_hands[number, s * width + i]] + 1)
+    if rules.wars_to_win > 0:
+        for s in range(players):
+            h = _fold(h, positions.war_wins[number * players + s])
+    return _mix(h)
+
+
+@borrowing
+def cycle_key(rules, positions, earlier, stored, hands):
+    """The key of the cycle of stored positions earlier..stored-1: the least of their keys."""
+    best = position_key(earlier, rules, positions, hands)
+    for number in range(earlier + 1, stored):
+        key = position_key(number, rules, positions, hands)
+        if key < best:
+            best = key
+    return best
+
+
+@borrowing
+def earlier_position(rules, seats, positions, stored, attempt, hands, tally):
     """The number of the game's earlier position equal to the current one; else -1, the current
     position stored as number `stored` (there is room, see room_for_position). A slot is filled
     when slot_attempt holds `attempt`, which numbers the attempts at a game (a game is played
     again when a buffer grows): slots left by earlier attempts count as empty. `hands`: the
     seats' hands (`hands`, `hand_size`, and `stored_hands` a row a stored position) where seats
-    hold them (Arneson's War, ruling 18), else None."""
+    hold them (Arneson's War, ruling 18), else None. When the position came before, the cycle's
+    key goes into the game's `tally`."""
     if positions is None:
         return np.int64(-1)
     h = position_hash(rules, seats, positions, hands)
@@ -99,6 +145,7 @@ def earlier_position(rules, seats, positions, stored, attempt, hands):
     while positions.slot_attempt[slot] == attempt:
         number = slots[slot]
         if positions.hashes[number] == h and is_current_position(number, rules, seats, positions, hands):
+            tally[SUMMARY_CYCLE_KEY] = np.int64(cycle_key(rules, positions, number, stored, hands))
             return number
         slot = (slot + 1) & slot_mask
     positions.slot_attempt[slot] = attempt

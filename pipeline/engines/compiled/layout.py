@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...model.event_kinds import BY_NAME as KIND_BY_NAME
 from ...model.schema import EVENT_KINDS, OUTCOMES, PICKUPS, GameRecord
 from ..policies import KINDS as DECISIONS
 
@@ -30,6 +31,7 @@ KIND_STEAL = EVENT_KINDS.index("steal")
 KIND_DECISION = EVENT_KINDS.index("decision")
 KIND_OUT = EVENT_KINDS.index("out")
 KIND_END = EVENT_KINDS.index("end")
+PUTS = np.array([KIND_BY_NAME[k].puts for k in EVENT_KINDS], np.bool_)  # by kind code: its cards go onto the table
 
 OUTCOME_WIN = OUTCOMES.index("win")
 OUTCOME_DRAW = OUTCOMES.index("draw")
@@ -68,12 +70,13 @@ EVENT_COLUMNS = ("battle", "kind", "seat", "value", "note", "cards_end", "seats_
 # ---------------------------------------------------------------- the summaries array
 
 # Columns of the int64 summaries array, one row per game, named after the GameRecord fields they
-# fill; -1 for null (winner, cycle_length).
+# fill; -1 for null (winner, cycle_length); cycle_key is null unless the game is a cycle, and
+# cards_laid is counted from the events once the games are played (engine.play_arrays).
 SUMMARY_COLUMNS = ("outcome", "winner", "battles", "wars", "war_battles", "max_war_depth",
-                   "first_battle_war", "cards_set_aside", "cycle_length", "events")
+                   "first_battle_war", "cards_set_aside", "cycle_length", "events", "cards_laid", "cycle_key")
 (SUMMARY_OUTCOME, SUMMARY_WINNER, SUMMARY_BATTLES, SUMMARY_WARS, SUMMARY_WAR_BATTLES,
  SUMMARY_MAX_WAR_DEPTH, SUMMARY_FIRST_BATTLE_WAR, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH,
- SUMMARY_EVENTS) = range(len(SUMMARY_COLUMNS))
+ SUMMARY_EVENTS, SUMMARY_CARDS_LAID, SUMMARY_CYCLE_KEY) = range(len(SUMMARY_COLUMNS))
 assert set(SUMMARY_COLUMNS) <= set(GameRecord.model_fields)
 
 

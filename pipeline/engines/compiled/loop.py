@@ -11,8 +11,9 @@ overload`), so each family's loop compiles as if written out for it:
 - `start(game_seed, game, family)`: after the deal (policies' generators seeded, hands drawn);
 - `room(rows, cards, game, family)`: whether the log holds `rows` and `cards` more and one
   more battle, whatever happens in it;
-- `seen_before(stored, attempt, game, family)`: (DONE or the buffer to grow, the number of the
-  earlier position equal to this one or -1), storing this one as number `stored`;
+- `seen_before(stored, attempt, game, family, tally)`: (DONE or the buffer to grow, the number
+  of the earlier position equal to this one or -1, the cycle's key then in the tally), storing
+  this one as number `stored`;
 - `battle(battle, game, family, tally)`: one battle, its wars counted into the tally: (ON or how
   the game ended, the winner), or (NEEDS_ROOM, _) when the log was short;
 - `finish(index, game, family, results)`: what the family adds to the game's results.
@@ -92,7 +93,7 @@ def _family_step(name: str, arguments: str):
 
 start = _family_step("start", "game_seed, game, family")
 room = _family_step("room", "rows, cards, game, family")
-seen_before = _family_step("seen_before", "stored, attempt, game, family")
+seen_before = _family_step("seen_before", "stored, attempt, game, family, tally")
 battle = _family_step("battle", "battle, game, family, tally")
 finish = _family_step("finish", "index, game, family, results")
 
@@ -215,7 +216,7 @@ def play_game(index, game_seed, attempt, watch, deals, game, family, results):
         if played >= rules.max_battles:
             break
         if rules.detect_cycles:
-            status, earlier = seen_before(stored, attempt, game, family)
+            status, earlier = seen_before(stored, attempt, game, family, tally)
             if status != DONE:
                 return status
             if earlier >= 0:

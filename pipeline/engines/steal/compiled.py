@@ -52,7 +52,7 @@ def room(rows, cards, game, steal):
 
 
 @borrowing(inline="always")
-def seen_before(stored, attempt, game, steal):
+def seen_before(stored, attempt, game, steal, tally):
     """Steal War looks for no repeated position: its reshuffles are random (6.7)."""
     return DONE, np.int64(-1)
 

@@ -59,7 +59,7 @@ def room(rows, cards, game, family):
 
 
 @borrowing(inline="always")
-def seen_before(stored, attempt, game, family):
+def seen_before(stored, attempt, game, family, tally):
     """(DONE or the buffer to grow, the earlier position equal to this one or -1): every pile
     in order, and the war wins under wars:N (ruling 7; cycles.py)."""
     positions = game.positions
@@ -67,7 +67,7 @@ def seen_before(stored, attempt, game, family):
         return GROW_POSITIONS, np.int64(-1)
     if not room_in_streams(game.rules, positions):
         return GROW_STREAMS, np.int64(-1)
-    return DONE, earlier_position(game.rules, game.seats, positions, stored, attempt, None)
+    return DONE, earlier_position(game.rules, game.seats, positions, stored, attempt, None, tally)
 
 
 @borrowing(inline="linked")

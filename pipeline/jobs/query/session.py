@@ -34,11 +34,11 @@ import pyarrow.dataset as pads
 from pyarrow import fs
 
 from ...errors import QueryError
-from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
+from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, game_schema
 from ...model.inputs import not_regular
 from ...model.rules import build_rules
 from ...engines.compiled.deals import deals_at, swapped_indexes
-from ...model.schema import GAME_ID_STRIDE, RuleSetEntry, rule_set_names
+from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION, RuleSetEntry, rule_set_names
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
@@ -164,7 +164,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                 if kind is not None:
                     raise QueryError(f"dataset file {p!r} is {kind}, not a file (`war validate` says more)")
             con.execute(f"CREATE VIEW {view} AS {_local_scan(table, ds.files(table), paths, ds.manifest.rule_sets)}")
-        _games_view(con, ds.manifest.rule_sets)
+        _games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version)
         if events:
             _events_view(con)
         _rules_table(con, ds.manifest.rule_sets)
@@ -190,8 +190,9 @@ def _no_files(ds: Dataset, table: str) -> str:
     return f"dataset {str(ds.root)!r} lists no {table} files"
 
 
-def _games_view(con, entries) -> None:
-    """The `games` view: the games files' rows, then `deal_index` (which deal of its deck a game
+def _games_view(con, entries, version: int = SCHEMA_VERSION) -> None:
+    """The `games` view: the games files' rows (null in the columns a dataset of an older schema
+    `version` does not have), then `deal_index` (which deal of its deck a game
     played, for a rule set that plays every deal, `--all-deals`: its game_index; else null),
     `piles` (that deal: each seat's pile, card codes top first, computed from its number) and
     `swapped_index` (two seats: the number of the same deal with the seats' piles swapped)."""
@@ -227,10 +228,15 @@ def _games_view(con, entries) -> None:
                         null_handling="special", side_effects=False)
     con.create_function("war_swapped_deal", swapped, ["BIGINT"], "BIGINT", type="arrow",
                         null_handling="special", side_effects=False)
-    con.execute("CREATE VIEW games AS SELECT *, CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
+    older = "".join(f"CAST(NULL AS {_SQL_TYPES[str(f.type)]}) AS {f.name}, " for f in GAME_SCHEMA
+                    if f.name not in game_schema(version).names)
+    con.execute(f"CREATE VIEW games AS SELECT *, {older}CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
                 "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
                 "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index, "
                 f"{_rule_set_names(entries)} AS rule_set FROM game_rows")
+
+
+_SQL_TYPES = {"int32": "INTEGER", "int64": "BIGINT"}  # of the columns later schema versions added
 
 
 def _rule_set_names(entries) -> str:

@@ -164,14 +164,39 @@ def test_the_journal_is_gone_when_finished(tmp_path):
     assert not (tmp_path / "d" / ".war").exists()
 
 
-def test_dask_local_cluster_gives_the_same_bytes(tmp_path):
+@pytest.fixture(scope="module")
+def cluster():
     distributed = pytest.importorskip("distributed")
-    local = tmp_path / "local"
-    generate(local, plans(), seed=3, shard_size=10)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        generate(tmp_path / "dask", plans(), seed=3, shard_size=10, scheduler=cluster.scheduler_address)
+        yield cluster
+
+
+def test_dask_local_cluster_gives_the_same_bytes(tmp_path, cluster):
+    local = tmp_path / "local"
+    generate(local, plans(), seed=3, shard_size=10)
+    generate(tmp_path / "dask", plans(), seed=3, shard_size=10, scheduler=cluster.scheduler_address)
     assert digests(local) == digests(tmp_path / "dask")
+
+
+def test_dask_plays_every_deal_and_stores_the_games_alone_as_locally(tmp_path, cluster):
+    """--all-deals --log games on a Dask cluster: the bytes of a local run, and it validates."""
+    every = [Plan(build_rules("classic", {"ranks": "7", "suits": "1", "pickup": "winner_first"}), 5040,
+                  all_deals=True, log="games")]
+    generate(tmp_path / "local", every, shard_size=700, workers=2)
+    generate(tmp_path / "dask", every, shard_size=700, scheduler=cluster.scheduler_address)
+    assert digests(tmp_path / "local") == digests(tmp_path / "dask")
+    report = validate(tmp_path / "dask")
+    assert report.ok and report.good == 5040
+
+
+def test_dask_searches_find_what_local_workers_find(cluster):
+    """A search of rounds is a pure function of its arguments, wherever its searchers run."""
+    from pipeline.jobs.search import search
+    rules = build_rules("classic", {"ranks": "10", "suits": "1", "pickup": "winner_first"})
+    local = search(rules, rounds=3, searchers=3, seed=5, keep=5, workers=2)
+    remote = search(rules, rounds=3, searchers=3, seed=5, keep=5, scheduler=cluster.scheduler_address)
+    assert [(r.deck, r.score) for r in remote] == [(r.deck, r.score) for r in local] and local
 
 
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):

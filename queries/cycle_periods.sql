@@ -3,18 +3,17 @@
 --   (the battles between two equal positions, games.cycle_length): how many deals fall into a
 --   cycle of that length, as a fraction of every deal (numerator over denominator) and a share,
 --   and how many distinct cycles they fall into (games.cycle_key; the query `cycles` lists them).
-WITH enumerated AS (
-    SELECT variant, rules_id, outcome, cycle_length, cycle_key
+WITH grouped AS (
+    SELECT variant, rules_id, outcome, cycle_length, count(*) AS numerator, count(DISTINCT cycle_key) AS cycles
     FROM games
     WHERE deal = 'all'
+    GROUP BY variant, rules_id, outcome, cycle_length
 ),
-totals AS (
-    SELECT variant, rules_id, count(*) AS denominator FROM enumerated GROUP BY variant, rules_id
+totalled AS (
+    SELECT *, CAST(sum(numerator) OVER (PARTITION BY variant, rules_id) AS BIGINT) AS denominator
+    FROM grouped
 )
-SELECT e.variant, e.rules_id, e.cycle_length AS period,
-       count(*) AS numerator, t.denominator, count(*) / t.denominator AS share,
-       count(DISTINCT e.cycle_key) AS cycles
-FROM enumerated e JOIN totals t USING (variant, rules_id)
-WHERE e.outcome = 'cycle'
-GROUP BY e.variant, e.rules_id, e.cycle_length, t.denominator
-ORDER BY e.variant, e.rules_id, period;
+SELECT variant, rules_id, cycle_length AS period, numerator, denominator, numerator / denominator AS share, cycles
+FROM totalled
+WHERE outcome = 'cycle'
+ORDER BY variant, rules_id, period;

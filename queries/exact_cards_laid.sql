@@ -4,22 +4,23 @@
 --   or a draw): how many deals lay that many, as a fraction of the deals that end (numerator
 --   over denominator) and a decimal share, with the exact mean of the games that end
 --   (mean_numerator / denominator, and as a decimal) on every row.
-WITH ended AS (
-    SELECT variant, rules_id, cards_laid
+WITH grouped AS (
+    SELECT variant, rules_id, cards_laid, count(*) AS numerator
     FROM games
     WHERE deal = 'all' AND outcome IN ('win', 'draw')
+    GROUP BY variant, rules_id, cards_laid
 ),
-totals AS (
-    SELECT variant, rules_id, count(*) AS denominator, CAST(sum(cards_laid) AS BIGINT) AS mean_numerator
-    FROM ended
-    GROUP BY variant, rules_id
+totalled AS (
+    SELECT *,
+           CAST(sum(numerator) OVER (PARTITION BY variant, rules_id) AS BIGINT) AS denominator,
+           CAST(sum(numerator * cards_laid) OVER (PARTITION BY variant, rules_id) AS BIGINT) AS mean_numerator
+    FROM grouped
 )
-SELECT e.variant, e.rules_id, e.cards_laid,
-       count(*) AS numerator,
-       t.denominator,
-       count(*) / t.denominator AS share,
-       t.mean_numerator,
-       t.mean_numerator / t.denominator AS mean_cards_laid
-FROM ended e JOIN totals t USING (variant, rules_id)
-GROUP BY e.variant, e.rules_id, e.cards_laid, t.denominator, t.mean_numerator
-ORDER BY e.variant, e.rules_id, e.cards_laid;
+SELECT variant, rules_id, cards_laid,
+       numerator,
+       denominator,
+       numerator / denominator AS share,
+       mean_numerator,
+       mean_numerator / denominator AS mean_cards_laid
+FROM totalled
+ORDER BY variant, rules_id, cards_laid;

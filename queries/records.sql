@@ -3,12 +3,20 @@
 --   draw (ties broken by deal_index), with their deal: deal_index and each seat's pile, card
 --   codes top first (card_label turns a code into a label).
 -- param: limit INTEGER = 10 -- how many records to list per rule set
-WITH ranked AS (
-    SELECT
-        row_number() OVER (PARTITION BY variant, rules_id ORDER BY battles DESC, deal_index) AS rank,
-        variant, rules_id, game_id, deal_index, battles, outcome, winner
+-- (The limit-th longest length of each rule set first, then a rank of only the games that long
+-- or longer: a window over every game would sort them all, 479 million of a 12-card deck.)
+WITH thresholds AS (
+    SELECT variant, rules_id, list_min(max(battles, greatest($limit, 1))) AS shortest
     FROM games
     WHERE deal = 'all' AND outcome IN ('win', 'draw')
+    GROUP BY variant, rules_id
+),
+ranked AS (
+    SELECT
+        row_number() OVER (PARTITION BY g.variant, g.rules_id ORDER BY g.battles DESC, g.deal_index) AS rank,
+        g.variant, g.rules_id, g.game_id, g.deal_index, g.battles, g.outcome, g.winner
+    FROM games g JOIN thresholds t ON g.variant = t.variant AND g.rules_id = t.rules_id
+    WHERE g.deal = 'all' AND g.outcome IN ('win', 'draw') AND g.battles >= t.shortest
     QUALIFY rank <= CASE WHEN $limit >= 0 THEN $limit
                          ELSE error('parameter limit must be at least 0, got ' || CAST($limit AS VARCHAR))
                     END

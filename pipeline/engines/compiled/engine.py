@@ -23,9 +23,7 @@ from ...model.deal import Deal
 from ...model.schema import PICKUPS, RuleSet
 from .deals import enumerated_deals
 from .jit import HAVE_NUMBA
-from .layout import (
-    EVENT_CARDS_END, EVENT_KIND, MAX_CARD, MAX_PLAYERS, PUTS, SUMMARY_CARDS_LAID, SUMMARY_EVENTS, GameArrays,
-)
+from .layout import MAX_CARD, MAX_PLAYERS, GameArrays
 from .loop import DONE, GROW_EVENTS, GROW_STREAMS, play_games
 from .state import (
     CARDS, ROWS, SEATS, Deals, Rules, Workspace, grown_event_log, new_results, with_longer_streams,
@@ -196,19 +194,7 @@ class Engine:
         if self.watched:
             workspace.count_unwatched(rules, games if watch > 0 else 0, replays)
         log = game.log
-        rows = log.rows[:log.fill[ROWS]]
-        count_cards_laid(rows, results.summaries)
-        return GameArrays(rows, log.card_values[:log.fill[CARDS]],
+        return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]],
                           log.seat_values[:log.fill[SEATS]], results.summaries, results.war_wins,
                           results.final_cards, results.seeds)
 
-
-def count_cards_laid(rows: np.ndarray, summaries: np.ndarray) -> None:
-    """Each game's cards laid on the table (the cards of its events of a kind that puts them
-    there: model.event_kinds.Kind.puts) into its summary, from the games' event rows one game
-    after another (numpy: a few operations over the rows, not a pass per game)."""
-    ends = rows[:, EVENT_CARDS_END].astype(np.int64)
-    cards = np.diff(ends, prepend=0) * PUTS[rows[:, EVENT_KIND]]
-    running = np.concatenate(([0], np.cumsum(cards)))
-    bounds = np.concatenate(([0], np.cumsum(summaries[:, SUMMARY_EVENTS])))
-    summaries[:, SUMMARY_CARDS_LAID] = running[bounds[1:]] - running[bounds[:-1]]

@@ -71,7 +71,7 @@ EVENT_COLUMNS = ("battle", "kind", "seat", "value", "note", "cards_end", "seats_
 
 # Columns of the int64 summaries array, one row per game, named after the GameRecord fields they
 # fill; -1 for null (winner, cycle_length); cycle_key is null unless the game is a cycle, and
-# cards_laid is counted from the events once the games are played (engine.play_arrays).
+# cards_laid is counted from a game's events at its end (loop.end_game).
 SUMMARY_COLUMNS = ("outcome", "winner", "battles", "wars", "war_battles", "max_war_depth",
                    "first_battle_war", "cards_set_aside", "cycle_length", "events", "cards_laid", "cycle_key")
 (SUMMARY_OUTCOME, SUMMARY_WINNER, SUMMARY_BATTLES, SUMMARY_WARS, SUMMARY_WAR_BATTLES,

@@ -28,8 +28,9 @@ import numpy as np
 
 from .jit import HAVE_NUMBA, borrowing, njit
 from .layout import (
-    KIND_DEAL, KIND_END, KIND_SET_ASIDE, NO_NOTE, NO_SEAT, OUTCOME_CAPPED, OUTCOME_CYCLE,
-    SUMMARY_BATTLES, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH, SUMMARY_EVENTS,
+    EVENT_CARDS_END, EVENT_KIND, KIND_DEAL, KIND_END, KIND_SET_ASIDE, NO_NOTE, NO_SEAT, OUTCOME_CAPPED,
+    OUTCOME_CYCLE, PUTS, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH,
+    SUMMARY_EVENTS,
     SUMMARY_FIRST_BATTLE_WAR, SUMMARY_MAX_WAR_DEPTH, SUMMARY_OUTCOME, SUMMARY_WAR_BATTLES,
     SUMMARY_WARS, SUMMARY_WINNER,
 )
@@ -170,14 +171,23 @@ def set_table_aside(battle, table_size, game, tally):
 @borrowing
 def end_game(index, battle, outcome, winner, first_event, game, results):
     """The end event, and the rest of the game's summary (its tally holds the counts; its events
-    are those of the log from `first_event`), each seat's war wins and cards at the end into
-    results[index]."""
+    are those of the log from `first_event`: their cards of a kind that puts cards on the table
+    are its cards laid), each seat's war wins and cards at the end into results[index]."""
     seats, log = game.seats, game.log
     for s in range(game.rules.players):
         results.final_cards[index, s] = seats.pile_size[s] + seats.won_size[s]
         results.war_wins[index, s] = seats.war_wins[s]
     emit(log, battle, KIND_END, winner, battle, outcome)
+    rows = log.rows
+    laid = ZERO
+    previous = rows[first_event - 1, EVENT_CARDS_END] if first_event > 0 else 0
+    for i in range(first_event, log.fill[ROWS]):
+        end = rows[i, EVENT_CARDS_END]
+        if PUTS[rows[i, EVENT_KIND]]:
+            laid += end - previous
+        previous = end
     summary = results.summaries[index]
+    summary[SUMMARY_CARDS_LAID] = laid
     summary[SUMMARY_OUTCOME] = outcome
     summary[SUMMARY_WINNER] = winner
     summary[SUMMARY_BATTLES] = battle

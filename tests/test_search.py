@@ -56,3 +56,10 @@ def test_a_rule_set_the_compiled_engine_does_not_play_is_refused(monkeypatch):
     monkeypatch.setenv("WAR_ENGINE", "reference")
     with pytest.raises(RulesError, match="compiled engine does not play it"):
         search(TEN, rounds=1)
+
+
+def test_a_search_that_finds_nothing_says_how_many_deals_it_played():
+    """No deal of four cards of one suit cycles (24 deals, each met many times over)."""
+    four = build_rules("classic", {"ranks": "4", "suits": "1", "pickup": "winner_first"})
+    with pytest.raises(RulesError, match=r"played 2,05\d deals and found none that cycles; nothing written"):
+        search(four, goal="cycle", rounds=4, searchers=2)

@@ -6,7 +6,9 @@ its number) and plays, a batch at a time, neighbours of its best deal so far: th
 cards of different ranks swapped. It moves to the best neighbour when it is at least as good (so
 it walks along plateaus), and starts again from a new random deal when no neighbour has been as
 good for a while. A deal's score is its game's length when the game ends (a win or a draw; the
-longest wins) or, looking for a cycle, 1 when it cycles. Searchers run on every worker (or on a
+longest wins) or, looking for a cycle, 1 when it cycles; a search for a cycle climbs on the
+game's length (a game that lasts is nearer a loop than one that ends at once), with a cycle
+above any length, since a score of 0 or 1 gives the local search nothing to climb. Searchers run on every worker (or on a
 Dask cluster), each a task; the best deals of them all are the records, written as a dataset of
 explicit deals, which replays and validates like any other.
 
@@ -77,23 +79,29 @@ def _deals(decks: np.ndarray, players: int) -> Deals:
 
 
 def _scores(engine, rules: RuleSet, decks: np.ndarray, workspace: Workspace, goal: str):
-    """Each deck's score, battles and outcome code, played on the compiled engine."""
+    """Each deck's score, what the search climbs on (the score, or looking for a cycle the
+    battles, a cycle above them all), battles and outcome code, played on the compiled engine."""
     arrays = engine.play_arrays(rules, 0, 0, decks.shape[0], deals=_deals(decks, rules.players),
                                 workspace=workspace)
     outcomes = arrays.summaries[:, SUMMARY_OUTCOME]
     battles = arrays.summaries[:, SUMMARY_BATTLES]
     if goal == "cycle":
         scores = (outcomes == OUTCOME_CYCLE).astype(np.int64)
+        climb = np.where(outcomes == OUTCOME_CYCLE, CYCLE_CLIMB, battles)
     else:
-        scores = np.where((outcomes == OUTCOME_WIN) | (outcomes == OUTCOME_DRAW), battles, -1)
-    return scores, battles.copy(), outcomes.copy()
+        scores = climb = np.where((outcomes == OUTCOME_WIN) | (outcomes == OUTCOME_DRAW), battles, -1)
+    return scores, climb, battles.copy(), outcomes.copy()
+
+
+CYCLE_CLIMB = np.int64(1) << 40  # a cycle, above any game's length
 
 
 OUTCOME_NAMES = {OUTCOME_WIN: "win", OUTCOME_DRAW: "draw", OUTCOME_CYCLE: "cycle"}
 
 
-def run_searcher(task: Searcher, tick=None) -> list[Record]:
-    """One searcher's best `keep` deals (distinct by their ranks), best first."""
+def run_searcher(task: Searcher, tick=None) -> tuple[list[Record], int]:
+    """One searcher's best `keep` deals (distinct by their ranks), best first, and how many
+    deals it played."""
     rules = RuleSet.model_validate_json(task.rules_json)
     engine = compiled_engine(rules)
     rank = np.array(deck_of(rules).rank, np.int64)
@@ -117,8 +125,8 @@ def run_searcher(task: Searcher, tick=None) -> list[Record]:
         return np.array(deck, np.int64)
 
     current = fresh()
-    best, *_ = _scores(engine, rules, current[None, :], workspace, task.goal)
-    best = int(best[0])
+    best = int(_scores(engine, rules, current[None, :], workspace, task.goal)[1][0])
+    played = 1
     idle = 0
     rounds = 0
     while (task.rounds is None or rounds < task.rounds) and (stop is None or time.monotonic() < stop):
@@ -130,22 +138,23 @@ def run_searcher(task: Searcher, tick=None) -> list[Record]:
                 if rank[decks[row, i]] != rank[decks[row, j]]:
                     break
             decks[row, i], decks[row, j] = decks[row, j], decks[row, i]
-        scores, battles, outcomes = _scores(engine, rules, decks, workspace, task.goal)
-        top = int(np.argmax(scores))
+        scores, climb, battles, outcomes = _scores(engine, rules, decks, workspace, task.goal)
+        played += BATCH
+        top = int(np.argmax(climb))
         for row in np.argsort(scores)[-task.keep:]:
             remember(decks[row], scores[row], battles[row], outcomes[row])
-        if scores[top] >= best:
-            idle = 0 if scores[top] > best else idle + 1
-            current, best = decks[top].copy(), int(scores[top])
+        if climb[top] >= best:
+            idle = 0 if climb[top] > best else idle + 1
+            current, best = decks[top].copy(), int(climb[top])
         else:
             idle += 1
         if idle >= PATIENCE:
             current = fresh()
-            best, *_ = _scores(engine, rules, current[None, :], workspace, task.goal)
-            best, idle = int(best[0]), 0
+            best, idle = int(_scores(engine, rules, current[None, :], workspace, task.goal)[1][0]), 0
+            played += 1
         if tick is not None:
             tick(1)
-    return sorted(found.values(), key=lambda r: (-r.score, r.deck))[:task.keep]
+    return sorted(found.values(), key=lambda r: (-r.score, r.deck))[:task.keep], played
 
 
 def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seconds: float | None = None,
@@ -173,9 +182,15 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seco
             found = run_tasks_dask(run_searcher, tasks, client, None, lambda t: 0)
     else:
         found = run_tasks(run_searcher, tasks, workers, progress)
+    found = list(found)
+    if not any(records for records, _ in found):
+        played = sum(n for _, n in found)
+        raise RulesError(f"the search played {played:,} deals and found "
+                         f"{'none that cycles' if goal == 'cycle' else 'no game that ends'}; nothing written "
+                         f"(more `rounds` or `seconds` search further)", params=("rounds", "seconds"))
     best: dict[tuple, Record] = {}
     rank = deck_of(rules).rank
-    for record in (r for part in found for r in part):
+    for record in (r for records, _ in found for r in records):
         key = tuple(rank[c] for c in record.deck)
         if key not in best or best[key].score < record.score:
             best[key] = record

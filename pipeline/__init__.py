@@ -63,6 +63,8 @@ from .errors import (
     UsageError,
     WarError,
     interrupted,
+    ctrl_c_latch,
+    raise_lost_ctrl_c,
     storage_error,
 )
 
@@ -76,7 +78,8 @@ __all__ = [
     "write_report", "write_charts", "serve",
     "play_game", "write_file", "check_output", "discard", "wind_down",
     "WarError", "RulesError", "DealError", "DatasetError", "StorageError", "GameNotFound", "QueryError",
-    "ReportError", "UsageError", "LogMismatch", "Interrupted", "storage_error", "interrupted",
+    "ReportError", "UsageError", "LogMismatch", "Interrupted", "storage_error", "interrupted", "ctrl_c_latch",
+    "raise_lost_ctrl_c",
 ]
 
 # name -> (module, attribute): imported when first asked for

@@ -4,12 +4,16 @@ The library speaks in its own terms: a message about an argument of a library ca
 backticks (`workers`) and lists it in the error's `params`. A front end says those names its own
 way with `spoken`: the CLI puts its flags in their place (`workers` -> --workers).
 
-Two helpers for a front end's error boundary: `storage_error` says an OSError as one line, and
-`interrupted` tells Ctrl-C from other failures.
+Helpers for a front end's error boundary: `storage_error` says an OSError as one line,
+`interrupted` tells Ctrl-C from other failures, and `ctrl_c_latch` keeps a Ctrl-C that a library
+swallowed (`raise_lost_ctrl_c` raises it again).
 """
 
 from __future__ import annotations
 
+import signal
+import threading
+from contextlib import contextmanager
 from typing import Callable, Iterable
 
 
@@ -151,3 +155,46 @@ def brief(value: object) -> str:
         return shorter.repr(value)
     except (RecursionError, ValueError):
         return f"<{type(value).__name__}>"
+
+
+_ctrl_c: list[int] = []  # the Ctrl-Cs the latch saw
+
+
+def _latched(signum, frame) -> None:
+    _ctrl_c.append(signum)
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def ctrl_c_latch():
+    """Inside the block Ctrl-C raises KeyboardInterrupt, as Python's own handler does, and is
+    also remembered: a library that swallows the KeyboardInterrupt (a bare `except:` while a
+    module imports, an `except Exception` around a query that DuckDB ended because of it) cannot
+    lose it, since `raise_lost_ctrl_c` raises it again. For a command's whole run, in the main
+    thread; Python's handler is back after it."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    signal.signal(signal.SIGINT, _latched)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _ctrl_c.clear()
+
+
+def handles_ctrl_c() -> bool:
+    """Whether Ctrl-C raises KeyboardInterrupt here: Python's own handler, or the latch."""
+    return signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _latched)
+
+
+def ctrl_c_pressed() -> bool:
+    """Whether the latch saw a Ctrl-C."""
+    return bool(_ctrl_c)
+
+
+def raise_lost_ctrl_c() -> None:
+    """KeyboardInterrupt when the latch saw a Ctrl-C that nothing acted on."""
+    if _ctrl_c:
+        raise KeyboardInterrupt

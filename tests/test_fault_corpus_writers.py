@@ -363,14 +363,7 @@ def test_ctrl_c_at_a_random_point_is_exit_130_and_one_line(command, base, tmp_pa
         catches_ctrl_c(proc)
         time.sleep(rng.uniform(0.3, 2.5))
         proc.send_signal(2)
-        try:
-            proc.wait(timeout=90)
-        except subprocess.TimeoutExpired:
-            # seen once in a few full runs of war serve under load, not yet understood (the note
-            # of this stop, docs/decisions.md): a second Ctrl-C, as a user presses, must end it
-            proc.send_signal(2)
-            proc.wait(timeout=30)
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=90)  # one Ctrl-C ends it (war serve once lost it: see below)
         assert "Traceback" not in err and "internal error" not in err and "FATAL" not in err, err
         if proc.returncode == 0 and command != "serve":
             continue  # it had finished
@@ -390,6 +383,52 @@ def test_ctrl_c_at_a_random_point_is_exit_130_and_one_line(command, base, tmp_pa
             code, out, err = war(monkeypatch, capsys, *args, "--resume")
             assert code == 0, err
             assert validate(tmp_path / "d").ok
+
+
+def test_a_ctrl_c_that_duckdb_or_a_library_swallows_stops_war_serve(base, monkeypatch, capsys):
+    """A Ctrl-C while one of the report's queries runs reaches DuckDB, which ends the query with
+    its own InterruptException: war serve's start-up stops there (exit 130, one line) instead of
+    keeping the error for the report's page and serving on, the Ctrl-C lost (seen once in five
+    full test runs). So does a Ctrl-C that a library swallows whole (pipeline.errors.ctrl_c_latch).
+    Built later in a thread of its own, the report keeps DuckDB's error for its page."""
+    import threading
+
+    import duckdb
+    import uvicorn
+
+    from clikit import run_main
+    from pipeline.present import site
+
+    def interrupted_query(*args, **kwargs):
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    def serves(*args, **kwargs):
+        raise AssertionError("the server started after a Ctrl-C")
+
+    monkeypatch.setattr(site, "build_report_data", interrupted_query)
+    monkeypatch.setattr(uvicorn.Server, "run", serves)
+    code, out, err = run_main(monkeypatch, capsys, "serve", base, "--port", "0", "-q")
+    assert one_line(code, out, err, 130, "interrupted").startswith("error: interrupted")
+    real = site.build_report_data
+
+    def swallowing(*args, **kwargs):  # a library that catches every exception, Ctrl-C's too
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except BaseException:
+            pass
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(site, "build_report_data", swallowing)
+    code, out, err = run_main(monkeypatch, capsys, "serve", base, "--port", "0", "-q")
+    assert one_line(code, out, err, 130, "interrupted").startswith("error: interrupted")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's own again after the command
+    monkeypatch.setattr(site, "build_report_data", interrupted_query)
+    later = site.Snapshot(base, "base", "digest", [])
+    thread = threading.Thread(target=later.build_report)
+    thread.start()
+    thread.join()
+    with pytest.raises(Exception, match="the report could not be built"):
+        later.report()
 
 
 def test_too_many_open_files_names_the_path_and_how_to_finish(tmp_path, procs, monkeypatch, capsys):

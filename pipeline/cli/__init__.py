@@ -48,15 +48,19 @@ def main(argv: list[str] | None = None) -> None:
     """The console script (app.main, the one error boundary). The command modules are imported
     here, inside a guard, not when this package is: a Ctrl-C during those imports (typer, rich,
     the face) is then exit 130 and one line too, instead of a traceback."""
-    try:
-        module = _load()
-    except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        from .app import interrupt_handled
+    import pipeline
 
-        interrupt_handled()
-        sys.exit(130)
-    module.main(argv)
+    with pipeline.ctrl_c_latch():  # a Ctrl-C that a library swallows is not lost
+        try:
+            module = _load()
+            pipeline.raise_lost_ctrl_c()
+        except KeyboardInterrupt:
+            sys.stderr.write("error: interrupted\n")
+            from .app import interrupt_handled
+
+            interrupt_handled()
+            sys.exit(130)
+        module.main(argv)
 
 
 def __getattr__(name: str):

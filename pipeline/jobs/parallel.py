@@ -19,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Callable, Iterable, Sequence
 
-from ..errors import DatasetError
+from ..errors import DatasetError, handles_ctrl_c
 from ..log.warm import die_with_parent
 
 _queue = None
@@ -70,8 +70,7 @@ def interrupts_deferred():
     the compiled engine: a SIGINT that lands in numba's machine code leaves it with an exception
     set that it does not expect (a SystemError, or a segmentation fault). Only the main thread
     of a process that handles Ctrl-C itself defers; workers ignore SIGINT altogether."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if threading.current_thread() is not threading.main_thread() or not handles_ctrl_c():
         yield
         return
     caught: list[int] = []

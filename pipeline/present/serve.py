@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..errors import GameNotFound, QueryError, UsageError, WarError
+from ..errors import GameNotFound, QueryError, UsageError, WarError, ctrl_c_pressed, raise_lost_ctrl_c
 from ..jobs.query import named_queries
 from . import games_list, sql_page
 from .games_list import MAX_PER_PAGE, GameFilter, parse_filter
@@ -278,14 +278,19 @@ def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = No
 
         async def startup(sockets=None):
             await original(sockets)
+            if ctrl_c_pressed():  # before uvicorn took Ctrl-C over, and swallowed by a library
+                server.should_exit = True
+                return
             bound = server.servers[0].sockets[0].getsockname() if server.servers else (host, port)
             ready(f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/")
 
         server.startup = startup
+    raise_lost_ctrl_c()
     try:
         server.run(sockets=[sock])
     finally:
         app.state.site.close()
+    raise_lost_ctrl_c()
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
-from ..errors import WarError
+from ..errors import WarError, interrupted
 from ..jobs.query import Result, Session, connect, needs_events, open_query
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.location import is_remote, location
@@ -106,6 +106,8 @@ class Snapshot:
                 self._report = render_report(data, self.name, lambda gid: f"/games/{gid}", links=self.links,
                                              steps=steps, drill=True)
             except Exception as err:  # shown on the report's page; the server stays up
+                if interrupted(err) and threading.current_thread() is threading.main_thread():
+                    raise  # Ctrl-C during the start-up, which DuckDB turns into its own error
                 self._report_error = err
             finally:
                 self._report_done.set()

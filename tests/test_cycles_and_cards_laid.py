@@ -137,6 +137,8 @@ def test_a_version_4_dataset_takes_an_append_in_its_own_version(old_dataset):
         assert "cards_laid" not in schema.names and "cycle_key" not in schema.names
     report = validate(old_dataset)
     assert report.ok and report.good == 90, [str(p) for p in report.problems]
+    cycled = run(old_dataset, sql="SELECT count(*) FROM games WHERE outcome = 'cycle'").column(0).to_pylist()
+    assert cycled[0] > 0 and run(old_dataset, name="cycles").num_rows == 0  # no keys: no cycle listed as one
     new = old_dataset.parent / "new"
     generate(new, [Plan(build_rules("classic"), 5)])
     assert {"cards_laid", "cycle_key"} <= set(pq.read_schema(next((new / "games").rglob("*.parquet"))).names)

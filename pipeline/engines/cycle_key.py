@@ -14,14 +14,7 @@ from __future__ import annotations
 
 from itertools import islice
 
-from ..model.rng import MASK, _mix
-
-HASH_START = 0x84222325CBF29CE4
-_PRIME = 0x100000001B3
-
-
-def _fold(h: int, word: int) -> int:
-    return ((h ^ (word & MASK)) * _PRIME) & MASK
+from ..model.rng import HASH_START, _fold, _mix
 
 
 def position_key(position: tuple, rank, counts_war_wins: bool) -> int:

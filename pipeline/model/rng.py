@@ -16,6 +16,17 @@ def _mix(z: int) -> int:
     return z ^ (z >> 31)
 
 
+# A running hash of 64-bit words (a position's, a shape key's): FNV-1a's step over whole words,
+# finished by _mix. The compiled engine's (engines.compiled.rng) takes its constants from here.
+HASH_START = 0x84222325CBF29CE4  # a running hash before its first word
+FOLD_PRIME = 0x100000001B3
+
+
+def _fold(h: int, word: int) -> int:
+    """One word into a running hash."""
+    return ((h ^ (word & MASK)) * FOLD_PRIME) & MASK
+
+
 class SplitMix64:
     """SplitMix64: seeds games from a master seed and seeds each game's xoshiro."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...model import rng as reference
 from .jit import borrowing, njit
 
 # The generator's functions are steps (jit.borrowing): only compiled code calls them (the
@@ -126,10 +127,12 @@ def bounded_draws(seed, bounds):
     return out
 
 
-HASH_START = np.uint64(0x84222325CBF29CE4)  # a running hash before its first word
+HASH_START = np.uint64(reference.HASH_START)  # a running hash before its first word
+_FOLD_PRIME = np.uint64(reference.FOLD_PRIME)
 
 
 @njit(cache=True, inline="always")
 def _fold(h, word):
-    """One word into a running hash (finished by _mix): of a position, of a shape key."""
-    return (h ^ np.uint64(word)) * np.uint64(0x100000001B3)
+    """One word into a running hash (finished by _mix): of a position, of a shape key
+    (model.rng._fold)."""
+    return (h ^ np.uint64(word)) * _FOLD_PRIME

@@ -15,7 +15,7 @@ from ..engines.families import family_of
 from ..engines.game import play_game, replay_log
 from ..errors import DatasetError, DealError, GameNotFound, LogMismatch, UsageError
 from ..log.ledger import Ledger, ledger_for
-from ..log.tables import game_log, game_record
+from ..log.tables import differing_columns, game_log, game_record
 from ..model.cards import Deck
 from ..model.deal import Deal, deck_of
 from ..model.event_kinds import KINDS, sentence
@@ -172,8 +172,8 @@ def record_disagreements(entry: RuleSetEntry, record: dict, summary, log) -> lis
     expected = game_record(record["game_id"], index, record.get("game_seed"), entry.rules, entry.policies,
                            Deal((), explicit=record.get("deal") in ("explicit", "all"),
                                 enumerated=record.get("deal") == "all"), summary, log, entry.rules_id)
-    return [f"{name}: the row says {record.get(name)!r}, the log says {value!r}"
-            for name, value in expected.items() if name in record and record[name] != value]
+    return [f"{name}: the row says {record[name]!r}, the log says {expected[name]!r}"
+            for name in differing_columns(expected, record)]
 
 
 def select(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | None] | None = None,

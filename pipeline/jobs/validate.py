@@ -24,8 +24,7 @@ from ..log.codec import CodecError, decode
 from ..log.ledger import audit
 from ..engines.choice import compiled_plays
 from ..log.batches import compiled_shard
-from ..log.tables import game_record
-from ..log.tables import EVENT_SCHEMA, as_version, game_schema, rows_by_game
+from ..log.tables import EVENT_SCHEMA, as_version, differing_columns, game_record, game_schema, rows_by_game
 from ..model.all_deals import AllDeals, enumerated_deal
 from ..model.deal import Deal, check_deal
 from ..model.rng import game_seed
@@ -86,10 +85,10 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
         return Problem(None, gid, err.seq, f"cards: expected {err.expected}, found {err.found}")
     expected = game_record(gid, index, seed, rules, entry.policies, deal or Deal(()), summary, log,
                            entry.rules_id)
-    for name, value in expected.items():
-        if name in row and row[name] != value:  # a row of an older schema has fewer columns
-            return Problem(None, gid, None, f"game record disagrees with its events: {name} "
-                                            f"expected {value!r}, found {row.get(name)!r}")
+    wrong = differing_columns(expected, row)
+    if wrong:
+        return Problem(None, gid, None, f"game record disagrees with its events: {wrong[0]} "
+                                        f"expected {expected[wrong[0]]!r}, found {row[wrong[0]]!r}")
     return None
 
 
@@ -322,8 +321,7 @@ def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, game
             expected, problem = None, Problem(task.games_path, gid, None, f"cannot be checked: {err}")
         row = by_id.get(gid)
         if expected is not None:
-            wrong = [name for name, value in expected.items()
-                     if row is None or (name in row and row[name] != value)]  # an older schema: fewer columns
+            wrong = list(expected) if row is None else differing_columns(expected, row)
             problem = None if not wrong else Problem(
                 task.games_path, gid, None, "no record" if row is None else
                 f"game record disagrees with its regenerated game: {wrong[0]} expected "

@@ -160,6 +160,8 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
     if not any(entry.games for entry in ds.manifest.rule_sets):
         report.problems.append(Problem(None, None, None, "the dataset holds no games"))
     pending = unfinished_append(ds, report)
+    version = ds.manifest.schema_version  # files hold the columns of their dataset's version
+    events_schema, games_schema = event_schema(version), game_schema(version)
     for f in ds.manifest.files:
         if f.path in unreadable:
             continue
@@ -191,8 +193,7 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
             report.problems.append(Problem(f.path, None, None,
                                            f"row count differs from the manifest: expected {f.rows}, "
                                            f"found {meta.metadata.num_rows}"))
-        version = ds.manifest.schema_version
-        expected = event_schema(version) if f.table == "events" else game_schema(version)
+        expected = events_schema if f.table == "events" else games_schema
         try:
             found = meta.schema_arrow
         except Exception as err:  # pyarrow raises several types for a schema it cannot map

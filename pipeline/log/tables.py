@@ -166,6 +166,12 @@ def game_log(table: pa.Table) -> list[Event]:
     return codec.decode(row for _, *row in log_rows(table))
 
 
+def differing_columns(expected: dict, row: dict) -> list[str]:
+    """The columns of a games `row` whose value is not the `expected` record's (game_record); a
+    row of an older schema is held to the columns it has (validation checks a file's columns)."""
+    return [name for name, value in expected.items() if name in row and row[name] != value]
+
+
 def game_record(game_id: int, index: int, seed: int, rules: RuleSet, policies, deal: Deal,
                 summary, log, rules_id: str | None = None) -> dict:
     """A game's row of the games table, from its summary and its events `log` (generation,

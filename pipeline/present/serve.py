@@ -285,12 +285,13 @@ def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = No
             ready(f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/")
 
         server.startup = startup
-    raise_lost_ctrl_c()
     try:
+        raise_lost_ctrl_c()  # lost while the app was built: the server does not start
         server.run(sockets=[sock])
     finally:
         app.state.site.close()
-    raise_lost_ctrl_c()
+        sock.close()
+    raise_lost_ctrl_c()  # lost before uvicorn took Ctrl-C over: the start-up stopped the server
 
 
 def listen(host: str, port: int) -> socket.socket:

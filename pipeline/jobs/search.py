@@ -8,9 +8,9 @@ it walks along plateaus), and starts again from a new random deal when no neighb
 good for a while. A deal's score is its game's length when the game ends (a win or a draw; the
 longest wins) or, looking for a cycle, 1 when it cycles; a search for a cycle climbs on the
 game's length (a game that lasts is nearer a loop than one that ends at once), with a cycle
-above any length, since a score of 0 or 1 gives the local search nothing to climb. Searchers run on every worker (or on a
-Dask cluster), each a task; the best deals of them all are the records, written as a dataset of
-explicit deals, which replays and validates like any other.
+above any length, since a score of 0 or 1 gives the local search nothing to climb. Searchers
+run on every worker (or on a Dask cluster), each a task; the best deals of them all are the
+records, written as a dataset of explicit deals, which replays and validates like any other.
 
 With a number of `rounds`, a search is a pure function of its arguments; with `seconds`, each
 searcher stops at that time, after the round it is in.

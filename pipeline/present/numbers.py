@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable
 
 PERCENT = re.compile(r"(share|^ci_|^exact$)")  # the columns that hold shares
-AS_IS = ("seat", "winner", "rank", "game_id", "first_game", "deal_index", "bucket", "piles", "cycle_key")  # whole numbers shown without separators
+# whole numbers shown without separators
+AS_IS = ("seat", "winner", "rank", "game_id", "first_game", "deal_index", "bucket", "piles", "cycle_key")
 
 
 def pct(x: float | None, digits: int = 1) -> str:

@@ -197,4 +197,3 @@ class Engine:
         return GameArrays(log.rows[:log.fill[ROWS]], log.card_values[:log.fill[CARDS]],
                           log.seat_values[:log.fill[SEATS]], results.summaries, results.war_wins,
                           results.final_cards, results.seeds)
-

@@ -23,8 +23,8 @@ from pipeline.model.rules import build_rules, load_rules_file, read_rules_file
 from pipeline.model.schema import Manifest, RuleSetEntry, rule_set_names
 from pipeline.present.replay_page import page_data, replay_page
 from pipeline.storage.dataset import Dataset
+from conftest import OLD_DATASET
 
-OLD_DATASET = Path(__file__).parent / "fixtures" / "dataset-rules-id-1"
 
 
 def war(*args, cwd=None):

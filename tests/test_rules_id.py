@@ -6,8 +6,6 @@ read, validate and take `--append`."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -18,8 +16,8 @@ from pipeline.jobs.validate import validate
 from pipeline.model.rules import build_rules
 from pipeline.model.schema import RULES_ID_VERSION, RuleSet, rules_id
 from pipeline.storage.dataset import Dataset
+from conftest import OLD_DATASET
 
-OLD_DATASET = Path(__file__).parent / "fixtures" / "dataset-rules-id-1"
 
 
 class WithDiscard(RuleSet):
@@ -66,13 +64,6 @@ def test_a_new_dataset_records_its_ids_version(tmp_path):
     assert entry.rules_id_version == RULES_ID_VERSION == 2
     assert entry.rules_id == build_rules("classic").rules_id
     assert run(tmp_path / "d", sql="SELECT DISTINCT rules_id FROM games").column(0).to_pylist() == [entry.rules_id]
-
-
-@pytest.fixture
-def old_dataset(tmp_path) -> Path:
-    root = tmp_path / "old"
-    shutil.copytree(OLD_DATASET, root)
-    return root
 
 
 def test_a_dataset_with_version_1_ids_reads_and_validates(old_dataset):

@@ -250,19 +250,22 @@ def test_a_writer_whose_lock_was_taken_over_stops_rewriting_it(s3, monkeypatch):
     monkeypatch.setattr(Journal, "BEAT", 0.1)
     monkeypatch.setattr(Journal, "CLAIM_PAUSE", 0.0)
     put = StorePath.put
-    beaten = threading.Event()
+    other = lock_of({"pid": 1, "host": "another-machine"})
+    taken = threading.Event()
 
-    def put_and_tell(self, data):
+    def put_then_taken_over(self, data):
+        """The take-over lands right after one of the writer's beats, from the beat's own thread:
+        a take-over during a rewrite is a race no store settles, and a test thread put in between
+        would race the next beat on a loaded machine."""
         put(self, data)
-        if threading.current_thread().name == "war-lock-beat":
-            beaten.set()
+        if threading.current_thread().name == "war-lock-beat" and not taken.is_set():
+            put(self, other)  # a --resume elsewhere after this writer was cut off for a minute
+            taken.set()
 
-    monkeypatch.setattr(StorePath, "put", put_and_tell)
+    monkeypatch.setattr(StorePath, "put", put_then_taken_over)
     journal = Journal(location(s3.uri(s3.bucket())))
     journal.acquire(resume=False)
-    other = lock_of({"pid": 1, "host": "another-machine"})
-    assert beaten.wait(5)  # between two beats: a take-over during a rewrite is a race no store settles
-    put(journal.lock, other)  # a --resume elsewhere after this writer was cut off for a minute
+    assert taken.wait(5)
     time.sleep(0.6)
     assert journal.lock.read_bytes() == other
     journal.release()

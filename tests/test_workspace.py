@@ -24,6 +24,8 @@ WATCHED = [
     ("classic", {"pickup": "table_order", "ranks": "3", "suits": "4"}),
     ("classic", {"pickup": "table_order", "ranks": "3", "suits": "4", "max_battles": "12"}),
     ("classic", {"pickup": "table_order", "win": "wars:3"}),
+    ("classic", {"pickup": "natural", "war_down": "0", "ranks": "10", "suits": "1"}),
+    ("classic", {"pickup": "sorted", "war_down": "1", "ranks": "10", "suits": "1"}),
     ("multiplayer", {"players": "3", "pickup": "winner_first", "ranks": "5", "suits": "3"}),
     ("razboi", {"pickup": "table_order", "war_tiebreak": "single_up", "shortfall": "lose"}),
 ]

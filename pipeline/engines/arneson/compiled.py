@@ -120,7 +120,14 @@ def finish(index, game, arn, results):
         results.final_cards[index, s] += arn.hand_size[s]
 
 
-register(Arneson, start=start, room=room, seen_before=seen_before, battle=battle, finish=finish)
+@borrowing(inline="always")
+def plain_battles(played, most, game, family):
+    """None: each battle is played by `battle`."""
+    return ZERO
+
+
+register(Arneson, start=start, room=room, seen_before=seen_before, battle=battle, plain_battles=plain_battles,
+         finish=finish)
 
 
 # ---------------------------------------------------------------- the Python side

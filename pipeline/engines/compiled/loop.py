@@ -16,7 +16,15 @@ overload`), so each family's loop compiles as if written out for it:
   this one as number `stored`;
 - `battle(battle, game, family, tally)`: one battle, its wars counted into the tally: (ON or how
   the game ended, the winner), or (NEEDS_ROOM, _) when the log was short;
+- `plain_battles(played, most, game, family)`: while the game does not look for cycles, up to
+  `most` battles after battle `played` that are plain (no war, no reshuffle, no seat out), each
+  the battle `battle` would play, played one after another without the loop's checks between
+  them (most battles of a two-seat game): how many (0 where the family has no such run);
 - `finish(index, game, family, results)`: what the family adds to the game's results.
+
+A run of plain battles is where a games-only dataset's time goes: it keeps the piles' heads and
+sizes and the log's fill in the processor's registers, where battle after battle through the
+loop and `battle` reads and writes them in memory (bench/README.md has the figures).
 
 A game's *tally* is its row of the results' summaries (layout.SUMMARY_COLUMNS): the counts of
 wars, cards set aside and the cycle's length are written there as they happen (count_war).
@@ -28,14 +36,13 @@ import numpy as np
 
 from .jit import HAVE_NUMBA, borrowing, njit
 from .layout import (
-    EVENT_CARDS_END, EVENT_KIND, KIND_DEAL, KIND_END, KIND_SET_ASIDE, NO_NOTE, NO_SEAT, OUTCOME_CAPPED,
-    OUTCOME_CYCLE, PUTS, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH,
+    KIND_DEAL, KIND_END, KIND_SET_ASIDE, NO_NOTE, NO_SEAT, OUTCOME_CAPPED, OUTCOME_CYCLE, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH,
     SUMMARY_EVENTS, SUMMARY_FIRST_BATTLE_WAR, SUMMARY_MAX_WAR_DEPTH, SUMMARY_OUTCOME, SUMMARY_WAR_BATTLES,
     SUMMARY_WARS, SUMMARY_WINNER,
 )
 from .moves import emit, push_cards, start_pile
 from .rng import _game_seed, _seed, _shuffle
-from .state import CARDS, ROWS, SEATS, ZERO
+from .state import CARDS, LAID, ROWS, SEATS, ZERO
 
 # What play_game returns: the game is played, or a buffer must grow before it is played again,
 # or (LOOK_FOR_CYCLES) a game played without looking for cycles reached its watch and must be
@@ -49,7 +56,7 @@ ON, NEEDS_ROOM = -1, -2
 
 # ---------------------------------------------------------------- the family steps
 
-_STEPS = ("start", "room", "seen_before", "battle", "finish")
+_STEPS = ("start", "room", "seen_before", "battle", "plain_battles", "finish")
 _REGISTERED: dict[tuple[str, type], object] = {}
 
 
@@ -95,6 +102,7 @@ start = _family_step("start", "game_seed, game, family")
 room = _family_step("room", "rows, cards, game, family")
 seen_before = _family_step("seen_before", "stored, attempt, game, family, tally")
 battle = _family_step("battle", "battle, game, family, tally")
+plain_battles = _family_step("plain_battles", "played, most, game, family")
 finish = _family_step("finish", "index, game, family, results")
 
 
@@ -169,24 +177,16 @@ def set_table_aside(battle, table_size, game, tally):
 
 @borrowing
 def end_game(index, battle, outcome, winner, first_event, game, results):
-    """The end event, and the rest of the game's summary (its tally holds the counts; its events
-    are those of the log from `first_event`: their cards of a kind that puts cards on the table
-    are its cards laid), each seat's war wins and cards at the end into results[index]."""
+    """The end event, and the rest of the game's summary (its tally holds the counts, the log its
+    cards laid; its events are those of the log from `first_event`), each seat's war wins and
+    cards at the end into results[index]."""
     seats, log = game.seats, game.log
     for s in range(game.rules.players):
         results.final_cards[index, s] = seats.pile_size[s] + seats.won_size[s]
         results.war_wins[index, s] = seats.war_wins[s]
     emit(log, battle, KIND_END, winner, battle, outcome)
-    rows = log.rows
-    laid = ZERO
-    previous = rows[first_event - 1, EVENT_CARDS_END] if first_event > 0 else 0
-    for i in range(first_event, log.fill[ROWS]):
-        end = rows[i, EVENT_CARDS_END]
-        if PUTS[rows[i, EVENT_KIND]]:
-            laid += end - previous
-        previous = end
     summary = results.summaries[index]
-    summary[SUMMARY_CARDS_LAID] = laid
+    summary[SUMMARY_CARDS_LAID] = log.fill[LAID]
     summary[SUMMARY_OUTCOME] = outcome
     summary[SUMMARY_WINNER] = winner
     summary[SUMMARY_BATTLES] = battle
@@ -208,6 +208,7 @@ def play_game(index, game_seed, attempt, watch, deals, game, family, results):
     if not room(rules.players + 8, rules.deck_size + 8, game, family):
         return GROW_EVENTS
     first_event = log.fill[ROWS]
+    log.fill[LAID] = 0
     tally = results.summaries[index]
     for column in range(tally.shape[0]):
         tally[column] = 0
@@ -233,6 +234,11 @@ def play_game(index, game_seed, attempt, watch, deals, game, family, results):
                 tally[SUMMARY_CYCLE_LENGTH] = played - earlier
                 break
             stored += 1
+        else:
+            ran = plain_battles(played, min(watch, rules.max_battles) - played, game, family)
+            if ran > 0:
+                played += ran
+                continue
         played += 1
         result, won_by = battle(played, game, family, tally)
         if result == NEEDS_ROOM:
@@ -245,7 +251,7 @@ def play_game(index, game_seed, attempt, watch, deals, game, family, results):
     return DONE
 
 
-@njit(cache=True, quick=True, no_cfunc_wrapper=True)
+@njit(cache=True, quick=True, no_cfunc_wrapper=True, _nrt=False)
 def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched, family, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules into
     `results` and game.log, from the explicit deals in `deals` (state.Deals, row i for game
@@ -257,7 +263,10 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
     (game with rules that do not look for them) and played again as `game` only when it reaches
     battle `watch` without an end; `replays` counts those. That is exact: play is then
     deterministic in the position, so a game whose position repeats loops for ever and never
-    ends, and a game that ends never repeated one (docs/decisions.md)."""
+    ends, and a game that ends never repeated one (docs/decisions.md).
+
+    Compiled without reference counting (jit.borrowing says why): choosing `game` or `unwatched`
+    for each game counted a reference to each of their arrays, 4 % of a games-only run."""
     games = results.seeds.shape[0]
     log = game.log
     never = np.int64(1) << 62

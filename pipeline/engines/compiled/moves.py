@@ -15,26 +15,35 @@ import numpy as np
 
 from .layout import (
     EVENT_BATTLE, EVENT_CARDS_END, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE, KIND_COLLECT,
-    KIND_DOWN, KIND_RESHUFFLE, NO_NOTE, PICKUP_POOLED,
+    KIND_DOWN, KIND_RESHUFFLE, NO_NOTE, PICKUP_POOLED, PUTS,
 )
 from .rng import _shuffle
 from .jit import borrowing
-from .state import CARDS, PILE_BASE_INVERSE, ROWS, SEATS, ZERO
+from .state import CARDS, LAID, PILE_BASE_INVERSE, ROWS, SEATS, ZERO
 
 
 @borrowing(inline="always")
 def emit(log, battle, kind, seat, value, note):
-    """One event row; its cards and seats were pushed just before (they end at the log's fill)."""
+    """One event row; its cards and seats were pushed just before (they end at the log's fill).
+    The cards of a kind that puts cards on the table count into the game's cards laid."""
     i = log.fill[ROWS]
-    rows = log.rows
+    cards_end = log.fill[CARDS]
+    if PUTS[kind]:
+        log.fill[LAID] += cards_end - (log.rows[i - 1, EVENT_CARDS_END] if i > 0 else 0)
+    write_event(log.rows, i, battle, kind, seat, value, note, cards_end, log.fill[SEATS])
+    log.fill[ROWS] = i + 1
+
+
+@borrowing(inline="always")
+def write_event(rows, i, battle, kind, seat, value, note, cards_end, seats_end):
+    """Event row i (emit's, or a run of battles' that keeps the log's fill in its own variables)."""
     rows[i, EVENT_BATTLE] = battle
     rows[i, EVENT_KIND] = kind
     rows[i, EVENT_SEAT] = seat
     rows[i, EVENT_VALUE] = value
     rows[i, EVENT_NOTE] = note
-    rows[i, EVENT_CARDS_END] = log.fill[CARDS]
-    rows[i, EVENT_SEATS_END] = log.fill[SEATS]
-    log.fill[ROWS] = i + 1
+    rows[i, EVENT_CARDS_END] = cards_end
+    rows[i, EVENT_SEATS_END] = seats_end
 
 
 @borrowing(inline="always")

@@ -72,15 +72,16 @@ class Table(NamedTuple):
 
 class EventLog(NamedTuple):
     """The events of the games played so far (see layout.EVENT_COLUMNS), filled up to
-    fill[ROWS], fill[CARDS] and fill[SEATS]."""
+    fill[ROWS], fill[CARDS] and fill[SEATS]; fill[LAID] counts the cards laid of the game being
+    played (moves.emit)."""
 
     rows: np.ndarray            # int32 [capacity, len(EVENT_COLUMNS)]
     card_values: np.ndarray     # int16
     seat_values: np.ndarray     # int8
-    fill: np.ndarray            # int64 [3]
+    fill: np.ndarray            # int64 [4]
 
 
-ROWS, CARDS, SEATS = range(3)  # positions in EventLog.fill
+ROWS, CARDS, SEATS, LAID = range(4)  # positions in EventLog.fill
 
 # A counter's first value. A plain 0 is typed as the literal 0 until numba sees the counter grow,
 # and a step called with it (one not inlined) would be compiled twice, for the literal and for
@@ -349,7 +350,7 @@ def new_table(players: int, deck_size: int) -> Table:
 
 def new_event_log(events: int, cards: int, seats: int) -> EventLog:
     return EventLog(np.empty((max(events, 16), len(EVENT_COLUMNS)), np.int32), np.empty(max(cards, 16), np.int16),
-                    np.empty(max(seats, 16), np.int8), np.zeros(3, np.int64))
+                    np.empty(max(seats, 16), np.int8), np.zeros(4, np.int64))
 
 
 def grown_event_log(log: EventLog, players: int, deck_size: int) -> EventLog:

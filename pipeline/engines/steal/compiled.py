@@ -23,6 +23,7 @@ from ..compiled.loop import (
 )
 from ..compiled.moves import reshuffle
 from ..compiled.rng import _game_seed, _seed
+from ..compiled.state import ZERO
 from ..game import resolve_policies
 from .turns import (
     FIRST, POLICY_SEED_MASK, POLICY_STEAL, POLICY_TOP, SHORT, STEAL_CODES, STEAL_RANDOM, TABLE_SIZE,
@@ -108,7 +109,14 @@ def finish(index, game, steal, results):
     """Nothing to add to the results."""
 
 
-register(Steal, start=start, room=room, seen_before=seen_before, battle=battle, finish=finish)
+@borrowing(inline="always")
+def plain_battles(played, most, game, family):
+    """None: each battle is played by `battle`."""
+    return ZERO
+
+
+register(Steal, start=start, room=room, seen_before=seen_before, battle=battle, plain_battles=plain_battles,
+         finish=finish)
 
 
 # ---------------------------------------------------------------- the Python side

@@ -7,13 +7,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiled.layout import (
-    KIND_DOWN, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR, KIND_WAR_OUT, NO_NOTE,
-    NO_SEAT, PICKUP_NATURAL, PICKUP_SORTED, PICKUP_SHUFFLED, PICKUP_WINNER_FIRST,
+    KIND_COLLECT, KIND_DOWN, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR, KIND_WAR_OUT, NO_NOTE,
+    NO_SEAT, PICKUP_NATURAL, PICKUP_SORTED, PICKUP_SHUFFLED, PICKUP_TABLE_ORDER, PICKUP_WINNER_FIRST,
 )
-from ..compiled.moves import draw, emit, lay_holdings, ordered_by_rank, push_cards, push_seats, take, take_top
-from ..compiled.rng import _shuffle
+from ..compiled.moves import (
+    draw, emit, lay_holdings, ordered_by_rank, push_cards, push_seats, take, take_top, write_event,
+)
+from ..compiled.rng import _bounded, _shuffle
 from ..compiled.jit import borrowing
-from ..compiled.state import ZERO
+from ..compiled.state import CARDS, LAID, ROWS, SEATS, ZERO, most_cards_per_battle, most_events_per_battle
 
 
 @borrowing(inline="always")
@@ -226,3 +228,71 @@ def duel(battle, game):
         push_cards(log, table.cards, s, s + 1)
         emit(log, battle, KIND_PLAY, s, 0, NO_NOTE)
     return 0 if first_rank > second_rank else 1
+
+
+@borrowing(inline="linked")
+def duels(played, most, game):
+    """Up to `most` duels after battle `played`, one after another, while each leaves both seats
+    in the game (the loser holds another card): each is the battle `duel` and `collect` play,
+    with the same moves, draws and events, its pickup one of the orders that put the two cards
+    in a fixed or a shuffled order. Only while the game does not look for cycles: the piles'
+    hashes do not follow. Returns how many were played (0 for the battles `duel` does not
+    play, and for three seats or more, or a pooled pickup)."""
+    rules, seats, log = game.rules, game.seats, game.log
+    pickup = rules.pickup
+    seat_first = pickup == PICKUP_TABLE_ORDER
+    shuffled = pickup == PICKUP_SHUFFLED
+    if rules.players != 2 or rules.detect_cycles or not (
+            seat_first or shuffled or pickup == PICKUP_WINNER_FIRST or pickup == PICKUP_NATURAL
+            or pickup == PICKUP_SORTED):
+        return ZERO
+    rows, card_values, card_rank, pile = log.rows, log.card_values, rules.card_rank, seats.pile
+    row, card, seats_end = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
+    # room for the run's events (three rows and four cards a duel), and after it a battle and the end
+    most = min(most, (rows.shape[0] - row - most_events_per_battle(2, rules.deck_size)) // 3,
+               (card_values.shape[0] - card - most_cards_per_battle(rules.deck_size)) // 4)
+    mask = pile.shape[1] - 1
+    head0, head1 = seats.pile_head[0], seats.pile_head[1]
+    size0, size1 = seats.pile_size[0], seats.pile_size[1]
+    ran = ZERO
+    while ran < most and size0 > 0 and size1 > 0:
+        first, second = pile[0, head0], pile[1, head1]
+        first_rank, second_rank = card_rank[first], card_rank[second]
+        if first_rank == second_rank or (size1 if first_rank > second_rank else size0) <= 1:
+            break  # a war, or the loser's last card (a duel's loser holds no won pile)
+        ran += 1
+        battle = played + ran
+        head0, head1 = (head0 + 1) & mask, (head1 + 1) & mask
+        size0 -= 1
+        size1 -= 1
+        card_values[card] = first
+        write_event(rows, row, battle, KIND_PLAY, 0, 0, NO_NOTE, card + 1, seats_end)
+        card_values[card + 1] = second
+        write_event(rows, row + 1, battle, KIND_PLAY, 1, 0, NO_NOTE, card + 2, seats_end)
+        winner = 0 if first_rank > second_rank else 1
+        if shuffled:  # collect's shuffle of the table (first, second): one draw swaps them or not
+            in_seat_order = _bounded(game.rng, np.uint64(2)) == 1
+        else:  # table_order; winner_first, natural and sorted put the higher card first
+            in_seat_order = seat_first or winner == 0
+        if in_seat_order:
+            under, over = first, second
+        else:
+            under, over = second, first
+        if winner == 0:
+            pile[0, (head0 + size0) & mask] = under
+            pile[0, (head0 + size0 + 1) & mask] = over
+            size0 += 2
+        else:
+            pile[1, (head1 + size1) & mask] = under
+            pile[1, (head1 + size1 + 1) & mask] = over
+            size1 += 2
+        card_values[card + 2] = under
+        card_values[card + 3] = over
+        write_event(rows, row + 2, battle, KIND_COLLECT, winner, 0, NO_NOTE, card + 4, seats_end)
+        row += 3
+        card += 4
+    seats.pile_head[0], seats.pile_head[1] = head0, head1
+    seats.pile_size[0], seats.pile_size[1] = size0, size1
+    log.fill[ROWS], log.fill[CARDS] = row, card
+    log.fill[LAID] += 2 * ran
+    return ran

@@ -32,7 +32,7 @@ from ..compiled.moves import reshuffle
 from ..compiled.state import CARDS, ROWS, SEATS, ZERO, Rules, most_cards_per_battle, most_events_per_battle
 from ..compiled.state import most_seats_per_battle
 from ..play import FIXED_PICKUPS
-from .battle import collect, duel, forfeit, open_battle, retire_empty, settle, war_round
+from .battle import collect, duel, duels, forfeit, open_battle, retire_empty, settle, war_round
 from .reference import war_values
 
 
@@ -99,11 +99,18 @@ def battle(battle, game, family, tally):
 
 
 @borrowing(inline="always")
+def plain_battles(played, most, game, family):
+    """Duels one after another (battle.duels)."""
+    return duels(played, most, game)
+
+
+@borrowing(inline="always")
 def finish(index, game, family, results):
     """Nothing to add to the results."""
 
 
-register(TableFamily, start=start, room=room, seen_before=seen_before, battle=battle, finish=finish)
+register(TableFamily, start=start, room=room, seen_before=seen_before, battle=battle, plain_battles=plain_battles,
+         finish=finish)
 
 
 # ---------------------------------------------------------------- the Python side
@@ -145,7 +152,7 @@ def events_a_game(rules: RuleSet) -> int:
 # the helper's latest, and the helper's starts with what this one needs (every draw calls
 # reshuffle, settle calls war_round). The build without positions calls no is_current_position
 # (state.called).
-STEPS = ((deal, collect, retire_empty, is_current_position, duel, open_battle, settle, battle),
+STEPS = ((deal, collect, retire_empty, is_current_position, duel, duels, open_battle, settle, battle),
          (reshuffle, forfeit, war_round, end_game))
 
 ENGINE = Engine(policy_codes=policy_codes, compile_rules=compile_rules,

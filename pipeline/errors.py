@@ -12,6 +12,7 @@ swallowed (`raise_lost_ctrl_c` raises it again).
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from typing import Callable, Iterable
@@ -177,11 +178,25 @@ def ctrl_c_latch():
         yield
         return
     signal.signal(signal.SIGINT, _latched)
+    told, sys.unraisablehook = sys.unraisablehook, _quiet_when_latched(sys.unraisablehook)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.unraisablehook = told
         _ctrl_c.clear()
+
+
+def _quiet_when_latched(hook):
+    """sys.unraisablehook that says nothing of a Ctrl-C the latch has seen. Python prints an
+    exception it cannot raise (in a ctypes callback, such as LLVM's while numba compiles, a
+    weakref callback or a `__del__`) as "Exception ignored" with its traceback, and drops it:
+    the latch keeps it for raise_lost_ctrl_c instead."""
+    def quiet(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _ctrl_c:
+            return
+        hook(unraisable)
+    return quiet
 
 
 def handles_ctrl_c() -> bool:

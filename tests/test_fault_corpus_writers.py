@@ -431,6 +431,33 @@ def test_a_ctrl_c_that_duckdb_or_a_library_swallows_stops_war_serve(base, monkey
         later.report()
 
 
+def test_a_ctrl_c_in_a_callback_from_c_while_the_engine_compiles_stops_war_generate(tmp_path, monkeypatch, capsys):
+    """LLVM calls back into Python while numba compiles (llvmlite's object cache): a Ctrl-C
+    there is raised in the callback, where Python cannot raise it, printed as "Exception
+    ignored" with a traceback, and dropped; war generate then ran to the end, exit 0 (seen in
+    the random Ctrl-C test). The latch keeps it quietly and the end of the compile raises it:
+    exit 130, one line, nothing written."""
+    import ctypes
+
+    from clikit import run_main
+    from pipeline.log import warm
+
+    @ctypes.CFUNCTYPE(None)
+    def callback_from_c():
+        signal.raise_signal(signal.SIGINT)
+
+    compile_then = warm._warm
+
+    def compiling(*args, **kwargs):
+        callback_from_c()
+        return compile_then(*args, **kwargs)
+
+    monkeypatch.setattr(warm, "_warm", compiling)
+    code, out, err = run_main(monkeypatch, capsys, "generate", "--games", "20", "--out", tmp_path / "d", "-q")
+    assert one_line(code, out, err, 130, "interrupted").startswith("error: interrupted")
+    assert "Exception ignored" not in err and not (tmp_path / "d").exists()
+
+
 def test_too_many_open_files_names_the_path_and_how_to_finish(tmp_path, procs, monkeypatch, capsys):
     import resource
 

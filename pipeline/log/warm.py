@@ -33,6 +33,7 @@ from ..engines.compiled.layout import EVENT_COLUMNS, SUMMARY_COLUMNS, GameArrays
 from ..engines.compiled.state import compile_steps, step_key, with_parts
 from ..engines.families import FAMILIES, family_of
 from ..engines.family import Warm
+from ..errors import raise_lost_ctrl_c
 from ..model.rules import build_rules
 from ..model.schema import RuleSet
 from .compiled import build_tables
@@ -340,6 +341,7 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
         _warm(on_compile, validation, engines)
     finally:
         loading.on_damaged = told
+    raise_lost_ctrl_c()  # LLVM calls back into Python while numba compiles, and a Ctrl-C there is lost
 
 
 def _warm(on_compile, validation: bool, engines) -> None:

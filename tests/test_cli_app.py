@@ -65,7 +65,7 @@ def test_help_is_plain_and_shows_defaults(command):
     if command == "generate":
         flat = " ".join(text.split())
         for default in ("[default: 1000, or one per deal]", "[default: 0, or the dataset's with --append]",
-                        "[default: data/VARIANT-", "[default: 2000]", "[default: 1]"):
+                        "[default: data/VARIANT-", "[default: 2000, or 20000 with --log games]", "[default: 1]"):
             assert default in flat, default
 
 

@@ -13,8 +13,9 @@ import pytest
 pytest.importorskip("numba")
 
 from pipeline.engines.compiled.layout import EVENT_CARDS_END  # noqa: E402
-from pipeline.engines.compiled.rng import (bounded_draws, game_seeds, shuffled_range, splitmix_outputs,  # noqa: E402
-                                           xoshiro_outputs)
+from pipeline.engines.compiled.rng import (  # noqa: E402
+    _RECIPROCALS, bounded_draws, game_seeds, remainders, shuffled_range, splitmix_outputs, xoshiro_outputs,
+)
 from pipeline.engines.table.compiled import play_arrays  # noqa: E402
 from pipeline.model.deal import shuffled_deal  # noqa: E402
 from pipeline.model.rng import MASK, SplitMix64, Xoshiro256, game_seed  # noqa: E402
@@ -49,6 +50,17 @@ def test_bounded_matches_rng_py_including_rejections():
         x = Xoshiro256(seed)
         assert bounded_draws(np.uint64(seed), np.array(bounds, np.uint64)).tolist() == [
             x.bounded(b) for b in bounds]
+
+
+def test_a_remainder_by_reciprocal_is_the_remainder():
+    """A small bound's draw is reduced by a multiplication (rng._remainder): the remainder of
+    every x, the highest, multiples of n and their neighbours, and random ones among them."""
+    r = random.Random(3)
+    for n in range(2, _RECIPROCALS.shape[0]):
+        xs = [0, 1, n - 1, n, n + 1, MASK, MASK - 1, MASK - n, MASK // n * n, MASK // n * n - 1, 2**63, 2**32 * n - 1]
+        xs += [k * n + d for k in (r.randrange(2**64 // n) for _ in range(30)) for d in (0, n - 1) if k * n + d <= MASK]
+        xs += [r.randrange(2**64) for _ in range(300)]
+        assert remainders(np.array(xs, np.uint64), np.uint64(n)).tolist() == [x % n for x in xs], n
 
 
 @pytest.mark.parametrize("size", [1, 2, 10, 52, 54, 1000])

@@ -35,7 +35,7 @@ def generate(
     tournament: list[str] = typer.Option([], "--tournament", "-t", metavar="POLICY", help="A policy in a tournament (repeat): every pair plays the same seeds, both seatings."),
     name: list[str] = typer.Option([], "--name", metavar="NAME", help="A name for the rule set of each --variant, in order, shown instead of its options; a rule file gives its own (`name`)."),
     workers: int = typer.Option(1, "--workers", "-w", metavar="N", help="Processes to generate with, 1 .. 256."),
-    shard_size: int = typer.Option(2000, "--shard-size", metavar="N", help="Games per part file, 1 .. 100,000."),
+    shard_size: int | None = typer.Option(None, "--shard-size", metavar="N", show_default=False, help="Games per part file, 1 .. 100,000 [default: 2000, or 20000 with --log games]."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a dataset already in --out."),
     append: bool = typer.Option(False, "--append", help="Add these rule sets to the finished dataset in --out."),
     resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run of the same command."),

@@ -26,7 +26,7 @@ from ..model.schema import (
 )
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
-from ..storage.journal import DEFAULT_SHARD_SIZE, WORK_DIR, Journal, finished, record_shard
+from ..storage.journal import DEFAULT_SHARD_SIZE, GAMES_ONLY_SHARD_SIZE, WORK_DIR, Journal, finished, record_shard
 from ..storage.location import is_remote, location
 from .parallel import dask_client, interrupts_deferred, run_tasks, run_tasks_dask
 from .place import prepare_output, refuse_inside_dataset, roll_back, swap_in
@@ -119,6 +119,11 @@ def check_names(plans: Sequence[Plan], kept: Sequence[RuleSetEntry] = ()) -> Non
         if rid != plan.rules.rules_id:
             raise RulesError(f"`names`: {plan.name!r} already names rule set {rid}; give each rule set its own name",
                              params=("names",))
+
+
+def default_shard_size(plans: Sequence[Plan]) -> int:
+    """Games a shard when a run does not say: more when no rule set stores its events."""
+    return GAMES_ONLY_SHARD_SIZE if plans and all(plan.log == "games" for plan in plans) else DEFAULT_SHARD_SIZE
 
 
 def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard_size: int) -> None:

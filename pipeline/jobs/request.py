@@ -18,7 +18,9 @@ from ..model.rules import build_rules, check_name, load_rules_file, parse_sets, 
 from ..model.schema import Manifest, RuleSet
 from ..storage.journal import WORK_DIR
 from ..storage.location import StorePath, location
-from .generate import DEFAULT_SHARD_SIZE, DEFAULT_WAIT, Plan, check_arguments, check_wait, generate, make_plans
+from .generate import (
+    DEFAULT_SHARD_SIZE, DEFAULT_WAIT, Plan, check_arguments, check_wait, default_shard_size, generate, make_plans,
+)
 from .materialize import materialize_plans
 from .place import Discarded, discard
 
@@ -114,7 +116,7 @@ def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file:
 def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), rule_files: Sequence[str | Path] = (),
                      games: int | None = None, deals: str | Path | None = None, policies: Sequence[str] = (),
                      tournament: Sequence[str] = (), seed: int | None = None, out: str | Path | None = None,
-                     workers: int = 1, shard_size: int = DEFAULT_SHARD_SIZE, overwrite: bool = False,
+                     workers: int = 1, shard_size: int | None = None, overwrite: bool = False,
                      append: bool = False, resume: bool = False, executor: str = "local",
                      scheduler: str | None = None, all_deals: bool = False, log: str = "events",
                      source: str | Path | None = None, where: str | None = None, wait: float = DEFAULT_WAIT,
@@ -129,6 +131,8 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
     their whole log (jobs.materialize): rule sets, games and seeds come from the source.
     `wait`: how long an append waits for another writer of its dataset. `discard` asks for no
     games but the roll-back of the interrupted run in `out`, and takes no other argument.
+    `shard_size`: games a part file, by default 2,000, or 20,000 where only the games table is
+    stored (generate.default_shard_size).
     `names` name the rule sets of `variants` (or the one of `options`), one each, in order; a
     rule file gives its own (`name = "..."`). A name is what the report and the `rule_set`
     column show instead of the variant and its options; it is not a rule."""
@@ -160,6 +164,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
         if executor not in EXECUTORS:
             raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
         plans, master = materialize_plans(source, where)
+        shard_size = default_shard_size(plans) if shard_size is None else shard_size
         check_arguments(plans, master, workers, shard_size)
         return GenerateRequest(plans, location(out), master, workers, shard_size, overwrite, False, resume, scheduler, wait)
     parsed = parse_sets(list(options))
@@ -188,6 +193,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
     plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log, given)
     if append and out is None:
         raise RulesError("`append` needs `out`, the dataset to add to", params=("append", "out"))
+    shard_size = default_shard_size(plans) if shard_size is None else shard_size
     check_arguments(plans, seed, workers, shard_size)
     if out is None:
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"

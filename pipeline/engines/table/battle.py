@@ -112,7 +112,7 @@ def put_down(s, count, battle, depth, table_size, game):
     return table_size
 
 
-@borrowing
+@borrowing(inline="linked")
 def war_round(battle, depth, tied, rank, table_size, game):
     """A war among the `tied` seats (table.tied): each runs out of it, forfeits (shortfall=lose)
     or is ready; when two seats or more are ready, each puts cards down and plays one up.
@@ -237,7 +237,11 @@ def duels(played, most, game):
     with the same moves, draws and events, its pickup one of the orders that put the two cards
     in a fixed or a shuffled order. Only while the game does not look for cycles: the piles'
     hashes do not follow. Returns how many were played (0 for the battles `duel` does not
-    play, and for three seats or more, or a pooled pickup)."""
+    play, and for three seats or more, or a pooled pickup).
+
+    The run keeps the piles' heads and sizes and the log's fill in local variables, and indexes
+    its arrays with unsigned numbers: numba tests a signed index for a negative value first,
+    on the chain of loads each duel waits on (a tenth of a games-only run's time)."""
     rules, seats, log = game.rules, game.seats, game.log
     pickup = rules.pickup
     seat_first = pickup == PICKUP_TABLE_ORDER
@@ -256,8 +260,8 @@ def duels(played, most, game):
     size0, size1 = seats.pile_size[0], seats.pile_size[1]
     ran = ZERO
     while ran < most and size0 > 0 and size1 > 0:
-        first, second = pile[0, head0], pile[1, head1]
-        first_rank, second_rank = card_rank[first], card_rank[second]
+        first, second = pile[0, np.uint64(head0)], pile[1, np.uint64(head1)]
+        first_rank, second_rank = card_rank[np.uint32(first)], card_rank[np.uint32(second)]
         if first_rank == second_rank or (size1 if first_rank > second_rank else size0) <= 1:
             break  # a war, or the loser's last card (a duel's loser holds no won pile)
         ran += 1
@@ -265,30 +269,25 @@ def duels(played, most, game):
         head0, head1 = (head0 + 1) & mask, (head1 + 1) & mask
         size0 -= 1
         size1 -= 1
-        card_values[card] = first
-        write_event(rows, row, battle, KIND_PLAY, 0, 0, NO_NOTE, card + 1, seats_end)
-        card_values[card + 1] = second
-        write_event(rows, row + 1, battle, KIND_PLAY, 1, 0, NO_NOTE, card + 2, seats_end)
-        winner = 0 if first_rank > second_rank else 1
+        card_values[np.uint64(card)] = first
+        write_event(rows, np.uint64(row), battle, KIND_PLAY, 0, 0, NO_NOTE, card + 1, seats_end)
+        card_values[np.uint64(card + 1)] = second
+        write_event(rows, np.uint64(row + 1), battle, KIND_PLAY, 1, 0, NO_NOTE, card + 2, seats_end)
+        winner = np.int64(second_rank > first_rank)
         if shuffled:  # collect's shuffle of the table (first, second): one draw swaps them or not
             in_seat_order = _bounded(game.rng, np.uint64(2)) == 1
         else:  # table_order; winner_first, natural and sorted put the higher card first
             in_seat_order = seat_first or winner == 0
-        if in_seat_order:
-            under, over = first, second
-        else:
-            under, over = second, first
-        if winner == 0:
-            pile[0, (head0 + size0) & mask] = under
-            pile[0, (head0 + size0 + 1) & mask] = over
-            size0 += 2
-        else:
-            pile[1, (head1 + size1) & mask] = under
-            pile[1, (head1 + size1 + 1) & mask] = over
-            size1 += 2
-        card_values[card + 2] = under
-        card_values[card + 3] = over
-        write_event(rows, row + 2, battle, KIND_COLLECT, winner, 0, NO_NOTE, card + 4, seats_end)
+        under = first if in_seat_order else second
+        over = second if in_seat_order else first
+        end = (head1 + size1 if winner else head0 + size0)  # the winner's pile's end (selects, no branch)
+        pile[np.uint64(winner), np.uint64(end & mask)] = under
+        pile[np.uint64(winner), np.uint64((end + 1) & mask)] = over
+        size0 += 2 - 2 * winner
+        size1 += 2 * winner
+        card_values[np.uint64(card + 2)] = under
+        card_values[np.uint64(card + 3)] = over
+        write_event(rows, np.uint64(row + 2), battle, KIND_COLLECT, winner, 0, NO_NOTE, card + 4, seats_end)
         row += 3
         card += 4
     seats.pile_head[0], seats.pile_head[1] = head0, head1

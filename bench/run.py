@@ -123,6 +123,12 @@ def main() -> None:
                      f"simulator, each pair in turn on one pinned core{pairs}; {g1 / base:.2f}x the cycle-detecting "
                      f"baseline{runs})",
                      f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 --workers 1 -q"))
+        games_only = Path(tmp) / "games_only"
+        only = statistics.median(measure(war("generate", *generate, "--log", "games", "--out", fresh(games_only),
+                                             "--workers", "1"), core=core).cpu for _ in range(args.runs))
+        rows.append(("1b. war generate, the games table alone (--log games), 1 worker (target: 100,000 games/s "
+                     "of CPU)", f"{n / only:,.0f} games/s of CPU, start-up included{runs}",
+                     f"war generate {' '.join(FAST_RULES)} --games {n} --seed 1 --log games --workers 1 -q"))
         speedups = [w.wall / t.wall for w, t in zip(ones, twos)]
         each = ", ".join(f"{r:.2f}x (host steal {max(w.steal, t.steal):.0%}, the machine {m:.2f}x)"
                          for r, w, t, m in zip(speedups, ones, twos, machine))

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from independent_war import simulate
-from pipeline.engines.compiled.deals import deals_at, enumerated_deals, swapped_indexes
+from pipeline.engines.compiled.deals import deals_at, enumerated_deals, first_of_class, swapped_indexes
 from pipeline.errors import QueryError, RulesError
 from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.jobs.query import run
@@ -67,6 +67,22 @@ def test_the_swapped_deal_is_the_same_deal_with_the_seats_exchanged():
         ranks = [[c // 2 for c in pile] for pile in deal.piles]
         assert [[c // 2 for c in pile] for pile in swapped.piles] == ranks[::-1]
         assert got[got[i]] == i
+
+
+@pytest.mark.parametrize("options", [{"ranks": "3", "suits": "2"}, {"ranks": "5", "suits": "1"},
+                                     {"ranks": "3", "suits": "3"}, {"ranks": "2", "suits": "2", "jokers": "2"}, {"ranks": "7", "suits": "1"}])
+def test_the_first_of_a_class_is_the_deal_numbered_below_its_swap(options):
+    """first_of_class, which the games view and exact_outcomes use, says deal_index <= its swapped
+    deal's without computing that: on every deal of decks even and odd (a card set aside), with
+    deals that are their own swap, in order and in any order (a run of numbers is stepped)."""
+    rules = build_rules("classic", options)
+    count = deal_count(rules)
+    indexes = np.arange(count)
+    wanted = indexes <= swapped_indexes(rules, indexes)
+    assert first_of_class(rules, indexes).tolist() == wanted.tolist()
+    shuffled = np.random.default_rng(4).permutation(count)
+    assert first_of_class(rules, shuffled).tolist() == wanted[shuffled].tolist()
+    assert first_of_class(rules, indexes[5:]).tolist() == wanted[5:].tolist()
 
 
 def test_an_enumeration_over_ten_to_the_ten_deals_is_refused_with_the_count():

@@ -178,3 +178,40 @@ def swapped_indexes(rules, indexes) -> np.ndarray:
     if indexes.shape[0]:
         _swap_each(np.array(rank_counts(rules), np.int64), indexes, out)
     return out
+
+
+@njit(cache=True)
+def _first_of_class_each(counts, indexes, out):
+    """For each deal of two seats, whether it is the first of its class (its number at most that
+    of the deal with the seats' piles swapped, _swap_each). Deals are numbered in lexicographic
+    order of their rank sequences, and the swap exchanges the ranks at positions 2k and 2k + 1
+    (dealt to seat 0 and seat 1): the deal comes first where, at the first such pair that
+    differs, seat 0's rank is the lower (or where no pair differs: the deal is its own swap).
+    No deal's number is computed, and a run of consecutive numbers is unranked once and then
+    stepped (_next_sequence)."""
+    n = 0
+    for c in counts:
+        n += c
+    dealt = n // 2 * 2
+    seq = np.empty(n, np.int64)
+    for g in range(indexes.shape[0]):
+        if g > 0 and indexes[g] == indexes[g - 1] + 1:
+            _next_sequence(seq)
+        else:
+            _unrank(counts, indexes[g], seq)
+        first = True
+        for k in range(0, dealt, 2):
+            if seq[k] != seq[k + 1]:
+                first = seq[k] < seq[k + 1]
+                break
+        out[g] = first
+
+
+def first_of_class(rules, indexes) -> np.ndarray:
+    """Whether each of these deals (of a two-seat rule set's enumeration) is the first of its
+    class: its number is at most its swapped deal's (swapped_indexes), found without it."""
+    indexes = np.ascontiguousarray(indexes, np.int64)
+    out = np.empty(indexes.shape[0], np.bool_)
+    if indexes.shape[0]:
+        _first_of_class_each(np.array(rank_counts(rules), np.int64), indexes, out)
+    return out

@@ -37,7 +37,7 @@ from ...errors import QueryError
 from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, game_schema
 from ...model.inputs import not_regular
 from ...model.rules import build_rules
-from ...engines.compiled.deals import deals_at, swapped_indexes
+from ...engines.compiled.deals import deals_at, first_of_class, swapped_indexes
 from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION, RuleSetEntry, rule_set_names
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
@@ -195,7 +195,9 @@ def _games_view(con, entries, version: int = SCHEMA_VERSION) -> None:
     `version` does not have), then `deal_index` (which deal of its deck a game
     played, for a rule set that plays every deal, `--all-deals`: its game_index; else null),
     `piles` (that deal: each seat's pile, card codes top first, computed from its number) and
-    `swapped_index` (two seats: the number of the same deal with the seats' piles swapped)."""
+    `swapped_index` (two seats: the number of the same deal with the seats' piles swapped) and
+    `first_of_class` (two seats: whether deal_index <= swapped_index, found without computing
+    swapped_index, which would cost a query over every deal of a 12-card deck most of its time)."""
     enumerated = {e.ordinal: e.rules for e in entries if e.all_deals}
 
     def piles(game_ids: pa.Array) -> pa.Array:
@@ -213,26 +215,39 @@ def _games_view(con, entries, version: int = SCHEMA_VERSION) -> None:
                 out[row] = [cards[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
         return pa.array(out, pa.list_(pa.list_(pa.int16())))
 
-    def swapped(game_ids: pa.Array) -> pa.Array:
+    def of_two_seats(game_ids: pa.Array, answer, dtype, arrow_type) -> pa.Array:
+        """`answer(rules, deal numbers)` for the games of two-seat rule sets that play every
+        deal, null for the others."""
         ids = game_ids.to_numpy(zero_copy_only=False)
-        out = np.full(len(ids), -1, np.int64)
+        out = np.zeros(len(ids), dtype)
+        known = np.zeros(len(ids), np.bool_)
         ordinals = ids // GAME_ID_STRIDE
         for ordinal in np.unique(ordinals):
             rules = enumerated.get(int(ordinal))
             if rules is not None and rules.players == 2:
                 where = np.flatnonzero(ordinals == ordinal)
-                out[where] = swapped_indexes(rules, ids[where] - ordinal * GAME_ID_STRIDE)
-        return pa.array(out, pa.int64(), mask=out < 0)
+                out[where] = answer(rules, ids[where] - ordinal * GAME_ID_STRIDE)
+                known[where] = True
+        return pa.array(out, arrow_type, mask=~known)
+
+    def swapped(game_ids: pa.Array) -> pa.Array:
+        return of_two_seats(game_ids, swapped_indexes, np.int64, pa.int64())
+
+    def first(game_ids: pa.Array) -> pa.Array:
+        return of_two_seats(game_ids, first_of_class, np.bool_, pa.bool_())
 
     con.create_function("war_deal_piles", piles, ["BIGINT"], "SMALLINT[][]", type="arrow",
                         null_handling="special", side_effects=False)
     con.create_function("war_swapped_deal", swapped, ["BIGINT"], "BIGINT", type="arrow",
+                        null_handling="special", side_effects=False)
+    con.create_function("war_first_of_class", first, ["BIGINT"], "BOOLEAN", type="arrow",
                         null_handling="special", side_effects=False)
     older = "".join(f"CAST(NULL AS {_SQL_TYPES[str(f.type)]}) AS {f.name}, " for f in GAME_SCHEMA
                     if f.name not in game_schema(version).names)
     con.execute(f"CREATE VIEW games AS SELECT *, {older}CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
                 "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
                 "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index, "
+                "CASE WHEN deal = 'all' AND players = 2 THEN war_first_of_class(game_id) END AS first_of_class, "
                 f"{_rule_set_names(entries)} AS rule_set FROM game_rows")
 
 

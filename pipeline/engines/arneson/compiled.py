@@ -21,8 +21,8 @@ from ..compiled.engine import Engine, shared_rules
 from ..compiled.jit import borrowing
 from ..compiled.layout import NO_SEAT, OUTCOME_DRAW, OUTCOME_WIN
 from ..compiled.loop import (
-    DONE, GROW_POSITIONS, GROW_STREAMS, ON, count_war, deal, end_game, register, set_table_aside,
-    won_war,
+    DONE, GROW_POSITIONS, GROW_STREAMS, ON, count_war, deal, end_game, no_plain_battles, register,
+    set_table_aside, won_war,
 )
 from ..compiled.rng import _game_seed, _seed
 from ..compiled.state import ZERO
@@ -120,14 +120,8 @@ def finish(index, game, arn, results):
         results.final_cards[index, s] += arn.hand_size[s]
 
 
-@borrowing(inline="always")
-def plain_battles(played, most, game, family):
-    """None: each battle is played by `battle`."""
-    return ZERO
-
-
-register(Arneson, start=start, room=room, seen_before=seen_before, battle=battle, plain_battles=plain_battles,
-         finish=finish)
+register(Arneson, start=start, room=room, seen_before=seen_before, battle=battle,
+         plain_battles=no_plain_battles, finish=finish)
 
 
 # ---------------------------------------------------------------- the Python side

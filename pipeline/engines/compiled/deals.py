@@ -156,14 +156,20 @@ def _index_of(counts, seq):
 
 
 @njit(cache=True)
-def _swap_each(counts, indexes, out):
-    """For each deal of two seats, the number of the deal with the seats' piles swapped: the
-    deck's cards dealt to seat 0 (even positions) and to seat 1 (odd) trade places."""
+def _two_seats(counts):
+    """For a deck of these rank counts dealt to two seats: how many of its cards are dealt (an
+    odd card is set aside), and room for one rank sequence."""
     n = 0
     for c in counts:
         n += c
-    dealt = n // 2 * 2
-    seq = np.empty(n, np.int64)
+    return n // 2 * 2, np.empty(n, np.int64)
+
+
+@njit(cache=True)
+def _swap_each(counts, indexes, out):
+    """For each deal of two seats, the number of the deal with the seats' piles swapped: the
+    deck's cards dealt to seat 0 (even positions) and to seat 1 (odd) trade places."""
+    dealt, seq = _two_seats(counts)
     for g in range(indexes.shape[0]):
         _unrank(counts, indexes[g], seq)
         for k in range(0, dealt, 2):
@@ -189,11 +195,7 @@ def _first_of_class_each(counts, indexes, out):
     differs, seat 0's rank is the lower (or where no pair differs: the deal is its own swap).
     No deal's number is computed, and a run of consecutive numbers is unranked once and then
     stepped (_next_sequence)."""
-    n = 0
-    for c in counts:
-        n += c
-    dealt = n // 2 * 2
-    seq = np.empty(n, np.int64)
+    dealt, seq = _two_seats(counts)
     for g in range(indexes.shape[0]):
         if g > 0 and indexes[g] == indexes[g - 1] + 1:
             _next_sequence(seq)

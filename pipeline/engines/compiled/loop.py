@@ -36,9 +36,9 @@ import numpy as np
 
 from .jit import HAVE_NUMBA, borrowing, njit
 from .layout import (
-    KIND_DEAL, KIND_END, KIND_SET_ASIDE, NO_NOTE, NO_SEAT, OUTCOME_CAPPED, OUTCOME_CYCLE, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH,
-    SUMMARY_EVENTS, SUMMARY_FIRST_BATTLE_WAR, SUMMARY_MAX_WAR_DEPTH, SUMMARY_OUTCOME, SUMMARY_WAR_BATTLES,
-    SUMMARY_WARS, SUMMARY_WINNER,
+    KIND_DEAL, KIND_END, KIND_SET_ASIDE, NO_NOTE, NO_SEAT, OUTCOME_CAPPED, OUTCOME_CYCLE, SUMMARY_BATTLES,
+    SUMMARY_CARDS_LAID, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH, SUMMARY_EVENTS, SUMMARY_FIRST_BATTLE_WAR,
+    SUMMARY_MAX_WAR_DEPTH, SUMMARY_OUTCOME, SUMMARY_WAR_BATTLES, SUMMARY_WARS, SUMMARY_WINNER,
 )
 from .moves import emit, push_cards, start_pile
 from .rng import _game_seed, _seed, _shuffle
@@ -107,6 +107,13 @@ finish = _family_step("finish", "index, game, family, results")
 
 
 # ---------------------------------------------------------------- steps every family shares
+
+@borrowing(inline="always")
+def no_plain_battles(played, most, game, family):
+    """The `plain_battles` of a family without a run of plain battles: each battle is played by
+    its `battle`."""
+    return ZERO
+
 
 @borrowing
 def deal(index, game_seed, deals, game):

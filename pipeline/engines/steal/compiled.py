@@ -19,11 +19,11 @@ from ..compiled.engine import Engine, shared_rules
 from ..compiled.jit import borrowing
 from ..compiled.layout import NO_SEAT, OUTCOME_DRAW, OUTCOME_WIN, PICKUP_POOLED
 from ..compiled.loop import (
-    DONE, NEEDS_ROOM, ON, count_war, deal, end_game, register, set_table_aside, won_war,
+    DONE, NEEDS_ROOM, ON, count_war, deal, end_game, no_plain_battles, register, set_table_aside,
+    won_war,
 )
 from ..compiled.moves import reshuffle
 from ..compiled.rng import _game_seed, _seed
-from ..compiled.state import ZERO
 from ..game import resolve_policies
 from .turns import (
     FIRST, POLICY_SEED_MASK, POLICY_STEAL, POLICY_TOP, SHORT, STEAL_CODES, STEAL_RANDOM, TABLE_SIZE,
@@ -109,14 +109,8 @@ def finish(index, game, steal, results):
     """Nothing to add to the results."""
 
 
-@borrowing(inline="always")
-def plain_battles(played, most, game, family):
-    """None: each battle is played by `battle`."""
-    return ZERO
-
-
-register(Steal, start=start, room=room, seen_before=seen_before, battle=battle, plain_battles=plain_battles,
-         finish=finish)
+register(Steal, start=start, room=room, seen_before=seen_before, battle=battle,
+         plain_battles=no_plain_battles, finish=finish)
 
 
 # ---------------------------------------------------------------- the Python side

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -57,10 +58,20 @@ def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+# The note a run prints before it compiles the engine (a first run, an empty cache: a clean
+# checkout in CI): progress, not part of the error a test looks at.
+COMPILING = re.compile(r"compiling the game engine, once, about \d+ s")
+
+
+def error_lines(err: str) -> list[str]:
+    """stderr's lines, without the note that the engine is being compiled."""
+    return [line for line in err.strip("\n").splitlines() if not COMPILING.fullmatch(line)]
+
+
 def assert_one_line_error(code: int, out: str, err: str, *, exit_code: int = 2, mentions: str | None = None):
     assert code == exit_code, f"exit code {code}, wanted {exit_code}\nstdout: {out}\nstderr: {err}"
     assert "Traceback" not in err and "Traceback" not in out, err
-    lines = err.strip("\n").splitlines()
+    lines = error_lines(err)
     assert len(lines) == 1, f"wanted one line on stderr, got {len(lines)}:\n{err}"
     assert lines[0].startswith("error:"), lines[0]
     if mentions is not None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from clikit import error_lines
 from clikit import run_main as war  # noqa: F401  `war ARGS` in this process: code, stdout, stderr
 from rulekit import digests as tree  # noqa: F401  every file under a folder: its SHA-256
 
@@ -33,7 +34,7 @@ def one_line(code: int, out: str, err: str, want: int, *culprits: str) -> str:
     said = out + err
     assert "Traceback" not in said and "internal error" not in said, said
     assert code == want, f"exit {code}, wanted {want}\nstdout: {out}\nstderr: {err}"
-    lines = [line for line in err.strip("\n").splitlines() if not line.startswith(("warning:", "waiting for"))]
+    lines = [line for line in error_lines(err) if not line.startswith(("warning:", "waiting for"))]
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     for culprit in culprits:
         assert culprit.lower() in lines[0].lower(), lines[0]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from clikit import run_main
+from clikit import error_lines, run_main
 from pipeline.jobs.generate import Plan, generate
 from pipeline.model.rules import build_rules
 from pipeline.storage import files
@@ -212,7 +212,7 @@ def check(code: int, out: str, err: str, case: Case) -> None:
     if case.report:
         assert case.culprit.lower() in out.lower(), out
         return
-    lines = err.strip("\n").splitlines()
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert case.culprit.lower() in lines[0].lower(), lines[0]
 

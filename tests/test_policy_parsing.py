@@ -25,6 +25,7 @@ from pipeline.engines.policies import (DEFAULTS, KINDS, PROFILES, StealView, par
 from pipeline.model.rng import game_seed
 from pipeline.model.rules import build_rules
 from pipeline.jobs.validate import validate
+from clikit import error_lines
 from rulekit import card, games_rows
 
 STEAL_KINDS = ("steal", "top")
@@ -57,7 +58,7 @@ def run_main(monkeypatch, capsys, *args) -> tuple[int, str, str]:
 
 def assert_one_line_error(code: int, err: str, mentions: str) -> None:
     assert code == 2, err
-    lines = err.strip("\n").splitlines()
+    lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith("error:"), err
     assert "Traceback" not in err
     assert mentions.lower() in lines[0].lower(), lines[0]

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from clikit import error_lines
 from pipeline.cli import app, main
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run as run_query
@@ -63,7 +64,8 @@ def war_error(monkeypatch, capsys, *args) -> str:
         main()
     out, err = capsys.readouterr()
     assert exc.value.code == 2, (out, err)
-    assert len(err.strip().splitlines()) == 1 and err.startswith("error:"), err
+    lines = error_lines(err)
+    assert len(lines) == 1 and lines[0].startswith("error:"), err
     return err
 
 

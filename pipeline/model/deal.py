@@ -54,14 +54,33 @@ def _codes(deck: Deck, cards: list) -> list[int]:
     return [deck.parse(c) for c in cards]
 
 
+def _whole_deck(rules: RuleSet, piles: list[list], set_aside: list | None) -> Deal | None:
+    """The deal, when it is the common case, checked in one pass: codes (ints, not bools), every
+    code of the deck exactly once, no pile empty. None sends it to the checks that name what is
+    wrong (or parse card labels)."""
+    if set_aside is not None and not isinstance(set_aside, list):
+        return None
+    dealt = [c for p in piles for c in p]
+    if set_aside:
+        dealt += set_aside
+    size = rules.ranks * rules.suits + rules.jokers
+    if (len(dealt) != size or not all(piles) or set(map(type, dealt)) != {int}
+            or sorted(dealt) != list(range(size))):
+        return None
+    return Deal(tuple(map(tuple, piles)), tuple(set_aside or ()), explicit=True)
+
+
 def check_deal(rules: RuleSet, piles: list, set_aside: list | None = None, where: str = "deal") -> Deal:
     """An explicit deal, checked to be exactly the rule set's deck: one pile per seat, none
     empty, every card once. Cards may be declared set aside, out of play."""
-    deck = deck_of(rules)
     if not isinstance(piles, list) or not all(isinstance(p, list) for p in piles):
         raise DealError(f"{where}: `piles` must be a list of lists of cards")
     if len(piles) != rules.players:
         raise DealError(f"{where}: {len(piles)} piles for {rules.players} players")
+    whole = _whole_deck(rules, piles, set_aside)
+    if whole is not None:
+        return whole
+    deck = deck_of(rules)
     try:
         coded = [_codes(deck, p) for p in piles]
         aside = _codes(deck, set_aside or [])

@@ -189,13 +189,13 @@ def test_a_folder_named_variant_above_the_dataset_is_not_its_variant(tmp_path, m
 
 
 def test_a_damaged_compile_cache_is_discarded_and_compiled_again(tmp_path):
-    """A copy of the package with its compile cache (numba's, in __pycache__), some of whose
-    files are then cut short: war says so once, compiles them again and runs; the next run
-    loads them. Without the copy's cache (a checkout that never compiled), the first run
-    here compiles it."""
+    """A copy of the package compiles its engine into its own cache (numba's, in __pycache__);
+    some of those files are then cut short: war says so once, compiles them again and runs; the
+    next run loads them. The checkout's cache is not copied: files an older version of the
+    source left there are never loaded, and cutting only those would show nothing."""
     package = Path(__file__).resolve().parents[1] / "pipeline"
     copy = tmp_path / "pkg"
-    shutil.copytree(package, copy / "pipeline", ignore=shutil.ignore_patterns("*.pyc"))
+    shutil.copytree(package, copy / "pipeline", ignore=shutil.ignore_patterns("*.pyc", "*.nbi", "*.nbc"))
     env = {**os.environ, "PYTHONPATH": str(copy)}
     env.pop("NUMBA_CACHE_DIR", None)
 

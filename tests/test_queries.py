@@ -351,8 +351,22 @@ def test_bad_param_value(root, name, params):
 
 
 def test_unknown_query_name(root):
-    with pytest.raises(QueryError, match="unknown query 'no_such_query'"):
+    with pytest.raises(QueryError, match="unknown query 'no_such_query'") as caught:
         run(root, name="no_such_query")
+    assert "outcomes" in str(caught.value)  # nothing close: every name
+
+
+@pytest.mark.parametrize("name, said", [
+    ("outcome", "did you mean outcomes"),
+    ("longest_game", "did you mean longest_games"),
+    ("SELECT count(*) FROM games", "SQL goes after --sql"),
+    ("with t as (select 1) select * from t", "SQL goes after --sql"),
+    ("from games", "SQL goes after --sql"),
+])
+def test_an_unknown_query_name_points_to_what_was_meant(root, name, said):
+    with pytest.raises(QueryError, match="unknown query") as caught:
+        run(root, name=name)
+    assert said in str(caught.value) and "named queries:" not in str(caught.value)
 
 
 @pytest.mark.parametrize("sql", [

@@ -11,6 +11,7 @@ A parameter's value arrives as text and is converted to its type here; DuckDB bi
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from ...errors import QueryError
 PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:--\s*(.*))?$")
 TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None}
 FIRST_SENTENCE = re.compile(r"^(.*?[.?!])(?:\s+(?=[A-Z(])|$)")
+SQL_TEXT = re.compile(r"\s*(select|with|from|describe|show|summarize|pivot|values|explain)\b|.*\s", re.I | re.S)
 
 
 @dataclass
@@ -121,7 +123,15 @@ def named_queries() -> dict[str, NamedQuery]:
 
 
 def named_query(name: str) -> NamedQuery:
+    """The named query `name`; an unknown one is refused with what the user likely meant: the
+    closest names, or --sql for what reads as SQL."""
     queries = named_queries()
-    if name not in queries:
-        raise QueryError(f"unknown query {name!r} (named queries: {', '.join(queries)})")
-    return queries[name]
+    if name in queries:
+        return queries[name]
+    if SQL_TEXT.match(name):
+        raise QueryError(f"unknown query {name!r}: SQL goes after --sql (war query DATASET --sql \"...\")")
+    close = difflib.get_close_matches(name, list(queries), n=3, cutoff=0.6)
+    if close:
+        raise QueryError(f"unknown query {name!r} (did you mean {' or '.join(close)}? "
+                         f"--list shows all {len(queries)})")
+    raise QueryError(f"unknown query {name!r} (named queries: {', '.join(queries)})")

@@ -19,7 +19,6 @@ from ..model.deal import Deal
 from ..model.schema import GAME_ID_STRIDE, Manifest
 from ..storage.dataset import Dataset
 from .generate import DEFAULT_SHARD_SIZE, Plan, generate
-from .query import run
 
 
 def chosen_games(source, where: str) -> list[int]:
@@ -27,6 +26,8 @@ def chosen_games(source, where: str) -> list[int]:
     if not where or not where.strip():
         raise QueryError("`where` must choose games: a condition over the games view, such as battles > 500",
                          params=("where",))
+    from .query import run  # lazy: DuckDB and the views cost every `war generate` 0.1 s to import
+
     ids = run(source, sql=f"SELECT game_id FROM games WHERE ({where}) ORDER BY game_id").column(0).to_pylist()
     if not ids:
         raise QueryError(f"no game of {str(source)!r} matches `where` {where!r}", params=("where",))

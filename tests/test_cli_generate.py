@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from clikit import (GAMES, SEED, SHARD, assert_one_line_error, data_digest, full_deal, ok, query_json, run_main,
+from clikit import (GAMES, SEED, SHARD, assert_one_line_error, data_digest, error_lines, full_deal, ok, query_json, run_main,
                     tree_digest, write_jsonl)
 from clikit import tiny_dataset, victim_copy  # noqa: F401 (fixtures)
 from rulekit import label
@@ -226,8 +226,9 @@ def test_ctrl_c_exits_130_with_the_resume_command_and_resume_finishes(tmp_path, 
     if proc.returncode == 0:
         pytest.skip("the run finished before Ctrl-C landed")
     assert proc.returncode == 130, err
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert err.startswith("error: interrupted; finish with: war generate "), err
+    lines = error_lines(err)
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("error: interrupted; finish with: war generate "), err
     assert not (out / "manifest.json").exists()
     for path in out.rglob("*.parquet"):
         if not path.name.startswith("."):

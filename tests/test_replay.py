@@ -217,7 +217,7 @@ def test_a_games_row_that_disagrees_is_reported_on_one_line(dataset, tmp_path, s
 
     code, out, err = war("replay", root, gid)
     assert code == 0
-    assert err.count("\n") == 1 and err.startswith("warning:")
+    assert len(error_lines(err)) == 1 and error_lines(err)[0].startswith("warning:"), err
     assert f"game {gid}" in err and f"winner: the row says {1 - short_game['winner']}, " \
                                     f"the log says {short_game['winner']}" in err
     assert f"End after {short_game['battles']} battles: seat {short_game['winner']} wins" in out

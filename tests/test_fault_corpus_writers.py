@@ -198,12 +198,16 @@ def test_an_unreachable_cluster_leaves_nothing(ds, base, monkeypatch, capsys):
     ("replay {ds} 3 --output {ds}/events/game.txt", "--output"),
     ("generate --games 5 --out {ds}/.war -q", "--out"),
     ("generate --games 5 --out {ds}/games/more -q", "--out"),
+    ("report {ds} --output {ds}/games/report.html -q", "--output"),
+    ("report {ds} --format svg --output {ds}/events/charts -q", "--output"),
+    ("search --set ranks=6 --set suits=1 --rounds 2 --out {ds}/games/records -q", "--out"),
 ])
 def test_an_output_inside_a_dataset_s_own_files_is_refused(ds, monkeypatch, capsys, args, culprit):
-    before = tree(ds)
+    before, folders = tree(ds), sorted(ds.rglob("*"))
     code, out, err = war(monkeypatch, capsys, *[a.replace("{ds}", str(ds)) for a in args.split(" ")])
     one_line(code, out, err, 2, culprit, "of the dataset")
     assert tree(ds) == before
+    assert sorted(ds.rglob("*")) == folders  # not even an empty folder (a report's replay pages)
     assert not (ds / ".war").exists()
 
 

@@ -63,3 +63,29 @@ def test_a_search_that_finds_nothing_says_how_many_deals_it_played():
     four = build_rules("classic", {"ranks": "4", "suits": "1", "pickup": "winner_first"})
     with pytest.raises(RulesError, match=r"played 2,05\d deals and found none that cycles; nothing written"):
         search(four, goal="cycle", rounds=4, searchers=2)
+
+
+@pytest.mark.parametrize("folder, overwrite, said", [
+    ("data", False, "already holds data (use --overwrite"),
+    ("file", False, "is a file, not a folder"),
+    ("foreign", True, "holds files that are not a war dataset"),
+])
+def test_war_search_refuses_its_out_before_it_searches(tmp_path, monkeypatch, capsys, folder, overwrite, said):
+    """An --out that the records could not be written to is refused before the search, which may
+    run for hours, not after it."""
+    import pipeline.jobs.search as jobs
+    from clikit import assert_one_line_error, run_main
+
+    write_records(tmp_path / "data", TEN, search(TEN, rounds=2, keep=1))
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "foreign").mkdir()
+    (tmp_path / "foreign" / "notes.txt").write_text("mine")
+
+    def searched(*args, **kwargs):
+        raise AssertionError("searched before --out was checked")
+
+    monkeypatch.setattr(jobs, "search", searched)
+    code, out, err = run_main(monkeypatch, capsys, "search", "--set", "ranks=10", "--set", "suits=1", "--rounds", "2",
+                              "--out", tmp_path / folder, "-q", *(["--overwrite"] if overwrite else []))
+    assert_one_line_error(code, out, err, mentions=said)
+    assert (tmp_path / "foreign" / "notes.txt").read_text() == "mine"

@@ -125,6 +125,37 @@ def sweep_staging(root) -> list[Path]:
     return removed
 
 
+def check_new_output(root, overwrite: bool) -> bool:
+    """Whether a new dataset may be written to `root`, checked without writing anything: refused
+    (DatasetError) inside a dataset's own files, over a file, over another writer's run, over
+    data without `overwrite`, and over anything but a war dataset. True when there is a dataset
+    to replace, False when `root` is new or empty. For a command that works long before it
+    writes (war search), so that a refusal comes before the work."""
+    refuse_inside_dataset(root)
+    root = real_place(root)
+    if root.exists() and not root.is_dir():
+        raise DatasetError(f"output {str(root)!r} is a file, not a folder")
+    if not (root.exists() and any(root.iterdir())):
+        return False
+    if (root / WORK_DIR).exists():
+        journal = Journal(root)
+        if journal.writing() or (not overwrite and (journal.has_plan() or not (root / MANIFEST).exists())):
+            journal.refuse()
+    if not overwrite:
+        raise DatasetError(f"output folder {str(root)!r} already holds data "
+                           f"(use `overwrite` to replace it)", params=("overwrite",))
+    if not _looks_like_dataset(root):
+        raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
+                           f"dataset; not overwriting it")
+    foreign = foreign_files(root)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise DatasetError(f"output folder {str(root)!r} holds files war did not write: {shown}; "
+                           f"`overwrite` replaces only a war dataset, so move them out first",
+                           params=("overwrite",))
+    return True
+
+
 def prepare_output(root, overwrite: bool):
     """Where to write: the folder itself when it is new or empty, or a staging folder beside it
     that replaces it only once complete (`overwrite`), so the old data survives a failure.
@@ -134,25 +165,7 @@ def prepare_output(root, overwrite: bool):
     dataset that `resume` finishes, never a mix of old and new files under a manifest."""
     root = real_place(root)
     sweep_staging(root)
-    if root.exists() and not root.is_dir():
-        raise DatasetError(f"output {str(root)!r} is a file, not a folder")
-    if root.exists() and any(root.iterdir()):
-        if (root / WORK_DIR).exists():
-            journal = Journal(root)
-            if journal.writing() or (not overwrite and (journal.has_plan() or not (root / MANIFEST).exists())):
-                journal.refuse()
-        if not overwrite:
-            raise DatasetError(f"output folder {str(root)!r} already holds data "
-                               f"(use `overwrite` to replace it)", params=("overwrite",))
-        if not _looks_like_dataset(root):
-            raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
-                               f"dataset; not overwriting it")
-        foreign = foreign_files(root)
-        if foreign:
-            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-            raise DatasetError(f"output folder {str(root)!r} holds files war did not write: {shown}; "
-                               f"`overwrite` replaces only a war dataset, so move them out first",
-                               params=("overwrite",))
+    if check_new_output(root, overwrite):
         if is_remote(root):
             (root / MANIFEST).unlink(missing_ok=True)
             remove_tree(root)

@@ -31,8 +31,10 @@ from ..errors import RulesError
 from ..model.deal import check_deal, deck_of
 from ..model.rng import SplitMix64, Xoshiro256
 from ..model.schema import Manifest, RuleSet
+from ..storage.location import location
 from .generate import Plan, generate
 from .parallel import dask_client, run_tasks, run_tasks_dask
+from .place import check_new_output
 
 GOALS = ("longest", "cycle")
 BATCH = 256  # neighbours played a round, in one call of the compiled engine
@@ -195,6 +197,12 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seco
         if key not in best or best[key].score < record.score:
             best[key] = record
     return sorted(best.values(), key=lambda r: (-r.score, r.deck))[:keep]
+
+
+def check_records_out(out: str | Path, overwrite: bool = False) -> None:
+    """Refuse, before a search, an `out` that write_records would refuse after it (a folder
+    holding data without `overwrite`, a dataset's own files...): a search may run for hours."""
+    check_new_output(location(out), overwrite)
 
 
 def write_records(out: str | Path, rules: RuleSet, records: list[Record], seed: int = 0, overwrite: bool = False,

@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from ..errors import ReportError
 from ..model.variants import VARIANTS, Variant
-from ..storage.files import atomic_write_bytes, make_folder
+from ..storage.files import atomic_write_bytes, check_output, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections
 from .charts.figure import Figure, Palette
 from .charts.render import render_png, render_svg
@@ -212,7 +212,8 @@ def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str
 
 def _check_output(path: Path, overwrite: bool, game_pages: bool) -> None:
     """Before any work: the report, and the folder of replay pages beside it, are new or may be
-    replaced."""
+    replaced, and neither is inside a dataset's own files."""
+    check_output(path)
     if path.exists() and not overwrite:
         raise ReportError(f"{path} exists (use `overwrite` to replace it)", params=("overwrite",))
     if not path.parent.is_dir():
@@ -262,6 +263,7 @@ def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False,
     if fmt not in ("svg", "png"):
         raise ReportError(f"`format` must be html, svg or png for charts, got {fmt!r}", params=("format",))
     folder = Path(folder)
+    check_output(folder)
     if folder.exists() and not folder.is_dir():
         raise ReportError(f"{folder} is a file; charts go in a folder", params=("output",))
     steps = Steps(progress)

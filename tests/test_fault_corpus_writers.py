@@ -221,6 +221,62 @@ def test_overwrite_through_a_symlink_replaces_the_folder_it_points_to(ds, tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "link"]  # no litter beside either
 
 
+@pytest.mark.parametrize("command", ["query {ds} outcomes --format csv", "replay {ds} 3", "report {ds} -q"])
+def test_an_output_through_a_symlink_replaces_the_file_it_points_to(base, tmp_path, monkeypatch, capsys, command):
+    target = tmp_path / "real.out"
+    target.write_text("old")
+    link = tmp_path / "link.out"
+    link.symlink_to(target)
+    args = [a.replace("{ds}", str(base)) for a in command.split(" ")]
+    code, out, err = war(monkeypatch, capsys, *args, "--output", link, *(["--no-game-pages"] * ("report" in command)))
+    one_line(code, out, err, 2, "exists (use --overwrite")
+    code, out, err = war(monkeypatch, capsys, *args, "--output", link, "--overwrite",
+                         *(["--no-game-pages"] * ("report" in command)))
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == target and target.read_text() not in ("", "old")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.out", "real.out"]  # no litter beside either
+
+
+def test_an_output_that_is_a_stream_is_written_into_and_stays_a_stream(base, tmp_path, monkeypatch, capsys):
+    """A named pipe, or a link to /dev/null, is written straight into without --overwrite (there
+    is nothing to replace), and stays what it was."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    heard: list[bytes] = []
+    reader = threading.Thread(target=lambda: heard.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    code, out, err = war(monkeypatch, capsys, "query", base, "outcomes", "--format", "csv", "--output", fifo)
+    reader.join(timeout=60)
+    assert code == 0, err
+    assert heard and heard[0].startswith(b'"variant","rules_id"') and heard[0].count(b"\n") == 2
+    assert fifo.is_fifo()
+    null = tmp_path / "null"
+    null.symlink_to(os.devnull)
+    for command in (["query", base, "outcomes", "--format", "parquet"], ["replay", base, "3"],
+                    ["report", base, "-q", "--no-game-pages"]):
+        code, out, err = war(monkeypatch, capsys, *command, "--output", null)
+        assert code == 0, err
+        assert null.is_symlink() and os.readlink(null) == os.devnull
+    code, out, err = war(monkeypatch, capsys, "report", base, "-q", "--output", null)
+    one_line(code, out, err, 2, "is a stream", "--no-game-pages")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null", "pipe"]
+
+
+def test_an_output_that_is_a_socket_is_refused(base, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "sock"
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(path))
+        code, out, err = war(monkeypatch, capsys, "query", base, "outcomes", "--format", "csv", "--output", path,
+                             "--overwrite")
+        one_line(code, out, err, 2, "is a socket")
+        assert path.is_socket()
+    finally:
+        listener.close()
+
+
 @pytest.mark.parametrize("hidden", ["games/.DS_Store", "games/variant=classic/.notes.tmp", ".war/notes"])
 def test_overwrite_names_a_user_s_hidden_file_in_war_s_folders(ds, monkeypatch, capsys, hidden):
     (ds / hidden).parent.mkdir(parents=True, exist_ok=True)

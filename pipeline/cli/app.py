@@ -167,7 +167,7 @@ def refuse_output(output, overwrite: bool, error: type[war.WarError]) -> None:
     war.check_output(output)
     if output.is_dir():
         raise error(f"{str(output)!r} is a folder; give a file name")
-    if output.exists() and not overwrite:
+    if output.exists() and not overwrite and not war.is_stream(output):
         raise error(f"{output} exists (use --overwrite to replace it)")
 
 

@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from ..errors import ReportError
 from ..model.variants import VARIANTS, Variant
-from ..storage.files import atomic_write_bytes, check_output, make_folder
+from ..storage.files import atomic_write_bytes, check_output, is_stream, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections
 from .charts.figure import Figure, Palette
 from .charts.render import render_png, render_svg
@@ -214,7 +214,10 @@ def _check_output(path: Path, overwrite: bool, game_pages: bool) -> None:
     """Before any work: the report, and the folder of replay pages beside it, are new or may be
     replaced, and neither is inside a dataset's own files."""
     check_output(path)
-    if path.exists() and not overwrite:
+    if game_pages and is_stream(path):
+        raise ReportError(f"{path} is a stream, with no folder beside it for the replay pages the report "
+                          f"links to; write it without them (--no-game-pages)", params=("game_pages",))
+    if path.exists() and not overwrite and not is_stream(path):
         raise ReportError(f"{path} exists (use `overwrite` to replace it)", params=("overwrite",))
     if not path.parent.is_dir():
         raise ReportError(f"folder {str(path.parent)!r} does not exist", params=("output",))

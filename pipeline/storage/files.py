@@ -11,6 +11,7 @@ import ctypes
 import hashlib
 import os
 import shutil
+import stat
 import sys
 from contextlib import contextmanager
 from functools import cache
@@ -63,6 +64,46 @@ def check_output(path) -> None:
                            f"only war generate writes; choose a file outside it", params=("output",))
 
 
+def is_stream(path) -> bool:
+    """Whether the local `path` (links followed) is a named pipe or a character device
+    (/dev/stdout on a terminal or a pipe, /dev/null, a FIFO): an output written straight into,
+    never replaced, so it needs no `overwrite`."""
+    if is_remote(path):
+        return False
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def _user_output(path):
+    """Where a user's output file goes: a symbolic link is followed, so the file it points to is
+    replaced and the link stays (the same as `out` for a dataset's folder); a socket or a block
+    device is refused."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        mode = None
+    if mode is not None and (stat.S_ISSOCK(mode) or stat.S_ISBLK(mode)):
+        kind = "a socket" if stat.S_ISSOCK(mode) else "a block device"
+        raise DatasetError(f"`output` {str(path)!r} is {kind}; give a file name", params=("output",))
+    if os.path.islink(path):
+        return type(path)(os.path.realpath(path))
+    return path
+
+
+@contextmanager
+def _stream(path) -> Iterator[BinaryIO]:
+    try:
+        with open(path, "wb") as f:
+            yield f
+    except OSError as err:
+        if isinstance(err, DatasetError) or err.errno is None:
+            raise
+        raise storage_error(err, path) from None
+
+
 @contextmanager
 def atomic_file(path, durable: bool = True, dataset: bool = False) -> Iterator[BinaryIO]:
     """A local file to write that appears under its name only once whole: written under a hidden
@@ -72,9 +113,17 @@ def atomic_file(path, durable: bool = True, dataset: bool = False) -> Iterator[B
     Only a dataset's own writer (`dataset`) writes inside a dataset's own files (check_output).
 
     With `durable=False` the file is handed to the disk but not waited for (start_writeback):
-    the caller makes it durable later, with others, by make_durable at its own commit point."""
+    the caller makes it durable later, with others, by make_durable at its own commit point.
+
+    A user's output (not `dataset`) that is a stream (is_stream: /dev/stdout, a FIFO) is written
+    straight into, and one that is a symbolic link replaces the file the link points to."""
     if not dataset:
         check_output(path)
+        if is_stream(path):
+            with _stream(path) as f:
+                yield f
+            return
+        path = _user_output(path)
     tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:

@@ -107,7 +107,8 @@ class RuleSet(BaseModel):
             raise ValueError(f"{self.variant} is played by exactly {spec.fixed_players} players")
         deck = self.ranks * self.suits + self.jokers
         if deck < self.players:
-            raise ValueError(f"a deck of {deck} cards leaves some of {self.players} players without a card; "
+            cards = "1 card" if deck == 1 else f"{deck} cards"
+            raise ValueError(f"a deck of {cards} leaves some of {self.players} players without a card; "
                              f"each needs at least one")
         if (spec.standard_deck or self.war_down == "by_rank") and (self.ranks, self.suits) != (13, 4):
             raise ValueError("war size by rank needs the standard deck (ranks=13, suits=4)")

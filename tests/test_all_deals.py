@@ -87,8 +87,10 @@ def test_the_first_of_a_class_is_the_deal_numbered_below_its_swap(options):
 
 def test_an_enumeration_over_ten_to_the_ten_deals_is_refused_with_the_count():
     rules = build_rules("classic", {"ranks": "13", "suits": "2"})
-    with pytest.raises(RulesError, match=r"is [\d,]+ deals, more than 10,000,000,000"):
+    with pytest.raises(RulesError, match=r"is [\d,]+ deals, more than 10,000,000,000") as caught:
         make_plans([rules], all_deals=True)
+    assert "options" in caught.value.params
+    assert "smaller deck (ranks and suits in --set)" in caught.value.spoken(lambda p: "--set" if p == "options" else p)
     with pytest.raises(RulesError, match="`deals` or `all_deals`, not both"):
         make_plans([build_rules("classic")], deals="x.jsonl", all_deals=True)
 

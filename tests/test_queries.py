@@ -303,8 +303,10 @@ def test_longest_games_limit(root, by_rules, limit):
 
 
 def test_longest_games_refuses_negative_limit(root):
-    with pytest.raises(QueryError, match="limit"):
+    with pytest.raises(QueryError, match="limit") as caught:
         run(root, name="longest_games", params={"limit": "-1"})
+    assert str(caught.value).startswith("parameter limit must be at least 0, got -1"), str(caught.value)
+    assert caught.value.params == ("params",)
 
 
 def test_cycle_cap_by_pickup(results, by_rules, rule_sets):

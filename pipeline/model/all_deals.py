@@ -56,8 +56,8 @@ def check_enumerable(rules: RuleSet) -> int:
     count = deal_count(rules)
     if count > MAX_DEALS:
         raise RulesError(f"every deal of a {deck_of(rules).size}-card deck is {count:,} deals, more than "
-                         f"{MAX_DEALS:,}: play a smaller deck (`ranks`, `suits`) or seeded games",
-                         params=("all_deals",))
+                         f"{MAX_DEALS:,}: play a smaller deck (ranks and suits in `options`) or seeded games",
+                         params=("all_deals", "options"))
     return count
 
 

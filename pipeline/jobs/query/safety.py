@@ -22,6 +22,7 @@ EXPLAIN = re.compile(SKIP + r"EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?(.*)$
 PRAGMA = re.compile(SKIP + r"PRAGMA\s+(\w+)", re.S | re.I)
 SAVE_HINT = "to save a result, use `output` FILE"
 PERMISSION = re.compile(r'Cannot access (?:file|directory) "([^"]*)"')
+PARAM_RANGE = re.compile(r"^Invalid Input Error: (parameter (\w+) .*)$")
 
 
 def refusal(kind: str) -> QueryError:
@@ -89,7 +90,9 @@ def check_sql(sql: str) -> None:
 
 def sql_error(err: Exception) -> QueryError:
     """A DuckDB (or Arrow) error as a one-line QueryError: a file outside the dataset names
-    `allow_read`, an extension load is refused as writing would be, anything else is an SQL error."""
+    `allow_read`, an extension load is refused as writing would be, a named query's own check of
+    a parameter's range (`error('parameter NAME ...')`) is said as it is, anything else is an SQL
+    error."""
     text = str(err).strip()
     m = PERMISSION.search(text)
     if m:
@@ -98,4 +101,7 @@ def sql_error(err: Exception) -> QueryError:
     if "Loading external extensions is disabled" in text:
         return refusal("loading an extension")
     first = text.splitlines()[0] if text else type(err).__name__
+    m = PARAM_RANGE.match(first)
+    if m:
+        return QueryError(f"{m.group(1)} (`params` {m.group(2)}=...)", params=("params",))
     return QueryError(f"SQL error: {first}")

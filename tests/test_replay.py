@@ -339,3 +339,12 @@ def test_output_file_is_written_whole_and_never_replaced_silently(dataset, short
 def test_html_is_the_whole_game(dataset, short_game, monkeypatch, capsys, extra):
     err = war_error(monkeypatch, capsys, "replay", dataset, short_game["game_id"], "--format", "html", *extra)
     assert "#battle=N" in err
+
+
+def test_a_one_battle_game_is_said_in_the_singular(tmp_path):
+    """Two cards of one rank: one battle, one war nobody can add to, a draw."""
+    out = tmp_path / "two_cards"
+    generate(out, [Plan(build_rules("classic", {"ranks": "1", "suits": "2"}), 1)], seed=1)
+    text = render_text(replay_game(out, 0))
+    assert "after 1 battle (1 war, deepest 1)" in text.splitlines()[1], text
+    assert text.splitlines()[-1] == "End after 1 battle: draw"

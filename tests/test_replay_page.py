@@ -330,6 +330,18 @@ def test_a_long_game_lays_out_one_battle(tab, tmp_path):
 
 
 @browser_needed
+def test_a_one_battle_game_is_said_in_the_singular(tab, tmp_path):
+    """Two cards of one rank: one battle, one war nobody can add to, a draw."""
+    root = tmp_path / "two_cards"
+    generate(root, [Plan(build_rules("classic", {"ranks": 1, "suits": 2}), 1)], seed=1)
+    path = tmp_path / "two_cards.html"
+    path.write_text(replay_page(root, 0), encoding="utf-8")
+    tab.open(path)
+    assert tab.page.locator("#game-outcome").text_content() == "Outcome: draw after 1 battle"
+    assert "1 war in 1 battle, deepest 1" in tab.page.locator("#game-meta").text_content()
+
+
+@browser_needed
 @pytest.mark.parametrize("variant, options", [("steal", {}), ("arneson", {}),
                                               ("multiplayer", {"players": 4, "pickup": "pooled"}),
                                               ("classic", {"players": 3, "shortfall": "lose"})])
@@ -427,7 +439,7 @@ def test_the_log_reads_the_sentences_of_the_event_kinds(tab, tmp_path):
     assert kinds == set(NAMES)
     # both sides of each template's [[field?...|...]] were read
     for part in ("plays it instead", "steals from seat", "as its fourth card", "as its card", "win (seat ",
-                 "draw after"):
+                 ": draw"):
         assert any(part in s for s in read), part
     # each decision's note and the deal's own sentences were read
     for part in ("could steal from", "on top of its won bundle", "set aside, out of play", "table cards set aside"):

@@ -21,6 +21,7 @@ from ..model.deal import Deal, deck_of
 from ..model.event_kinds import KINDS, sentence
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry, rule_set_names
 from ..model.variants import variant
+from ..model.words import plural
 from ..storage.dataset import Dataset
 from ..storage.files import read_rows_of
 
@@ -249,8 +250,8 @@ def _header(rp: GameReplay) -> list[str]:
     who = f", seat {rec['winner']}" if rec["winner"] is not None else ""
     named = rp.rule_set if rp.rule_set.split(" ")[0] == rules.variant else f"{rp.rule_set} ({rules.variant})"
     lines = [f"Game {rec['game_id']} · {named} · rules {rec['rules_id']} · seed {rec['game_seed']}",
-             f"Outcome: {rec['outcome']}{who} after {rec['battles']} battles "
-             f"({rec['wars']} wars, deepest {rec['max_war_depth']})"]
+             f"Outcome: {rec['outcome']}{who} after {plural(rec['battles'], 'battle', grouped=False)} "
+             f"({plural(rec['wars'], 'war', grouped=False)}, deepest {rec['max_war_depth']})"]
     every = rules.model_dump()
     options = {k: every[k] for k in variant(rules.variant).options}
     lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
@@ -281,7 +282,7 @@ def render_text(rp: GameReplay, battle: int | None = None, battles: tuple[int, i
     if last is None or last >= n:
         end = rp.end
         result = f"seat {end.seat} wins" if end.note == "win" else end.note
-        lines.append(f"End after {end.value} battles: {result}")
+        lines.append(f"End after {plural(end.value, 'battle', grouped=False)}: {result}")
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ import pyarrow as pa
 from ..log.tables import event_schema, game_schema
 from ..model.inputs import not_regular
 from ..model.schema import RULES_ID_VERSIONS, RuleSetEntry, rules_id
+from ..model.words import plural
 from ..storage.dataset import Dataset
 from ..storage.files import parquet_file, sha256_file
 
@@ -48,7 +49,7 @@ class Report:
 
     def summary(self) -> str:
         files = sum(1 for p in self.problems if p.game_id is None)
-        tail = f", {files} file problem{'' if files == 1 else 's'}" if files else ""
+        tail = f", {plural(files, 'file problem')}" if files else ""
         return f"games checked: {self.games_checked}, good: {self.good}, bad: {self.bad}{tail}"
 
 

@@ -106,7 +106,7 @@ KINDS: tuple[Kind, ...] = (
                 "hand": "seat {seat} chooses {card} as [[value?its fourth card|its card]], from hand {options}"}),
     Kind("out", "the seat is out of the game", "seat {seat} is out of the game", check="holds_nothing"),
     Kind("end", "the end: note = outcome, seat = winner, value = battles",
-         "the game ends: {note}[[seat? (seat {seat})|]] after {value} battles", check="table_empty"),
+         "the game ends after battle {value}: {note}[[seat? (seat {seat})|]]", check="table_empty"),
 )
 
 BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}

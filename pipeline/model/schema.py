@@ -26,6 +26,7 @@ from pydantic import (
 from ..errors import brief
 from . import event_kinds
 from .variants import variant
+from .words import plural
 
 SCHEMA_VERSION = 5
 # Versions this war reads, and the games columns each version added: a dataset is read, validated
@@ -107,8 +108,7 @@ class RuleSet(BaseModel):
             raise ValueError(f"{self.variant} is played by exactly {spec.fixed_players} players")
         deck = self.ranks * self.suits + self.jokers
         if deck < self.players:
-            cards = "1 card" if deck == 1 else f"{deck} cards"
-            raise ValueError(f"a deck of {cards} leaves some of {self.players} players without a card; "
+            raise ValueError(f"a deck of {plural(deck, 'card')} leaves some of {self.players} players without a card; "
                              f"each needs at least one")
         if (spec.standard_deck or self.war_down == "by_rank") and (self.ranks, self.suits) != (13, 4):
             raise ValueError("war size by rank needs the standard deck (ranks=13, suits=4)")

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from ..errors import QueryError
 from ..storage.files import atomic_file
 from ..jobs.query import Result
+from ..model.words import plural
 
 FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 TABLE_ROWS = 40  # rows a table shows unless told otherwise, as the duckdb shell
@@ -228,7 +229,7 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
     sink.flush()
     if limit is not None and shown == limit:
         total = result.count()  # a second, lighter run: DuckDB reads no column it need not count
-    rows = f"{total:,} row{'s' if total != 1 else ''}"
+    rows = plural(total, "row")
     if shown < total:
         rows += f" ({shown:,} shown)"
     lines = [rows]

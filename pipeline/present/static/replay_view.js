@@ -22,6 +22,7 @@ function row(cards, shown) {
   return cards.map(shown).join("");
 }
 const seats = (list) => list.map((s) => `seat ${s}`).join(", ");
+const count = (n, word) => `${n} ${n === 1 ? word : word + "s"}`;
 
 // one line of the log: the event's sentence, its kind in data-kind
 const line = (e, battle, cls) => `<li class="${cls}" data-kind="${esc(e.kind)}">${esc(sentence(e, battle))}</li>`;
@@ -33,13 +34,13 @@ function outcomeText() {
   const tail = end.note === "win" ? `seat ${end.seat} wins` :
     end.note === "cycle" ? `a cycle${G.cycle_length ? ` (length ${G.cycle_length})` : ""}` :
     end.note === "capped" ? "capped (battle limit)" : end.note;
-  return `${tail} after ${end.value} battles`;
+  return `${tail} after ${count(end.value, "battle")}`;
 }
 function setupStatic() {
   $("game-title").textContent = `Game ${G.game_id} · ${D.title}`;
   const opts = Object.entries(D.options).map(([k, v]) => `${k}=${v}`).join(", ");
   $("game-meta").innerHTML = `${esc(D.rule_set)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
-    `${G.wars} wars in ${G.war_battles} battles, deepest ${G.max_war_depth}<br>${esc(opts)}` +
+    `${count(G.wars, "war")} in ${count(G.war_battles, "battle")}, deepest ${G.max_war_depth}<br>${esc(opts)}` +
     (D.policies.length ? `<br>policies: ${D.policies.map((p, s) => `seat ${s} ${esc(p)}`).join(" · ")}` : "");
   $("game-outcome").textContent = `Outcome: ${outcomeText()}`;
   if (D.disagreement) {

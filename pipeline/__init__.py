@@ -23,7 +23,7 @@ The public API, in the order of the data's way::
 - rule_set: one rule set from a variant and OPTION=VALUE texts, or a rule file. search: the deals
   of a deck too big to play whole that give the longest games that end, or cycles (random deals,
   then local search, on the compiled engine); write_records: those deals as a dataset;
-  check_records_out: its `out`, checked before the search.
+  check_search, check_records_out: its arguments and its `out`, checked before the search.
 - open_dataset, replay_game, render_text, render_replay, parse_range, validate: reading a
   dataset (check_validate_workers: validate's `workers`, checked before anything is read);
   render_page: a replay as a self-contained web page.
@@ -73,7 +73,7 @@ from .errors import (
 __all__ = [
     "VARIANTS", "describe_variants", "describe_policies", "build_rules", "load_rules",
     "Plan", "make_plans", "generate", "generate_request", "GenerateRequest", "warm_engines", "demo",
-    "rule_set", "search", "check_records_out", "write_records",
+    "rule_set", "search", "check_search", "check_records_out", "write_records",
     "open_dataset", "replay_game", "render_text", "render_replay", "parse_range", "render_page", "validate",
     "check_validate_workers",
     "query", "open_query", "describe_query", "named_queries", "named_query", "queries_dir", "write_result",
@@ -99,6 +99,7 @@ _LAZY = {
     "demo": ("pipeline.jobs.demo", "demo"),
     "rule_set": ("pipeline.jobs.request", "rule_set"),
     "search": ("pipeline.jobs.search", "search"),
+    "check_search": ("pipeline.jobs.search", "check_search"),
     "check_records_out": ("pipeline.jobs.search", "check_records_out"),
     "write_records": ("pipeline.jobs.search", "write_records"),
     "render_replay": ("pipeline.jobs.replay", "render_replay"),
@@ -126,7 +127,7 @@ if TYPE_CHECKING:
     from .jobs.catalog import describe_policies, describe_variants
     from .jobs.demo import demo
     from .jobs.request import rule_set
-    from .jobs.search import check_records_out, search, write_records
+    from .jobs.search import check_records_out, check_search, search, write_records
     from .jobs.generate import Plan, generate, make_plans
     from .jobs.query import describe as describe_query
     from .jobs.query import named_queries, named_query, open_query, queries_dir

@@ -89,3 +89,27 @@ def test_war_search_refuses_its_out_before_it_searches(tmp_path, monkeypatch, ca
                               "--out", tmp_path / folder, "-q", *(["--overwrite"] if overwrite else []))
     assert_one_line_error(code, out, err, mentions=said)
     assert (tmp_path / "foreign" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--workers", "0"), "--workers must be between 1 and 256, got 0"),
+    (("--workers", "257"), "--workers must be between 1 and 256, got 257"),
+    (("--seconds", "0"), "--seconds must be a number of seconds above 0"),
+    (("--seconds", "-2"), "--seconds must be a number of seconds above 0"),
+    (("--seconds", "nan"), "--seconds must be a number of seconds above 0"),
+    (("--rounds", "0"), "--rounds must be an integer of at least 1"),
+])
+def test_war_search_refuses_bad_arguments_before_it_compiles(tmp_path, monkeypatch, capsys, args, said):
+    """A search's arguments are refused before the engine is prepared (up to 10 s of compiling)
+    or a deal played, and nothing is written."""
+    import pipeline.cli.search as cli_search
+    from clikit import assert_one_line_error, run_main
+
+    def prepared(*args, **kwargs):
+        raise AssertionError("the engine was prepared before the arguments were checked")
+
+    monkeypatch.setattr(cli_search, "prepare_engine", prepared)
+    code, out, err = run_main(monkeypatch, capsys, "search", "--set", "ranks=10", "--set", "suits=1",
+                              *args, "--out", tmp_path / "records", "-q")
+    assert_one_line_error(code, out, err, mentions=said)
+    assert not (tmp_path / "records").exists()

@@ -28,14 +28,13 @@ from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
 from ..storage.journal import DEFAULT_SHARD_SIZE, GAMES_ONLY_SHARD_SIZE, WORK_DIR, Journal, finished, record_shard
 from ..storage.location import is_remote, location
-from .parallel import dask_client, interrupts_deferred, run_tasks, run_tasks_dask
+from .parallel import check_workers, dask_client, interrupts_deferred, run_tasks, run_tasks_dask
 from .place import prepare_output, refuse_inside_dataset, roll_back, swap_in
 
 DEFAULT_GAMES = 1000
 MAX_GAMES = GAME_ID_STRIDE  # game_id = ordinal x GAME_ID_STRIDE + game_index must stay unique
 MAX_SHARD_SIZE = 100_000    # a shard's events are built in memory: about 10 KB a game
 MAX_SHARDS = 1_000_000      # the manifest lists every part file
-MAX_WORKERS = 256
 LOGS = ("events", "games")
 
 
@@ -138,8 +137,7 @@ def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard
     check_names(plans)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
         raise DatasetError(f"`seed` must be between 0 and 2^64 - 1, got {seed!r}", params=("seed",))
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise DatasetError(f"`workers` must be between 1 and {MAX_WORKERS}, got {workers!r}", params=("workers",))
+    check_workers(workers)
     if isinstance(shard_size, bool) or not isinstance(shard_size, int) or not 1 <= shard_size <= MAX_SHARD_SIZE:
         raise DatasetError(f"`shard_size` must be between 1 and {MAX_SHARD_SIZE:,}, got {shard_size!r}",
                            params=("shard_size",))

@@ -23,6 +23,14 @@ from ..errors import DatasetError, handles_ctrl_c
 from ..log.warm import die_with_parent
 
 _queue = None
+MAX_WORKERS = 256
+
+
+def check_workers(workers: int) -> None:
+    """`workers` must be a count of processes a pool can start: checked before anything is read,
+    compiled or played, by every job that runs on workers."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise DatasetError(f"`workers` must be between 1 and {MAX_WORKERS}, got {workers!r}", params=("workers",))
 
 
 def _init(queue, parent: int) -> None:

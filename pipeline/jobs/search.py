@@ -33,7 +33,7 @@ from ..model.rng import SplitMix64, Xoshiro256
 from ..model.schema import Manifest, RuleSet
 from ..storage.location import location
 from .generate import Plan, generate
-from .parallel import dask_client, run_tasks, run_tasks_dask
+from .parallel import check_workers, dask_client, run_tasks, run_tasks_dask
 from .place import check_new_output
 
 GOALS = ("longest", "cycle")
@@ -159,14 +159,9 @@ def run_searcher(task: Searcher, tick=None) -> tuple[list[Record], int]:
     return sorted(found.values(), key=lambda r: (-r.score, r.deck))[:task.keep], played
 
 
-def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seconds: float | None = None,
-           searchers: int = 2, seed: int = 0, keep: int = 10, workers: int = 1, scheduler: str | None = None,
-           progress=None) -> list[Record]:
-    """The best `keep` deals `searchers` searchers found (distinct by their ranks), best first:
-    the longest games that end (`goal` longest), or deals that cycle (`goal` cycle). Each
-    searcher plays `rounds` rounds of BATCH neighbours (or, with `seconds`, until then), seeded
-    from `seed` and its number; they run on `workers` processes, or on the Dask cluster at
-    `scheduler`."""
+def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seconds: float | None = None,
+                 searchers: int = 2, keep: int = 10, workers: int = 1, scheduler: str | None = None) -> None:
+    """A search's arguments, checked before the engine is compiled or a deal played."""
     if goal not in GOALS:
         raise RulesError(f"`goal` is {' or '.join(GOALS)}, got {goal!r}", params=("goal",))
     if compiled_engine(rules) is None:
@@ -177,6 +172,22 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seco
     for name, value, low in (("searchers", searchers, 1), ("keep", keep, 1), ("rounds", rounds, 1)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
             raise RulesError(f"`{name}` must be an integer of at least {low}, got {value!r}", params=(name,))
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not 0 < seconds < float("inf")):
+        raise RulesError(f"`seconds` must be a number of seconds above 0, got {seconds!r}", params=("seconds",))
+    if scheduler is None:
+        check_workers(workers)
+
+
+def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seconds: float | None = None,
+           searchers: int = 2, seed: int = 0, keep: int = 10, workers: int = 1, scheduler: str | None = None,
+           progress=None) -> list[Record]:
+    """The best `keep` deals `searchers` searchers found (distinct by their ranks), best first:
+    the longest games that end (`goal` longest), or deals that cycle (`goal` cycle). Each
+    searcher plays `rounds` rounds of BATCH neighbours (or, with `seconds`, until then), seeded
+    from `seed` and its number; they run on `workers` processes, or on the Dask cluster at
+    `scheduler`."""
+    check_search(rules, goal, rounds, seconds, searchers, keep, workers, scheduler)
     seeds = SplitMix64(seed)
     tasks = [Searcher(rules.model_dump_json(), goal, seeds.next(), rounds, seconds, keep) for _ in range(searchers)]
     if scheduler is not None:

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from ..engines.event import CheckingRecorder, Event
 from ..engines.game import play_game, replay_log
-from ..errors import DatasetError, LogMismatch, WarError
+from ..errors import LogMismatch, WarError
 from ..log.codec import CodecError, decode
 from ..log.ledger import audit
 from ..engines.choice import compiled_plays
@@ -32,8 +32,7 @@ from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.files import read_parquet_batches, read_whole_parquet
 from ..storage.location import is_remote
-from .generate import MAX_WORKERS
-from .parallel import interrupts_deferred, run_tasks
+from .parallel import check_workers, interrupts_deferred, run_tasks
 from .validate_layout import check_layout, read_deals, read_seeds
 from .validate_files import (  # noqa: F401  (Report and check_files: what callers and tests import from here)
     Problem,
@@ -105,13 +104,6 @@ class ShardCheck:
     all_deals: bool = False  # its games play deals first.. of every deal of the deck
     log: str = "events"  # "games": no events file (its games are regenerated and their records compared)
     seeds: tuple[int, ...] | None = None  # each game's own seed, where the games came from another dataset
-
-
-def check_workers(workers: int) -> None:
-    """`workers` must be a count of processes validate can run: checked before anything is
-    read or compiled."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise DatasetError(f"`workers` must be between 1 and {MAX_WORKERS}, got {workers!r}", params=("workers",))
 
 
 def validate(root: str | Path, progress: Callable[[int], None] | None = None, workers: int = 1,

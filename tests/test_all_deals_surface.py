@@ -128,3 +128,44 @@ def test_an_interrupted_run_of_every_deal_resumes_to_the_same_bytes(tmp_path):
     assert (tmp_path / "cut" / ".war").exists()
     generate(tmp_path / "cut", plans, seed=5, shard_size=300, resume=True)
     assert digests(tmp_path / "cut") == digests(tmp_path / "whole")
+
+
+def test_a_query_over_the_log_of_a_partly_stored_dataset_says_which_rule_sets_it_lacks(mixed, monkeypatch,
+                                                                                        capsys):
+    """Rule set 0 stores the games table alone, rule set 1 its log: a query of the event views
+    or event_rows counts rule set 1's games only, and says so (library, command line, war serve's
+    SQL page); a query of the games table says nothing."""
+    from urllib.request import urlopen
+    from urllib.parse import quote
+
+    from clikit import run_main
+    from pipeline.jobs.query import open_query
+    from servekit import war_serve
+
+    for text in ("SELECT count(DISTINCT game_id) AS n FROM events", "SELECT count(DISTINCT game_id) AS n FROM event_rows",
+                 "SELECT count(*) AS n FROM battles"):
+        with open_query(mixed, sql=text) as result:
+            assert result.note is not None and result.note.startswith("the event views hold no rows of rule set 0 ("), text
+            assert "2,520 games" in result.note and "war generate --from" in result.note
+    assert run(mixed, sql="SELECT count(DISTINCT game_id) AS n FROM events").to_pylist() == [{"n": 200}]
+    with open_query(mixed, sql="SELECT count(*) FROM games") as result:
+        assert result.note is None
+    code, out, err = run_main(monkeypatch, capsys, "query", mixed, "--sql", "SELECT count(*) FROM events")
+    assert code == 0 and [line for line in err.splitlines() if line.startswith("warning: the event views")], err
+    code, out, err = run_main(monkeypatch, capsys, "query", mixed, "--sql", "SELECT count(*) FROM games")
+    assert code == 0 and "warning" not in err
+    with war_serve(mixed) as (url, _):
+        with urlopen(url + "sql?q=" + quote("SELECT count(*) FROM events"), timeout=120) as page:
+            assert 'id="note"' in page.read().decode()
+        with urlopen(url + "sql?q=" + quote("SELECT count(*) FROM games"), timeout=120) as page:
+            assert 'id="note"' not in page.read().decode()
+
+
+def test_the_log_of_a_dataset_that_stores_none_is_refused_by_name_also_as_event_rows(tmp_path):
+    from pipeline.errors import QueryError
+
+    root = tmp_path / "alone"
+    generate(root, make_plans([EIGHT], games=20, log="games"), seed=5)
+    for text in ("SELECT count(*) FROM events", "SELECT count(*) FROM event_rows"):
+        with pytest.raises(QueryError, match="stores the games table alone"):
+            run(root, sql=text)

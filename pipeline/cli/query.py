@@ -11,7 +11,7 @@ import typer
 
 import pipeline as war
 
-from .app import app, refuse_output, rows_counter
+from .app import app, refuse_output, rows_counter, say_error
 
 
 class OutputFormat(str, Enum):
@@ -76,6 +76,8 @@ def query(
 
 
 def _write(result, fmt: str, output, limit, all_rows, progress=None) -> None:
+    if getattr(result, "note", None):
+        say_error(f"warning: {result.note}")
     try:
         war.write_result(result, fmt, output, limit=limit, all_rows=all_rows, progress=progress)
     except BrokenPipeError:  # `| head`: the reader has seen enough, as with any shell tool

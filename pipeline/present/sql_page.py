@@ -61,12 +61,13 @@ class Watchdog:
 @dataclass
 class Answer:
     """A query's first rows for a page: columns (name, type, whether numbers), rows as text,
-    whether more rows exist, how long it took."""
+    whether more rows exist, how long it took, and what its reader should know (`Result.note`)."""
 
     columns: list[tuple[str, str, bool]] = field(default_factory=list)
     rows: list[list[tuple[str, str]]] = field(default_factory=list)  # (text, class) per cell
     more: bool = False
     seconds: float = 0.0
+    note: str | None = None
 
 
 def cell(value) -> tuple[str, str]:
@@ -97,7 +98,7 @@ def first_rows(result: Result, limit: int = HTML_ROWS, seconds: float = TIME_LIM
             rows += batch.to_pylist()
     more = len(rows) > limit
     shown = [[cell(v) for v in r.values()] for r in rows[:limit]]
-    return Answer(columns, shown, more, time.perf_counter() - start)
+    return Answer(columns, shown, more, time.perf_counter() - start, result.note)
 
 
 def stream(result: Result, fmt: str, seconds: float = TIME_LIMIT) -> Iterator[bytes]:

@@ -5,6 +5,7 @@ columns told, or its whole result run into a table.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 import duckdb
@@ -15,6 +16,8 @@ from .registry import named_query
 from .safety import ST, check_sql, parse_statements, sql_error, statement_type
 from .session import EVENT_VIEWS, Session, connect, schema_session
 from .stream import Result
+
+EVENT_ROWS = re.compile(r"\bevent_rows\b", re.IGNORECASE)  # the log's rows, set up with every session
 
 
 def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -> tuple[str, dict]:
@@ -58,7 +61,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
     except duckdb.CatalogException as err:
         session.close()
-        if session.no_events and EVENT_VIEWS.search(sql):  # a view of the log it does not store
+        if session.no_events and (EVENT_VIEWS.search(sql) or EVENT_ROWS.search(sql)):  # the log it does not store
             raise QueryError(session.no_events) from None
         raise sql_error(err) from None
     except duckdb.Error as err:
@@ -71,7 +74,8 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         session.close()
         raise QueryError("the statement returns no result")
     explain = statement_type(parse_statements(sql)[0]) == ST.EXPLAIN
-    return Result(session, relation, explain)
+    note = session.partial_log if events or EVENT_ROWS.search(sql) else None
+    return Result(session, relation, explain, note)
 
 
 def describe(root, sql: str | None = None, name: str | None = None,

@@ -59,18 +59,20 @@ EVENT_VIEWS = re.compile(
 class Session:
     """A DuckDB connection with the dataset's views, locked down, and its private spill folder.
     `no_events`: why the event views are missing, when the dataset stores no event log;
-    `events`: whether the decoded event views (events, battles) were set up."""
+    `events`: whether the decoded event views (events, battles) were set up; `partial_log`: which
+    rule sets the event views hold no rows of, when only some of them store their log."""
     con: duckdb.DuckDBPyConnection
     spill: str | None = None
     no_events: str | None = None
     events: bool = True
     thread: threading.Thread = field(default_factory=threading.current_thread)  # the thread that opened it
+    partial_log: str | None = None
 
     def cursor(self) -> "Session":
         """A new connection to the same database, for another thread: the same views (and the
         Python functions they call) and lock, without the set-up (a server answers each request
         in a cursor of one session). Closing it leaves this session open."""
-        cursor = Session(self.con.cursor(), None, self.no_events, self.events)
+        cursor = Session(self.con.cursor(), None, self.no_events, self.events, partial_log=self.partial_log)
         _open.add(cursor)
         return cursor
 
@@ -152,6 +154,8 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                 continue
             if not files_of:
                 raise QueryError(_no_files(ds, table))
+            if table == "events":
+                session.partial_log = _partial_log(ds)
             view = "event_rows" if table == "events" else "game_rows"
             if is_remote(ds.root):
                 _remote_view(con, ds.root, view, table, files_of)
@@ -188,6 +192,19 @@ def _no_files(ds: Dataset, table: str) -> str:
                 f"not stored; regenerate the events of the games you want with war generate --from "
                 f"{str(ds.root)} --where \"...\" --out NEW (a WHERE over its games), then query NEW")
     return f"dataset {str(ds.root)!r} lists no {table} files"
+
+
+def _partial_log(ds: Dataset) -> str | None:
+    """Which rule sets a dataset of event log and games table alone has no events of, and how
+    to get them; None when every rule set stores its log."""
+    alone = [e for e in ds.manifest.rule_sets if e.log == "games"]
+    if not alone:
+        return None
+    names = rule_set_names(ds.manifest.rule_sets)
+    which = ", ".join(f"{e.ordinal} ({names[e.rules_id]}, {e.games:,} games)" for e in alone)
+    return (f"the event views hold no rows of rule set{'s' if len(alone) > 1 else ''} {which} of "
+            f"{str(ds.root)!r}, which store{'' if len(alone) > 1 else 's'} the games table alone (--log games); "
+            f"war generate --from {str(ds.root)} --where \"...\" --out NEW plays chosen games again with their log")
 
 
 def _games_view(con, entries, version: int = SCHEMA_VERSION) -> None:

@@ -25,6 +25,7 @@ class Result:
     session: Session
     relation: duckdb.DuckDBPyRelation
     explain: bool = False
+    note: str | None = None  # what a reader of the result should know: a log the dataset lacks
 
     @classmethod
     def of_table(cls, table: pa.Table) -> "Result":

@@ -16,7 +16,7 @@ import pytest
 
 from pipeline.errors import QueryError
 from pipeline.jobs.generate import Plan, generate, make_plans
-from pipeline.jobs.query import EVENT_VIEWS, named_queries, run
+from pipeline.jobs.query import connect, named_queries, needs_events, open_query, reads_event_views, reads_log, run
 from pipeline.model.deal import Deal
 from pipeline.model.rules import build_rules
 from reportkit import wilson
@@ -93,13 +93,30 @@ def test_the_dataset_is_worth_testing_on(by_rules, rules_of):
 
 def test_the_games_only_queries_do_not_set_up_the_event_views():
     """They read `battles` as a column of games: no pass over every battle for them."""
-    queries = named_queries()
     for name in ("game_length", "length_distribution", "seat_win_interval", "war_battles_distribution",
-                 "deepest_war", "first_battle_war_exact", "deal_win_rate",
-                 "notable_games", "outcomes", "wars_per_game", "longest_games"):
-        assert not EVENT_VIEWS.search(queries[name].sql), name
-    for name in ("war_depth", "joker_wars", "joker_decides", "steals", "razboi_war_sizes"):
-        assert EVENT_VIEWS.search(queries[name].sql), name
+                 "deepest_war", "first_battle_war_exact", "deal_win_rate", "notable_games", "outcomes",
+                 "wars_per_game", "longest_games", "exact_length", "exact_outcomes", "exact_cards_laid",
+                 "records", "cycles", "cycle_periods"):
+        assert not needs_events(name=name), name
+    for name in ("war_depth", "joker_wars", "joker_decides", "steals", "razboi_war_sizes", "arneson_consolation"):
+        assert needs_events(name=name), name
+
+
+def test_every_named_query_said_not_to_read_the_event_views_runs_without_them(root):
+    """No query is left without a view it reads: each one said to need no event views runs in
+    a session that has none."""
+    session = connect(root, events=False)
+    try:
+        ran = 0
+        for name in named_queries():
+            if not needs_events(name=name):
+                with open_query(root, name=name, session=session) as result:
+                    for _ in result.batches():
+                        pass
+                ran += 1
+        assert ran >= 20
+    finally:
+        session.close()
 
 
 @pytest.mark.parametrize("sql,reads", [
@@ -110,9 +127,24 @@ def test_the_games_only_queries_do_not_set_up_the_event_views():
     ("SELECT variant, battles, outcome FROM games", False), ("SELECT max_by(game_id, (wars, battles)) FROM games", False),
     ("DESCRIBE events", True), ("SUMMARIZE battles", True), ("PRAGMA table_info('events')", True),
     ("SHOW battles", True), ("EXPLAIN SELECT * FROM\n  battles", True), ("PIVOT events ON kind", True),
+    ("SELECT variant, battles, count(*) FROM games\nGROUP BY variant, battles\nORDER BY 1", False),
+    ("SELECT game_id,\n  battles\nFROM games", False), ("FROM events", True),
+    ("SELECT * FROM games WHERE game_id IN (SELECT game_id FROM battles WHERE depth > 2)", True),
+    ("SELECT * FROM games UNION ALL SELECT * FROM \"Events\"", True),
+    ("WITH events AS (SELECT game_id FROM games) SELECT * FROM events, battles", True),
 ])
 def test_event_views_are_found_where_sql_reads_them(sql, reads):
-    assert bool(EVENT_VIEWS.search(sql)) == reads
+    assert reads_event_views(sql) == reads
+    assert reads_log(sql) == reads
+
+
+@pytest.mark.parametrize("sql,reads", [
+    ("SELECT count(*) FROM event_rows", True), ("EXPLAIN SELECT * FROM event_rows", True),
+    ("-- event_rows\nSELECT 1", False), ("SELECT event_rows_seen FROM games", False),
+])
+def test_the_rows_of_the_log_are_found_where_sql_reads_them(sql, reads):
+    assert reads_log(sql) == reads
+    assert not reads_event_views(sql)
 
 
 def test_length_distribution(root, by_rules, rules_of):

@@ -3,6 +3,7 @@
 - `registry`: the named queries of `queries/`, their headers and parameters.
 - `safety`: only statements that read may run, checked before anything runs; DuckDB's errors
   as QueryErrors.
+- `reads`: which views a query reads (the event views cost a pass over every battle to set up).
 - `session`: a DuckDB connection with the views games, events, event_rows, rules, battles and
   cards, locked to the dataset's files (and the paths of `allow_read`).
 - `stream`: a query's `Result`, whose rows come as Arrow record batches, never all at once.
@@ -12,13 +13,14 @@
 from .answer import describe, needs_events, open_query, run
 from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir
 from .safety import check_sql, check_statement, parse_statements
-from .session import EVENT_VIEWS, Session, connect, events_sql, schema_session
+from .reads import EVENT_VIEWS, reads_event_views, reads_log, tables_named
+from .session import Session, connect, events_sql, schema_session
 from .stream import BATCH_ROWS, Result
 
 __all__ = [
     "run", "open_query", "describe", "needs_events",
     "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
     "check_sql", "check_statement", "parse_statements",
-    "EVENT_VIEWS", "Session", "connect", "events_sql", "schema_session",
+    "EVENT_VIEWS", "reads_event_views", "reads_log", "tables_named", "Session", "connect", "events_sql", "schema_session",
     "BATCH_ROWS", "Result",
 ]

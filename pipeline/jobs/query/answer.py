@@ -5,7 +5,6 @@ columns told, or its whole result run into a table.
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 import duckdb
@@ -14,10 +13,9 @@ import pyarrow as pa
 from ...errors import QueryError
 from .registry import named_query
 from .safety import ST, check_sql, parse_statements, sql_error, statement_type
-from .session import EVENT_VIEWS, Session, connect, schema_session
+from .reads import reads_event_views, reads_log
+from .session import Session, connect, schema_session
 from .stream import Result
-
-EVENT_ROWS = re.compile(r"\bevent_rows\b", re.IGNORECASE)  # the log's rows, set up with every session
 
 
 def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -> tuple[str, dict]:
@@ -37,7 +35,7 @@ def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -
 def needs_events(sql: str | None = None, name: str | None = None) -> bool:
     """Whether a query reads the decoded event views (events, battles), whose set-up is a pass
     over every battle's shape: a caller keeping a session open knows which one to keep."""
-    return bool(EVENT_VIEWS.search(named_query(name).sql if name is not None else sql or ""))
+    return reads_event_views(named_query(name).sql if name is not None else sql or "")
 
 
 def open_query(root, sql: str | None = None, name: str | None = None,
@@ -50,7 +48,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     instead of a session of its own, so a server pays the views' set-up once. Close the Result
     when done."""
     sql, bound = _prepare(sql, name, params)
-    events = bool(EVENT_VIEWS.search(sql))
+    events = reads_event_views(sql)
     if session is not None:
         if events and not session.events:
             raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
@@ -61,7 +59,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
     except duckdb.CatalogException as err:
         session.close()
-        if session.no_events and (EVENT_VIEWS.search(sql) or EVENT_ROWS.search(sql)):  # the log it does not store
+        if session.no_events and reads_log(sql):  # the log it does not store
             raise QueryError(session.no_events) from None
         raise sql_error(err) from None
     except duckdb.Error as err:
@@ -74,7 +72,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         session.close()
         raise QueryError("the statement returns no result")
     explain = statement_type(parse_statements(sql)[0]) == ST.EXPLAIN
-    note = session.partial_log if events or EVENT_ROWS.search(sql) else None
+    note = session.partial_log if reads_log(sql) else None
     return Result(session, relation, explain, note)
 
 

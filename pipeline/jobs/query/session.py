@@ -17,7 +17,6 @@ a private temporary folder, removed when it closes.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -42,17 +41,6 @@ from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION, RuleSetEntry, rule_s
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
-
-
-# A view read (after FROM, JOIN, a comma, DESCRIBE, SUMMARIZE, SHOW, TABLE, PIVOT, or quoted as in
-# PRAGMA table_info('events')) on a line that is not a comment: the `battles` column of games
-# and the words of a query's header do not set up the event views, which costs a pass over every
-# battle's shape (seconds on a million games).
-_VIEW_NAMES = r"(?:events|battles|event_steps|battle_shapes)"
-EVENT_VIEWS = re.compile(
-    r"^(?!\s*--)[^\n]*?(?:(?:\bFROM|\bJOIN|\bDESCRIBE|\bSUMMARIZE|\bSHOW|\bTABLE|\bPIVOT|\bUNPIVOT)\s*"
-    + _VIEW_NAMES + r"\b(?!\s*[.(])|,\s*" + _VIEW_NAMES + r"\b(?!\s*[.(),])|['\"]" + _VIEW_NAMES + r"['\"])",
-    re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass

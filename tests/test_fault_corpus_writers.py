@@ -104,6 +104,86 @@ def test_eight_appends_at_once_all_land(ds, procs):
     assert validate(ds).ok
 
 
+def _gone_pid() -> int:
+    """The pid of a process that has ended and been reaped."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_lock_appears_whole_with_its_holder(ds, monkeypatch):
+    """A writer's lock is never found empty: an empty lock read as a writer that is gone let a
+    second append take it over and lose the first one's games (8 appends at once, seen in CI)."""
+    import pipeline.storage.journal as journal_module
+
+    seen = []
+    real_link = os.link
+
+    def link(source, target):
+        real_link(source, target)
+        seen.append(json.loads(Path(target).read_text()))
+
+    monkeypatch.setattr(journal_module.os, "link", link)
+    journal = Journal(ds)
+    journal.acquire(resume=False)
+    try:
+        assert [holder["pid"] for holder in seen] == [os.getpid()]
+        assert journal.writing()
+    finally:
+        journal.close()
+    assert not (ds / ".war").exists()
+
+
+def test_of_two_writers_that_find_a_gone_writer_s_lock_one_takes_it_over(ds):
+    """Both judged the lock's writer gone; the first removed its lock and took its own; the
+    second's removal must leave that live lock alone."""
+    (ds / ".war").mkdir()
+    (ds / ".war" / "lock").write_text(json.dumps({"pid": _gone_pid(), "host": socket.gethostname(), "token": "x"}))
+    late = Journal(ds)
+    assert not late.writing()
+    first = Journal(ds)
+    first.acquire(resume=False)
+    try:
+        late._remove_lock_of_the_gone()
+        assert Journal(ds).holder()["pid"] == os.getpid() and first._still_mine()
+        assert late.writing()
+    finally:
+        first.close()
+    assert not (ds / ".war").exists()
+
+
+def test_many_writers_at_once_each_hold_the_lock_alone(ds):
+    """Sixteen processes take the lock at once, each adding one to a counter under it (some
+    while a gone writer's lock is still there): every addition lands."""
+    (ds / ".war").mkdir()
+    (ds / ".war" / "lock").write_text(json.dumps({"pid": _gone_pid(), "host": socket.gethostname(), "token": "x"}))
+    counter = ds / "counter"
+    counter.write_text("0")
+    start = time.time() + 2
+    script = ("import sys, time\n"
+              "from pathlib import Path\n"
+              "from pipeline.storage.journal import Journal\n"
+              f"time.sleep(max(0, {start} - time.time()))\n"
+              "j = Journal(Path(sys.argv[1]))\n"
+              "j.acquire(resume=False, wait=120)\n"
+              "c = Path(sys.argv[1]) / 'counter'\n"
+              "n = int(c.read_text())\n"
+              "time.sleep(0.01)\n"
+              "c.write_text(str(n + 1))\n"
+              "j.close()\n")
+    writers = [subprocess.Popen([sys.executable, "-c", script, str(ds)]) for _ in range(16)]
+    try:
+        codes = [w.wait(timeout=300) for w in writers]
+    finally:
+        for w in writers:
+            if w.poll() is None:
+                w.kill()
+                w.wait()
+    assert codes == [0] * 16
+    assert counter.read_text() == "16"
+    assert not (ds / ".war").exists()
+
+
 def test_an_append_waits_for_another_writer_then_gives_up_naming_wait(ds):
     holder = Journal(ds)
     holder.acquire(resume=False)  # a live writer: this process
@@ -552,3 +632,32 @@ def test_a_full_disk_during_query_output_names_the_file(base, tmp_path, monkeypa
         assert os.listdir(mnt) == []
     finally:
         os.system(f"umount {mnt}")
+
+
+def test_a_forked_child_does_not_keep_its_parent_s_lock(ds):
+    """Workers may be forked: once the writer is gone, its lock must read as gone even while a
+    forked child still runs."""
+    journal = Journal(ds)
+    journal.acquire(resume=False)
+    read, write = os.pipe()
+    ready_read, ready_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child (its at-fork hooks have run): says so, then waits until told
+        os.close(write)
+        os.write(ready_write, b"r")
+        os.read(read, 1)
+        os._exit(0)
+    try:
+        os.close(read)
+        os.close(ready_write)
+        assert os.read(ready_read, 1) == b"r"
+        os.close(ready_read)
+        assert journal._held is not None
+        os.close(journal._held)  # the writer lets its flock go (as if it died), the child lives on
+        journal._held = None
+        assert not Journal(ds)._flock_held()
+    finally:
+        os.write(write, b"x")
+        os.close(write)
+        os.waitpid(pid, 0)
+        journal.close()

@@ -9,6 +9,7 @@ whole, and a shard without a record is simply played again, giving the same byte
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -16,6 +17,7 @@ import shlex
 import socket
 import threading
 import time
+import weakref
 from pathlib import Path
 
 from typing import Callable
@@ -45,11 +47,28 @@ def process_alive(pid: int) -> bool:
         return True
 
 
+_holding: "weakref.WeakSet[Journal]" = weakref.WeakSet()  # journals whose lock's flock this process holds
+
+
+def _forget_locks_in_child() -> None:
+    """A forked worker closes its copy of its parent's lock files: the flock then ends with the
+    parent (a worker that outlived a killed parent for a moment would keep the lock held)."""
+    for journal in list(_holding):
+        journal._let_go()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
+
+
 class Journal:
-    """The journal in `root/.war`. On a local or shared file system the lock is a file made with
-    O_EXCL and its holder is alive while its process runs; on an object store, which has neither
-    an exclusive create nor a process to ask about, the lock is an object that its writer rewrites
-    every BEAT seconds, and a holder is alive while its lock is younger than STALE seconds."""
+    """The journal in `root/.war`. On a local or shared file system the lock is a file that
+    appears whole (written under a temporary name, flock-ed, then linked to `lock`, which fails
+    when a lock is there), and its holder is alive while it holds the file's flock, or, for a
+    lock without one, while its process runs; a lock of a writer that is gone is removed only
+    under its own flock, so two writers that find it at once cannot both take over. On an
+    object store, which has neither an exclusive create nor a process to ask about, the lock is
+    an object that its writer rewrites every BEAT seconds, and a holder is alive while its lock
+    is younger than STALE seconds."""
 
     BEAT = 10.0
     STALE = 60.0
@@ -64,6 +83,7 @@ class Journal:
         self._beat: threading.Event | None = None
         self._beater: threading.Thread | None = None
         self._me = b""
+        self._held: int | None = None  # the open lock file whose flock this writer holds
 
     def exists(self) -> bool:
         return self.dir.exists()
@@ -93,7 +113,7 @@ class Journal:
                     continue
                 if not resume and self.has_plan():
                     self.refuse()
-                self.lock.unlink(missing_ok=True)
+                self._remove_lock_of_the_gone()
                 continue
             self.owned = True
             self._me = me
@@ -119,7 +139,7 @@ class Journal:
     def _claim(self, me: bytes) -> bool:
         if not is_remote(self.lock):
             try:
-                fd = os.open(self.lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                return self._link_lock(me)
             except FileExistsError:
                 return False
             except FileNotFoundError:  # the writer that held it removed its journal meanwhile
@@ -128,9 +148,6 @@ class Journal:
                 except FileNotFoundError:
                     raise DatasetError(f"{str(self.root)!r} was removed while waiting for its lock") from None
                 return False
-            with os.fdopen(fd, "wb") as f:
-                f.write(me)
-            return True
         if self.lock.exists():
             return False
         self.lock.put(me)
@@ -139,6 +156,87 @@ class Journal:
             return self.lock.read_bytes() == me
         except OSError:
             return False
+
+    def _link_lock(self, me: bytes) -> bool:
+        """Make the lock whole under a temporary name (a hidden `.NAME.PID.tmp` that `sweep`
+        removes after a kill), take its flock, and link it to `lock`: a reader never finds a lock
+        without its holder. A file system without links gets the lock by O_EXCL, then written."""
+        temporary = self.dir / f".lock-{secrets.token_hex(4)}.{os.getpid()}.tmp"
+        fd = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o644)
+        try:
+            os.write(fd, me)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                os.link(temporary, self.lock)
+            except (FileExistsError, FileNotFoundError):
+                raise
+            except OSError:  # no hard links here
+                os.close(fd)
+                fd = -1
+                return self._create_lock(me)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            raise
+        finally:
+            temporary.unlink(missing_ok=True)
+        self._held = fd
+        _holding.add(self)
+        return True
+
+    def _create_lock(self, me: bytes) -> bool:
+        fd = os.open(self.lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(me)
+        return True
+
+    def _let_go(self) -> None:
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
+        _holding.discard(self)
+
+    def _flock_held(self) -> bool:
+        """Whether a live process holds the lock file's flock (a writer dead or gone holds none)."""
+        try:
+            fd = os.open(self.lock, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        return False
+
+    def _remove_lock_of_the_gone(self) -> None:
+        """Remove the lock of a writer that is gone, holding the lock file's own flock while it
+        checks that `lock` is still that file: of two writers that judged it gone at once, one
+        removes it, and the other finds a live lock (or none) and looks again."""
+        if is_remote(self.lock):
+            self.lock.unlink(missing_ok=True)
+            return
+        try:
+            fd = os.open(self.lock, os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # a live writer holds it now
+            except OSError:
+                pass  # no flock here: removed as before
+            opened, now = os.fstat(fd), os.stat(self.lock)
+            if (opened.st_ino, opened.st_dev) == (now.st_ino, now.st_dev):
+                self.lock.unlink(missing_ok=True)
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(fd)
 
     def _still_mine(self) -> bool:
         try:
@@ -172,6 +270,8 @@ class Journal:
 
     def _alive(self, holder: dict | None) -> bool:
         """Whether the writer that holds the lock still runs, as far as can be told from here."""
+        if not is_remote(self.lock) and self._flock_held():
+            return True
         if holder is None:
             return False
         if holder.get("host") == socket.gethostname():
@@ -313,6 +413,7 @@ class Journal:
             self.lock.unlink(missing_ok=True)
             self._remove_folder()
             self.owned = False
+        self._let_go()
 
     def _remove_folder(self) -> None:
         if is_remote(self.dir):
@@ -340,6 +441,7 @@ class Journal:
             if self._still_mine():
                 self.lock.unlink(missing_ok=True)
             self.owned = False
+        self._let_go()
 
 
 DEFAULT_SHARD_SIZE = 2000  # games a shard when a run does not say (`war generate --shard-size`)

@@ -67,17 +67,21 @@ def query(
         _write(columns, fmt.value, output, None, True)
         return
     if output is None or fmt is OutputFormat.table:
-        result = war.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
-        _write(result, fmt.value, output, limit, all_rows)
+        _write(_open(dataset, sql, name, params, allow_read), fmt.value, output, limit, all_rows)
         return
     with rows_counter(f"writing {output}:", quiet) as tick:  # from the start: setting up the views takes time too
-        result = war.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
-        _write(result, fmt.value, output, limit, all_rows, tick)
+        _write(_open(dataset, sql, name, params, allow_read), fmt.value, output, limit, all_rows, tick)
+
+
+def _open(dataset, sql, name, params, allow_read):
+    """The query, opened, with what its reader should know said first (a log the dataset lacks)."""
+    result = war.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
+    if result.note:
+        say_error(f"warning: {result.note}")
+    return result
 
 
 def _write(result, fmt: str, output, limit, all_rows, progress=None) -> None:
-    if getattr(result, "note", None):
-        say_error(f"warning: {result.note}")
     try:
         war.write_result(result, fmt, output, limit=limit, all_rows=all_rows, progress=progress)
     except BrokenPipeError:  # `| head`: the reader has seen enough, as with any shell tool

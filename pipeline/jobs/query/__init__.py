@@ -13,7 +13,7 @@
 from .answer import describe, needs_events, open_query, run
 from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir
 from .safety import check_sql, check_statement, parse_statements
-from .reads import EVENT_VIEWS, reads_event_views, reads_log, tables_named
+from .reads import EVENT_VIEWS, log_views_read, reads_event_views, reads_log, tables_named
 from .session import Session, connect, events_sql, schema_session
 from .stream import BATCH_ROWS, Result
 
@@ -21,6 +21,6 @@ __all__ = [
     "run", "open_query", "describe", "needs_events",
     "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
     "check_sql", "check_statement", "parse_statements",
-    "EVENT_VIEWS", "reads_event_views", "reads_log", "tables_named", "Session", "connect", "events_sql", "schema_session",
+    "EVENT_VIEWS", "log_views_read", "reads_event_views", "reads_log", "tables_named", "Session", "connect", "events_sql", "schema_session",
     "BATCH_ROWS", "Result",
 ]

@@ -13,7 +13,7 @@ import pyarrow as pa
 from ...errors import QueryError
 from .registry import named_query
 from .safety import ST, check_sql, parse_statements, sql_error, statement_type
-from .reads import reads_event_views, reads_log
+from .reads import EVENT_VIEW_NAMES, log_views_read, reads_event_views
 from .session import Session, connect, schema_session
 from .stream import Result
 
@@ -48,7 +48,8 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     instead of a session of its own, so a server pays the views' set-up once. Close the Result
     when done."""
     sql, bound = _prepare(sql, name, params)
-    events = reads_event_views(sql)
+    log_views = log_views_read(sql)
+    events = bool(log_views & EVENT_VIEW_NAMES)
     if session is not None:
         if events and not session.events:
             raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
@@ -59,7 +60,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
     except duckdb.CatalogException as err:
         session.close()
-        if session.no_events and reads_log(sql):  # the log it does not store
+        if session.no_events and log_views:  # the log it does not store
             raise QueryError(session.no_events) from None
         raise sql_error(err) from None
     except duckdb.Error as err:
@@ -72,8 +73,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         session.close()
         raise QueryError("the statement returns no result")
     explain = statement_type(parse_statements(sql)[0]) == ST.EXPLAIN
-    note = session.partial_log if reads_log(sql) else None
-    return Result(session, relation, explain, note)
+    return Result(session, relation, explain, session.partial_log if log_views else None)
 
 
 def describe(root, sql: str | None = None, name: str | None = None,

@@ -65,15 +65,22 @@ def tables_named(sql: str) -> frozenset[str] | None:
     return named or None
 
 
+def log_views_read(sql: str) -> frozenset[str]:
+    """The views of the event log `sql` reads: of EVENT_VIEW_NAMES and `event_rows` (by the
+    parse tree; by the patterns, which name no view, EVENT_VIEW_NAMES or `event_rows` whole).
+    One parse answers both questions below."""
+    named = tables_named(sql)
+    if named is not None:
+        return named & (EVENT_VIEW_NAMES | {"event_rows"})
+    return (EVENT_VIEW_NAMES if EVENT_VIEWS.search(sql) else frozenset()) | \
+        (frozenset({"event_rows"}) if EVENT_ROWS.search(sql) else frozenset())
+
+
 def reads_event_views(sql: str) -> bool:
     """Whether `sql` reads the decoded event views (events, battles, and their parts)."""
-    named = tables_named(sql)
-    return bool(EVENT_VIEWS.search(sql)) if named is None else bool(named & EVENT_VIEW_NAMES)
+    return bool(log_views_read(sql) & EVENT_VIEW_NAMES)
 
 
 def reads_log(sql: str) -> bool:
     """Whether `sql` reads the event log at all: the event views or `event_rows`."""
-    named = tables_named(sql)
-    if named is None:
-        return bool(EVENT_VIEWS.search(sql) or EVENT_ROWS.search(sql))
-    return bool(named & (EVENT_VIEW_NAMES | {"event_rows"}))
+    return bool(log_views_read(sql))

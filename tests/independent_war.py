@@ -192,21 +192,22 @@ class _Game:
 
     # -- the game ------------------------------------------------------------------------------
     def run(self) -> dict:
-        seen: set = set()
+        seen: dict = {}  # each position and the battles played before it
+        cycle_length = None
         check_cycles = self.pickup in ("table_order", "winner_first", "natural", "sorted")
         outcome, winner = None, None
         while True:
             if self.battles == self.max_battles:
                 outcome = "capped"
                 break
-            if check_cycles:
-                pos = tuple(tuple(pl) for pl in self.pile)
+            if check_cycles:  # a position is its ranks: suits never decide a game
+                pos = tuple(tuple(self.rank(c) for c in pl) for pl in self.pile)
                 if self.wars_to_win is not None:
                     pos = (pos, tuple(self.war_wins))
                 if pos in seen:
-                    outcome = "cycle"
+                    outcome, cycle_length = "cycle", self.battles - seen[pos]
                     break
-                seen.add(pos)
+                seen[pos] = self.battles
             w = self.battle()
             self.battles += 1
             if (self.wars_to_win is not None and w is not None
@@ -231,6 +232,7 @@ class _Game:
             "max_war_depth": self.max_depth,
             "war_wins": list(self.war_wins),
             "final_cards": [self.holding(p) for p in range(self.n)],
+            "cycle_length": cycle_length,
         }
 
 

@@ -5,6 +5,7 @@ which read, validate and take appends in their own version."""
 
 from __future__ import annotations
 
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -43,24 +44,28 @@ def rank_positions(root: Path, game_id: int) -> tuple[list, int, int]:
 
 
 def test_games_share_a_cycle_key_exactly_when_they_loop_through_the_same_positions(looping):
-    """Worked out from each cycle game's replay: the positions from the first of the repeated
-    pair on are its cycle; two games have one key when their cycles hold the same positions by
-    ranks, and different keys otherwise."""
+    """Worked out from each cycle game's replay (the ledger's piles, a brute force apart from the
+    engine): the game stops at its first repeated position by ranks, its cycle_length the
+    battles since that position came before, though the cards (suits) have not come back in
+    some; two games have one key when their cycles hold the same positions by ranks, and
+    different keys otherwise."""
     rows = run(looping, sql="SELECT game_id, cycle_key, cycle_length, outcome FROM games ORDER BY game_id").to_pylist()
     assert all((r["cycle_key"] is None) == (r["outcome"] != "cycle") for r in rows)
     cycles = [r for r in rows if r["outcome"] == "cycle"]
     assert len(cycles) > 1000
     by_key: dict[int, set] = defaultdict(set)
     by_cycle: dict[frozenset, set] = defaultdict(set)
+    suits_differ = 0
     for r in cycles:
         cards, ranks, record = rank_positions(looping, r["game_id"])
         n, length = record["battles"], r["cycle_length"]
-        assert cards[n] == cards[n - length] and len(set(cards[n - length:n])) == length
+        assert ranks[n] == ranks[n - length] and len(set(ranks[:n])) == n
+        suits_differ += cards[n] != cards[n - length]
         cycle = frozenset(ranks[n - length:n])
         by_key[r["cycle_key"]].add(cycle)
         by_cycle[cycle].add(r["cycle_key"])
     assert all(len(c) == 1 for c in by_key.values()) and all(len(k) == 1 for k in by_cycle.values())
-    assert 1 < len(by_key) < len(cycles)
+    assert 1 < len(by_key) < len(cycles) and suits_differ > 0
     periods = run(looping, name="cycle_periods").to_pylist()
     assert sum(p["cycles"] for p in periods) == len(by_key)
     listed = run(looping, name="cycles", params={"limit": "1000"}).to_pylist()
@@ -132,3 +137,30 @@ def test_a_version_4_dataset_takes_an_append_in_its_own_version(old_dataset):
     new = old_dataset.parent / "new"
     generate(new, [Plan(build_rules("classic"), 5)])
     assert {"cards_laid", "cycle_key"} <= set(pq.read_schema(next((new / "games").rglob("*.parquet"))).names)
+
+
+ENGINE_1 = Path(__file__).parent / "fixtures" / "dataset-engine-1"
+
+
+def test_games_an_older_engine_ended_later_are_named_with_the_reason(tmp_path):
+    """Engine version 1 compared positions card for card (fixtures/README.md): validation finds
+    its cycling games that repeat their ranks earlier, and says in one line why they differ; the
+    games that do not cycle, and those whose cards came back with their ranks, are good. An
+    append by this war keeps that rule set's engine version and adds rule sets of its own."""
+    root = tmp_path / "old"
+    shutil.copytree(ENGINE_1, root)
+    report = validate(root)
+    rows = run(root, sql="SELECT game_id, outcome FROM games").to_pylist()
+    bad = {p.game_id for p in report.problems if p.game_id is not None}
+    assert bad and bad <= {r["game_id"] for r in rows if r["outcome"] == "cycle"}
+    notes = [str(p) for p in report.problems if "engine version 1" in str(p)]
+    assert len(notes) == 1 and f"{len(bad)} games of it differ" in notes[0]
+    assert report.good == len(rows) - len(bad)
+    generate(root, [Plan(build_rules("classic", {"ranks": "4", "suits": "2", "pickup": "natural"}), 20)],
+             append=True, shard_size=20)
+    manifest = Dataset.open(root).manifest
+    assert manifest.engine_version != "1"
+    assert [e.engine_version for e in manifest.rule_sets] == ["1", None]
+    again = validate(root)
+    assert {p.game_id for p in again.problems if p.game_id is not None} == bad
+    assert again.good == report.good + 20

@@ -20,7 +20,7 @@ from pipeline.model.rng import game_seed  # noqa: E402
 from pipeline.model.rules import build_rules  # noqa: E402
 
 MASTER_SEED = 2024
-FIELDS = ("outcome", "winner", "battles", "wars", "max_war_depth", "war_wins", "final_cards")
+FIELDS = ("outcome", "winner", "battles", "wars", "max_war_depth", "war_wins", "final_cards", "cycle_length")
 
 # (variant, options, games)
 GRID = [
@@ -66,6 +66,11 @@ GRID = [
     ("multiplayer", {"players": 4, "pickup": "natural", "shortfall": "lose"}, 150),
     ("multiplayer", {"players": 3, "pickup": "sorted", "shortfall": "lose", "jokers": 2}, 150),
     ("razboi", {"pickup": "natural", "players": 3}, 150),
+    # small decks, where most games cycle: a position is its ranks (2.6), so the period is the
+    # ranks' (24 battles for four suits of four ranks, not the 72 of the cards)
+    ("classic", {"ranks": 4, "suits": 4, "pickup": "natural", "war_down": 0}, 300),
+    ("classic", {"ranks": 3, "suits": 4, "pickup": "table_order", "war_down": 1}, 300),
+    ("multiplayer", {"players": 3, "ranks": 4, "suits": 3, "pickup": "winner_first"}, 300),
 ]
 
 

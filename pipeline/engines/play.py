@@ -107,7 +107,7 @@ class Game:
             self.seen[key] = battle
             return False
         self.summary.outcome, self.summary.cycle_length = "cycle", battle - first
-        self.summary.cycle_key = cycle_key(self.seen, first, self.rank, bool(self.wars_to_win))
+        self.summary.cycle_key = cycle_key(self.seen, first, bool(self.wars_to_win))
         return True
 
     def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:

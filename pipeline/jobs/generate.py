@@ -22,7 +22,7 @@ from ..model.all_deals import AllDeals, check_enumerable
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.rules import check_name
 from ..model.schema import (
-    GAME_ID_STRIDE, RULES_ID_VERSION, SCHEMA_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry,
+    ENGINE_VERSION, GAME_ID_STRIDE, RULES_ID_VERSION, SCHEMA_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry,
 )
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
@@ -353,7 +353,10 @@ def _appended_to(root, plans: list[Plan], seed: int | None):
     check_names(plans, existing.rule_sets)
     first_part = 1 + max((int(f.path.rsplit("part-", 1)[1].split(".")[0]) for f in existing.files
                           if "part-" in f.path), default=-1)
-    return seed, existing.rule_sets, existing.files, first_part, existing.schema_version
+    # the new manifest names this war's engine: each kept rule set keeps the one that played it
+    kept = [e if e.engine_version or existing.engine_version == ENGINE_VERSION
+            else e.model_copy(update={"engine_version": existing.engine_version}) for e in existing.rule_sets]
+    return seed, kept, existing.files, first_part, existing.schema_version
 
 
 def _generate(target, journal: Journal, plans, seed, workers, shard_size, progress, resume,

@@ -28,7 +28,8 @@ from ..log.tables import EVENT_SCHEMA, as_version, differing_columns, game_recor
 from ..model.all_deals import AllDeals, enumerated_deal
 from ..model.deal import Deal, check_deal
 from ..model.rng import game_seed
-from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
+from ..model.schema import ENGINE_VERSION, GAME_ID_STRIDE, RuleSetEntry
+from ..model.words import plural
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.files import read_parquet_batches, read_whole_parquet
 from ..storage.location import is_remote
@@ -174,7 +175,27 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
         digests.update(part.digests)
     resolve_checksums(ds, report, digests)
     report.problems.extend(shard_problems)
+    report.problems += older_engine_notes(ds.manifest, shard_problems)
     return report
+
+
+def older_engine_notes(manifest, problems: list[Problem]) -> list[Problem]:
+    """Why games of a rule set played by engine version 1 differ: it compared positions card for
+    card, and today's engine by ranks (docs/rules.md 2.6), so its games that cycle end earlier
+    here; every other game is the same. One line a rule set whose games differ."""
+    notes = []
+    for entry in manifest.rule_sets:
+        if (entry.engine_version or manifest.engine_version) != "1":
+            continue
+        base = entry.ordinal * GAME_ID_STRIDE
+        bad = {p.game_id for p in problems if p.game_id is not None and base <= p.game_id < base + GAME_ID_STRIDE}
+        if bad:
+            notes.append(Problem(MANIFEST, None, None, (
+                f"rule set {entry.ordinal} ({entry.label}) was played by engine version 1, which compared "
+                f"positions card for card; this war's engine (version {ENGINE_VERSION}) compares them by "
+                f"ranks, suits never deciding a game, so a game that cycles ends earlier: "
+                f"{plural(len(bad), 'game')} of it differ; generate the rule set again with this war")))
+    return notes
 
 
 def check_shard(task: ShardCheck, progress=None) -> Report:

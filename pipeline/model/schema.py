@@ -33,7 +33,9 @@ SCHEMA_VERSION = 5
 # and appended to in its own version, its games files without the columns of later versions.
 READ_VERSIONS = (4, 5)
 GAME_COLUMNS_SINCE = {5: ("cards_laid", "cycle_key")}
-ENGINE_VERSION = "1"
+# 2: positions are compared by ranks (docs/rules.md 2.6), so a game that cycles ends at the first
+# repeat of its ranks; every other game is as engine 1 played it.
+ENGINE_VERSION = "2"
 
 # The ranges of the numbers a rule set and a manifest may hold: what the files can store (card
 # codes are int16, battles and counts int32, game ids int64), so that a number from a rule file
@@ -274,6 +276,9 @@ class RuleSetEntry(BaseModel):
                                                                   "table, or the games table alone.")
     name: str | None = Field(None, description="The name the user gave the rule set (`war generate --name`, or "
                                                "`name` in a rule file); not part of the rules nor of `rules_id`.")
+    engine_version: str | None = Field(None, description="The engine that played this rule set's games where it "
+                                                         "is not the manifest's (a rule set kept by an append of "
+                                                         "a newer war).")
 
     @property
     def label(self) -> str:

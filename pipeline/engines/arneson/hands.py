@@ -52,7 +52,7 @@ class Arneson(NamedTuple):
     policy_rng: np.ndarray      # uint64 [2, 4]: each seat's policy generator
     hands: np.ndarray           # int32 [2, HAND_SIZE]: each seat's hand, sorted by card code
     hand_size: np.ndarray       # int64 [2]
-    stored_hands: np.ndarray    # int32 [positions, 2 * HAND_SIZE]: the hands of each stored position, -1 past the end
+    stored_hands: np.ndarray    # int32 [positions, 2 * HAND_SIZE]: the hands of each stored position as ranks, -1 past the end
     state: np.ndarray           # int64 [1]: the table's size
 
 

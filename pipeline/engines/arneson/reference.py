@@ -49,9 +49,11 @@ class ArnesonGame(Game):
         return len(self.piles[seat]) + len(self.won[seat]) + len(self.hands[seat])
 
     def position(self) -> tuple:
-        """Every pile in order, every hand, and the war wins under wars:N (ruling 7); only when
-        no seat's choices are random."""
-        return (tuple(map(tuple, self.piles)), tuple(tuple(sorted(h)) for h in self.hands),
+        """Every pile in order and every hand as ranks, and the war wins under wars:N (ruling 7);
+        only when no seat's choices are random."""
+        rank = self.rank
+        return (tuple(tuple(rank[c] for c in pile) for pile in self.piles),
+                tuple(tuple(sorted(rank[c] for c in h)) for h in self.hands),
                 tuple(self.summary.war_wins) if self.wars_to_win else ())
 
     def battles(self) -> int:

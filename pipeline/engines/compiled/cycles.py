@@ -1,10 +1,12 @@
 """Cycle detection (fixed pickup orders only): before each battle the position is looked up among
 the game's earlier ones, so that a cycle is found exactly when the reference finds it.
 
-A position is every seat's pile (and its war wins when a number of them wins). Its 64-bit hash
-comes from per-pile hashes (state.PILE_BASE) kept up to date move by move (moves.py), so it
+A position is every seat's pile as ranks (and its hand, and its war wins when a number of them
+wins): suits never decide a game, so two positions that differ only by suits play alike, and the
+game loops from the first time its ranks come back (docs/rules.md 2.6). Its 64-bit hash comes
+from per-pile hashes of ranks (state.PILE_BASE) kept up to date move by move (moves.py), so it
 costs O(players); positions live in an open-addressing table of their hashes (state.Positions),
-and a hash hit is compared card for card against the stored position before it counts.
+and a hash hit is compared rank for rank against the stored position before it counts.
 
 Most games never look: loop.play_games plays a game without positions first, and again with
 them only when it lasts (Workspace.watch; docs/decisions.md says why that finds the same cycles).
@@ -52,7 +54,7 @@ def position_hash(rules, seats, positions, hands):
         if hands is not None:  # pruned before typing where seats hold no hand
             h = _fold(h, hands.hand_size[s])
             for i in range(hands.hand_size[s]):
-                h = _fold(h, hands.hands[s, i])
+                h = _fold(h, rules.card_rank[hands.hands[s, i]])
     if rules.wars_to_win > 0:
         for s in range(rules.players):
             h = _fold(h, seats.war_wins[s])
@@ -61,8 +63,9 @@ def position_hash(rules, seats, positions, hands):
 
 @borrowing
 def is_current_position(number, rules, seats, positions, hands):
-    """Whether stored position `number` is the current one: every pile card for card, every
-    hand where seats hold hands, and the war wins under wars:N."""
+    """Whether stored position `number` is the current one: every pile rank for rank (the
+    streams hold ranks), every hand's ranks (kept in code order, so in rank order) where seats
+    hold hands, and the war wins under wars:N."""
     players = rules.players
     stream = positions.stream
     for s in range(players):
@@ -77,8 +80,8 @@ def is_current_position(number, rules, seats, positions, hands):
         if hands is not None:
             width = hands.hands.shape[1]
             for i in range(width):
-                card = hands.hands[s, i] if i < hands.hand_size[s] else -1
-                if hands.stored_hands[number, s * width + i] != card:
+                rank = rules.card_rank[hands.hands[s, i]] if i < hands.hand_size[s] else -1
+                if hands.stored_hands[number, s * width + i] != rank:
                     return False
     if rules.wars_to_win > 0:
         for s in range(players):
@@ -100,7 +103,7 @@ def position_key(number, rules, positions, hands):
         start = positions.start[number * players + s]
         h = _fold(h, size)
         for i in range(size):
-            h = _fold(h, rules.card_rank[stream[s, start + i]] + 1)
+            h = _fold(h, stream[s, start + i] + 1)
         if hands is not None:
             width = hands.hands.shape[1]
             held = 0
@@ -109,7 +112,7 @@ def position_key(number, rules, positions, hands):
                     held += 1
             h = _fold(h, held)
             for i in range(held):
-                h = _fold(h, rules.card_rank[hands.stored_hands[number, s * width + i]] + 1)
+                h = _fold(h, hands.stored_hands[number, s * width + i] + 1)
     if rules.wars_to_win > 0:
         for s in range(players):
             h = _fold(h, positions.war_wins[number * players + s])
@@ -158,7 +161,8 @@ def earlier_position(rules, seats, positions, stored, attempt, hands, tally):
         if hands is not None:
             width = hands.hands.shape[1]
             for i in range(width):
-                hands.stored_hands[stored, s * width + i] = hands.hands[s, i] if i < hands.hand_size[s] else -1
+                hands.stored_hands[stored, s * width + i] = \
+                    rules.card_rank[hands.hands[s, i]] if i < hands.hand_size[s] else -1
     if rules.wars_to_win > 0:
         for s in range(players):
             positions.war_wins[stored * players + s] = seats.war_wins[s]

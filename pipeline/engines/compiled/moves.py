@@ -80,24 +80,27 @@ def take_top(s, rules, seats, positions):
 
 @borrowing
 def follow_top(s, card, rules, positions):
-    """`card` was taken from the top of seat s's pile: its hash and stream follow."""
+    """`card` was taken from the top of seat s's pile: its hash and stream follow (by rank)."""
     if positions is None:
         return
     if rules.detect_cycles:
-        positions.pile_hash[s] = (positions.pile_hash[s] - np.uint64(card + 1)) * PILE_BASE_INVERSE
+        positions.pile_hash[s] = (positions.pile_hash[s] - np.uint64(rules.card_rank[card] + 1)) * PILE_BASE_INVERSE
         positions.stream_start[s] += 1
 
 
 @borrowing
-def follow_under(s, cards, count, old_size, positions):
-    """cards[:count] were put under seat s's pile of old_size cards: its hash and stream follow."""
+def follow_under(s, cards, count, old_size, rules, positions):
+    """cards[:count] were put under seat s's pile of old_size cards: its hash and stream follow,
+    by rank (a position is its ranks, docs/rules.md 2.6)."""
     if positions is None:
         return
     h = positions.pile_hash[s]
     end = positions.stream_end[s]
+    card_rank = rules.card_rank
     for i in range(count):
-        h += np.uint64(cards[i] + 1) * positions.hash_powers[old_size + i]
-        positions.stream[s, end + i] = cards[i]
+        rank = card_rank[cards[i]]
+        h += np.uint64(rank + 1) * positions.hash_powers[old_size + i]
+        positions.stream[s, end + i] = rank
     positions.pile_hash[s] = h
     positions.stream_end[s] = end + count
 
@@ -111,7 +114,7 @@ def put_under(s, cards, count, rules, seats, positions):
     for i in range(count):
         seats.pile[s, (head + size + i) & mask] = cards[i]
     if rules.detect_cycles:
-        follow_under(s, cards, count, size, positions)
+        follow_under(s, cards, count, size, rules, positions)
     seats.pile_size[s] = size + count
 
 
@@ -124,7 +127,7 @@ def start_pile(s, cards, size, rules, positions):
     positions.stream_start[s] = 0
     positions.stream_end[s] = 0
     if rules.detect_cycles:
-        follow_under(s, cards, size, ZERO, positions)
+        follow_under(s, cards, size, ZERO, rules, positions)
 
 
 @borrowing

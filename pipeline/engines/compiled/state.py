@@ -17,8 +17,8 @@ import numpy as np
 from .layout import EVENT_COLUMNS, SUMMARY_COLUMNS
 from .jit import njit
 
-# A pile's hash (Positions.pile_hash) is sum((card + 1) * PILE_BASE**i) mod 2**64 over its cards top
-# first, PILE_BASE odd so that taking the top card is a subtraction and a multiplication by its inverse.
+# A pile's hash (Positions.pile_hash) is sum((rank + 1) * PILE_BASE**i) mod 2**64 over its cards top
+# first (a position is its ranks: suits never decide a game), PILE_BASE odd so that taking the top card is a subtraction and a multiplication by its inverse.
 PILE_BASE = np.uint64(0x9E3779B97F4A7C15)
 PILE_BASE_INVERSE = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
 
@@ -92,10 +92,10 @@ ZERO = np.int64(0)
 class Positions(NamedTuple):
     """Every position of the game so far, for cycle detection (see cycles.py).
 
-    Every card ever put in a seat's pile is kept in order in the seat's stream, of which the
-    pile is stream[s, stream_start[s]:stream_end[s]]: a position is then stored as each seat's
-    (stream_start, pile size), and compared card for card. pile_hash[s] is seat s's pile's
-    hash, kept up to date move by move."""
+    The rank of every card ever put in a seat's pile is kept in order in the seat's stream, of
+    which the pile is stream[s, stream_start[s]:stream_end[s]]: a position is then stored as each
+    seat's (stream_start, pile size), and compared rank for rank (docs/rules.md 2.6: suits never
+    decide a game). pile_hash[s] is seat s's pile's hash, kept up to date move by move."""
 
     pile_hash: np.ndarray       # uint64 [players]
     hash_powers: np.ndarray     # uint64 [deck_size + 1]: PILE_BASE**i

@@ -47,8 +47,9 @@ class TableGame(Game):
             self.seen = {}
 
     def position(self) -> tuple:
-        """Every pile in order, and the war wins under wars:N (ruling 7)."""
-        return (tuple(map(tuple, self.piles)),
+        """Every pile in order as ranks, and the war wins under wars:N (2.6, ruling 7)."""
+        rank = self.rank
+        return (tuple(tuple(rank[c] for c in pile) for pile in self.piles),
                 tuple(self.summary.war_wins) if self.wars_to_win else ())
 
     def battles(self) -> int:

@@ -14,24 +14,52 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from ..errors import QueryError
+from ..errors import DatasetError, QueryError
 from ..model.deal import Deal
 from ..model.schema import GAME_ID_STRIDE, Manifest
 from ..storage.dataset import Dataset
 from .generate import DEFAULT_SHARD_SIZE, Plan, generate
 
 
-def chosen_games(source, where: str) -> list[int]:
-    """The game ids of the source's games the WHERE chooses, in order."""
+def one_condition(where: str) -> str:
+    """`where` as one SQL expression, written back from DuckDB's parse of it: a text that is not
+    exactly one expression (one that closes the bracket it is put in, adds a UNION, holds two
+    statements or an ORDER BY) is refused, so the query that chooses games is always a plain
+    SELECT of the games view."""
     if not where or not where.strip():
         raise QueryError("`where` must choose games: a condition over the games view, such as battles > 500",
                          params=("where",))
+    import duckdb  # lazy: DuckDB costs every `war generate` 0.1 s to import
+
+    try:
+        return str(duckdb.SQLExpression(where))
+    except (duckdb.Error, ValueError) as err:
+        reason = " ".join(str(err).split()).replace("Parser Error: ", "").replace("Invalid Input Error: ", "")
+        raise QueryError(f"`where` must be one condition over the games view, such as battles > 500: "
+                         f"{reason}", params=("where",)) from None
+
+
+def chosen_games(source, where: str) -> list[int]:
+    """The game ids of the source's games the WHERE chooses, in order."""
+    condition = one_condition(where)
     from .query import run  # lazy: DuckDB and the views cost every `war generate` 0.1 s to import
 
-    ids = run(source, sql=f"SELECT game_id FROM games WHERE ({where}) ORDER BY game_id").column(0).to_pylist()
+    ids = run(source, sql=f"SELECT game_id FROM games WHERE ({condition}) ORDER BY game_id").column(0).to_pylist()
     if not ids:
         raise QueryError(f"no game of {str(source)!r} matches `where` {where!r}", params=("where",))
     return ids
+
+
+def _check_chosen(ds: Dataset, ids: list[int]) -> None:
+    """Each chosen id a distinct game of the source's manifest (the games view is its files, which
+    validation holds to the manifest; a damaged one is refused here, not played)."""
+    games = {e.ordinal: e.games for e in ds.manifest.rule_sets}
+    for before, gid in zip([None] + ids, ids):
+        ordinal, index = divmod(gid, GAME_ID_STRIDE) if gid is not None and gid >= 0 else (None, None)
+        if gid is None or gid == before or index >= games.get(ordinal, 0):
+            what = "twice" if gid is not None and gid == before else "not one of its manifest's games"
+            raise DatasetError(f"{str(ds.root)!r}: the games view gives game {gid} {what}: "
+                               f"run war validate {str(ds.root)!r}")
 
 
 def materialize_plans(source, where: str) -> tuple[list[Plan], int]:
@@ -39,7 +67,9 @@ def materialize_plans(source, where: str) -> tuple[list[Plan], int]:
     master seed."""
     ds = Dataset.open(source)
     by_set: dict[int, list[int]] = defaultdict(list)
-    for gid in chosen_games(source, where):
+    ids = chosen_games(source, where)
+    _check_chosen(ds, ids)
+    for gid in ids:
         by_set[gid // GAME_ID_STRIDE].append(gid)
     plans = []
     for ordinal, ids in sorted(by_set.items()):

@@ -8,7 +8,8 @@ shard is played a batch at a time"). A shard's tables do not depend on the batch
 
 from __future__ import annotations
 
-from ..engines.choice import ENGINES, compiled_engine
+from ..engines.choice import ENGINES, compiled_engine, open_duel_plays
+from ..engines.table import open_duel
 from ..engines.compiled.state import Workspace
 from ..engines.families import family_of
 from ..model.all_deals import deal_kind
@@ -21,6 +22,7 @@ from .invariants import cards_balance
 WORKSPACE = Workspace()
 
 BATCH_EVENTS = 1 << 17  # events a batch: some 4 MB, which fits a core's share of the cache
+OPEN_DUEL_BATCH = 1 << 14  # games a batch of the open-play engine, which logs no events: 2 MB of rows
 
 
 def batch_games(rules: RuleSet, workspace: Workspace | None = None) -> int:
@@ -48,6 +50,11 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
     if engine is None:
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     shard = ShardBuilder(rules, ordinal, start, stop, policies, deal_kind(deals), rules_id, events)
+    if not check_balance and open_duel_plays(rules, deals, policies, seeds, events):
+        for first in range(start, stop, OPEN_DUEL_BATCH):
+            last = min(first + OPEN_DUEL_BATCH, stop)
+            shard.add(open_duel.play_arrays(rules, seed, first, last, enumerated=deals is not None)[0])
+        return (*shard.tables(), None)
     balanced = True if check_balance else None
     deck = deck_of(rules).size if check_balance else 0
     first = start

@@ -4,9 +4,9 @@
 --   that end (numerator over denominator) and a decimal share, with the exact mean length of the
 --   games that end (mean_numerator / denominator, and as a decimal) on every row.
 WITH grouped AS (
-    SELECT variant, rules_id, battles, count(*) AS numerator
-    FROM games
-    WHERE deal = 'all' AND outcome IN ('win', 'draw')
+    SELECT variant, rules_id, battles, CAST(sum(games) AS BIGINT) AS numerator
+    FROM counts
+    WHERE outcome IN ('win', 'draw')
     GROUP BY variant, rules_id, battles
 ),
 totalled AS (

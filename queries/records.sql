@@ -1,27 +1,40 @@
--- answers: Which deals give the longest games that end (the records)? Per variant and rule set
---   that plays every deal (`--all-deals`), the `limit` longest games that end in a win or a
---   draw (ties broken by deal_index), with their deal: deal_index and each seat's pile, card
---   codes top first (card_label turns a code into a label).
--- param: limit INTEGER = 10 -- how many records to list per rule set
--- (The limit-th longest length of each rule set first, then a rank of only the games that long
--- or longer: a window over every game would sort them all, 479 million of a 12-card deck.)
-WITH thresholds AS (
-    SELECT variant, rules_id, list_min(max(battles, greatest($limit, 1))) AS shortest
-    FROM games
-    WHERE deal = 'all' AND outcome IN ('win', 'draw')
-    GROUP BY variant, rules_id
+-- answers: Which deals give the longest games that end (the records), by battles and by cards
+--   laid? Per variant and rule set that plays every deal (`--all-deals`), the `limit` longest
+--   games that end in a win or a draw by each measure the literature ranks records by: battles
+--   (tricks: a battle with its wars counts once), and cards laid (cards turned; cards_a_player
+--   = cards_laid / players). Each row is a length (battles and cards laid) with how many deals
+--   give it and the first of them (deal_index), dealt (piles: each seat's pile, card codes top
+--   first; card_label turns a code into a label); `war replay` replays a deal of a rule set
+--   stored a row a deal as its game. The exact mean of each measure over the games that end is
+--   in exact_length and exact_cards_laid.
+-- param: limit INTEGER = 10 -- how many records to list per rule set and measure
+WITH checked AS (
+    SELECT CASE WHEN $limit >= 0 THEN $limit
+                ELSE error('parameter limit must be at least 0, got ' || CAST($limit AS VARCHAR))
+           END AS most
+),
+ended AS (
+    SELECT variant, rules_id, min(ordinal) AS ordinal, battles, cards_laid, CAST(sum(games) AS BIGINT) AS deals,
+           min(first_deal) AS deal_index
+    FROM counts
+    WHERE outcome IN ('win', 'draw')
+    GROUP BY variant, rules_id, battles, cards_laid
 ),
 ranked AS (
-    SELECT
-        row_number() OVER (PARTITION BY g.variant, g.rules_id ORDER BY g.battles DESC, g.deal_index) AS rank,
-        g.variant, g.rules_id, g.game_id, g.deal_index, g.battles, g.outcome, g.winner
-    FROM games g JOIN thresholds t ON g.variant = t.variant AND g.rules_id = t.rules_id
-    WHERE g.deal = 'all' AND g.outcome IN ('win', 'draw') AND g.battles >= t.shortest
-    QUALIFY rank <= CASE WHEN $limit >= 0 THEN $limit
-                         ELSE error('parameter limit must be at least 0, got ' || CAST($limit AS VARCHAR))
-                    END
+    SELECT 'battles' AS measure,
+           row_number() OVER (PARTITION BY variant, rules_id ORDER BY battles DESC, cards_laid DESC, deal_index) AS rank,
+           *
+    FROM ended
+    UNION ALL
+    SELECT 'cards_laid' AS measure,
+           row_number() OVER (PARTITION BY variant, rules_id ORDER BY cards_laid DESC, battles DESC, deal_index) AS rank,
+           *
+    FROM ended
 )
--- the deals of the records alone, not of every game (war_deal_piles is what the view's piles calls)
-SELECT *, war_deal_piles(game_id) AS piles
-FROM ranked
-ORDER BY variant, rules_id, rank;
+SELECT r.variant, r.rules_id, r.measure, r.rank, r.battles, r.cards_laid,
+       r.cards_laid // s.players AS cards_a_player, r.deals, r.deal_index,
+       CASE WHEN s.log <> 'counts' THEN r.ordinal * 1000000000 + r.deal_index END AS game_id,
+       war_enumerated_piles(r.ordinal, r.deal_index) AS piles
+FROM ranked r JOIN rules s ON s.ordinal = r.ordinal, checked
+WHERE r.rank <= checked.most
+ORDER BY r.variant, r.rules_id, r.measure, r.rank;

@@ -118,14 +118,20 @@ def test_every_deal_counts_as_an_independent_simulator_of_every_deal_counts(tmp_
 
 def test_records_and_cycles_of_one_suit_of_six_ranks(tmp_path):
     """One suit of 6 ranks, winner's cards first: 720 deals; the records query lists the longest
-    games that end with their deals, which replay to that length, and the cycle periods count
-    every deal that cycles."""
+    games that end by each measure with their deals, which replay to that length, and the cycle
+    periods count every deal that cycles."""
     rules = build_rules("classic", {"ranks": "6", "suits": "1", "pickup": "winner_first"})
     generate(tmp_path / "d", make_plans([rules], all_deals=True), seed=1)
     records = run(tmp_path / "d", name="records", params={"limit": "3"}).to_pylist()
     longest = run(tmp_path / "d", sql="SELECT max(battles) FROM games WHERE outcome = 'win'").column(0)[0].as_py()
-    assert records[0]["battles"] == longest and len(records) == 3
-    top = records[0]
+    most = run(tmp_path / "d", sql="SELECT max(cards_laid) FROM games WHERE outcome = 'win'").column(0)[0].as_py()
+    by = {m: [r for r in records if r["measure"] == m] for m in ("battles", "cards_laid")}
+    assert by["battles"][0]["battles"] == longest and by["cards_laid"][0]["cards_laid"] == most
+    assert [len(rows) for rows in by.values()] == [3, 3]
+    assert by["battles"][0]["deals"] == run(tmp_path / "d", sql=(
+        f"SELECT count(*) FROM games WHERE outcome = 'win' AND battles = {longest} "
+        f"AND cards_laid = {by['battles'][0]['cards_laid']}")).column(0)[0].as_py()
+    top = by["battles"][0]
     assert [tuple(p) for p in top["piles"]] == list(enumerated_deal(rules, top["deal_index"]).piles)
     assert len(replay_game(tmp_path / "d", top["game_id"]).battles) == longest
     periods = run(tmp_path / "d", name="cycle_periods").to_pylist()

@@ -12,7 +12,7 @@ import pipeline as war
 from .app import app, choices, command_line, plural, prepare_engine, progress, say_error
 
 
-LogChoice = choices("LogChoice", ("events", "games"))
+LogChoice = choices("LogChoice", ("events", "games", "counts"))
 
 
 @app.command()
@@ -30,7 +30,8 @@ def generate(
     from_: str | None = typer.Option(None, "--from", metavar="DATASET", help="Play again the games of DATASET that --where chooses, with their whole log, into --out."),
     where: str | None = typer.Option(None, "--where", metavar="CONDITION", help="With --from: which games, a condition over its games view (battles > 500)."),
     all_deals: bool = typer.Option(False, "--all-deals", help="Play every deal of the deck once: game i plays deal i (up to 10^10 deals; --games N: the first N)."),
-    log: LogChoice = typer.Option("events", "--log", metavar="WHAT", help="events: the event log and the games table; games: the games table alone (events are regenerated when asked for)."),
+    log: LogChoice = typer.Option("events", "--log", metavar="WHAT", help="events: the event log and the games table; games: the games table alone (events are regenerated when asked for); counts (with --all-deals): the games counted by kind, no row a deal (up to 10^13 deals)."),
+    deal_range: str | None = typer.Option(None, "--deal-range", metavar="FIRST:STOP", help="With --log counts: count deals FIRST .. STOP-1 only, a slice that `war combine` joins to the others."),
     policy: list[str] = typer.Option([], "--policy", "-p", metavar="SEAT=POLICY", help="SEAT=POLICY for variants with decisions (SEAT * for all seats); see `war policies`."),
     tournament: list[str] = typer.Option([], "--tournament", "-t", metavar="POLICY", help="A policy in a tournament (repeat): every pair plays the same seeds, both seatings."),
     name: list[str] = typer.Option([], "--name", metavar="NAME", help="A name for the rule set of each --variant, in order, shown instead of its options; a rule file gives its own (`name`)."),
@@ -50,7 +51,7 @@ def generate(
         variants=variant, options=set_, rule_files=rules_file, games=games, deals=deals, policies=policy,
         tournament=tournament, seed=seed, out=out, workers=workers, shard_size=shard_size, overwrite=overwrite,
         append=append, resume=resume, executor=executor, scheduler=scheduler, all_deals=all_deals, log=log.value,
-        source=from_, where=where, wait=wait, discard=discard, names=name)
+        source=from_, where=where, wait=wait, discard=discard, names=name, deal_range=deal_range)
     if request.discard:
         done = request.run_discard()
         what = "append" if done.append else "run"
@@ -63,12 +64,24 @@ def generate(
     with progress(total, "generating", quiet) as tick:
         manifest = request.run(tick, command_line(), on_wait=_waiting(request.out))
     took = time.perf_counter() - start
+    if log.value == "counts":
+        size = sum(f.path.startswith("counts/") and _size(request.out / f.path) for f in manifest.files)
+        typer.echo(f"counted {plural(total, 'deal')} ({plural(len(request.plans), 'rule set')}) into {request.out}: "
+                   f"counts {size / 1e6:.2f} MB; {took:.1f} s, {total / took:,.0f} deals/s")
+        return
     size = request.sizes(manifest)
     typer.echo(f"wrote {plural(total, 'game')} ({plural(len(request.plans), 'rule set')}) to {request.out}: "
                f"games {size['games'] / 1e6:.1f} MB, events {size['events'] / 1e6:.1f} MB"
                f"{' (not stored)' if log.value == 'games' else ''} "
                f"({(size['games'] + size['events']) / total:.0f} bytes a game); "
                f"{took:.1f} s, {total / took:.0f} games/s")
+
+
+def _size(path) -> int:
+    try:
+        return path.stat().st_size
+    except (OSError, AttributeError):
+        return 0
 
 
 def _waiting(out):

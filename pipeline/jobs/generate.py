@@ -28,6 +28,7 @@ from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
 from ..storage.journal import DEFAULT_SHARD_SIZE, GAMES_ONLY_SHARD_SIZE, WORK_DIR, Journal, finished, record_shard
 from ..storage.location import is_remote, location
+from .counts import MOST_COUNTED_DEALS, count_shard_size, journal_path, run_count_shard, sum_counts
 from .parallel import check_workers, dask_client, interrupts_deferred, run_tasks, run_tasks_dask
 from .place import prepare_output, refuse_inside_dataset, roll_back, swap_in
 
@@ -35,7 +36,7 @@ DEFAULT_GAMES = 1000
 MAX_GAMES = GAME_ID_STRIDE  # game_id = ordinal x GAME_ID_STRIDE + game_index must stay unique
 MAX_SHARD_SIZE = 100_000    # a shard's events are built in memory: about 10 KB a game
 MAX_SHARDS = 1_000_000      # the manifest lists every part file
-LOGS = ("events", "games")
+LOGS = ("events", "games", "counts")
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Plan:
     seeds: list[int] | None = None  # each game's own seed (games taken from another dataset)
     sources: list[int] | None = None  # the game each was taken from (its game_id there)
     name: str | None = None  # what a person calls the rule set (RuleSetEntry.name); not a rule
+    deal_range: tuple[int, int] | None = None  # log "counts": the deals counted, [first, stop)
 
     def __post_init__(self) -> None:
         self.policies = policy_specs(self.rules, self.policies)
@@ -60,19 +62,29 @@ class Plan:
 
 def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: str | Path | None = None,
                policies: Policies = (), tournament: Sequence[str] = (), all_deals: bool = False,
-               log: str = "events", names: Sequence[str | None] = ()) -> list[Plan]:
+               log: str = "events", names: Sequence[str | None] = (),
+               deal_range: tuple[int, int] | None = None) -> list[Plan]:
     """The plans for `generate`: each of `rule_sets` (no rule set twice) plays `games` games
     (default 1000, or one per deal). `deals` is a JSON Lines file of explicit deals, game i
     playing line i, checked against each rule set. `policies` are every seat's (one per seat,
     or a seating {seat: policy}, -1 for every seat not named); or a `tournament` among two or
     more policies gives a plan per ordered pair, so each pair plays the same seeds in both
     seatings (2 players). With `all_deals`, each rule set plays every deal of its deck once
-    (`games`, if given, the first that many); `log` "games" stores the games table alone.
+    (`games`, if given, the first that many); `log` "games" stores the games table alone, and
+    "counts" (every deal) the counts of its games by kind (jobs.counts), of the deals
+    `deal_range` [first, stop) when given (a slice, which others complete).
     `names`, one per rule set (None for none), name them (a name is not one of the rules)."""
     if all_deals and deals is not None:
         raise RulesError("give `deals` or `all_deals`, not both", params=("deals", "all_deals"))
     if log not in LOGS:
-        raise RulesError(f"`log` is {' or '.join(LOGS)}, got {log!r}", params=("log",))
+        raise RulesError(f"`log` is {', '.join(LOGS[:-1])} or {LOGS[-1]}, got {log!r}", params=("log",))
+    if log == "counts" and not all_deals:
+        raise RulesError("`log` counts counts every deal of the deck: give `all_deals`", params=("log", "all_deals"))
+    if deal_range is not None and log != "counts":
+        raise RulesError("`deal_range` is a slice of the deals `log` counts counts: give both",
+                         params=("deal_range", "log"))
+    if deal_range is not None and games is not None:
+        raise RulesError("give `games` or `deal_range`, not both", params=("games", "deal_range"))
     ids = [r.rules_id for r in rule_sets]
     if len(set(ids)) != len(ids):
         raise RulesError("the same rule set is given twice")
@@ -84,6 +96,11 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
                          params=("names",))
     plans = []
     for rules, name in zip(rule_sets, names):
+        if log == "counts":
+            plans += [Plan(rules, 0, None, seating, True, log, name=name,
+                           deal_range=counted_range(rules, games, deal_range))
+                      for seating in (tournament_seatings(rules, tournament) if tournament else [policies])]
+            continue
         dealt = read_deals(deals, rules) if deals is not None else None
         n = games if games is not None else (len(dealt) if dealt is not None else DEFAULT_GAMES)
         if all_deals:
@@ -98,6 +115,22 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
         plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating, all_deals, log, name=name)
                   for seating in seatings]
     return plans
+
+
+def counted_range(rules: RuleSet, games: int | None, deal_range) -> tuple[int, int]:
+    """The deals a counts plan counts: `deal_range`, else the first `games`, else all of them;
+    checked against the deck's deal count."""
+    count = check_enumerable(rules, MOST_COUNTED_DEALS)
+    if deal_range is None:
+        if games is not None and (isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= count):
+            raise RulesError(f"`games` must be between 1 and the deck's {count:,} deals, got {games!r}",
+                             params=("games",))
+        return 0, count if games is None else games
+    first, stop = deal_range
+    if not (isinstance(first, int) and isinstance(stop, int)) or not 0 <= first < stop <= count:
+        raise RulesError(f"`deal_range` must be first:stop with 0 <= first < stop <= {count:,} (the deck's deals), "
+                         f"got {first}:{stop}", params=("deal_range",))
+    return first, stop
 
 
 def check_games(n: int) -> None:
@@ -131,7 +164,8 @@ def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard
     if not plans:
         raise RulesError("nothing to generate: no rule set given")
     for plan in plans:
-        check_games(plan.games)
+        if plan.log != "counts":
+            check_games(plan.games)
         if plan.deals is not None and len(plan.deals) < plan.games:
             raise RulesError(f"`games` {plan.games} but only {len(plan.deals)} deals", params=("games",))
     check_names(plans)
@@ -141,7 +175,7 @@ def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard
     if isinstance(shard_size, bool) or not isinstance(shard_size, int) or not 1 <= shard_size <= MAX_SHARD_SIZE:
         raise DatasetError(f"`shard_size` must be between 1 and {MAX_SHARD_SIZE:,}, got {shard_size!r}",
                            params=("shard_size",))
-    shards = sum(-(-plan.games // shard_size) for plan in plans)
+    shards = sum(len(plan_ranges(plan, shard_size)) for plan in plans)
     if shards > MAX_SHARDS:
         raise DatasetError(f"{shards:,} part files of `shard_size` {shard_size:,} games: at most "
                            f"{MAX_SHARDS:,} (give a larger `shard_size`)", params=("shard_size",))
@@ -167,8 +201,20 @@ class Shard:
     seeds: tuple[int, ...] | None = None  # each game's own seed
 
 
+def plan_ranges(plan: Plan, shard_size: int) -> range:
+    """The first game (or deal) of each of the plan's shards; a counts plan's shards have a size
+    of their own (jobs.counts.count_shard_size)."""
+    if plan.log == "counts":
+        first, stop = plan.deal_range
+        return range(first, stop, count_shard_size(stop - first))
+    return range(0, plan.games, shard_size)
+
+
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
-    """Play one shard and write its games and events files; return their manifest entries."""
+    """Play one shard and write its games and events files (or, for a counts rule set, count its
+    deals into the journal); return their manifest entries."""
+    if shard.log == "counts":
+        return run_count_shard(shard, tick)
     rules = RuleSet.model_validate_json(shard.rules_json)
     deals = None
     if shard.deals is not None:  # checked again here: a Plan's deals may be Deals a caller made
@@ -197,7 +243,10 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
 def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: int = 0) -> list[RuleSetEntry]:
     return [RuleSetEntry(ordinal=ordinal, rules_id=plan.rules.rules_id, rules_id_version=RULES_ID_VERSION,
                          rules=plan.rules,
-                         policies=list(plan.policies), seed=seed, games=plan.games, shard_size=shard_size,
+                         policies=list(plan.policies), seed=seed, games=plan.games,
+                         shard_size=shard_size if plan.log != "counts" else count_shard_size(
+                             plan.deal_range[1] - plan.deal_range[0]),
+                         deal_range=list(plan.deal_range) if plan.deal_range else None,
                          deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None,
                          all_deals=plan.all_deals, log=plan.log,
                          seeds=f"seeds/rule_set-{ordinal}.jsonl" if plan.seeds is not None else None,
@@ -212,8 +261,10 @@ def iter_shards(plans: list[Plan], entries: list[RuleSetEntry], seed: int, root,
     part = first_part
     for entry, plan in zip(entries, plans):
         rules_json = plan.rules.model_dump_json()
-        for start in range(0, plan.games, shard_size):
-            stop = min(start + shard_size, plan.games)
+        ranges = plan_ranges(plan, shard_size)
+        end = plan.deal_range[1] if plan.log == "counts" else plan.games
+        for start in ranges:
+            stop = min(start + ranges.step, end)
             deals = None
             if plan.deals is not None:
                 deals = tuple((d.piles, d.set_aside) for d in plan.deals[start:stop])
@@ -364,7 +415,7 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
     entries = plan_entries(plans, seed, shard_size, first_ordinal)
     shards = iter_shards(plans, entries, seed, target, shard_size, first_part, str(journal.dir), version)
-    count = sum(-(-plan.games // shard_size) for plan in plans)
+    count = sum(len(plan_ranges(plan, shard_size)) for plan in plans)
     journal.check_plan({"seed": seed, "shard_size": shard_size,
                         "rule_sets": [e.model_dump(mode="json") for e in entries],
                         "kept": [f.model_dump(mode="json") for f in kept_files],
@@ -401,12 +452,30 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
                             fork=not is_remote(target), count=count - len(finished))
     for result in results:
         files.extend(result)
+    files = _summed_counts(target, plans, entries, files, shard_size, first_part)
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
     manifest = Manifest(schema_version=version, master_seed=seed, rule_sets=kept_sets + entries,
                         files=kept_files + [DataFile(**f) for f in files])
     make_durable(target, [f["path"] for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode(), dataset=True)
     return manifest
+
+
+def _summed_counts(target, plans, entries, files: list[dict], shard_size: int, first_part: int) -> list[dict]:
+    """`files` with each counts rule set's shard tallies (in the journal) replaced by its summed
+    counts and shards files."""
+    counted = {e.ordinal: (e, p) for e, p in zip(entries, plans) if p.log == "counts"}
+    if not counted:
+        return files
+    kept = [f for f in files if not (f["table"] == "counts" and f["rule_set"] in counted)]
+    by_path = {f["path"]: f for f in files if f["table"] == "counts"}
+    shards: dict[int, list] = {o: [] for o in counted}
+    for shard in iter_shards(plans, entries, 0, target, shard_size, first_part):
+        if shard.ordinal in counted:
+            shards[shard.ordinal].append((shard.part, shard.start, shard.stop, by_path[journal_path(shard.part)]))
+    for ordinal, (entry, plan) in counted.items():
+        kept += sum_counts(target, entry, plan.rules.variant, shards[ordinal])
+    return kept
 
 
 def _intact(path, sha256: str) -> bool:

@@ -23,7 +23,8 @@ from ..storage.files import make_folder, remove_tree
 from ..storage.journal import Journal, process_alive
 from ..storage.location import glob_literal, is_remote
 
-OWN_FOLDERS = ("games", "events", "deals", "seeds")
+OWN_FOLDERS = ("games", "events", "deals", "seeds", "counts", "count_shards")
+PART_FOLDERS = ("games", "events", "counts", "count_shards")
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")
 
 
@@ -49,10 +50,11 @@ def own(rel: str) -> bool:
         inner = parts[1:]
         return inner in (["lock"], ["plan.json"]) or \
             (len(inner) == 2 and inner[0] == "shards" and re.fullmatch(r"part-\d+\.json", inner[1]) is not None) or \
+            (len(inner) == 2 and inner[0] == "counts" and re.fullmatch(r"part-\d+\.parquet", inner[1]) is not None) or \
             (len(inner) == 1 and re.fullmatch(r"clock-[0-9a-f]+", inner[0]) is not None)
     if parts[0] in ("deals", "seeds"):
         return len(parts) == 2 and re.fullmatch(r"rule_set-\d+\.jsonl", name) is not None
-    return len(parts) == 3 and parts[0] in ("games", "events") and parts[1].startswith("variant=") and \
+    return len(parts) == 3 and parts[0] in PART_FOLDERS and parts[1].startswith("variant=") and \
         re.fullmatch(r"part-\d+\.parquet", name) is not None
 
 

@@ -49,8 +49,8 @@ class GenerateRequest:
 
     @property
     def games(self) -> int:
-        """Games in the run, over every rule set."""
-        return sum(p.games for p in self.plans)
+        """Games in the run, over every rule set (a counts rule set's: the deals it counts)."""
+        return sum(p.deal_range[1] - p.deal_range[0] if p.log == "counts" else p.games for p in self.plans)
 
     @property
     def compiled_rule_sets(self) -> list[RuleSet]:
@@ -113,6 +113,20 @@ def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file:
     return build_rules(variant or "classic", parse_sets(list(options)))
 
 
+def parse_deal_range(text: str | tuple[int, int] | None) -> tuple[int, int] | None:
+    """FIRST:STOP (deal numbers, `_` allowed between digits) as a pair; a pair as it is."""
+    if text is None or isinstance(text, tuple):
+        return text
+    first, colon, stop = str(text).partition(":")
+    try:
+        if not colon:
+            raise ValueError
+        return int(first.strip()), int(stop.strip())
+    except ValueError:
+        raise RulesError(f"`deal_range` is FIRST:STOP, two deal numbers (0:1000000), got {text!r}",
+                         params=("deal_range",)) from None
+
+
 def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), rule_files: Sequence[str | Path] = (),
                      games: int | None = None, deals: str | Path | None = None, policies: Sequence[str] = (),
                      tournament: Sequence[str] = (), seed: int | None = None, out: str | Path | None = None,
@@ -120,13 +134,15 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                      append: bool = False, resume: bool = False, executor: str = "local",
                      scheduler: str | None = None, all_deals: bool = False, log: str = "events",
                      source: str | Path | None = None, where: str | None = None, wait: float = DEFAULT_WAIT,
-                     discard: bool = False, names: Sequence[str] = ()) -> GenerateRequest:
+                     discard: bool = False, names: Sequence[str] = (),
+                     deal_range: str | tuple[int, int] | None = None) -> GenerateRequest:
     """A run of `generate` from a command line's arguments, each checked before anything is
     touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
     one per file of `rule_files` (options go in the file), else Classic War with `options`;
     `policies` as SEAT=POLICY texts (or a `tournament`), as in make_plans; `executor` local
     (processes) or dask (with the `scheduler` address). `out` defaults to data/VARIANT-sSEED
-    (the variants joined by dashes); `append` needs it. `all_deals` and `log` as make_plans.
+    (the variants joined by dashes); `append` needs it. `all_deals`, `log` and `deal_range`
+    (FIRST:STOP, or a pair) as make_plans.
     With `source`, a dataset, the run plays again the games of it that `where` chooses, with
     their whole log (jobs.materialize): rule sets, games and seeds come from the source.
     `wait`: how long an append waits for another writer of its dataset. `discard` asks for no
@@ -143,7 +159,8 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                                           ("tournament", tournament), ("seed", seed), ("append", append),
                                           ("resume", resume), ("overwrite", overwrite), ("all_deals", all_deals),
                                           ("log", log != "events"), ("from", source), ("where", where),
-                                          ("scheduler", scheduler), ("names", names)) if value]
+                                          ("scheduler", scheduler), ("names", names),
+                                          ("deal_range", deal_range)) if value]
         if given or out is None:
             raise RulesError("`discard` rolls back the interrupted run in `out` and takes nothing else"
                              + (": drop " + ", ".join(f"`{n}`" for n in given) if given else ": give `out`"),
@@ -154,7 +171,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                                           ("games", games), ("deals", deals), ("policies", policies),
                                           ("tournament", tournament), ("seed", seed), ("append", append),
                                           ("all_deals", all_deals), ("log", log != "events"),
-                                          ("names", names)) if value]
+                                          ("names", names), ("deal_range", deal_range)) if value]
         if given:
             raise RulesError("`from` takes its rule sets, games and seeds from the source dataset: give none of "
                              + ", ".join(f"`{n}`" for n in given), params=("from", *given))
@@ -190,7 +207,8 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
     if (executor == "dask") != (scheduler is not None):
         raise RulesError("`executor` dask needs `scheduler` ADDRESS (and `scheduler` needs `executor` dask)",
                          params=("executor", "scheduler"))
-    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log, given)
+    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log, given,
+                       parse_deal_range(deal_range))
     if append and out is None:
         raise RulesError("`append` needs `out`, the dataset to add to", params=("append", "out"))
     shard_size = default_shard_size(plans) if shard_size is None else shard_size

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from ..log.counts import COUNT_SCHEMA, COUNT_SHARD_SCHEMA
 from ..log.tables import event_schema, game_schema
 from ..model.inputs import not_regular
 from ..model.schema import RULES_ID_VERSIONS, RuleSetEntry, rules_id
@@ -158,7 +159,7 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
     for rel, why in outside.items():
         report.problems.append(Problem(rel, None, None, f"path outside the dataset ({why}): not read"))
     listed = {f.path for f in ds.manifest.files}
-    if not any(entry.games for entry in ds.manifest.rule_sets):
+    if not any(entry.games or entry.log == "counts" for entry in ds.manifest.rule_sets):
         report.problems.append(Problem(None, None, None, "the dataset holds no games"))
     pending = unfinished_append(ds, report)
     version = ds.manifest.schema_version  # files hold the columns of their dataset's version
@@ -176,7 +177,7 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
             report.problems.append(Problem(f.path, None, None, f"is {kind}, not a file: not read"))
             unreadable.add(f.path)
             continue
-        if defer_checksums and f.table not in ("deals", "seeds"):
+        if defer_checksums and f.table in ("games", "events"):  # the others are read here
             report.problems.append(_Checksum(f.path, f.sha256))
         else:
             problem = _checksum_problem(f.path, f.sha256, sha256_file(path))
@@ -194,7 +195,8 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
             report.problems.append(Problem(f.path, None, None,
                                            f"row count differs from the manifest: expected {f.rows}, "
                                            f"found {meta.metadata.num_rows}"))
-        expected = events_schema if f.table == "events" else games_schema
+        expected = {"events": events_schema, "counts": COUNT_SCHEMA, "count_shards": COUNT_SHARD_SCHEMA}.get(
+            f.table, games_schema)
         try:
             found = meta.schema_arrow
         except Exception as err:  # pyarrow raises several types for a schema it cannot map
@@ -204,7 +206,7 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
         for difference in schema_differences(found, expected) + compression_differences(meta.metadata):
             report.problems.append(Problem(f.path, None, None, f"differs from this war's files: {difference}"))
     unlisted = []
-    for table in ("games", "events", "deals", "seeds"):
+    for table in ("games", "events", "deals", "seeds", "counts", "count_shards"):
         folder = ds.root / table
         if folder.is_dir():
             for path in sorted(folder.rglob("*")):

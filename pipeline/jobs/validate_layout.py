@@ -22,7 +22,7 @@ from ..model.schema import RuleSetEntry
 from ..storage.dataset import MANIFEST, Dataset
 from .validate_files import Problem
 
-PART = re.compile(r"(games|events)/variant=([^/]+)/part-\d{5,}\.parquet")
+PART = re.compile(r"(games|events|counts|count_shards)/variant=([^/]+)/part-\d{5,}\.parquet")
 
 
 def _span(first: int, count: int) -> str:
@@ -46,7 +46,8 @@ def check_layout(ds: Dataset) -> tuple[list[Problem], set[str]]:
     entries = {e.ordinal: e for e in ds.manifest.rule_sets}
     outside = ds.outside_paths()
     seen: set[str] = set()
-    by_set: dict[int, dict[str, list]] = {o: {"games": [], "events": [], "deals": [], "seeds": []} for o in entries}
+    by_set: dict[int, dict[str, list]] = {o: {"games": [], "events": [], "deals": [], "seeds": [], "counts": [],
+                                              "count_shards": []} for o in entries}
     for f in ds.manifest.files:
         if f.path in seen:
             continue
@@ -81,7 +82,28 @@ def check_layout(ds: Dataset) -> tuple[list[Problem], set[str]]:
                 skip.add(f.path)
         for table in ("deals", "seeds"):
             problems += _companion(entry, table, files[table])
+        problems += _counted(entry, files["counts"], files["count_shards"], skip)
     return problems, skip
+
+
+def _counted(entry: RuleSetEntry, counts: list, shards: list, skip: set[str]) -> list[Problem]:
+    """A counts rule set's counts file and shards file: one each, of one part number; none for
+    a rule set that stores rows."""
+    if entry.log != "counts":
+        for f in counts + shards:
+            skip.add(f.path)
+        return [Problem(f.path, None, None, f"a {f.table} file of rule set {entry.ordinal}, which stores rows, "
+                                            f"not counts") for f in counts + shards]
+    problems = []
+    for table, files in (("counts", counts), ("count_shards", shards)):
+        if len(files) != 1:
+            problems.append(Problem(MANIFEST, None, None, f"rule set {entry.ordinal} stores counts: one {table} "
+                                                          f"file wanted, the manifest lists {len(files)}"))
+            skip.update(f.path for f in files)
+    if len(counts) == len(shards) == 1 and counts[0].path.rsplit("/", 1)[1] != shards[0].path.rsplit("/", 1)[1]:
+        problems.append(Problem(shards[0].path, None, None, f"the shards file of rule set {entry.ordinal} is not "
+                                                            f"its counts file's ({counts[0].path})"))
+    return problems
 
 
 def _misnamed(f, entry: RuleSetEntry) -> str | None:

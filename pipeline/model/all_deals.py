@@ -51,12 +51,14 @@ def deal_count(rules: RuleSet) -> int:
     return multinomial(rank_counts(rules))
 
 
-def check_enumerable(rules: RuleSet) -> int:
-    """The number of deals, refused (with the count) when over MAX_DEALS."""
+def check_enumerable(rules: RuleSet, most: int = MAX_DEALS) -> int:
+    """The number of deals, refused (with the count) when over `most` (MAX_DEALS: a row a deal;
+    counts alone go further, jobs.counts)."""
     count = deal_count(rules)
-    if count > MAX_DEALS:
+    if count > most:
+        hint = "" if most > MAX_DEALS else " (`log` counts counts up to 10^13 deals without a row each)"
         raise RulesError(f"every deal of a {deck_of(rules).size}-card deck is {count:,} deals, more than "
-                         f"{MAX_DEALS:,}: play a smaller deck (ranks and suits in `options`) or seeded games",
+                         f"{most:,}: play a smaller deck (ranks and suits in `options`) or seeded games{hint}",
                          params=("all_deals", "options"))
     return count
 

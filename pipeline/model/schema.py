@@ -248,9 +248,35 @@ class GameRecord(BaseModel):
     events: Annotated[int, Arrow("int32")] = Field(description="Events of this game (rows in the `events` view).")
 
 
+class CountRow(BaseModel):
+    """One row of `counts/` files (`--log counts`): how many deals of a rule set's enumeration give
+    games of this kind, and the first of them; every column an exact question counts over."""
+
+    outcome: Annotated[Outcome, Arrow("dictionary<string>")]
+    winner: Annotated[int | None, Arrow("int8")]
+    first_of_class: Annotated[bool | None, Arrow("bool")] = Field(
+        description="Two seats: whether the deals are the first of their class (a deal and the deal with the "
+                    "seats' piles swapped); null for more seats.")
+    battles: Annotated[int, Arrow("int32")]
+    cards_laid: Annotated[int, Arrow("int32")]
+    cycle_length: Annotated[int | None, Arrow("int32")]
+    cycle_key: Annotated[int | None, Arrow("int64")]
+    games: Annotated[int, Arrow("int64")] = Field(ge=1, description="How many deals give such a game.")
+    first_deal: Annotated[int, Arrow("int64")] = Field(ge=0, description="The least of those deals' numbers.")
+
+
+class CountShard(BaseModel):
+    """One row of a `counts/` shards file: a range of deals counted in one piece, and a digest of
+    its counts (engines.compiled.tally.digest), which validation plays again and compares."""
+
+    first_deal: Annotated[int, Arrow("int64")]
+    deals: Annotated[int, Arrow("int64")]
+    digest: Annotated[int, Arrow("int64")]
+
+
 class DataFile(BaseModel):
     path: str = Field(description="Relative to the dataset folder, `/`-separated.")
-    table: Literal["games", "events", "deals", "seeds"]
+    table: Literal["games", "events", "deals", "seeds", "counts", "count_shards"]
     rule_set: int = Field(ge=0, le=MAX_ORDINAL)
     first_game: int = Field(ge=0, lt=GAME_ID_STRIDE)
     games: int = Field(ge=0, le=GAME_ID_STRIDE)
@@ -267,13 +293,17 @@ class RuleSetEntry(BaseModel):
     policies: list[str] = Field(default_factory=list)
     seed: int = Field(ge=0, lt=2**64)
     games: int = Field(ge=0, le=GAME_ID_STRIDE)
-    shard_size: int = Field(ge=1, le=GAME_ID_STRIDE)
+    shard_size: int = Field(ge=1, le=2**62, description="Games a part file; deals a shard under `--log counts`.")
     deals: str | None = Field(None, description="Explicit deals file in the dataset, if any.")
     all_deals: bool = Field(False, description="Game i plays deal i of every deal of the deck (model.all_deals).")
     seeds: str | None = Field(None, description="A file of each game's own seed and the game it came from, where "
                                                 "the games were taken from another dataset (`--from`).")
-    log: Literal["events", "games"] = Field("events", description="What was stored: the event log and the games "
-                                                                  "table, or the games table alone.")
+    log: Literal["events", "games", "counts"] = Field(
+        "events", description="What was stored: the event log and the games table, the games table alone, or "
+                              "(every deal) the counts of its games by kind.")
+    deal_range: list[int] | None = Field(None, min_length=2, max_length=2, description=(
+        "`--log counts`: the deals counted, [first, stop) of the deck's enumeration (the whole, or a slice "
+        "of it that other slices complete)."))
     name: str | None = Field(None, description="The name the user gave the rule set (`war generate --name`, or "
                                                "`name` in a rule file); not part of the rules nor of `rules_id`.")
     engine_version: str | None = Field(None, description="The engine that played this rule set's games where it "
@@ -313,7 +343,8 @@ class Manifest(BaseModel):
     files: list[DataFile]
 
 
-MODELS = {"rule_set": RuleSet, "event": EventModel, "log_row": LogRow, "game": GameRecord, "manifest": Manifest}
+MODELS = {"rule_set": RuleSet, "event": EventModel, "log_row": LogRow, "game": GameRecord, "count": CountRow,
+          "count_shard": CountShard, "manifest": Manifest}
 
 
 def arrow_fields(model: type[BaseModel]) -> list[tuple[str, str, bool]]:

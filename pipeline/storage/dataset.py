@@ -27,7 +27,7 @@ from .location import StorePath, location
 
 MANIFEST = "manifest.json"
 WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
-OWN_NAMES = (MANIFEST, WORK_DIR, "games", "events", "deals", "seeds")  # what only war writes in a dataset
+OWN_NAMES = (MANIFEST, WORK_DIR, "games", "events", "deals", "seeds", "counts", "count_shards")  # only war writes these
 
 
 def part_said(part: str) -> str:

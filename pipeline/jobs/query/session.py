@@ -41,6 +41,7 @@ from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION, RuleSetEntry, rule_s
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
+from .counts_view import create_counts_view
 
 
 @dataclass
@@ -136,9 +137,13 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         con.execute(f"SET temp_directory = {_quote(spill)}")
         for table in ("games", "events"):
             files_of = [ds.root / f.path for f in ds.files(table)]
-            if not files_of and table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):
+            if not files_of and table == "events" and any(e.log != "events" for e in ds.manifest.rule_sets):
                 session.no_events, events = _no_files(ds, table), False
                 session.events = False
+                continue
+            if not files_of and table == "games" and any(e.log == "counts" for e in ds.manifest.rule_sets):
+                con.register("_no_games", GAME_SCHEMA.empty_table())  # counts alone: no games rows
+                con.execute("CREATE VIEW game_rows AS SELECT * FROM _no_games")
                 continue
             if not files_of:
                 raise QueryError(_no_files(ds, table))
@@ -157,6 +162,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                     raise QueryError(f"dataset file {p!r} is {kind}, not a file (`war validate` says more)")
             con.execute(f"CREATE VIEW {view} AS {_local_scan(table, ds.files(table), paths, ds.manifest.rule_sets)}")
         _games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version)
+        create_counts_view(con, ds.manifest.rule_sets, _counts_files(ds))
         if events:
             _events_view(con)
         _rules_table(con, ds.manifest.rule_sets)
@@ -172,9 +178,21 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     return session
 
 
+def _counts_files(ds: Dataset) -> dict[int, str]:
+    """Each counts rule set's counts file, by ordinal, as a local path."""
+    if is_remote(ds.root):
+        if any(ds.files("counts")):
+            raise QueryError(f"the counts of {str(ds.root)!r} are read from local disk only: copy the dataset here")
+        return {}
+    return {f.rule_set: str((ds.root / f.path).resolve()) for f in ds.files("counts")}
+
+
 def _no_files(ds: Dataset, table: str) -> str:
     """Why a dataset has no files of `table`: for events, its games were generated without their
     log, and how to get it."""
+    if table == "events" and all(e.log == "counts" for e in ds.manifest.rule_sets):
+        return (f"dataset {str(ds.root)!r} stores counts of its deals (`--log counts`), no event log nor games "
+                f"rows: ask the counts view (war query DATASET exact_outcomes, records, ...)")
     if table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):
         return (f"dataset {str(ds.root)!r} stores the games table alone (`--log games`): its event log was "
                 f"not stored; regenerate the events of the games you want with war generate --from "
@@ -307,6 +325,7 @@ def schema_session(events: bool = True) -> Session:
     con.register("_event_rows", rows.empty_table())
     con.execute("CREATE TABLE game_rows AS SELECT * FROM _games")
     _games_view(con, [])
+    create_counts_view(con, [], {})
     con.execute("CREATE TABLE event_rows AS SELECT * FROM _event_rows")
     if events:
         _events_view(con)
@@ -327,7 +346,7 @@ def _rules_table(con, entries, empty: bool = False) -> None:
         rules = e.rules.model_dump(mode="json")
         rules["war_down"] = str(rules["war_down"])
         rows.append({"rule_set": names[e.rules_id], "ordinal": e.ordinal, "rules_id": e.rules_id, **rules,
-                     "policies": ",".join(e.policies), "seed": e.seed, "games": e.games})
+                     "policies": ",".join(e.policies), "seed": e.seed, "games": e.games, "log": e.log})
     seeds = pa.array([r.pop("seed") for r in rows], pa.uint64())
     rules_table = pa.Table.from_pylist(rows).append_column("seed", seeds)
     if empty:

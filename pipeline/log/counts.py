@@ -1,0 +1,99 @@
+"""The counts of an enumeration (`--log counts`): a range of deals as a tally of its games by kind
+(engines.compiled.tally), and the tally as the Arrow table of `counts/` files and back.
+
+A two-seat rule set in open play is counted by the open-play engine, which plays one deal of
+each class (a deal and the deal with the seats' piles swapped) where the pickup treats the seats
+alike; any other rule set that plays every deal is counted from the games rows its engine gives.
+Either way the tally is that of every deal of the range, one by one (a test holds them equal).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from ..engines.choice import compiled_plays
+from ..engines.compiled import tally as tallies
+from ..engines.compiled.deals import first_of_class
+from ..engines.compiled.tally import Tally
+from ..engines.table import open_duel
+from ..model.all_deals import AllDeals
+from ..model.schema import OUTCOMES, CountRow, CountShard, RuleSet
+from .tables import arrow_schema
+
+COUNT_SCHEMA = arrow_schema(CountRow)
+COUNT_SHARD_SCHEMA = arrow_schema(CountShard)
+
+
+def count_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=()) -> Tally:
+    """The tally of deals start..stop-1 of the rule set's enumeration."""
+    from .shard import shard_tables  # the generic path's engine choice
+
+    if open_duel.fits(rules) and not policies and compiled_plays(rules, None, policies):
+        return open_duel.count_deals(rules, start, stop)
+    tally = tallies.new_tally()
+    step = 1 << 16
+    for first in range(start, stop, step):
+        last = min(first + step, stop)
+        _, games = shard_tables(rules, ordinal, seed, first, last, AllDeals(rules, first, last), policies,
+                                events=False)
+        tally = tallies.add_games(tally, game_columns(rules, games, first), np.arange(first, last, dtype=np.int64))
+    return tally
+
+
+def game_columns(rules: RuleSet, games: pa.Table, first: int) -> np.ndarray:
+    """A games table's rows (deals first.. in order) as tally keys (tally.KEY's columns)."""
+    n = games.num_rows
+    outcome = np.array([OUTCOMES.index(o) for o in games.column("outcome").to_pylist()], np.int64)
+    winner = games.column("winner").to_numpy(zero_copy_only=False)
+    winner = np.where(np.isnan(winner), -1, winner).astype(np.int64) if winner.dtype.kind == "f" else \
+        winner.astype(np.int64)
+    if rules.players == 2:
+        foc = first_of_class(rules, np.arange(first, first + n, dtype=np.int64)).astype(np.int64)
+    else:
+        foc = np.full(n, -1, np.int64)
+    length = games.column("cycle_length").fill_null(-1).to_numpy().astype(np.int64)
+    key = games.column("cycle_key").fill_null(0).to_numpy().astype(np.int64)
+    battles = games.column("battles").to_numpy().astype(np.int64)
+    laid = games.column("cards_laid").to_numpy().astype(np.int64)
+    return np.stack([outcome, winner, foc, battles, laid, length, key], axis=1)
+
+
+def tally_table(tally: Tally) -> pa.Table:
+    """The tally as a `counts/` table, its rows in the order of their keys."""
+    keys, games, first = tallies.rows(tally)
+    outcome, winner, foc, battles, laid, length, key = (keys[:, i] for i in range(tallies.WIDTH))
+    cycle = outcome == OUTCOMES.index("cycle")
+    arrays = {
+        "outcome": pa.DictionaryArray.from_arrays(pa.array(outcome, pa.int32()), pa.array(OUTCOMES)),
+        "winner": pa.array(winner, pa.int8(), mask=winner < 0),
+        "first_of_class": pa.array(foc == 1, pa.bool_(), mask=foc < 0),
+        "battles": pa.array(battles, pa.int32()),
+        "cards_laid": pa.array(laid, pa.int32()),
+        "cycle_length": pa.array(length, pa.int32(), mask=length < 0),
+        "cycle_key": pa.array(key, pa.int64(), mask=~cycle),
+        "games": pa.array(games, pa.int64()),
+        "first_deal": pa.array(first, pa.int64()),
+    }
+    return pa.Table.from_arrays([arrays[f.name] for f in COUNT_SCHEMA], schema=COUNT_SCHEMA)
+
+
+def table_tally(table: pa.Table) -> Tally:
+    """A `counts/` table as a tally (its rows may come in any order)."""
+    outcome = np.array([OUTCOMES.index(o) for o in table.column("outcome").to_pylist()], np.int64)
+    winner = np.array([-1 if w is None else w for w in table.column("winner").to_pylist()], np.int64)
+    foc = np.array([-1 if f is None else int(f) for f in table.column("first_of_class").to_pylist()], np.int64)
+    length = np.array([-1 if v is None else v for v in table.column("cycle_length").to_pylist()], np.int64)
+    key = np.array([0 if v is None else v for v in table.column("cycle_key").to_pylist()], np.int64)
+    keys = np.stack([outcome, winner, foc, table.column("battles").to_numpy().astype(np.int64),
+                     table.column("cards_laid").to_numpy().astype(np.int64), length, key], axis=1) \
+        if table.num_rows else np.zeros((0, tallies.WIDTH), np.int64)
+    return tallies.from_rows(keys, table.column("games").to_numpy().astype(np.int64),
+                             table.column("first_deal").to_numpy().astype(np.int64))
+
+
+def shards_table(shards: list[tuple[int, int, int]]) -> pa.Table:
+    """The shards a counts file sums: (first deal, deals, digest) each, in deal order."""
+    shards = sorted(shards)
+    return pa.Table.from_arrays([pa.array([s[i] for s in shards], pa.int64()) for i in range(3)],
+                                schema=COUNT_SHARD_SCHEMA)

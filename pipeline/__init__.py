@@ -35,6 +35,8 @@ The public API, in the order of the data's way::
 - play_game: one game in memory. write_file: bytes to a file, whole or not at all, never inside
   a dataset's own files (check_output refuses such a path before any work); is_stream: an
   output written straight into (a FIFO, /dev/stdout), never replaced.
+- combine: slices of one enumeration's counts (`--log counts --deal-range`) joined into one
+  dataset (what `war combine` does).
 - discard: roll back an interrupted run of generate (what `war generate --discard` does).
   wind_down: what a process ending by Ctrl-C does first (stops other threads' queries).
 
@@ -78,7 +80,7 @@ __all__ = [
     "check_validate_workers",
     "query", "open_query", "describe_query", "named_queries", "named_query", "queries_dir", "write_result",
     "write_report", "write_charts", "serve",
-    "play_game", "write_file", "check_output", "is_stream", "discard", "wind_down",
+    "play_game", "write_file", "check_output", "is_stream", "combine", "discard", "wind_down",
     "WarError", "RulesError", "DealError", "DatasetError", "StorageError", "GameNotFound", "QueryError",
     "ReportError", "UsageError", "LogMismatch", "Interrupted", "storage_error", "interrupted", "ctrl_c_latch",
     "raise_lost_ctrl_c",
@@ -120,6 +122,7 @@ _LAZY = {
     "write_file": ("pipeline.storage.files", "atomic_write_bytes"),
     "check_output": ("pipeline.storage.files", "check_output"),
     "is_stream": ("pipeline.storage.files", "is_stream"),
+    "combine": ("pipeline.jobs.combine", "combine"),
     "discard": ("pipeline.jobs.place", "discard"),
 }
 
@@ -143,6 +146,7 @@ if TYPE_CHECKING:
     from .present.replay_page import render_page
     from .present.report_page import write_charts, write_report
     from .present.serve import serve
+    from .jobs.combine import combine
     from .jobs.place import discard
     from .storage.files import atomic_write_bytes as write_file
     from .storage.files import check_output, is_stream

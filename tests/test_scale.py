@@ -12,7 +12,7 @@ import pytest
 
 from pipeline.errors import DatasetError, StorageError, storage_error
 from pipeline.jobs import generate as generate_job
-from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.jobs.validate import validate
 from pipeline.model.rules import build_rules
 from rulekit import digests, war_process
@@ -203,3 +203,16 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
     pytest.importorskip("distributed")
     with pytest.raises(DatasetError, match="cannot reach the Dask scheduler"):
         generate(tmp_path / "d", plans(), seed=3, scheduler="tcp://127.0.0.1:9")
+
+
+def test_dask_counts_every_deal_as_locally(tmp_path, cluster, monkeypatch):
+    """--log counts on a Dask cluster, in shards of 2,000 deals: the bytes of a local run."""
+    from pipeline.jobs import counts
+
+    monkeypatch.setattr(counts, "SMALLEST_COUNT_SHARD", 2000)
+    every = make_plans([build_rules("classic", {"ranks": "7", "suits": "1", "pickup": "natural",
+                                                "war_down": "0"})], all_deals=True, log="counts")
+    generate(tmp_path / "local", every, workers=2)
+    generate(tmp_path / "dask", every, scheduler=cluster.scheduler_address)
+    assert digests(tmp_path / "local") == digests(tmp_path / "dask")
+    assert validate(tmp_path / "dask").ok

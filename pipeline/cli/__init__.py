@@ -29,7 +29,7 @@ if "numba" not in sys.modules:
 __all__ = ["app", "flag", "main"]
 
 
-COMMANDS = ("generate", "info", "query", "replay", "report", "search", "serve", "validate")
+COMMANDS = ("combine", "generate", "info", "query", "replay", "report", "search", "serve", "validate")
 
 
 def _load():

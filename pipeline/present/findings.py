@@ -235,8 +235,10 @@ ORDER = (length, outcomes, seats, matchups, jokers, first_battle, deal)
 
 def findings(data: ReportData, variant: str) -> list[Finding]:
     """The variant's findings, at most MOST, in ORDER."""
-    infos = data.rule_sets_of(variant)
+    infos = [r for r in data.rule_sets_of(variant) if not r.counted]  # counts alone have their exact block
     out: list[Finding] = []
+    if not infos:
+        return out
     for make in ORDER:
         out += make(data, variant, infos)
     return out[:MOST]

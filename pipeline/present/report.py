@@ -36,6 +36,7 @@ class RuleSetInfo:
     seatings: tuple[tuple[str, ...], ...]
     games: int
     all_deals: bool = False  # it plays every deal of its deck once: its shares are exact
+    counted: bool = False  # it stores counts of its deals alone (`--log counts`): exact results only
 
     @property
     def title(self) -> str:
@@ -145,8 +146,10 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
     for rid, entries in grouped.items():
         rules = entries[0].rules.model_dump(mode="json")
         seatings = tuple(dict.fromkeys(tuple(e.policies) for e in entries if e.policies))
-        out.append(RuleSetInfo(rid, rules["variant"], names[rid], rules, seatings, sum(e.games for e in entries),
-                               all(e.all_deals for e in entries)))
+        counted = all(e.log == "counts" for e in entries)
+        games = sum((e.deal_range[1] - e.deal_range[0]) if e.log == "counts" else e.games for e in entries)
+        out.append(RuleSetInfo(rid, rules["variant"], names[rid], rules, seatings, games,
+                               all(e.all_deals for e in entries), counted))
     return out
 
 
@@ -173,7 +176,9 @@ def build_report_data(root, games_per_kind: int = 3, steps: Steps | None = None)
     ds = Dataset.open(root)
     infos = rule_sets(ds)
     results, params = {}, {}
-    wanted = [q for q in report_queries(games_per_kind) if q.wanted(infos)]
+    exact = {name for name, _ in EXACT_QUERIES}
+    wanted = [q for q in report_queries(games_per_kind) if q.wanted(infos)
+              and (q.name in exact or not all(r.counted for r in infos))]  # counts alone: no games rows
     steps.add(len(wanted))
     for q in wanted:
         results[q.name] = run(root, name=q.name, params=q.params)

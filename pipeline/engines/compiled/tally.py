@@ -20,12 +20,15 @@ from .rng import HASH_START, _fold, _mix
 
 KEY = ("outcome", "winner", "first_of_class", "battles", "cards_laid", "cycle_length", "cycle_key")
 WIDTH = len(KEY)
+WORDS = 4  # a key packed: outcome, winner, first of class and battles; cards laid; cycle length; cycle key
 FIRST_SLOTS = 1 << 10
+_K = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9),
+      np.uint64(0xD6E8FEB86659FD93))
 
 
 class Tally(NamedTuple):
-    """keys [slots, WIDTH] int64, games [slots] int64 (0: an empty slot), first [slots] int64:
-    the least deal number of the row's games; fill[0]: the rows in use."""
+    """keys [slots, WORDS] int64 (pack), games [slots] int64 (0: an empty slot), first [slots]
+    int64: the least deal number of the row's games; fill[0]: the rows in use."""
 
     keys: np.ndarray
     games: np.ndarray
@@ -34,44 +37,39 @@ class Tally(NamedTuple):
 
 
 def new_tally(slots: int = FIRST_SLOTS) -> Tally:
-    return Tally(np.zeros((slots, WIDTH), np.int64), np.zeros(slots, np.int64), np.zeros(slots, np.int64),
+    return Tally(np.zeros((slots, WORDS), np.int64), np.zeros(slots, np.int64), np.zeros(slots, np.int64),
                  np.zeros(1, np.int64))
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _slot(keys, games, key0, key1, key2, key3, key4, key5, key6):
-    """The slot of this key: its row, or the empty slot where it goes."""
-    h = HASH_START
-    h = _fold(h, key0)
-    h = _fold(h, key1)
-    h = _fold(h, key2)
-    h = _fold(h, key3)
-    h = _fold(h, key4)
-    h = _fold(h, key5)
-    h = _fold(h, key6)
+def pack(outcome, winner, first_of_class, battles):
+    """A key's first word: outcome (0..3), winner (-1..62), first of class (-1, 0, 1), battles."""
+    return outcome + 4 * (winner + 1) + 256 * (first_of_class + 1) + 1024 * battles
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def slot_of(keys, games, w0, w1, w2, w3):
+    """The slot of this key: its row, or the empty slot where it goes. The words are hashed by
+    independent multiplications, which the processor does side by side."""
+    h = (np.uint64(w0) * _K[0]) ^ (np.uint64(w1) * _K[1]) ^ (np.uint64(w2) * _K[2]) ^ (np.uint64(w3) * _K[3])
     mask = keys.shape[0] - 1
-    slot = np.int64(_mix(h) & np.uint64(mask))
+    slot = np.int64((h ^ (h >> np.uint64(29))) & np.uint64(mask))
     while games[slot] != 0:
-        row = keys[slot]
-        if (row[0] == key0 and row[1] == key1 and row[2] == key2 and row[3] == key3 and row[4] == key4
-                and row[5] == key5 and row[6] == key6):
+        if keys[slot, 0] == w0 and keys[slot, 1] == w1 and keys[slot, 2] == w2 and keys[slot, 3] == w3:
             return slot
         slot = (slot + 1) & mask
     return slot
 
 
-@njit(cache=True, _nrt=False)
-def add(keys, games, first, fill, outcome, winner, first_of_class, battles, cards_laid, cycle_length, cycle_key,
-        count, deal):
-    """`count` games of this key, the least of whose deals is `deal`. Returns False, having added
-    nothing, when the table is half full (grow it and add again)."""
-    slot = _slot(keys, games, outcome, winner, first_of_class, battles, cards_laid, cycle_length, cycle_key)
+@njit(cache=True, inline="always", _nrt=False)
+def put(keys, games, first, fill, slot, w0, w1, w2, w3, count, deal):
+    """`count` games of the key at `slot` (slot_of's), the least of whose deals is `deal`; the
+    caller has made sure of room for a new row."""
     if games[slot] == 0:
-        if 2 * (fill[0] + 1) > keys.shape[0]:
-            return False
-        row = keys[slot]
-        row[0], row[1], row[2], row[3] = outcome, winner, first_of_class, battles
-        row[4], row[5], row[6] = cards_laid, cycle_length, cycle_key
+        keys[slot, 0] = w0
+        keys[slot, 1] = w1
+        keys[slot, 2] = w2
+        keys[slot, 3] = w3
         games[slot] = count
         first[slot] = deal
         fill[0] += 1
@@ -79,15 +77,19 @@ def add(keys, games, first, fill, outcome, winner, first_of_class, battles, card
         games[slot] += count
         if deal < first[slot]:
             first[slot] = deal
-    return True
 
 
 @njit(cache=True, _nrt=False)
-def first_of_row(keys, games, first, outcome, winner, first_of_class, battles, cards_laid, cycle_length,
-                 cycle_key):
-    """The least deal of the row of this key so far; -1 for a row not in the tally."""
-    slot = _slot(keys, games, outcome, winner, first_of_class, battles, cards_laid, cycle_length, cycle_key)
-    return first[slot] if games[slot] else -1
+def add(keys, games, first, fill, outcome, winner, first_of_class, battles, cards_laid, cycle_length, cycle_key,
+        count, deal):
+    """`count` games of this key, the least of whose deals is `deal`. Returns False, having added
+    nothing, when the table is half full (grow it and add again)."""
+    w0 = pack(outcome, winner, first_of_class, battles)
+    slot = slot_of(keys, games, w0, cards_laid, cycle_length, cycle_key)
+    if games[slot] == 0 and 2 * (fill[0] + 1) > keys.shape[0]:
+        return False
+    put(keys, games, first, fill, slot, w0, cards_laid, cycle_length, cycle_key, count, deal)
+    return True
 
 
 @njit(cache=True)
@@ -95,8 +97,8 @@ def _rehash(keys, games, first, new_keys, new_games, new_first, fill):
     for slot in range(keys.shape[0]):
         if games[slot]:
             k = keys[slot]
-            add(new_keys, new_games, new_first, fill, k[0], k[1], k[2], k[3], k[4], k[5], k[6], games[slot],
-                first[slot])
+            at = slot_of(new_keys, new_games, k[0], k[1], k[2], k[3])
+            put(new_keys, new_games, new_first, fill, at, k[0], k[1], k[2], k[3], games[slot], first[slot])
 
 
 def grown(tally: Tally) -> Tally:
@@ -107,20 +109,27 @@ def grown(tally: Tally) -> Tally:
 
 
 def rows(tally: Tally) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rows in use, in the order of their keys (column by column): (keys, games, first)."""
+    """The rows in use, in the order of their keys (column by column, KEY's columns): (keys
+    [rows, WIDTH], games, first)."""
     used = np.flatnonzero(tally.games)
-    keys = tally.keys[used]
+    packed = tally.keys[used]
+    w0 = packed[:, 0]
+    keys = np.stack([w0 % 4, (w0 // 4) % 64 - 1, (w0 // 256) % 4 - 1, w0 // 1024, packed[:, 1], packed[:, 2],
+                     packed[:, 3]], axis=1) if len(used) else np.zeros((0, WIDTH), np.int64)
     order = np.lexsort(keys.T[::-1]) if len(used) else np.zeros(0, np.int64)
     return keys[order], tally.games[used][order], tally.first[used][order]
 
 
 def from_rows(keys: np.ndarray, games: np.ndarray, first: np.ndarray) -> Tally:
-    """A tally holding these rows (rows' output, or a stored table's)."""
+    """A tally holding these rows (rows' output, or a stored table's: KEY's columns)."""
     slots = FIRST_SLOTS
     while slots < 2 * (len(games) + 1):
         slots *= 2
     tally = new_tally(slots)
-    _rehash(np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(games, np.int64),
+    keys = np.ascontiguousarray(keys, np.int64).reshape(-1, WIDTH)
+    packed = np.stack([keys[:, 0] + 4 * (keys[:, 1] + 1) + 256 * (keys[:, 2] + 1) + 1024 * keys[:, 3], keys[:, 4],
+                       keys[:, 5], keys[:, 6]], axis=1)
+    _rehash(np.ascontiguousarray(packed), np.ascontiguousarray(games, np.int64),
             np.ascontiguousarray(first, np.int64), tally.keys, tally.games, tally.first, tally.fill)
     return tally
 

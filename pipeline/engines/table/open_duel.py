@@ -24,7 +24,7 @@ import numpy as np
 
 from ...model.schema import RuleSet
 from ..compiled.deals import _index_of, _next_sequence, _unrank
-from ..compiled.tally import Tally, add, first_of_row, grown, new_tally
+from ..compiled.tally import Tally, grown, new_tally, pack, put, slot_of
 from ..compiled.jit import HAVE_NUMBA, njit
 from ..compiled.layout import (
     OUTCOME_CAPPED, OUTCOME_CYCLE, OUTCOME_DRAW, OUTCOME_WIN, PICKUP_NATURAL, PICKUP_SORTED, PICKUP_TABLE_ORDER,
@@ -213,19 +213,17 @@ def _play(deal, half, pickup, stop, detect, key_from, ring, snap, table, out):
     n0 = n1 = half
     battles = wars = war_battles = deepest = first_war = wins0 = wins1 = laid = events = aside = 0
     least = mirror_least = np.uint64(0xFFFFFFFFFFFFFFFF)
-    for i in range(2 * cap):
-        snap[i] = ring[i]
-    sh0 = sh1 = 0
-    sn0 = half
+    sh0 = sh1 = sn0 = 0
     power = 1
     lam = 0
     status = CAPPED
+    watch = 4 * half if detect else stop  # Brent's check from here on: most games have ended by then
     while battles < stop:
-        if detect and battles > 0:
-            if n0 == sn0 and _same(ring, mask, cap, h0, h1, n0, n1, snap, sh0, sh1):
+        if battles >= watch:
+            if battles > watch and n0 == sn0 and _same(ring, mask, cap, h0, h1, n0, n1, snap, sh0, sh1):
                 status = CYCLE
                 break
-            if power == lam:
+            if power == lam or battles == watch:
                 for i in range(n0):
                     snap[(h0 + i) & mask] = ring[(h0 + i) & mask]
                 for i in range(n1):
@@ -431,22 +429,22 @@ def _count(counts, seq, index, stop, pickup, max_battles, classes, keys, games, 
             outcome, winner, battles = row[SUMMARY_OUTCOME], row[SUMMARY_WINNER], row[SUMMARY_BATTLES]
             laid, length = row[SUMMARY_CARDS_LAID], row[SUMMARY_CYCLE_LENGTH]
             key = row[SUMMARY_CYCLE_KEY] if outcome == OUTCOME_CYCLE else 0
-            add(keys, games, first, fill, outcome, winner, np.int64(first_of_class), battles, laid, length, key, 1,
+            w0 = pack(outcome, winner, np.int64(first_of_class), battles)
+            put(keys, games, first, fill, slot_of(keys, games, w0, laid, length, key), w0, laid, length, key, 1,
                 index)
             if classes and not own:
                 swapped = 1 - winner if winner >= 0 else winner
                 mkey = mirror_key if outcome == OUTCOME_CYCLE else 0
-                known = first_of_row(keys, games, first, outcome, swapped, 0, battles, laid, length, mkey)
-                at = known
-                if known < 0 or known > index:  # the swapped deal's number may be the row's least
+                w0 = pack(outcome, swapped, 0, battles)
+                slot = slot_of(keys, games, w0, laid, length, mkey)
+                at = first[slot] if games[slot] else -1
+                if at < 0 or at > index:  # the swapped deal's number may be the row's least
                     for i in range(size):
                         mirror[i] = seq[i]
                     for k in range(0, 2 * half, 2):
                         mirror[k], mirror[k + 1] = mirror[k + 1], mirror[k]
                     at = _index_of(counts, mirror)
-                    if 0 <= known < at:
-                        at = known
-                add(keys, games, first, fill, outcome, swapped, 0, battles, laid, length, mkey, 1, at)
+                put(keys, games, first, fill, slot, w0, laid, length, mkey, 1, at)
         index += 1
         if index < stop:
             _next_sequence(seq)

@@ -13,7 +13,7 @@ import pyarrow as pa
 from ...errors import QueryError
 from .registry import named_query
 from .safety import ST, check_sql, parse_statements, sql_error, statement_type
-from .reads import EVENT_VIEW_NAMES, log_views_read, reads_event_views
+from .reads import EVENT_VIEW_NAMES, log_views_read, reads_event_views, reads_games
 from .session import Session, connect, schema_session
 from .stream import Result
 
@@ -73,7 +73,10 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         session.close()
         raise QueryError("the statement returns no result")
     explain = statement_type(parse_statements(sql)[0]) == ST.EXPLAIN
-    return Result(session, relation, explain, session.partial_log if log_views else None)
+    note = session.partial_log if log_views else None
+    if note is None and session.counted and reads_games(sql):
+        note = session.counted
+    return Result(session, relation, explain, note)
 
 
 def describe(root, sql: str | None = None, name: str | None = None,

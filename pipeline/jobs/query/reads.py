@@ -84,3 +84,12 @@ def reads_event_views(sql: str) -> bool:
 def reads_log(sql: str) -> bool:
     """Whether `sql` reads the event log at all: the event views or `event_rows`."""
     return bool(log_views_read(sql))
+
+
+def reads_games(sql: str) -> bool:
+    """Whether `sql` reads the games view (or its rows) itself, by the parse tree (a view that
+    reads it, such as `counts`, is not counted); by a pattern where DuckDB does not serialise it."""
+    named = tables_named(sql)
+    if named is not None:
+        return bool(named & {"games", "game_rows"})
+    return re.search(r"\bgame(s|_rows)\b", sql, re.IGNORECASE) is not None

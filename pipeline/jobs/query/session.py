@@ -56,12 +56,14 @@ class Session:
     events: bool = True
     thread: threading.Thread = field(default_factory=threading.current_thread)  # the thread that opened it
     partial_log: str | None = None
+    counted: str | None = None  # which rule sets the games view has no rows of, storing counts alone
 
     def cursor(self) -> "Session":
         """A new connection to the same database, for another thread: the same views (and the
         Python functions they call) and lock, without the set-up (a server answers each request
         in a cursor of one session). Closing it leaves this session open."""
-        cursor = Session(self.con.cursor(), None, self.no_events, self.events, partial_log=self.partial_log)
+        cursor = Session(self.con.cursor(), None, self.no_events, self.events, partial_log=self.partial_log,
+                         counted=self.counted)
         _open.add(cursor)
         return cursor
 
@@ -163,6 +165,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
             con.execute(f"CREATE VIEW {view} AS {_local_scan(table, ds.files(table), paths, ds.manifest.rule_sets)}")
         _games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version)
         create_counts_view(con, ds.manifest.rule_sets, _counts_files(ds))
+        session.counted = _counted(ds)
         if events:
             _events_view(con)
         _rules_table(con, ds.manifest.rule_sets)
@@ -185,6 +188,18 @@ def _counts_files(ds: Dataset) -> dict[int, str]:
             raise QueryError(f"the counts of {str(ds.root)!r} are read from local disk only: copy the dataset here")
         return {}
     return {f.rule_set: str((ds.root / f.path).resolve()) for f in ds.files("counts")}
+
+
+def _counted(ds: Dataset) -> str | None:
+    """Which rule sets the games view holds no rows of, storing counts of their deals alone."""
+    counted = [e for e in ds.manifest.rule_sets if e.log == "counts"]
+    if not counted:
+        return None
+    names = rule_set_names(ds.manifest.rule_sets)
+    which = ", ".join(f"{e.ordinal} ({names[e.rules_id]})" for e in counted)
+    return (f"the games view holds no rows of rule set{'s' if len(counted) > 1 else ''} {which} of "
+            f"{str(ds.root)!r}, which store{'' if len(counted) > 1 else 's'} counts of its deals (--log counts): "
+            f"the counts view and the exact queries (exact_outcomes, exact_length, records, ...) read them")
 
 
 def _no_files(ds: Dataset, table: str) -> str:

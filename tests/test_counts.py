@@ -148,3 +148,28 @@ def test_a_counts_dataset_says_what_it_holds(slices, monkeypatch, capsys):
     one_line(code, out, err, 2, "counts")
     code, out, err = war(monkeypatch, capsys, "query", whole, "exact_outcomes")
     assert code == 0 and "seat 0 wins" in out
+
+
+def test_the_report_and_war_serve_show_a_counts_dataset(slices, tmp_path):
+    """Its exact block alone in the report; the server's pages and queries answer (an empty games
+    list, the exact queries from the counts)."""
+    import json
+    import urllib.request
+
+    from pipeline.present.report_page import write_report
+    from servekit import war_serve
+
+    whole, _, _ = slices
+    page = tmp_path / "report.html"
+    write_report(whole, page)
+    text = page.read_text(encoding="utf-8")
+    assert "Exact results, over every deal" in text and "exact_outcomes" in text
+    with war_serve(whole) as (url, _):
+        for path in ("", "games", "sql", "queries/exact_outcomes", "queries/records?limit=2"):
+            with urllib.request.urlopen(url + path, timeout=120) as response:
+                assert response.status == 200, path
+        with urllib.request.urlopen(url + "games.json", timeout=120) as response:
+            assert json.loads(response.read()) == []
+        with urllib.request.urlopen(url + "queries/exact_outcomes?format=json", timeout=120) as response:
+            rows = json.loads(response.read())
+        assert sum(r["numerator"] for r in rows) == 34650

@@ -145,7 +145,8 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                 continue
             if not files_of and table == "games" and any(e.log == "counts" for e in ds.manifest.rule_sets):
                 con.register("_no_games", GAME_SCHEMA.empty_table())  # counts alone: no games rows
-                con.execute("CREATE VIEW game_rows AS SELECT * FROM _no_games")
+                con.execute("CREATE TABLE game_rows AS SELECT * FROM _no_games")  # seen by every cursor
+                con.unregister("_no_games")
                 continue
             if not files_of:
                 raise QueryError(_no_files(ds, table))

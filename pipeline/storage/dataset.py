@@ -22,8 +22,9 @@ from ..model.schema import (
     Manifest,
     RuleSetEntry,
     explain,
+    rules_id_problem,
 )
-from .location import StorePath, location
+from .location import StorePath, location, real_path
 
 MANIFEST = "manifest.json"
 WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
@@ -100,8 +101,9 @@ class Dataset:
     @classmethod
     def open(cls, root: str | Path, check_paths: bool = True) -> "Dataset":
         """The finished dataset at `root`. A manifest naming a file outside the dataset raises
-        OutsideDataset, and one naming a file twice a DatasetError, unless `check_paths` is False
-        (validation, which reports each such path by name and reads none of them)."""
+        OutsideDataset, and one naming a file twice or giving a rule set an id that is not its
+        rules' a DatasetError, unless `check_paths` is False (validation, which reports each such
+        problem by name and reads none of those paths)."""
         root = location(root)
         if not root.exists():
             raise DatasetError(f"no dataset at {str(root)!r}: the folder does not exist")
@@ -138,6 +140,11 @@ class Dataset:
                     raise DatasetError(f"manifest.json lists {f.path!r} twice, so its rows would be read twice; "
                                        f"`war validate` names every problem of the manifest")
                 listed.add(f.path)
+            for entry in manifest.rule_sets:  # every reader names a rule set by its id
+                problem = rules_id_problem(entry)
+                if problem is not None:
+                    raise DatasetError(f"manifest.json: {problem}; `war validate` names every problem of the "
+                                       f"manifest")
         return ds
 
     def outside_paths(self) -> dict[str, str]:

@@ -36,15 +36,16 @@ def part_said(part: str) -> str:
     return "the manifest" if part == MANIFEST else f"inside {part}/"
 
 
-def inside_dataset(path) -> tuple[Path, str] | None:
+def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:
     """The dataset folder whose own files or journal the local `path` is in (`DS/manifest.json`,
     `DS/.war/x`, `DS/games/...`), and which of them; None elsewhere, and for remote paths. A
     folder is a dataset here when it holds a manifest.json or a journal. Only war's own writes
     go there: a query's output over a manifest, or a new dataset inside a journal that a later
-    run removes, would break or lose data. Symbolic links are followed."""
+    run removes, would break or lose data. Symbolic links are followed (location.real_path: a
+    loop of them, or one to nothing, is refused as the argument `param`)."""
     if not isinstance(path, (str, Path)) or isinstance(path, str) and "://" in path:
         return None
-    target = Path(path).expanduser().resolve()
+    target = real_path(path, param)
     for parent in target.parents:
         first = target.relative_to(parent).parts[0]
         if first in OWN_NAMES and ((parent / MANIFEST).is_file() or (parent / WORK_DIR).is_dir()):

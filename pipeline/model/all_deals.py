@@ -55,10 +55,19 @@ def check_enumerable(rules: RuleSet) -> int:
     """The number of deals, refused (with the count) when over MAX_DEALS."""
     count = deal_count(rules)
     if count > MAX_DEALS:
-        raise RulesError(f"every deal of a {deck_of(rules).size}-card deck is {count:,} deals, more than "
+        raise RulesError(f"every deal of a {deck_of(rules).size}-card deck is {_said(count)} deals, more than "
                          f"{MAX_DEALS:,}: play a smaller deck (ranks and suits in `options`) or seeded games",
                          params=("all_deals", "options"))
     return count
+
+
+def _said(count: int) -> str:
+    """A count of deals as a message says it: in full up to 60 digits, else by its power of ten
+    (a deck of 32,000 cards has a count of over 100,000 digits, past what Python prints)."""
+    power = int(count.bit_length() * 0.30102999566398120)  # times log10(2): the power of ten, or one more
+    if count < 10 ** power:
+        power -= 1
+    return f"{count:,}" if power < 60 else f"about 10^{power:,}"
 
 
 def ranks_of(counts, index: int) -> list[int]:

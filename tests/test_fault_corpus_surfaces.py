@@ -2,18 +2,22 @@
 same classes of fault. War search refuses what its records' dataset would refuse before it
 searches, and budgets it could not hold; an enumeration too large to count in a message is
 said by its power of ten; a games row that names another seed or deal than the game its dataset
-plays is said by replay, of a dataset that stores its log or not.
+plays is said by replay, of a dataset that stores its log or not. A stopped search leaves nothing.
 """
 
 from __future__ import annotations
 
+import random
+import signal
+import time
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from faultkit import one_line, sign, war
+from faultkit import TRIES, can_see_processes, catches_ctrl_c, one_line, sign, war
+from faultkit import procs  # noqa: F401  the fixture
 from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.model.rules import build_rules
 
@@ -33,6 +37,21 @@ def test_a_search_refuses_what_it_could_not_finish_before_it_searches(args, culp
     code, out, err = war(monkeypatch, capsys, "search", *SMALL, "--rounds", "1", *args, "--out", tmp_path / "r", "-q")
     one_line(code, out, err, 2, culprit)
     assert out == "" and not (tmp_path / "r").exists()
+
+
+@pytest.mark.skipif(not can_see_processes(), reason="needs Linux's /proc to find processes")
+def test_a_stopped_search_leaves_nothing_and_no_process(tmp_path, procs):
+    """What the README says a stopped search leaves: nothing in --out, not even a journal; its
+    workers end with it."""
+    for _ in range(TRIES):
+        proc = procs.war("search", "--set", "ranks=8", "--set", "suits=2", "--rounds", "100000", "--workers", "2",
+                         "--out", tmp_path / "r", "-q")
+        catches_ctrl_c(proc)
+        time.sleep(random.uniform(0.5, 4.0))
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and err.strip().endswith("error: interrupted"), err
+        assert not (tmp_path / "r").exists() and not procs.gone()
 
 
 def test_an_enumeration_too_large_to_print_is_said_by_its_power_of_ten(tmp_path, monkeypatch, capsys):

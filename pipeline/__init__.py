@@ -68,6 +68,7 @@ from .errors import (
     WarError,
     interrupted,
     ctrl_c_latch,
+    ctrl_c_pressed,
     raise_lost_ctrl_c,
     storage_error,
 )
@@ -83,7 +84,7 @@ __all__ = [
     "play_game", "write_file", "check_output", "is_stream", "combine", "discard", "wind_down",
     "WarError", "RulesError", "DealError", "DatasetError", "StorageError", "GameNotFound", "QueryError",
     "ReportError", "UsageError", "LogMismatch", "Interrupted", "storage_error", "interrupted", "ctrl_c_latch",
-    "raise_lost_ctrl_c",
+    "raise_lost_ctrl_c", "ctrl_c_pressed",
 ]
 
 # name -> (module, attribute): imported when first asked for

@@ -6,11 +6,13 @@ way with `spoken`: the CLI puts its flags in their place (`workers` -> --workers
 
 Helpers for a front end's error boundary: `storage_error` says an OSError as one line,
 `interrupted` tells Ctrl-C from other failures, and `ctrl_c_latch` keeps a Ctrl-C that a library
-swallowed (`raise_lost_ctrl_c` raises it again).
+swallowed (`raise_lost_ctrl_c` raises it again) and hands Ctrl-C and SIGTERM, from a thread of its
+own, to the work that Python's handler cannot reach (`on_stop`: DuckDB computing in C++).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -76,6 +78,8 @@ def interrupted(err: BaseException | None) -> bool:
             return True  # DuckDB turns Ctrl-C during a query into its InterruptException
         if isinstance(err, RuntimeError) and str(err).strip() == "Query interrupted":
             return True  # ... or, while a statement runs or a result streams, into this RuntimeError
+        if isinstance(err, OSError) and str(err).startswith("INTERRUPT Error"):
+            return True  # ... or, read through Arrow's stream of batches, into an OSError
         seen.add(id(err))
         err = err.__cause__ or err.__context__
     return False
@@ -179,12 +183,120 @@ def ctrl_c_latch():
         return
     signal.signal(signal.SIGINT, _latched)
     told, sys.unraisablehook = sys.unraisablehook, _quiet_when_latched(sys.unraisablehook)
+    watch = _SignalWatch.start()
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.unraisablehook = told
+        if watch is not None:
+            watch.close()
+        for _, reset in list(_stoppers):
+            reset()
         _ctrl_c.clear()
+
+
+_stoppers: list[tuple[Callable[[], None], Callable[[], None]]] = []
+
+
+def on_stop(stop: Callable[[], None], reset: Callable[[], None]) -> None:
+    """While a command runs inside ctrl_c_latch, call `stop()` from a thread of its own as soon as
+    the process is told to stop (Ctrl-C, or SIGTERM where something handles it: war serve), and
+    `reset()` when the latch ends. For work that Python's own handler cannot reach: it runs only
+    in the main thread, between two bytecodes, and a main thread inside C++ (DuckDB computing a
+    join, with the GIL released) never gets there (jobs.query.guard)."""
+    _stoppers.append((stop, reset))
+
+
+class _SignalWatch:
+    """Python's signal wakeup fd, read by a thread: its C-level handler writes each signal's
+    number to the fd the moment the signal arrives, whatever the main thread is doing (a signal
+    with a Python handler: SIGINT, and SIGTERM once uvicorn handles it). The numbers go on to
+    the wakeup fd set before (asyncio's, in a caller that had one)."""
+
+    STOP = (signal.SIGINT, signal.SIGTERM)
+
+    @classmethod
+    def start(cls) -> "_SignalWatch | None":
+        try:
+            return cls()
+        except (ValueError, OSError):  # not the main thread, or no pipe to be had
+            return None
+
+    def __init__(self) -> None:
+        self.read_end, self.write_end = os.pipe()
+        try:
+            os.set_blocking(self.write_end, False)
+            self.previous = signal.set_wakeup_fd(self.write_end, warn_on_full_buffer=False)
+        except BaseException:
+            os.close(self.read_end)
+            os.close(self.write_end)
+            raise
+        _watches.append(self)
+        self.thread = threading.Thread(target=self._run, name="war-signals", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                data = os.read(self.read_end, 512)
+            except OSError:
+                return
+            end = data.find(0)  # closing: no signal has the number 0
+            seen = data if end < 0 else data[:end]
+            if self.previous >= 0 and seen:
+                try:
+                    os.write(self.previous, seen)
+                except OSError:
+                    pass
+            if any(number in self.STOP for number in seen):
+                for stop, _ in list(_stoppers):
+                    try:
+                        stop()
+                    except Exception:  # a stopper's failure must not end the watch
+                        pass
+            if not data or end >= 0:
+                return
+
+    def close(self) -> None:
+        """Back to the wakeup fd there was; the signals already caught are handled first."""
+        try:
+            signal.set_wakeup_fd(self.previous)
+        except ValueError:
+            pass
+        try:
+            os.write(self.write_end, b"\0")
+        except OSError:
+            pass
+        self.thread.join(2.0)
+        self._forget()
+
+    def _forget(self) -> None:
+        if self in _watches:
+            _watches.remove(self)
+        for fd in (self.read_end, self.write_end):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+_watches: list[_SignalWatch] = []
+
+
+def _after_fork_in_child() -> None:
+    """A forked child (a worker) writes its signals to no parent's pipe: a signal it handles is
+    its own, not a stop of its parent's work."""
+    for watch in list(_watches):
+        try:
+            signal.set_wakeup_fd(-1)
+        except ValueError:
+            pass
+        watch._forget()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _quiet_when_latched(hook):

@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from clikit import error_lines
 from clikit import run_main as war  # noqa: F401  `war ARGS` in this process: code, stdout, stderr
@@ -110,6 +111,15 @@ class Tagged:
             if proc.poll() is None:
                 proc.kill()
             proc.communicate()
+
+
+@pytest.fixture
+def procs():
+    """A Tagged for the test's processes: every one of them, and their children, reaped at its
+    end (a test module gets it by importing it)."""
+    tagged = Tagged()
+    yield tagged
+    tagged.reap()
 
 
 def catches_ctrl_c(proc: subprocess.Popen, timeout: float = 60.0) -> None:

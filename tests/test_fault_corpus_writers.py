@@ -26,6 +26,7 @@ import pytest
 
 import pipeline.jobs.generate as generate_job
 from faultkit import ROOT, TRIES, Tagged, can_see_processes, catches_ctrl_c, one_line, tree, wait_for, war
+from faultkit import procs  # noqa: F401  the fixture
 from pipeline.errors import DatasetError
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.validate import validate
@@ -59,13 +60,6 @@ def ds(base, tmp_path) -> Path:
     root = tmp_path / "ds"
     shutil.copytree(base, root)
     return root
-
-
-@pytest.fixture
-def procs():
-    tagged = Tagged()
-    yield tagged
-    tagged.reap()
 
 
 def interrupt_append(root: Path, after: int = 1) -> None:

@@ -300,7 +300,9 @@ def main(argv: list[str] | None = None) -> None:
     except BaseException as err:  # the last line of defence: no traceback for a user
         if isinstance(err, SystemExit):
             raise
-        if war.interrupted(err):
+        # a library's failure after a Ctrl-C is the Ctrl-C's: pydantic-core, building a model's
+        # schema while a module imports, says it as a SchemaError with no cause to follow
+        if war.interrupted(err) or war.ctrl_c_pressed():
             say_error("error: interrupted")
             interrupt_handled()
             code = 130

@@ -36,7 +36,7 @@ def search(
     rules = war.rule_set(variant, set_, rules_file)
     if rounds is None and seconds is None:
         rounds = 200
-    war.check_search(rules, goal.value, rounds, seconds, searchers, keep, workers, scheduler)
+    war.check_search(rules, goal.value, rounds, seconds, searchers, keep, workers, scheduler, seed)
     war.check_records_out(out, overwrite)
     prepare_engine([rules])
     start = time.perf_counter()

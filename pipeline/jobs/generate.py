@@ -158,6 +158,11 @@ def default_shard_size(plans: Sequence[Plan]) -> int:
     return GAMES_ONLY_SHARD_SIZE if plans and all(plan.log == "games" for plan in plans) else DEFAULT_SHARD_SIZE
 
 
+def check_seed(seed: int) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise DatasetError(f"`seed` must be between 0 and 2^64 - 1, got {seed!r}", params=("seed",))
+
+
 def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard_size: int) -> None:
     """Every argument of `generate` that can be checked without reading anything, so that a bad
     one is refused before any file is touched, locked or removed."""
@@ -169,8 +174,8 @@ def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard
         if plan.deals is not None and len(plan.deals) < plan.games:
             raise RulesError(f"`games` {plan.games} but only {len(plan.deals)} deals", params=("games",))
     check_names(plans)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
-        raise DatasetError(f"`seed` must be between 0 and 2^64 - 1, got {seed!r}", params=("seed",))
+    if seed is not None:
+        check_seed(seed)
     check_workers(workers)
     if isinstance(shard_size, bool) or not isinstance(shard_size, int) or not 1 <= shard_size <= MAX_SHARD_SIZE:
         raise DatasetError(f"`shard_size` must be between 1 and {MAX_SHARD_SIZE:,}, got {shard_size!r}",

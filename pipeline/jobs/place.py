@@ -21,7 +21,7 @@ from ..errors import DatasetError
 from ..storage.dataset import MANIFEST, WORK_DIR, Dataset, inside_dataset, part_said
 from ..storage.files import make_folder, remove_tree
 from ..storage.journal import Journal, process_alive
-from ..storage.location import glob_literal, is_remote
+from ..storage.location import glob_literal, is_remote, real_path
 
 OWN_FOLDERS = ("games", "events", "deals", "seeds", "counts", "count_shards")
 PART_FOLDERS = ("games", "events", "counts", "count_shards")
@@ -83,7 +83,7 @@ def foreign_files(root) -> list[str]:
 def refuse_inside_dataset(root) -> None:
     """An output folder may not be inside a dataset's own files or journal (`DS/.war`,
     `DS/games/x`): a later run of that dataset would write over it or remove it."""
-    found = inside_dataset(root)
+    found = inside_dataset(root, "out")
     if found is not None:
         dataset, part = found
         raise DatasetError(f"`out` {str(root)!r} is {part_said(part)} of the dataset {str(dataset)!r}, which "
@@ -92,9 +92,10 @@ def refuse_inside_dataset(root) -> None:
 
 def real_place(root):
     """The folder an `out` names: a symbolic link is followed, so that `overwrite` swaps the
-    folder it points to and leaves the link as it is."""
+    folder it points to and leaves the link as it is (a loop of links, or a link to nothing, is
+    refused: location.real_path)."""
     if isinstance(root, Path) and root.is_symlink():
-        return root.resolve()
+        return real_path(root, "out")
     return root
 
 

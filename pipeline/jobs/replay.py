@@ -110,14 +110,16 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
 
 def replay_game(root, game_id: int) -> GameReplay:
     entry, record, log = load_game(root, game_id)
-    rp = build_replay(entry, record, log)
-    rp.rule_set = rule_set_names(Dataset.open(root).manifest.rule_sets)[entry.rules_id]
+    ds = Dataset.open(root)
+    rp = build_replay(entry, record, log, seed=ds.game_seed(entry, game_id - entry.ordinal * GAME_ID_STRIDE))
+    rp.rule_set = rule_set_names(ds.manifest.rule_sets)[entry.rules_id]
     return rp
 
 
-def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameReplay:
+def build_replay(entry: RuleSetEntry, record: dict, log: list[Event], seed: int | None = None) -> GameReplay:
     """Check a log against the engine, then walk it battle by battle, in one pass: the work is
-    linear in the game's events."""
+    linear in the game's events. `seed`: the game's seed as its dataset gives it, which the games
+    row is held to (None: the row's own)."""
     try:
         summary = replay_log(entry.rules, log, policies=entry.policies)
     except LogMismatch as err:
@@ -154,7 +156,7 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event]) -> GameRep
     if current is not None:
         _close(current, ledger, out)
     return GameReplay(entry, record, deal, battles, log[-1],
-                      record_disagreements(entry, record, summary, log))
+                      record_disagreements(entry, record, summary, log, seed))
 
 
 def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
@@ -165,16 +167,19 @@ def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
     view.aside_after = tuple(ledger.aside)
 
 
-def record_disagreements(entry: RuleSetEntry, record: dict, summary, log) -> list[str]:
+def record_disagreements(entry: RuleSetEntry, record: dict, summary, log, seed: int | None = None) -> list[str]:
     """Each column of the games row that differs from what the replayed log makes of it, as
-    `column: the row says X, the log says Y`; a row of an older schema is held to the columns it
-    has. (The seed needs the master seed: validation checks it.)"""
+    `column: the row says X, the log says Y`, or from what the dataset says of the game: its
+    `seed` (None: not checked) and how it was dealt. A row of an older schema is held to the
+    columns it has. (A game of a dataset that stores no log is played from the dataset's seed
+    and deal, whatever its row says: a row naming another seed showed as the game's seed.)"""
     index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
-    expected = game_record(record["game_id"], index, record.get("game_seed"), entry.rules, entry.policies,
-                           Deal((), explicit=record.get("deal") in ("explicit", "all"),
-                                enumerated=record.get("deal") == "all"), summary, log, entry.rules_id)
-    return [f"{name}: the row says {record[name]!r}, the log says {expected[name]!r}"
-            for name in differing_columns(expected, record)]
+    kind = "all" if entry.all_deals else "explicit" if entry.deals else "shuffle"
+    expected = game_record(record["game_id"], index, record.get("game_seed") if seed is None else seed, entry.rules,
+                           entry.policies, Deal((), explicit=kind != "shuffle", enumerated=kind == "all"),
+                           summary, log, entry.rules_id)
+    return [f"{name}: the row says {record[name]!r}, the {'dataset' if name in ('game_seed', 'deal') else 'log'} "
+            f"says {expected[name]!r}" for name in differing_columns(expected, record)]
 
 
 def select(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | None] | None = None,

@@ -32,13 +32,15 @@ from ..model.deal import check_deal, deck_of
 from ..model.rng import SplitMix64, Xoshiro256
 from ..model.schema import Manifest, RuleSet
 from ..storage.location import location
-from .generate import Plan, generate
+from .generate import Plan, check_seed, generate
 from .parallel import check_workers, dask_client, run_tasks, run_tasks_dask
 from .place import check_new_output
 
 GOALS = ("longest", "cycle")
 BATCH = 256  # neighbours played a round, in one call of the compiled engine
 PATIENCE = 40  # rounds without a neighbour as good as the best before a searcher starts again
+MAX_SEARCHERS = 100_000  # each is a task held in memory until it is run
+MAX_KEEP = 1_000_000  # the records become a dataset's games
 
 
 @dataclass(frozen=True)
@@ -160,8 +162,10 @@ def run_searcher(task: Searcher, tick=None) -> tuple[list[Record], int]:
 
 
 def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seconds: float | None = None,
-                 searchers: int = 2, keep: int = 10, workers: int = 1, scheduler: str | None = None) -> None:
-    """A search's arguments, checked before the engine is compiled or a deal played."""
+                 searchers: int = 2, keep: int = 10, workers: int = 1, scheduler: str | None = None,
+                 seed: int = 0) -> None:
+    """A search's arguments, checked before the engine is compiled or a deal played (a seed that
+    the records' dataset cannot take was refused after the search, which may take hours)."""
     if goal not in GOALS:
         raise RulesError(f"`goal` is {' or '.join(GOALS)}, got {goal!r}", params=("goal",))
     if compiled_engine(rules) is None:
@@ -172,6 +176,10 @@ def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200
     for name, value, low in (("searchers", searchers, 1), ("keep", keep, 1), ("rounds", rounds, 1)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
             raise RulesError(f"`{name}` must be an integer of at least {low}, got {value!r}", params=(name,))
+    for name, value, high in (("searchers", searchers, MAX_SEARCHERS), ("keep", keep, MAX_KEEP)):
+        if value > high:
+            raise RulesError(f"`{name}` must be at most {high:,}, got {value:,}", params=(name,))
+    check_seed(seed)
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                                 or not 0 < seconds < float("inf")):
         raise RulesError(f"`seconds` must be a number of seconds above 0, got {seconds!r}", params=("seconds",))
@@ -187,9 +195,10 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seco
     searcher plays `rounds` rounds of BATCH neighbours (or, with `seconds`, until then), seeded
     from `seed` and its number; they run on `workers` processes, or on the Dask cluster at
     `scheduler`."""
-    check_search(rules, goal, rounds, seconds, searchers, keep, workers, scheduler)
+    check_search(rules, goal, rounds, seconds, searchers, keep, workers, scheduler, seed)
     seeds = SplitMix64(seed)
-    tasks = [Searcher(rules.model_dump_json(), goal, seeds.next(), rounds, seconds, keep) for _ in range(searchers)]
+    spec = rules.model_dump_json()
+    tasks = [Searcher(spec, goal, seeds.next(), rounds, seconds, keep) for _ in range(searchers)]
     if scheduler is not None:
         with dask_client(scheduler) as client:
             found = run_tasks_dask(run_searcher, tasks, client, None, lambda t: 0)

@@ -12,7 +12,6 @@ import pyarrow as pa
 from ..log.counts import COUNT_SCHEMA, COUNT_SHARD_SCHEMA
 from ..log.tables import event_schema, game_schema
 from ..model.inputs import not_regular
-from ..model.schema import RULES_ID_VERSIONS, RuleSetEntry, rules_id
 from ..model.words import plural
 from ..storage.dataset import Dataset
 from ..storage.files import parquet_file, sha256_file
@@ -237,15 +236,3 @@ def unfinished_append(ds: Dataset, report: Report) -> str | None:
                 f"{holder.get('host')}); validate it once that war generate has finished")
     return (f"an append to this dataset was interrupted; finish it with: {journal.finish_command()} "
             f"(or roll it back with: war generate --out {ds.root} --discard)")
-
-
-def rules_id_problem(entry: RuleSetEntry) -> str | None:
-    """What is wrong with an entry's rules_id: not its rules' id of the version it gives."""
-    if entry.rules_id_version not in RULES_ID_VERSIONS:
-        return (f"rule set {entry.ordinal}: unknown rules_id version {entry.rules_id_version} "
-                f"(this war knows {', '.join(map(str, RULES_ID_VERSIONS))})")
-    expected = rules_id(entry.rules, entry.rules_id_version)
-    if entry.rules_id != expected:
-        return (f"rule set {entry.ordinal}: rules_id {entry.rules_id} is not its rules' id "
-                f"(version {entry.rules_id_version}: {expected})")
-    return None

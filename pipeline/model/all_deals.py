@@ -57,10 +57,19 @@ def check_enumerable(rules: RuleSet, most: int = MAX_DEALS) -> int:
     count = deal_count(rules)
     if count > most:
         hint = "" if most > MAX_DEALS else " (`log` counts counts up to 10^13 deals without a row each)"
-        raise RulesError(f"every deal of a {deck_of(rules).size}-card deck is {count:,} deals, more than "
+        raise RulesError(f"every deal of a {deck_of(rules).size}-card deck is {_said(count)} deals, more than "
                          f"{most:,}: play a smaller deck (ranks and suits in `options`) or seeded games{hint}",
                          params=("all_deals", "options"))
     return count
+
+
+def _said(count: int) -> str:
+    """A count of deals as a message says it: in full up to 60 digits, else by its power of ten
+    (a deck of 32,000 cards has a count of over 100,000 digits, past what Python prints)."""
+    power = int(count.bit_length() * 0.30102999566398120)  # times log10(2): the power of ten, or one more
+    if count < 10 ** power:
+        power -= 1
+    return f"{count:,}" if power < 60 else f"about 10^{power:,}"
 
 
 def ranks_of(counts, index: int) -> list[int]:

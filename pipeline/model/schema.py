@@ -316,6 +316,20 @@ class RuleSetEntry(BaseModel):
         return self.name or self.rules.label
 
 
+def rules_id_problem(entry: RuleSetEntry) -> str | None:
+    """What is wrong with a manifest entry's rules_id: not its rules' id of the version it gives
+    (a manifest edited by hand, or re-signed after a change of its rules). `war validate` says it
+    as a problem; every reader refuses the dataset with the same words (storage.dataset)."""
+    if entry.rules_id_version not in RULES_ID_VERSIONS:
+        return (f"rule set {entry.ordinal}: unknown rules_id version {entry.rules_id_version} "
+                f"(this war knows {', '.join(map(str, RULES_ID_VERSIONS))})")
+    expected = rules_id(entry.rules, entry.rules_id_version)
+    if entry.rules_id != expected:
+        return (f"rule set {entry.ordinal}: rules_id {entry.rules_id} is not its rules' id "
+                f"(version {entry.rules_id_version}: {expected})")
+    return None
+
+
 def rule_set_names(entries) -> dict[str, str]:
     """Each rules_id of a manifest's rule set `entries` with the name a person reads: the first
     name a user gave one of its entries (a tournament is several entries of one rule set), else

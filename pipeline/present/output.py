@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from ..errors import QueryError
 from ..storage.files import atomic_file
-from ..jobs.query import Result
+from ..jobs.query import Result, parquet_refusal
 from ..model.words import plural
 
 FORMATS = ("table", "csv", "json", "jsonl", "parquet")
@@ -127,6 +127,9 @@ def write_parquet(result: Result, sink: BinaryIO, limit: int | None, progress=No
     import pyarrow.parquet as pq
 
     reader = _Counted(result.batches(limit), progress)
+    refused = parquet_refusal(reader.schema, result.columns)
+    if refused is not None:
+        raise refused
     with pq.ParquetWriter(sink, reader.schema, compression="zstd") as writer:
         for batch in reader:
             writer.write_batch(batch)
@@ -197,7 +200,7 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
     columns are marked … and named below it), then how many rows the result has. The rows are
     printed as soon as they are in; the count comes after them."""
     width = width or terminal_width()
-    reader = result.batches(limit)
+    reader = result.batches(limit) if result.explain else result.shown_batches(limit, 4 * CELL_WIDTH)
     schema = reader.schema
     batches = iter(reader)
     if result.explain:

@@ -222,6 +222,8 @@ def _check_output(path: Path, overwrite: bool, game_pages: bool) -> None:
     if not path.parent.is_dir():
         raise ReportError(f"folder {str(path.parent)!r} does not exist", params=("output",))
     pages = path.parent / GAME_PAGES.format(stem=path.stem)
+    if game_pages:
+        check_output(pages)  # a loop of links, or a link to nothing, in its place
     if game_pages and not overwrite and (pages.exists() or pages.is_symlink()):
         raise ReportError(f"{pages} exists, the replay pages of an earlier report (use `overwrite` to "
                           f"replace them)", params=("overwrite",))

@@ -31,18 +31,18 @@ from collections.abc import Callable
 from urllib.parse import parse_qsl, urlencode
 
 from starlette.applications import Starlette
-from starlette.concurrency import iterate_in_threadpool
 from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from ..errors import GameNotFound, QueryError, UsageError, WarError, ctrl_c_pressed, raise_lost_ctrl_c
 from ..jobs.query import named_queries
 from . import games_list, sql_page
+from .bounds import Download, Hangups
 from .games_list import MAX_PER_PAGE, GameFilter, parse_filter
 from .pages import render
 from .site import Progress, Site, Snapshot
@@ -143,13 +143,13 @@ def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
     if fmt != "html":
         if not run_it:
             raise HTTPException(400, "give the SQL to run: q=SQL")
-        try:
-            result = snap.open(sql=text, name=name, params=values)
+        try:  # run to its first rows: a query that fails before them is a 400, not a 200 cut short
+            chunks = sql_page.download(snap.open(sql=text, name=name, params=values), fmt)
         except QueryError as err:
             raise HTTPException(400, sql_page.message(err)) from None
         filename = f"{name or 'query'}.{fmt}"
-        return StreamingResponse(iterate_in_threadpool(sql_page.stream(result, fmt)), media_type=sql_page.MEDIA[fmt],
-                                 headers={"content-disposition": f'inline; filename="{filename}"'})
+        return Download(chunks, f"the download of {filename}", media_type=sql_page.MEDIA[fmt],
+                        headers={"content-disposition": f'inline; filename="{filename}"'})
     answer, error, status = None, None, 200
     if run_it:
         try:
@@ -170,9 +170,12 @@ def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
 def export_games(snap: Snapshot, query, fmt: str) -> Response:
     """Every game of a list's filter, every column, streamed as CSV or JSON."""
     f = _filter(snap, query)
-    result = snap.open(sql=f.export_sql(), params=f.params())
-    return StreamingResponse(iterate_in_threadpool(sql_page.stream(result, fmt)), media_type=sql_page.MEDIA[fmt],
-                             headers={"content-disposition": f'inline; filename="games.{fmt}"'})
+    try:
+        chunks = sql_page.download(snap.open(sql=f.export_sql(), params=f.params()), fmt)
+    except QueryError as err:
+        raise HTTPException(400, sql_page.message(err)) from None
+    return Download(chunks, f"the download of games.{fmt}", media_type=sql_page.MEDIA[fmt],
+                    headers={"content-disposition": f'inline; filename="games.{fmt}"'})
 
 
 # ----------------------------------------------------------------------------- the app
@@ -248,7 +251,8 @@ def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK,
                 Route("/games.csv", games_csv, methods=get), Route("/games.json", games_json, methods=get),
                 Route("/games/{game_id:int}", game_page, methods=get), Route("/sql", sql_view, methods=get),
                 Route("/queries/{name:str}", query_view, methods=get)],
-        middleware=[Middleware(Headers), Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))],
+        middleware=[Middleware(Headers), Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)),
+                    Middleware(Hangups)],
         exception_handlers={HTTPException: error, WarError: error, Exception: error},
     )
     app.state.site = site

@@ -26,11 +26,13 @@ from ..errors import WarError, interrupted
 from ..jobs.query import Result, Session, connect, needs_events, open_query
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.location import is_remote, location
+from .bounds import TIME_LIMIT, Slots
 from .report import Steps, build_report_data, rule_sets
 
 CHECK_SECONDS = 1.0    # how often the manifest is read again, at most
 PAGE_CACHE = 8         # game pages kept
 Progress = Callable[[int, int], None]  # progress(advance, total), as report.Steps reports
+SLOTS = Slots()        # the server's queries at once, whatever snapshot they read
 
 
 def manifest_digest(root) -> str:
@@ -81,9 +83,18 @@ class Snapshot:
             return self._sessions[events]
 
     def open(self, sql: str | None = None, name: str | None = None, params: dict | None = None) -> Result:
-        """A query (ad-hoc SQL or a named query) ready to run in this snapshot's session."""
+        """A query (ad-hoc SQL or a named query) ready to run in this snapshot's session, within
+        the server's bounds (bounds.py): TIME_LIMIT seconds of DuckDB's work a step, and one of
+        the server's query slots, held until the result is closed (503 when none frees up)."""
         events = needs_events(sql, name)
-        return open_query(self.root, sql=sql, name=name, params=params, session=self.session(events))
+        SLOTS.take()
+        try:
+            result = open_query(self.root, sql=sql, name=name, params=params, session=self.session(events),
+                                step_limit=TIME_LIMIT)
+        except BaseException:
+            SLOTS.give_back()
+            raise
+        return SLOTS.held_by(result)
 
     def run(self, sql: str, params: dict | None = None) -> list[dict]:
         """The rows of the server's own SQL (fixed text, bound parameters)."""

@@ -5,16 +5,16 @@ runs; DuckDB locked to the dataset's files). A page shows the first HTML_ROWS ro
 goes out in flat memory.
 
 Time: DuckDB may compute for at most TIME_LIMIT seconds for a page, and for at most TIME_LIMIT
-seconds between two batches of a download (a watchdog interrupts the query's connection), so a
-runaway query stops while a large download that keeps flowing does not. A page's query state is
-all in its URL, which is its permalink.
+seconds to a download's first rows and between two of its batches (bounds.py, through the
+query's guard), so a runaway query stops while a large download that keeps flowing does not. A
+download runs to its first rows before its answer starts: a query that fails before them is a
+400 with the message. A page's query state is all in its URL, which is its permalink.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,40 +22,15 @@ from functools import cache
 
 from ..errors import QueryError
 from ..jobs.query import Result, named_queries
+from .bounds import TIME_LIMIT
 from .output import csv_chunks, json_chunks
 
-TIME_LIMIT = 10.0
 HTML_ROWS = 1000
 CELL_CHARS = 300
 FORMATS = ("html", "csv", "json")
 NUMBERS = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
            "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL"}
 MEDIA = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
-
-
-class Watchdog:
-    """Interrupts a result's DuckDB connection when a step takes over `seconds`; `fired` says
-    whether it did. Use as a context manager around each step."""
-
-    def __init__(self, result: Result, seconds: float):
-        self.result, self.seconds = result, seconds
-        self.fired = False
-        self._timer: threading.Timer | None = None
-
-    def _fire(self) -> None:
-        self.fired = True
-        self.result.session.con.interrupt()
-
-    def __enter__(self) -> "Watchdog":
-        self._timer = threading.Timer(self.seconds, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-        return self
-
-    def __exit__(self, kind, err, tb) -> None:
-        self._timer.cancel()
-        if self.fired and isinstance(err, QueryError):
-            raise QueryError(f"the query ran over its time limit of {self.seconds:g} s") from None
 
 
 @dataclass
@@ -89,44 +64,54 @@ def cell(value) -> tuple[str, str]:
 
 
 def first_rows(result: Result, limit: int = HTML_ROWS, seconds: float = TIME_LIMIT) -> Answer:
-    """The first `limit` rows of a result, within the time limit (QueryError past it)."""
+    """The first `limit` rows of a result, as a page shows them, within `seconds` of DuckDB's
+    work in all (QueryError past it)."""
     start = time.perf_counter()
-    with result, Watchdog(result, seconds):
+    result.guard.limit = seconds
+    with result:
         columns = [(name, kind, kind.split("(")[0] in NUMBERS) for name, kind in result.columns]
         rows = []
-        for batch in result.batches(limit + 1):
+        for batch in result.shown_batches(limit + 1, CELL_CHARS + 1):
             rows += batch.to_pylist()
     more = len(rows) > limit
     shown = [[cell(v) for v in r.values()] for r in rows[:limit]]
     return Answer(columns, shown, more, time.perf_counter() - start, result.note)
 
 
-def stream(result: Result, fmt: str, seconds: float = TIME_LIMIT) -> Iterator[bytes]:
-    """Every row of a result as CSV or JSON (an array, one object a line), chunk by chunk; the
-    result is closed at the end, or when the reader goes away."""
+def download(result: Result, fmt: str) -> Iterator[bytes]:
+    """Every row of a result as CSV or JSON (an array, one object a line), chunk by chunk. The
+    query runs to its first batch now, so an error before any row is raised here (QueryError,
+    for the caller's 400) rather than after the answer started; the result is closed at the end,
+    or when the body is closed (its reader went away)."""
     try:
         batches = result.csv_batches() if fmt == "csv" else result.json_lines()
-        guarded = _watched(batches, result, seconds)
-        yield from (csv_chunks(guarded) if fmt == "csv" else json_chunks(guarded, lines=False))
+        rest = iter(batches)
+        first = next(rest, None)
+    except BaseException:
+        result.close()
+        raise
+    return _chunks(result, _Started(batches.schema, first, rest), fmt)
+
+
+def _chunks(result: Result, batches: "_Started", fmt: str) -> Iterator[bytes]:
+    try:
+        yield from (csv_chunks(batches) if fmt == "csv" else json_chunks(batches, lines=False))
     finally:
         result.close()
 
 
-class _watched:
-    """A result's batches, each computed under a watchdog; `schema` as the reader's."""
+class _Started:
+    """A result's batches whose first was read already (None: there are none); `schema` as the
+    reader's."""
 
-    def __init__(self, batches, result: Result, seconds: float):
-        self.batches, self.result, self.seconds = batches, result, seconds
-        self.schema = batches.schema
+    def __init__(self, schema, first, rest):
+        self.schema, self.first, self.rest = schema, first, rest
 
     def __iter__(self):
-        it = iter(self.batches)
-        while True:
-            with Watchdog(self.result, self.seconds):
-                batch = next(it, None)
-            if batch is None:
-                return
-            yield batch
+        if self.first is None:
+            return
+        yield self.first
+        yield from self.rest
 
 
 # what a QueryError's hints for the command line (its flags) say on the web instead

@@ -22,8 +22,9 @@ from ..model.schema import (
     Manifest,
     RuleSetEntry,
     explain,
+    rules_id_problem,
 )
-from .location import StorePath, location
+from .location import StorePath, location, real_path
 
 MANIFEST = "manifest.json"
 WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
@@ -35,15 +36,16 @@ def part_said(part: str) -> str:
     return "the manifest" if part == MANIFEST else f"inside {part}/"
 
 
-def inside_dataset(path) -> tuple[Path, str] | None:
+def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:
     """The dataset folder whose own files or journal the local `path` is in (`DS/manifest.json`,
     `DS/.war/x`, `DS/games/...`), and which of them; None elsewhere, and for remote paths. A
     folder is a dataset here when it holds a manifest.json or a journal. Only war's own writes
     go there: a query's output over a manifest, or a new dataset inside a journal that a later
-    run removes, would break or lose data. Symbolic links are followed."""
+    run removes, would break or lose data. Symbolic links are followed (location.real_path: a
+    loop of them, or one to nothing, is refused as the argument `param`)."""
     if not isinstance(path, (str, Path)) or isinstance(path, str) and "://" in path:
         return None
-    target = Path(path).expanduser().resolve()
+    target = real_path(path, param)
     for parent in target.parents:
         first = target.relative_to(parent).parts[0]
         if first in OWN_NAMES and ((parent / MANIFEST).is_file() or (parent / WORK_DIR).is_dir()):
@@ -100,8 +102,9 @@ class Dataset:
     @classmethod
     def open(cls, root: str | Path, check_paths: bool = True) -> "Dataset":
         """The finished dataset at `root`. A manifest naming a file outside the dataset raises
-        OutsideDataset, and one naming a file twice a DatasetError, unless `check_paths` is False
-        (validation, which reports each such path by name and reads none of them)."""
+        OutsideDataset, and one naming a file twice or giving a rule set an id that is not its
+        rules' a DatasetError, unless `check_paths` is False (validation, which reports each such
+        problem by name and reads none of those paths)."""
         root = location(root)
         if not root.exists():
             raise DatasetError(f"no dataset at {str(root)!r}: the folder does not exist")
@@ -138,6 +141,11 @@ class Dataset:
                     raise DatasetError(f"manifest.json lists {f.path!r} twice, so its rows would be read twice; "
                                        f"`war validate` names every problem of the manifest")
                 listed.add(f.path)
+            for entry in manifest.rule_sets:  # every reader names a rule set by its id
+                problem = rules_id_problem(entry)
+                if problem is not None:
+                    raise DatasetError(f"manifest.json: {problem}; `war validate` names every problem of the "
+                                       f"manifest")
         return ds
 
     def outside_paths(self) -> dict[str, str]:

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from ..errors import DatasetError, storage_error
 from ..model.inputs import not_regular
 from .dataset import inside_dataset, part_said
-from .location import is_remote, temporary_name
+from .location import is_remote, real_path, temporary_name
 
 ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group
 
@@ -56,8 +56,9 @@ def check_output(path) -> None:
     """Refuse (DatasetError about `output`) a file to write inside a dataset's own files or
     journal (`DS/manifest.json`, `DS/games/...`, `DS/.war/...`): only war generate writes
     there, and a query's result over a manifest breaks the dataset. Elsewhere in a dataset's
-    folder (`DS/report.html`) is the user's choice."""
-    found = inside_dataset(path)
+    folder (`DS/report.html`) is the user's choice. So is a path through a loop of symbolic
+    links or a link to nothing (location.real_path)."""
+    found = inside_dataset(path, "output")
     if found is not None:
         dataset, part = found
         raise DatasetError(f"`output` {str(path)!r} is {part_said(part)} of the dataset {str(dataset)!r}, which "
@@ -89,7 +90,7 @@ def _user_output(path):
         kind = "a socket" if stat.S_ISSOCK(mode) else "a block device"
         raise DatasetError(f"`output` {str(path)!r} is {kind}; give a file name", params=("output",))
     if os.path.islink(path):
-        return type(path)(os.path.realpath(path))
+        return type(path)(real_path(path, "output"))
     return path
 
 

@@ -78,6 +78,38 @@ def location(where: "str | Path | StorePath") -> "Path | StorePath":
     return StorePath.from_uri(where)
 
 
+def real_path(path, param: str | None = None) -> Path:
+    """Where the local `path` leads, every symbolic link followed; the parts not there yet are
+    kept as they are (a new file, a new folder). The one way war resolves a path it writes to,
+    so that what it refuses is said alike everywhere, on one line naming `path` (a DatasetError
+    about the argument `param`, exit 2): a loop of symbolic links, a symbolic link to nothing,
+    and a path the system will not follow (a file in place of a folder, no permission)."""
+    named = f"`{param}` {str(path)!r}" if param else repr(str(path))
+    full = Path(path).expanduser()
+    full = full if full.is_absolute() else Path.cwd() / full
+    head, new = full, []
+    while not os.path.lexists(head) and head.parent != head:  # a link, even one to nothing, is there
+        new.append(head.name)
+        head = head.parent
+    try:
+        real = Path(os.path.realpath(head, strict=True))
+    except RuntimeError:  # a loop, in Pythons that say it so
+        raise DatasetError(f"{named} leads into a loop of symbolic links", params=(param,) if param else ()) from None
+    except OSError as err:
+        import errno
+
+        if err.errno == errno.ELOOP:
+            raise DatasetError(f"{named} leads into a loop of symbolic links",
+                               params=(param,) if param else ()) from None
+        if err.errno == errno.ENOENT and os.path.islink(head):
+            link = "is a symbolic link" if head == full else f"leads through the symbolic link {str(head)!r}"
+            raise DatasetError(f"{named} {link} to {os.readlink(head)!r}, which does not exist; "
+                               f"give a path that does, or remove the link", params=(param,) if param else ()) from None
+        raise DatasetError(f"cannot reach {named}: {err.strerror or type(err).__name__}",
+                           params=(param,) if param else ()) from None
+    return real.joinpath(*reversed(new))
+
+
 def temporary_name(path):
     """The hidden name a file is written under before it is moved to `path` (readers skip names
     that start with `.`; the pid lets a resumed run sweep those of writers that are gone)."""

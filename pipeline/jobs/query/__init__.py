@@ -7,6 +7,7 @@
 - `session`: a DuckDB connection with the views games, events, event_rows, rules, battles and
   cards, locked to the dataset's files (and the paths of `allow_read`).
 - `stream`: a query's `Result`, whose rows come as Arrow record batches, never all at once.
+- `guard`: what stops DuckDB's work: Ctrl-C or SIGTERM, a time limit, a reader gone away.
 - `answer`: `open_query`, `describe` and `run`, which put these together.
 """
 
@@ -14,13 +15,14 @@ from .answer import describe, needs_events, open_query, run
 from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir
 from .safety import check_sql, check_statement, parse_statements
 from .reads import EVENT_VIEWS, log_views_read, reads_event_views, reads_log, tables_named
+from .guard import Guard, scope as guard_scope
 from .session import Session, connect, events_sql, schema_session
-from .stream import BATCH_ROWS, Result
+from .stream import BATCH_ROWS, Result, parquet_refusal
 
 __all__ = [
     "run", "open_query", "describe", "needs_events",
     "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
     "check_sql", "check_statement", "parse_statements",
     "EVENT_VIEWS", "log_views_read", "reads_event_views", "reads_log", "tables_named", "Session", "connect", "events_sql", "schema_session",
-    "BATCH_ROWS", "Result",
+    "BATCH_ROWS", "Result", "parquet_refusal", "Guard", "guard_scope",
 ]

@@ -14,6 +14,7 @@ from ...errors import QueryError
 from .registry import named_query
 from .safety import ST, check_sql, parse_statements, sql_error, statement_type
 from .reads import EVENT_VIEW_NAMES, log_views_read, reads_event_views, reads_games
+from .guard import Guard
 from .session import Session, connect, schema_session
 from .stream import Result
 
@@ -40,13 +41,15 @@ def needs_events(sql: str | None = None, name: str | None = None) -> bool:
 
 def open_query(root, sql: str | None = None, name: str | None = None,
                params: dict[str, str] | None = None, allow_read: Iterable = (),
-               session: Session | None = None) -> Result:
+               session: Session | None = None, limit: float | None = None,
+               step_limit: float | None = None) -> Result:
     """A named query (`name`, with `params` {name: value as text}) or ad-hoc SQL over the dataset
     at `root`, checked and bound but not yet run. `root` None binds it to empty views of the
     dataset schema (to tell its columns without a dataset). With `session` (an open `connect`
     session, with the event views when the query reads them), the query runs in a cursor of it
-    instead of a session of its own, so a server pays the views' set-up once. Close the Result
-    when done."""
+    instead of a session of its own, so a server pays the views' set-up once. DuckDB may work on
+    it for `limit` seconds in all and `step_limit` seconds a step (binding, each batch of rows),
+    and Ctrl-C stops it wherever it is (guard.py). Close the Result when done."""
     sql, bound = _prepare(sql, name, params)
     log_views = log_views_read(sql)
     events = bool(log_views & EVENT_VIEW_NAMES)
@@ -56,8 +59,10 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         session = session.cursor()
     else:
         session = schema_session(events) if root is None else connect(root, events, allow_read)
+    guard = Guard(session, limit, step_limit)
     try:
-        relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
+        with guard.step():  # binding runs the table functions' arguments: range((SELECT ...))
+            relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
     except duckdb.CatalogException as err:
         session.close()
         if session.no_events and log_views:  # the log it does not store
@@ -76,7 +81,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     note = session.partial_log if log_views else None
     if note is None and session.counted and reads_games(sql):
         note = session.counted
-    return Result(session, relation, explain, note)
+    return Result(session, relation, explain, note, guard)
 
 
 def describe(root, sql: str | None = None, name: str | None = None,

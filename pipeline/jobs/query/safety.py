@@ -101,6 +101,9 @@ def sql_error(err: Exception) -> QueryError:
     if "Loading external extensions is disabled" in text:
         return refusal("loading an extension")
     first = text.splitlines()[0] if text else type(err).__name__
+    if "maximum total string size" in first:  # Arrow's string buffers hold 2 GB; a batch went past it
+        return QueryError("the result's values are too large: one batch of its rows holds over 2 GB of text "
+                          "(rows stream a batch at a time); choose fewer or shorter values (LIMIT, left(...))")
     m = PARAM_RANGE.match(first)
     if m:
         return QueryError(f"{m.group(1)} (`params` {m.group(2)}=...)", params=("params",))

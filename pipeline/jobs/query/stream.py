@@ -1,21 +1,35 @@
 """A query's result, streamed: Arrow record batches of a bounded size, never the whole result
-at once, as they are or with the columns a CSV or JSON Lines writer needs; DuckDB's errors
-while the rows flow arrive as QueryErrors.
+at once, as they are, with the columns a CSV or JSON Lines writer needs, or as a person reads
+them (`shown_batches`); DuckDB's errors while the rows flow arrive as QueryErrors. Every step
+inside DuckDB runs under the result's guard (guard.py): Ctrl-C, a time limit or a reader that
+went away stops it.
+
+Every type DuckDB returns has a form in every output: a writer gets the types it can write as
+they are and any other as DuckDB's own text of it (JSON for nested values), so a type added to
+DuckDB later is written as text rather than failing; Parquet refuses by name what it cannot
+hold (parquet_refusal).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import duckdb
 import pyarrow as pa
 
+from ...errors import QueryError
+from .guard import Guard
 from .safety import sql_error
 from .session import Session, lock
 
 BATCH_ROWS = 1 << 17  # rows per Arrow batch: a few MB, whatever the result's size
-NESTED = {"list", "struct", "map", "array", "union"}
-AS_TEXT = {"enum", "interval", "uuid", "bit", "blob", "time_tz", "varint", "bignum"}
+NESTED = {"list", "struct", "map", "array", "union", "tuple", "variant"}  # CSV: as JSON text
+NUMBERS = {"boolean", "tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint", "uinteger",
+           "ubigint", "uhugeint", "float", "double", "decimal"}
+CSV_AS_IS = NUMBERS | {"varchar", "date", "time", "time_ns", "timestamp", "timestamp_s", "timestamp_ms",
+                       "timestamp_ns", "timestamp with time zone", "timestamptz_ns"}  # pyarrow's CSV writer writes these
+SHOWN_NESTED = {"list", "struct", "array"}  # a person reads these as Python gives them, when their parts are plain
 
 
 @dataclass
@@ -26,6 +40,12 @@ class Result:
     relation: duckdb.DuckDBPyRelation
     explain: bool = False
     note: str | None = None  # what a reader of the result should know: a log the dataset lacks
+    guard: Guard | None = None  # stops its DuckDB work (None: one without limits, which Ctrl-C stops)
+    on_close: list[Callable[[], None]] = field(default_factory=list)  # called once it is closed
+
+    def __post_init__(self) -> None:
+        if self.guard is None:
+            self.guard = Guard(self.session)
 
     @classmethod
     def of_table(cls, table: pa.Table) -> "Result":
@@ -42,7 +62,11 @@ class Result:
         self.close()
 
     def close(self) -> None:
-        self.session.close()
+        try:
+            self.session.close()
+        finally:
+            while self.on_close:
+                self.on_close.pop()()
 
     @property
     def columns(self) -> list[tuple[str, str]]:
@@ -52,10 +76,11 @@ class Result:
     def _stream(self, relation) -> "_Guarded":
         """The rows of the relation `relation()` builds on this one, its errors as QueryErrors."""
         try:
-            reader = relation().to_arrow_reader(BATCH_ROWS)
-        except duckdb.Error as err:
+            with self.guard.step():
+                reader = relation().to_arrow_reader(BATCH_ROWS)
+        except (duckdb.Error, pa.ArrowException, OSError) as err:
             raise sql_error(err) from None
-        return _Guarded(reader)
+        return _Guarded(reader, self.guard)
 
     def _rows(self, limit: int | None):
         return self.relation if limit is None else self.relation.limit(limit)
@@ -67,24 +92,41 @@ class Result:
     def count(self) -> int:
         """How many rows the result has, without carrying them out of DuckDB."""
         try:
-            return self.relation.aggregate("count(*)").fetchall()[0][0]
+            with self.guard.step():
+                return self.relation.aggregate("count(*)").fetchall()[0][0]
         except duckdb.Error as err:
             raise sql_error(err) from None
 
-    def csv_batches(self, limit: int | None = None) -> "_Guarded":
-        """The rows with lists, structs and maps as JSON text, and other types a CSV file cannot
-        hold as text: what CSV needs."""
-        exprs, changed = [], False
-        for i, (name, type_) in enumerate(zip(self.relation.columns, self.relation.types), start=1):
-            if type_.id in NESTED:
-                exprs.append(f"CAST(to_json(#{i}) AS VARCHAR) AS {_ident(name)}")
-                changed = True
-            elif type_.id in AS_TEXT:
-                exprs.append(f"CAST(#{i} AS VARCHAR) AS {_ident(name)}")
-                changed = True
-            else:
-                exprs.append(f"#{i} AS {_ident(name)}")
+    def _projected(self, limit: int | None, form: Callable[[int, str, object], str]) -> "_Guarded":
+        """The rows with each column as `form(position, quoted name, type)` says, as SQL."""
+        exprs = [form(i, _ident(name), type_)
+                 for i, (name, type_) in enumerate(zip(self.relation.columns, self.relation.types), start=1)]
+        changed = any(e != f"#{i} AS {_ident(name)}" for i, (e, name) in enumerate(zip(exprs, self.relation.columns), 1))
         return self._stream(lambda: self._rows(limit).project(", ".join(exprs)) if changed else self._rows(limit))
+
+    def shown_batches(self, limit: int | None = None, chars: int = 1000) -> "_Guarded":
+        """The rows as a person reads them (a table, a page): numbers, text and lists and
+        structs of them as they are, text cut to `chars` characters in DuckDB (a page never
+        carries a 100 MB value to show 40 characters of it), and every other type as DuckDB's
+        text of it (a blob's escapes, a date Python cannot hold such as `infinity`)."""
+        def form(i: int, name: str, type_) -> str:
+            if type_.id == "varchar":
+                return f"left(#{i}, {chars}) AS {name}"
+            if _plain(type_, NUMBERS | {"varchar"}):
+                return f"#{i} AS {name}"
+            return f"left(CAST(#{i} AS VARCHAR), {chars}) AS {name}"
+        return self._projected(limit, form)
+
+    def csv_batches(self, limit: int | None = None) -> "_Guarded":
+        """The rows with lists, structs, maps, unions and variants as JSON text, and any type
+        pyarrow's CSV writer does not write as DuckDB's text of it: what CSV needs."""
+        def form(i: int, name: str, type_) -> str:
+            if type_.id in NESTED:
+                return f"CAST(to_json(#{i}) AS VARCHAR) AS {name}"
+            if type_.id not in CSV_AS_IS:
+                return f"CAST(#{i} AS VARCHAR) AS {name}"
+            return f"#{i} AS {name}"
+        return self._projected(limit, form)
 
     def json_lines(self, limit: int | None = None) -> "_Guarded":
         """One column `json`: each row as a JSON object text (NaN and infinities as null, which
@@ -105,19 +147,44 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-class _Guarded:
-    """A RecordBatchReader whose DuckDB errors become QueryErrors."""
+def _plain(type_, allowed: set[str]) -> bool:
+    """Whether a DuckDB type is one of `allowed`, or a list, struct or array of such types."""
+    if type_.id in SHOWN_NESTED:
+        return all(_plain(t, allowed) for _, t in type_.children if hasattr(t, "id"))
+    return type_.id in allowed
 
-    def __init__(self, reader: pa.RecordBatchReader) -> None:
-        self.reader = reader
+
+def parquet_refusal(schema: pa.Schema, columns: list[tuple[str, str]]) -> QueryError | None:
+    """Why a result of this Arrow `schema` (whose DuckDB types are `columns`) cannot be written
+    as Parquet: the first column of a type Parquet cannot hold (a union, an interval, a struct
+    without fields), by name; None when it can."""
+    import pyarrow.parquet as pq
+
+    for (name, duck_type), f in zip(columns, schema):
+        try:
+            pq.ParquetWriter(pa.BufferOutputStream(), pa.schema([f])).close()
+        except (pa.ArrowException, ValueError, TypeError):
+            return QueryError(f"Parquet cannot hold column {name!r} of type {duck_type}; cast it in the SQL "
+                              f"(CAST({_ident(name)} AS VARCHAR)), or choose another format")
+    return None
+
+
+class _Guarded:
+    """A RecordBatchReader whose DuckDB work runs under the result's guard and whose errors
+    become QueryErrors (Arrow's stream of batches hands DuckDB's errors over as OSErrors)."""
+
+    def __init__(self, reader: pa.RecordBatchReader, guard: Guard) -> None:
+        self.reader, self.guard = reader, guard
         self.schema = reader.schema
 
     def __iter__(self):
         while True:
             try:
-                batch = self.reader.read_next_batch()
-            except StopIteration:
-                return
-            except (duckdb.Error, pa.ArrowException) as err:
+                with self.guard.step():
+                    try:
+                        batch = self.reader.read_next_batch()
+                    except StopIteration:
+                        return
+            except (duckdb.Error, pa.ArrowException, OSError) as err:
                 raise sql_error(err) from None
             yield batch

@@ -173,3 +173,44 @@ def test_the_report_and_war_serve_show_a_counts_dataset(slices, tmp_path):
         with urllib.request.urlopen(url + "queries/exact_outcomes?format=json", timeout=120) as response:
             rows = json.loads(response.read())
         assert sum(r["numerator"] for r in rows) == 34650
+
+
+@pytest.mark.parametrize("case", ["open natural", "wars of three"])
+def test_kept_games_are_the_games_the_condition_chooses_with_their_rows(tmp_path, case):
+    """--keep: the games rows of exactly the deals whose games the condition chooses, each row
+    the one a row-a-deal dataset has for that deal (but its id and its explicit deal), each a
+    game that replays, the whole validating."""
+    variant, options = RULE_SETS[case]
+    rules = build_rules(variant, options)
+    generate(tmp_path / "rows", make_plans([rules], all_deals=True, log="games"), shard_size=5000)
+    longest = run(tmp_path / "rows", sql="SELECT max(battles) FROM games WHERE outcome = 'win'").column(0)[0].as_py()
+    keep = f"outcome = 'cycle' OR battles >= {longest - 3}"
+    generate(tmp_path / "kept", make_plans([rules], all_deals=True, log="counts", keep=keep))
+    want = run(tmp_path / "rows", sql=f"SELECT * EXCLUDE (game_id, game_index, deal, piles, swapped_index, "
+                                      f"first_of_class, rule_set) FROM games WHERE {keep} ORDER BY deal_index").to_pylist()
+    got = run(tmp_path / "kept", sql="SELECT * EXCLUDE (game_id, game_index, deal, piles, swapped_index, "
+                                     "first_of_class, rule_set) FROM games ORDER BY deal_index").to_pylist()
+    assert got == want and len(got) > 10
+    report = validate(tmp_path / "kept")
+    assert report.ok, [str(p) for p in report.problems]
+    from pipeline.jobs.replay import replay_game
+    longest = max(got, key=lambda r: r["battles"])
+    game = run(tmp_path / "kept", sql=f"SELECT game_id FROM games WHERE deal_index = {longest['deal_index']}")
+    assert len(replay_game(tmp_path / "kept", game.column(0)[0].as_py()).battles) == longest["battles"]
+
+
+def test_a_kept_deal_said_wrong_is_named_and_a_bad_condition_refused_before_counting(tmp_path, monkeypatch, capsys):
+    rules = build_rules("classic", {"ranks": "3", "suits": "4", "pickup": "natural", "war_down": "0"})
+    code, out, err = war(monkeypatch, capsys, "generate", "--set", "ranks=3", "--set", "suits=4", "--all-deals",
+                         "--log", "counts", "--keep", "length > 3", "--out", tmp_path / "bad")
+    one_line(code, out, err, 2, "--keep", "length")
+    assert not (tmp_path / "bad").exists()
+    root = tmp_path / "kept"
+    generate(root, make_plans([rules], all_deals=True, log="counts", keep="outcome = 'cycle'"))
+    deals = root / "deals" / "rule_set-0.jsonl"
+    lines = deals.read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3].replace('"deal_index":', '"deal_index":1')
+    deals.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sign(root)
+    report = validate(root)
+    assert any("line 4: deal_index" in str(p) for p in report.problems), [str(p) for p in report.problems]

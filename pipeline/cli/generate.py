@@ -32,6 +32,7 @@ def generate(
     all_deals: bool = typer.Option(False, "--all-deals", help="Play every deal of the deck once: game i plays deal i (up to 10^10 deals; --games N: the first N)."),
     log: LogChoice = typer.Option("events", "--log", metavar="WHAT", help="events: the event log and the games table; games: the games table alone (events are regenerated when asked for); counts (with --all-deals): the games counted by kind, no row a deal (up to 10^13 deals)."),
     deal_range: str | None = typer.Option(None, "--deal-range", metavar="FIRST:STOP", help="With --log counts: count deals FIRST .. STOP-1 only, a slice that `war combine` joins to the others."),
+    keep: str | None = typer.Option(None, "--keep", metavar="CONDITION", help="With --log counts: keep the games rows of the deals whose games this condition over the counts chooses (outcome = 'cycle' OR battles > 140), the first 100,000."),
     policy: list[str] = typer.Option([], "--policy", "-p", metavar="SEAT=POLICY", help="SEAT=POLICY for variants with decisions (SEAT * for all seats); see `war policies`."),
     tournament: list[str] = typer.Option([], "--tournament", "-t", metavar="POLICY", help="A policy in a tournament (repeat): every pair plays the same seeds, both seatings."),
     name: list[str] = typer.Option([], "--name", metavar="NAME", help="A name for the rule set of each --variant, in order, shown instead of its options; a rule file gives its own (`name`)."),
@@ -51,7 +52,7 @@ def generate(
         variants=variant, options=set_, rule_files=rules_file, games=games, deals=deals, policies=policy,
         tournament=tournament, seed=seed, out=out, workers=workers, shard_size=shard_size, overwrite=overwrite,
         append=append, resume=resume, executor=executor, scheduler=scheduler, all_deals=all_deals, log=log.value,
-        source=from_, where=where, wait=wait, discard=discard, names=name, deal_range=deal_range)
+        source=from_, where=where, wait=wait, discard=discard, names=name, deal_range=deal_range, keep=keep)
     if request.discard:
         done = request.run_discard()
         what = "append" if done.append else "run"

@@ -20,6 +20,10 @@ from ..model.schema import RuleSet
 from ..storage.dataset import WORK_DIR, part_path
 from ..storage.files import read_whole_parquet, write_parquet
 from ..storage.location import location
+import pyarrow as pa
+from ..errors import RulesError, WarError
+from ..storage.dataset import MANIFEST
+from ..model.all_deals import check_enumerable
 from .validate_files import Problem
 
 MOST_COUNTED_DEALS = 10**13  # an enumeration `--log counts` plays at most
@@ -32,6 +36,56 @@ def count_shard_size(deals: int) -> int:
     least SMALLEST_COUNT_SHARD; a function of the deal count alone, so the shards, their
     digests and the files are the same whatever the workers or machines."""
     return max(SMALLEST_COUNT_SHARD, -(-deals // MOST_COUNT_SHARDS))
+
+
+def counted_range(rules: RuleSet, games: int | None, deal_range) -> tuple[int, int]:
+    """The deals a counts plan counts: `deal_range`, else the first `games`, else all of them;
+    checked against the deck's deal count."""
+    count = check_enumerable(rules, MOST_COUNTED_DEALS)
+    if deal_range is None:
+        if games is not None and (isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= count):
+            raise RulesError(f"`games` must be between 1 and the deck's {count:,} deals, got {games!r}",
+                             params=("games",))
+        return 0, count if games is None else games
+    first, stop = deal_range
+    if not (isinstance(first, int) and isinstance(stop, int)) or not 0 <= first < stop <= count:
+        raise RulesError(f"`deal_range` must be first:stop with 0 <= first < stop <= {count:,} (the deck's deals), "
+                         f"got {first}:{stop}", params=("deal_range",))
+    return first, stop
+
+
+MOST_KEPT = 100_000  # games rows a counts rule set keeps (`keep`): the first deals of the kinds asked for
+KIND_COLUMNS = ("outcome", "winner", "first_of_class", "battles", "cards_laid", "cycle_length", "cycle_key")
+
+
+def check_keep(condition: str) -> str:
+    """`keep` as one condition over the counts' columns of a kind of game (outcome, winner,
+    first_of_class, battles, cards_laid, cycle_length, cycle_key), refused before anything is
+    counted when it is not one or names another column."""
+    from .materialize import one_condition
+
+    text = one_condition(condition, "keep", "the counts' columns (outcome, winner, battles, cards_laid, "
+                                            "cycle_length, cycle_key, first_of_class), such as battles > 140")
+    kinds_chosen(tally_table(tallies.new_tally()), text)
+    return text
+
+
+def kinds_chosen(table, condition: str) -> tallies.Tally:
+    """The kinds of a counts table (its rows) that `condition` chooses, as a tally."""
+    import duckdb
+
+    from ..errors import QueryError
+
+    con = duckdb.connect()
+    try:
+        con.execute("SET enable_external_access = false")
+        kinds = table.select(list(KIND_COLUMNS)).append_column("row", pa.array(range(table.num_rows), pa.int64()))
+        chosen = con.from_arrow(kinds).filter(condition).project("row").fetchnumpy()["row"]
+    except duckdb.Error as err:
+        raise QueryError(f"`keep` {condition!r}: {' '.join(str(err).split())}", params=("keep",)) from None
+    finally:
+        con.close()
+    return table_tally(table.take(pa.array(chosen, pa.int64())))
 
 
 def journal_path(part: int) -> str:
@@ -175,3 +229,136 @@ def _differing(stored: list[dict], played: list[dict]) -> list[str]:
             said = lambda r: "none" if r is None else f"{r['games']:,} from deal {r['first_deal']:,}"  # noqa: E731
             out.append(f"{kind}: {said(a)} stored, {said(b)} played")
     return out
+
+
+def summed_counts(target, plans, entries, files: list[dict], shard_size: int, first_part: int, workers: int,
+                  shards_of) -> tuple[list, list[dict]]:
+    """The run's entries and files, with each counts rule set's shard tallies (in the journal)
+    replaced by its summed counts and shards files, and its kept games written (`keep`): its
+    games rows, deals and seeds. `shards_of(ordinal)`: a rule set's shards."""
+    counted = {e.ordinal: p for e, p in zip(entries, plans) if p.log == "counts"}
+    if not counted:
+        return entries, files
+    out = [f for f in files if not (f["table"] == "counts" and f["rule_set"] in counted)]
+    by_path = {f["path"]: f for f in files if f["table"] == "counts"}
+    done = []
+    for entry in entries:
+        plan = counted.get(entry.ordinal)
+        if plan is None:
+            done.append(entry)
+            continue
+        shards = [(s.part, s.start, s.stop, by_path[journal_path(s.part)]) for s in shards_of(entry.ordinal)]
+        out += sum_counts(target, entry, plan.rules.variant, shards)
+        if plan.keep is not None:
+            entry, written = keep_games(target, entry, plan, shards, workers)
+            out += written
+        done.append(entry)
+    return done, out
+
+
+def keep_games(target, entry, plan, shards, workers: int):
+    """The games rows of the first deals (at most MOST_KEPT) whose games `plan.keep` chooses,
+    found by playing again the shards that hold such games, written as the rule set's games,
+    explicit deals (each line with its `deal_index`) and own seeds: the entry and its files."""
+    from ..log.shard import shard_tables
+    from ..model.all_deals import enumerated_deal
+    from ..model.deal import deal_line
+    from ..model.rng import game_seed
+    from ..storage.files import atomic_write_bytes
+    from .parallel import run_tasks
+
+    kinds = kinds_chosen(read_whole_parquet(target / part_path("counts", plan.rules.variant, min(s[0] for s in shards))),
+                         plan.keep)
+    tasks = []
+    for part, start, stop, done in shards:
+        shard_kinds = table_tally(read_whole_parquet(target / done["path"]))
+        keys, _, _ = tallies.rows(shard_kinds)
+        if tallies.members(kinds, keys).any():
+            tasks.append(KeepTask(entry.ordinal, plan.rules.model_dump_json(), tuple(plan.policies), entry.seed,
+                                  start, stop, kinds))
+    found = run_tasks(keep_shard, tasks, workers)
+    deals = sorted(d for part in found for d in part)[:MOST_KEPT]
+    entry = entry.model_copy(update={"keep": plan.keep, "games": len(deals)})
+    if not deals:
+        return entry, []
+    dealt = [enumerated_deal(plan.rules, d) for d in deals]
+    explicit = [type(d)(d.piles, d.set_aside, explicit=True) for d in dealt]
+    seeds = [game_seed(entry.seed, d) for d in deals]
+    _, games = shard_tables(plan.rules, entry.ordinal, entry.seed, 0, len(deals), explicit, plan.policies,
+                            rules_id=entry.rules_id, events=False, seeds=seeds)
+    first_part = min(s[0] for s in shards)
+    rel = part_path("games", plan.rules.variant, first_part)
+    written = [{"path": rel, "table": "games", "rule_set": entry.ordinal, "first_game": 0, "games": len(deals),
+                "rows": games.num_rows, "sha256": write_parquet(games, target / rel, ("game_id",))}]
+    entry = entry.model_copy(update={"deals": f"deals/rule_set-{entry.ordinal}.jsonl",
+                                     "seeds": f"seeds/rule_set-{entry.ordinal}.jsonl"})
+    lines = {"deals": "".join(deal_line(d)[:-1] + f',"deal_index":{n}}}\n' for d, n in zip(explicit, deals)),
+             "seeds": "".join(f'{{"seed":{s},"from":null}}\n' for s in seeds)}
+    for table_name, text in lines.items():
+        path = getattr(entry, table_name)
+        digest = atomic_write_bytes(target / path, text.encode(), dataset=True)
+        written.append({"path": path, "table": table_name, "rule_set": entry.ordinal, "first_game": 0,
+                        "games": len(deals), "rows": len(deals), "sha256": digest})
+    return entry, written
+
+
+@dataclass(frozen=True)
+class KeepTask:
+    ordinal: int
+    rules_json: str
+    policies: tuple[str, ...]
+    seed: int
+    start: int
+    stop: int
+    kinds: object  # a Tally
+
+
+def keep_shard(task: KeepTask, tick=None) -> list[int]:
+    from ..log.counts import keep_deals
+
+    rules = RuleSet.model_validate_json(task.rules_json)
+    return keep_deals(rules, task.ordinal, task.seed, task.start, task.stop, task.kinds, MOST_KEPT,
+                      task.policies).tolist()
+
+
+def check_kept(ds, entry, unreadable: set[str], report) -> None:
+    """A counts rule set's kept games (`keep`): each deals line's `deal_index` is the number of
+    the deal it lists, in increasing order; they are as many as the counts' kinds that `keep`
+    chooses hold (up to MOST_KEPT); each kept game's kind is one of them (its row is checked
+    against the engine as any game's is)."""
+    import json
+
+    from ..log.counts import game_columns
+    from ..model.all_deals import deal_index
+    from ..model.deal import Deal
+
+    counts = [f.path for f in ds.files("counts") if f.rule_set == entry.ordinal]
+    if entry.keep is None or not entry.deals or entry.deals in unreadable or len(counts) != 1 \
+            or counts[0] in unreadable:
+        return
+    try:
+        kinds = kinds_chosen(read_whole_parquet(ds.root / counts[0]), entry.keep)
+    except WarError as err:
+        report.problems.append(Problem(MANIFEST, None, None, f"rule set {entry.ordinal}: {err}"))
+        return
+    numbers = []
+    for line_number, line in enumerate((ds.root / entry.deals).read_text(encoding="utf-8").splitlines(), 1):
+        data = json.loads(line)
+        deal = Deal(tuple(map(tuple, data["piles"])), tuple(data["set_aside"]))
+        number = deal_index(entry.rules, deal)
+        if data.get("deal_index") != number or (numbers and number <= numbers[-1]):
+            report.problems.append(Problem(entry.deals, None, None, (
+                f"line {line_number}: deal_index {data.get('deal_index')} is not the number of its deal ({number}), "
+                f"or not after the line before's")))
+        numbers.append(number)
+    chosen = int(kinds.games.sum())
+    if len(numbers) != min(chosen, MOST_KEPT):
+        report.problems.append(Problem(entry.deals, None, None, (
+            f"rule set {entry.ordinal} keeps {len(numbers):,} games; its counts hold {chosen:,} games that `keep` "
+            f"({entry.keep}) chooses, of which it keeps the first {MOST_KEPT:,}")))
+    games = [f for f in ds.files("games") if f.rule_set == entry.ordinal and f.path not in unreadable]
+    for f in games:
+        rows = read_whole_parquet(ds.root / f.path)
+        inside = tallies.members(kinds, game_columns(entry.rules, rows, 0, numbers[f.first_game:]))
+        for gid in [g for g, ok in zip(rows.column("game_id").to_pylist(), inside) if not ok]:
+            report.problems.append(Problem(f.path, gid, None, f"a kept game that `keep` ({entry.keep}) does not choose"))

@@ -28,7 +28,7 @@ from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
 from ..storage.journal import DEFAULT_SHARD_SIZE, GAMES_ONLY_SHARD_SIZE, WORK_DIR, Journal, finished, record_shard
 from ..storage.location import is_remote, location
-from .counts import MOST_COUNTED_DEALS, count_shard_size, journal_path, run_count_shard, sum_counts
+from .counts import check_keep, count_shard_size, counted_range, run_count_shard, summed_counts
 from .parallel import check_workers, dask_client, interrupts_deferred, run_tasks, run_tasks_dask
 from .place import prepare_output, refuse_inside_dataset, roll_back, swap_in
 
@@ -55,6 +55,7 @@ class Plan:
     sources: list[int] | None = None  # the game each was taken from (its game_id there)
     name: str | None = None  # what a person calls the rule set (RuleSetEntry.name); not a rule
     deal_range: tuple[int, int] | None = None  # log "counts": the deals counted, [first, stop)
+    keep: str | None = None  # log "counts": the games whose rows are kept, a condition over the counts
 
     def __post_init__(self) -> None:
         self.policies = policy_specs(self.rules, self.policies)
@@ -63,7 +64,7 @@ class Plan:
 def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: str | Path | None = None,
                policies: Policies = (), tournament: Sequence[str] = (), all_deals: bool = False,
                log: str = "events", names: Sequence[str | None] = (),
-               deal_range: tuple[int, int] | None = None) -> list[Plan]:
+               deal_range: tuple[int, int] | None = None, keep: str | None = None) -> list[Plan]:
     """The plans for `generate`: each of `rule_sets` (no rule set twice) plays `games` games
     (default 1000, or one per deal). `deals` is a JSON Lines file of explicit deals, game i
     playing line i, checked against each rule set. `policies` are every seat's (one per seat,
@@ -72,7 +73,8 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
     seatings (2 players). With `all_deals`, each rule set plays every deal of its deck once
     (`games`, if given, the first that many); `log` "games" stores the games table alone, and
     "counts" (every deal) the counts of its games by kind (jobs.counts), of the deals
-    `deal_range` [first, stop) when given (a slice, which others complete).
+    `deal_range` [first, stop) when given (a slice, which others complete), with the games rows
+    of the deals whose games `keep` chooses (a condition over the counts' columns).
     `names`, one per rule set (None for none), name them (a name is not one of the rules)."""
     if all_deals and deals is not None:
         raise RulesError("give `deals` or `all_deals`, not both", params=("deals", "all_deals"))
@@ -83,6 +85,10 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
     if deal_range is not None and log != "counts":
         raise RulesError("`deal_range` is a slice of the deals `log` counts counts: give both",
                          params=("deal_range", "log"))
+    if keep is not None and log != "counts":
+        raise RulesError("`keep` keeps the games rows of some of the deals `log` counts counts: give both",
+                         params=("keep", "log"))
+    keep = check_keep(keep) if keep is not None else None
     if deal_range is not None and games is not None:
         raise RulesError("give `games` or `deal_range`, not both", params=("games", "deal_range"))
     ids = [r.rules_id for r in rule_sets]
@@ -98,7 +104,7 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
     for rules, name in zip(rule_sets, names):
         if log == "counts":
             plans += [Plan(rules, 0, None, seating, True, log, name=name,
-                           deal_range=counted_range(rules, games, deal_range))
+                           deal_range=counted_range(rules, games, deal_range), keep=keep)
                       for seating in (tournament_seatings(rules, tournament) if tournament else [policies])]
             continue
         dealt = read_deals(deals, rules) if deals is not None else None
@@ -115,22 +121,6 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
         plans += [Plan(rules, n, dealt[:n] if dealt is not None else None, seating, all_deals, log, name=name)
                   for seating in seatings]
     return plans
-
-
-def counted_range(rules: RuleSet, games: int | None, deal_range) -> tuple[int, int]:
-    """The deals a counts plan counts: `deal_range`, else the first `games`, else all of them;
-    checked against the deck's deal count."""
-    count = check_enumerable(rules, MOST_COUNTED_DEALS)
-    if deal_range is None:
-        if games is not None and (isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= count):
-            raise RulesError(f"`games` must be between 1 and the deck's {count:,} deals, got {games!r}",
-                             params=("games",))
-        return 0, count if games is None else games
-    first, stop = deal_range
-    if not (isinstance(first, int) and isinstance(stop, int)) or not 0 <= first < stop <= count:
-        raise RulesError(f"`deal_range` must be first:stop with 0 <= first < stop <= {count:,} (the deck's deals), "
-                         f"got {first}:{stop}", params=("deal_range",))
-    return first, stop
 
 
 def check_games(n: int) -> None:
@@ -457,30 +447,15 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
                             fork=not is_remote(target), count=count - len(finished))
     for result in results:
         files.extend(result)
-    files = _summed_counts(target, plans, entries, files, shard_size, first_part)
+    entries, files = summed_counts(target, plans, entries, files, shard_size, first_part, workers,
+                                   lambda ordinal: [s for s in iter_shards(plans, entries, seed, target, shard_size,
+                                                                           first_part) if s.ordinal == ordinal])
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))
     manifest = Manifest(schema_version=version, master_seed=seed, rule_sets=kept_sets + entries,
                         files=kept_files + [DataFile(**f) for f in files])
     make_durable(target, [f["path"] for f in files])
     atomic_write_bytes(target / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode(), dataset=True)
     return manifest
-
-
-def _summed_counts(target, plans, entries, files: list[dict], shard_size: int, first_part: int) -> list[dict]:
-    """`files` with each counts rule set's shard tallies (in the journal) replaced by its summed
-    counts and shards files."""
-    counted = {e.ordinal: (e, p) for e, p in zip(entries, plans) if p.log == "counts"}
-    if not counted:
-        return files
-    kept = [f for f in files if not (f["table"] == "counts" and f["rule_set"] in counted)]
-    by_path = {f["path"]: f for f in files if f["table"] == "counts"}
-    shards: dict[int, list] = {o: [] for o in counted}
-    for shard in iter_shards(plans, entries, 0, target, shard_size, first_part):
-        if shard.ordinal in counted:
-            shards[shard.ordinal].append((shard.part, shard.start, shard.stop, by_path[journal_path(shard.part)]))
-    for ordinal, (entry, plan) in counted.items():
-        kept += sum_counts(target, entry, plan.rules.variant, shards[ordinal])
-    return kept
 
 
 def _intact(path, sha256: str) -> bool:

@@ -174,7 +174,7 @@ def record_disagreements(entry: RuleSetEntry, record: dict, summary, log, seed: 
     columns it has. (A game of a dataset that stores no log is played from the dataset's seed
     and deal, whatever its row says: a row naming another seed showed as the game's seed.)"""
     index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
-    kind = "all" if entry.all_deals else "explicit" if entry.deals else "shuffle"
+    kind = "explicit" if entry.deals else "all" if entry.all_deals else "shuffle"
     expected = game_record(record["game_id"], index, record.get("game_seed") if seed is None else seed, entry.rules,
                            entry.policies, Deal((), explicit=kind != "shuffle", enumerated=kind == "all"),
                            summary, log, entry.rules_id)

@@ -135,14 +135,14 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                      scheduler: str | None = None, all_deals: bool = False, log: str = "events",
                      source: str | Path | None = None, where: str | None = None, wait: float = DEFAULT_WAIT,
                      discard: bool = False, names: Sequence[str] = (),
-                     deal_range: str | tuple[int, int] | None = None) -> GenerateRequest:
+                     deal_range: str | tuple[int, int] | None = None, keep: str | None = None) -> GenerateRequest:
     """A run of `generate` from a command line's arguments, each checked before anything is
     touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
     one per file of `rule_files` (options go in the file), else Classic War with `options`;
     `policies` as SEAT=POLICY texts (or a `tournament`), as in make_plans; `executor` local
     (processes) or dask (with the `scheduler` address). `out` defaults to data/VARIANT-sSEED
-    (the variants joined by dashes); `append` needs it. `all_deals`, `log` and `deal_range`
-    (FIRST:STOP, or a pair) as make_plans.
+    (the variants joined by dashes); `append` needs it. `all_deals`, `log`, `deal_range`
+    (FIRST:STOP, or a pair) and `keep` as make_plans.
     With `source`, a dataset, the run plays again the games of it that `where` chooses, with
     their whole log (jobs.materialize): rule sets, games and seeds come from the source.
     `wait`: how long an append waits for another writer of its dataset. `discard` asks for no
@@ -160,7 +160,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                                           ("resume", resume), ("overwrite", overwrite), ("all_deals", all_deals),
                                           ("log", log != "events"), ("from", source), ("where", where),
                                           ("scheduler", scheduler), ("names", names),
-                                          ("deal_range", deal_range)) if value]
+                                          ("deal_range", deal_range), ("keep", keep)) if value]
         if given or out is None:
             raise RulesError("`discard` rolls back the interrupted run in `out` and takes nothing else"
                              + (": drop " + ", ".join(f"`{n}`" for n in given) if given else ": give `out`"),
@@ -171,7 +171,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
                                           ("games", games), ("deals", deals), ("policies", policies),
                                           ("tournament", tournament), ("seed", seed), ("append", append),
                                           ("all_deals", all_deals), ("log", log != "events"),
-                                          ("names", names), ("deal_range", deal_range)) if value]
+                                          ("names", names), ("deal_range", deal_range), ("keep", keep)) if value]
         if given:
             raise RulesError("`from` takes its rule sets, games and seeds from the source dataset: give none of "
                              + ", ".join(f"`{n}`" for n in given), params=("from", *given))
@@ -208,7 +208,7 @@ def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), 
         raise RulesError("`executor` dask needs `scheduler` ADDRESS (and `scheduler` needs `executor` dask)",
                          params=("executor", "scheduler"))
     plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log, given,
-                       parse_deal_range(deal_range))
+                       parse_deal_range(deal_range), keep)
     if append and out is None:
         raise RulesError("`append` needs `out`, the dataset to add to", params=("append", "out"))
     shard_size = default_shard_size(plans) if shard_size is None else shard_size

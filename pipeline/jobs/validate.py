@@ -33,7 +33,7 @@ from ..model.words import plural
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.files import read_parquet_batches, read_whole_parquet
 from ..storage.location import is_remote
-from .counts import compare_counts, count_again, count_checks
+from .counts import check_kept, compare_counts, count_again, count_checks
 from .parallel import check_workers, interrupts_deferred, run_tasks
 from .validate_layout import check_layout, read_deals, read_seeds
 from .validate_files import (  # noqa: F401  (Report and check_files: what callers and tests import from here)
@@ -171,6 +171,7 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
         done = run_tasks(count_again, recounts, workers, progress, fork=not is_remote(ds.root))
         for e in counted:
             compare_counts(ds, e, [d for d in done if d[0].ordinal == e.ordinal], unreadable | skip, report)
+            check_kept(ds, e, unreadable | skip, report)
     digests: dict[str, str] = {}
     shard_problems = []
     for part in run_tasks(check_shard, tasks, workers, progress, fork=not is_remote(ds.root)):

@@ -16,7 +16,7 @@ from ..engines.choice import compiled_plays
 from ..engines.compiled import tally as tallies
 from ..engines.compiled.deals import first_of_class
 from ..engines.compiled.tally import Tally
-from ..engines.table import open_duel
+from ..engines.table import open_counts, open_duel
 from ..model.all_deals import AllDeals
 from ..model.schema import OUTCOMES, CountRow, CountShard, RuleSet
 from .tables import arrow_schema
@@ -30,7 +30,7 @@ def count_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, 
     from .shard import shard_tables  # the generic path's engine choice
 
     if open_duel.fits(rules) and not policies and compiled_plays(rules, None, policies):
-        return open_duel.count_deals(rules, start, stop)
+        return open_counts.count_deals(rules, start, stop)
     tally = tallies.new_tally()
     step = 1 << 16
     for first in range(start, stop, step):
@@ -41,15 +41,37 @@ def count_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, 
     return tally
 
 
-def game_columns(rules: RuleSet, games: pa.Table, first: int) -> np.ndarray:
-    """A games table's rows (deals first.. in order) as tally keys (tally.KEY's columns)."""
+def keep_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, kinds: Tally, most: int,
+               policies=()) -> np.ndarray:
+    """The numbers of the deals start..stop-1 whose games are of the kinds `kinds` holds, in
+    order, the `most` first."""
+    from .shard import shard_tables
+
+    if open_duel.fits(rules) and not policies and compiled_plays(rules, None, policies):
+        return open_counts.keep_deals(rules, start, stop, kinds, most)
+    found = []
+    step = 1 << 16
+    for first in range(start, stop, step):
+        last = min(first + step, stop)
+        _, games = shard_tables(rules, ordinal, seed, first, last, AllDeals(rules, first, last), policies,
+                                events=False)
+        found.append(np.flatnonzero(tallies.members(kinds, game_columns(rules, games, first))) + first)
+        if sum(map(len, found)) >= most:
+            break
+    return np.concatenate(found)[:most] if found else np.zeros(0, np.int64)
+
+
+def game_columns(rules: RuleSet, games: pa.Table, first: int, deals=None) -> np.ndarray:
+    """A games table's rows (deals first.. in order, or the deal numbers `deals`) as tally keys
+    (tally.KEY's columns)."""
     n = games.num_rows
     outcome = np.array([OUTCOMES.index(o) for o in games.column("outcome").to_pylist()], np.int64)
     winner = games.column("winner").to_numpy(zero_copy_only=False)
     winner = np.where(np.isnan(winner), -1, winner).astype(np.int64) if winner.dtype.kind == "f" else \
         winner.astype(np.int64)
     if rules.players == 2:
-        foc = first_of_class(rules, np.arange(first, first + n, dtype=np.int64)).astype(np.int64)
+        numbers = np.arange(first, first + n, dtype=np.int64) if deals is None else np.asarray(deals[:n], np.int64)
+        foc = first_of_class(rules, numbers).astype(np.int64)
     else:
         foc = np.full(n, -1, np.int64)
     length = games.column("cycle_length").fill_null(-1).to_numpy().astype(np.int64)

@@ -301,6 +301,8 @@ class RuleSetEntry(BaseModel):
     log: Literal["events", "games", "counts"] = Field(
         "events", description="What was stored: the event log and the games table, the games table alone, or "
                               "(every deal) the counts of its games by kind.")
+    keep: str | None = Field(None, description="`--log counts`: the condition over the counts' columns that chose "
+                                               "the games whose rows it keeps (the first 100,000 deals).")
     deal_range: list[int] | None = Field(None, min_length=2, max_length=2, description=(
         "`--log counts`: the deals counted, [first, stop) of the deck's enumeration (the whole, or a slice "
         "of it that other slices complete)."))

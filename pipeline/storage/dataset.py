@@ -208,7 +208,7 @@ class Dataset:
     def deals_of(self, entry: RuleSetEntry, indexes) -> list[Deal]:
         """The deals of these games of a rule set that does not shuffle its own: deal i of the
         deck's enumeration, or line i of the explicit deals file."""
-        if entry.all_deals:
+        if entry.all_deals and not entry.deals:  # a counts rule set's kept games list their deals
             return [enumerated_deal(entry.rules, i) for i in indexes]
         lines = self._lines(entry.deals, "deals")
         try:

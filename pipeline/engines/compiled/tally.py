@@ -185,3 +185,20 @@ def add_games(tally: Tally, columns: np.ndarray, deals: np.ndarray) -> Tally:
         if done < len(deals):
             tally = grown(tally)
     return tally
+
+
+@njit(cache=True)
+def _members(keys, games, columns, out):
+    for g in range(columns.shape[0]):
+        c = columns[g]
+        slot = slot_of(keys, games, pack(c[0], c[1], c[2], c[3]), c[4], c[5], c[6])
+        out[g] = games[slot] > 0
+
+
+def members(tally: Tally, columns: np.ndarray) -> np.ndarray:
+    """Whether each game of `columns` (add_games's) is of a kind the tally holds."""
+    columns = np.ascontiguousarray(columns, np.int64)
+    out = np.zeros(len(columns), np.bool_)
+    if len(columns):
+        _members(tally.keys, tally.games, columns, out)
+    return out

@@ -23,8 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model.schema import RuleSet
-from ..compiled.deals import _index_of, _next_sequence, _unrank
-from ..compiled.tally import Tally, grown, new_tally, pack, put, slot_of
+from ..compiled.deals import _next_sequence, _unrank
 from ..compiled.jit import HAVE_NUMBA, njit
 from ..compiled.layout import (
     OUTCOME_CAPPED, OUTCOME_CYCLE, OUTCOME_DRAW, OUTCOME_WIN, PICKUP_NATURAL, PICKUP_SORTED, PICKUP_TABLE_ORDER,
@@ -389,86 +388,6 @@ def _shuffled(card_rank, start, games, pickup, max_battles, master_seed, summari
             deal[i] = card_rank[codes[i]]
         _game(deal, half, size - 2 * half, pickup, max_battles, ring, snap, table, out, g, summaries, wins, final)
         seeds[g] = seed
-
-
-@njit(cache=True)
-def _count(counts, seq, index, stop, pickup, max_battles, classes, keys, games, first, fill):
-    """Tally deals index..stop-1 of the enumeration (`seq` holds deal `index`'s ranks; it is left
-    holding the first deal not tallied). With `classes`, only the first deal of each class is
-    played (a deal and the deal with the seats' piles swapped play the same game with the
-    winner swapped) and both are tallied. Returns the first deal not tallied: `stop`, or sooner
-    when the tally must grow first."""
-    size = seq.shape[0]
-    half = size // 2
-    aside = size - 2 * half
-    deal = np.empty(size, np.uint8)
-    mirror = np.empty(size, np.int64)
-    ring = np.zeros(2 * _ring_cap(size), np.uint8)
-    snap = np.zeros_like(ring)
-    table = np.empty(size + 2, np.uint8)
-    out = np.zeros(32, np.int64)
-    summaries = np.zeros((1, len(SUMMARY_COLUMNS)), np.int64)
-    wins = np.zeros((1, 2), np.int32)
-    final = np.zeros((1, 2), np.int32)
-    while index < stop:
-        if 2 * (fill[0] + 2) > keys.shape[0]:
-            return index
-        own = True  # its own swap
-        first_of_class = True
-        for k in range(0, 2 * half, 2):
-            if seq[k] != seq[k + 1]:
-                own = False
-                first_of_class = seq[k] < seq[k + 1]
-                break
-        if first_of_class or not classes:
-            for i in range(size):
-                deal[i] = seq[i]
-            mirror_key = _game(deal, half, aside, pickup, max_battles, ring, snap, table, out, 0, summaries, wins,
-                               final)
-            row = summaries[0]
-            outcome, winner, battles = row[SUMMARY_OUTCOME], row[SUMMARY_WINNER], row[SUMMARY_BATTLES]
-            laid, length = row[SUMMARY_CARDS_LAID], row[SUMMARY_CYCLE_LENGTH]
-            key = row[SUMMARY_CYCLE_KEY] if outcome == OUTCOME_CYCLE else 0
-            w0 = pack(outcome, winner, np.int64(first_of_class), battles)
-            put(keys, games, first, fill, slot_of(keys, games, w0, laid, length, key), w0, laid, length, key, 1,
-                index)
-            if classes and not own:
-                swapped = 1 - winner if winner >= 0 else winner
-                mkey = mirror_key if outcome == OUTCOME_CYCLE else 0
-                w0 = pack(outcome, swapped, 0, battles)
-                slot = slot_of(keys, games, w0, laid, length, mkey)
-                at = first[slot] if games[slot] else -1
-                if at < 0 or at > index:  # the swapped deal's number may be the row's least
-                    for i in range(size):
-                        mirror[i] = seq[i]
-                    for k in range(0, 2 * half, 2):
-                        mirror[k], mirror[k + 1] = mirror[k + 1], mirror[k]
-                    at = _index_of(counts, mirror)
-                put(keys, games, first, fill, slot, w0, laid, length, mkey, 1, at)
-        index += 1
-        if index < stop:
-            _next_sequence(seq)
-    return index
-
-
-def count_deals(rules: RuleSet, start: int, stop: int, tally: Tally | None = None) -> Tally:
-    """The tally of deals start..stop-1 of the rule set's enumeration (added to `tally`)."""
-    from ...model.all_deals import rank_counts
-
-    tally = tally or new_tally()
-    counts = np.array(rank_counts(rules), np.int64)
-    seq = np.empty(int(counts.sum()), np.int64)
-    if stop <= start:
-        return tally
-    _unrank(counts, np.int64(start), seq)
-    index = start
-    while index < stop:
-        index = _count(counts, seq, np.int64(index), np.int64(stop), np.int64(PICKUPS_CODE[rules.pickup]),
-                       np.int64(rules.max_battles), rules.pickup in SYMMETRIC, tally.keys, tally.games, tally.first,
-                       tally.fill)
-        if index < stop:
-            tally = grown(tally)
-    return tally
 
 
 # ---------------------------------------------------------------- from Python

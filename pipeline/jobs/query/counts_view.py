@@ -61,3 +61,38 @@ def create_counts_view(con, entries, files: dict[int, str]) -> None:
     con.create_function("war_enumerated_piles", piles, ["BIGINT", "BIGINT"], "SMALLINT[][]", type="arrow",
                         null_handling="special", side_effects=False)
     con.execute(counts_sql(entries, files))
+
+
+def kept_deals(ds) -> dict[int, np.ndarray]:
+    """Each counts rule set's kept games' deal numbers (`--keep`), game by game, from its deals
+    file, by ordinal."""
+    import json
+
+    out = {}
+    for e in ds.manifest.rule_sets:
+        if e.log == "counts" and e.deals:
+            lines = (ds.root / e.deals).read_text(encoding="utf-8").splitlines()
+            out[e.ordinal] = np.array([json.loads(line).get("deal_index", -1) for line in lines], np.int64)
+    return out
+
+
+def kept_deal_sql(con, kept: dict[int, np.ndarray]) -> str:
+    """The SQL of a games row's deal number where its rule set keeps some of the games it counts:
+    `war_kept_deal(game_id)`, registered here; 'NULL' when no rule set keeps any."""
+    if not kept:
+        return "NULL"
+
+    def number(game_ids: pa.Array) -> pa.Array:
+        ids = game_ids.to_numpy(zero_copy_only=False)
+        out = np.full(len(ids), -1, np.int64)
+        for ordinal, deals in kept.items():
+            where = np.flatnonzero(ids // GAME_ID_STRIDE == ordinal)
+            index = ids[where] - ordinal * GAME_ID_STRIDE
+            inside = index < len(deals)
+            out[where[inside]] = deals[index[inside]]
+        return pa.array(out, pa.int64(), mask=out < 0)
+
+    con.create_function("war_kept_deal", number, ["BIGINT"], "BIGINT", type="arrow", null_handling="special",
+                        side_effects=False)
+    ordinals = ", ".join(str(o) for o in kept)
+    return f"CASE WHEN game_id // {GAME_ID_STRIDE} IN ({ordinals}) THEN war_kept_deal(game_id) END"

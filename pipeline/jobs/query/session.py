@@ -41,7 +41,7 @@ from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION, RuleSetEntry, rule_s
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
-from .counts_view import create_counts_view
+from .counts_view import create_counts_view, kept_deal_sql, kept_deals
 
 
 @dataclass
@@ -164,7 +164,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                 if kind is not None:
                     raise QueryError(f"dataset file {p!r} is {kind}, not a file (`war validate` says more)")
             con.execute(f"CREATE VIEW {view} AS {_local_scan(table, ds.files(table), paths, ds.manifest.rule_sets)}")
-        _games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version)
+        _games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version, kept_deal_sql(con, kept_deals(ds)))
         create_counts_view(con, ds.manifest.rule_sets, _counts_files(ds))
         session.counted = _counted(ds)
         if events:
@@ -199,7 +199,7 @@ def _counted(ds: Dataset) -> str | None:
     names = rule_set_names(ds.manifest.rule_sets)
     which = ", ".join(f"{e.ordinal} ({names[e.rules_id]})" for e in counted)
     return (f"the games view holds no rows of rule set{'s' if len(counted) > 1 else ''} {which} of "
-            f"{str(ds.root)!r}, which store{'' if len(counted) > 1 else 's'} counts of its deals (--log counts): "
+            f"{str(ds.root)!r} but the games it keeps (--keep), storing counts of its deals (--log counts): "
             f"the counts view and the exact queries (exact_outcomes, exact_length, records, ...) read them")
 
 
@@ -229,7 +229,7 @@ def _partial_log(ds: Dataset) -> str | None:
             f"war generate --from {str(ds.root)} --where \"...\" --out NEW plays chosen games again with their log")
 
 
-def _games_view(con, entries, version: int = SCHEMA_VERSION) -> None:
+def _games_view(con, entries, version: int = SCHEMA_VERSION, kept: str = "NULL") -> None:
     """The `games` view: the games files' rows (null in the columns a dataset of an older schema
     `version` does not have), then `deal_index` (which deal of its deck a game
     played, for a rule set that plays every deal, `--all-deals`: its game_index; else null),
@@ -283,7 +283,7 @@ def _games_view(con, entries, version: int = SCHEMA_VERSION) -> None:
                         null_handling="special", side_effects=False)
     older = "".join(f"CAST(NULL AS {_SQL_TYPES[str(f.type)]}) AS {f.name}, " for f in GAME_SCHEMA
                     if f.name not in game_schema(version).names)
-    con.execute(f"CREATE VIEW games AS SELECT *, {older}CASE WHEN deal = 'all' THEN game_index END AS deal_index, "
+    con.execute(f"CREATE VIEW games AS SELECT *, {older}CASE WHEN deal = 'all' THEN game_index ELSE {kept} END AS deal_index, "
                 "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
                 "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index, "
                 "CASE WHEN deal = 'all' AND players = 2 THEN war_first_of_class(game_id) END AS first_of_class, "

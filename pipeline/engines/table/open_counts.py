@@ -1,0 +1,144 @@
+"""Every deal of a deck counted (and kept) on the two-seat open-play engine (open_duel): deals in
+lexicographic order, one of each class played where the pickup treats the seats alike, each game
+tallied by kind (engines.compiled.tally) or, for `--keep`, its deal kept when its kind is one
+asked for.
+
+A deal and the deal with the seats' piles swapped play the same game with the winner swapped
+(under winner's cards first, natural and sorted pickups); the first of the two in lexicographic
+order is the one whose first pair of cards that differ has seat 0's the lower, so whether a deal
+is first of its class is a comparison, and the swapped deal's number is computed only when it is
+wanted (the least deal of a kind, or a kept deal).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...model.schema import RuleSet
+from ..compiled.deals import _index_of, _next_sequence, _unrank
+from ..compiled.jit import njit
+from ..compiled.layout import (
+    OUTCOME_CYCLE, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS, SUMMARY_CYCLE_KEY, SUMMARY_CYCLE_LENGTH,
+    SUMMARY_OUTCOME, SUMMARY_WINNER,
+)
+from ..compiled.tally import Tally, grown, new_tally, pack, put, slot_of
+from .open_duel import PICKUPS_CODE, SYMMETRIC, _game, _ring_cap
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _swapped_number(counts, seq, mirror, half):
+    """The number of the deal `seq` with the seats' piles swapped (its cards at 2k and 2k + 1)."""
+    for i in range(seq.shape[0]):
+        mirror[i] = seq[i]
+    for k in range(0, 2 * half, 2):
+        mirror[k], mirror[k + 1] = mirror[k + 1], mirror[k]
+    return _index_of(counts, mirror)
+
+
+@njit(cache=True)
+def _walk(counts, seq, index, stop, pickup, max_battles, classes, keys, games, first, fill, kept, most):
+    """Deals index..stop-1 of the enumeration (`seq` holds deal `index`'s ranks, and is left
+    holding the first deal not walked). With `classes`, only the first deal of each class is
+    played (a deal and the deal with the seats' piles swapped play the same game with the winner
+    swapped), and both deals count. Without `kept` rows, each game is tallied into the tally
+    (keys, games, first, fill); with them, the tally holds the kinds asked for, and the number
+    of each deal of those kinds goes into `kept` (at most `most`; a swapped deal's after its
+    class's first). Returns (the first deal not walked: `stop`, or sooner when the tally must
+    grow first, or `kept` is full; the deals kept)."""
+    keeping = kept.shape[0] > 0
+    size = seq.shape[0]
+    half = size // 2
+    aside = size - 2 * half
+    deal = np.empty(size, np.uint8)
+    mirror = np.empty(size, np.int64)
+    ring = np.zeros(2 * _ring_cap(size), np.uint8)
+    snap = np.zeros_like(ring)
+    table = np.empty(size + 2, np.uint8)
+    out = np.zeros(32, np.int64)
+    summaries = np.zeros((1, len(SUMMARY_COLUMNS)), np.int64)
+    wins = np.zeros((1, 2), np.int32)
+    final = np.zeros((1, 2), np.int32)
+    found = 0
+    while index < stop:
+        if (keeping and found + 2 > most) or (not keeping and 2 * (fill[0] + 2) > keys.shape[0]):
+            return index, found
+        own = True  # its own swap
+        first_of_class = True
+        for k in range(0, 2 * half, 2):
+            if seq[k] != seq[k + 1]:
+                own = False
+                first_of_class = seq[k] < seq[k + 1]
+                break
+        if first_of_class or not classes:
+            for i in range(size):
+                deal[i] = seq[i]
+            mirror_key = _game(deal, half, aside, pickup, max_battles, ring, snap, table, out, 0, summaries, wins,
+                               final)
+            row = summaries[0]
+            outcome, winner, battles = row[SUMMARY_OUTCOME], row[SUMMARY_WINNER], row[SUMMARY_BATTLES]
+            laid, length = row[SUMMARY_CARDS_LAID], row[SUMMARY_CYCLE_LENGTH]
+            key = row[SUMMARY_CYCLE_KEY] if outcome == OUTCOME_CYCLE else 0
+            w0 = pack(outcome, winner, np.int64(first_of_class), battles)
+            slot = slot_of(keys, games, w0, laid, length, key)
+            if not keeping:
+                put(keys, games, first, fill, slot, w0, laid, length, key, 1, index)
+            elif games[slot]:
+                kept[found] = index
+                found += 1
+            if classes and not own:
+                swapped = 1 - winner if winner >= 0 else winner
+                mkey = mirror_key if outcome == OUTCOME_CYCLE else 0
+                w0 = pack(outcome, swapped, 0, battles)
+                slot = slot_of(keys, games, w0, laid, length, mkey)
+                if not keeping:
+                    at = first[slot] if games[slot] else -1
+                    if at < 0 or at > index:  # the swapped deal's number may be the row's least
+                        at = _swapped_number(counts, seq, mirror, half)
+                    put(keys, games, first, fill, slot, w0, laid, length, mkey, 1, at)
+                elif games[slot]:
+                    kept[found] = _swapped_number(counts, seq, mirror, half)
+                    found += 1
+        index += 1
+        if index < stop:
+            _next_sequence(seq)
+    return index, found
+
+
+def _walker(rules: RuleSet, start: int):
+    from ...model.all_deals import rank_counts
+
+    counts = np.array(rank_counts(rules), np.int64)
+    seq = np.empty(int(counts.sum()), np.int64)
+    _unrank(counts, np.int64(start), seq)
+    return counts, seq, (np.int64(PICKUPS_CODE[rules.pickup]), np.int64(rules.max_battles),
+                         rules.pickup in SYMMETRIC)
+
+
+def count_deals(rules: RuleSet, start: int, stop: int, tally: Tally | None = None) -> Tally:
+    """The tally of deals start..stop-1 of the rule set's enumeration (added to `tally`)."""
+    tally = tally or new_tally()
+    if stop <= start:
+        return tally
+    counts, seq, how = _walker(rules, start)
+    index, nothing = start, np.zeros(0, np.int64)
+    while index < stop:
+        index, _ = _walk(counts, seq, np.int64(index), np.int64(stop), *how, tally.keys, tally.games, tally.first,
+                         tally.fill, nothing, np.int64(0))
+        if index < stop:
+            tally = grown(tally)
+    return tally
+
+
+def keep_deals(rules: RuleSet, start: int, stop: int, kinds: Tally, most: int) -> np.ndarray:
+    """The numbers of the deals start..stop-1 whose games are of the kinds that `kinds` holds (a
+    tally of them), in order, at most the `most` first."""
+    if stop <= start or most <= 0:
+        return np.zeros(0, np.int64)
+    counts, seq, how = _walker(rules, start)
+    kept = np.zeros(max(most, 2) + 2, np.int64)
+    index, found = _walk(counts, seq, np.int64(start), np.int64(stop), *how, kinds.keys, kinds.games, kinds.first,
+                         kinds.fill, kept, np.int64(kept.shape[0]))
+    deals = np.sort(kept[:found])
+    if index < stop and found:  # full: a later deal may still be kept before a swapped one found
+        return np.sort(np.concatenate([deals, keep_deals(rules, index, stop, kinds, most)]))[:most]
+    return deals[:most]

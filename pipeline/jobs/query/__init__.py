@@ -14,7 +14,8 @@ from .answer import describe, needs_events, open_query, run
 from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir
 from .safety import check_sql, check_statement, parse_statements
 from .reads import EVENT_VIEWS, log_views_read, reads_event_views, reads_log, tables_named
-from .session import Session, connect, events_sql, schema_session
+from .log_views import events_sql
+from .session import Session, connect, schema_session
 from .stream import BATCH_ROWS, Result
 
 __all__ = [

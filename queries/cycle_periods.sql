@@ -1,19 +1,23 @@
--- answers: Over every deal, which cycle lengths do the deals that never end fall into? Over
---   every deal of the deck (`--all-deals`), per variant and rule set that plays every deal, and per cycle length
---   (the battles between two equal positions, games.cycle_length): how many deals fall into a
---   cycle of that length, as a fraction of every deal (numerator over denominator) and a share,
---   and how many distinct cycles they fall into (games.cycle_key; the query `cycles` lists them).
+-- answers: Over every deal, which cycle lengths do the deals that never end fall into? Per rule
+--   set (by name, `rule_set`) that plays every deal of its deck (`--all-deals` with no --games:
+--   the rules view's every_deal), and per cycle length (the battles between two equal
+--   positions, games.cycle_length): how many deals fall into a cycle of that length, as a
+--   fraction of every deal (numerator over denominator) and a share, and how many distinct
+--   cycles they fall into (games.cycle_key; the query `cycles` lists them).
+-- exact: every deal
 WITH grouped AS (
-    SELECT variant, rules_id, outcome, cycle_length, count(*) AS numerator, count(DISTINCT cycle_key) AS cycles
+    SELECT rule_set, variant, rules_id, outcome, cycle_length, count(*) AS numerator,
+           count(DISTINCT cycle_key) AS cycles
     FROM games
-    WHERE deal = 'all'
-    GROUP BY variant, rules_id, outcome, cycle_length
+    WHERE deal = 'all' AND game_id // 1000000000 IN (SELECT ordinal FROM rules WHERE every_deal)
+    GROUP BY rule_set, variant, rules_id, outcome, cycle_length
 ),
 totalled AS (
-    SELECT *, CAST(sum(numerator) OVER (PARTITION BY variant, rules_id) AS BIGINT) AS denominator
+    SELECT *, CAST(sum(numerator) OVER (PARTITION BY rule_set) AS BIGINT) AS denominator
     FROM grouped
 )
-SELECT variant, rules_id, cycle_length AS period, numerator, denominator, numerator / denominator AS share, cycles
+SELECT rule_set, variant, rules_id, cycle_length AS period, numerator, denominator, numerator / denominator AS share,
+       cycles
 FROM totalled
 WHERE outcome = 'cycle'
-ORDER BY variant, rules_id, period;
+ORDER BY rule_set, period;

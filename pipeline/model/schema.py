@@ -274,28 +274,13 @@ class RuleSetEntry(BaseModel):
                                                                   "table, or the games table alone.")
     name: str | None = Field(None, description="The name the user gave the rule set (`war generate --name`, or "
                                                "`name` in a rule file); not part of the rules nor of `rules_id`.")
+    source: str | None = Field(None, description="Where its games were taken from (`war generate --from`): the "
+                                                 "dataset as given then; each game's own game there is in `seeds`.")
 
     @property
     def label(self) -> str:
         """The name the user gave, else the rule set's own label (RuleSet.label)."""
         return self.name or self.rules.label
-
-
-def rule_set_names(entries) -> dict[str, str]:
-    """Each rules_id of a manifest's rule set `entries` with the name a person reads: the first
-    name a user gave one of its entries (a tournament is several entries of one rule set), else
-    its label; a name two rule sets share is told apart by each one's rules_id."""
-    labels: dict[str, str] = {}
-    given: dict[str, str] = {}
-    for e in entries:
-        labels.setdefault(e.rules_id, e.rules.label)
-        if e.name:
-            given.setdefault(e.rules_id, e.name)
-    names = {rid: given.get(rid, label) for rid, label in labels.items()}
-    seen: dict[str, int] = {}
-    for name in names.values():
-        seen[name] = seen.get(name, 0) + 1
-    return {rid: f"{name} ({rid})" if seen[name] > 1 else name for rid, name in names.items()}
 
 
 class Manifest(BaseModel):

@@ -1,5 +1,6 @@
 -- answers: In Arneson's War (docs/rules.md 7), how often do the war loser's consolation cards decide
---   the game? Per variant, rule set and the seats' policies (games.policies as given): games;
+--   the game? Per rule set (by name, `rule_set`: each seating of a tournament is one) and its
+--   seats' policies (games.policies as given): games;
 --   games with a war (war_battles > 0); consolation collects and their cards: the loser of a
 --   war takes back the two cards that caused it in the second `collect` of a battle with a
 --   `war` event, after the winner's collect (decisions.md 16; a war that ends the game, or whose
@@ -12,7 +13,7 @@
 --   consolation card helped win a battle, not proof that it decided the game.
 -- summary: In Arneson's War, how often do the war loser's consolation cards decide the game?
 WITH arneson AS (
-    SELECT game_id, variant, rules_id, policies, outcome, winner, war_battles
+    SELECT game_id, rule_set, variant, rules_id, policies, outcome, winner, war_battles
     FROM games
     WHERE variant = 'arneson'
 ),
@@ -59,7 +60,7 @@ game_consolations AS (
 ),
 per_game AS (
     SELECT
-        g.variant, g.rules_id, g.policies, g.game_id, g.outcome, g.war_battles,
+        g.rule_set, g.variant, g.rules_id, g.policies, g.game_id, g.outcome, g.war_battles,
         coalesce(c.consolations, 0)                                       AS consolations,
         coalesce(c.consolation_cards, 0)                                  AS consolation_cards,
         g.game_id IN (SELECT game_id FROM winner_consolations)            AS winner_consoled,
@@ -68,6 +69,7 @@ per_game AS (
     LEFT JOIN game_consolations c USING (game_id)
 )
 SELECT
+    rule_set,
     variant,
     rules_id,
     policies,
@@ -83,5 +85,5 @@ SELECT
     count(*) FILTER (WHERE consolation_won)
         / nullif(count(*) FILTER (WHERE outcome = 'win'), 0)::DOUBLE AS consolation_win_share
 FROM per_game
-GROUP BY variant, rules_id, policies
-ORDER BY variant, rules_id, policies;
+GROUP BY rule_set, variant, rules_id, policies
+ORDER BY rule_set, policies;

@@ -1,10 +1,11 @@
--- answers: Do fixed pickup orders make games loop? Per variant, pickup order and rule set
---   (pickup and max_battles from the `rules` view): games, cycles, capped games, their shares
+-- answers: Do fixed pickup orders make games loop? Per pickup order and rule set (by name,
+--   `rule_set`: a tournament's seatings apart; pickup and max_battles from the `rules` view): games, cycles, capped games, their shares
 --   of the games, and the mean cycle_length (battles between the repeated positions) of cycles.
 WITH rule_options AS (
     SELECT DISTINCT rules_id, pickup, max_battles FROM rules
 )
 SELECT
+    g.rule_set,
     g.variant,
     r.pickup,
     g.rules_id,
@@ -17,5 +18,5 @@ SELECT
     avg(g.cycle_length) FILTER (WHERE g.outcome = 'cycle')    AS mean_cycle_length
 FROM games g
 JOIN rule_options r USING (rules_id)
-GROUP BY g.variant, r.pickup, g.rules_id, r.max_battles
-ORDER BY g.variant, r.pickup, g.rules_id;
+GROUP BY g.rule_set, g.variant, r.pickup, g.rules_id, r.max_battles
+ORDER BY r.pickup, g.rule_set;

@@ -1,5 +1,5 @@
--- answers: Does the deal decide the game? A seat's win rate by what it was dealt, per variant,
---   rule set and number of players, in two ways (`by`): by = 'top_cards' counts the seat's top
+-- answers: Does the deal decide the game? A seat's win rate by what it was dealt, per rule set
+--   (by name, `rule_set`: a tournament's seatings apart) and number of players, in two ways (`by`): by = 'top_cards' counts the seat's top
 --   cards, those of the deck's `top_ranks` highest ranks (Aces for 1; Aces and Kings for 2),
 --   Jokers included when the deck has them; by = 'strength' sums its hand strength, over the
 --   cards dealt to it, rank index - (ranks - 1) / 2 (rank indices count from 0, the 2 of a
@@ -46,7 +46,7 @@ deal_slices AS (  -- where each seat's dealt cards lie in the row's cards
     QUALIFY tok LIKE 'deal:%'
 ),
 hands AS (
-    SELECT g.variant, g.rules_id, g.players, g.outcome = 'win' AS decided,
+    SELECT g.rule_set, g.variant, g.rules_id, g.players, g.outcome = 'win' AS decided,
            g.outcome = 'win' AND g.winner = s.seat AS won,
            list_transform(r.cards[s.start + 1 : s.start + s.n], lambda c:
                CASE WHEN c >= d.ranks * d.suits THEN d.ranks ELSE c // d.suits END) AS ranks,
@@ -57,14 +57,14 @@ hands AS (
     JOIN decks d ON d.rules_id = g.rules_id
 ),
 scored AS (
-    SELECT h.variant, h.rules_id, h.players, h.decided, h.won,
+    SELECT h.rule_set, h.variant, h.rules_id, h.players, h.decided, h.won,
            len(list_filter(h.ranks, lambda x: x >= h.deck_ranks - k.top_ranks)) AS top_cards,
            coalesce(list_sum(list_transform(h.ranks, lambda x: x - (h.deck_ranks - 1) / 2.0)), 0) AS strength,
            k.width
     FROM hands h, checked k
 ),
 counts AS (
-    SELECT variant, rules_id, players,
+    SELECT rule_set, variant, rules_id, players,
            CASE WHEN GROUPING(top_cards) = 0 THEN 'top_cards' ELSE 'strength' END AS by,
            CAST(coalesce(top_cards, bucket) AS BIGINT) AS low,
            count(*)                          AS seats,
@@ -73,12 +73,14 @@ counts AS (
            CASE WHEN GROUPING(top_cards) = 0 THEN avg(top_cards) ELSE avg(strength) END AS mean_value,
            any_value(width)                  AS width
     FROM (SELECT *, CAST(floor(strength / width) * width AS BIGINT) AS bucket FROM scored)
-    GROUP BY GROUPING SETS ((variant, rules_id, players, top_cards), (variant, rules_id, players, bucket))
+    GROUP BY GROUPING SETS ((rule_set, variant, rules_id, players, top_cards),
+                            (rule_set, variant, rules_id, players, bucket))
 ),
 shares AS (
     SELECT *, wins / nullif(n, 0)::DOUBLE AS p FROM counts
 )
 SELECT
+    s.rule_set,
     s.variant,
     s.rules_id,
     s.players,
@@ -95,4 +97,4 @@ SELECT
     1.0 / s.players                                                        AS fair_share
 FROM shares s
 CROSS JOIN checked c
-ORDER BY s.variant, s.rules_id, s.players, s.by DESC, s.low;
+ORDER BY s.rule_set, s.players, s.by DESC, s.low;

@@ -1,33 +1,51 @@
 -- answers: Over every deal of the deck, exactly how often does each seat win, draw or cycle? Per
---   variant and rule set that plays every deal (`war generate --all-deals`, its games stored a
---   row a deal or counted, `--log counts`): each result (`seat N wins`, `draw`, `capped`,
---   `cycle`) as a fraction of the deals (numerator over denominator, and as a decimal share),
---   exact since every deal is equally likely under a fair shuffle. With two seats, the same
---   counted up to swapping the players (class_numerator over class_denominator): a deal and the
---   deal with the seats' piles swapped are one class, counted once on its first deal (the lower
---   deal number). Rule sets of seeded or explicit deals have no rows.
+--   rule set (by name, `rule_set`) that plays every deal of its deck (`war generate --all-deals`
+--   with no --games, or counted whole with `--log counts`: the rules view's every_deal): each
+--   result as a fraction of the deals (numerator over denominator, and as a decimal share),
+--   exact since every deal is equally likely under a fair shuffle: `decided` (some seat wins),
+--   each `seat N wins`, `draw`, `capped` and `cycle`. With two seats, the classes too: a deal and
+--   the deal with the seats' piles swapped are one class, counted once, on its first deal (the
+--   lower deal number: the games view's first_of_class), so classes over class_denominator says
+--   how many classes are decided, drawn, capped or cycle. The two deals of a class may be won by
+--   different seats, so classes count no seat's wins (null on the `seat N wins` rows). A rule set
+--   that plays only some of its deals (--all-deals --games N, or a slice of its counts) or deals
+--   from seeds or a file has no rows: `war query` says which rule sets play every deal, and how
+--   to play every deal of one.
+-- exact: every deal
 -- (From the `counts` view: a rule set's games counted by kind, one pass over a games table.)
 WITH grouped AS (
-    SELECT variant, rules_id,
-           CASE WHEN outcome = 'win' THEN 'seat ' || CAST(winner AS VARCHAR) || ' wins' ELSE outcome END AS result,
+    SELECT rule_set, variant, rules_id, outcome, winner,
            CAST(sum(games) AS BIGINT) AS numerator,
-           CAST(sum(games) FILTER (WHERE first_of_class) AS BIGINT) AS class_numerator,
-           bool_or(first_of_class IS NOT NULL) AS two_seats
+           CAST(sum(games) FILTER (WHERE first_of_class) AS BIGINT) AS classes
     FROM counts
-    GROUP BY variant, rules_id, result
+    WHERE ordinal IN (SELECT ordinal FROM rules WHERE every_deal)
+    GROUP BY rule_set, variant, rules_id, outcome, winner
+),
+results AS (
+    SELECT rule_set, variant, rules_id,
+           CASE WHEN outcome = 'win' THEN 'decided' ELSE CAST(outcome AS VARCHAR) END AS result,
+           CAST(NULL AS INTEGER) AS seat,
+           CAST(sum(numerator) AS BIGINT) AS numerator, CAST(sum(classes) AS BIGINT) AS classes
+    FROM grouped
+    GROUP BY ALL
+    UNION ALL
+    SELECT rule_set, variant, rules_id, 'seat ' || CAST(winner AS VARCHAR) || ' wins', winner, numerator, NULL
+    FROM grouped
+    WHERE outcome = 'win'
 ),
 totalled AS (
-    SELECT *,
-           CAST(sum(numerator) OVER (PARTITION BY variant, rules_id) AS BIGINT) AS denominator,
-           CAST(sum(class_numerator) OVER (PARTITION BY variant, rules_id) AS BIGINT) AS classes,
-           bool_or(two_seats) OVER (PARTITION BY variant, rules_id) AS seats_two
-    FROM grouped
+    SELECT r.*, s.players,
+           CAST(sum(r.numerator) FILTER (WHERE r.seat IS NULL) OVER (PARTITION BY r.rule_set) AS BIGINT) AS denominator,
+           CAST(sum(r.classes) FILTER (WHERE r.seat IS NULL) OVER (PARTITION BY r.rule_set) AS BIGINT) AS class_denominator
+    FROM results r JOIN (SELECT rule_set, any_value(players) AS players FROM rules GROUP BY rule_set) s USING (rule_set)
 )
-SELECT variant, rules_id, result,
+SELECT rule_set, variant, rules_id, result,
        numerator,
        denominator,
        numerator / denominator AS share,
-       CASE WHEN seats_two THEN coalesce(class_numerator, 0) END AS class_numerator,
-       CASE WHEN seats_two THEN classes END AS class_denominator
+       CASE WHEN players = 2 THEN coalesce(classes, 0) END AS classes,
+       CASE WHEN players = 2 AND seat IS NULL THEN class_denominator END AS class_denominator
 FROM totalled
-ORDER BY variant, rules_id, result;
+ORDER BY rule_set,
+         CASE result WHEN 'decided' THEN 0 WHEN 'draw' THEN 2 WHEN 'capped' THEN 3 WHEN 'cycle' THEN 4 ELSE 1 END,
+         seat;

@@ -1,4 +1,5 @@
--- answers: Is the first battle a war as often as chance says? Per variant and rule set: games,
+-- answers: Is the first battle a war as often as chance says? Per rule set (by name, `rule_set`:
+--   a tournament's seatings apart): games,
 --   games whose first battle is a war (games.first_battle_war), their share with its 95% Wilson
 --   score interval (ci_low, ci_high; z sets the level), and the exact probability (exact, and
 --   exact_fraction as text) that the top cards of a shuffled deal tie for the highest rank:
@@ -49,14 +50,15 @@ exact AS (
     FROM decks d JOIN unique_top u USING (rules_id)
 ),
 counts AS (
-    SELECT variant, rules_id,
+    SELECT rule_set, variant, rules_id,
            count(*)                                  AS games,
            count(*) FILTER (WHERE first_battle_war)  AS first_battle_wars,
            bool_and(deal = 'shuffle')                AS shuffled
     FROM games
-    GROUP BY variant, rules_id
+    GROUP BY rule_set, variant, rules_id
 )
 SELECT
+    n.rule_set,
     n.variant,
     n.rules_id,
     n.games,
@@ -69,4 +71,4 @@ SELECT
 FROM counts n
 CROSS JOIN checked c
 JOIN exact e USING (rules_id)
-ORDER BY n.variant, n.rules_id;
+ORDER BY n.rule_set;

@@ -1,4 +1,5 @@
--- answers: How often do Jokers decide a battle? Per variant and rule set with Jokers (jokers
+-- answers: How often do Jokers decide a battle? Per rule set with Jokers (by name, `rule_set`: a
+--   tournament's seatings apart; jokers
 --   from the `rules` view; no rows for rule sets without): battles, the battles whose winning
 --   face-up card is a Joker (code >= ranks * suits) and their share of the battles; games, the
 --   games whose last battle was won by a Joker and their share of the games. A battle's winning
@@ -8,7 +9,7 @@ WITH joker_rules AS (
     SELECT DISTINCT rules_id, ranks * suits AS first_joker FROM rules WHERE jokers > 0
 ),
 joker_battles AS (
-    SELECT b.game_id, b.battle, b.variant, b.rules_id, b.winner, r.first_joker
+    SELECT b.game_id, b.battle, b.rule_set, b.variant, b.rules_id, b.winner, r.first_joker
     FROM battles b
     JOIN joker_rules r USING (rules_id)
 ),
@@ -20,7 +21,7 @@ last_plays AS (
     GROUP BY e.game_id, e.battle, e.seat
 ),
 decided AS (
-    SELECT jb.variant, jb.rules_id, jb.game_id, jb.battle, g.battles AS game_battles,
+    SELECT jb.rule_set, jb.variant, jb.rules_id, jb.game_id, jb.battle, g.battles AS game_battles,
            coalesce(p.card >= jb.first_joker, false) AS by_joker
     FROM joker_battles jb
     JOIN games g USING (game_id)
@@ -28,6 +29,7 @@ decided AS (
            ON p.game_id = jb.game_id AND p.battle = jb.battle AND p.seat = jb.winner
 )
 SELECT
+    rule_set,
     variant,
     rules_id,
     count(*)                                        AS battles,
@@ -38,5 +40,5 @@ SELECT
     count(*) FILTER (WHERE by_joker AND battle = game_battles)
         / count(DISTINCT game_id)::DOUBLE           AS joker_last_battle_share
 FROM decided
-GROUP BY variant, rules_id
-ORDER BY variant, rules_id;
+GROUP BY rule_set, variant, rules_id
+ORDER BY rule_set;

@@ -1,5 +1,5 @@
--- answers: How often does a Joker decide a war? Per variant and rule set with Jokers (jokers from
---   the `rules` view; no rows for rule sets without) and per war depth of the battle (0: no war,
+-- answers: How often does a Joker decide a war? Per rule set with Jokers (by name, `rule_set`: a
+--   tournament's seatings apart; jokers from the `rules` view; no rows for rule sets without) and per war depth of the battle (0: no war,
 --   1: a war, 2: a double war...): battles, those whose winning face-up card is a Joker (code >=
 --   ranks * suits) and their share with its 95% Wilson score interval (ci_low, ci_high; z sets
 --   the level). A battle's winning card is the last `play` of the seat that collects the table
@@ -15,7 +15,7 @@ joker_rules AS (
     SELECT DISTINCT rules_id, ranks * suits AS first_joker FROM rules WHERE jokers > 0
 ),
 joker_battles AS (
-    SELECT b.game_id, b.battle, b.variant, b.rules_id, b.winner, b.war_depth, r.first_joker
+    SELECT b.game_id, b.battle, b.rule_set, b.variant, b.rules_id, b.winner, b.war_depth, r.first_joker
     FROM battles b
     JOIN joker_rules r USING (rules_id)
 ),
@@ -27,18 +27,19 @@ last_plays AS (
     GROUP BY e.game_id, e.battle, e.seat
 ),
 counts AS (
-    SELECT jb.variant, jb.rules_id, jb.war_depth,
+    SELECT jb.rule_set, jb.variant, jb.rules_id, jb.war_depth,
            count(*)                                                        AS battles,
            count(*) FILTER (WHERE coalesce(p.card >= jb.first_joker, false)) AS joker_battles
     FROM joker_battles jb
     LEFT JOIN last_plays p
            ON p.game_id = jb.game_id AND p.battle = jb.battle AND p.seat = jb.winner
-    GROUP BY jb.variant, jb.rules_id, jb.war_depth
+    GROUP BY jb.rule_set, jb.variant, jb.rules_id, jb.war_depth
 ),
 shares AS (
     SELECT *, joker_battles / battles::DOUBLE AS p, battles AS n FROM counts
 )
 SELECT
+    s.rule_set,
     s.variant,
     s.rules_id,
     s.war_depth,
@@ -49,4 +50,4 @@ SELECT
     wilson_high(s.p, s.n, c.z)                                     AS ci_high
 FROM shares s
 CROSS JOIN checked c
-ORDER BY s.variant, s.rules_id, s.war_depth;
+ORDER BY s.rule_set, s.war_depth;

@@ -1,9 +1,12 @@
--- answers: Which games last longest? The `limit` longest games of each variant and rule set
---   (ranked within the rule set, ties broken by game_id), with outcome, winner and wars;
---   ranked per rule set so that a rule set with a high battle cap does not hide the others.
+-- answers: Which games last longest? The `limit` longest games of each rule set (by name,
+--   `rule_set`: a tournament's seatings apart; ranked within it, ties broken by game_id), with
+--   outcome, winner and wars; ranked per rule set so that a rule set with a high battle cap does
+--   not hide the others. Every outcome counts: a cycle's battles are where its loop was found, a
+--   capped game's the cap (game_length gives the lengths of the games that end).
 -- param: limit INTEGER = 20 -- how many games to list per rule set
 SELECT
-    row_number() OVER (PARTITION BY variant, rules_id ORDER BY battles DESC, game_id) AS rank,
+    rule_set,
+    row_number() OVER (PARTITION BY rule_set ORDER BY battles DESC, game_id) AS rank,
     game_id,
     variant,
     rules_id,
@@ -15,4 +18,4 @@ FROM games
 QUALIFY rank <= CASE WHEN $limit >= 0 THEN $limit
                      ELSE error('parameter limit must be at least 0, got ' || CAST($limit AS VARCHAR))
                 END
-ORDER BY variant, rules_id, rank;
+ORDER BY rule_set, rank;

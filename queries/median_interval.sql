@@ -1,34 +1,48 @@
--- answers: How long does a game last at the median, and how sure is that? Per variant and rule
---   set: games, the median of battles (quantile_cont, as game_length) and its 95% interval
+-- answers: How long does a game that ends last at the median, and how sure is that? Per rule set
+--   (by name, `rule_set`: a tournament's seatings apart), over the games that end (a win or a
+--   draw; cycles and capped games, which never end, are counted beside and left out): how
+--   many, the median of their battles (quantile_cont, as game_length) and its 95% interval
 --   without assuming a distribution (ci_low, ci_high: the battles of the games at ranks
 --   floor(n/2 - z*sqrt(n)/2) and ceil(1 + n/2 + z*sqrt(n)/2) of the n games sorted by battles,
 --   counted from 1 and kept within 1..n; z sets the level). Two rule sets whose intervals do
---   not overlap differ in median length beyond chance.
+--   not overlap differ in median length beyond chance. Null for a rule set none of whose games
+--   ends.
 -- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
            END AS z
 ),
-ranked AS (
-    SELECT variant, rules_id, battles,
-           row_number() OVER (PARTITION BY variant, rules_id ORDER BY battles) AS r,
-           count(*) OVER (PARTITION BY variant, rules_id)                     AS n
+sets AS (
+    SELECT rule_set, variant, rules_id,
+           count(*) FILTER (WHERE outcome = 'cycle')  AS cycles,
+           count(*) FILTER (WHERE outcome = 'capped') AS capped
     FROM games
+    GROUP BY rule_set, variant, rules_id
+),
+ranked AS (
+    SELECT rule_set, battles,
+           row_number() OVER (PARTITION BY rule_set ORDER BY battles) AS r,
+           count(*) OVER (PARTITION BY rule_set)                     AS n
+    FROM games
+    WHERE outcome IN ('win', 'draw')
 ),
 bounded AS (
     SELECT k.*,
            greatest(1, floor(k.n / 2 - c.z * sqrt(k.n) / 2))    AS low_rank,
            least(k.n, ceil(1 + k.n / 2 + c.z * sqrt(k.n) / 2))  AS high_rank
     FROM ranked k CROSS JOIN checked c
+),
+medians AS (
+    SELECT rule_set,
+           any_value(n)                                 AS ended,
+           quantile_cont(battles, 0.5)                  AS median_battles,
+           min(battles) FILTER (WHERE r >= low_rank)    AS ci_low,
+           max(battles) FILTER (WHERE r <= high_rank)   AS ci_high
+    FROM bounded
+    GROUP BY rule_set
 )
-SELECT
-    variant,
-    rules_id,
-    any_value(n)                                         AS games,
-    quantile_cont(battles, 0.5)                          AS median_battles,
-    min(battles) FILTER (WHERE r >= low_rank)            AS ci_low,
-    max(battles) FILTER (WHERE r <= high_rank)           AS ci_high
-FROM bounded
-GROUP BY variant, rules_id
-ORDER BY variant, rules_id;
+SELECT s.rule_set, s.variant, s.rules_id, coalesce(m.ended, 0) AS ended, s.cycles, s.capped,
+       m.median_battles, m.ci_low, m.ci_high
+FROM sets s LEFT JOIN medians m USING (rule_set)
+ORDER BY s.rule_set;

@@ -1,5 +1,5 @@
--- answers: Which games are worth watching? Per variant and rule set, up to `limit` games of each
---   kind: `longest` (most battles), `cycle` (games that ended on a repeated position, longest
+-- answers: Which games are worth watching? Per rule set (by name, `rule_set`: a tournament's
+--   seatings apart), up to `limit` games of each kind: `longest` (most battles), `cycle` (games that ended on a repeated position, longest
 --   cycle first), `capped` (games stopped at the battle cap, most wars first) and `deepest_war`
 --   (the deepest war, then most battles); ties broken by game_id. Each with its rank within its
 --   kind, game_id, seats' policies, battles, outcome, winner, wars, deepest war and cycle length.
@@ -11,7 +11,7 @@ WITH checked AS (
            END AS n
 ),
 picks AS (   -- the top games of each kind: max_by keeps the n largest keys, ties to the lower game_id
-    SELECT variant, rules_id,
+    SELECT rule_set,
            max_by(game_id, (battles, -game_id), greatest($limit, 1))                 AS longest,
            max_by(game_id, (cycle_length, battles, -game_id), greatest($limit, 1))
                FILTER (WHERE outcome = 'cycle')                                     AS cycle,
@@ -20,7 +20,7 @@ picks AS (   -- the top games of each kind: max_by keeps the n largest keys, tie
            max_by(game_id, (max_war_depth, battles, -game_id), greatest($limit, 1))
                FILTER (WHERE max_war_depth > 0)                                     AS deepest_war
     FROM games
-    GROUP BY variant, rules_id
+    GROUP BY rule_set
 ),
 kinds AS (
     SELECT kind, kind_order, unnest(ids) AS game_id, generate_subscripts(ids, 1) AS rank
@@ -29,10 +29,10 @@ kinds AS (
           UNION ALL SELECT 'capped', 3, capped FROM picks
           UNION ALL SELECT 'deepest_war', 4, deepest_war FROM picks)
 )
-SELECT g.variant, g.rules_id, k.kind, k.rank, g.game_id, g.policies, g.battles, g.outcome, g.winner,
+SELECT g.rule_set, g.variant, g.rules_id, k.kind, k.rank, g.game_id, g.policies, g.battles, g.outcome, g.winner,
        g.wars, g.max_war_depth, g.cycle_length
 FROM kinds k
 JOIN games g USING (game_id)
 CROSS JOIN checked c
 WHERE k.rank <= c.n
-ORDER BY g.variant, g.rules_id, k.kind_order, k.rank;
+ORDER BY g.rule_set, k.kind_order, k.rank;

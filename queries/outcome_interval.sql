@@ -1,7 +1,8 @@
--- answers: How often does each outcome happen, and how sure is that? Per variant, rule set and
---   outcome (win, draw, capped, cycle: every one, with 0 games when none ended so): the rule
---   set's games, those that ended so, their share with its 95% Wilson score interval (ci_low,
---   ci_high; z sets the level). outcomes gives the same counts one row per rule set.
+-- answers: How often does each outcome happen, and how sure is that? Per rule set (by name,
+--   `rule_set`: a tournament's seatings apart) and outcome (win, draw, capped, cycle: every one,
+--   with 0 games when none ended so): the rule set's games, those that ended so, their share
+--   with its 95% Wilson score interval (ci_low, ci_high; z sets the level). outcomes gives the
+--   same counts one row per rule set.
 -- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
@@ -9,16 +10,17 @@ WITH checked AS (
            END AS z
 ),
 totals AS (
-    SELECT variant, rules_id, count(*) AS games FROM games GROUP BY variant, rules_id
+    SELECT rule_set, variant, rules_id, count(*) AS games FROM games GROUP BY rule_set, variant, rules_id
 ),
 kinds AS (
     SELECT * FROM (VALUES ('win', 1), ('draw', 2), ('capped', 3), ('cycle', 4)) AS k(outcome, ord)
 ),
 counts AS (
-    SELECT variant, rules_id, CAST(outcome AS VARCHAR) AS outcome, count(*) AS ended
+    SELECT rule_set, CAST(outcome AS VARCHAR) AS outcome, count(*) AS ended
     FROM games GROUP BY ALL
 )
 SELECT
+    t.rule_set,
     t.variant,
     t.rules_id,
     k.outcome,
@@ -30,5 +32,5 @@ SELECT
 FROM totals t
 CROSS JOIN kinds k
 CROSS JOIN checked c
-LEFT JOIN counts n ON n.variant = t.variant AND n.rules_id = t.rules_id AND n.outcome = k.outcome
-ORDER BY t.variant, t.rules_id, k.ord;
+LEFT JOIN counts n ON n.rule_set = t.rule_set AND n.outcome = k.outcome
+ORDER BY t.rule_set, k.ord;

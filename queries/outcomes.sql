@@ -1,7 +1,8 @@
--- answers: How do games end, per variant and rule set? Games, then how many and what share
---   end in a win, a draw, at the battle cap (capped) or on a repeated position (cycle).
---   Shares are fractions of the rule set's games (0..1).
+-- answers: How do games end, per rule set (by name, `rule_set`: a tournament's seatings apart)?
+--   Games, then how many and what share end in a win, a draw, at the battle cap (capped) or on
+--   a repeated position (cycle). Shares are fractions of the rule set's games (0..1).
 SELECT
+    rule_set,
     variant,
     rules_id,
     count(*)                                   AS games,
@@ -14,5 +15,5 @@ SELECT
     avg(CASE WHEN outcome = 'capped' THEN 1.0 ELSE 0.0 END) AS capped_share,
     avg(CASE WHEN outcome = 'cycle'  THEN 1.0 ELSE 0.0 END) AS cycle_share
 FROM games
-GROUP BY variant, rules_id
-ORDER BY variant, rules_id;
+GROUP BY rule_set, variant, rules_id
+ORDER BY rule_set;

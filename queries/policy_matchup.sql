@@ -1,7 +1,8 @@
 -- answers: Does policy A beat policy B, with the seats swapped to be fair? For every unordered
 --   pair of different policies {A, B} (canonical policy strings, A the smaller) that met in
---   2-player games of the same variant and rule set, pooling the games where A sat in seat 0
---   (games_a_seat0) and those where B did (games_b_seat0): games, decided games (outcome
+--   2-player games of the same rules (rules_name, the name of the rules whatever the seating),
+--   pooling the games where A sat in seat 0 (games_a_seat0: the rule set `A vs B`) and those
+--   where B did (games_b_seat0: `B vs A`): games, decided games (outcome
 --   win; draws, capped and cycle games have no winner), wins of A, wins of B, A's share of the
 --   decided games, and its interval share +- z * sqrt(share * (1 - share) / decided) (normal
 --   approximation, 95% for z = 1.96; clipped to 0..1; of zero width when one side won every
@@ -16,16 +17,17 @@ WITH checked AS (
            END AS z
 ),
 pairs AS (
-    SELECT variant, rules_id, outcome, winner,
+    SELECT r.rules_name, g.variant, g.rules_id, g.outcome, g.winner,
            least(policies[1], policies[2])    AS policy_a,
            greatest(policies[1], policies[2]) AS policy_b,
            policies[1]                        AS seat0_policy
-    FROM games
+    FROM games g
+    JOIN (SELECT DISTINCT rules_id, rules_name FROM rules) r USING (rules_id)
     WHERE players = 2 AND len(policies) = 2 AND policies[1] <> policies[2]
 ),
 counts AS (
     SELECT
-        variant, rules_id, policy_a, policy_b,
+        rules_name, variant, rules_id, policy_a, policy_b,
         count(*)                                          AS games,
         count(*) FILTER (WHERE seat0_policy = policy_a)   AS games_a_seat0,
         count(*) FILTER (WHERE seat0_policy = policy_b)   AS games_b_seat0,
@@ -35,12 +37,13 @@ counts AS (
         count(*) FILTER (WHERE outcome = 'win'
                          AND winner = CASE WHEN seat0_policy = policy_b THEN 0 ELSE 1 END) AS wins_b
     FROM pairs
-    GROUP BY variant, rules_id, policy_a, policy_b
+    GROUP BY rules_name, variant, rules_id, policy_a, policy_b
 ),
 shares AS (
     SELECT *, wins_a / nullif(decided_games, 0)::DOUBLE AS share_a FROM counts
 )
 SELECT
+    s.rules_name,
     s.variant,
     s.rules_id,
     s.policy_a,
@@ -56,4 +59,4 @@ SELECT
     least(1.0, s.share_a + c.z * sqrt(s.share_a * (1 - s.share_a) / s.decided_games))    AS ci_high
 FROM shares s
 CROSS JOIN checked c
-ORDER BY s.variant, s.rules_id, s.policy_a, s.policy_b;
+ORDER BY s.rules_name, s.policy_a, s.policy_b;

@@ -1,16 +1,17 @@
--- answers: Which policy wins, by policy pair and by seat? Per variant, rule set and the seats'
---   policies (games.policies as given: one canonical policy string per seat, so A against B and
---   B against A are separate rows; policy_matchup pools them) and per seat: the seat's policy,
+-- answers: Which policy wins, by policy pair and by seat? Per rule set (by name, `rule_set`: each
+--   seating of a tournament is one) and its seats' policies (games.policies as given: one
+--   canonical policy string per seat, so A against B and B against A are separate rows;
+--   policy_matchup pools them) and per seat: the seat's policy,
 --   the games and decided games (outcome win; draws, capped and cycle games have no winner),
 --   the seat's wins, its share of the decided games (null when none was decided) and of all
 --   games. Variants without decisions have empty policies and a null policy, so their rows are
 --   plain per-seat win rates.
 WITH per_group AS (
-    SELECT variant, rules_id, policies, players,
+    SELECT rule_set, variant, rules_id, policies, players,
            count(*)                                AS games,
            count(*) FILTER (WHERE outcome = 'win') AS decided
     FROM games
-    GROUP BY variant, rules_id, policies, players
+    GROUP BY rule_set, variant, rules_id, policies, players
 ),
 seats AS (
     SELECT p.*, s.seat
@@ -18,12 +19,13 @@ seats AS (
          LATERAL (SELECT unnest(range(CAST(p.players AS BIGINT))) AS seat) s
 ),
 wins AS (
-    SELECT variant, rules_id, policies, winner AS seat, count(*) AS wins
+    SELECT rule_set, policies, winner AS seat, count(*) AS wins
     FROM games
     WHERE outcome = 'win' AND winner IS NOT NULL
-    GROUP BY variant, rules_id, policies, winner
+    GROUP BY rule_set, policies, winner
 )
 SELECT
+    s.rule_set,
     s.variant,
     s.rules_id,
     s.policies,
@@ -36,6 +38,5 @@ SELECT
     coalesce(w.wins, 0) / s.games::DOUBLE                AS share_of_games
 FROM seats s
 LEFT JOIN wins w
-       ON w.variant = s.variant AND w.rules_id = s.rules_id
-      AND w.policies = s.policies AND w.seat = s.seat
-ORDER BY s.variant, s.rules_id, s.policies, s.seat;
+       ON w.rule_set = s.rule_set AND w.policies = s.policies AND w.seat = s.seat
+ORDER BY s.rule_set, s.policies, s.seat;

@@ -1,5 +1,5 @@
 -- answers: How big are the wars of Război (rule sets with war_down = by_rank, docs/rules.md 5.1)? Per
---   variant, rule set and rank of the tied face-up cards (2..A, JK): the wars on that rank, the
+--   rule set (by name, `rule_set`: a tournament's seatings apart) and rank of the tied face-up cards (2..A, JK): the wars on that rank, the
 --   rank's value v and the full war size v - 1, the player entries (a tied seat that put a new
 --   face-up card in the war), the mean face-down cards per player entry, and the entries that
 --   put fewer than v - 1 down (running short, docs/rules.md 2.3; or war_tiebreak = single_up, whose
@@ -39,14 +39,14 @@ per_seat AS (
     GROUP BY w.game_id, w.battle, w.war_seq, w.seat
 ),
 war_rank AS (
-    SELECT p.game_id, p.battle, p.war_seq, g.variant, g.rules_id, any_value(r.ranks) AS ranks,
+    SELECT p.game_id, p.battle, p.war_seq, g.rule_set, g.variant, g.rules_id, any_value(r.ranks) AS ranks,
            any_value(r.ace_value) AS ace_value,
            max(CASE WHEN p.tied_card >= r.ranks * r.suits THEN r.ranks
                     ELSE p.tied_card // r.suits END) AS rank_index
     FROM per_seat p
     JOIN games g USING (game_id)
     JOIN razboi r USING (rules_id)
-    GROUP BY p.game_id, p.battle, p.war_seq, g.variant, g.rules_id
+    GROUP BY p.game_id, p.battle, p.war_seq, g.rule_set, g.variant, g.rules_id
 ),
 valued AS (
     SELECT *,
@@ -62,6 +62,7 @@ entries AS (
     JOIN per_seat p USING (game_id, battle, war_seq)
 )
 SELECT
+    rule_set,
     variant,
     rules_id,
     CASE WHEN rank_index >= ranks THEN 'JK'
@@ -73,5 +74,5 @@ SELECT
     avg(down_cards) FILTER (WHERE took_part)                   AS mean_down_per_player,
     count(*) FILTER (WHERE took_part AND down_cards < value - 1) AS short_entries
 FROM entries
-GROUP BY variant, rules_id, rank_index, ranks, value
-ORDER BY variant, rules_id, rank_index;
+GROUP BY rule_set, variant, rules_id, rank_index, ranks, value
+ORDER BY rule_set, rank_index;

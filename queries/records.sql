@@ -1,12 +1,14 @@
 -- answers: Which deals give the longest games that end (the records), by battles and by cards
---   laid? Per variant and rule set that plays every deal (`--all-deals`), the `limit` longest
---   games that end in a win or a draw by each measure the literature ranks records by: battles
---   (tricks: a battle with its wars counts once), and cards laid (cards turned; cards_a_player
---   = cards_laid / players). Each row is a length (battles and cards laid) with how many deals
---   give it and the first of them (deal_index), dealt (piles: each seat's pile, card codes top
---   first; card_label turns a code into a label); `war replay` replays a deal of a rule set
---   stored a row a deal as its game. The exact mean of each measure over the games that end is
---   in exact_length and exact_cards_laid.
+--   laid? Per rule set (by name, `rule_set`) that plays every deal of its deck (`--all-deals`
+--   with no --games, or counted whole: the rules view's every_deal), the `limit` longest games
+--   that end in a win or a draw by each measure the literature ranks records by: battles
+--   (tricks: a battle with its wars counts once), and cards laid (cards turned; cards_a_player =
+--   cards_laid / players). Each row is a length (battles and cards laid) with how many deals give
+--   it and the first of them (deal_index), dealt (piles: each seat's pile, card codes top first;
+--   card_label turns a code into a label); game_id is that deal's game where the rule set stores a
+--   row a deal (replay it with war replay DATASET GAME). The exact mean of each measure over the
+--   games that end is in exact_length and exact_cards_laid.
+-- exact: every deal
 -- param: limit INTEGER = 10 -- how many records to list per rule set and measure
 WITH checked AS (
     SELECT CASE WHEN $limit >= 0 THEN $limit
@@ -14,27 +16,25 @@ WITH checked AS (
            END AS most
 ),
 ended AS (
-    SELECT variant, rules_id, min(ordinal) AS ordinal, battles, cards_laid, CAST(sum(games) AS BIGINT) AS deals,
-           min(first_deal) AS deal_index
+    SELECT rule_set, variant, rules_id, min(ordinal) AS ordinal, battles, cards_laid,
+           CAST(sum(games) AS BIGINT) AS deals, min(first_deal) AS deal_index
     FROM counts
-    WHERE outcome IN ('win', 'draw')
-    GROUP BY variant, rules_id, battles, cards_laid
+    WHERE ordinal IN (SELECT ordinal FROM rules WHERE every_deal) AND outcome IN ('win', 'draw')
+    GROUP BY rule_set, variant, rules_id, battles, cards_laid
 ),
 ranked AS (
     SELECT 'battles' AS measure,
-           row_number() OVER (PARTITION BY variant, rules_id ORDER BY battles DESC, cards_laid DESC, deal_index) AS rank,
-           *
+           row_number() OVER (PARTITION BY rule_set ORDER BY battles DESC, cards_laid DESC, deal_index) AS rank, *
     FROM ended
     UNION ALL
     SELECT 'cards_laid' AS measure,
-           row_number() OVER (PARTITION BY variant, rules_id ORDER BY cards_laid DESC, battles DESC, deal_index) AS rank,
-           *
+           row_number() OVER (PARTITION BY rule_set ORDER BY cards_laid DESC, battles DESC, deal_index) AS rank, *
     FROM ended
 )
-SELECT r.variant, r.rules_id, r.measure, r.rank, r.battles, r.cards_laid,
+SELECT r.rule_set, r.variant, r.rules_id, r.measure, r.rank, r.battles, r.cards_laid,
        r.cards_laid // s.players AS cards_a_player, r.deals, r.deal_index,
        CASE WHEN s.log <> 'counts' THEN r.ordinal * 1000000000 + r.deal_index END AS game_id,
        war_enumerated_piles(r.ordinal, r.deal_index) AS piles
 FROM ranked r JOIN rules s ON s.ordinal = r.ordinal, checked
 WHERE r.rank <= checked.most
-ORDER BY r.variant, r.rules_id, r.measure, r.rank;
+ORDER BY r.rule_set, r.measure, r.rank;

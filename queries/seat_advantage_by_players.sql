@@ -1,15 +1,15 @@
 -- answers: Does a seat's position pay, and does that change with the number of players? Per
---   variant, rule set, number of players and seat: the seat's wins, the games and the decided
+--   rule set (by name, `rule_set`: a tournament's seatings apart), number of players and seat: the seat's wins, the games and the decided
 --   games (outcome win; draws, capped and cycle games have no winner), the seat's share of the
 --   decided games, and its advantage = share - 1/players (0 for a fair seat, positive when the
 --   seat wins more than its fair part; the advantages of a rule set's seats sum to 0).
 --   Shares are fractions (0..1); both are null when no game of the rule set was decided.
 WITH per_rule_set AS (
-    SELECT variant, rules_id, players,
+    SELECT rule_set, variant, rules_id, players,
            count(*)                                AS games,
            count(*) FILTER (WHERE outcome = 'win') AS decided
     FROM games
-    GROUP BY variant, rules_id, players
+    GROUP BY rule_set, variant, rules_id, players
 ),
 seats AS (
     SELECT p.*, s.seat
@@ -17,12 +17,13 @@ seats AS (
          LATERAL (SELECT unnest(range(CAST(p.players AS BIGINT))) AS seat) s
 ),
 wins AS (
-    SELECT variant, rules_id, players, winner AS seat, count(*) AS wins
+    SELECT rule_set, winner AS seat, count(*) AS wins
     FROM games
     WHERE outcome = 'win' AND winner IS NOT NULL
-    GROUP BY variant, rules_id, players, winner
+    GROUP BY rule_set, winner
 )
 SELECT
+    s.rule_set,
     s.variant,
     s.rules_id,
     s.players,
@@ -34,6 +35,5 @@ SELECT
     coalesce(w.wins, 0) / nullif(s.decided, 0)::DOUBLE - 1.0 / s.players AS advantage
 FROM seats s
 LEFT JOIN wins w
-       ON w.variant = s.variant AND w.rules_id = s.rules_id
-      AND w.players = s.players AND w.seat = s.seat
-ORDER BY s.variant, s.players, s.rules_id, s.seat;
+       ON w.rule_set = s.rule_set AND w.seat = s.seat
+ORDER BY s.players, s.rule_set, s.seat;

@@ -1,12 +1,12 @@
--- answers: Does a seat win more often? Per variant, rule set and number of players, each
---   seat's wins, the rule set's games and decided games (outcome win), and the seat's share of
+-- answers: Does a seat win more often? Per rule set (by name, `rule_set`: a tournament's
+--   seatings apart) and number of players, each seat's wins, the rule set's games and decided games (outcome win), and the seat's share of
 --   the decided games and of all games (draws, capped and cycle games have no winner).
 WITH per_rule_set AS (
-    SELECT variant, rules_id, players,
+    SELECT rule_set, variant, rules_id, players,
            count(*)                                AS games,
            count(*) FILTER (WHERE outcome = 'win') AS decided
     FROM games
-    GROUP BY variant, rules_id, players
+    GROUP BY rule_set, variant, rules_id, players
 ),
 seats AS (
     SELECT p.*, s.seat
@@ -14,12 +14,13 @@ seats AS (
          LATERAL (SELECT unnest(range(CAST(p.players AS BIGINT))) AS seat) s
 ),
 wins AS (
-    SELECT variant, rules_id, players, winner AS seat, count(*) AS wins
+    SELECT rule_set, winner AS seat, count(*) AS wins
     FROM games
     WHERE outcome = 'win' AND winner IS NOT NULL
-    GROUP BY variant, rules_id, players, winner
+    GROUP BY rule_set, winner
 )
 SELECT
+    s.rule_set,
     s.variant,
     s.rules_id,
     s.players,
@@ -31,6 +32,5 @@ SELECT
     coalesce(w.wins, 0) / s.games::DOUBLE                AS share_of_games
 FROM seats s
 LEFT JOIN wins w
-       ON w.variant = s.variant AND w.rules_id = s.rules_id
-      AND w.players = s.players AND w.seat = s.seat
-ORDER BY s.variant, s.rules_id, s.players, s.seat;
+       ON w.rule_set = s.rule_set AND w.seat = s.seat
+ORDER BY s.rule_set, s.players, s.seat;

@@ -1,6 +1,6 @@
 -- answers: How much do players steal in Steal War (docs/rules.md 6), and what do steals gain? Per
---   variant, rule set and the seats' policies (games.policies as given, one canonical policy
---   string per seat), over the games whose seats have a steal policy: games; steals (`steal`
+--   rule set (by name, `rule_set`: each seating of a tournament is one) and its seats' policies
+--   (games.policies as given, one canonical policy string per seat), over the games whose seats have a steal policy: games; steals (`steal`
 --   events) and steals per game (mean over all the games, a game without a steal counting 0);
 --   cards gained by the steals and per steal (len(cards) - 1 of a `steal` event: the bundle less
 --   the stealing card, that is the won piles taken; null without steals); steal opportunities
@@ -12,7 +12,7 @@
 -- summary: How much do players steal in Steal War, and what do steals gain?
 -- param: per_seat BOOLEAN = false -- one row per seat and its policy instead of one per policies
 WITH steal_games AS (
-    SELECT game_id, variant, rules_id, policies, players
+    SELECT game_id, rule_set, variant, rules_id, policies, players
     FROM games
     WHERE list_bool_or(list_transform(policies, lambda p: regexp_matches(p, '(^|,)steal:')))
 ),
@@ -30,7 +30,7 @@ seat_events AS (
     GROUP BY game_id, seat
 ),
 game_seats AS (
-    SELECT g.game_id, g.variant, g.rules_id, g.policies, s.seat,
+    SELECT g.game_id, g.rule_set, g.variant, g.rules_id, g.policies, s.seat,
            coalesce(e.steals, 0)        AS steals,
            coalesce(e.cards_gained, 0)  AS cards_gained,
            coalesce(e.opportunities, 0) AS opportunities,
@@ -43,6 +43,7 @@ rows_of AS (
     SELECT *, CASE WHEN $per_seat THEN seat END AS row_seat FROM game_seats
 )
 SELECT
+    rule_set,
     variant,
     rules_id,
     policies,
@@ -58,5 +59,5 @@ SELECT
     sum(taken)::BIGINT                                              AS taken,
     sum(taken) / nullif(sum(opportunities), 0)::DOUBLE              AS taken_share
 FROM rows_of
-GROUP BY variant, rules_id, policies, row_seat
-ORDER BY variant, rules_id, policies, row_seat;
+GROUP BY rule_set, variant, rules_id, policies, row_seat
+ORDER BY rule_set, policies, row_seat;

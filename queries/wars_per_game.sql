@@ -1,7 +1,10 @@
--- answers: How many wars does a game have, per variant and rule set? Mean, median and max of
---   `wars` (every war, a double war counts 2) and of `war_battles` (battles with at least one
---   war). Medians are quantile_cont (linear interpolation).
+-- answers: How many wars does a game have, per rule set (by name, `rule_set`: a tournament's
+--   seatings apart)? Mean, median and max of `wars` (every war, a double war counts 2) and of
+--   `war_battles` (battles with at least one war). Medians are quantile_cont (linear
+--   interpolation).
+-- summary: How many wars does a game have, per rule set?
 SELECT
+    rule_set,
     variant,
     rules_id,
     count(*)                          AS games,
@@ -12,5 +15,5 @@ SELECT
     quantile_cont(war_battles, 0.5)   AS median_war_battles,
     max(war_battles)                  AS max_war_battles
 FROM games
-GROUP BY variant, rules_id
-ORDER BY variant, rules_id;
+GROUP BY rule_set, variant, rules_id
+ORDER BY rule_set;

@@ -207,10 +207,10 @@ def test_a_kept_deal_said_wrong_is_named_and_a_bad_condition_refused_before_coun
     assert not (tmp_path / "bad").exists()
     root = tmp_path / "kept"
     generate(root, make_plans([rules], all_deals=True, log="counts", keep="outcome = 'cycle'"))
-    deals = root / "deals" / "rule_set-0.jsonl"
-    lines = deals.read_text(encoding="utf-8").splitlines()
+    seeds = root / "seeds" / "rule_set-0.jsonl"
+    lines = seeds.read_text(encoding="utf-8").splitlines()
     lines[3] = lines[3].replace('"deal_index":', '"deal_index":1')
-    deals.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    seeds.write_text("\n".join(lines) + "\n", encoding="utf-8")
     sign(root)
     report = validate(root)
     assert any("line 4: deal_index" in str(p) for p in report.problems), [str(p) for p in report.problems]

@@ -146,11 +146,17 @@ def test_outcomes(results, by_rules):
 
 
 def test_game_length(results, by_rules):
+    """Lengths are of the games that end (a win or a draw); cycles and capped games are counted
+    beside them, and the fixed-order rule set has both, so leaving them in would move every
+    statistic."""
     got = _one_row_per_rule_set(results["game_length"])
-    for rid, gs in by_rules.items():
+    for rid, all_games in by_rules.items():
         row = got[rid]
+        gs = [g for g in all_games if g["outcome"] in ("win", "draw")]
         battles = [g["battles"] for g in gs]
-        assert row["games"] == len(gs)
+        outcomes = Counter(g["outcome"] for g in all_games)
+        assert (row["games"], row["ended"]) == (len(all_games), len(gs))
+        assert (row["cycles"], row["capped"]) == (outcomes["cycle"], outcomes["capped"])
         assert row["mean_battles"] == approx(sum(battles) / len(battles))
         assert row["median_battles"] == approx(_median(battles))
         assert row["p90_battles"] == approx(quantile_cont(battles, 0.9))
@@ -160,8 +166,12 @@ def test_game_length(results, by_rules):
 
 
 def _check_histogram(rows, by_rules, width):
-    for rid, gs in by_rules.items():
+    """Buckets of the games that end; each row counts the rule set's cycles and capped games."""
+    for rid, all_games in by_rules.items():
+        gs = [g for g in all_games if g["outcome"] in ("win", "draw")]
         mine = [r for r in rows if r["rules_id"] == rid]
+        outcomes = Counter(g["outcome"] for g in all_games)
+        assert {(r["cycles"], r["capped"]) for r in mine} == {(outcomes["cycle"], outcomes["capped"])}
         assert sum(r["games"] for r in mine) == len(gs)
         assert sum(r["share"] for r in mine) == approx(1.0)
         starts = [r["bucket_start"] for r in mine]
@@ -410,6 +420,13 @@ def test_list_is_one_line_a_query():
             assert f"[--param {p.name}={p.default}]" in line
     assert queries["longest_games"].summary == "Which games last longest?"
     assert queries["steals"].summary.startswith("How much do players steal in Steal War")
+
+
+@pytest.mark.parametrize("name", ["game_length", "length_by_deck", "length_by_policy", "median_interval",
+                                  "length_distribution", "length_histogram"])
+def test_show_says_a_length_is_of_the_games_that_end(name):
+    text = " ".join(_war("query", "--show", name).split())
+    assert "games that end" in text and "cycles" in text and "capped" in text, name
 
 
 @pytest.mark.parametrize("with_dataset", [False, True])

@@ -1,4 +1,5 @@
-"""README.md's "Use from Python" example runs as written, and prints what its comments say."""
+"""README.md's Python examples ("Use from Python", "In a notebook") run as written, and print
+what their comments say; its shell commands run too."""
 
 from __future__ import annotations
 
@@ -8,24 +9,29 @@ from pathlib import Path
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def example() -> str:
+def example(heading: str = "## Use from Python") -> str:
     text = README.read_text(encoding="utf-8")
-    found = re.search(r"^## Use from Python\n.*?^```python\n(.*?)^```", text, re.S | re.M)
-    assert found, "README.md has no Use from Python section with a python block"
+    found = re.search(rf"^{heading}\n.*?^```python\n(.*?)^```", text, re.S | re.M)
+    assert found, f"README.md has no {heading} section with a python block"
     return found.group(1)
 
 
-def test_use_from_python_example_runs(tmp_path, monkeypatch, capsys):
-    code = example()
+def run_example(heading: str, tmp_path, monkeypatch, capsys) -> dict:
+    """Run the section's python block in a fresh folder; every print's comment is what it
+    prints. Its names, after it ran."""
+    code = example(heading)
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "readme_example"}
     exec(compile(code, str(README), "exec"), namespace)
     printed = capsys.readouterr().out.splitlines()
-
-    # every print's comment is what it prints
     promised = [line.split("#", 1)[1].strip() for line in code.splitlines()
                 if line.lstrip().startswith("print(") and "#" in line]
     assert printed == promised
+    return namespace
+
+
+def test_use_from_python_example_runs(tmp_path, monkeypatch, capsys):
+    namespace = run_example("## Use from Python", tmp_path, monkeypatch, capsys)
 
     manifest, report = namespace["manifest"], namespace["report"]
     assert [(e.rules.variant, e.games) for e in manifest.rule_sets] == [("classic", 200), ("steal", 200),
@@ -108,3 +114,29 @@ def test_every_readme_command_runs(tmp_path, monkeypatch, capsys):
         out, err = capsys.readouterr()
         assert code == 0, f"war {' '.join(args)} -> exit {code}\n{err}"
     assert (tmp_path / "outcomes.parquet").exists() and (tmp_path / "data" / "dealt" / "manifest.json").exists()
+
+
+def test_the_notebook_example_runs_with_pandas_and_polars(tmp_path, monkeypatch, capsys):
+    """The DataFrames are the query's rows: pandas' from the answer's Table, Polars' too."""
+    import pytest
+
+    pandas = pytest.importorskip("pandas")
+    polars = pytest.importorskip("polars")
+    namespace = run_example("### In a notebook", tmp_path, monkeypatch, capsys)
+    lengths, games = namespace["lengths"], namespace["games"]
+    assert isinstance(lengths, pandas.DataFrame) and isinstance(games, polars.DataFrame)
+    assert list(lengths.columns)[0] == "rule_set" and games.columns == ["outcome", "winner", "battles"]
+    assert games.height == 300
+
+
+def test_the_notebook_extras_the_readme_names_are_the_package_s():
+    """`pip install -e '.[pandas]'` and `'.[polars]'` install what the example imports, and the
+    test extra has both, so CI runs the example."""
+    import tomllib
+
+    extras = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### In a notebook"):text.index("## The dataset")]
+    for name in ("pandas", "polars"):
+        assert f"'.[{name}]'" in section and any(d.startswith(name) for d in extras[name])
+        assert any(d.startswith(name) for d in extras["test"])

@@ -9,7 +9,6 @@ is left out, and a report without its replay pages links to none."""
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections import defaultdict
 from html.parser import HTMLParser
@@ -21,7 +20,9 @@ from browser import Tab, chromium
 from colourkit import ciede2000, contrast, over_white, rgb
 from reportkit import six_variants
 from pipeline.jobs.generate import Plan, generate
+from pipeline.model.names import rules_names
 from pipeline.model.rules import build_rules
+from pipeline.storage.dataset import Dataset
 from pipeline.present.charts import sections
 from pipeline.present.report import build_report_data
 from pipeline.present.report_page import render_report, write_report
@@ -237,8 +238,9 @@ def test_a_chart_that_compares_one_thing_is_left_out(data, tmp_path):
     ids = {f.id for s in sections(data) for _, figs in s.groups for f in figs}
     for variant in data.variants:
         one = len(data.rule_sets_of(variant)) == 1
+        all_win = all(r["win_share"] == 1 for r in data.rows("outcomes", variant))
         assert (f"{variant}-length-ecdf" in ids) == (not one)
-        assert (f"{variant}-outcomes" in ids) == (not one)
+        assert (f"{variant}-outcomes" in ids) == (not one and not all_win)
     assert {"all-length-ecdf", "all-outcomes"} <= ids
     single = tmp_path / "single"
     generate(single, [Plan(build_rules("razboi"), 60)], seed=2)
@@ -265,8 +267,8 @@ class Cells(HTMLParser):
         elif tag == "td" and "data-col" in a and self.tables:
             self.column = a["data-col"]
             self.tables[-1][self.column].append("")
-            if self.column == "rules_id" and "data-query" not in a:
-                self.rules_cell = json.loads(a["data-value"])
+            if "name" in (a.get("class") or "").split():  # a rule set's name, its rules_id in its title
+                self.rules_cell = a.get("title")
 
     def handle_data(self, text):
         if self.column is not None:
@@ -297,13 +299,15 @@ def test_one_number_format_per_column(page):
             assert len(forms) <= 1, (column, sorted(forms), texts[:6])
 
 
-def test_tables_name_rule_sets(page, data):
+def test_tables_name_rule_sets(page, data, root):
     parser = Cells()
     parser.feed(page.read_text(encoding="utf-8"))
-    names = {r.rules_id: r.label for r in data.rule_sets}
-    assert parser.names and {name for _, name in parser.names} <= set(names.values())
-    assert all(names[rid] == name for rid, name in parser.names)
-    assert "classic pickup=table_order max_battles=300" in names.values()
+    named = {(r.rules_id, r.name) for r in data.rule_sets}
+    rules = {(rid, name) for (rid,), name in rules_names(Dataset.open(root).manifest.rule_sets).items()}
+    assert parser.names and set(parser.names) <= named | rules  # policy_matchup's rows: by their rules' name
+    assert "classic pickup=table_order max_battles=300" in {name for _, name in named}
+    # two tournaments, so each seating after its rules' name
+    assert {"steal: always vs never", "steal: never vs always"} <= {name for _, name in parser.names}
 
 
 def test_a_report_without_its_replay_pages_links_to_none(data, tmp_path):
@@ -322,7 +326,7 @@ def test_the_palette_keeps_rule_sets_apart():
     assert len(PALETTE) >= 8
     assert min(ciede2000(a, b) for a, b in itertools.combinations(PALETTE, 2)) >= 20
     assert min(contrast(c, "#ffffff") for c in PALETTE) >= 3
-    infos = [type("R", (), {"rules_id": str(i), "label": f"r{i}"})() for i in range(len(PALETTE) + 2)]
+    infos = [type("R", (), {"name": f"r{i}", "label": f"r{i}"})() for i in range(len(PALETTE) + 2)]
     palette = Palette(infos, lambda r: r.label)
     assert palette.dashes[:len(PALETTE)] == [[1, 0]] * len(PALETTE)
     assert all(d != [1, 0] for d in palette.dashes[len(PALETTE):])

@@ -21,7 +21,8 @@ from pipeline.jobs.replay import as_json, render_text, replay_game
 from pipeline.jobs.request import generate_request
 from pipeline.errors import RulesError
 from pipeline.model.rules import build_rules, load_rules_file, read_rules_file
-from pipeline.model.schema import Manifest, RuleSetEntry, rule_set_names
+from pipeline.model.names import rule_set_names
+from pipeline.model.schema import Manifest, RuleSetEntry
 from pipeline.present.replay_page import page_data, replay_page
 from pipeline.storage.dataset import Dataset
 from conftest import OLD_DATASET
@@ -47,14 +48,14 @@ def _entry(rules, ordinal, name=None):
                         name=name)
 
 
-def test_names_by_rules_id():
-    """A tournament is several entries of one rule set: its first given name names it; two rule
-    sets given one name are told apart by their ids."""
+def test_names_by_ordinal():
+    """A rule set's first given name names every entry of its rules; two rule sets given one name
+    are told apart by their ids."""
     classic, fixed, jokers = build_rules("classic"), build_rules("classic", {"pickup": "table_order"}), build_rules("jokers")
     names = rule_set_names([_entry(classic, 0), _entry(classic, 1, "base"), _entry(fixed, 2), _entry(jokers, 3)])
-    assert names == {classic.rules_id: "base", fixed.rules_id: "classic pickup=table_order", jokers.rules_id: "jokers"}
+    assert names == {0: "base", 1: "base", 2: "classic pickup=table_order", 3: "jokers"}
     same = rule_set_names([_entry(classic, 0, "x"), _entry(jokers, 1, "x")])
-    assert same == {classic.rules_id: f"x ({classic.rules_id})", jokers.rules_id: f"x ({jokers.rules_id})"}
+    assert same == {0: f"x ({classic.rules_id})", 1: f"x ({jokers.rules_id})"}
 
 
 def test_a_name_is_not_a_rule(tmp_path):

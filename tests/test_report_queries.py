@@ -18,7 +18,9 @@ from pipeline.errors import QueryError
 from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.jobs.query import connect, named_queries, needs_events, open_query, reads_event_views, reads_log, run
 from pipeline.model.deal import Deal
+from pipeline.model.names import rule_set_names
 from pipeline.model.rules import build_rules
+from pipeline.storage.dataset import Dataset
 from reportkit import wilson
 from rulekit import dataset_events, games_rows
 
@@ -58,8 +60,15 @@ def root(tmp_path_factory, plans):
 
 
 @pytest.fixture(scope="module")
-def rules_of(plans):
-    return {p.rules.rules_id: p.rules for p in plans}
+def names(root):
+    """Each rule set's name (the queries' rule_set) by ordinal: the tournament's seatings apart."""
+    return rule_set_names(Dataset.open(root).manifest.rule_sets)
+
+
+@pytest.fixture(scope="module")
+def rules_of(root, names):
+    """A rule set's name -> its RuleSet."""
+    return {names[e.ordinal]: e.rules for e in Dataset.open(root).manifest.rule_sets}
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +77,12 @@ def games(root):
 
 
 @pytest.fixture(scope="module")
-def by_rules(games):
+def by_rules(games, names):
+    """A rule set's name -> its games (each with its `rule_set`)."""
     out = defaultdict(list)
     for g in games:
-        out[g["rules_id"]].append(g)
+        g["rule_set"] = names[g["game_id"] // 1_000_000_000]
+        out[g["rule_set"]].append(g)
     return dict(out)
 
 
@@ -150,8 +161,11 @@ def test_the_rows_of_the_log_are_found_where_sql_reads_them(sql, reads):
 def test_length_distribution(root, by_rules, rules_of):
     for per_decade in (20, 3):
         rows = _rows(root, "length_distribution", bins_per_decade=per_decade)
-        for rid, gs in by_rules.items():
-            mine = [r for r in rows if r["rules_id"] == rid]
+        for rid, every in by_rules.items():
+            gs = [g for g in every if g["outcome"] in ("win", "draw")]  # of the games that end
+            mine = [r for r in rows if r["rule_set"] == rid]
+            outcomes = Counter(g["outcome"] for g in every)
+            assert {(r["cycles"], r["capped"]) for r in mine} == {(outcomes["cycle"], outcomes["capped"])}
             expected = Counter(math.floor(math.log10(g["battles"]) * per_decade + 1e-9) for g in gs)
             assert [r["bucket"] for r in mine] == list(range(min(expected), max(expected) + 1))
             cumulative = 0
@@ -173,7 +187,7 @@ def test_seat_win_interval(root, by_rules, rules_of):
     rows = _rows(root, "seat_win_interval")
     for rid, gs in by_rules.items():
         players = rules_of[rid].players
-        mine = [r for r in rows if r["rules_id"] == rid]
+        mine = [r for r in rows if r["rule_set"] == rid]
         assert [r["seat"] for r in mine] == list(range(players))
         decided = [g for g in gs if g["outcome"] == "win"]
         wins = Counter(g["winner"] for g in decided)
@@ -194,12 +208,12 @@ def test_war_battles_distribution_and_deepest_war(root, by_rules):
     deepest = _rows(root, "deepest_war")
     for rid, gs in by_rules.items():
         counts = Counter(g["war_battles"] for g in gs)
-        mine = [r for r in wars if r["rules_id"] == rid]
+        mine = [r for r in wars if r["rule_set"] == rid]
         assert [r["war_battles"] for r in mine] == list(range(max(counts) + 1))
         assert [r["games"] for r in mine] == [counts.get(k, 0) for k in range(max(counts) + 1)]
         assert mine[-1]["cumulative_share"] == approx(1.0)
         depths = Counter(g["max_war_depth"] for g in gs)
-        mine = [r for r in deepest if r["rules_id"] == rid]
+        mine = [r for r in deepest if r["rule_set"] == rid]
         assert [r["depth"] for r in mine] == list(range(max(depths) + 1))
         for r in mine:
             assert r["games"] == depths.get(r["depth"], 0)
@@ -223,7 +237,7 @@ def _exact_first_war(rules) -> Fraction:
 
 
 def test_first_battle_war_exact(root, by_rules, rules_of):
-    rows = {r["rules_id"]: r for r in _rows(root, "first_battle_war_exact")}
+    rows = {r["rule_set"]: r for r in _rows(root, "first_battle_war_exact")}
     for rid, gs in by_rules.items():
         r, rules = rows[rid], rules_of[rid]
         flagged = sum(1 for g in gs if g["first_battle_war"])
@@ -257,7 +271,7 @@ def _check_win_rates(rows, by_rules, rules_of, key_of):
                 if g["outcome"] == "win":
                     seats[k][1] += 1
                     seats[k][2] += g["winner"] == seat
-        mine = {r["low"]: r for r in rows if r["rules_id"] == rid}
+        mine = {r["low"]: r for r in rows if r["rule_set"] == rid}
         assert set(mine) == set(seats), rid
         for k, (n, decided, wins, values) in seats.items():
             r = mine[k]
@@ -283,12 +297,12 @@ def test_deal_win_rate(root, by_rules, rules_of, events, top_ranks, width):
     assert {r["by"] for r in rows} == {"top_cards", "strength"}
 
     def top(g, seat):
-        rules = rules_of[g["rules_id"]]
+        rules = rules_of[g["rule_set"]]
         n = sum(_rank(rules, c) >= rules.ranks - top_ranks for c in deals[(g["game_id"], seat)])
         return n, n
 
     def strength(g, seat):
-        rules = rules_of[g["rules_id"]]
+        rules = rules_of[g["rule_set"]]
         s = sum(_rank(rules, c) - (rules.ranks - 1) / 2 for c in deals[(g["game_id"], seat)])
         return math.floor(s / width) * width, s
 
@@ -301,7 +315,7 @@ def test_deal_win_rate(root, by_rules, rules_of, events, top_ranks, width):
     # a standard deck deals out its 4 Aces between the 2 seats of Classic War
     classic = next(rid for rid, r in rules_of.items() if r.variant == "classic" and r.players == 2)
     if top_ranks == 1:
-        assert {r["low"] for r in tops if r["rules_id"] == classic} <= set(range(5))
+        assert {r["low"] for r in tops if r["rule_set"] == classic} <= set(range(5))
     for name, value in (("top_ranks", 0), ("width", 0), ("z", 0)):
         with pytest.raises(QueryError, match=name):
             _rows(root, "deal_win_rate", **{name: value})
@@ -311,15 +325,15 @@ def test_two_seats_strengths_mirror(root, rules_of):
     """Two seats share a standard deck: their strengths sum to 0."""
     rows = _rows(root, "deal_win_rate", width=1)
     classic = next(rid for rid, r in rules_of.items() if r.variant == "classic" and r.players == 2)
-    counts = {r["low"]: r["seats"] for r in rows if r["rules_id"] == classic and r["by"] == "strength"}
+    counts = {r["low"]: r["seats"] for r in rows if r["rule_set"] == classic and r["by"] == "strength"}
     assert counts and all(counts.get(-k, 0) == n for k, n in counts.items())
 
 
 def test_joker_wars(root, by_rules, rules_of, events):
     rows = _rows(root, "joker_wars")
     jokers = {rid for rid, r in rules_of.items() if r.jokers}
-    assert {r["rules_id"] for r in rows} == jokers
-    rule_of_game = {g["game_id"]: g["rules_id"] for gs in by_rules.values() for g in gs}
+    assert {r["rule_set"] for r in rows} == jokers
+    rule_of_game = {g["game_id"]: g["rule_set"] for gs in by_rules.values() for g in gs}
     per_battle = defaultdict(lambda: {"depth": 0, "plays": {}, "winner": None, "fight": False})
     for e in events:
         rid = rule_of_game[e["game_id"]]
@@ -343,7 +357,7 @@ def test_joker_wars(root, by_rules, rules_of, events):
         key = (rule_of_game[gid], b["depth"])
         expected[key][0] += 1
         expected[key][1] += card is not None and card >= rules.ranks * rules.suits
-    got = {(r["rules_id"], r["war_depth"]): r for r in rows}
+    got = {(r["rule_set"], r["war_depth"]): r for r in rows}
     assert set(got) == set(expected)
     for key, (n, by_joker) in expected.items():
         r = got[key]
@@ -365,7 +379,7 @@ def test_notable_games(root, by_rules, limit):
         for kind, (keep, order) in kinds.items():
             top = sorted((g for g in gs if keep(g)), key=order)[:limit]
             expected += [(rid, kind, i + 1, g["game_id"]) for i, g in enumerate(top)]
-    got = [(r["rules_id"], r["kind"], r["rank"], r["game_id"]) for r in rows]
+    got = [(r["rule_set"], r["kind"], r["rank"], r["game_id"]) for r in rows]
     assert sorted(got) == sorted(expected)
     by_id = {g["game_id"]: g for gs in by_rules.values() for g in gs}
     for r in rows:

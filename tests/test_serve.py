@@ -99,8 +99,8 @@ def _rows(tab) -> list[dict]:
 
 def test_filter_sort_and_page_the_games(server, root):
     """The list shows exactly the games SQL finds for the same filter, in order, page by page."""
-    fixed = run(root, sql="SELECT DISTINCT rules_id FROM rules WHERE pickup = 'table_order'").to_pylist()[0]["rules_id"]
-    expected = run(root, sql="SELECT game_id, battles FROM games WHERE rules_id = $r AND outcome = 'cycle' "
+    fixed = run(root, sql="SELECT DISTINCT rule_set FROM rules WHERE pickup = 'table_order'").to_pylist()[0]["rule_set"]
+    expected = run(root, sql="SELECT game_id, battles FROM games WHERE rule_set = $r AND outcome = 'cycle' "
                              "ORDER BY battles, game_id", params={"r": fixed}).to_pylist()
     assert len(expected) > 8
     with chromium() as browser:

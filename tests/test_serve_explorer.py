@@ -105,7 +105,7 @@ def test_facet_counts_are_the_games_each_choice_gives(tab, server, root):
     assert {f for f, _, _ in facets} == {"variant", "rule_set", "outcome", "winner"}
     where = {"variant": "outcome = 'win'", "rule_set": "outcome = 'win' AND variant = 'classic'",
              "outcome": "variant = 'classic'", "winner": "outcome = 'win' AND variant = 'classic'"}
-    column = {"variant": "variant", "rule_set": "rules_id", "outcome": "outcome", "winner": "CAST(winner AS VARCHAR)"}
+    column = {"variant": "variant", "rule_set": "rule_set", "outcome": "outcome", "winner": "CAST(winner AS VARCHAR)"}
     for facet, value, count in facets:
         n = sql(root, f"SELECT count(*) AS n FROM games WHERE {where[facet]} AND {column[facet]} = $v",
                 {"v": value})[0]["n"]
@@ -229,14 +229,14 @@ def _click(tab, figure: str, href: str) -> None:
 
 def test_a_click_on_a_histogram_bar_lists_the_games_in_it(tab, server, root):
     tab.page.goto(server)
-    default = sql(root, "SELECT rules_id FROM rules WHERE variant = 'classic' AND pickup = 'shuffled'")[0]["rules_id"]
+    default = sql(root, "SELECT rule_set FROM rules WHERE variant = 'classic' AND pickup = 'shuffled'")[0]["rule_set"]
     buckets = run(root, name="length_distribution").to_pylist()
-    mine = [b for b in buckets if b["rules_id"] == default]
+    mine = [b for b in buckets if b["rule_set"] == default]
     tallest = max(mine, key=lambda b: b["games"])
     low, high = bucket_battles(tallest["bucket"], 20)
     links = [link for link in _links(tab, "#fig-classic-length-histogram")
              if parse_qs(urlsplit(link["href"]).query) == {"rule_set": [default], "min_battles": [str(low)],
-                                                           "max_battles": [str(high)]}]
+                                                           "max_battles": [str(high)], "ended": ["true"]}]
     assert len(links) == 1 and links[0]["h"] > 5
     # every bar of every rule set is a link to its bucket's games
     assert len(_links(tab, "#fig-classic-length-histogram")) == sum(1 for b in buckets if b["variant"] == "classic")
@@ -253,15 +253,15 @@ def test_every_bucket_link_holds_its_bars_games(root):
         rows = run(root, name="length_distribution", params={"bins_per_decade": str(per_decade)}).to_pylist()
         for r in rows:
             low, high = bucket_battles(r["bucket"], per_decade)
-            n = sql(root, "SELECT count(*) AS n FROM games WHERE rules_id = $r AND battles BETWEEN $a AND $b",
-                    {"r": r["rules_id"], "a": low, "b": high})[0]["n"]
+            n = sql(root, "SELECT count(*) AS n FROM games WHERE rule_set = $r AND battles BETWEEN $a AND $b "
+                          "AND outcome IN ('win', 'draw')", {"r": r["rule_set"], "a": low, "b": high})[0]["n"]
             assert n == r["games"], (per_decade, r["bucket"])
 
 
 def test_seat_win_rates_and_matchup_cells_open_their_games(tab, server, root):
     tab.page.goto(server)
     seats = _links(tab, "#fig-classic-seat-advantage")
-    wins = {(r["rules_id"], r["seat"]): r["wins"] for r in run(root, name="seat_win_interval").to_pylist()}
+    wins = {(r["rule_set"], r["seat"]): r["wins"] for r in run(root, name="seat_win_interval").to_pylist()}
     assert seats
     for link in seats:
         q = parse_qs(urlsplit(link["href"]).query)
@@ -332,7 +332,7 @@ def test_named_queries_are_forms(tab, server, root):
     tab.page.wait_for_load_state()
     assert urlsplit(tab.page.url).path == "/queries/longest_games"
     want = run(root, name="longest_games", params={"limit": "2"}).to_pylist()
-    got = tab.page.eval_on_selector_all("table.sql-result tbody tr", "trs => trs.map(tr => Number(tr.children[1].textContent))")
+    got = tab.page.eval_on_selector_all("table.sql-result tbody tr", "trs => trs.map(tr => Number(tr.children[2].textContent))")
     assert got == [r["game_id"] for r in want]
     status, body = get(f"{server}queries/longest_games?limit=2&format=json")
     assert json.loads(body) == json.loads(war_query(root, "longest_games", "--param", "limit=2", "--format", "json"))

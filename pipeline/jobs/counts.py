@@ -292,8 +292,8 @@ def keep_games(target, entry, plan, shards, workers: int):
                 "rows": games.num_rows, "sha256": write_parquet(games, target / rel, ("game_id",))}]
     entry = entry.model_copy(update={"deals": f"deals/rule_set-{entry.ordinal}.jsonl",
                                      "seeds": f"seeds/rule_set-{entry.ordinal}.jsonl"})
-    lines = {"deals": "".join(deal_line(d)[:-1] + f',"deal_index":{n}}}\n' for d, n in zip(explicit, deals)),
-             "seeds": "".join(f'{{"seed":{s},"from":null}}\n' for s in seeds)}
+    lines = {"deals": "".join(deal_line(d) + "\n" for d in explicit),
+             "seeds": "".join(f'{{"seed":{s},"from":null,"deal_index":{n}}}\n' for s, n in zip(seeds, deals))}
     for table_name, text in lines.items():
         path = getattr(entry, table_name)
         digest = atomic_write_bytes(target / path, text.encode(), dataset=True)
@@ -341,15 +341,18 @@ def check_kept(ds, entry, unreadable: set[str], report) -> None:
     except WarError as err:
         report.problems.append(Problem(MANIFEST, None, None, f"rule set {entry.ordinal}: {err}"))
         return
+    if not entry.seeds or entry.seeds in unreadable:
+        return
     numbers = []
+    said = [d for _, d in ds.lineage(entry, range(entry.games))]
     for line_number, line in enumerate((ds.root / entry.deals).read_text(encoding="utf-8").splitlines(), 1):
         data = json.loads(line)
-        deal = Deal(tuple(map(tuple, data["piles"])), tuple(data["set_aside"]))
-        number = deal_index(entry.rules, deal)
-        if data.get("deal_index") != number or (numbers and number <= numbers[-1]):
-            report.problems.append(Problem(entry.deals, None, None, (
-                f"line {line_number}: deal_index {data.get('deal_index')} is not the number of its deal ({number}), "
-                f"or not after the line before's")))
+        number = deal_index(entry.rules, Deal(tuple(map(tuple, data["piles"])), tuple(data["set_aside"])))
+        given = said[line_number - 1] if line_number <= len(said) else None
+        if given != number or (numbers and number <= numbers[-1]):
+            report.problems.append(Problem(entry.seeds, None, None, (
+                f"line {line_number}: deal_index {given} is not the number of game {line_number - 1}'s deal "
+                f"({number}), or not after the line before's")))
         numbers.append(number)
     chosen = int(kinds.games.sum())
     if len(numbers) != min(chosen, MOST_KEPT):

@@ -56,6 +56,8 @@ class Plan:
     name: str | None = None  # what a person calls the rule set (RuleSetEntry.name); not a rule
     deal_range: tuple[int, int] | None = None  # log "counts": the deals counted, [first, stop)
     keep: str | None = None  # log "counts": the games whose rows are kept, a condition over the counts
+    deal_indexes: list[int | None] | None = None  # each taken game's deal_index there, where it had one
+    source: str | None = None  # the dataset the games were taken from (RuleSetEntry.source)
 
     def __post_init__(self) -> None:
         self.policies = policy_specs(self.rules, self.policies)
@@ -245,7 +247,7 @@ def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: i
                          deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None,
                          all_deals=plan.all_deals, log=plan.log,
                          seeds=f"seeds/rule_set-{ordinal}.jsonl" if plan.seeds is not None else None,
-                         name=plan.name)
+                         name=plan.name, source=plan.source)
             for ordinal, plan in enumerate(plans, first_ordinal)]
 
 
@@ -424,8 +426,10 @@ def _generate(target, journal: Journal, plans, seed, workers, shard_size, progre
                           "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
         if entry.seeds is not None:
             sources = plan.sources or [None] * plan.games
-            data = "".join(json.dumps({"seed": s, "from": g}, separators=(",", ":")) + "\n"
-                           for s, g in zip(plan.seeds, sources)).encode()
+            dealt = plan.deal_indexes or [None] * plan.games
+            data = "".join(json.dumps({"seed": s, "from": g, **({} if d is None else {"deal_index": d})},
+                                      separators=(",", ":")) + "\n"
+                           for s, g, d in zip(plan.seeds, sources, dealt)).encode()
             digest = atomic_write_bytes(target / entry.seeds, data, dataset=True)
             files.append({"path": entry.seeds, "table": "seeds", "rule_set": entry.ordinal,
                           "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})

@@ -61,6 +61,15 @@ def _check_chosen(ds: Dataset, ids: list[int]) -> None:
                                f"run war validate {str(ds.root)!r}")
 
 
+def shown_source(source) -> str:
+    """The dataset games were taken from, as a person names it: without a URI's query string
+    (options, which may hold credentials) or a user and password before its host."""
+    text = str(source).split("?", 1)[0]
+    scheme, sep, rest = text.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme}{sep}{host.rsplit('@', 1)[-1]}{slash}{path}" if sep else text
+
+
 def materialize_plans(source, where: str) -> tuple[list[Plan], int]:
     """The plans that play the chosen games again, one per source rule set, and the source's
     master seed."""
@@ -79,7 +88,8 @@ def materialize_plans(source, where: str) -> tuple[list[Plan], int]:
         if entry.deals is not None or entry.all_deals:
             deals = [Deal(d.piles, d.set_aside, explicit=True) for d in ds.deals_of(entry, indexes)]
         plans.append(Plan(entry.rules, len(ids), deals, list(entry.policies), seeds=seeds, sources=ids,
-                          name=entry.name))
+                          name=entry.name, deal_indexes=[d for _, d in ds.lineage(entry, indexes)],
+                          source=shown_source(source)))
     return plans, ds.manifest.master_seed
 
 

@@ -19,7 +19,9 @@ from ..log.tables import differing_columns, game_log, game_record
 from ..model.cards import Deck
 from ..model.deal import Deal, deck_of
 from ..model.event_kinds import KINDS, sentence
-from ..model.schema import GAME_ID_STRIDE, RuleSetEntry, rule_set_names
+from ..model.names import rule_set_names
+from .lineage import source_line, source_of
+from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..model.variants import variant
 from ..model.words import plural
 from ..storage.dataset import Dataset
@@ -61,7 +63,8 @@ class GameReplay:
     battles: list[BattleView]
     end: Event
     disagreements: list[str] = field(default_factory=list)
-    rule_set: str = ""  # the rule set's name (model.schema.rule_set_names); its label when alone
+    rule_set: str = ""  # the rule set's name (model.names.rule_set_names); its label when alone
+    source: dict | None = None  # a game taken from another dataset (`--from`): where (source_of)
 
     def __post_init__(self) -> None:
         self.rule_set = self.rule_set or self.entry.label
@@ -112,7 +115,8 @@ def replay_game(root, game_id: int) -> GameReplay:
     entry, record, log = load_game(root, game_id)
     ds = Dataset.open(root)
     rp = build_replay(entry, record, log, seed=ds.game_seed(entry, game_id - entry.ordinal * GAME_ID_STRIDE))
-    rp.rule_set = rule_set_names(ds.manifest.rule_sets)[entry.rules_id]
+    rp.rule_set = rule_set_names(ds.manifest.rule_sets)[entry.ordinal]
+    rp.source = source_of(ds, entry, game_id)
     return rp
 
 
@@ -262,6 +266,8 @@ def _header(rp: GameReplay) -> list[str]:
     lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
     if rec.get("policies"):
         lines.append("Policies: " + " | ".join(f"seat {i}: {p}" for i, p in enumerate(rec["policies"])))
+    if rp.source is not None:
+        lines.append(source_line(rp.source))
     return lines
 
 
@@ -359,6 +365,7 @@ def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int |
     return {
         "game": rp.record,
         "rule_set": rp.rule_set,
+        "source": rp.source,
         "rules": rp.entry.rules.model_dump(mode="json"),
         "policies": list(rp.entry.policies),
         "disagreements": rp.disagreements,

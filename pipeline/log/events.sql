@@ -73,14 +73,29 @@ SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
 FROM placed p LEFT JOIN tables t ON p.take IS NOT NULL AND t.shape = p.shape AND t.tab = p.tab
     LEFT JOIN winner_first w ON p.take = 'w' AND w.shape = p.shape AND w.tab = p.tab;
 
+-- Each shape's events in order, one row a shape: what a row of `event_rows` unnests into.
+CREATE OR REPLACE TABLE shape_steps AS
+SELECT shape, list({'pos': pos, 'kind': kind, 'seat': seat, 'seats': seats, 'opts': opts, 'value': value,
+                    'battle_value': battle_value, 'note': note, 'idx': idx, 'tpos': tpos, 'ostart': ostart}
+                   ORDER BY pos) AS steps
+FROM event_steps GROUP BY shape;
+
+-- Each row of `event_rows` with its shape's steps. DuckDB keeps no order through a join, so read
+-- this way `events` needs ORDER BY game_id, seq for the log's order; `war query` defines this
+-- view as a lookup that keeps the order of the files, which is the log's (see
+-- pipeline/jobs/query/log_views.py).
+CREATE OR REPLACE VIEW event_row_steps AS
+SELECT r.*, s.steps FROM event_rows r JOIN shape_steps s ON r.shape = s.shape;
+
 CREATE OR REPLACE VIEW events AS
-SELECT r.game_id, CAST(r.seq + s.pos AS INTEGER) AS seq, r.battle, s.kind, s.seat,
-    CASE WHEN s.ostart IS NULL THEN list_transform(s.idx, lambda i: r.cards[i])
-         ELSE list_transform(r.cards[s.ostart:s.ostart + len(s.tpos) - 1], lambda p: r.cards[s.tpos[p + 1]])
+SELECT game_id, CAST(seq + s.pos AS INTEGER) AS seq, battle, s.kind, s.seat,
+    CASE WHEN s.ostart IS NULL THEN list_select(cards, s.idx)
+         ELSE list_select(cards, list_select(s.tpos, list_transform(cards[s.ostart:s.ostart + len(s.tpos) - 1],
+                                                                    lambda p: p + 1)))
     END AS cards,
-    s.seats, list_transform(s.opts, lambda i: r.cards[i]) AS options,
-    CASE WHEN s.battle_value THEN r.battle ELSE s.value END AS value, s.note, r.variant
-FROM event_rows r JOIN event_steps s ON r.shape = s.shape;
+    s.seats, list_select(cards, s.opts) AS options,
+    CASE WHEN s.battle_value THEN battle ELSE s.value END AS value, s.note, variant
+FROM (SELECT game_id, seq, battle, cards, variant, unnest(steps) AS s FROM event_row_steps);
 
 -- What each shape says about its battle, for the `battles` view without decoding any card.
 CREATE OR REPLACE TABLE battle_shapes AS

@@ -72,6 +72,23 @@ def _said(count: int) -> str:
     return f"{count:,}" if power < 60 else f"about 10^{power:,}"
 
 
+def deals_played(entry) -> int:
+    """How many deals of its deck a rule set entry (model.schema.RuleSetEntry) of `--all-deals`
+    plays: its games, or under `--log counts` the deals it counts."""
+    return entry.deal_range[1] - entry.deal_range[0] if entry.log == "counts" else entry.games
+
+
+def plays_every_deal(entry) -> bool:
+    """Whether a rule set entry plays (or counts) every deal of its deck once: its shares are then
+    exact probabilities. A counts rule set's deals are a range, from the first deal to the last."""
+    if not entry.all_deals:
+        return False
+    count = deal_count(entry.rules)
+    if entry.log == "counts":
+        return list(entry.deal_range) == [0, count]
+    return entry.games == count
+
+
 def ranks_of(counts, index: int) -> list[int]:
     """The rank sequence of lexicographic rank `index` among the sequences of these counts."""
     counts = list(counts)

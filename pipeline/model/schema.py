@@ -311,6 +311,8 @@ class RuleSetEntry(BaseModel):
     engine_version: str | None = Field(None, description="The engine that played this rule set's games where it "
                                                          "is not the manifest's (a rule set kept by an append of "
                                                          "a newer war).")
+    source: str | None = Field(None, description="Where its games were taken from (`war generate --from`): the "
+                                                 "dataset as given then; each game's own game there is in `seeds`.")
 
     @property
     def label(self) -> str:
@@ -330,23 +332,6 @@ def rules_id_problem(entry: RuleSetEntry) -> str | None:
         return (f"rule set {entry.ordinal}: rules_id {entry.rules_id} is not its rules' id "
                 f"(version {entry.rules_id_version}: {expected})")
     return None
-
-
-def rule_set_names(entries) -> dict[str, str]:
-    """Each rules_id of a manifest's rule set `entries` with the name a person reads: the first
-    name a user gave one of its entries (a tournament is several entries of one rule set), else
-    its label; a name two rule sets share is told apart by each one's rules_id."""
-    labels: dict[str, str] = {}
-    given: dict[str, str] = {}
-    for e in entries:
-        labels.setdefault(e.rules_id, e.rules.label)
-        if e.name:
-            given.setdefault(e.rules_id, e.name)
-    names = {rid: given.get(rid, label) for rid, label in labels.items()}
-    seen: dict[str, int] = {}
-    for name in names.values():
-        seen[name] = seen.get(name, 0) + 1
-    return {rid: f"{name} ({rid})" if seen[name] > 1 else name for rid, name in names.items()}
 
 
 class Manifest(BaseModel):

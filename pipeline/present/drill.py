@@ -50,20 +50,20 @@ def bucket_battles(bucket: int, per_decade: int) -> tuple[int, int]:
 
 
 def length_bucket(row: dict, per_decade: int) -> str:
-    """The games of a `length_distribution` row: its rule set's games in its bucket."""
+    """The games of a `length_distribution` row: its rule set's games that end, in its bucket."""
     low, high = bucket_battles(row["bucket"], per_decade)
-    return games_link(rule_set=row["rules_id"], min_battles=low, max_battles=high)
+    return games_link(rule_set=row["rule_set"], min_battles=low, max_battles=high, ended="true")
 
 
 def seat_wins(row: dict) -> str:
     """The games of a `seat_win_interval` row's share: those its seat won."""
-    return games_link(rule_set=row["rules_id"], outcome="win", winner=row["seat"])
+    return games_link(rule_set=row["rule_set"], outcome="win", winner=row["seat"])
 
 
-def matchup(rules_id: str, policy: str, against: str) -> str:
+def matchup(variant: str, policy: str, against: str) -> str:
     """The games of a `policy_matchup` cell: the decided games between the two policies, in
-    either seating."""
-    return games_link(rule_set=rules_id, policy=[policy, against], outcome="win")
+    either seating (two rule sets: `a vs b` and `b vs a`)."""
+    return games_link(variant=variant, policy=[policy, against], outcome="win")
 
 
 def with_links(spec: dict) -> dict:

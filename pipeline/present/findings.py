@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model.rules import build_rules
-from .report import FEW_GAMES, ReportData, RuleSetInfo, short_policies
+from ..model.names import short_policies
+from .report import FEW_GAMES, ReportData, RuleSetInfo
 
 MOST = 5
 
@@ -68,7 +69,7 @@ def ratio(a: dict, b: dict) -> tuple[str, float]:
 def _by_rules(data: ReportData, query: str, variant: str | None = None) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for r in data.rows(query, variant):
-        out.setdefault(r["rules_id"], []).append(r)
+        out.setdefault(r["rule_set"], []).append(r)
     return out
 
 
@@ -83,29 +84,33 @@ def _reference(data: ReportData) -> RuleSetInfo | None:
 def length(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
     """The first rule set's median length (against Classic War's, for another variant), then
     the other rule sets' against it."""
-    medians = {r["rules_id"]: r for r in data.rows("median_interval")}
+    medians = {r["rule_set"]: r for r in data.rows("median_interval") if r["median_battles"] is not None}
     base = infos[0]
-    first = medians.get(base.rules_id)
+    first = medians.get(base.name)
     if first is None:
         return []
     who = f"{base.title} games" if len(infos) == 1 else f"Games of {base.label}"
-    text = f"{who} last {battles_with_interval(first)} battles at the median"
-    values = {"rules_id": base.rules_id, "median_battles": first["median_battles"], "ci_low": first["ci_low"],
-              "ci_high": first["ci_high"]}
+    text = f"{who} that end last {battles_with_interval(first)} battles at the median"
+    unended = first["cycles"] + first["capped"]
+    if unended:
+        text += f" ({share(unended / (unended + first['ended']))} never end and are not counted)"
+    values = {"rule_set": base.name, "median_battles": first["median_battles"], "ci_low": first["ci_low"],
+              "ci_high": first["ci_high"], "ended": first["ended"], "cycles": first["cycles"],
+              "capped": first["capped"]}
     reference = _reference(data)
-    if variant != "classic" and reference is not None and reference.rules_id in medians:
-        other = medians[reference.rules_id]
+    if variant != "classic" and reference is not None and reference.name in medians:
+        other = medians[reference.name]
         words, r = ratio(first, other)
         text += f", {words} Classic War's {battles_with_interval(other)}"
-        values.update(reference=reference.rules_id, reference_median=other["median_battles"], ratio=r)
+        values.update(reference=reference.name, reference_median=other["median_battles"], ratio=r)
     out = [Finding(text + ".", "median_interval", values)]
-    others = [(info, medians[info.rules_id]) for info in infos[1:] if info.rules_id in medians]
+    others = [(info, medians[info.name]) for info in infos[1:] if info.name in medians]
     if others:
-        parts, values = [], {"rules_id": base.rules_id, "others": {}}
+        parts, values = [], {"rule_set": base.name, "others": {}}
         for info, row in others:
             words, r = ratio(row, first)
             parts.append(f"{info.label} {battles_with_interval(row)}, {words} {base.label}")
-            values["others"][info.rules_id] = {"median_battles": row["median_battles"], "ci_low": row["ci_low"],
+            values["others"][info.name] = {"median_battles": row["median_battles"], "ci_low": row["ci_low"],
                                                "ci_high": row["ci_high"], "ratio": r}
         out.append(Finding("At the median: " + "; ".join(parts) + ".", "median_interval", values))
     return out
@@ -125,27 +130,31 @@ def outcomes(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[F
                         "outcome_interval", {"games": games, "ci_low": least["ci_low"]})]
     parts, values = [], {}
     for info in infos:
-        others = [r for r in rows.get(info.rules_id, []) if r["outcome"] != "win" and r["ended"]]
+        others = [r for r in rows.get(info.name, []) if r["outcome"] != "win" and r["ended"]]
         if not others:
             continue
         top = max(others, key=lambda r: r["ended"])
         who = f"{info.label} games" if len(infos) > 1 else f"{info.title} games"
         parts.append(f"{share_with_interval(top['share'], top['ci_low'], top['ci_high'])} of {who} "
                      f"{ENDINGS.get(top['outcome'], top['outcome'])}")
-        values[info.rules_id] = {k: top[k] for k in ("outcome", "share", "ci_low", "ci_high")}
+        values[info.name] = {k: top[k] for k in ("outcome", "share", "ci_low", "ci_high")}
     text = "; ".join(parts)
     return [Finding(text[0].upper() + text[1:] + ".", "outcome_interval", values)]
 
 
 def seats(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
-    """Whether a seat of the first rule set wins more (or less) than its fair share."""
-    rows = [r for r in _by_rules(data, "seat_win_interval", variant).get(infos[0].rules_id, [])
+    """Whether a seat of the first rule set whose seats play alike wins more (or less) than its
+    fair share (in a seating of different policies, a seat's share is its policy's)."""
+    alike = [i for i in infos if all(len(set(s)) <= 1 for s in i.seatings)]
+    if not alike:
+        return []
+    rows = [r for r in _by_rules(data, "seat_win_interval", variant).get(alike[0].name, [])
             if r["share"] is not None]
     if not rows:
         return []
     best, worst = max(rows, key=lambda r: r["share"]), min(rows, key=lambda r: r["share"])
     fair = best["fair_share"]
-    where = f" under {infos[0].label}" if len(infos) > 1 else ""
+    where = f" under {alike[0].label}" if len(infos) > 1 else ""
     if best["ci_low"] > fair:
         row, verdict = best, f"more than the fair {share(fair)}: an advantage"
     elif worst["ci_high"] < fair:
@@ -154,13 +163,13 @@ def seats(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Find
         row, verdict = best, f"no advantage: every seat's interval holds the fair {share(fair)}"
     text = (f"Seat {row['seat']}{where} wins {share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
             f"of decided games, {verdict}.")
-    return [Finding(text, "seat_win_interval", {k: row[k] for k in ("rules_id", "seat", "share", "ci_low",
+    return [Finding(text, "seat_win_interval", {k: row[k] for k in ("rule_set", "seat", "share", "ci_low",
                                                                      "ci_high", "fair_share")})]
 
 
 def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
     """The first battle's war against its exact probability, for the first rule set."""
-    row = next(iter(_by_rules(data, "first_battle_war_exact", variant).get(infos[0].rules_id, [])), None)
+    row = next(iter(_by_rules(data, "first_battle_war_exact", variant).get(infos[0].name, [])), None)
     if row is None or row["exact"] is None:
         return []
     if row["ci_low"] <= row["exact"] <= row["ci_high"]:
@@ -169,14 +178,14 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> li
         verdict = "more often than chance says" if row["ci_low"] > row["exact"] else "less often than chance says"
     text = (f"The first battle is a war in {share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
             f"of games, {verdict} ({row['exact_fraction']} = {share(row['exact'])}).")
-    return [Finding(text, "first_battle_war_exact", {k: row[k] for k in ("rules_id", "share", "ci_low", "ci_high",
+    return [Finding(text, "first_battle_war_exact", {k: row[k] for k in ("rule_set", "share", "ci_low", "ci_high",
                                                                           "exact")})]
 
 
 def deal(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
     """What the top cards dealt do to a seat's chances: the fewest against the most, among
     buckets of FEW_GAMES decided seats or more (those the chart joins)."""
-    rows = [r for r in _by_rules(data, "deal_win_rate", variant).get(infos[0].rules_id, [])
+    rows = [r for r in _by_rules(data, "deal_win_rate", variant).get(infos[0].name, [])
             if r["by"] == "top_cards" and r["share"] is not None and r["decided_seats"] >= FEW_GAMES]
     if len(rows) < 2:
         return []
@@ -194,7 +203,7 @@ def deal(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Findi
     text = (f"A seat dealt {many} wins {share_with_interval(high['share'], high['ci_low'], high['ci_high'])} of "
             f"decided games, one dealt {none} {share_with_interval(low['share'], low['ci_low'], low['ci_high'])}: "
             f"{verdict}.")
-    return [Finding(text, "deal_win_rate", {"rules_id": infos[0].rules_id,
+    return [Finding(text, "deal_win_rate", {"rule_set": infos[0].name,
                                              "most": {k: high[k] for k in ("low", "share", "ci_low", "ci_high")},
                                              "fewest": {k: low[k] for k in ("low", "share", "ci_low", "ci_high")}})]
 
@@ -215,7 +224,7 @@ def matchups(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[F
         verdict = f"even the most one-sided pairing, {names[a]} against {names[b]}, is not told apart from 50%"
     text = (f"In the tournament {verdict}: {share_with_interval(p, lo, hi)} of their "
             f"{top['decided_games']:,} decided games.")
-    return [Finding(text, "policy_matchup", {"rules_id": top["rules_id"], "winner": a, "loser": b, "share": p,
+    return [Finding(text, "policy_matchup", {"rules_name": top["rules_name"], "winner": a, "loser": b, "share": p,
                                               "ci_low": lo, "ci_high": hi})]
 
 
@@ -227,7 +236,7 @@ def jokers(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Fin
     row = rows[0]
     text = (f"A Joker wins {share_with_interval(row['joker_share'], row['ci_low'], row['ci_high'])} of the "
             f"{row['battles']:,} battles with a single war.")
-    return [Finding(text, "joker_wars", {k: row[k] for k in ("rules_id", "joker_share", "ci_low", "ci_high")})]
+    return [Finding(text, "joker_wars", {k: row[k] for k in ("rule_set", "joker_share", "ci_low", "ci_high")})]
 
 
 ORDER = (length, outcomes, seats, matchups, jokers, first_battle, deal)

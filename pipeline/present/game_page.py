@@ -10,7 +10,6 @@ is linked, as CSV and JSON.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from urllib.parse import quote
 
 from ..jobs.replay import GameReplay, replay_game
@@ -51,9 +50,9 @@ def event_rows(rp: GameReplay) -> list[dict]:
     return out
 
 
-def game_page(root, game_id: int, crumbs: list[tuple[str, str]], label: Callable[[str], str]) -> str:
+def game_page(root, game_id: int, crumbs: list[tuple[str, str]]) -> str:
     """The page of game `game_id` of the dataset at `root`; `crumbs` are the (href, text) links
-    above it, `label(rules_id)` a rule set's name."""
+    above it."""
     rp = replay_game(root, game_id)
     battles, events = battle_rows(rp), event_rows(rp)
     every = {
@@ -63,7 +62,7 @@ def game_page(root, game_id: int, crumbs: list[tuple[str, str]], label: Callable
     }
     links = {name: {"sql": sql_link(sql), "csv": sql_link(sql, "csv"), "json": sql_link(sql, "json")}
              for name, sql in every.items()}
-    return render("game.html", **page_context(rp), crumbs=crumbs, record=rp.record, label=label(rp.entry.rules_id),
+    return render("game.html", **page_context(rp), crumbs=crumbs, record=rp.record, label=rp.rule_set,
                   battles=battles[:MAX_ROWS], battle_count=len(battles), events=events[:MAX_ROWS],
                   event_count=len(events), event_columns=EVENT_COLUMNS, players=rp.entry.rules.players,
                   links=links)

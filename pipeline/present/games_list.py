@@ -23,38 +23,39 @@ PER_PAGE = 50
 MAX_POLICIES = 8
 OUTCOMES = ("win", "draw", "capped", "cycle")
 # a sortable column's name in the URL: its SQL column
-SORTS = {"game_id": "game_id", "variant": "variant", "rule_set": "rules_id", "battles": "battles",
+SORTS = {"game_id": "game_id", "variant": "variant", "rule_set": "rule_set", "battles": "battles",
          "outcome": "outcome", "winner": "winner", "wars": "wars", "deepest_war": "max_war_depth",
          "cycle_length": "cycle_length"}
 FACETS = ("variant", "rule_set", "outcome", "winner")
-PARAMETERS = {"variant", "rule_set", "outcome", "winner", "min_battles", "max_battles", "policy", "sort",
+PARAMETERS = {"variant", "rule_set", "outcome", "winner", "min_battles", "max_battles", "policy", "ended", "sort",
               "order", "page", "per_page"}
 
 # Each filter's SQL condition: true when its parameter is NULL (not given) or the game matches.
 CONDITIONS = {
     "variant": "($variant IS NULL OR variant = $variant)",
-    "rule_set": "($rules_id IS NULL OR rules_id = $rules_id)",
+    "rule_set": "($rule_set IS NULL OR rule_set = $rule_set)",
     "outcome": "($outcome IS NULL OR outcome = $outcome)",
     "winner": "($winner IS NULL OR winner = $winner)",
     "battles": "($min_battles IS NULL OR battles >= $min_battles) AND ($max_battles IS NULL OR battles <= $max_battles)",
     "policy": "($policies IS NULL OR list_sort(policies) = list_sort($policies))",
+    "ended": "($ended IS NULL OR outcome IN ('win', 'draw'))",  # the games that end, as lengths count them
 }
 WHERE = "WHERE " + "\n  AND ".join(CONDITIONS.values())
-LIST_COLUMNS = "game_id, variant, rules_id, policies, battles, outcome, winner, wars, max_war_depth, cycle_length"
+LIST_COLUMNS = "game_id, variant, rule_set, policies, battles, outcome, winner, wars, max_war_depth, cycle_length"
 
 
 def facet_sql() -> str:
     """The games per value of each facet, each counted under every filter but its own (so the
     counts say what choosing another value would give), in one statement."""
     flags = ",\n       ".join(f"{CONDITIONS[f]} AS f_{f}" for f in FACETS)
-    rest = f"{CONDITIONS['battles']} AND {CONDITIONS['policy']}"
+    rest = f"{CONDITIONS['battles']} AND {CONDITIONS['policy']} AND {CONDITIONS['ended']}"
     parts = []
     for facet in FACETS:
-        column = "rules_id" if facet == "rule_set" else facet
+        column = facet
         others = " AND ".join(f"f_{o}" for o in FACETS if o != facet)
         parts.append(f"SELECT '{facet}' AS facet, CAST({column} AS VARCHAR) AS value, count(*) AS games "
                      f"FROM g WHERE {others} AND {column} IS NOT NULL GROUP BY {column}")
-    return (f"WITH g AS (SELECT variant, rules_id, outcome, winner,\n       {flags}\n"
+    return (f"WITH g AS (SELECT variant, rule_set, outcome, winner,\n       {flags}\n"
             f"FROM games WHERE {rest})\n" + "\nUNION ALL ".join(parts))
 
 
@@ -66,12 +67,13 @@ class GameFilter:
     """A games-list request, checked: every field is None (no filter) or a valid value."""
 
     variant: str | None = None
-    rules_id: str | None = None
+    rule_set: str | None = None   # a rule set's name (model.names), the games view's rule_set
     outcome: str | None = None
     winner: int | None = None
     min_battles: int | None = None
     max_battles: int | None = None
     policies: tuple[str, ...] | None = None   # the seats' policies, in any seat order
+    ended: bool | None = None  # only the games that end (a win or a draw), as a length histogram's bar
     sort: str = "battles"
     order: str = "desc"
     page: int = 1
@@ -79,9 +81,9 @@ class GameFilter:
 
     def params(self) -> dict:
         """The SQL parameters of the filter (not of the sort or the page)."""
-        return {"variant": self.variant, "rules_id": self.rules_id, "outcome": self.outcome,
+        return {"variant": self.variant, "rule_set": self.rule_set, "outcome": self.outcome,
                 "winner": self.winner, "min_battles": self.min_battles, "max_battles": self.max_battles,
-                "policies": list(self.policies) if self.policies else None}
+                "policies": list(self.policies) if self.policies else None, "ended": self.ended}
 
     def items(self, **change) -> list[tuple[str, object]]:
         """The URL parameters of this filter with `change` applied, defaults left out."""
@@ -91,8 +93,8 @@ class GameFilter:
             value = values[f.name]
             if value is None or value == f.default or value == ():
                 continue
-            name = {"rules_id": "rule_set", "policies": "policy"}.get(f.name, f.name)
-            out += [(name, v) for v in value] if f.name == "policies" else [(name, value)]
+            name = {"policies": "policy"}.get(f.name, f.name)
+            out += [(name, v) for v in value] if f.name == "policies" else [(name, "true" if value is True else value)]
         return out
 
     def query(self, **change) -> str:
@@ -125,7 +127,7 @@ class GameFilter:
     def as_sql(self) -> str:
         """The games of this list as SQL with its values written in, for the SQL page."""
         conditions = []
-        for column, value in (("variant", self.variant), ("rules_id", self.rules_id), ("outcome", self.outcome),
+        for column, value in (("variant", self.variant), ("rule_set", self.rule_set), ("outcome", self.outcome),
                               ("winner", self.winner)):
             if value is not None:
                 conditions.append(f"{column} = {literal(value)}")
@@ -135,6 +137,8 @@ class GameFilter:
             conditions.append(f"battles <= {self.max_battles}")
         if self.policies:
             conditions.append(f"list_sort(policies) = list_sort([{', '.join(map(literal, self.policies))}])")
+        if self.ended:
+            conditions.append("outcome IN ('win', 'draw')")
         where = ("\nWHERE " + "\n  AND ".join(conditions)) if conditions else ""
         return f"SELECT *\nFROM games{where}\nORDER BY {self.order_by}"
 
@@ -188,12 +192,13 @@ def parse_filter(query, infos: list[RuleSetInfo], players: int) -> GameFilter:
         raise HTTPException(400, f"winner must be a seat from 0 to {players - 1}")
     return GameFilter(
         variant=_choice(query, "variant", {r.variant for r in infos}),
-        rules_id=_choice(query, "rule_set", {r.rules_id for r in infos}),
+        rule_set=_choice(query, "rule_set", {r.name for r in infos}),
         outcome=_choice(query, "outcome", OUTCOMES),
         winner=winner,
         min_battles=_int(query, "min_battles", 0, 10**9),
         max_battles=_int(query, "max_battles", 0, 10**9),
         policies=_policies(query, known_policies),
+        ended=True if _choice(query, "ended", ("true",)) else None,
         sort=_choice(query, "sort", SORTS) or "battles",
         order=_choice(query, "order", ("asc", "desc")) or "desc",
         page=_int(query, "page", 1, 10**7) or 1,
@@ -214,17 +219,17 @@ def facets(f: GameFilter, rows: list[dict], infos: list[RuleSetInfo], players: i
     """Each facet's values with their counts (facet_sql's rows), in the dataset's order: each a
     link to the list with that value chosen, or, for the value chosen, with it cleared."""
     counts = {(r["facet"], r["value"]): r["games"] for r in rows}
-    chosen = {"variant": f.variant, "rule_set": f.rules_id, "outcome": f.outcome,
+    chosen = {"variant": f.variant, "rule_set": f.rule_set, "outcome": f.outcome,
               "winner": None if f.winner is None else str(f.winner)}
     values = {
         "variant": [(v, v) for v in dict.fromkeys(r.variant for r in infos)],
-        "rule_set": [(r.rules_id, r.label) for r in infos],
+        "rule_set": [(r.name, r.name) for r in infos],
         "outcome": [(o, o) for o in OUTCOMES],
         "winner": [(str(s), f"seat {s}") for s in range(players)],
     }
     out = {}
     for facet in FACETS:
-        key = {"rule_set": "rules_id"}.get(facet, facet)
+        key = facet
         shown = []
         for value, text in values[facet]:
             n = counts.get((facet, value), 0)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 
+from ..jobs.lineage import source_line
 from ..jobs.replay import GameReplay, layout_of, replay_game
 from ..model.event_kinds import page_sentences, template
 from ..model.variants import variant
@@ -148,6 +149,7 @@ def page_data(rp: GameReplay) -> dict:
     return {
         "game": game,
         "rule_set": rp.rule_set,
+        "source": source_line(rp.source) if rp.source is not None else None,
         "title": variant(rules.variant).title,
         "options": {k: every[k] for k in variant(rules.variant).options},
         "rules": every,

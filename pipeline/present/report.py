@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from ..model.schema import rule_set_names
+from ..model.all_deals import deal_count, deals_played, plays_every_deal
+from ..model.names import rule_set_names
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
 from ..jobs.query import run
@@ -27,16 +28,29 @@ FEW_GAMES = 100
 
 @dataclass(frozen=True)
 class RuleSetInfo:
-    """One rule set of the dataset (a rules_id; a tournament plays one rule set in many seatings)."""
+    """One rule set of the dataset by its name (model.names.rule_set_names), the `rule_set` of
+    every query's rows: its rules and, for rules played in several seatings (a tournament), one
+    seating of them."""
 
+    name: str               # `classic pickup=table_order`, `always vs never`
     rules_id: str
     variant: str
-    label: str              # its name (model.schema.rule_set_names): `classic pickup=table_order`
     rules: dict
     seatings: tuple[tuple[str, ...], ...]
     games: int
     all_deals: bool = False  # it plays every deal of its deck once: its shares are exact
     counted: bool = False  # it stores counts of its deals alone (`--log counts`): exact results only
+    deals: int | None = None  # where it plays deals of `--all-deals`: how many its deck has (model.all_deals)
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    @property
+    def partial(self) -> bool:
+        """It plays only the first of its deck's deals (`--all-deals --games N`): its numbers are
+        neither exact nor of a sample of the deck."""
+        return self.deals is not None and not self.all_deals
 
     @property
     def title(self) -> str:
@@ -113,8 +127,8 @@ class ReportData:
     def rule_sets_of(self, variant: str) -> list[RuleSetInfo]:
         return [r for r in self.rule_sets if r.variant == variant]
 
-    def rule_set(self, rules_id: str) -> RuleSetInfo:
-        return next(r for r in self.rule_sets if r.rules_id == rules_id)
+    def rule_set(self, name: str) -> RuleSetInfo:
+        return next(r for r in self.rule_sets if r.name == name)
 
     def rows(self, name: str, variant: str | None = None) -> list[dict]:
         """The rows of query `name` (of one variant's rule sets), as the query returned them."""
@@ -129,27 +143,22 @@ class ReportData:
         return sum(r.games for r in self.rule_sets)
 
 
-def short_policies(policies: list[str]) -> dict[str, str]:
-    """Each policy string without the parts every one of them shares (`,top:as_played`)."""
-    parts = [p.split(",") for p in policies]
-    common = set.intersection(*(set(p) for p in parts)) if parts else set()
-    return {p: ",".join(x for x in ps if x not in common) or p for p, ps in zip(policies, parts)}
-
-
 def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
-    """The dataset's rule sets by rules_id, in the order they were first generated."""
+    """The dataset's rule sets by name, in the order they were first generated."""
+    names = rule_set_names(ds.manifest.rule_sets)
     grouped: dict[str, list] = {}
     for e in sorted(ds.manifest.rule_sets, key=lambda e: e.ordinal):
-        grouped.setdefault(e.rules_id, []).append(e)
-    names = rule_set_names(ds.manifest.rule_sets)
+        grouped.setdefault(names[e.ordinal], []).append(e)
     out = []
-    for rid, entries in grouped.items():
+    for name, entries in grouped.items():
         rules = entries[0].rules.model_dump(mode="json")
         seatings = tuple(dict.fromkeys(tuple(e.policies) for e in entries if e.policies))
         counted = all(e.log == "counts" for e in entries)
-        games = sum((e.deal_range[1] - e.deal_range[0]) if e.log == "counts" else e.games for e in entries)
-        out.append(RuleSetInfo(rid, rules["variant"], names[rid], rules, seatings, games,
-                               all(e.all_deals for e in entries), counted))
+        deals = deal_count(entries[0].rules) if any(e.all_deals for e in entries) else None
+        every = all(plays_every_deal(e) for e in entries)
+        out.append(RuleSetInfo(name, entries[0].rules_id, rules["variant"], rules, seatings,
+                               sum(deals_played(e) if e.all_deals else e.games for e in entries), every, counted,
+                               deals))
     return out
 
 

@@ -136,10 +136,10 @@ def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None
 def exact_sources(data: ReportData, dataset: str, variant: str) -> list[Source]:
     """The exact results of a variant's rule sets that play every deal, a source each query
     with rows (their shares are fractions of all deals, not estimates)."""
-    every = {r.rules_id for r in data.rule_sets_of(variant) if r.all_deals}
+    every = {r.name for r in data.rule_sets_of(variant) if r.all_deals}
     out = []
     for name, _ in EXACT_QUERIES:
-        rows = [r for r in data.rows(name, variant) if r.get("rules_id") in every]
+        rows = [r for r in data.rows(name, variant) if r.get("rule_set") in every]
         if rows:
             params = data.params.get(name, {})
             out.append(Source(name, params, rows, command(dataset, name, params)))
@@ -148,9 +148,9 @@ def exact_sources(data: ReportData, dataset: str, variant: str) -> list[Source]:
 
 SUMMARY_COLUMNS = (("outcomes", "games", "games"), ("outcomes", "win_share", "win"),
                    ("outcomes", "draw_share", "draw"), ("outcomes", "capped_share", "capped"),
-                   ("outcomes", "cycle_share", "cycle"), ("game_length", "mean_battles", "mean"),
+                   ("outcomes", "cycle_share", "cycle"), ("game_length", "mean_battles", "mean length"),
                    ("game_length", "median_battles", "median"), ("game_length", "p90_battles", "p90"),
-                   ("game_length", "p99_battles", "p99"), ("game_length", "max_battles", "longest"),
+                   ("game_length", "p99_battles", "p99"), ("game_length", "max_battles", "longest that ends"),
                    ("wars_per_game", "mean_war_battles", "war battles"),
                    ("first_battle_war_exact", "share", "1st battle war"))
 
@@ -158,8 +158,8 @@ SUMMARY_COLUMNS = (("outcomes", "games", "games"), ("outcomes", "win_share", "wi
 def summary(data: ReportData) -> list[tuple[RuleSetInfo, list[tuple[str, str, object, str]]]]:
     """One line per rule set: how its games end and how long they last, each cell (query,
     column, value, text) from a query's row, each column in one format."""
-    by = {name: {r["rules_id"]: r for r in data.rows(name)} for name in {q for q, _, _ in SUMMARY_COLUMNS}}
-    values = {(name, col): [by[name].get(info.rules_id, {}).get(col) for info in data.rule_sets]
+    by = {name: {r["rule_set"]: r for r in data.rows(name)} for name in {q for q, _, _ in SUMMARY_COLUMNS}}
+    values = {(name, col): [by[name].get(info.name, {}).get(col) for info in data.rule_sets]
               for name, col, _ in SUMMARY_COLUMNS}
     formats = {key: column_format(column, key[1], share_digits=1) for key, column in values.items()}
     lines = []
@@ -180,7 +180,7 @@ def notable_games(data: ReportData) -> list[tuple[str, list[tuple[RuleSetInfo, l
     rows = data.rows("notable_games")
     out = []
     for v in data.variants:
-        mine = [(info, [r for r in rows if r["rules_id"] == info.rules_id]) for info in data.rule_sets_of(v)]
+        mine = [(info, [r for r in rows if r["rule_set"] == info.name]) for info in data.rule_sets_of(v)]
         mine = [(info, these) for info, these in mine if these]
         if mine:
             out.append((data.rule_sets_of(v)[0].title, mine))
@@ -205,7 +205,7 @@ def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str
                   dataset=dataset, data=data, sections=views, summary=summary(data),
                   summary_columns=SUMMARY_COLUMNS, games=notable_games(data), game_columns=GAME_COLUMNS,
                   kind_titles=KIND_TITLES, game_href=game_href, pages=pages,
-                  names={r.rules_id: r.label for r in data.rule_sets})
+                  names=True)
 
 
 # ----------------------------------------------------------------------------- files

@@ -84,7 +84,6 @@ def games(snap: Snapshot, site: Site, query) -> str:
                ("SQL", "/sql?" + urlencode({"q": f.as_sql()}))]
     return render("games.html", title=f"Games: {site.name}", heading="Games", links=SITE_LINKS, site=site,
                   f=f, rows=rows, total=games_list.total_of(f, counts), first=(f.page - 1) * f.per_page,
-                  labels={r.rules_id: snap.label(r.rules_id) for r in snap.infos},
                   facets=games_list.facets(f, counts, snap.infos, snap.players), columns=LIST_COLUMNS,
                   exports=exports, back=urlencode({"list": here}) if here else "")
 
@@ -102,7 +101,7 @@ def game(snap: Snapshot, site: Site, game_id: int, query) -> str:
 
     def build() -> str:
         try:
-            page = game_page(snap.root, game_id, crumbs, snap.label)
+            page = game_page(snap.root, game_id, crumbs)
         except GameNotFound as err:
             raise HTTPException(404, str(err)) from None
         if len(page.encode("utf-8")) > MAX_PAGE_BYTES:

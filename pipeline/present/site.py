@@ -66,10 +66,6 @@ class Snapshot:
     def variants(self) -> list[str]:
         return list(dict.fromkeys(r.variant for r in self.infos))
 
-    def label(self, rules_id: str) -> str:
-        info = next((r for r in self.infos if r.rules_id == rules_id), None)
-        return rules_id if info is None else info.label
-
     # ------------------------------------------------------------------ queries
 
     def session(self, events: bool) -> Session | None:

@@ -200,6 +200,20 @@ class Dataset:
         except (IndexError, ValueError, KeyError, TypeError) as err:
             raise DatasetError(f"cannot read the seeds of {entry.seeds}: {err}") from None
 
+    def lineage(self, entry: RuleSetEntry, indexes) -> list[tuple[int | None, int | None]]:
+        """Where each of these games of a rule set comes from: (its game_id in the dataset it was
+        taken from, `war generate --from`, else None; its deal_index, the number of its deal among
+        every deal of its deck, where it played one of `--all-deals` here or there, else None)."""
+        if entry.seeds is None:
+            return [(None, i if entry.all_deals else None) for i in indexes]
+        lines = self._lines(entry.seeds, "seeds")
+        try:
+            taken = [loads_json(lines[i]) for i in indexes]
+            return [(None if t.get("from") is None else int(t["from"]),
+                     None if t.get("deal_index") is None else int(t["deal_index"])) for t in taken]
+        except (IndexError, ValueError, KeyError, TypeError, AttributeError) as err:
+            raise DatasetError(f"cannot read the seeds of {entry.seeds}: {err}") from None
+
     def deal(self, entry: RuleSetEntry, index: int) -> Deal | None:
         """The deal game `index` of a rule set played when it was not shuffled from its seed
         (deals_of); None when it was."""

@@ -16,7 +16,8 @@ from .registry import NamedQuery, Param, named_queries, named_query, parse_query
 from .safety import check_sql, check_statement, parse_statements
 from .reads import EVENT_VIEWS, log_views_read, reads_event_views, reads_log, tables_named
 from .guard import Guard, scope as guard_scope
-from .session import Session, connect, events_sql, schema_session
+from .log_views import events_sql
+from .session import Session, connect, schema_session
 from .stream import BATCH_ROWS, Result, parquet_refusal
 
 __all__ = [

@@ -15,22 +15,26 @@ from .registry import named_query
 from .safety import ST, check_sql, parse_statements, sql_error, statement_type
 from .reads import EVENT_VIEW_NAMES, log_views_read, reads_event_views, reads_games
 from .guard import Guard
+from .every_deal import every_deal_note
 from .session import Session, connect, schema_session
 from .stream import Result
 
 
-def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -> tuple[str, dict]:
+def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -> tuple[str, dict, str]:
+    """The SQL, its bound parameters, and for a named query about every deal what its header
+    says is exact (`-- exact:`)."""
     params = dict(params or {})
+    exact = ""
     if name is not None:
         if sql is not None:
             raise QueryError("give a query `name` or `sql`, not both", params=("name", "sql"))
         q = named_query(name)
         bound = q.bind(params)
-        sql = q.sql
+        sql, exact = q.sql, q.exact
     else:
         bound = params
     check_sql(sql)
-    return sql, bound
+    return sql, bound, exact
 
 
 def needs_events(sql: str | None = None, name: str | None = None) -> bool:
@@ -50,7 +54,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     instead of a session of its own, so a server pays the views' set-up once. DuckDB may work on
     it for `limit` seconds in all and `step_limit` seconds a step (binding, each batch of rows),
     and Ctrl-C stops it wherever it is (guard.py). Close the Result when done."""
-    sql, bound = _prepare(sql, name, params)
+    sql, bound, exact = _prepare(sql, name, params)
     log_views = log_views_read(sql)
     events = bool(log_views & EVENT_VIEW_NAMES)
     if session is not None:
@@ -78,10 +82,10 @@ def open_query(root, sql: str | None = None, name: str | None = None,
         session.close()
         raise QueryError("the statement returns no result")
     explain = statement_type(parse_statements(sql)[0]) == ST.EXPLAIN
-    note = session.partial_log if log_views else None
-    if note is None and session.counted and reads_games(sql):
-        note = session.counted
-    return Result(session, relation, explain, note, guard)
+    notes = [session.partial_log if log_views else None,
+             every_deal_note(root, name, exact) if exact and root is not None else None,
+             session.counted if session.counted and reads_games(sql) else None]
+    return Result(session, relation, explain, "; ".join(n for n in notes if n) or None, guard)
 
 
 def describe(root, sql: str | None = None, name: str | None = None,

@@ -10,7 +10,8 @@ import numpy as np
 import pyarrow as pa
 
 from ...engines.compiled.deals import deals_at
-from ...model.schema import GAME_ID_STRIDE, rule_set_names
+from ...model.names import rule_set_names
+from ...model.schema import GAME_ID_STRIDE
 from ...storage.location import glob_literal
 
 COLUMNS = ("outcome", "winner", "first_of_class", "battles", "cards_laid", "cycle_length", "cycle_key")
@@ -28,7 +29,7 @@ def counts_sql(entries, files: dict[int, str]) -> str:
     for e in entries:
         if e.ordinal in files:
             parts.append(f"SELECT {_quote(e.rules.variant)} AS variant, {_quote(e.rules_id)} AS rules_id, "
-                         f"{_quote(names[e.rules_id])} AS rule_set, CAST({e.ordinal} AS BIGINT) AS ordinal, "
+                         f"{_quote(names[e.ordinal])} AS rule_set, CAST({e.ordinal} AS BIGINT) AS ordinal, "
                          f"{', '.join(COLUMNS)}, games, first_deal "
                          f"FROM read_parquet([{_quote(glob_literal(files[e.ordinal]))}], hive_partitioning = false)")
     parts.append(f"SELECT variant, rules_id, rule_set, game_id // {GAME_ID_STRIDE} AS ordinal, "
@@ -62,37 +63,3 @@ def create_counts_view(con, entries, files: dict[int, str]) -> None:
                         null_handling="special", side_effects=False)
     con.execute(counts_sql(entries, files))
 
-
-def kept_deals(ds) -> dict[int, np.ndarray]:
-    """Each counts rule set's kept games' deal numbers (`--keep`), game by game, from its deals
-    file, by ordinal."""
-    import json
-
-    out = {}
-    for e in ds.manifest.rule_sets:
-        if e.log == "counts" and e.deals:
-            lines = (ds.root / e.deals).read_text(encoding="utf-8").splitlines()
-            out[e.ordinal] = np.array([json.loads(line).get("deal_index", -1) for line in lines], np.int64)
-    return out
-
-
-def kept_deal_sql(con, kept: dict[int, np.ndarray]) -> str:
-    """The SQL of a games row's deal number where its rule set keeps some of the games it counts:
-    `war_kept_deal(game_id)`, registered here; 'NULL' when no rule set keeps any."""
-    if not kept:
-        return "NULL"
-
-    def number(game_ids: pa.Array) -> pa.Array:
-        ids = game_ids.to_numpy(zero_copy_only=False)
-        out = np.full(len(ids), -1, np.int64)
-        for ordinal, deals in kept.items():
-            where = np.flatnonzero(ids // GAME_ID_STRIDE == ordinal)
-            index = ids[where] - ordinal * GAME_ID_STRIDE
-            inside = index < len(deals)
-            out[where[inside]] = deals[index[inside]]
-        return pa.array(out, pa.int64(), mask=out < 0)
-
-    con.create_function("war_kept_deal", number, ["BIGINT"], "BIGINT", type="arrow", null_handling="special",
-                        side_effects=False)
-    ordinals = ", ".join(str(o) for o in kept)
-    return f"CASE WHEN game_id // {GAME_ID_STRIDE} IN ({ordinals}) THEN war_kept_deal(game_id) END"

@@ -18,12 +18,12 @@ import threading
 
 import duckdb
 
-EVENT_VIEW_NAMES = frozenset({"events", "battles", "event_steps", "battle_shapes"})
+EVENT_VIEW_NAMES = frozenset({"events", "battles", "event_steps", "battle_shapes", "shape_steps", "event_row_steps"})
 
 # A view read (after FROM, JOIN, a comma, DESCRIBE, SUMMARIZE, SHOW, TABLE, PIVOT, or quoted as in
 # PRAGMA table_info('events')) on a line that is not a comment: the `battles` column of games
 # and the words of a query's header do not match.
-_VIEW_NAMES = r"(?:events|battles|event_steps|battle_shapes)"
+_VIEW_NAMES = r"(?:events|battles|event_steps|battle_shapes|shape_steps|event_row_steps)"
 EVENT_VIEWS = re.compile(
     r"^(?!\s*--)[^\n]*?(?:(?:\bFROM|\bJOIN|\bDESCRIBE|\bSUMMARIZE|\bSHOW|\bTABLE|\bPIVOT|\bUNPIVOT)\s*"
     + _VIEW_NAMES + r"\b(?!\s*[.(])|,\s*" + _VIEW_NAMES + r"\b(?!\s*[.(),])|['\"]" + _VIEW_NAMES + r"['\"])",

@@ -4,6 +4,8 @@ answers and which parameters it takes:
     -- summary: How long do games last?                  (optional; else the first sentence)
     -- answers: How long do games last, per variant and rule set? ...
     -- param: limit INTEGER = 20 -- how many games to list
+    -- exact: every deal                                   (optional: it answers for rule sets
+                                                           that play every deal of their deck)
 
 A parameter's value arrives as text and is converted to its type here; DuckDB binds it
 (`$limit`), never pasted into the SQL text.
@@ -51,6 +53,7 @@ class NamedQuery:
     sql: str
     params: list[Param] = field(default_factory=list)
     summary: str = ""
+    exact: str = ""  # `every deal`: rows only for rule sets that play every deal; else what is exact
 
     @property
     def body(self) -> str:
@@ -90,7 +93,7 @@ def queries_dir() -> Path:
 
 def parse_query(path: Path) -> NamedQuery:
     text = path.read_text(encoding="utf-8")
-    answers, params, summary = [], [], ""
+    answers, params, summary, exact = [], [], "", ""
     for line in text.splitlines():
         if not line.startswith("--"):
             break
@@ -103,6 +106,8 @@ def parse_query(path: Path) -> NamedQuery:
             params.append(Param(name, type_, default, help_ or ""))
         elif line.startswith("-- summary:"):
             summary = line.removeprefix("-- summary:").strip()
+        elif line.startswith("-- exact:"):
+            exact = line.removeprefix("-- exact:").strip()
         elif line.startswith("-- answers:"):
             answers.append(line.removeprefix("-- answers:").strip())
         elif answers and line.startswith("--   "):
@@ -113,7 +118,7 @@ def parse_query(path: Path) -> NamedQuery:
     if not summary:
         m = FIRST_SENTENCE.match(answer)
         summary = m.group(1) if m else answer
-    return NamedQuery(path.stem, answer, text, params, summary)
+    return NamedQuery(path.stem, answer, text, params, summary, exact)
 
 
 def named_queries() -> dict[str, NamedQuery]:

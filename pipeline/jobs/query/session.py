@@ -3,7 +3,7 @@
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
 decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
 rule set of the manifest, every option a column, and `rule_set`, the name a person reads:
-model.schema.rule_set_names; `games` has it too), `battles` (one row per battle, read from its shape without
+model.names.rule_set_names; `games` has it too), `battles` (one row per battle, read from its shape without
 decoding cards), `cards` (every card of every deck in the dataset with its label). Macros:
 `card_label(code)` labels a standard-deck card (`10♥`, `JK1`); `wilson_low(p, n, z)` and
 `wilson_high(p, n, z)` bound the Wilson score interval of a share p of n (z: 1.96 for 95%), the
@@ -27,21 +27,21 @@ from pathlib import Path
 from typing import Iterable
 
 import duckdb
-import numpy as np
 import pyarrow as pa
-import pyarrow.dataset as pads
-from pyarrow import fs
 
 from ...errors import QueryError
-from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, game_schema
+from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
 from ...model.inputs import not_regular
 from ...model.rules import build_rules
-from ...engines.compiled.deals import deals_at, first_of_class, swapped_indexes
-from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION, RuleSetEntry, rule_set_names
+from ...model.all_deals import deal_count
+from ...model.names import rule_set_names, rules_names
+from ...model.schema import RuleSetEntry
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
-from .counts_view import create_counts_view, kept_deal_sql, kept_deals
+from .counts_view import create_counts_view
+from .games_view import games_view
+from .log_views import event_views, in_log_order, local_scan, remote_view
 
 
 @dataclass
@@ -138,7 +138,8 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         con.execute("SET enable_progress_bar = false")
         con.execute(f"SET temp_directory = {_quote(spill)}")
         for table in ("games", "events"):
-            files_of = [ds.root / f.path for f in ds.files(table)]
+            listed = in_log_order(ds.files(table))
+            files_of = [ds.root / f.path for f in listed]
             if not files_of and table == "events" and any(e.log != "events" for e in ds.manifest.rule_sets):
                 session.no_events, events = _no_files(ds, table), False
                 session.events = False
@@ -154,7 +155,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                 session.partial_log = _partial_log(ds)
             view = "event_rows" if table == "events" else "game_rows"
             if is_remote(ds.root):
-                _remote_view(con, ds.root, view, table, files_of)
+                remote_view(con, ds.root, view, table, listed, ds.manifest.rule_sets)
                 continue
             paths = [str(p.resolve()) for p in files_of]
             for p in paths:
@@ -163,16 +164,14 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                 kind = not_regular(p)
                 if kind is not None:
                     raise QueryError(f"dataset file {p!r} is {kind}, not a file (`war validate` says more)")
-            con.execute(f"CREATE VIEW {view} AS {_local_scan(table, ds.files(table), paths, ds.manifest.rule_sets)}")
-        _games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version, kept_deal_sql(con, kept_deals(ds)))
+            con.execute(f"CREATE VIEW {view} AS {local_scan(table, paths, ds.manifest.rule_sets)}")
+        games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version, lambda e: ds.lineage(e, range(e.games)))
         create_counts_view(con, ds.manifest.rule_sets, _counts_files(ds))
         session.counted = _counted(ds)
         if events:
-            _events_view(con)
+            event_views(con, ds.manifest.rule_sets)
         _rules_table(con, ds.manifest.rule_sets)
         con.execute(CARD_SQL)
-        if events:
-            con.execute(BATTLES_SQL)
         dataset_folders = [] if is_remote(ds.root) else \
             sorted({_folder(ds.root.resolve()), _folder(Path(glob_literal(str(ds.root.resolve()))))})
         lock(con, dataset_folders + [_folder(Path(spill))] + [_folder(Path(f)) for f in folders], files)
@@ -197,7 +196,7 @@ def _counted(ds: Dataset) -> str | None:
     if not counted:
         return None
     names = rule_set_names(ds.manifest.rule_sets)
-    which = ", ".join(f"{e.ordinal} ({names[e.rules_id]})" for e in counted)
+    which = ", ".join(f"{e.ordinal} ({names[e.ordinal]})" for e in counted)
     return (f"the games view holds no rows of rule set{'s' if len(counted) > 1 else ''} {which} of "
             f"{str(ds.root)!r} but the games it keeps (--keep), storing counts of its deals (--log counts): "
             f"the counts view and the exact queries (exact_outcomes, exact_length, records, ...) read them")
@@ -223,82 +222,10 @@ def _partial_log(ds: Dataset) -> str | None:
     if not alone:
         return None
     names = rule_set_names(ds.manifest.rule_sets)
-    which = ", ".join(f"{e.ordinal} ({names[e.rules_id]}, {e.games:,} games)" for e in alone)
+    which = ", ".join(f"{e.ordinal} ({names[e.ordinal]}, {e.games:,} games)" for e in alone)
     return (f"the event views hold no rows of rule set{'s' if len(alone) > 1 else ''} {which} of "
             f"{str(ds.root)!r}, which store{'' if len(alone) > 1 else 's'} the games table alone (--log games); "
             f"war generate --from {str(ds.root)} --where \"...\" --out NEW plays chosen games again with their log")
-
-
-def _games_view(con, entries, version: int = SCHEMA_VERSION, kept: str = "NULL") -> None:
-    """The `games` view: the games files' rows (null in the columns a dataset of an older schema
-    `version` does not have), then `deal_index` (which deal of its deck a game
-    played, for a rule set that plays every deal, `--all-deals`: its game_index; else null),
-    `piles` (that deal: each seat's pile, card codes top first, computed from its number) and
-    `swapped_index` (two seats: the number of the same deal with the seats' piles swapped) and
-    `first_of_class` (two seats: whether deal_index <= swapped_index, found without computing
-    swapped_index, which would cost a query over every deal of a 12-card deck most of its time)."""
-    enumerated = {e.ordinal: e.rules for e in entries if e.all_deals}
-
-    def piles(game_ids: pa.Array) -> pa.Array:
-        ids = game_ids.to_numpy(zero_copy_only=False)
-        out = [None] * len(ids)
-        ordinals = ids // GAME_ID_STRIDE
-        for ordinal in np.unique(ordinals):
-            where = np.flatnonzero(ordinals == ordinal)
-            rules = enumerated.get(int(ordinal))
-            if rules is None:
-                continue
-            dealt = deals_at(rules, ids[where] - ordinal * GAME_ID_STRIDE)
-            for row, cards, sizes in zip(where, dealt.cards, dealt.sizes):
-                bounds = np.concatenate([[0], np.cumsum(sizes[:-1])])
-                out[row] = [cards[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
-        return pa.array(out, pa.list_(pa.list_(pa.int16())))
-
-    def of_two_seats(game_ids: pa.Array, answer, dtype, arrow_type) -> pa.Array:
-        """`answer(rules, deal numbers)` for the games of two-seat rule sets that play every
-        deal, null for the others."""
-        ids = game_ids.to_numpy(zero_copy_only=False)
-        out = np.zeros(len(ids), dtype)
-        known = np.zeros(len(ids), np.bool_)
-        ordinals = ids // GAME_ID_STRIDE
-        for ordinal in np.unique(ordinals):
-            rules = enumerated.get(int(ordinal))
-            if rules is not None and rules.players == 2:
-                where = np.flatnonzero(ordinals == ordinal)
-                out[where] = answer(rules, ids[where] - ordinal * GAME_ID_STRIDE)
-                known[where] = True
-        return pa.array(out, arrow_type, mask=~known)
-
-    def swapped(game_ids: pa.Array) -> pa.Array:
-        return of_two_seats(game_ids, swapped_indexes, np.int64, pa.int64())
-
-    def first(game_ids: pa.Array) -> pa.Array:
-        return of_two_seats(game_ids, first_of_class, np.bool_, pa.bool_())
-
-    con.create_function("war_deal_piles", piles, ["BIGINT"], "SMALLINT[][]", type="arrow",
-                        null_handling="special", side_effects=False)
-    con.create_function("war_swapped_deal", swapped, ["BIGINT"], "BIGINT", type="arrow",
-                        null_handling="special", side_effects=False)
-    con.create_function("war_first_of_class", first, ["BIGINT"], "BOOLEAN", type="arrow",
-                        null_handling="special", side_effects=False)
-    older = "".join(f"CAST(NULL AS {_SQL_TYPES[str(f.type)]}) AS {f.name}, " for f in GAME_SCHEMA
-                    if f.name not in game_schema(version).names)
-    con.execute(f"CREATE VIEW games AS SELECT *, {older}CASE WHEN deal = 'all' THEN game_index ELSE {kept} END AS deal_index, "
-                "CASE WHEN deal = 'all' THEN war_deal_piles(game_id) END AS piles, "
-                "CASE WHEN deal = 'all' AND players = 2 THEN war_swapped_deal(game_id) END AS swapped_index, "
-                "CASE WHEN deal = 'all' AND players = 2 THEN war_first_of_class(game_id) END AS first_of_class, "
-                f"{_rule_set_names(entries)} AS rule_set FROM game_rows")
-
-
-_SQL_TYPES = {"int32": "INTEGER", "int64": "BIGINT"}  # of the columns later schema versions added
-
-
-def _rule_set_names(entries) -> str:
-    """The SQL of a game's `rule_set`, its rule set's name (model.schema.rule_set_names), from
-    the ordinal in its game_id: a CASE of constants, so a query of games joins nothing."""
-    names = rule_set_names(entries)
-    cases = " ".join(f"WHEN {e.ordinal} THEN {_quote(names[e.rules_id])}" for e in entries)
-    return f"CASE game_id // {GAME_ID_STRIDE} {cases} END" if cases else "CAST(NULL AS VARCHAR)"
 
 
 SPILL = "war-query-"  # a session's spill folder in the temporary folder: war-query-PID-XXXX
@@ -340,80 +267,44 @@ def schema_session(events: bool = True) -> Session:
     con.register("_games", GAME_SCHEMA.empty_table())
     con.register("_event_rows", rows.empty_table())
     con.execute("CREATE TABLE game_rows AS SELECT * FROM _games")
-    _games_view(con, [])
+    games_view(con, [])
     create_counts_view(con, [], {})
     con.execute("CREATE TABLE event_rows AS SELECT * FROM _event_rows")
     if events:
-        _events_view(con)
+        event_views(con, [])
     sample = build_rules("classic")
     _rules_table(con, [RuleSetEntry(ordinal=0, rules_id=sample.rules_id, rules=sample, seed=0,
                                     games=0, shard_size=1)], empty=True)
     con.execute(CARD_SQL)
-    if events:
-        con.execute(BATTLES_SQL)
     lock(con, [], [])
     return session
 
 
 def _rules_table(con, entries, empty: bool = False) -> None:
+    """The `rules` table: a row per rule set entry, its name (`rule_set`; `rules_name`, the name
+    of its rules whatever the seating), ordinal, id, every option, its seats' policies, seed and
+    games; `all_deals` (it plays deals of `--all-deals`: game i, deal i), `deals` (then, how many
+    deals its deck has) and `every_deal` (its games are every one of them: its shares are exact)."""
     rows = []
-    names = rule_set_names(entries)
+    names, bases = rule_set_names(entries), rules_names(entries)
     for e in entries:
         rules = e.rules.model_dump(mode="json")
         rules["war_down"] = str(rules["war_down"])
-        rows.append({"rule_set": names[e.rules_id], "ordinal": e.ordinal, "rules_id": e.rules_id, **rules,
-                     "policies": ",".join(e.policies), "seed": e.seed, "games": e.games, "log": e.log})
+        deals = deal_count(e.rules) if e.all_deals else None
+        every = (e.deal_range == [0, deals]) if e.log == "counts" else e.games == deals
+        rows.append({"rule_set": names[e.ordinal], "rules_name": bases[(e.rules_id,)], "ordinal": e.ordinal,
+                     "rules_id": e.rules_id, **rules, "policies": ",".join(e.policies), "seed": e.seed,
+                     "games": e.games, "all_deals": e.all_deals, "deals": deals, "every_deal": every, "log": e.log})
     seeds = pa.array([r.pop("seed") for r in rows], pa.uint64())
-    rules_table = pa.Table.from_pylist(rows).append_column("seed", seeds)
+    deals = pa.array([r.pop("deals") for r in rows], pa.int64())
+    every = pa.array([r.pop("every_deal") for r in rows], pa.bool_())
+    rules_table = (pa.Table.from_pylist(rows).append_column("deals", deals).append_column("every_deal", every)
+                   .append_column("seed", seeds))
     if empty:
         rules_table = rules_table.slice(0, 0)
     con.register("_rules", rules_table)
     con.execute("CREATE TABLE rules AS SELECT * FROM _rules")
     con.unregister("_rules")
-
-
-def _local_scan(table: str, files: list, paths: list[str], entries) -> str:
-    """The SQL that reads a table's files on local disk: each path given as a glob pattern that
-    matches only itself (DuckDB reads every path as a pattern, so a dataset in a folder named
-    `**` or `star*x` would read other folders' files), and for events the `variant` column taken
-    from the manifest, one scan a variant, not from the path (a folder `variant=x` above the
-    dataset would be read as its variant, and DuckDB reads any path's `key=value` folders unless
-    told not to)."""
-    if table != "events":
-        return f"SELECT * FROM read_parquet([{', '.join(_quote(glob_literal(p)) for p in paths)}], hive_partitioning = false)"
-    variants = {e.ordinal: e.rules.variant for e in entries}
-    by_variant: dict[str, list[str]] = {}
-    for f, path in zip(files, paths):
-        by_variant.setdefault(variants.get(f.rule_set, ""), []).append(path)
-    return " UNION ALL ".join(
-        f"SELECT *, {_quote(variant)} AS variant FROM read_parquet([{', '.join(_quote(glob_literal(p)) for p in group)}], "
-        f"hive_partitioning = false)"
-        for variant, group in by_variant.items())
-
-
-def _remote_view(con, root, view: str, table: str, files: list) -> None:
-    """A view over files on remote storage, read through pyarrow's file system (DuckDB scans the
-    Arrow dataset, pushing down columns and filters), so no DuckDB extension is needed."""
-    for f, info in zip(files, root.fs.get_file_info([f.path for f in files])):
-        if info.type != fs.FileType.File:
-            raise QueryError(f"dataset file {str(f)!r} is missing (`war validate` says more)")
-    hive = {"partitioning": "hive", "partition_base_dir": (root / table).path} if table == "events" else {}
-    data = pads.dataset([f.path for f in files], filesystem=root.fs, format="parquet", **hive)
-    con.register(f"_{view}_files", data)
-    con.execute(f"CREATE VIEW {view} AS SELECT * FROM _{view}_files")
-
-
-def events_sql() -> str:
-    """The SQL that decodes `event_rows` into the `events` view (also for DuckDB used directly)."""
-    return (Path(__file__).resolve().parents[2] / "log" / "events.sql").read_text(encoding="utf-8")
-
-
-def _events_view(con) -> None:
-    con.execute(events_sql())
-    bad = con.execute("SELECT shape FROM event_steps WHERE NOT well_formed LIMIT 1").fetchone()
-    if bad:
-        raise QueryError(f"the dataset's events do not decode: shape {bad[0]!r} "
-                         "(`war validate` says more)")
 
 
 CARD_SQL = """
@@ -435,12 +326,4 @@ SELECT DISTINCT r.ranks, r.suits, r.jokers, c.code,
          WHEN r.suits <= 4 THEN CAST(c.code // r.suits + 1 AS VARCHAR) || ['♣','♦','♥','♠'][c.code % r.suits + 1]
          ELSE CAST(c.code // r.suits + 1 AS VARCHAR) || '/' || CAST(c.code % r.suits + 1 AS VARCHAR) END AS label
 FROM rules r, LATERAL (SELECT unnest(range(r.ranks * r.suits + r.jokers)) AS code) c;
-"""
-
-BATTLES_SQL = """
-CREATE VIEW battles AS
-SELECT r.game_id, r.battle, r.variant, coalesce(s.war_depth, 0) AS war_depth, s.winner,
-    CAST(s.table_cards AS BIGINT) AS table_cards, s.set_aside, g.rules_id
-FROM event_rows r JOIN battle_shapes s ON r.shape = s.shape JOIN games g ON g.game_id = r.game_id
-WHERE r.battle > 0 AND s.fights;
 """

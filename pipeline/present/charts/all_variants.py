@@ -58,7 +58,7 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
     """Per rule set: a histogram of battles on a log axis, its mean/median/p90/p99 and the cap,
     each line labelled above the bars, the labels in rows so that none overlaps another."""
     dist = with_label(data.rows("length_distribution", variant), palette)
-    stats = {r["rules_id"]: r for r in data.rows("game_length", variant)}
+    stats = {r["rule_set"]: r for r in data.rows("game_length", variant)}
     if not dist:
         return None
     lo = min(r["bucket_low"] for r in dist if r["games"]) * 0.9
@@ -69,11 +69,11 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
         return HALF * (math.log(value) - math.log(lo)) / (math.log(hi) - math.log(lo))
 
     panels = []
-    present = {r["rules_id"] for r in dist}
+    present = {r["rule_set"] for r in dist}
     rids = [rid for rid in palette.labels if rid in present]
     per_decade = int(data.params.get("length_distribution", {}).get("bins_per_decade", 20))
     for i, rid in enumerate(rids):
-        rows = [{**r, drill.FIELD: drill.length_bucket(r, per_decade)} for r in dist if r["rules_id"] == rid]
+        rows = [{**r, drill.FIELD: drill.length_bucket(r, per_decade)} for r in dist if r["rule_set"] == rid]
         top = max(r["share"] for r in rows)
         last = i == len(rids) - 1
         s = stats.get(rid, {})
@@ -129,7 +129,7 @@ def length_ecdf(data: ReportData, variant: str | None, palette: Palette,
     """The cumulative distribution of battles per game, every rule set on one log axis; left
     out for fewer than two rule sets, which it would compare with nothing."""
     dist = with_label(data.rows("length_distribution", variant), palette)
-    if len({r["rules_id"] for r in dist}) < 2:
+    if len({r["rule_set"] for r in dist}) < 2:
         return None
     points = [r for r in dist if r["games"] or r["cumulative_share"] < 1]
     caps = [{"value": c, "text": f"cap {c:,}"} for c in sorted({r["max_battles"] for r in dist})]
@@ -144,7 +144,7 @@ def length_ecdf(data: ReportData, variant: str | None, palette: Palette,
         y=alt.Y("cumulative_share:Q", title="share of games shorter", axis=alt.Axis(format="~%"),
                 scale=alt.Scale(domain=[0, 1])),
         color=palette.encode(orient="right" if wide else "top"), strokeDash=palette.dash(),
-        detail="rules_id:N",
+        detail="rule_set:N",
         tooltip=["rule_set:N", alt.Tooltip("bucket_high:Q", format=".0f", title="battles below"),
                  alt.Tooltip("cumulative_share:Q", format=".2%", title="share")])
     guides = [{"y": q, "text": t} for q, t in ((0.5, "median"), (0.9, "p90"), (0.99, "p99"))]
@@ -256,18 +256,18 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
 
 @from_rows("war_battles_distribution")
 def war_battles(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
-    cut = max(min((r["war_battles"] for r in rows if r["rules_id"] == rid and r["cumulative_share"] >= 0.999),
-                  default=0) for rid in {r["rules_id"] for r in rows})
+    cut = max(min((r["war_battles"] for r in rows if r["rule_set"] == rid and r["cumulative_share"] >= 0.999),
+                  default=0) for rid in {r["rule_set"] for r in rows})
     shown = [r for r in rows if r["war_battles"] <= cut]
     x_scale = alt.Scale(domain=[0, cut])
     lines = alt.Chart(values(shown)).mark_line(interpolate="step-after", strokeWidth=1.6).encode(
         x=alt.X("war_battles:Q", title="battles with a war, per game", scale=x_scale),
         y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".1~%")),
-        color=palette.encode(), strokeDash=palette.dash(), detail="rules_id:N",
+        color=palette.encode(), strokeDash=palette.dash(), detail="rule_set:N",
         tooltip=["rule_set:N", "war_battles:Q", "games:Q", alt.Tooltip("share:Q", format=".2%")])
-    means = [{"rule_set": palette.label(r["rules_id"]), "value": r["mean_war_battles"],
+    means = [{"rule_set": palette.label(r["rule_set"]), "value": r["mean_war_battles"],
               "median": r["median_war_battles"]}
-             for r in data.rows("wars_per_game", variant) if r["rules_id"] in palette.labels]
+             for r in data.rows("wars_per_game", variant) if r["rule_set"] in palette.labels]
     mean_rules = alt.Chart(values(means)).mark_rule(strokeDash=[4, 3], strokeWidth=1.2).encode(
         x=alt.X("value:Q", scale=x_scale), color=palette.encode(),
         tooltip=["rule_set:N", alt.Tooltip("value:Q", format=".2f", title="mean war battles"),
@@ -293,7 +293,7 @@ def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | No
               axis=alt.Axis(format="~%", values=log_ticks(min(r["at_least_share"] for r in rows), 1.0,
                                                           steps=(1,))))
     lines = alt.Chart(values(rows)).mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(filled=True, size=45)).encode(
-        x=x, y=y, color=palette.encode(), strokeDash=palette.dash(), detail="rules_id:N",
+        x=x, y=y, color=palette.encode(), strokeDash=palette.dash(), detail="rule_set:N",
         tooltip=["rule_set:N", "depth_name:N", "games:Q", alt.Tooltip("at_least_share:Q", format=".3%")])
     layers = [lines]
     if len(palette.domain) == 1:
@@ -355,7 +355,7 @@ def _win_rate_chart(rows: list[dict], palette: Palette, x: alt.X, y_title: str, 
     solid = [r for r in rows if not r["sparse"]]
     line = alt.Chart(values(solid)).mark_line(strokeWidth=1.5).encode(
         x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), strokeDash=palette.dash(),
-        detail="rules_id:N")
+        detail="rule_set:N")
     filled = alt.Chart(values(solid)).mark_point(filled=True, size=40, opacity=1).encode(
         x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), tooltip=tooltip)
     hollow = alt.Chart(values([r for r in rows if r["sparse"]])).mark_point(
@@ -376,7 +376,7 @@ def deal_top_cards(data: ReportData, variant: str, palette: Palette) -> Figure |
     if not rows:
         return None
     top_ranks = int(data.params.get("deal_win_rate", {}).get("top_ranks", "1"))
-    jokers = any(data.rule_set(r["rules_id"]).rules.get("jokers", 0) for r in rows)
+    jokers = any(data.rule_set(r["rule_set"]).rules.get("jokers", 0) for r in rows)
     what = ("Aces" if top_ranks == 1 else f"cards of the top {top_ranks} ranks") + (" and Jokers" if jokers else "")
     x = alt.X("low:Q", title=f"{what} dealt to the seat", axis=alt.Axis(tickMinStep=1, format="d"),
               scale=alt.Scale(domain=[0, max(r["low"] for r in rows)]))

@@ -142,10 +142,11 @@ def depth_name(d: int) -> str:
 
 
 class Palette:
-    """A color per rule set of a section, the same on every chart of the section."""
+    """A color per rule set of a section, the same on every chart of the section; a rule set is
+    its name, the `rule_set` of the queries' rows."""
 
     def __init__(self, rule_sets: list[RuleSetInfo], label: Callable[[RuleSetInfo], str]):
-        self.labels = {r.rules_id: label(r) for r in rule_sets}
+        self.labels = {r.name: label(r) for r in rule_sets}
         self.domain = list(self.labels.values())
         self.range = [PALETTE[i % len(PALETTE)] for i in range(len(self.domain))]
         self.dashes = [DASHES[(i // len(PALETTE)) % len(DASHES)] for i in range(len(self.domain))]
@@ -157,11 +158,11 @@ class Palette:
         """Solid lines for the first len(PALETTE) rule sets, dashed for those that reuse a color."""
         return alt.StrokeDash("rule_set:N", scale=alt.Scale(domain=self.domain, range=self.dashes), legend=None)
 
-    def label(self, rules_id: str) -> str:
-        return self.labels[rules_id]
+    def label(self, rule_set: str) -> str:
+        return self.labels[rule_set]
 
-    def color(self, rules_id: str) -> str:
-        return self.range[self.domain.index(self.labels[rules_id])]
+    def color(self, rule_set: str) -> str:
+        return self.range[self.domain.index(self.labels[rule_set])]
 
     def encode(self, title: str | None = "rule set", legend: bool = True, orient: str = "top") -> alt.Color:
         columns = 2 if orient == "top" and len(self.domain) > 3 else 1
@@ -173,7 +174,7 @@ class Palette:
 
 def with_label(rows: list[dict], palette: Palette) -> list[dict]:
     """The rows of the palette's rule sets, each with its `rule_set` label."""
-    return [{**r, "rule_set": palette.label(r["rules_id"])} for r in rows if r["rules_id"] in palette.labels]
+    return [{**r, "rule_set": palette.label(r["rule_set"])} for r in rows if r["rule_set"] in palette.labels]
 
 
 def from_rows(query: str):

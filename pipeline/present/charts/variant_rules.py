@@ -8,7 +8,8 @@ import altair as alt
 
 from .. import drill
 from ..numbers import pct
-from ..report import ReportData, short_policies
+from ...model.names import short_policies
+from ..report import ReportData
 from .figure import HALF, INK, PALETTE, Figure, Palette, beside, blend, depth_name, from_rows, ink_on, values
 
 RANK_NAMES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK"]
@@ -89,7 +90,7 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
                 cells.append({"row": short[row], "col": short[col], "share": share, "ci_low": lo,
                               "ci_high": hi, "wins": wins, "decided_games": r["decided_games"],
                               "text": pct(share, 1), "interval": f"{pct(lo, 1)} – {pct(hi, 1)}",
-                              drill.FIELD: drill.matchup(rid, row, col)})
+                              drill.FIELD: drill.matchup(variant, row, col)})
         fair = 0.5
         low, high = min(c["share"] for c in cells), max(c["share"] for c in cells)
         for c in cells:
@@ -118,7 +119,7 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
         # the text's colors are its own (scale None), not the legend's scale
         chart = alt.layer(heat, key, text, interval).resolve_scale(color="independent").properties(
             width=side * len(names), height=side * len(names))
-        label = palette.label(rid)
+        label = mine[0]["rules_name"]
         figures.append(Figure(f"{variant}-matchups-{rid}", "Tournament: who beats whom",
                               ["policy_matchup"], chart,
                               f"{label}: the row policy's share of the decided games against the column "

@@ -1,0 +1,121 @@
+"""The views of the event log, in the log's order: `event_rows` (the rows of the `events/` files),
+`events` (one row per event, decoded by pipeline/log/events.sql) and `battles` (one row per
+battle). Read without ORDER BY, each gives its rows by game_id, then seq (or battle), whatever
+the number of files, threads and rows, streamed in flat memory: no sort.
+
+What keeps the order is DuckDB's: a scan of one table function (read_parquet over a list of
+files) and the operators that keep the insertion order (SELECT, WHERE, UNNEST, a scalar
+function) give the rows in the files' order, and the part files, read in the manifest's game
+order, are each sorted by (game_id, seq). A join keeps no order (DuckDB's documentation says so,
+and a hash join's probe does reorder rows across files), so each row's decoded steps are not
+joined from the table of shapes (events.sql's `shape_steps`) but looked up by a function of the
+row's shape: its code in an ENUM of the dataset's shapes, whose steps a Python function hands
+back for a chunk of rows at a time, the few distinct shapes of the chunk as an Arrow dictionary.
+docs/decisions.md ("Log order") says what else was tried.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.dataset as pads
+from pyarrow import fs
+
+from ...errors import QueryError
+from ...model.names import rule_set_names
+from ...model.schema import GAME_ID_STRIDE
+from ...storage.location import glob_literal
+
+SHAPE_TYPE = "war_shape"  # the ENUM of the dataset's shapes, in the order of shape_steps' rows
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def by_ordinal(entries, value) -> str:
+    """The SQL of `value(entry)` for a row's rule set, found from the ordinal in its game_id: a CASE
+    of constants, so a view needs no join for it (and keeps its order)."""
+    cases = " ".join(f"WHEN {e.ordinal} THEN {_quote(value(e))}" for e in entries)
+    return f"CASE game_id // {GAME_ID_STRIDE} {cases} END" if cases else "CAST(NULL AS VARCHAR)"
+
+
+def in_log_order(files: list) -> list:
+    """A table's files in the log's order: by rule set, then by first game."""
+    return sorted(files, key=lambda f: (f.rule_set, f.first_game))
+
+
+def local_scan(table: str, paths: list[str], entries) -> str:
+    """The SQL that reads a table's files on local disk, in the order given: each path as a glob
+    pattern that matches only itself (DuckDB reads every path as a pattern, so a dataset in a
+    folder named `**` or `star*x` would read other folders' files), no `key=value` folder read as
+    a column (a folder `variant=x` above the dataset would be), and for events the `variant`
+    column from the manifest's rule set of each row."""
+    scan = (f"read_parquet([{', '.join(_quote(glob_literal(p)) for p in paths)}], hive_partitioning = false)")
+    if table != "events":
+        return f"SELECT * FROM {scan}"
+    return f"SELECT *, {by_ordinal(entries, lambda e: e.rules.variant)} AS variant FROM {scan}"
+
+
+def remote_view(con, root, view: str, table: str, files: list, entries) -> None:
+    """A view over files on remote storage, read through pyarrow's file system (DuckDB scans the
+    Arrow dataset, pushing down columns and filters), so no DuckDB extension is needed."""
+    for f, info in zip(files, root.fs.get_file_info([f.path for f in files])):
+        if info.type != fs.FileType.File:
+            raise QueryError(f"dataset file {str(f)!r} is missing (`war validate` says more)")
+    data = pads.dataset([f.path for f in files], filesystem=root.fs, format="parquet")
+    con.register(f"_{view}_files", data)
+    variant = f", {by_ordinal(entries, lambda e: e.rules.variant)} AS variant" if table == "events" else ""
+    con.execute(f"CREATE VIEW {view} AS SELECT *{variant} FROM _{view}_files")
+
+
+def events_sql() -> str:
+    """The SQL that decodes `event_rows` into the `events` view (also for DuckDB used directly)."""
+    return (Path(__file__).resolve().parents[2] / "log" / "events.sql").read_text(encoding="utf-8")
+
+
+def event_views(con, entries) -> None:
+    """The decoded views over `event_rows`: events.sql's, then `event_row_steps` again as a
+    lookup that keeps the rows' order (so `events` keeps it), and `battles`."""
+    con.execute(events_sql())
+    bad = con.execute("SELECT shape FROM event_steps WHERE NOT well_formed LIMIT 1").fetchone()
+    if bad:
+        raise QueryError(f"the dataset's events do not decode: shape {bad[0]!r} "
+                         "(`war validate` says more)")
+    con.execute(f"CREATE TYPE {SHAPE_TYPE} AS ENUM (SELECT shape FROM shape_steps ORDER BY shape)")
+    _lookup(con, "war_shape_steps", "SELECT steps FROM shape_steps ORDER BY shape")
+    _lookup(con, "war_battle_shape", "SELECT {'war_depth': coalesce(war_depth, 0), 'winner': winner, "
+                                     "'table_cards': CAST(table_cards AS BIGINT), 'set_aside': set_aside, "
+                                     "'fights': fights} FROM battle_shapes ORDER BY shape", nested=False)
+    code = f"CAST(enum_code(CAST(shape AS {SHAPE_TYPE})) AS INTEGER)"
+    con.execute(f"CREATE OR REPLACE VIEW event_row_steps AS SELECT *, war_shape_steps({code}) AS steps FROM event_rows")
+    names = rule_set_names(entries)
+    con.execute(f"""
+CREATE VIEW battles AS
+SELECT game_id, battle, variant, b.war_depth, b.winner, b.table_cards, b.set_aside,
+    {by_ordinal(entries, lambda e: e.rules_id)} AS rules_id, {by_ordinal(entries, lambda e: names[e.ordinal])} AS rule_set
+FROM (SELECT game_id, battle, variant, war_battle_shape({code}) AS b FROM event_rows)
+WHERE battle > 0 AND b.fights""")
+
+
+def _lookup(con, name: str, sql: str, nested: bool = True) -> None:
+    """A function from a shape's code (in the ENUM of shapes) to the one value of `sql`'s row of
+    that code, for a chunk of rows at a time. A `nested` value (a list of steps) comes as the
+    dictionary of an Arrow dictionary array, the chunk's few distinct codes' values, so DuckDB
+    converts each once a chunk; a flat struct is taken row by row (DuckDB 2.0 reads a dictionary
+    of structs wrongly once rows are filtered: `Vector::SetSize out of range`)."""
+    relation = con.sql(sql)
+    returns = str(relation.types[0])
+    values = relation.to_arrow_table().column(0).combine_chunks()
+
+    def look_up(codes: pa.Array) -> pa.Array:
+        if isinstance(codes, pa.ChunkedArray):
+            codes = codes.combine_chunks()
+        if not nested:
+            return values.take(codes)
+        distinct, which = np.unique(codes.to_numpy(zero_copy_only=False), return_inverse=True)
+        return pa.DictionaryArray.from_arrays(pa.array(which.astype(np.int32)), values.take(pa.array(distinct)))
+
+    con.create_function(name, look_up, ["INTEGER"], returns, type="arrow", side_effects=False)

@@ -22,6 +22,7 @@ from ..storage.dataset import MANIFEST, WORK_DIR, Dataset, inside_dataset, part_
 from ..storage.files import make_folder, remove_tree
 from ..storage.journal import Journal, process_alive
 from ..storage.location import glob_literal, is_remote
+from .resume import RunJournal
 
 OWN_FOLDERS = ("games", "events", "deals", "seeds")
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")
@@ -138,7 +139,7 @@ def check_new_output(root, overwrite: bool) -> bool:
     if not (root.exists() and any(root.iterdir())):
         return False
     if (root / WORK_DIR).exists():
-        journal = Journal(root)
+        journal = RunJournal(root)
         if journal.writing() or (not overwrite and (journal.has_plan() or not (root / MANIFEST).exists())):
             journal.refuse()
     if not overwrite:
@@ -257,7 +258,7 @@ def discard(out) -> Discarded:
     refuse_inside_dataset(root)
     if not (root / WORK_DIR).exists():
         raise DatasetError(f"nothing to discard in {str(root)!r}: no interrupted run there", params=("discard",))
-    journal = Journal(root)
+    journal = RunJournal(root)
     journal.acquire(resume=True)
     try:
         append = (root / MANIFEST).exists()

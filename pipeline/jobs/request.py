@@ -16,7 +16,7 @@ from ..engines.policies import parse_seating
 from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted, storage_error
 from ..model.rules import build_rules, check_name, load_rules_file, parse_sets, read_rules_file
 from ..model.schema import Manifest, RuleSet
-from ..storage.journal import WORK_DIR
+from ..storage.dataset import WORK_DIR
 from ..storage.location import StorePath, location
 from .generate import (
     DEFAULT_SHARD_SIZE, DEFAULT_WAIT, Plan, check_arguments, check_wait, default_shard_size, generate, make_plans,

@@ -319,6 +319,16 @@ class Helper:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def warm_engines(rule_sets, validation: bool = False, on_compile: Callable[[float], None] | None = None,
+                 on_damaged: Callable[[str], None] | None = None) -> None:
+    """Load the machine code of the compiled engines that play `rule_sets` (and with
+    `validation` the checks of `validate`) now, so that the work that follows starts at once.
+    The first run after installing compiles it; `on_compile(seconds)` is called before that,
+    with about how long it takes. A damaged compile cache is discarded and compiled again,
+    `on_damaged(folder)` called first."""
+    warm(on_compile=on_compile, validation=validation, engines=engines_for(rule_sets), on_damaged=on_damaged)
+
+
 def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
          engines=None, on_damaged: Callable[[str], None] | None = None) -> None:
     """Load (or compile) the machine code of the engine builds `engines` (engines_for) and the

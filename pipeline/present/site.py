@@ -23,7 +23,7 @@ from collections.abc import Callable
 import pyarrow as pa
 
 from ..errors import WarError, interrupted
-from ..jobs.query import Result, Session, connect, needs_events, open_query
+from ..jobs.query import Result, Session, connect, open_prepared, prepare
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.location import is_remote, location
 from .report import Steps, build_report_data, rule_sets
@@ -82,8 +82,8 @@ class Snapshot:
 
     def open(self, sql: str | None = None, name: str | None = None, params: dict | None = None) -> Result:
         """A query (ad-hoc SQL or a named query) ready to run in this snapshot's session."""
-        events = needs_events(sql, name)
-        return open_query(self.root, sql=sql, name=name, params=params, session=self.session(events))
+        query = prepare(sql, name, params)  # parsed once: which session it takes, then what runs
+        return open_prepared(self.root, query, session=self.session(query.events))
 
     def run(self, sql: str, params: dict | None = None) -> list[dict]:
         """The rows of the server's own SQL (fixed text, bound parameters)."""

@@ -5,6 +5,7 @@ columns told, or its whole result run into a table.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 import duckdb
@@ -12,13 +13,30 @@ import pyarrow as pa
 
 from ...errors import QueryError
 from .registry import named_query
-from .safety import ST, check_sql, parse_statements, sql_error, statement_type
-from .reads import EVENT_VIEW_NAMES, log_views_read, reads_event_views
+from .safety import Checked, check_sql, sql_error
+from .reads import reads_event_views
 from .session import Session, connect, schema_session
 from .stream import Result
 
 
-def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -> tuple[str, dict]:
+@dataclass(frozen=True)
+class Prepared:
+    """A query ready to open: its SQL checked and parsed once (safety.Checked), its parameters
+    bound."""
+
+    checked: Checked
+    params: dict
+
+    @property
+    def events(self) -> bool:
+        """Whether it reads the decoded event views, whose set-up is a pass over every battle's
+        shape: a caller keeping sessions open knows which one to give it."""
+        return self.checked.events
+
+
+def prepare(sql: str | None = None, name: str | None = None, params: dict[str, str] | None = None) -> Prepared:
+    """A named query (`name`, with `params` {name: value as text}) or ad-hoc SQL, checked and
+    bound, not yet opened."""
     params = dict(params or {})
     if name is not None:
         if sql is not None:
@@ -28,13 +46,12 @@ def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -
         sql = q.sql
     else:
         bound = params
-    check_sql(sql)
-    return sql, bound
+    return Prepared(check_sql(sql), bound)
 
 
 def needs_events(sql: str | None = None, name: str | None = None) -> bool:
     """Whether a query reads the decoded event views (events, battles), whose set-up is a pass
-    over every battle's shape: a caller keeping a session open knows which one to keep."""
+    over every battle's shape."""
     return reads_event_views(named_query(name).sql if name is not None else sql or "")
 
 
@@ -47,20 +64,24 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     session, with the event views when the query reads them), the query runs in a cursor of it
     instead of a session of its own, so a server pays the views' set-up once. Close the Result
     when done."""
-    sql, bound = _prepare(sql, name, params)
-    log_views = log_views_read(sql)
-    events = bool(log_views & EVENT_VIEW_NAMES)
+    return open_prepared(root, prepare(sql, name, params), allow_read, session)
+
+
+def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Session | None = None) -> Result:
+    """open_query of a query already prepared (`prepare`), which a caller that chooses the
+    session by it (Prepared.events) has parsed once already."""
+    checked, bound = query.checked, query.params
     if session is not None:
-        if events and not session.events:
+        if checked.events and not session.events:
             raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
         session = session.cursor()
     else:
-        session = schema_session(events) if root is None else connect(root, events, allow_read)
+        session = schema_session(checked.events) if root is None else connect(root, checked.events, allow_read)
     try:
-        relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
+        relation = session.con.sql(checked.sql, params=bound) if bound else session.con.sql(checked.sql)
     except duckdb.CatalogException as err:
         session.close()
-        if session.no_events and log_views:  # the log it does not store
+        if session.no_events and checked.log_views:  # the log it does not store
             raise QueryError(session.no_events) from None
         raise sql_error(err) from None
     except duckdb.Error as err:
@@ -72,8 +93,7 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     if relation is None:  # cannot happen for the statements check_sql lets through
         session.close()
         raise QueryError("the statement returns no result")
-    explain = statement_type(parse_statements(sql)[0]) == ST.EXPLAIN
-    return Result(session, relation, explain, session.partial_log if log_views else None)
+    return Result(session, relation, checked.explain, session.partial_log if checked.log_views else None)
 
 
 def describe(root, sql: str | None = None, name: str | None = None,

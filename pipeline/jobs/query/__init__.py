@@ -21,6 +21,7 @@ __all__ = [
     "run", "open_query", "open_prepared", "prepare", "Prepared", "describe", "needs_events",
     "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
     "check_sql", "Checked", "check_statement", "parse_statements",
-    "EVENT_VIEWS", "log_views", "log_views_read", "parse_tree", "reads_event_views", "reads_log", "tables_named", "Session", "connect", "events_sql", "schema_session",
+    "EVENT_VIEWS", "log_views", "log_views_read", "parse_tree", "reads_event_views", "reads_log", "tables_named",
+    "Session", "connect", "events_sql", "schema_session",
     "BATCH_ROWS", "Result",
 ]

@@ -1,8 +1,8 @@
 """A `generate` run as a command line asks for it (GenerateArgs): rule sets from variant names,
 OPTION=VALUE options and rule files; each seat's policy from SEAT=POLICY; the executor; the
 dataset's default place. Every argument is checked before anything is touched
-(generate_request). The run, when Ctrl-C or
-a failing disk stops it, says what is left and how to finish; the sizes of the files it wrote.
+(generate_request). The run, when Ctrl-C or a failing disk stops it, says what is left and how
+to finish; the sizes of the files it wrote.
 """
 
 from __future__ import annotations

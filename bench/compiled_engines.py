@@ -168,7 +168,7 @@ def warm_times() -> None:
     """Wall seconds of a first run's compile (log.warm, with its helper process), build by
     build (an engine, with or without positions), each in a fresh process with an empty numba
     cache: what log.warm.compile_estimate announces (each family's Warm.seconds)."""
-    from pipeline.log.warm import all_builds
+    from pipeline.engines.compiled.jit.warm import all_builds
 
     code = """
 import sys, time
@@ -210,7 +210,7 @@ for name, stage in (("add_llvm_module", "function passes"), ("_optimize_final_mo
                     ("_finalize_final_module", "machine code")):
     timed(name, stage)
 from pipeline.engines.choice import ENGINES
-from pipeline.log.warm import compile_steps_of, warm_rules
+from pipeline.engines.compiled.jit.warm import compile_steps_of, warm_rules
 from pipeline.model.rules import build_rules
 build = (sys.argv[1], sys.argv[2] == "True")
 start = time.process_time()
@@ -234,7 +234,7 @@ for d in [d for group in module.STEPS for d in group] + [module.play_game, modul
         print(f"  {name}: numba's passes {total:.2f} s (" + ", ".join(f"{n} {t:.2f}" for t, n in top)
               + f"); LLVM {stages}")
 """
-    from pipeline.log.warm import all_builds
+    from pipeline.engines.compiled.jit.warm import all_builds
 
     if positions is None:
         positions = (engine, False) not in all_builds()

@@ -181,7 +181,8 @@ def assert_the_reference_plays_everything_when_asked(monkeypatch, variant: str) 
 
 
 def build_id(build) -> str:
-    """A test id for a build of a compiled engine (log.warm.all_builds): family, with positions or not."""
+    """A test id for a build of a compiled engine (engines.compiled.jit.warm.all_builds): family,
+    with positions or not."""
     return build[0] + ("-positions" if build[1] else "")
 
 

@@ -15,6 +15,7 @@ from pipeline.jobs.generate import Plan, generate
 from pipeline.golden import golden_dir, golden_text
 from pipeline.log.ledger import ledger_for
 from pipeline.jobs.replay import load_game
+from pipeline.storage.dataset import Dataset
 from pipeline.model.rng import game_seed
 from pipeline.model.rules import build_rules
 from pipeline.jobs.validate import validate
@@ -91,8 +92,9 @@ def test_dataset_round_trip(tmp_path, variant):
     """Generate, write, read back, replay from the file, regenerate: identical."""
     rules = build_rules(variant)
     generate(tmp_path / "d", [Plan(rules, 12)], seed=5, shard_size=5)
+    ds = Dataset.open(tmp_path / "d")
     for game_id in (0, 7, 11):
-        entry, record, log = load_game(tmp_path / "d", game_id)
+        entry, record, log = load_game(ds, game_id)
         events, summary, _ = play_game(rules, game_seed(5, game_id))
         assert log == events
         assert replay_log(entry.rules, log) == summary

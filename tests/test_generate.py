@@ -325,12 +325,12 @@ def test_ctrl_c_inside_a_deferred_block_takes_effect_at_its_end():
 
 def test_resume_with_other_arguments_names_each_difference(tmp_path):
     from pipeline.jobs.generate import plan_entries
-    from pipeline.storage.journal import Journal
+    from pipeline.jobs.resume import RunJournal
 
     root = tmp_path / "d"
     generate(root, plans(), seed=1, shard_size=20)
     (root / "manifest.json").unlink()  # as if killed before the manifest, journal and all
-    journal = Journal(root)
+    journal = RunJournal(root)
     journal.dir.mkdir()
     entries = plan_entries(plans(), 1, 20)
     journal.check_plan({"seed": 1, "shard_size": 20, "rule_sets": [e.model_dump(mode="json") for e in entries],

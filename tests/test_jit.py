@@ -1,6 +1,7 @@
-"""pipeline/engines/compiled/jit.py: the engines compile at LLVM's -O1, the encoder and checks at
-numba's default, and numba's setting is left as it was found; the games' steps (jit.borrowing)
-have no wrapper for Python to call them through, and the entry points Python calls keep theirs."""
+"""pipeline/engines/compiled/jit/compiler.py: the engines compile at LLVM's -O1, the encoder and
+checks at numba's default, and numba's setting is left as it was found; the games' steps
+(jit.borrowing) have no wrapper for Python to call them through, and the entry points Python
+calls keep theirs."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from pipeline.engines.compiled import loop, moves  # noqa: E402
 from pipeline.engines.steal import compiled as steal  # noqa: E402
 from pipeline.engines.table import battle  # noqa: E402
 from pipeline.engines.table import compiled as table  # noqa: E402
-from pipeline.engines.compiled.jit import QUICK_OPT, LinkedCompiler, QuickCompiler, njit, optimising  # noqa: E402
+from pipeline.engines.compiled.jit.compiler import (  # noqa: E402
+    QUICK_OPT, LinkedCompiler, QuickCompiler, njit, optimising,
+)
 from pipeline.log import compiled_codec, invariants  # noqa: E402
-from pipeline.log.warm import all_builds, warm_rules  # noqa: E402
+from pipeline.engines.compiled.jit.warm import all_builds, warm_rules  # noqa: E402
 from compiledkit import build_id  # noqa: E402
 
 
@@ -117,7 +120,7 @@ def test_steps_have_no_python_wrapper_and_the_entries_do(build):
     """Only compiled code calls a step, so numba builds no wrapper for Python to call it through
     (building them was a quarter of the steps' compile); play_games and the encoder's pass,
     which Python calls, keep theirs."""
-    from pipeline.engines.compiled.state import called, compile_steps, with_parts
+    from pipeline.engines.compiled.jit.warm import called, compile_steps, with_parts
     from pipeline.log.compiled_codec import encode_pass
     from pipeline.engines.choice import ENGINES
     from pipeline.log.warm import warm

@@ -1,4 +1,4 @@
-"""pipeline/engines/compiled/linking.py: a game's steps are compiled into LLVM IR for their
+"""pipeline/engines/compiled/jit/linking.py: a game's steps are compiled into LLVM IR for their
 callers to link, with no machine code of their own; numba's cache keeps and gives back that IR;
 the code that links them computes what it did."""
 
@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("numba")
 
 from rulekit import run_fresh  # noqa: E402
-from pipeline.engines.compiled import linking  # noqa: E402
+from pipeline.engines.compiled.jit import linking  # noqa: E402
 
 # A module of two steps and the entry points that call them, as an engine is built: compiled
 # in a fresh process (numba caches a function of a file only), run with a cache directory.

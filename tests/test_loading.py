@@ -1,5 +1,6 @@
-"""pipeline/engines/compiled/loading.py: machine code read from numba's cache runs without numba
-importing its typing and lowering rules first, and a compile after such a load still finds them."""
+"""pipeline/engines/compiled/jit/loading.py: machine code read from numba's cache runs without
+numba importing its typing and lowering rules first, and a compile after such a load still finds
+them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 pytest.importorskip("numba")
 
 from rulekit import run_fresh  # noqa: E402
-from pipeline.engines.compiled import loading  # noqa: E402
+from pipeline.engines.compiled.jit import loading  # noqa: E402
 from pipeline.engines.compiled.jit import njit  # noqa: E402
 
 # A cached function that allocates and returns an array (so its code needs numba's runtime), and

@@ -12,7 +12,7 @@ from pipeline.errors import QueryError, RulesError
 from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.jobs.materialize import materialize
 from pipeline.jobs.query import run
-from pipeline.jobs.request import generate_request
+from pipeline.jobs.request import GenerateArgs, generate_request
 from pipeline.jobs.validate import validate
 from pipeline.model.rules import build_rules
 
@@ -57,8 +57,8 @@ def test_a_choice_of_no_game_and_arguments_that_do_not_go_with_from_are_refused(
     with pytest.raises(QueryError, match="no game of .* matches `where`"):
         materialize(tmp_path / "g", "battles < 0", tmp_path / "m")
     with pytest.raises(RulesError, match="give none of `games`"):
-        generate_request(source=tmp_path / "g", where="true", games=3, out=tmp_path / "m")
+        generate_request(GenerateArgs(source=tmp_path / "g", where="true", games=3, out=tmp_path / "m"))
     with pytest.raises(RulesError, match="needs `where`"):
-        generate_request(source=tmp_path / "g", out=tmp_path / "m")
+        generate_request(GenerateArgs(source=tmp_path / "g", out=tmp_path / "m"))
     with pytest.raises(QueryError):
         materialize(tmp_path / "g", "true); DROP TABLE games; (true", tmp_path / "m")

@@ -18,7 +18,7 @@ from clikit import error_lines
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run
 from pipeline.jobs.replay import as_json, render_text, replay_game
-from pipeline.jobs.request import generate_request
+from pipeline.jobs.request import GenerateArgs, generate_request
 from pipeline.errors import RulesError
 from pipeline.model.rules import build_rules, load_rules_file, read_rules_file
 from pipeline.model.names import rule_set_names
@@ -86,10 +86,10 @@ def root(tmp_path_factory) -> Path:
     rules_file = folder / "mine.toml"
     rules_file.write_text('variant = "classic"\nname = "fixed order"\npickup = "table_order"\nmax_battles = 500\n')
     out = folder / "ds"
-    request = generate_request(variants=["classic", "jokers"], names=["base", "with jokers"], games=6, out=out,
-                               seed=5)
+    request = generate_request(GenerateArgs(variants=["classic", "jokers"], names=["base", "with jokers"], games=6,
+                                            out=out, seed=5))
     request.run()
-    generate_request(rule_files=[rules_file], games=6, out=out, append=True).run()
+    generate_request(GenerateArgs(rule_files=[rules_file], games=6, out=out, append=True)).run()
     generate(out, [Plan(build_rules("classic", {"war_down": "1"}), 6)], append=True)
     return out
 
@@ -148,7 +148,7 @@ def test_the_name_flag(root, tmp_path):
 
 def test_a_materialized_dataset_keeps_the_names(root, tmp_path):
     out = tmp_path / "some"
-    generate_request(source=root, where="game_id // 1000000000 = 2", out=out).run()
+    generate_request(GenerateArgs(source=root, where="game_id // 1000000000 = 2", out=out)).run()
     assert [e.name for e in Dataset.open(out).manifest.rule_sets] == ["fixed order"]
 
 
@@ -157,7 +157,7 @@ def test_the_old_fixture_is_untouched_by_names(tmp_path):
     name and read by their labels."""
     ds = tmp_path / "old"
     shutil.copytree(OLD_DATASET, ds)
-    generate_request(variants=["jokers"], names=["J"], games=4, out=ds, append=True).run()
+    generate_request(GenerateArgs(variants=["jokers"], names=["J"], games=4, out=ds, append=True)).run()
     rows = run(ds, sql="SELECT DISTINCT rule_set FROM rules ORDER BY rule_set").to_pylist()
     assert [r["rule_set"] for r in rows] == ["J", "classic", "steal"]
     assert json.loads((ds / "manifest.json").read_text())["rule_sets"][0].get("name") is None

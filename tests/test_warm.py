@@ -1,8 +1,9 @@
-"""A first run (pipeline/log/warm.py): the compile estimate read from numba's cache, the build
-(with or without positions) each rule set names, each step compiled once and for numbers, never
-for a literal, shared between this process and a helper (forked on Linux, a new Python when
-this process has another thread) that an interrupt stops, the checks claimed by one process,
-this process waiting for the helper's steps, and `war generate` saying it compiles."""
+"""A first run (pipeline/log/warm.py, its mechanism in pipeline/engines/compiled/jit/warm.py):
+the compile estimate read from numba's cache, the build (with or without positions) each rule
+set names, each step compiled once and for numbers, never for a literal, shared between this
+process and a helper (forked on Linux, a new Python when this process has another thread) that
+an interrupt stops, the checks claimed by one process, this process waiting for the helper's
+steps, and `war generate` saying it compiles."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ pytest.importorskip("numba")
 
 from compiledkit import build_id  # noqa: E402
 from pipeline.engines.choice import ENGINES  # noqa: E402
-from pipeline.log.warm import all_builds, warm_rules  # noqa: E402
+from pipeline.engines.compiled.jit.warm import all_builds, warm_rules  # noqa: E402
 from pipeline.model.rules import build_rules  # noqa: E402
 
 
@@ -40,7 +41,7 @@ def test_each_rule_set_names_the_build_that_plays_it():
     """A game keeps positions only when its rules can repeat one (a fixed pickup order), and
     Arneson's War always: warm compiles the build a run's rule sets name, and its tiny game is
     played by that build."""
-    from pipeline.log.warm import engines_for
+    from pipeline.engines.compiled.jit.warm import engines_for
 
     builds = {("classic", ()): ("table", False), ("classic", (("pickup", "pooled"),)): ("table", False),
               ("classic", (("pickup", "winner_first"),)): ("table", True),
@@ -81,15 +82,15 @@ def for_literals():
 FIRST_RUN = FOR_LITERALS + """
 import json, sys, threading, time
 import pipeline.log.warm as shard
-from pipeline.engines.compiled.state import called, step_types, with_parts
+from pipeline.engines.compiled.jit.warm import all_builds, called, step_types, warm_rules, with_parts
 from pipeline.engines.choice import ENGINES
-from pipeline.log.warm import all_builds, compile_estimate, warm, warm_rules
+from pipeline.log.warm import compile_estimate, warm
 from pipeline.model.rules import build_rules
 build = (sys.argv[1], sys.argv[2] == "True")
 helpers = []
 class Seen(shard.Helper):
-    def __init__(self, engines, validation):
-        super().__init__(engines, validation)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         helpers.append("forked" if self.pid else "new python")
 shard.Helper = Seen
 if sys.argv[3:] == ["thread"]:
@@ -154,7 +155,8 @@ def test_the_helpers_share_of_a_first_run_compiles_nothing_for_a_literal(tmp_pat
 
     code = FOR_LITERALS + f"""
 import json, os
-from pipeline.log.warm import all_builds, compile_in_helper
+from pipeline.engines.compiled.jit.warm import all_builds
+from pipeline.log.warm import compile_in_helper
 compile_in_helper(sorted(all_builds()), {str(tmp_path / "checks")!r}, open(os.devnull, "w"))
 print(json.dumps(for_literals()))
 """
@@ -168,8 +170,8 @@ import os, sys
 import pipeline.log.warm as shard
 helpers = []
 class Seen(shard.Helper):
-    def __init__(self, engines, validation):
-        super().__init__(engines, validation)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         helpers.append(self)
 def interrupted(self):
     raise KeyboardInterrupt
@@ -203,7 +205,7 @@ def test_a_first_run_interrupted_stops_its_helper(tmp_path):
 def test_the_checks_are_claimed_by_one_process(tmp_path):
     """A first run's two processes claim the checks' compile through one file: the first to come
     compiles them, the other finds the claim taken."""
-    from pipeline.log.warm import claimed
+    from pipeline.engines.compiled.jit.warm import claimed
 
     claim = str(tmp_path / "checks")
     assert claimed(claim) and not claimed(claim) and not claimed(claim)
@@ -216,7 +218,7 @@ def test_this_process_waits_for_the_helpers_step_as_long_as_the_helper_may_say_i
     failed: this process then compiles the step itself)."""
     import io
 
-    from pipeline.log.warm import STEPS_DONE, Helper
+    from pipeline.engines.compiled.jit.warm import STEPS_DONE, Helper
 
     def helper(said: str) -> Helper:
         h = Helper.__new__(Helper)

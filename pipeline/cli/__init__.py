@@ -1,7 +1,8 @@
 """The `war` command: parses arguments, calls the library, prints. One module per command family;
 `app.py` holds the typer app and the one error boundary (`main`).
 
-Every module reaches the library only through its face, `import pipeline` (errors included);
+Every module reaches the library only through its face, `import pipeline` (errors included),
+and pipeline.frontend, what only the command needs of it (its checks, its error boundary);
 pyproject.toml's import-linter contracts hold it to that. The face imports a name when it is
 first used, and rich's progress bar is imported inside the function that draws it, so
 `war --help` imports no pyarrow, duckdb, pydantic or numba and stays fast.
@@ -48,12 +49,12 @@ def main(argv: list[str] | None = None) -> None:
     """The console script (app.main, the one error boundary). The command modules are imported
     here, inside a guard, not when this package is: a Ctrl-C during those imports (typer, rich,
     the face) is then exit 130 and one line too, instead of a traceback."""
-    import pipeline
+    from pipeline import frontend
 
-    with pipeline.ctrl_c_latch():  # a Ctrl-C that a library swallows is not lost
+    with frontend.ctrl_c_latch():  # a Ctrl-C that a library swallows is not lost
         try:
             module = _load()
-            pipeline.raise_lost_ctrl_c()
+            frontend.raise_lost_ctrl_c()
         except KeyboardInterrupt:
             sys.stderr.write("error: interrupted\n")
             from .app import interrupt_handled

@@ -25,6 +25,7 @@ except ImportError:  # older typer runs on click itself
     from click import exceptions as click_errors
 
 import pipeline as war
+from pipeline import frontend
 
 # rich_markup_mode=None: click's plain help, where `[default: ...]` in a help text stays text and
 # flags show no `<bool>` type.
@@ -164,10 +165,10 @@ def refuse_output(output, overwrite: bool, error: type[war.WarError]) -> None:
     --overwrite (`error`: the command's kind of error), nor inside a dataset's own files."""
     if output is None:
         return
-    war.check_output(output)
+    frontend.check_output(output)
     if output.is_dir():
         raise error(f"{str(output)!r} is a folder; give a file name")
-    if output.exists() and not overwrite and not war.is_stream(output):
+    if output.exists() and not overwrite and not frontend.is_stream(output):
         raise error(f"{output} exists (use --overwrite to replace it)")
 
 
@@ -262,7 +263,7 @@ def interrupt_handled() -> None:
     exec() of a string (dataclasses and namedtuples make their methods so, while modules
     import) sets CPython's _Py_UnhandledKeyboardInterrupt, which is never cleared: the process
     then ends by SIGINT (exit -2) whatever the boundary decided. Clearing it keeps exit 130.
-    Then the library's other threads are stopped (war.wind_down), which would otherwise abort
+    Then the library's other threads are stopped (frontend.wind_down), which would otherwise abort
     the interpreter's shutdown from inside DuckDB."""
     import ctypes
 
@@ -270,7 +271,7 @@ def interrupt_handled() -> None:
         ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
     except (AttributeError, ValueError, OSError):  # not CPython, or a CPython without the flag
         pass
-    war.wind_down()
+    frontend.wind_down()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -282,7 +283,7 @@ def main(argv: list[str] | None = None) -> None:
     except war.WarError as err:
         say_error(f"error: {err.spoken(flag)}")
         code = err.exit_code
-        if war.interrupted(err):
+        if frontend.interrupted(err):
             interrupt_handled()
     except click_errors.UsageError as err:
         say_error(f"error: {_usage(err)}")
@@ -294,7 +295,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr = open(os.devnull, "w")
         code = 0
     except OSError as err:
-        fault = war.storage_error(err, doing="access")
+        fault = frontend.storage_error(err, doing="access")
         say_error(f"error: {fault}")
         code = fault.exit_code
     except BaseException as err:  # the last line of defence: no traceback for a user
@@ -302,7 +303,7 @@ def main(argv: list[str] | None = None) -> None:
             raise
         # a library's failure after a Ctrl-C is the Ctrl-C's: pydantic-core, building a model's
         # schema while a module imports, says it as a SchemaError with no cause to follow
-        if war.interrupted(err) or war.ctrl_c_pressed():
+        if frontend.interrupted(err) or frontend.ctrl_c_pressed():
             say_error("error: interrupted")
             interrupt_handled()
             code = 130

@@ -48,11 +48,12 @@ def generate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Generate a dataset of seeded games into Parquet."""
-    request = war.generate_request(
-        variants=variant, options=set_, rule_files=rules_file, games=games, deals=deals, policies=policy,
-        tournament=tournament, seed=seed, out=out, workers=workers, shard_size=shard_size, overwrite=overwrite,
-        append=append, resume=resume, executor=executor, scheduler=scheduler, all_deals=all_deals, log=log.value,
-        source=from_, where=where, wait=wait, discard=discard, names=name, deal_range=deal_range, keep=keep)
+    request = war.generate_request(war.GenerateArgs(
+        variants=variant, options=set_, rule_files=rules_file, names=name, games=games, deals=deals,
+        all_deals=all_deals, policies=policy, tournament=tournament, log=log.value, source=from_, where=where,
+        seed=seed, out=out, overwrite=overwrite, append=append, resume=resume, wait=wait, discard=discard,
+        workers=workers, shard_size=shard_size, executor=executor, scheduler=scheduler, deal_range=deal_range,
+        keep=keep))
     if request.discard:
         done = request.run_discard()
         what = "append" if done.append else "run"

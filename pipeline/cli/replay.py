@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 import pipeline as war
+from pipeline import frontend
 
 from .app import app, choices, refuse_output, say_error
 
@@ -32,7 +33,7 @@ def replay(
     if fmt is ReplayFormat.html and (battle is not None or battles or wars or follow):
         raise war.UsageError("--format html shows the whole game (open it at a battle with #battle=N); "
                              "--battle, --battles, --wars and --follow are for text and json")
-    span = war.parse_range(battles) if battles is not None else None
+    span = frontend.parse_range(battles) if battles is not None else None
     rp = war.replay_game(dataset, game)
     warning = rp.disagreement()
     if warning:
@@ -44,4 +45,4 @@ def replay(
     if output is None:
         typer.echo(text)
     else:
-        war.write_file(output, (text + "\n").encode())
+        frontend.write_file(output, (text + "\n").encode())

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 import pipeline as war
+from pipeline import frontend
 
 from .app import app, choices, plural, prepare_engine, progress
 
@@ -33,11 +34,11 @@ def search(
 ) -> None:
     """Look for record deals (the longest game that ends, or a cycle) by random deals and local
     search, and write them as a dataset that replays and validates."""
-    rules = war.rule_set(variant, set_, rules_file)
+    rules = frontend.rule_set(variant, set_, rules_file)
     if rounds is None and seconds is None:
         rounds = 200
-    war.check_search(rules, goal.value, rounds, seconds, searchers, keep, workers, scheduler, seed)
-    war.check_records_out(out, overwrite)
+    frontend.check_search(rules, goal.value, rounds, seconds, searchers, keep, workers, scheduler, seed)
+    frontend.check_records_out(out, overwrite)
     prepare_engine([rules])
     start = time.perf_counter()
     with progress(searchers * rounds if rounds else 0, "searching", quiet or rounds is None) as tick:

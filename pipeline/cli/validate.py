@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 import pipeline as war
+from pipeline import frontend
 
 from .app import app, prepare_engine, progress
 
@@ -20,7 +21,7 @@ def validate(
     """Check a dataset: manifest, checksums, schema, every game's cards, rules and regeneration."""
     if show < 0:
         raise war.DatasetError(f"--show must be at least 0, got {show}")
-    war.check_validate_workers(workers)
+    frontend.check_validate_workers(workers)
 
     rule_sets = war.open_dataset(dataset, check_paths=False).manifest.rule_sets
     total = sum(e.games for e in rule_sets)

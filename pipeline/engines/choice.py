@@ -80,15 +80,17 @@ def compiled_engine(rules: RuleSet, policies=()) -> ModuleType | None:
     return engine if engine.fits(rules, policies) else None
 
 
-def open_duel_plays(rules: RuleSet, deals=None, policies=(), seeds=None, events: bool = True) -> bool:
+def open_duel_plays(rules: RuleSet, deals=None, policies=(), seeds=None, events: bool = True,
+                    engine: ModuleType | None = None) -> bool:
     """Whether the two-seat open-play engine (table.open_duel) gives these games' rows: games whose
     events are not kept, shuffled from their seeds or every deal of the deck, of a rule set it
-    plays, where the compiled engine plays them too (which it stands in for)."""
+    plays, where the compiled engine plays them too (which it stands in for; `engine`, the one
+    chosen already, when the caller has chosen)."""
     from ..model.all_deals import AllDeals
     from .table import open_duel
 
     return (not events and seeds is None and not policies and (deals is None or isinstance(deals, AllDeals))
-            and open_duel.fits(rules) and compiled_engine(rules, policies) is not None)
+            and open_duel.fits(rules) and (engine or compiled_engine(rules, policies)) is not None)
 
 
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:

@@ -26,11 +26,12 @@ from ..model.schema import (
 )
 from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
-from ..storage.journal import DEFAULT_SHARD_SIZE, GAMES_ONLY_SHARD_SIZE, WORK_DIR, Journal, finished, record_shard
+from ..storage.journal import WORK_DIR, finished, record_shard
 from ..storage.location import is_remote, location
 from .counts import check_keep, count_shard_size, counted_range, run_count_shard, summed_counts
 from .parallel import check_workers, dask_client, interrupts_deferred, run_tasks, run_tasks_dask
 from .place import prepare_output, refuse_inside_dataset, roll_back, swap_in
+from .resume import DEFAULT_SHARD_SIZE, GAMES_ONLY_SHARD_SIZE, RunJournal
 
 DEFAULT_GAMES = 1000
 MAX_GAMES = GAME_ID_STRIDE  # game_id = ordinal x GAME_ID_STRIDE + game_index must stay unique
@@ -311,7 +312,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
             target = root
         else:
             target = prepare_output(root, overwrite)
-        journal = Journal(target)
+        journal = RunJournal(target)
         journal.acquire(resume, wait=wait if append else 0.0, on_wait=on_wait)
         kept_sets: list[RuleSetEntry] = []
         kept_files: list[DataFile] = []
@@ -355,7 +356,7 @@ def _check_resumable(root) -> None:
     journal is an interrupted append (resumed with `append`), or the leftover of a run killed
     after its manifest (removed here, being nobody's work)."""
     if (root / MANIFEST).exists():
-        journal = Journal(root)
+        journal = RunJournal(root)
         if journal.exists():
             if journal.writing():
                 journal.refuse()
@@ -372,7 +373,7 @@ def _check_append_resumable(root, plans: list[Plan]) -> None:
     """`append` with `resume` after an append killed once its manifest was written: its journal
     (a dead lock, or a finished plan) is removed, and a run whose rule sets are all in the
     dataset already is said to be finished rather than refused as a rule set given twice."""
-    journal = Journal(root)
+    journal = RunJournal(root)
     if not journal.exists() or journal.writing() or (journal.has_plan() and not finished(journal.plan(), root)):
         return
     journal.clear_if_stale()
@@ -407,7 +408,7 @@ def _appended_to(root, plans: list[Plan], seed: int | None):
     return seed, kept, existing.files, first_part, existing.schema_version
 
 
-def _generate(target, journal: Journal, plans, seed, workers, shard_size, progress, resume,
+def _generate(target, journal: RunJournal, plans, seed, workers, shard_size, progress, resume,
               client, kept_sets, kept_files, first_part, version: int = SCHEMA_VERSION) -> Manifest:
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
     entries = plan_entries(plans, seed, shard_size, first_ordinal)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterable, Sequence
 
 from ..errors import DatasetError, handles_ctrl_c
-from ..log.warm import die_with_parent
+from ..engines.compiled.jit.warm import die_with_parent
 
 _queue = None
 MAX_WORKERS = 256

@@ -22,6 +22,7 @@ from ..storage.dataset import MANIFEST, WORK_DIR, Dataset, inside_dataset, part_
 from ..storage.files import make_folder, remove_tree
 from ..storage.journal import Journal, process_alive
 from ..storage.location import glob_literal, is_remote, real_path
+from .resume import RunJournal
 
 OWN_FOLDERS = ("games", "events", "deals", "seeds", "counts", "count_shards")
 PART_FOLDERS = ("games", "events", "counts", "count_shards")
@@ -135,13 +136,17 @@ def check_new_output(root, overwrite: bool) -> bool:
     to replace, False when `root` is new or empty. For a command that works long before it
     writes (war search), so that a refusal comes before the work."""
     refuse_inside_dataset(root)
-    root = real_place(root)
+    return _replaces(real_place(root), overwrite)
+
+
+def _replaces(root, overwrite: bool) -> bool:
+    """check_new_output of the folder `root` names (real_place), not inside a dataset's own files."""
     if root.exists() and not root.is_dir():
         raise DatasetError(f"output {str(root)!r} is a file, not a folder")
     if not (root.exists() and any(root.iterdir())):
         return False
     if (root / WORK_DIR).exists():
-        journal = Journal(root)
+        journal = RunJournal(root)
         if journal.writing() or (not overwrite and (journal.has_plan() or not (root / MANIFEST).exists())):
             journal.refuse()
     if not overwrite:
@@ -162,13 +167,15 @@ def check_new_output(root, overwrite: bool) -> bool:
 def prepare_output(root, overwrite: bool):
     """Where to write: the folder itself when it is new or empty, or a staging folder beside it
     that replaces it only once complete (`overwrite`), so the old data survives a failure.
+    Checked as check_new_output checks it, but for the refusal inside a dataset's own files,
+    which generate has said before it reached a Dask cluster (refuse_inside_dataset).
 
     An object store has no folder to swap in: there `overwrite` removes the old dataset, its
     manifest first, and writes the new one in its place; a failure then leaves an unfinished
     dataset that `resume` finishes, never a mix of old and new files under a manifest."""
     root = real_place(root)
     sweep_staging(root)
-    if check_new_output(root, overwrite):
+    if _replaces(root, overwrite):
         if is_remote(root):
             (root / MANIFEST).unlink(missing_ok=True)
             remove_tree(root)
@@ -260,7 +267,7 @@ def discard(out) -> Discarded:
     refuse_inside_dataset(root)
     if not (root / WORK_DIR).exists():
         raise DatasetError(f"nothing to discard in {str(root)!r}: no interrupted run there", params=("discard",))
-    journal = Journal(root)
+    journal = RunJournal(root)
     journal.acquire(resume=True)
     try:
         append = (root / MANIFEST).exists()

@@ -88,11 +88,10 @@ class GameReplay:
                 + "; ".join(self.disagreements))
 
 
-def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
+def load_game(ds: Dataset, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
     """A game's rule set, record and log, reading only the row groups that hold it. A game whose
     log was not stored (`--log games`) is played again from its seed and deal: its log is the
     regenerated one, which build_replay checks against its games row as it checks a stored one."""
-    ds = Dataset.open(root)
     entry, games_file, events_file = ds.locate(game_id)
     rows = read_rows_of(ds.root / games_file.path, "game_id", game_id).to_pylist()
     if events_file is None:
@@ -112,8 +111,13 @@ def load_game(root, game_id: int) -> tuple[RuleSetEntry, dict, list[Event]]:
 
 
 def replay_game(root, game_id: int) -> GameReplay:
-    entry, record, log = load_game(root, game_id)
+    """Game `game_id` of the dataset at `root` (a folder or a URI) rebuilt from its log, checked
+    against the engine event by event (LogMismatch if it breaks the rules): its record (a dict
+    of the games row), its deal, every battle's events and piles, and `disagreements`, where the
+    games row differs from what the log makes of the game. The dataset is opened once.
+    GameNotFound when it holds no such game."""
     ds = Dataset.open(root)
+    entry, record, log = load_game(ds, game_id)
     rp = build_replay(entry, record, log, seed=ds.game_seed(entry, game_id - entry.ordinal * GAME_ID_STRIDE))
     rp.rule_set = rule_set_names(ds.manifest.rule_sets)[entry.ordinal]
     rp.source = source_of(ds, entry, game_id)

@@ -1,7 +1,8 @@
-"""A `generate` run as a command line asks for it: rule sets from variant names, OPTION=VALUE
-options and rule files; each seat's policy from SEAT=POLICY; the executor; the dataset's
-default place. Every argument is checked before anything is touched. The run, when Ctrl-C or
-a failing disk stops it, says what is left and how to finish; the sizes of the files it wrote.
+"""A `generate` run as a command line asks for it (GenerateArgs): rule sets from variant names,
+OPTION=VALUE options and rule files; each seat's policy from SEAT=POLICY; the executor; the
+dataset's default place. Every argument is checked before anything is touched
+(generate_request). The run, when Ctrl-C or a failing disk stops it, says what is left and how
+to finish; the sizes of the files it wrote.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..engines.policies import parse_seating
 from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted, storage_error
 from ..model.rules import build_rules, check_name, load_rules_file, parse_sets, read_rules_file
 from ..model.schema import Manifest, RuleSet
-from ..storage.journal import WORK_DIR
+from ..storage.dataset import WORK_DIR
 from ..storage.location import StorePath, location
 from .generate import (
     DEFAULT_SHARD_SIZE, DEFAULT_WAIT, Plan, check_arguments, check_wait, default_shard_size, generate, make_plans,
@@ -113,6 +114,64 @@ def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file:
     return build_rules(variant or "classic", parse_sets(list(options)))
 
 
+@dataclass(frozen=True)
+class GenerateArgs:
+    """A run of `generate` as a command line asks for it, unchecked (generate_request checks it).
+
+    What to play: a rule set per name of `variants` with `options` (OPTION=VALUE texts)
+    applied, one per file of `rule_files` (options go in the file), else Classic War with
+    `options`; `names` name the rule sets of `variants` (or the one of `options`), one each, in
+    order (a rule file gives its own, `name = "..."`; a name is not a rule). `games` each, from
+    explicit `deals` (a JSON Lines file) or `all_deals` of the deck; each seat's `policies` as
+    SEAT=POLICY texts, or a `tournament`; `log`, `deal_range` (FIRST:STOP, or a pair) and `keep`
+    as make_plans. Or `source`, a dataset, whose
+    games that `where` chooses are played again with their whole log (jobs.materialize): rule
+    sets, games and seeds then come from the source.
+
+    Where and how: the master `seed`; `out` (by default data/VARIANT-sSEED, the variants joined
+    by dashes; `append` needs it) with `overwrite`, `append` or `resume`; `wait`, how long an
+    append waits for another writer of its dataset; `discard` asks for no games but the
+    roll-back of the interrupted run in `out`, and takes no other argument. `workers`;
+    `shard_size`, games a part file (by default 2,000, or 20,000 where only the games table is
+    stored: generate.default_shard_size); `executor` local (processes) or dask (with the
+    `scheduler` address)."""
+
+    variants: Sequence[str] = ()
+    options: Sequence[str] = ()
+    rule_files: Sequence[str | Path] = ()
+    names: Sequence[str] = ()
+    games: int | None = None
+    deals: str | Path | None = None
+    all_deals: bool = False
+    policies: Sequence[str] = ()
+    tournament: Sequence[str] = ()
+    log: str = "events"
+    source: str | Path | None = None
+    where: str | None = None
+    seed: int | None = None
+    out: str | Path | None = None
+    overwrite: bool = False
+    append: bool = False
+    resume: bool = False
+    wait: float = DEFAULT_WAIT
+    discard: bool = False
+    workers: int = 1
+    shard_size: int | None = None
+    executor: str = "local"
+    scheduler: str | None = None
+    deal_range: str | tuple[int, int] | None = None
+    keep: str | None = None
+
+    def given(self, *names: str) -> list[str]:
+        """Those of the arguments `names` that this run gives (`log` other than events), by
+        the names a message says them with (`from` for `source`)."""
+        return [_SAID.get(name, name) for name in names
+                if (self.log != "events" if name == "log" else getattr(self, name))]
+
+
+_SAID = {"source": "from"}  # an argument that a message names otherwise (the flag --from)
+
+
 def parse_deal_range(text: str | tuple[int, int] | None) -> tuple[int, int] | None:
     """FIRST:STOP (deal numbers, `_` allowed between digits) as a pair; a pair as it is."""
     if text is None or isinstance(text, tuple):
@@ -127,92 +186,74 @@ def parse_deal_range(text: str | tuple[int, int] | None) -> tuple[int, int] | No
                          params=("deal_range",)) from None
 
 
-def generate_request(variants: Sequence[str] = (), options: Sequence[str] = (), rule_files: Sequence[str | Path] = (),
-                     games: int | None = None, deals: str | Path | None = None, policies: Sequence[str] = (),
-                     tournament: Sequence[str] = (), seed: int | None = None, out: str | Path | None = None,
-                     workers: int = 1, shard_size: int | None = None, overwrite: bool = False,
-                     append: bool = False, resume: bool = False, executor: str = "local",
-                     scheduler: str | None = None, all_deals: bool = False, log: str = "events",
-                     source: str | Path | None = None, where: str | None = None, wait: float = DEFAULT_WAIT,
-                     discard: bool = False, names: Sequence[str] = (),
-                     deal_range: str | tuple[int, int] | None = None, keep: str | None = None) -> GenerateRequest:
-    """A run of `generate` from a command line's arguments, each checked before anything is
-    touched: a rule set per name of `variants` with `options` (OPTION=VALUE texts) applied,
-    one per file of `rule_files` (options go in the file), else Classic War with `options`;
-    `policies` as SEAT=POLICY texts (or a `tournament`), as in make_plans; `executor` local
-    (processes) or dask (with the `scheduler` address). `out` defaults to data/VARIANT-sSEED
-    (the variants joined by dashes); `append` needs it. `all_deals`, `log`, `deal_range`
-    (FIRST:STOP, or a pair) and `keep` as make_plans.
-    With `source`, a dataset, the run plays again the games of it that `where` chooses, with
-    their whole log (jobs.materialize): rule sets, games and seeds come from the source.
-    `wait`: how long an append waits for another writer of its dataset. `discard` asks for no
-    games but the roll-back of the interrupted run in `out`, and takes no other argument.
-    `shard_size`: games a part file, by default 2,000, or 20,000 where only the games table is
-    stored (generate.default_shard_size).
-    `names` name the rule sets of `variants` (or the one of `options`), one each, in order; a
-    rule file gives its own (`name = "..."`). A name is what the report and the `rule_set`
-    column show instead of the variant and its options; it is not a rule."""
-    check_wait(wait)
-    if discard:
-        given = [name for name, value in (("variants", variants), ("options", options), ("rule_files", rule_files),
-                                          ("games", games), ("deals", deals), ("policies", policies),
-                                          ("tournament", tournament), ("seed", seed), ("append", append),
-                                          ("resume", resume), ("overwrite", overwrite), ("all_deals", all_deals),
-                                          ("log", log != "events"), ("from", source), ("where", where),
-                                          ("scheduler", scheduler), ("names", names),
-                                          ("deal_range", deal_range), ("keep", keep)) if value]
-        if given or out is None:
+def generate_request(args: GenerateArgs) -> GenerateRequest:
+    """A checked run of `generate` from what a command line asks for (GenerateArgs), each
+    argument checked before anything is touched."""
+    check_wait(args.wait)
+    if args.discard:
+        given = args.given("variants", "options", "rule_files", "games", "deals", "policies", "tournament", "seed",
+                           "append", "resume", "overwrite", "all_deals", "log", "source", "where", "scheduler",
+                           "names", "deal_range", "keep")
+        if given or args.out is None:
             raise RulesError("`discard` rolls back the interrupted run in `out` and takes nothing else"
                              + (": drop " + ", ".join(f"`{n}`" for n in given) if given else ": give `out`"),
                              params=("discard", "out", *given))
-        return GenerateRequest([], location(out), discard=True)
-    if source is not None or where is not None:
-        given = [name for name, value in (("variants", variants), ("options", options), ("rule_files", rule_files),
-                                          ("games", games), ("deals", deals), ("policies", policies),
-                                          ("tournament", tournament), ("seed", seed), ("append", append),
-                                          ("all_deals", all_deals), ("log", log != "events"),
-                                          ("names", names), ("deal_range", deal_range), ("keep", keep)) if value]
-        if given:
-            raise RulesError("`from` takes its rule sets, games and seeds from the source dataset: give none of "
-                             + ", ".join(f"`{n}`" for n in given), params=("from", *given))
-        if source is None or where is None or out is None:
-            raise RulesError("`from` needs `where` (which of its games) and `out` (the new dataset)",
-                             params=("from", "where", "out"))
-        if executor not in EXECUTORS:
-            raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
-        plans, master = materialize_plans(source, where)
-        shard_size = default_shard_size(plans) if shard_size is None else shard_size
-        check_arguments(plans, master, workers, shard_size)
-        return GenerateRequest(plans, location(out), master, workers, shard_size, overwrite, False, resume, scheduler, wait)
-    parsed = parse_sets(list(options))
-    rule_sets = [build_rules(name, parsed) for name in variants]
-    if rule_files and parsed:
+        return GenerateRequest([], location(args.out), discard=True)
+    if args.source is not None or args.where is not None:
+        return _materialize_request(args)
+    parsed = parse_sets(list(args.options))
+    rule_sets = [build_rules(name, parsed) for name in args.variants]
+    if args.rule_files and parsed:
         raise RulesError("`options` applies to `variants`; put options for a `rule_files` file in the file",
                          params=("options", "variants", "rule_files"))
-    if not rule_sets and not rule_files:
+    if not rule_sets and not args.rule_files:
         rule_sets = [build_rules("classic", parsed)]
-    given = [check_name(n) for n in names]
+    given = [check_name(n) for n in args.names]
     if given and len(given) != len(rule_sets):
-        where_ = "; a rule file names its rule set with `name = ...`" if rule_files else ""
+        in_file = "; a rule file names its rule set with `name = ...`" if args.rule_files else ""
         raise RulesError(f"`names` gives {len(given)} name{'s' * (len(given) > 1)} for {len(rule_sets)} "
-                         f"rule set{'s' * (len(rule_sets) != 1)} of `variants`: one each, in order{where_}",
+                         f"rule set{'s' * (len(rule_sets) != 1)} of `variants`: one each, in order{in_file}",
                          params=("names", "variants"))
     given = given or [None] * len(rule_sets)
-    for path in rule_files:
+    for path in args.rule_files:
         rules, name = read_rules_file(path)
         rule_sets.append(rules)
         given.append(name)
-    if executor not in EXECUTORS:
-        raise RulesError(f"`executor` is local or dask, got {executor!r}", params=("executor",))
-    if (executor == "dask") != (scheduler is not None):
+    _check_executor(args)
+    if (args.executor == "dask") != (args.scheduler is not None):
         raise RulesError("`executor` dask needs `scheduler` ADDRESS (and `scheduler` needs `executor` dask)",
                          params=("executor", "scheduler"))
-    plans = make_plans(rule_sets, games, deals, parse_seating(policies), tournament, all_deals, log, given,
-                       parse_deal_range(deal_range), keep)
-    if append and out is None:
+    plans = make_plans(rule_sets, args.games, args.deals, parse_seating(args.policies), args.tournament,
+                       args.all_deals, args.log, given, parse_deal_range(args.deal_range), args.keep)
+    if args.append and args.out is None:
         raise RulesError("`append` needs `out`, the dataset to add to", params=("append", "out"))
-    shard_size = default_shard_size(plans) if shard_size is None else shard_size
-    check_arguments(plans, seed, workers, shard_size)
+    shard_size = default_shard_size(plans) if args.shard_size is None else args.shard_size
+    check_arguments(plans, args.seed, args.workers, shard_size)
+    out = args.out
     if out is None:
-        out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{seed or 0}"
-    return GenerateRequest(plans, location(out), seed, workers, shard_size, overwrite, append, resume, scheduler, wait)
+        out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{args.seed or 0}"
+    return GenerateRequest(plans, location(out), args.seed, args.workers, shard_size, args.overwrite, args.append,
+                           args.resume, args.scheduler, args.wait)
+
+
+def _materialize_request(args: GenerateArgs) -> GenerateRequest:
+    """The run of `source`'s games that `where` chooses (jobs.materialize)."""
+    given = args.given("variants", "options", "rule_files", "games", "deals", "policies", "tournament", "seed",
+                       "append", "all_deals", "log", "names", "deal_range", "keep")
+    if given:
+        raise RulesError("`from` takes its rule sets, games and seeds from the source dataset: give none of "
+                         + ", ".join(f"`{n}`" for n in given), params=("from", *given))
+    if args.source is None or args.where is None or args.out is None:
+        raise RulesError("`from` needs `where` (which of its games) and `out` (the new dataset)",
+                         params=("from", "where", "out"))
+    _check_executor(args)
+    plans, master = materialize_plans(args.source, args.where)
+    shard_size = default_shard_size(plans) if args.shard_size is None else args.shard_size
+    check_arguments(plans, master, args.workers, shard_size)
+    return GenerateRequest(plans, location(args.out), master, args.workers, shard_size, args.overwrite, False,
+                           args.resume, args.scheduler, args.wait)
+
+
+def _check_executor(args: GenerateArgs) -> None:
+    if args.executor not in EXECUTORS:
+        raise RulesError(f"`executor` is local or dask, got {args.executor!r}", params=("executor",))

@@ -22,7 +22,7 @@ from ..engines.game import play_game, replay_log
 from ..errors import LogMismatch, WarError
 from ..log.codec import CodecError, decode
 from ..log.ledger import audit
-from ..engines.choice import compiled_plays
+from ..engines.choice import compiled_engine
 from ..log.batches import compiled_shard
 from ..log.tables import EVENT_SCHEMA, as_version, differing_columns, game_record, game_schema, rows_by_game
 from ..model.all_deals import AllDeals, enumerated_deal
@@ -399,12 +399,13 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
             return False
     elif task.all_deals:
         deals = AllDeals(entry.rules, task.first, task.first + task.games)
-    if not compiled_plays(entry.rules, deals, tuple(entry.policies)):
+    engine = compiled_engine(entry.rules, tuple(entry.policies))  # once a shard
+    if engine is None:
         return False
     ref_events, ref_games, balanced = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
                                                      task.first + task.games, tuple(entry.policies), deals,
                                                      check_balance=True, rules_id=entry.rules_id,
-                                                     events=events_path is not None, seeds=task.seeds)
+                                                     events=events_path is not None, seeds=task.seeds, engine=engine)
     ref_games = as_version(ref_games, version)  # the columns of the dataset's schema version
     if events_path is None:  # no log stored: the games rows, and the regenerated cards' balance
         return balanced and games.equals(ref_games)

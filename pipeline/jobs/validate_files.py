@@ -223,9 +223,10 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
 def unfinished_append(ds: Dataset, report: Report) -> str | None:
     """What to say when the dataset holds the journal of an append: one in progress, or one
     that was interrupted and the command that finishes it; None when there is no journal."""
-    from ..storage.journal import Journal, finished  # only for a dataset that holds a journal
+    from ..storage.journal import finished  # only for a dataset that holds a journal
+    from .resume import RunJournal
 
-    journal = Journal(ds.root)
+    journal = RunJournal(ds.root)
     if not journal.exists():
         return None
     if not journal.writing() and (not journal.has_plan() or finished(journal.plan(), ds.root)):

@@ -36,7 +36,7 @@ def batch_games(rules: RuleSet, workspace: Workspace | None = None) -> int:
 
 def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=(),
                    deals=None, check_balance: bool = False, batch: int | None = None, rules_id: str | None = None,
-                   events: bool = True, seeds=None):
+                   events: bool = True, seeds=None, engine=None):
     """(events table, games table, whether the cards balance) of games start..stop-1 from the
     compiled engine, from `deals` (a Deal a game) when given, played and encoded a batch of
     `batch` games at a time (by default batch_games, asked again before each batch: after the
@@ -45,12 +45,13 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
     without decoding the tables); else the third item is None. `rules_id`: the id the dataset
     gives the rule set (log.tables.game_record). Without `events`, no events table is built: the
     first item is None. `seeds`: each game's own seed, where the games keep those they had in
-    another dataset."""
-    engine = compiled_engine(rules, policies)
+    another dataset. `engine`: the compiled engine that engines.choice chose for these games,
+    when the caller has asked it already (once a shard: the choice reads every option)."""
+    engine = engine or compiled_engine(rules, policies)
     if engine is None:
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     shard = ShardBuilder(rules, ordinal, start, stop, policies, deal_kind(deals), rules_id, events)
-    if not check_balance and open_duel_plays(rules, deals, policies, seeds, events):
+    if not check_balance and open_duel_plays(rules, deals, policies, seeds, events, engine):
         for first in range(start, stop, OPEN_DUEL_BATCH):
             last = min(first + OPEN_DUEL_BATCH, stop)
             shard.add(open_duel.play_arrays(rules, seed, first, last, enumerated=deals is not None)[0])

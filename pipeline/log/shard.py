@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable
 
 
-from ..engines.choice import compiled_plays
+from ..engines.choice import compiled_engine
 from ..engines.game import play_game
 from ..model.deal import Deal
 from ..model.rng import game_seed
@@ -33,8 +33,10 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     dataset gives the rule set (log.tables.game_record). Without `events`, the events table is
     None (a dataset that stores the games table alone). `seeds`: each game's own seed, where the
     games keep those they had in another dataset (else game i's comes from `seed`)."""
-    if compiled_plays(rules, deals, policies):
-        tables = play_range_fast(rules, ordinal, seed, start, stop, policies, deals, rules_id, events, seeds)
+    engine = compiled_engine(rules, policies)  # once a shard: the choice reads every option
+    if engine is not None:
+        tables = compiled_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id,
+                                events=events, seeds=seeds, engine=engine)[:2]
         if tick is not None and stop > start:
             tick(stop - start)
         return tables

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import pyarrow as pa
 
 from ..errors import WarError, interrupted
-from ..jobs.query import Result, Session, connect, needs_events, open_query
+from ..jobs.query import Result, Session, connect, open_prepared, prepare
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.location import is_remote, location
 from .bounds import TIME_LIMIT, Slots
@@ -82,11 +82,10 @@ class Snapshot:
         """A query (ad-hoc SQL or a named query) ready to run in this snapshot's session, within
         the server's bounds (bounds.py): TIME_LIMIT seconds of DuckDB's work a step, and one of
         the server's query slots, held until the result is closed (503 when none frees up)."""
-        events = needs_events(sql, name)
+        query = prepare(sql, name, params)  # parsed once: which session it takes, then what runs
         SLOTS.take()
         try:
-            result = open_query(self.root, sql=sql, name=name, params=params, session=self.session(events),
-                                step_limit=TIME_LIMIT)
+            result = open_prepared(self.root, query, session=self.session(query.events), step_limit=TIME_LIMIT)
         except BaseException:
             SLOTS.give_back()
             raise

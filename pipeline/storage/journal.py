@@ -13,7 +13,6 @@ import fcntl
 import json
 import os
 import secrets
-import shlex
 import socket
 import threading
 import time
@@ -22,11 +21,9 @@ from pathlib import Path
 
 from typing import Callable
 
-from ..engines.game import policy_specs
-from ..errors import DatasetError, RulesError
+from ..errors import DatasetError
 from ..model.inputs import loads_json
-from ..model.rules import build_rules
-from ..model.schema import DataFile, RuleSet
+from ..model.schema import DataFile
 from .dataset import MANIFEST, WORK_DIR
 from .files import atomic_write_bytes, remove_tree
 from .location import is_remote, location
@@ -46,6 +43,8 @@ def process_alive(pid: int) -> bool:
     except (OSError, ValueError, IndexError):
         return True
 
+
+FINISH = "the interrupted war generate command again, with --resume"  # how to finish a run, said generically
 
 _holding: "weakref.WeakSet[Journal]" = weakref.WeakSet()  # journals whose lock's flock this process holds
 
@@ -315,8 +314,10 @@ class Journal:
                            params=("resume", "overwrite", "discard"))
 
     def finish_command(self) -> str:
-        """The command that finishes the interrupted run of this journal (jobs.generate says)."""
-        return finish_command(self.root, self)
+        """How to finish the interrupted run of this journal. Storage knows no command: the
+        generic advice here; the journal of a run of generate says its command from its plan
+        (jobs.resume.RunJournal)."""
+        return FINISH
 
     def writing(self) -> bool:
         """Whether a writer holds this journal's lock now."""
@@ -362,24 +363,14 @@ class Journal:
             if pid != os.getpid() and not process_alive(pid):
                 path.unlink(missing_ok=True)
 
-    def check_plan(self, plan: dict, resume: bool) -> None:
-        """Write the plan, or on resume check that it is the interrupted run's plan."""
+    def plan_text(self) -> str | None:
+        """The plan as its run wrote it; None when the journal holds none."""
         path = self.dir / "plan.json"
-        text = json.dumps(plan, sort_keys=True, indent=1)
-        if resume and path.exists():
-            old = path.read_text(encoding="utf-8")
-            if old != text:
-                try:
-                    differences = plan_differences(loads_json(old), plan)
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    differences = []
-                said = "; ".join(differences) if differences else "the plan differs"
-                raise DatasetError(f"the arguments differ from those of the interrupted run in "
-                                   f"{str(self.root)!r}: {said}; resume with the same arguments",
-                                   params=PLAN_PARAMS)
-            self.planned = True
-            return
-        atomic_write_bytes(path, text.encode(), dataset=True)
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    def write_plan(self, text: str) -> None:
+        """Write the plan of the run that holds the lock (atomically), before any of its shards."""
+        atomic_write_bytes(self.dir / "plan.json", text.encode(), dataset=True)
         self.planned = True
 
     def done(self, part: int) -> list[dict] | None:
@@ -444,12 +435,6 @@ class Journal:
         self._let_go()
 
 
-DEFAULT_SHARD_SIZE = 2000  # games a shard when a run does not say (`war generate --shard-size`)
-# ... when it stores the games table alone: a shard of 2,000 games is 40 KB, and writing a part
-# file cost more than a seventh of a games-only run's time
-GAMES_ONLY_SHARD_SIZE = 20_000
-
-
 def finished(plan: dict | None, root) -> bool:
     """Whether the run of `plan` has finished: every rule set it planned is in the manifest at
     `root` (a run killed between its manifest and its clean-up leaves such a journal)."""
@@ -461,80 +446,6 @@ def finished(plan: dict | None, root) -> bool:
         return all((e["ordinal"], e["rules_id"]) in have for e in plan["rule_sets"])
     except (OSError, ValueError, KeyError, TypeError):
         return False
-
-
-def finish_command(root, journal: Journal) -> str:
-    """The `war generate` command that finishes the interrupted run whose journal is in `root`,
-    rebuilt from its plan; the generic advice when the plan cannot be said as one command
-    (explicit deals, policies other than the defaults, rule sets with different options)."""
-    generic = "the interrupted war generate command again, with --resume"
-    plan = journal.plan()
-    if not plan or not plan.get("rule_sets"):
-        return generic
-    args = ["war", "generate"]
-    options, games, variants = None, set(), []
-    for entry in plan["rule_sets"]:
-        rules = entry["rules"]
-        try:
-            default = build_rules(rules["variant"]).model_dump(mode="json")
-            actual = RuleSet.model_validate(rules)
-        except (RulesError, ValueError):
-            return generic
-        changed = {k: v for k, v in rules.items() if k != "variant" and default.get(k) != v}
-        if entry.get("deals") or entry.get("seeds") or entry.get("all_deals") or entry.get("log", "events") != "events" \
-                or list(entry.get("policies") or []) != list(policy_specs(actual, ())) \
-                or (options is not None and changed != options):
-            return generic
-        options = changed
-        games.add(entry["games"])
-        variants.append(rules["variant"])
-        args += ["-v", rules["variant"]]
-    if len(games) != 1 or len(set(variants)) != len(variants):
-        return generic
-    args += [a for k, v in (options or {}).items() for a in ("--set", f"{k}={v}")]
-    args += ["--games", str(games.pop())]
-    if plan.get("shard_size") != DEFAULT_SHARD_SIZE:
-        args += ["--shard-size", str(plan.get("shard_size"))]
-    append = bool(plan.get("kept"))
-    if not append and plan.get("seed"):
-        args += ["--seed", str(plan["seed"])]
-    args += ["--out", str(root)] + (["--append"] if append else []) + ["--resume"]
-    return shlex.join(args)
-
-
-PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals", "names")
-
-
-def plan_differences(old: dict, new: dict) -> list[str]:
-    """Each argument that differs between an interrupted run's plan and a resumed one, with
-    both values, named as `generate`'s parameters (`seed`, `games`, `options`...)."""
-    out = []
-    for key in ("seed", "shard_size"):
-        if old.get(key) != new.get(key):
-            out.append(f"`{key}` {new.get(key)} (the interrupted run: {old.get(key)})")
-    before, after = old.get("rule_sets", []), new.get("rule_sets", [])
-    if [e["rules"]["variant"] for e in before] != [e["rules"]["variant"] for e in after]:
-        out.append(f"`variant` {', '.join(e['rules']['variant'] for e in after)} (the interrupted run: "
-                   f"{', '.join(e['rules']['variant'] for e in before)})")
-    elif len(before) == len(after):
-        for a, b in zip(before, after):
-            name = b["rules"]["variant"]
-            if a.get("games") != b.get("games"):
-                out.append(f"`games` {b.get('games')} for {name} (the interrupted run: {a.get('games')})")
-            changed = [f"{k}={b['rules'].get(k)} (the interrupted run: {a['rules'].get(k)})"
-                       for k in sorted(set(a["rules"]) | set(b["rules"])) if a["rules"].get(k) != b["rules"].get(k)]
-            if changed:
-                out.append(f"`options` for {name}: {', '.join(changed)}")
-            if a.get("policies") != b.get("policies"):
-                out.append(f"`policies` for {name}: {' '.join(b.get('policies') or []) or 'none'} "
-                           f"(the interrupted run: {' '.join(a.get('policies') or []) or 'none'})")
-            if a.get("deals") != b.get("deals"):
-                out.append(f"`deals` for {name}")
-            if a.get("name") != b.get("name"):
-                out.append(f"`names` for {name}: {b.get('name')} (the interrupted run: {a.get('name')})")
-    if not out and (old.get("kept") != new.get("kept") or old.get("first_part") != new.get("first_part")):
-        out.append("the dataset appended to has changed since the interrupted run")
-    return out
 
 
 def record_path(journal_dir, part: int):

@@ -9,8 +9,7 @@ that found them too small is played again from its start, see loop.play_games).
 
 from __future__ import annotations
 
-import inspect
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -143,54 +142,6 @@ class Results(NamedTuple):
     war_wins: np.ndarray        # int32 [games, players]
     final_cards: np.ndarray     # int32 [games, players]
     seeds: np.ndarray           # uint64 [games]
-
-
-# ---------------------------------------------------------------- compiling the game's steps
-
-def step_types(step, structures: dict) -> tuple:
-    """The argument types numba compiles a called step (a `borrowing` function that is not
-    inlined) for when a game calls it: a structure argument (the game, its deals, results, a
-    family's own state, or a part of the game such as rules, seats or positions) has the type of
-    `structures[its parameter name]`; the game's seed is uint64; every other argument, a
-    number of the game, int64 (the steps compute in int64 throughout)."""
-    from numba import typeof, types  # lazy: the engine imports without numba
-
-    names = inspect.signature(step.py_func).parameters
-    return tuple(typeof(structures[name]) if name in structures else types.uint64 if name == "game_seed"
-                 else types.int64 for name in names)
-
-
-def compile_steps(steps, structures: dict, compiled: Callable[[str], None] | None = None) -> None:
-    """Compile (or load from numba's cache) a game's called steps for the types a game calls
-    them with (step_types), without running them: a second process compiles some of them into
-    the cache while the first compiles the others, so the game that calls them, compiled next,
-    loads them instead (log.warm). `compiled(step_key(...))` is called after each."""
-    for step in steps:
-        if called(step, structures):
-            types = step_types(step, structures)
-            step.compile(types)
-            if compiled is not None:
-                compiled(step_key(step, types))
-
-
-def step_key(step, types) -> str:
-    """A step and the argument types it is compiled for, as one line of text: how a first run's
-    helper says which step it has put in numba's cache (log.warm.Helper)."""
-    return f"{step.py_func.__module__}.{step.py_func.__qualname__}{tuple(types)}"
-
-
-def called(step, structures: dict) -> bool:
-    """Whether a game of these structures (with_parts) calls `step`: a step that takes the
-    positions alone serves only a game that keeps them."""
-    return structures["positions"] is not None or "positions" not in inspect.signature(step.py_func).parameters
-
-
-def with_parts(structures: dict) -> dict:
-    """`structures` with the parts of its game that steps take alone: rules, seats, positions,
-    and a game's tally (its row of the results' summaries, engines.compiled.loop)."""
-    game = structures["game"]
-    return {**structures, "rules": game.rules, "seats": game.seats, "positions": game.positions,
-            "tally": structures["results"].summaries[0]}
 
 
 # ---------------------------------------------------------------- sizes

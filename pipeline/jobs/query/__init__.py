@@ -11,19 +11,20 @@
 - `answer`: `open_query`, `describe` and `run`, which put these together.
 """
 
-from .answer import describe, needs_events, open_query, run
+from .answer import Prepared, describe, needs_events, open_prepared, open_query, prepare, run
 from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir
-from .safety import check_sql, check_statement, parse_statements
-from .reads import EVENT_VIEWS, log_views_read, reads_event_views, reads_log, tables_named
+from .safety import Checked, check_sql, check_statement, parse_statements
+from .reads import EVENT_VIEWS, log_views, log_views_read, parse_tree, reads_event_views, reads_log, tables_named
 from .guard import Guard, scope as guard_scope
 from .log_views import events_sql
 from .session import Session, connect, schema_session
 from .stream import BATCH_ROWS, Result, parquet_refusal
 
 __all__ = [
-    "run", "open_query", "describe", "needs_events",
+    "run", "open_query", "open_prepared", "prepare", "Prepared", "describe", "needs_events",
     "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
-    "check_sql", "check_statement", "parse_statements",
-    "EVENT_VIEWS", "log_views_read", "reads_event_views", "reads_log", "tables_named", "Session", "connect", "events_sql", "schema_session",
+    "check_sql", "Checked", "check_statement", "parse_statements",
+    "EVENT_VIEWS", "log_views", "log_views_read", "parse_tree", "reads_event_views", "reads_log", "tables_named",
+    "Session", "connect", "events_sql", "schema_session",
     "BATCH_ROWS", "Result", "parquet_refusal", "Guard", "guard_scope",
 ]

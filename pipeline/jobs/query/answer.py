@@ -5,6 +5,7 @@ columns told, or its whole result run into a table.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 import duckdb
@@ -12,17 +13,35 @@ import pyarrow as pa
 
 from ...errors import QueryError
 from .registry import named_query
-from .safety import ST, check_sql, parse_statements, sql_error, statement_type
-from .reads import EVENT_VIEW_NAMES, log_views_read, reads_event_views, reads_games
+from .safety import Checked, check_sql, sql_error
+from .reads import reads_event_views
 from .guard import Guard
 from .every_deal import every_deal_note
 from .session import Session, connect, schema_session
 from .stream import Result
 
 
-def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -> tuple[str, dict, str]:
-    """The SQL, its bound parameters, and for a named query about every deal what its header
-    says is exact (`-- exact:`)."""
+@dataclass(frozen=True)
+class Prepared:
+    """A query ready to open: its SQL checked and parsed once (safety.Checked), its parameters
+    bound, and for a named query about every deal its name and what its header says is exact
+    (`-- exact:`)."""
+
+    checked: Checked
+    params: dict
+    name: str | None = None
+    exact: str = ""
+
+    @property
+    def events(self) -> bool:
+        """Whether it reads the decoded event views, whose set-up is a pass over every battle's
+        shape: a caller keeping sessions open knows which one to give it."""
+        return self.checked.events
+
+
+def prepare(sql: str | None = None, name: str | None = None, params: dict[str, str] | None = None) -> Prepared:
+    """A named query (`name`, with `params` {name: value as text}) or ad-hoc SQL, checked and
+    bound, not yet opened."""
     params = dict(params or {})
     exact = ""
     if name is not None:
@@ -33,13 +52,12 @@ def _prepare(sql: str | None, name: str | None, params: dict[str, str] | None) -
         sql, exact = q.sql, q.exact
     else:
         bound = params
-    check_sql(sql)
-    return sql, bound, exact
+    return Prepared(check_sql(sql), bound, name, exact)
 
 
 def needs_events(sql: str | None = None, name: str | None = None) -> bool:
     """Whether a query reads the decoded event views (events, battles), whose set-up is a pass
-    over every battle's shape: a caller keeping a session open knows which one to keep."""
+    over every battle's shape."""
     return reads_event_views(named_query(name).sql if name is not None else sql or "")
 
 
@@ -54,22 +72,27 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     instead of a session of its own, so a server pays the views' set-up once. DuckDB may work on
     it for `limit` seconds in all and `step_limit` seconds a step (binding, each batch of rows),
     and Ctrl-C stops it wherever it is (guard.py). Close the Result when done."""
-    sql, bound, exact = _prepare(sql, name, params)
-    log_views = log_views_read(sql)
-    events = bool(log_views & EVENT_VIEW_NAMES)
+    return open_prepared(root, prepare(sql, name, params), allow_read, session, limit, step_limit)
+
+
+def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Session | None = None,
+                  limit: float | None = None, step_limit: float | None = None) -> Result:
+    """open_query of a query already prepared (`prepare`), which a caller that chooses the
+    session by it (Prepared.events) has parsed once already."""
+    checked, bound = query.checked, query.params
     if session is not None:
-        if events and not session.events:
+        if checked.events and not session.events:
             raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
         session = session.cursor()
     else:
-        session = schema_session(events) if root is None else connect(root, events, allow_read)
+        session = schema_session(checked.events) if root is None else connect(root, checked.events, allow_read)
     guard = Guard(session, limit, step_limit)
     try:
         with guard.step():  # binding runs the table functions' arguments: range((SELECT ...))
-            relation = session.con.sql(sql, params=bound) if bound else session.con.sql(sql)
+            relation = session.con.sql(checked.sql, params=bound) if bound else session.con.sql(checked.sql)
     except duckdb.CatalogException as err:
         session.close()
-        if session.no_events and log_views:  # the log it does not store
+        if session.no_events and checked.log_views:  # the log it does not store
             raise QueryError(session.no_events) from None
         raise sql_error(err) from None
     except duckdb.Error as err:
@@ -81,11 +104,10 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     if relation is None:  # cannot happen for the statements check_sql lets through
         session.close()
         raise QueryError("the statement returns no result")
-    explain = statement_type(parse_statements(sql)[0]) == ST.EXPLAIN
-    notes = [session.partial_log if log_views else None,
-             every_deal_note(root, name, exact) if exact and root is not None else None,
-             session.counted if session.counted and reads_games(sql) else None]
-    return Result(session, relation, explain, "; ".join(n for n in notes if n) or None, guard)
+    notes = [session.partial_log if checked.log_views else None,
+             every_deal_note(root, query.name, query.exact) if query.exact and root is not None else None,
+             session.counted if session.counted and checked.games else None]
+    return Result(session, relation, checked.explain, "; ".join(n for n in notes if n) or None, guard)
 
 
 def describe(root, sql: str | None = None, name: str | None = None,

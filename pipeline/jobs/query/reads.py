@@ -34,9 +34,10 @@ _parser: list[duckdb.DuckDBPyConnection] = []  # one bare in-memory connection, 
 _parser_lock = threading.Lock()  # a connection opens in about 25 ms, a tree takes 0.5 ms
 
 
-def tables_named(sql: str) -> frozenset[str] | None:
-    """The tables and views a SELECT names (lower case, without the WITH clause's own names);
-    None when DuckDB does not serialise the statement or it names none."""
+def parse_tree(sql: str) -> dict | None:
+    """DuckDB's parse tree of `sql` (json_serialize_sql: no binding, so no view need exist);
+    None when it does not serialise it: a statement other than a SELECT (or a kin of SELECT:
+    DESCRIBE, SUMMARIZE, SHOW, FROM-first), or SQL it cannot parse."""
     try:
         with _parser_lock:
             if not _parser:
@@ -45,8 +46,12 @@ def tables_named(sql: str) -> frozenset[str] | None:
         tree = json.loads(text)
     except (duckdb.Error, ValueError):
         return None
-    if tree.get("error"):
-        return None
+    return None if tree.get("error") else tree
+
+
+def tables_named(tree: dict) -> frozenset[str] | None:
+    """The tables and views a parse tree names (lower case, without the WITH clause's own
+    names); None when it names none."""
     tables: set[str] = set()
     ctes: set[str] = set()
     stack = [tree]
@@ -65,15 +70,21 @@ def tables_named(sql: str) -> frozenset[str] | None:
     return named or None
 
 
-def log_views_read(sql: str) -> frozenset[str]:
-    """The views of the event log `sql` reads: of EVENT_VIEW_NAMES and `event_rows` (by the
-    parse tree; by the patterns, which name no view, EVENT_VIEW_NAMES or `event_rows` whole).
-    One parse answers both questions below."""
-    named = tables_named(sql)
+def log_views(sql: str, tree: dict | None) -> frozenset[str]:
+    """The views of the event log `sql` reads, of EVENT_VIEW_NAMES and `event_rows`: by its
+    parse tree (parse_tree), or, without one or where it names no table, by the patterns, which
+    name no view: EVENT_VIEW_NAMES or `event_rows` whole."""
+    named = tables_named(tree) if tree is not None else None
     if named is not None:
         return named & (EVENT_VIEW_NAMES | {"event_rows"})
     return (EVENT_VIEW_NAMES if EVENT_VIEWS.search(sql) else frozenset()) | \
         (frozenset({"event_rows"}) if EVENT_ROWS.search(sql) else frozenset())
+
+
+def log_views_read(sql: str) -> frozenset[str]:
+    """The views of the event log `sql` reads (log_views), from a parse of its own: for a
+    question about a query alone. A query that runs is parsed once, by safety.check_sql."""
+    return log_views(sql, parse_tree(sql))
 
 
 def reads_event_views(sql: str) -> bool:
@@ -86,10 +97,10 @@ def reads_log(sql: str) -> bool:
     return bool(log_views_read(sql))
 
 
-def reads_games(sql: str) -> bool:
-    """Whether `sql` reads the games view (or its rows) itself, by the parse tree (a view that
-    reads it, such as `counts`, is not counted); by a pattern where DuckDB does not serialise it."""
-    named = tables_named(sql)
+def reads_games(sql: str, tree: dict | None) -> bool:
+    """Whether `sql` reads the games view (or its rows) itself, by its parse tree (parse_tree; a
+    view that reads it, such as `counts`, is not counted); by a pattern where there is none."""
+    named = tables_named(tree) if tree is not None else None
     if named is not None:
         return bool(named & {"games", "game_rows"})
     return re.search(r"\bgame(s|_rows)\b", sql, re.IGNORECASE) is not None

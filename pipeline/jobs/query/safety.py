@@ -6,10 +6,12 @@ naming what lets it through.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import duckdb
 
 from ...errors import QueryError
+from .reads import EVENT_VIEW_NAMES, log_views, parse_tree, reads_games
 
 ST = duckdb.StatementType
 READING = {ST.SELECT, ST.MULTI, ST.CALL}  # MULTI: a PIVOT, which DuckDB splits in two
@@ -74,11 +76,36 @@ def parse_statements(sql: str) -> list:
         raise sql_error(err) from None
 
 
-def check_sql(sql: str) -> None:
+@dataclass(frozen=True)
+class Checked:
+    """A query's SQL as one parse of it says: one statement that only reads, whether it is an
+    EXPLAIN, and the views of the event log it reads (reads.log_views)."""
+
+    sql: str
+    explain: bool
+    log_views: frozenset[str]
+    games: bool = False  # it reads the games view (or its rows) itself
+
+    @property
+    def events(self) -> bool:
+        """Whether it reads the decoded event views (events, battles, and their parts)."""
+        return bool(self.log_views & EVENT_VIEW_NAMES)
+
+
+def check_sql(sql: str) -> Checked:
     """The SQL is one statement that only reads; else a QueryError that says why, before
-    anything has run."""
+    anything has run. Parsed once: DuckDB's parse tree (reads.parse_tree) answers for a SELECT
+    and its kin, which is every statement but a few (EXPLAIN, PRAGMA, PIVOT, CALL, and those
+    refused); only where it gives none are the statements parsed again by kind."""
     if not sql or not sql.strip():
         raise QueryError("no SQL given")
+    tree = parse_tree(sql)
+    if tree is not None:  # every statement a SELECT
+        count = len(tree.get("statements") or [])
+        if count != 1:
+            raise QueryError("no SQL given (only comments)" if not count else
+                             f"give one statement, not {count} (WITH names a part of a query)")
+        return Checked(sql, False, log_views(sql, tree), reads_games(sql, tree))
     statements = parse_statements(sql)
     if not statements:
         raise QueryError("no SQL given (only comments)")
@@ -86,6 +113,7 @@ def check_sql(sql: str) -> None:
         check_statement(s)
     if len(statements) > 1:
         raise QueryError(f"give one statement, not {len(statements)} (WITH names a part of a query)")
+    return Checked(sql, statement_type(statements[0]) == ST.EXPLAIN, log_views(sql, None), reads_games(sql, None))
 
 
 def sql_error(err: Exception) -> QueryError:

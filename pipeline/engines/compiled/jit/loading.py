@@ -40,7 +40,7 @@ def source_stamp() -> str:
     file only, but the loop's machine code holds every family's steps, from other files."""
     global _STAMP
     if _STAMP is None:
-        root = Path(__file__).resolve().parents[2]
+        root = Path(__file__).resolve().parents[3]  # pipeline/
         stamps = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns, p.stat().st_size)
                         for folder in ("engines", "log") for p in (root / folder).rglob("*.py"))
         _STAMP = hashlib.sha256(repr(stamps).encode()).hexdigest()

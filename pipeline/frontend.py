@@ -1,0 +1,83 @@
+"""What the `war` command, a front end, needs of the library beyond its API (the face, `import
+pipeline`): its arguments checked before the engine compiles or any work starts, an output file
+checked and written, and its error boundary (a Ctrl-C kept and said, an OSError said as one line, the
+other threads stopped before the process exits). pipeline.cli imports this and the face, and
+nothing else of the package.
+
+Cheap to import, as the face is: each function imports what it calls when it is called.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from .errors import ctrl_c_latch, ctrl_c_pressed, interrupted, raise_lost_ctrl_c, storage_error  # noqa: F401
+
+
+def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file: str | Path | None = None):
+    """One rule set from a variant and OPTION=VALUE texts, or a rule file (jobs.request.rule_set)."""
+    from .jobs.request import rule_set as build
+
+    return build(variant, options, rule_file)
+
+
+def check_search(rules, goal: str, rounds, seconds, searchers: int, keep: int, workers: int, scheduler,
+                 seed=None) -> None:
+    """`war search`'s arguments, checked before the engine compiles (jobs.search.check_search)."""
+    from .jobs.search import check_search as check
+
+    check(rules, goal, rounds, seconds, searchers, keep, workers, scheduler, seed)
+
+
+def check_records_out(out, overwrite: bool) -> None:
+    """`war search`'s `out`, checked before the search (jobs.search.check_records_out)."""
+    from .jobs.search import check_records_out as check
+
+    check(out, overwrite)
+
+
+def check_validate_workers(workers: int) -> None:
+    """`war validate`'s `workers`, checked before anything is read (jobs.validate.check_workers)."""
+    from .jobs.validate import check_workers
+
+    check_workers(workers)
+
+
+def parse_range(text: str) -> tuple[int, int | None]:
+    """`--battles A-B` as (first, last), checked before the game is replayed (jobs.replay)."""
+    from .jobs.replay import parse_range as parse
+
+    return parse(text)
+
+
+def check_output(path) -> None:
+    """An output file refused inside a dataset's own files, before any work (storage.files)."""
+    from .storage.files import check_output as check
+
+    check(path)
+
+
+def is_stream(path) -> bool:
+    """Whether an output is written straight into (a FIFO, /dev/stdout), never replaced."""
+    from .storage.files import is_stream as stream
+
+    return stream(path)
+
+
+def write_file(path, data: bytes) -> None:
+    """Bytes to a file, whole or not at all (storage.files.atomic_write_bytes)."""
+    from .storage.files import atomic_write_bytes
+
+    atomic_write_bytes(path, data)
+
+
+def wind_down(timeout: float = 2.0) -> None:
+    """What a process ending by Ctrl-C does before it exits: when it has queried, stop the
+    queries other threads run and give them up to `timeout` seconds to leave DuckDB (a thread
+    left inside it while the interpreter shuts down aborts the process). Imports nothing new."""
+    import sys
+
+    session = sys.modules.get("pipeline.jobs.query.session")
+    if session is not None:
+        session.wind_down(timeout)

@@ -12,6 +12,7 @@ WAR_FAULT_TRIES (default 2) sets how many random Ctrl-C points each Ctrl-C test 
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import signal
@@ -47,6 +48,23 @@ def base(tmp_path_factory) -> Path:
     return root
 
 
+def computing(proc, cpu_seconds: float = 4.0, timeout: float = 180.0) -> None:
+    """Wait until `proc` has used `cpu_seconds` of CPU: past its start-up (about a second of
+    imports), so that it is inside DuckDB's join, which takes minutes. A Ctrl-C during the
+    start-up was always heard; a busy machine stretches the start-up, so a fixed delay missed
+    the query."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return
+        if (int(fields[11]) + int(fields[12])) / ticks >= cpu_seconds:  # utime + stime
+            return
+        time.sleep(0.05)
+
+
 def ended(proc, within: float) -> tuple[float, str]:
     """How long `proc` took to end after now (pytest.fail past `within`), and its stderr."""
     start = time.monotonic()
@@ -59,8 +77,9 @@ def ended(proc, within: float) -> tuple[float, str]:
 
 @pytest.mark.parametrize("command", ["aggregate", "join", "from"])
 def test_ctrl_c_while_duckdb_computes_is_exit_130_within_seconds(command, base, tmp_path, procs):
-    """DuckDB computes a streamed result with the GIL released and never looks for Ctrl-C, so the
-    query ran on to its end (minutes; 4 of 5 tries): now a watchdog interrupts it."""
+    """DuckDB computes a streamed result with the GIL released and never looks for Ctrl-C, so a
+    Ctrl-C while it computed was not heard: the query ran on to its end (minutes). Now a watchdog
+    interrupts it."""
     args = {"aggregate": ["query", base, "--sql", AGGREGATE],
             "join": ["query", base, "--sql", JOIN, "--format", "csv"],
             "from": ["generate", "--from", base, "--where", CHOOSE, "--out", tmp_path / "new", "-q"]}[command]
@@ -68,7 +87,8 @@ def test_ctrl_c_while_duckdb_computes_is_exit_130_within_seconds(command, base, 
     for _ in range(TRIES):
         proc = procs.war(*args)
         catches_ctrl_c(proc)
-        time.sleep(rng.uniform(0.3, 3.0))
+        computing(proc)
+        time.sleep(rng.uniform(0.0, 2.0))
         proc.send_signal(signal.SIGINT)
         took, err = ended(proc, STOPPED_WITHIN)
         assert proc.returncode == 130, (proc.returncode, err)

@@ -14,7 +14,7 @@ import pytest
 
 from faultkit import war
 from pipeline.jobs.query import open_query, run
-from pipeline.jobs.request import generate_request
+from pipeline.jobs.request import GenerateArgs, generate_request
 from pipeline.present.report import build_report_data
 from pipeline.present.report_page import render_report
 
@@ -26,7 +26,7 @@ EXACT = ("exact_outcomes", "exact_length", "exact_cards_laid", "records", "cycle
 def partial(tmp_path_factory) -> Path:
     """`war generate --all-deals --games 10 --set ranks=3 --set suits=2`, through the library."""
     root = tmp_path_factory.mktemp("partial") / "ds"
-    generate_request(options=["ranks=3", "suits=2"], all_deals=True, games=10, out=root).run()
+    generate_request(GenerateArgs(options=["ranks=3", "suits=2"], all_deals=True, games=10, out=root)).run()
     return root
 
 

@@ -188,7 +188,7 @@ def test_demo_tables_from_python(root, capsys):
     """`war demo` hands write_result a whole pyarrow Table."""
     write_result(run(root, name="outcomes"), "table", None)
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split()[:3] == ["variant", "rules_id", "games"] and "2 rows" in out
+    assert out[0].split()[:4] == ["rule_set", "variant", "rules_id", "games"] and "2 rows" in out
 
 
 def test_cli_formats_and_describe(root):

@@ -11,7 +11,7 @@ import itertools
 import pytest
 
 from pipeline.jobs.query import describe, named_queries, run
-from pipeline.jobs.request import generate_request
+from pipeline.jobs.request import GenerateArgs, generate_request
 from pipeline.model.names import rule_set_names, short_policies
 from pipeline.model.rules import build_rules
 from pipeline.model.schema import RuleSetEntry
@@ -26,9 +26,9 @@ POOLED = {"policy_matchup": "rules_name"}  # groups the two seatings of a pair o
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
     out = tmp_path_factory.mktemp("names") / "ds"
-    generate_request(variants=["classic"], games=30, out=out, seed=3).run()
-    generate_request(variants=["steal"], tournament=["always", "never", "threshold:4"], games=30, out=out,
-                     append=True).run()
+    generate_request(GenerateArgs(variants=["classic"], games=30, out=out, seed=3)).run()
+    generate_request(GenerateArgs(variants=["steal"], tournament=["always", "never", "threshold:4"], games=30, out=out,
+                     append=True)).run()
     return out
 
 

@@ -155,7 +155,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                 session.partial_log = _partial_log(ds)
             view = "event_rows" if table == "events" else "game_rows"
             if is_remote(ds.root):
-                remote_view(con, ds.root, view, table, listed, ds.manifest.rule_sets)
+                remote_view(con, ds.root, view, table, files_of, ds.manifest.rule_sets)
                 continue
             paths = [str(p.resolve()) for p in files_of]
             for p in paths:

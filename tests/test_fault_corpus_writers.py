@@ -324,7 +324,7 @@ def test_an_output_that_is_a_stream_is_written_into_and_stays_a_stream(base, tmp
     code, out, err = war(monkeypatch, capsys, "query", base, "outcomes", "--format", "csv", "--output", fifo)
     reader.join(timeout=60)
     assert code == 0, err
-    assert heard and heard[0].startswith(b'"variant","rules_id"') and heard[0].count(b"\n") == 2
+    assert heard and heard[0].startswith(b'"rule_set","variant","rules_id"') and heard[0].count(b"\n") == 2
     assert fifo.is_fifo()
     null = tmp_path / "null"
     null.symlink_to(os.devnull)

@@ -81,7 +81,7 @@ def test_replay_says_where_a_copied_game_comes_from(source, copied):
     assert said in render_text(rp).splitlines()[:5]
     assert as_json(rp)["source"] == {"dataset": str(source), "game_id": first["source_game_id"],
                                      "deal_index": first["deal_index"]}
-    assert page_data(rp)["source"] == said
+    assert page_data(rp)["source_line"] == said and page_data(rp)["source"] == as_json(rp)["source"]
     text = ok("replay", copied, first["game_id"]).stdout
     assert said in text
     plain = replay_game(source, 1_000_000_000)

@@ -149,7 +149,8 @@ def page_data(rp: GameReplay) -> dict:
     return {
         "game": game,
         "rule_set": rp.rule_set,
-        "source": source_line(rp.source) if rp.source is not None else None,
+        "source": rp.source,  # as `war replay --format json` gives it: the download is that JSON
+        "source_line": source_line(rp.source) if rp.source is not None else None,
         "title": variant(rules.variant).title,
         "options": {k: every[k] for k in variant(rules.variant).options},
         "rules": every,

@@ -102,7 +102,7 @@ function gameJson() {
     battles.push(one);
     before = st;
   }
-  const game = { game: D.game, rule_set: D.rule_set, rules: D.rules, policies: D.policies, disagreements: D.disagreements,
+  const game = { game: D.game, rule_set: D.rule_set, source: D.source, rules: D.rules, policies: D.policies, disagreements: D.disagreements,
     deal: D.deal.map(eventJson), battles: battles, end: eventJson(D.end) };
   // the seed is a 64-bit integer: written as the page holds it, digits, not through a JavaScript number
   return JSON.stringify(game).replace(/"game_seed":"(\d+)"/, '"game_seed":$1');

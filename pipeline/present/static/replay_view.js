@@ -42,7 +42,7 @@ function setupStatic() {
   $("game-meta").innerHTML = `${esc(D.rule_set)} · rules ${esc(G.rules_id)} · seed ${esc(G.game_seed)} · ` +
     `${count(G.wars, "war")} in ${count(G.war_battles, "battle")}, deepest ${G.max_war_depth}<br>${esc(opts)}` +
     (D.policies.length ? `<br>policies: ${D.policies.map((p, s) => `seat ${s} ${esc(p)}`).join(" · ")}` : "") +
-    (D.source ? `<br>${esc(D.source)}` : "");
+    (D.source_line ? `<br>${esc(D.source_line)}` : "");
   $("game-outcome").textContent = `Outcome: ${outcomeText()}`;
   if (D.disagreement) {
     $("warning").hidden = false;

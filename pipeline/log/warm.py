@@ -4,7 +4,7 @@ on a first run, before the games that need it start.
 A build of a compiled engine is its family and whether its games keep positions (each compiled
 module's keeps_positions): the table family has both builds, one for the rule sets that look
 for cycles and one without their code, and a run compiles only those its rule sets need. Each
-family's spec names its builds and the tiny game that loads each (engines.family.Warm).
+family's spec names its builds and the tiny game that loads each (model.family.Warm).
 
 A first run compiles in two processes: this one and a helper (Helper), each a group of the
 builds' steps (each compiled module's STEPS), then this one the games while the helper
@@ -32,7 +32,7 @@ from ..engines.compiled.jit import HAVE_NUMBA
 from ..engines.compiled.layout import EVENT_COLUMNS, SUMMARY_COLUMNS, GameArrays
 from ..engines.compiled.state import compile_steps, step_key, with_parts
 from ..engines.families import FAMILIES, family_of
-from ..engines.family import Warm
+from ..model.family import Warm
 from ..errors import raise_lost_ctrl_c
 from ..model.rules import build_rules
 from ..model.schema import RuleSet

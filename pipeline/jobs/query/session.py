@@ -1,7 +1,8 @@
 """A DuckDB session over a dataset's Parquet files, in place, read-only.
 
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
-decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
+decoded from the rows of the `events/` files, which are `event_rows`, knowing each kind by what
+it does, from the table `event_kinds`), `rules` (one row per
 rule set of the manifest, every option a column, and `rule_set`, the name a person reads:
 model.schema.rule_set_names; `games` has it too), `battles` (one row per battle, read from its shape without
 decoding cards), `cards` (every card of every deck in the dataset with its label). Macros:
@@ -33,7 +34,7 @@ import pyarrow.dataset as pads
 from pyarrow import fs
 
 from ...errors import QueryError
-from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, game_schema
+from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, game_schema, kinds_table
 from ...model.inputs import not_regular
 from ...model.rules import build_rules
 from ...engines.compiled.deals import deals_at, first_of_class, swapped_indexes
@@ -374,6 +375,11 @@ def events_sql() -> str:
 
 
 def _events_view(con) -> None:
+    """The `events` view (log/events.sql) over `event_rows`, with `event_kinds`, what each kind
+    does, from the families' declarations."""
+    con.register("_event_kinds", kinds_table())
+    con.execute("CREATE TABLE event_kinds AS SELECT * FROM _event_kinds")
+    con.unregister("_event_kinds")
     con.execute(events_sql())
     bad = con.execute("SELECT shape FROM event_steps WHERE NOT well_formed LIMIT 1").fetchone()
     if bad:

@@ -204,14 +204,19 @@ def play_game(rules, seed: int, deal=None, policies=()):
     return play(rules, seed, deal, policies=policies)
 
 
-def warm_engines(rule_sets, validation: bool = False, on_compile=None, on_damaged=None) -> None:
+def warm_engines(rule_sets, validation: bool = False, on_compile=None, on_damaged=None, played=(),
+                 on_reference=None) -> None:
     """Load the machine code of the compiled engines that play `rule_sets` (and with
     `validation` the checks of `validate`) now, so that the work that follows starts at once.
     The first run after installing compiles it; `on_compile(seconds)` is called before that,
     with about how long it takes. A damaged compile cache is discarded and compiled again,
-    `on_damaged(folder)` called first."""
-    from .log.warm import engines_for, warm  # lazy: keeps import pipeline cheap
+    `on_damaged(folder)` called first. `on_reference(families)` is called once with the families
+    of `rule_sets` and `played` that have no compiled engine (their reference engine plays them)."""
+    from .log.warm import engines_for, reference_only, warm  # lazy: keeps import pipeline cheap
 
+    families = reference_only([*rule_sets, *played])
+    if families and on_reference is not None:
+        on_reference(families)
     warm(on_compile=on_compile, validation=validation, engines=engines_for(rule_sets), on_damaged=on_damaged)
 
 

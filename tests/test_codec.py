@@ -223,14 +223,21 @@ def test_every_battle_is_one_row_and_the_battles_view_agrees_with_the_events(eve
     con = connect(every_variant).con
     assert con.execute("SELECT count(*) FROM event_rows").fetchone() == \
         con.execute("SELECT count(*) FROM (SELECT DISTINCT game_id, battle FROM event_rows)").fetchone()
-    from_events = """
+    from pipeline.model.event_kinds import KINDS
+
+    def names(test) -> str:  # the registry's kinds that pass `test`, as an SQL list
+        return ", ".join(f"'{k.name}'" for k in KINDS if test(k)) or "NULL"
+
+    lays, collects = names(lambda k: k.puts), names(lambda k: k.takes and k.target != "aside")
+    aside, wars = names(lambda k: k.takes and k.target == "aside"), names(lambda k: k.role == "starts_war")
+    from_events = f"""
         SELECT game_id, battle, any_value(variant),
-            coalesce(max(value) FILTER (WHERE kind = 'war'), 0),
-            arg_min(seat, seq) FILTER (WHERE kind = 'collect'),
-            coalesce(sum(len(cards)) FILTER (WHERE kind IN ('play', 'down', 'forfeit')), 0),
-            bool_or(kind = 'set_aside')
+            coalesce(max(value) FILTER (WHERE kind IN ({wars})), 0),
+            arg_min(seat, seq) FILTER (WHERE kind IN ({collects})),
+            coalesce(sum(len(cards)) FILTER (WHERE kind IN ({lays})), 0),
+            bool_or(kind IN ({aside}))
         FROM events
-        WHERE battle > 0 AND kind IN ('play', 'down', 'forfeit', 'war', 'collect', 'set_aside')
+        WHERE battle > 0 AND kind IN ({lays}, {wars}, {collects}, {aside})
         GROUP BY game_id, battle ORDER BY game_id, battle"""
     view = """SELECT game_id, battle, variant, war_depth, winner, table_cards, set_aside FROM battles
               ORDER BY game_id, battle"""

@@ -70,6 +70,12 @@ def engines_for(rule_sets) -> set[Build]:
             if (family := family_of(rules)).compiled}
 
 
+def reference_only(rule_sets) -> list[str]:
+    """The families of these rule sets that have no compiled engine: their reference engine
+    plays every game."""
+    return sorted({family.name for rules in rule_sets if not (family := family_of(rules)).compiled})
+
+
 def default_builds() -> set[Build]:
     """The builds a default run needs: those of the default rule set (Classic War)."""
     return engines_for([build_rules("classic")])

@@ -5,7 +5,7 @@ decisions, policies and engines, it reads here.
 
     # the pyproject.toml of a package that adds a family
     [project.entry-points."war.families"]
-    slap = "war_slap:FAMILY"
+    mine = "war_mine:FAMILY"
 
 A built-in declaration that does not hold together is a bug and raises; an outside one is left
 out with a warning (FamilyWarning) that names it and what is wrong, so a broken package never
@@ -14,10 +14,12 @@ stops war. The registry is read once, when the rule set's model is built (model.
 
 from __future__ import annotations
 
+import importlib
 import re
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterable
 
 from .family import MAX_DECK, MAX_INT32, Decision, Family, Option, Variant, load
@@ -184,6 +186,12 @@ def build(outside: bool = True) -> Registry:
     for o in CORE_OPTIONS:
         reg.options.setdefault(o.name, o)
     return reg
+
+
+def beside(family: Family, folder: str) -> Path:
+    """A folder a family's declaration names (its queries, its golden playthroughs), beside the
+    module that declares it."""
+    return Path(importlib.import_module(family.module).__file__).resolve().parent / folder
 
 
 @lru_cache(maxsize=2)

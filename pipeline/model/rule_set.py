@@ -40,6 +40,18 @@ class RuleSetBase(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _known(cls, data):
+        """A variant no registered family plays is named as such, before its options (which
+        only its family knows) are read as unknown ones."""
+        name = data.get("variant") if isinstance(data, dict) else None
+        if isinstance(name, str) and name not in registry().variants:
+            raise ValueError(f"variant {name!r} is played by no installed family (known: "
+                             f"{', '.join(registry().variants)}); a family of another package plays it once "
+                             f"installed (`war variants` lists what is)")
+        return data
+
     @model_validator(mode="after")
     def _playable(self):
         spec = variant(self.variant)

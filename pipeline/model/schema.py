@@ -260,6 +260,8 @@ def explain(err: ValidationError, what: str) -> str:
     if e["type"] == "extra_forbidden":
         return f"{what}: unknown option {loc!r}"
     msg = re.sub(r"^(Value error|Assertion failed), ", "", e["msg"])
+    if loc and isinstance(e.get("input"), dict):  # a whole object: the message says what is wrong with it
+        return f"{what}: {loc}: {msg}"
     if loc:
         return f"{what}: {loc}: {msg} (got {brief(e.get('input'))})"
     return f"{what}: {msg}"

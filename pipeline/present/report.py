@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from ..model.families import registry
 from ..model.schema import rule_set_names
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
@@ -40,6 +41,11 @@ class RuleSetInfo:
     @property
     def title(self) -> str:
         return VARIANTS[self.variant].title if self.variant in VARIANTS else self.variant
+
+    @property
+    def family(self) -> str | None:
+        """The family that plays its variant (None for a variant of a family not installed)."""
+        return VARIANTS[self.variant].family if self.variant in VARIANTS else None
 
 
 def _has(test: Callable[[RuleSetInfo], bool]) -> Callable[[list[RuleSetInfo]], bool]:
@@ -80,11 +86,16 @@ def report_queries(games_per_kind: int = 3) -> list[ReportQuery]:
         ReportQuery("policy_matchup", wanted=_has(_policy_pairs)),
         ReportQuery("razboi_war_sizes", wanted=_has(lambda r: r.rules.get("war_down") == "by_rank")),
         ReportQuery("joker_wars", wanted=_has(lambda r: r.rules.get("jokers", 0) > 0)),
-        ReportQuery("steals", {"per_seat": "true"},
-                    wanted=_has(lambda r: any("steal:" in p for s in r.seatings for p in s))),
-        ReportQuery("arneson_consolation", wanted=_has(lambda r: r.variant == "arneson")),
+        *family_queries(),
         *(ReportQuery(name, params, wanted=_has(lambda r: r.all_deals)) for name, params in EXACT_QUERIES),
     ]
+
+
+def family_queries() -> list[ReportQuery]:
+    """The queries each family's declaration asks the report to run (Family.report), each when
+    the dataset has a rule set of that family."""
+    return [ReportQuery(name, dict(params), wanted=_has(lambda r, f=family.name: r.family == f))
+            for family in registry().families.values() for name, params in family.report]
 
 
 # The queries of the exact results a section shows for its rule sets that play every deal.

@@ -6,6 +6,7 @@ This module is the family's declaration (model.family.Family), read by the regis
 
 - reference.py: the readable engine, the definition of the rules;
 - policies.py: how its players decide;
+- queries/: its named queries (`war query --list` lists them; the report runs those of `report`);
 - compiled.py and hands.py: the compiled engine, event for event the same games for the
   built-in policies.
 """
@@ -47,5 +48,6 @@ FAMILY = Family(
                       "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "hand_size": (0, 3)},
     warm=(Warm(True, "arneson", {"ranks": "5", "suits": "2"}, 21.0),),
+    queries="queries",
     report=(("arneson_consolation", {}),),
 )

@@ -6,6 +6,7 @@ This module is the family's declaration (model.family.Family), read by the regis
 
 - reference.py: the readable engine, the definition of the rules;
 - policies.py: how its players decide;
+- queries/: its named queries (`war query --list` lists them; the report runs those of `report`);
 - compiled.py and turns.py: the compiled engine, event for event the same games for the
   built-in policies.
 """
@@ -57,5 +58,6 @@ FAMILY = Family(
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ANY, "pickup": ANY,
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY},
     warm=(Warm(False, "steal", {"ranks": "5", "suits": "2"}, 16.0),),
+    queries="queries",
     report=(("steals", {"per_seat": "true"}),),
 )

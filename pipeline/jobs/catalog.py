@@ -17,7 +17,7 @@ def describe_variants() -> list[dict]:
     (what its players decide) and `family`."""
     out = []
     for v in VARIANTS.values():
-        rules = build_rules(v.name).model_dump(mode="json")
+        rules = build_rules(v.name).options()
         out.append({"variant": v.name, "title": v.title, "rules": v.rules,
                     "summary": v.summary, "defaults": {k: rules[k] for k in v.options},
                     "decisions": list(FAMILIES[v.family].decision_names), "family": v.family})

@@ -262,7 +262,7 @@ def _header(rp: GameReplay) -> list[str]:
     lines = [f"Game {rec['game_id']} · {named} · rules {rec['rules_id']} · seed {rec['game_seed']}",
              f"Outcome: {rec['outcome']}{who} after {plural(rec['battles'], 'battle', grouped=False)} "
              f"({plural(rec['wars'], 'war', grouped=False)}, deepest {rec['max_war_depth']})"]
-    every = rules.model_dump()
+    every = rules.options()
     options = {k: every[k] for k in variant(rules.variant).options}
     lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
     if rec.get("policies"):
@@ -375,7 +375,7 @@ def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int |
     return {
         "game": rp.record,
         "rule_set": rp.rule_set,
-        "rules": rp.entry.rules.model_dump(mode="json"),
+        "rules": rp.entry.rules.options(),
         "policies": list(rp.entry.policies),
         "disagreements": rp.disagreements,
         "deal": [event_json(deck, ev) for ev in rp.deal],

@@ -1,10 +1,12 @@
 """The rule set: a variant plus every option, a pydantic model built from the options the
 families declare (model.families), and its id.
 
-A rule set records its variant, the options every rule set recorded before families were
-declarations (RECORDED), its own family's options, and any other option set away from its
-default: so a manifest of the built-in variants is the same whatever families are installed,
-and one family's options never appear in another's rule sets.
+A rule set records (in a manifest, a plan, JSON) its variant, the options every rule set
+recorded before families were declarations (RECORDED), those its variant sets a default of, and
+any other option away from its default: so an option added at a default that keeps every game
+as it was changes no manifest, as it changes no id (rules_id version 2), and one family's options
+never appear in another's rule sets. A rule set read back takes the default of every option it
+does not record.
 """
 
 from __future__ import annotations
@@ -71,13 +73,19 @@ class RuleSetBase(BaseModel):
 
     @model_serializer(mode="wrap")
     def _recorded(self, handler):
-        """The variant, RECORDED, the family's options and any other option away from its default."""
+        """The variant, RECORDED, the options its variant sets a default of, and any other option
+        away from its default (the module's docstring)."""
         data = handler(self)
-        spec = variant(self.variant)
-        mine = registry().families[spec.family].option_names
+        defaults = variant(self.variant).defaults
         fields = type(self).model_fields
         return {name: value for name, value in data.items()
-                if name in RECORDED or name in mine or getattr(self, name) != fields[name].default}
+                if name in RECORDED or name in defaults or getattr(self, name) != fields[name].default}
+
+    def options(self) -> dict:
+        """Every option its variant's family reads (model.family.Family.options) and RECORDED, by
+        name, as JSON values, recorded or not: what a person is shown of the rule set."""
+        names = set(RECORDED) | set(registry().family(self.variant).option_names)
+        return {name: getattr(self, name) for name in type(self).model_fields if name in names}
 
     @property
     def wars_to_win(self) -> int | None:

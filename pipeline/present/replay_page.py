@@ -106,7 +106,7 @@ def page_data(rp: GameReplay) -> dict:
     """Everything the page shows, as JSON-ready data (see the module's docstring)."""
     deck, rules, rec = rp.deck, rp.entry.rules, rp.record
     players = rules.players
-    every = rules.model_dump(mode="json")
+    every = rules.options()
     first = rp.battles[0] if rp.battles else None
     deal_aside = dealt_aside(rp.deal)
 

@@ -154,7 +154,7 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
     names = rule_set_names(ds.manifest.rule_sets)
     out = []
     for rid, entries in grouped.items():
-        rules = entries[0].rules.model_dump(mode="json")
+        rules = entries[0].rules.options()
         seatings = tuple(dict.fromkeys(tuple(e.policies) for e in entries if e.policies))
         out.append(RuleSetInfo(rid, rules["variant"], names[rid], rules, seatings, sum(e.games for e in entries),
                                all(e.all_deals for e in entries)))

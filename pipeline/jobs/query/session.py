@@ -35,10 +35,11 @@ from pyarrow import fs
 
 from ...errors import QueryError
 from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, game_schema, kinds_table
+from ...model.families import registry
 from ...model.inputs import not_regular
 from ...model.rules import build_rules
 from ...engines.compiled.deals import deals_at, first_of_class, swapped_indexes
-from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION, RuleSetEntry, rule_set_names
+from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION, RuleSet, RuleSetEntry, rule_set_names
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
@@ -322,15 +323,20 @@ def schema_session(events: bool = True) -> Session:
 
 
 def _rules_table(con, entries, empty: bool = False) -> None:
-    rows = []
+    """The `rules` table: a row a rule set, a column each option of the dataset's families (null
+    in the rows of a family without it), in the rule set's order; an option that also takes
+    words (war_down's by_rank) as text."""
     names = rule_set_names(entries)
-    for e in entries:
-        rules = e.rules.model_dump(mode="json")
-        rules["war_down"] = str(rules["war_down"])
-        rows.append({"rule_set": names[e.rules_id], "ordinal": e.ordinal, "rules_id": e.rules_id, **rules,
-                     "policies": ",".join(e.policies), "seed": e.seed, "games": e.games})
-    seeds = pa.array([r.pop("seed") for r in rows], pa.uint64())
-    rules_table = pa.Table.from_pylist(rows).append_column("seed", seeds)
+    worded = {name for name, option in registry().options.items() if option.words}
+    options = [e.rules.options() for e in entries]
+    shown = [name for name in RuleSet.model_fields if any(name in o for o in options)]
+    columns = {"rule_set": [names[e.rules_id] for e in entries], "ordinal": [e.ordinal for e in entries],
+               "rules_id": [e.rules_id for e in entries]}
+    columns.update({name: [(str(o[name]) if name in worded else o[name]) if name in o else None for o in options]
+                    for name in shown})
+    columns.update({"policies": [",".join(e.policies) for e in entries], "games": [e.games for e in entries]})
+    rules_table = pa.table({k: pa.array(v) for k, v in columns.items()}).append_column(
+        "seed", pa.array([e.seed for e in entries], pa.uint64()))
     if empty:
         rules_table = rules_table.slice(0, 0)
     con.register("_rules", rules_table)

@@ -79,6 +79,21 @@ def _module(ref: str) -> str:
     return ref.partition(":")[0]
 
 
+def _named_or_new(items, known: set[str], what: str) -> list[str]:
+    """What is wrong with a family's list of options or kinds: a name must be one declared
+    already (by war or a family before), a declaration one not declared yet."""
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            if item not in known:
+                out.append(f"{what} {item!r} is declared by no family and not by war")
+            continue
+        out += item.problems()
+        if item.name in known:
+            out.append(f"{what} {item.name!r} is declared already; name it instead of declaring it again")
+    return out
+
+
 def _problems(family: Family, reg: Registry) -> list[str]:
     """What keeps `family` out of the registry `reg` built so far."""
     if not isinstance(family, Family):
@@ -91,24 +106,9 @@ def _problems(family: Family, reg: Registry) -> list[str]:
     if not family.variants:
         out.append("it declares no variant")
     known = {o.name for o in CORE_OPTIONS} | set(reg.options)
-    for o in family.options:
-        if isinstance(o, str):
-            if o not in known:
-                out.append(f"option {o!r} is declared by no family and not by war")
-        else:
-            out += o.problems()
-            if o.name in known:
-                out.append(f"option {o.name!r} is declared already; name it instead of declaring it again")
+    out += _named_or_new(family.options, known, "option")
     names = set(family.option_names)
-    kinds = set(reg.kinds)
-    for k in family.events:
-        if isinstance(k, str):
-            if k not in kinds:
-                out.append(f"event kind {k!r} is declared by no family and not by war")
-        else:
-            out += k.problems()
-            if k.name in kinds:
-                out.append(f"event kind {k.name!r} is declared already; name it instead of declaring it again")
+    out += _named_or_new(family.events, set(reg.kinds), "event kind")
     for d in family.decisions:
         out += d.problems()
         if d.name in reg.decisions:

@@ -1,14 +1,7 @@
-"""The arneson family: Arneson's War (docs/rules.md section 7), hands of three and a hidden
-choice of the card played.
-
-This module is the family's declaration (model.family.Family), read by the registry
-(model.families) before any engine is imported; beside it:
-
-- reference.py: the readable engine, the definition of the rules;
-- policies.py: how its players decide;
-- queries/: its named queries (`war query --list` lists them; the report runs those of `report`);
-- compiled.py and hands.py: the compiled engine, event for event the same games for the
-  built-in policies.
+"""Arneson's War (docs/rules.md section 7), the family `arneson`: hands of three, and each
+player's hidden choice of the card it plays. Its declaration (model.family.Family), data the
+registry reads first; the folder holds its reference engine (reference.py), its hand policies
+(policies.py), its consolation query (queries/) and its compiled engine (compiled.py, hands.py).
 """
 
 from ...model.family import ANY, Decision, Family, Option, Policy, Variant, Warm

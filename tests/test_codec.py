@@ -283,3 +283,24 @@ def test_events_sql_knows_each_kind_by_what_it_does():
         assert (row["lays"], row["takes"], row["collects"]) == (k.puts, k.takes, k.takes and k.target != "aside")
         assert row["face"] == (k.face if k.puts else None)
         assert row["starts_war"] == (k.role == "starts_war") and row["ends_game"] == (k.role == "ends_game")
+
+
+def test_plain_duckdb_decodes_the_events_with_the_exported_kinds(every_variant, tmp_path):
+    """README's recipe: events.sql run in DuckDB itself, over the files and the `event_kinds`
+    table `war query` exports, gives the events `war query` gives."""
+    import duckdb
+
+    from pipeline.jobs.query import events_sql
+    from pipeline.storage.dataset import Dataset
+
+    kinds = run(every_variant, sql="SELECT * FROM event_kinds")
+    files = [str(every_variant / f.path) for f in Dataset.open(every_variant).files("events")]
+    con = duckdb.connect()
+    con.register("_kinds", kinds)
+    con.execute("CREATE TABLE event_kinds AS SELECT * FROM _kinds")
+    con.execute(f"CREATE VIEW event_rows AS SELECT *, 'x' AS variant FROM read_parquet({files!r})")
+    con.execute(events_sql())
+    columns = "game_id, seq, battle, kind, seat, cards, seats, options, value, note"
+    plain = con.execute(f"SELECT {columns} FROM events ORDER BY game_id, seq").fetchall()
+    served = run(every_variant, sql=f"SELECT {columns} FROM events ORDER BY game_id, seq").to_pylist()
+    assert plain and [tuple(r.values()) for r in served] == plain

@@ -159,6 +159,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
                     raise QueryError(f"dataset file {p!r} is {kind}, not a file (`war validate` says more)")
             con.execute(f"CREATE VIEW {view} AS {_local_scan(table, ds.files(table), paths, ds.manifest.rule_sets)}")
         _games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version)
+        _kinds_table(con)
         if events:
             _events_view(con)
         _rules_table(con, ds.manifest.rule_sets)
@@ -310,6 +311,7 @@ def schema_session(events: bool = True) -> Session:
     con.execute("CREATE TABLE game_rows AS SELECT * FROM _games")
     _games_view(con, [])
     con.execute("CREATE TABLE event_rows AS SELECT * FROM _event_rows")
+    _kinds_table(con)
     if events:
         _events_view(con)
     sample = build_rules("classic")
@@ -380,12 +382,16 @@ def events_sql() -> str:
     return (Path(__file__).resolve().parents[2] / "log" / "events.sql").read_text(encoding="utf-8")
 
 
-def _events_view(con) -> None:
-    """The `events` view (log/events.sql) over `event_rows`, with `event_kinds`, what each kind
-    does, from the families' declarations."""
+def _kinds_table(con) -> None:
+    """The `event_kinds` table: what each kind does, from the families' declarations, which
+    log/events.sql reads; there whether or not the event views are."""
     con.register("_event_kinds", kinds_table())
     con.execute("CREATE TABLE event_kinds AS SELECT * FROM _event_kinds")
     con.unregister("_event_kinds")
+
+
+def _events_view(con) -> None:
+    """The `events` view (log/events.sql) over `event_rows` and `event_kinds`."""
     con.execute(events_sql())
     bad = con.execute("SELECT shape FROM event_steps WHERE NOT well_formed LIMIT 1").fetchone()
     if bad:

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from .family import MAX_DECK, MAX_INT32, Decision, Family, Option, Variant, load
+from .family import MAX_INT32, Decision, Family, Option, Variant, load
 from .kind import CORE, Kind
 from .words import plural
 
@@ -52,11 +52,16 @@ CORE_OPTIONS: tuple[Option, ...] = (
            pattern=r"^(all_cards|wars:[1-9][0-9]{0,8})$"),
     Option("max_battles", 10_000, "Cap on battles; the game ends `capped`.", minimum=1, maximum=MAX_INT32),
 )
-assert MAX_DECK  # the deck's bound is checked where rule sets are built (model.rules)
 
 
 class FamilyWarning(UserWarning):
     """An outside family left out: what war could not read of it."""
+
+
+def _left_out(where: str, why: str) -> None:
+    """Warn that the family of an entry point is left out, and why (its first problems), as a
+    line of war's, not of the code that happened to read the registry."""
+    warnings.warn_explicit(f"the family of entry point {where} is left out: {why}", FamilyWarning, "war", 0)
 
 
 @dataclass(frozen=True)
@@ -159,12 +164,11 @@ def _outside() -> Iterable[tuple[str, str, object]]:
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
-        where = f"entry point {ep.name} = {ep.value}"
+        where = f"`{ep.name} = {ep.value}`"
         try:
             yield where, ep.module, ep.load()
         except Exception as err:  # a broken package must not stop war: it is named and left out
-            warnings.warn(f"war: family of {where} not loaded: {type(err).__name__}: {err}", FamilyWarning,
-                          stacklevel=2)
+            _left_out(where, f"it does not load: {type(err).__name__}: {err}")
 
 
 def build(outside: bool = True) -> Registry:
@@ -180,7 +184,7 @@ def build(outside: bool = True) -> Registry:
     for where, module, family in (_outside() if outside else ()):
         problems = _problems(family, reg)
         if problems:
-            warnings.warn(f"war: family of {where} left out: {'; '.join(problems)}", FamilyWarning, stacklevel=2)
+            _left_out(where, "; ".join(problems[:3]) + ("; ..." if len(problems) > 3 else ""))
             continue
         _add(reg, family, module)
     for o in CORE_OPTIONS:

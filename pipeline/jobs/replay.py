@@ -18,7 +18,8 @@ from ..log.ledger import Ledger, ledger_for
 from ..log.tables import differing_columns, game_log, game_record
 from ..model.cards import Deck
 from ..model.deal import Deal, deck_of
-from ..model.event_kinds import KINDS, sentence
+from ..model.kind import Kind
+from ..model.event_kinds import BY_NAME, KINDS, sentence
 from ..model.names import rule_set_names
 from .lineage import source_line, source_of
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
@@ -139,7 +140,8 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event], seed: int 
     current: BattleView | None = None
     out: frozenset[int] = frozenset()
     for ev in log:
-        if ev.kind == "end":
+        kind = BY_NAME.get(ev.kind, _SAYS_NOTHING)
+        if kind.role == "ends_game":
             break
         if ev.battle == 0:
             deal.append(ev)
@@ -154,17 +156,25 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event], seed: int 
                                          [list(w) for w in ledger.won], [sorted(h) for h in ledger.hands])
                 battles.append(current)
             current.events.append(ev)
-            if ev.kind == "collect":
+            if kind.collects:
                 current.winner = ev.seat
-            elif ev.kind == "war":
+            elif kind.role == "starts_war":
                 current.war_depth = ev.value
-            elif ev.kind == "out":
+            elif kind.role == "leaves_game":
                 out = out | {ev.seat}
         ledger.apply(ev)
     if current is not None:
         _close(current, ledger, out)
     return GameReplay(entry, record, deal, battles, log[-1],
                       record_disagreements(entry, record, summary, log, seed))
+
+
+_SAYS_NOTHING = Kind("", "", "")  # what replay knows of a kind no family declares: nothing
+
+
+def dealt_aside(deal: list[Event]) -> list[int]:
+    """The cards the deal set aside: those of its events that do not deal to a seat."""
+    return [c for ev in deal if not BY_NAME.get(ev.kind, _SAYS_NOTHING).deals for c in ev.cards]
 
 
 def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
@@ -265,7 +275,7 @@ def _header(rp: GameReplay) -> list[str]:
     lines = [f"Game {rec['game_id']} · {named} · rules {rec['rules_id']} · seed {rec['game_seed']}",
              f"Outcome: {rec['outcome']}{who} after {plural(rec['battles'], 'battle', grouped=False)} "
              f"({plural(rec['wars'], 'war', grouped=False)}, deepest {rec['max_war_depth']})"]
-    every = rules.model_dump()
+    every = rules.options()
     options = {k: every[k] for k in variant(rules.variant).options}
     lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
     if rec.get("policies"):
@@ -286,7 +296,7 @@ def render_text(rp: GameReplay, battle: int | None = None, battles: tuple[int, i
     if battle is None and battles is None:
         lines.append("Deal:")
         for ev in rp.deal:
-            who = f"seat {ev.seat}" if ev.kind == "deal" else "set aside"
+            who = f"seat {ev.seat}" if BY_NAME.get(ev.kind, _SAYS_NOTHING).deals else "set aside"
             lines.append(f"  {who} ({len(ev.cards)}): {_labels(deck, ev.cards)}")
     if not shown:
         lines.append("No battle with a war" + (" in this range." if battles is not None else "."))
@@ -307,19 +317,30 @@ def _battle_lines(lines: list[str], deck: Deck, layout: str, view: BattleView, f
     if full:
         _pile_lines(lines, deck, layout, "pile (top first)", view.piles_before, view.won_before, view.hands_before)
     after = _state(deck, layout, view.piles_after, view.won_after, view.hands_after, view.out_after)
-    if not full and view.war_depth == 0 and all(ev.kind in ("play", "collect") for ev in view.events):
-        plays = ", ".join(f"seat {ev.seat} {_labels(deck, ev.cards)}" for ev in view.events if ev.kind == "play")
+    kinds = [BY_NAME.get(ev.kind, _SAYS_NOTHING) for ev in view.events]
+    if not full and view.war_depth == 0 and all(_plain(k) for k in kinds) and kinds[-1].collects:
+        plays = ", ".join(f"seat {ev.seat} {_labels(deck, ev.cards)}" for ev, k in zip(view.events, kinds) if k.puts)
         took = " ".join(deck.label(c) for c in view.events[-1].cards)
         lines[-1] += f" · {plays} → seat {view.winner} takes {took} · piles {after}"
         return
     in_war = False
-    for ev in view.events:
-        in_war = in_war or ev.kind == "war"
-        deeper = ev.kind in ("down", "decision", "steal", "draw", "reshuffle") or (ev.kind == "play" and in_war)
-        lines.append(("    " if deeper else "  ") + describe_event(deck, ev))
+    for ev, kind in zip(view.events, kinds):
+        in_war = in_war or kind.role == "starts_war"
+        lines.append(("    " if is_detail(kind, in_war) else "  ") + describe_event(deck, ev))
     lines.append(f"  → piles {after}")
     if full:
         _pile_lines(lines, deck, layout, "pile after", view.piles_after, view.won_after, view.hands_after)
+
+
+def _plain(kind: Kind) -> bool:
+    """A step of a plain battle, which one line tells: a card laid face up, or the table collected."""
+    return kind.collects or (kind.puts and kind.face == "up" and not kind.detail)
+
+
+def is_detail(kind: Kind, in_war: bool) -> bool:
+    """Whether an event is a detail of its battle, shown under it: its kind says so, or it lays a
+    card face up within a war (model.kind.Kind.detail)."""
+    return kind.detail or (in_war and kind.puts and kind.face == "up")
 
 
 def _pile_lines(lines: list[str], deck: Deck, layout: str, name: str, piles, won, hands) -> None:
@@ -370,7 +391,7 @@ def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int |
         "game": rp.record,
         "rule_set": rp.rule_set,
         "source": rp.source,
-        "rules": rp.entry.rules.model_dump(mode="json"),
+        "rules": rp.entry.rules.options(),
         "policies": list(rp.entry.policies),
         "disagreements": rp.disagreements,
         "deal": [event_json(deck, ev) for ev in rp.deal],
@@ -420,7 +441,7 @@ def follow(rp: GameReplay, card: int, battle: int | None = None, battles: tuple[
            wars: bool = False) -> dict:
     """One card's journey: where the deal put it, then after each battle that moved it (among
     those `select` shows), what happened to it and where it ended up."""
-    deal_aside = tuple(c for ev in rp.deal if ev.kind == "set_aside" for c in ev.cards)
+    deal_aside = tuple(dealt_aside(rp.deal))
     first = rp.battles[0] if rp.battles else None
     start = (place_of(first.piles_before, first.won_before, first.hands_before, deal_aside, card)
              if first else {"place": "aside" if card in deal_aside else "nowhere"})

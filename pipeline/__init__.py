@@ -21,9 +21,11 @@ The public API, in the order of the data's way::
   finish a run Ctrl-C or a full disk stopped. warm_engines: load (or compile, once) the compiled
   engines of some rule sets before the work starts. demo: the steps of `war demo`.
 - rule_set: one rule set from a variant and OPTION=VALUE texts, or a rule file. search: the deals
-  of a deck too big to play whole that give the longest games that end, or cycles (random deals,
-  then local search, on the compiled engine); write_records: those deals as a dataset;
-  check_search, check_records_out: its arguments and its `out`, checked before the search.
+  of a deck too big to play whole that give the longest games that end, or cycles (random deals
+  on the compiled engine, the best given a longer past), saved to search_state(out) as it goes
+  and resumable; write_records: those deals as a dataset; check_search, check_records_out: its
+  arguments and its `out`, checked before the search. render_found: its records as text;
+  record_kind, record_entry, read_records, keep_record: the records file (data/records.jsonl).
 - open_dataset, replay_game, render_text, render_replay, parse_range, validate: reading a
   dataset (check_validate_workers: validate's `workers`, checked before anything is read);
   render_page: a replay as a self-contained web page.
@@ -75,7 +77,8 @@ from .errors import (
 __all__ = [
     "VARIANTS", "describe_variants", "describe_policies", "build_rules", "load_rules",
     "Plan", "make_plans", "generate", "generate_request", "GenerateRequest", "warm_engines", "demo",
-    "rule_set", "search", "check_search", "check_records_out", "write_records",
+    "rule_set", "search", "check_search", "check_records_out", "write_records", "search_state", "check_search_state",
+    "record_kind", "record_entry", "read_records", "keep_record", "render_found",
     "open_dataset", "replay_game", "render_text", "render_replay", "parse_range", "render_page", "validate",
     "check_validate_workers",
     "query", "open_query", "describe_query", "named_queries", "named_query", "queries_dir", "write_result",
@@ -104,6 +107,13 @@ _LAZY = {
     "check_search": ("pipeline.jobs.search", "check_search"),
     "check_records_out": ("pipeline.jobs.search", "check_records_out"),
     "write_records": ("pipeline.jobs.search", "write_records"),
+    "search_state": ("pipeline.jobs.search", "state_path"),
+    "check_search_state": ("pipeline.jobs.search", "check_state"),
+    "record_kind": ("pipeline.jobs.records", "record_kind"),
+    "record_entry": ("pipeline.jobs.records", "entry"),
+    "read_records": ("pipeline.jobs.records", "read_records"),
+    "keep_record": ("pipeline.jobs.records", "keep_record"),
+    "render_found": ("pipeline.jobs.records", "render_found"),
     "render_replay": ("pipeline.jobs.replay", "render_replay"),
     "parse_range": ("pipeline.jobs.replay", "parse_range"),
     "render_page": ("pipeline.present.replay_page", "render_page"),
@@ -130,7 +140,11 @@ if TYPE_CHECKING:
     from .jobs.catalog import describe_policies, describe_variants
     from .jobs.demo import demo
     from .jobs.request import rule_set
+    from .jobs.records import entry as record_entry
+    from .jobs.records import keep_record, read_records, record_kind, render_found
     from .jobs.search import check_records_out, check_search, search, write_records
+    from .jobs.search import check_state as check_search_state
+    from .jobs.search import state_path as search_state
     from .jobs.generate import Plan, generate, make_plans
     from .jobs.query import describe as describe_query
     from .jobs.query import named_queries, named_query, open_query, queries_dir

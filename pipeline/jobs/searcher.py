@@ -29,7 +29,7 @@ ROUND_OPEN = 1 << 14     # deals a round on the open duel's search kernel
 ROUND_COMPILED = 1 << 10  # deals a round on another compiled engine (a call of play_arrays)
 LEAST_POOL = 16           # a searcher keeps at least this many deals
 POLISH_TOP = 4            # only the best few deals of a pool are polished
-POLISH_WIDTH = 1000       # positions the beam keeps a battle back (docs/decisions.md has the trials)
+POLISH_WIDTH = 3000       # positions the beam keeps a battle back (docs/decisions.md has the trials)
 
 
 @dataclass

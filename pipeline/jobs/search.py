@@ -70,8 +70,6 @@ def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20,
     if compiled_engine(rules) is None:
         raise RulesError(f"rule set {rules.variant} {rules.rules_id}: the compiled engine does not play it, "
                          f"and a search needs it", params=("rules",))
-    if max(sorted_ranks(rules)) > 255 and on_open_duel(rules):
-        raise RulesError("a search plays at most 256 ranks", params=("rules",))
     if rounds is None and seconds is None:
         raise RulesError("give `rounds` or `seconds`, or both", params=("rounds", "seconds"))
     for name, value, low in (("searchers", searchers, 1), ("keep", keep, 1), ("rounds", rounds, 1)):
@@ -121,6 +119,8 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, secon
         states = [SearcherState.fresh(i, seeds.next(), size, max(keep, LEAST_POOL)) for i in range(searchers)]
         sessions, wall = [], 0.0
     sessions = sessions + [command or ""]
+    if progress is not None and rounds is not None and saved is not None:
+        progress(sum(min(s.rounds, rounds) for s in states))  # the rounds of the sessions before
     began = time.monotonic()
     deadline = None if seconds is None else began + seconds
 

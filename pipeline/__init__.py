@@ -38,6 +38,7 @@ API = {
     "jobs.place": ("discard",),
     "jobs.combine": ("combine",),
     "jobs.search": ("search", "write_records"),
+    "jobs.records": ("record_kind", "record_entry:entry", "read_records", "keep_record"),
     "jobs.demo": ("demo",),
     # reading one: a game, the whole
     "storage.dataset": ("open_dataset:Dataset.open",),

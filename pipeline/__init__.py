@@ -42,7 +42,8 @@ API = {
     "jobs.demo": ("demo",),
     # reading one: a game, the whole
     "storage.dataset": ("open_dataset:Dataset.open",),
-    "jobs.replay": ("replay_game", "render_text", "render_replay"),
+    "jobs.replay": ("replay_game", "render_text"),
+    "jobs.replay_out": ("render_replay",),
     "present.replay_page": ("render_page",),
     "jobs.validate": ("validate",),
     # questions: SQL and the named queries

@@ -19,7 +19,8 @@ from browser import clean_tab
 from clikit import error_lines
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run
-from pipeline.jobs.replay import as_json, render_replay, render_text, replay_game
+from pipeline.jobs.replay import as_json, render_text, replay_game
+from pipeline.jobs.replay_out import render_replay
 from pipeline.jobs.validate import validate
 from pipeline.model.families import registry
 from pipeline.model.rules import build_rules

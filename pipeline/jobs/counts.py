@@ -62,7 +62,7 @@ def check_keep(condition: str) -> str:
     """`keep` as one condition over the counts' columns of a kind of game (outcome, winner,
     first_of_class, battles, cards_laid, cycle_length, cycle_key), refused before anything is
     counted when it is not one or names another column."""
-    from .materialize import one_condition
+    from .condition import one_condition
 
     text = one_condition(condition, "keep", "the counts' columns (outcome, winner, battles, cards_laid, "
                                             "cycle_length, cycle_key, first_of_class), such as battles > 140")

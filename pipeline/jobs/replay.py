@@ -7,7 +7,6 @@ one before); then a ledger walks it to give the piles before and after every bat
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from ..engines.event import Event
@@ -398,21 +397,3 @@ def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int |
         "battles": [battle_json(deck, layout, b) for b in shown],
         "end": event_json(deck, rp.end),
     }
-
-
-def render_replay(rp: GameReplay, fmt: str = "text", battle: int | None = None,
-                  battles: tuple[int, int | None] | None = None, wars: bool = False,
-                  card: str | int | None = None) -> str:
-    """The replay as `war replay` prints it, `fmt` text or json: the battles `select` shows, or
-    with `card` (a label or a code) that card's journey through them."""
-    if card is not None:
-        from .journey import follow, parse_card, render_follow  # the journey reads replays: imported here
-
-        journey = follow(rp, parse_card(rp, card), battle, battles, wars)
-        if fmt == "json":
-            return json.dumps({"game": rp.record, "disagreements": rp.disagreements, "follow": journey},
-                              ensure_ascii=False)
-        return render_follow(rp, journey, battle is not None or battles is not None or wars)
-    if fmt == "json":
-        return json.dumps(as_json(rp, battle, battles, wars), ensure_ascii=False)
-    return render_text(rp, battle, battles, wars)

@@ -193,13 +193,19 @@ def _counts_files(ds: Dataset) -> dict[int, str]:
     return {f.rule_set: str((ds.root / f.path).resolve()) for f in ds.files("counts")}
 
 
+def _stored(ds: Dataset, log: str, games: bool = False) -> tuple[list, str]:
+    """The rule sets that store `log`, and how a message names them (with their games)."""
+    entries = [e for e in ds.manifest.rule_sets if e.log == log]
+    names = rule_set_names(ds.manifest.rule_sets)
+    return entries, ", ".join(f"{e.ordinal} ({names[e.ordinal]}" + (f", {e.games:,} games" if games else "") + ")"
+                              for e in entries)
+
+
 def _counted(ds: Dataset) -> str | None:
     """Which rule sets the games view holds no rows of, storing counts of their deals alone."""
-    counted = [e for e in ds.manifest.rule_sets if e.log == "counts"]
+    counted, which = _stored(ds, "counts")
     if not counted:
         return None
-    names = rule_set_names(ds.manifest.rule_sets)
-    which = ", ".join(f"{e.ordinal} ({names[e.ordinal]})" for e in counted)
     return (f"the games view holds no rows of rule set{'s' if len(counted) > 1 else ''} {which} of "
             f"{str(ds.root)!r} but the games it keeps (--keep), storing counts of its deals (--log counts): "
             f"the counts view and the exact queries (exact_outcomes, exact_length, records, ...) read them")
@@ -221,11 +227,9 @@ def _no_files(ds: Dataset, table: str) -> str:
 def _partial_log(ds: Dataset) -> str | None:
     """Which rule sets a dataset of event log and games table alone has no events of, and how
     to get them; None when every rule set stores its log."""
-    alone = [e for e in ds.manifest.rule_sets if e.log == "games"]
+    alone, which = _stored(ds, "games", games=True)
     if not alone:
         return None
-    names = rule_set_names(ds.manifest.rule_sets)
-    which = ", ".join(f"{e.ordinal} ({names[e.ordinal]}, {e.games:,} games)" for e in alone)
     return (f"the event views hold no rows of rule set{'s' if len(alone) > 1 else ''} {which} of "
             f"{str(ds.root)!r}, which store{'' if len(alone) > 1 else 's'} the games table alone (--log games); "
             f"war generate --from {str(ds.root)} --where \"...\" --out NEW plays chosen games again with their log")

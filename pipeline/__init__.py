@@ -38,10 +38,12 @@ API = {
     "jobs.place": ("discard",),
     "jobs.combine": ("combine",),
     "jobs.search": ("search", "write_records"),
+    "jobs.records": ("record_kind", "record_entry:entry", "read_records", "keep_record"),
     "jobs.demo": ("demo",),
     # reading one: a game, the whole
     "storage.dataset": ("open_dataset:Dataset.open",),
-    "jobs.replay": ("replay_game", "render_text", "render_replay"),
+    "jobs.replay": ("replay_game", "render_text"),
+    "jobs.replay_out": ("render_replay",),
     "present.replay_page": ("render_page",),
     "jobs.validate": ("validate",),
     # questions: SQL and the named queries

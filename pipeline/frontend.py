@@ -23,11 +23,29 @@ def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file:
 
 
 def check_search(rules, goal: str, rounds, seconds, searchers: int, keep: int, workers: int, scheduler,
-                 seed=None) -> None:
+                 measure: str = "battles", seed: int = 0) -> None:
     """`war search`'s arguments, checked before the engine compiles (jobs.search.check_search)."""
     from .jobs.search import check_search as check
 
-    check(rules, goal, rounds, seconds, searchers, keep, workers, scheduler, seed)
+    check(rules, goal, rounds, seconds, searchers, keep, workers, scheduler, measure, seed)
+
+
+def search_state(out, resume: bool, overwrite: bool):
+    """Where a search writing to `out` is saved (jobs.search.state_path), checked against
+    `resume` and `overwrite` before the search (jobs.search.check_state)."""
+    from .jobs.search import check_state, state_path
+
+    state = state_path(out)
+    check_state(state, resume, overwrite)
+    return state
+
+
+def render_found(rules, found, kind: str) -> str:
+    """What `war search` prints of its records: a header, then each deal in card labels
+    (jobs.records.render_found)."""
+    from .jobs.records import render_found as render
+
+    return render(rules, found, kind)
 
 
 def check_records_out(out, overwrite: bool) -> None:

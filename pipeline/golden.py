@@ -1,5 +1,6 @@
 """Golden playthroughs: for every registered variant, a few seeded games as readable text,
-checked in under tests/golden/ and compared by a test. Rewrite them with
+checked in under tests/golden/ (or the folder its family's declaration names, beside it:
+Family.golden) and compared by a test. Rewrite them with
 
     python -m pipeline.golden
 
@@ -16,6 +17,7 @@ from .jobs.replay import build_replay, render_text
 from .log.shard import play_range
 from .model.rules import build_rules
 from .model.schema import RULES_ID_VERSION, RuleSetEntry
+from .model.families import beside, registry
 from .model.variants import VARIANTS
 
 SEED = 2024
@@ -40,16 +42,21 @@ def golden_text(variant: str) -> str:
     return "\n".join(parts)
 
 
-def golden_dir() -> Path:
+def golden_dir(variant: str | None = None) -> Path:
+    """The folder of a variant's golden playthroughs: the one its family names beside its
+    declaration, else (and for no variant) tests/golden of this checkout."""
+    family = registry().families[VARIANTS[variant].family] if variant is not None else None
+    if family is not None and family.golden:
+        return beside(family, family.golden)
     return Path(__file__).resolve().parent.parent / "tests" / "golden"
 
 
 def write_all(folder: Path | None = None) -> list[Path]:
-    folder = folder or golden_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    """Every variant's golden file, into its folder (golden_dir), or all into `folder`."""
     written = []
     for name in VARIANTS:
-        path = folder / f"{name}.txt"
+        path = (folder or golden_dir(name)) / f"{name}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(golden_text(name), encoding="utf-8")
         written.append(path)
     return written

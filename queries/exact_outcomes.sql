@@ -43,7 +43,7 @@ SELECT rule_set, variant, rules_id, result,
        numerator,
        denominator,
        numerator / denominator AS share,
-       CASE WHEN players = 2 THEN coalesce(classes, 0) END AS classes,
+       CASE WHEN players = 2 AND seat IS NULL THEN coalesce(classes, 0) END AS classes,
        CASE WHEN players = 2 AND seat IS NULL THEN class_denominator END AS class_denominator
 FROM totalled
 ORDER BY rule_set,

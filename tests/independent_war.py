@@ -18,7 +18,7 @@ from pipeline.model.rng import Xoshiro256
 DEFAULTS = {
     "players": 2, "jokers": 0, "war_down": 3, "ace_value": 11, "war_tiebreak": "repeat",
     "shortfall": "last_card_up", "pickup": "shuffled", "ranks": 13, "suits": 4,
-    "win": "all_cards", "max_battles": 10_000,
+    "win": "all_cards", "max_battles": 10_000, "aces": "high",
 }
 
 
@@ -31,6 +31,7 @@ class _Game:
         self.jokers = r["jokers"]
         self.war_down = r["war_down"]
         self.ace_value = r["ace_value"]
+        self.aces_low = r["aces"] == "low"
         self.tiebreak = r["war_tiebreak"]
         self.shortfall = r["shortfall"]
         self.pickup = r["pickup"]
@@ -59,12 +60,18 @@ class _Game:
     # -- cards ---------------------------------------------------------------------------------
     def rank(self, card: int) -> int:
         plain = self.ranks * self.suits
-        return card // self.suits if card < plain else self.ranks  # both Jokers: one top rank
+        if card >= plain:
+            return self.ranks  # both Jokers: one top rank
+        if self.aces_low:  # the Ace (top rank) below the 2 (2.8): every other rank one up
+            return (card // self.suits + 1) % self.ranks
+        return card // self.suits
 
     def value(self, rank: int) -> int:
         """Război value of a rank index (standard deck)."""
         if rank == self.ranks:          # Joker
             return self.ace_value + 1
+        if self.aces_low:               # rank 0 is the Ace, rank r the card of rank r - 1 when aces are high
+            rank = (rank - 1) % self.ranks
         if rank == 12:                  # Ace
             return self.ace_value
         if rank >= 9:                   # J, Q, K

@@ -358,6 +358,7 @@ OPTION_GRID = {
     "war_down": ["0", "2"],
     "ranks": ["6"],
     "max_battles": ["60"],
+    "aces": ["low"],
 }
 
 

@@ -115,6 +115,8 @@ def test_every_deal_counts_as_an_independent_simulator_of_every_deal_counts(tmp_
     counts["decided"] = sum(1 for _, o, _, _ in mine if o == "win")
     assert {r["result"]: Fraction(r["numerator"], r["denominator"]) for r in exact} == \
         {k: Fraction(v, 2520) for k, v in counts.items() if v}
+    # classes are counted of outcomes, never of a seat's wins (a class's two deals may be won by either seat)
+    assert all((r["classes"] is None) == r["result"].startswith("seat ") for r in exact)
 
 
 def test_records_and_cycles_of_one_suit_of_six_ranks(tmp_path):

@@ -284,3 +284,30 @@ def test_2_3_everyone_in_the_war_out_of_cards_the_others_play_on():
     ]
     check_summary(summary, outcome="win", winner=2, battles=2, wars=1, war_wins=[0, 0, 0, 0],
                   final_cards=[0, 0, 2, 0], cards_set_aside=50)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2.8 Aces low
+
+
+def test_2_8_aces_low_the_ace_loses_to_the_2_and_beats_nothing():
+    """2.8, aces=low: the Ace ranks below the 2, so 2D takes AS; the King still beats the 3 and,
+    now, the Ace. Game: AS<2D, KC>3H, KC>AS, 3H>2D. With aces high the Ace takes the first battle."""
+    deal = (["AS", "KC"], ["2D", "3H"])
+    events, summary = play(classic_rules(aces="low"), deal)
+    assert body(events) == [
+        PLAY(1, 0, "AS"), PLAY(1, 1, "2D"), COLLECT(1, 1, "AS", "2D"),
+        PLAY(2, 0, "KC"), PLAY(2, 1, "3H"), COLLECT(2, 0, "KC", "3H"),
+        PLAY(3, 0, "KC"), PLAY(3, 1, "AS"), COLLECT(3, 0, "KC", "AS"),
+        PLAY(4, 0, "3H"), PLAY(4, 1, "2D"), COLLECT(4, 0, "3H", "2D"),
+        OUT(4, 1), END(4, 0, "win"),
+    ]
+    check_summary(summary, outcome="win", winner=0, battles=4, wars=0, final_cards=[4, 0])
+    high, _ = play(classic_rules(), deal)
+    assert body(high)[2] == COLLECT(1, 0, "AS", "2D")
+
+
+def test_2_8_aces_low_orders_a_sorted_pickup_with_the_ace_last():
+    """2.4 `sorted` takes the highest rank first: under aces=low the 2 comes before the Ace."""
+    events, _ = play(classic_rules(aces="low", pickup="sorted"), (["AS", "KC"], ["2D", "3H"]))
+    assert body(events)[2] == COLLECT(1, 1, "2D", "AS")

@@ -223,14 +223,21 @@ def test_every_battle_is_one_row_and_the_battles_view_agrees_with_the_events(eve
     con = connect(every_variant).con
     assert con.execute("SELECT count(*) FROM event_rows").fetchone() == \
         con.execute("SELECT count(*) FROM (SELECT DISTINCT game_id, battle FROM event_rows)").fetchone()
-    from_events = """
+    from pipeline.model.event_kinds import KINDS
+
+    def names(test) -> str:  # the registry's kinds that pass `test`, as an SQL list
+        return ", ".join(f"'{k.name}'" for k in KINDS if test(k)) or "NULL"
+
+    lays, collects = names(lambda k: k.puts), names(lambda k: k.takes and k.target != "aside")
+    aside, wars = names(lambda k: k.takes and k.target == "aside"), names(lambda k: k.role == "starts_war")
+    from_events = f"""
         SELECT game_id, battle, any_value(variant),
-            coalesce(max(value) FILTER (WHERE kind = 'war'), 0),
-            arg_min(seat, seq) FILTER (WHERE kind = 'collect'),
-            coalesce(sum(len(cards)) FILTER (WHERE kind IN ('play', 'down', 'forfeit')), 0),
-            bool_or(kind = 'set_aside')
+            coalesce(max(value) FILTER (WHERE kind IN ({wars})), 0),
+            arg_min(seat, seq) FILTER (WHERE kind IN ({collects})),
+            coalesce(sum(len(cards)) FILTER (WHERE kind IN ({lays})), 0),
+            bool_or(kind IN ({aside}))
         FROM events
-        WHERE battle > 0 AND kind IN ('play', 'down', 'forfeit', 'war', 'collect', 'set_aside')
+        WHERE battle > 0 AND kind IN ({lays}, {wars}, {collects}, {aside})
         GROUP BY game_id, battle ORDER BY game_id, battle"""
     view = """SELECT game_id, battle, variant, war_depth, winner, table_cards, set_aside FROM battles
               ORDER BY game_id, battle"""
@@ -254,24 +261,46 @@ def test_a_dictionary_column_reads_as_its_words_chunk_by_chunk_nulls_too():
     assert _plain(pa.chunked_array([pa.array([1, 2])])) == [1, 2]
 
 
-def test_events_sql_knows_the_kinds_the_registry_declares():
-    """events.sql spells the table's kinds out (its SQL cannot read the registry): the kinds that
-    put cards on the table are the registry's, a battle that fights is one that puts, takes or
-    wars, and every kind it names is a registered one."""
+def test_events_sql_knows_each_kind_by_what_it_does():
+    """events.sql names no kind: it reads what each does from `event_kinds`, the registry's
+    kinds (pipeline.log.tables.kinds_table): those that lay cards on the table, take them, collect
+    them, set them aside, start a war and end the game."""
     import re
 
     from pipeline.jobs.query import events_sql
+    from pipeline.log.tables import kinds_table
     from pipeline.model.event_kinds import KINDS, NAMES
 
-    sql = events_sql()
-    quoted = lambda text: re.findall(r"'([a-z_]+)'", text)  # noqa: E731
-    table_cards = re.search(r"table_cards AS \((.*?)\n\),", sql, re.S).group(1)
-    puts_listed = quoted(re.search(r"kind IN \(([^)]*)\)", table_cards).group(1))
-    fights = quoted(re.search(r"bool_or\(kind IN \(([^)]*)\)\) AS fights", sql).group(1))
-    puts = {k.name for k in KINDS if k.puts}
-    takes = {k.name for k in KINDS if k.takes}
-    assert set(puts_listed) == puts
-    assert set(fights) == puts | takes | {"war"}
-    named = re.findall(r"kind\s*(?:=|<>)\s*'([a-z_]+)'", sql) + [
-        k for body in re.findall(r"kind IN \(([^)]*)\)", sql) for k in quoted(body)]
-    assert named and set(named) <= set(NAMES)
+    sql = "\n".join(line.split("--")[0] for line in events_sql().splitlines())
+    assert not set(re.findall(r"'([a-z_]+)'", sql)) & set(NAMES)
+    for column in ("lays", "takes", "collects", "sets_aside", "starts_war", "ends_game"):
+        assert f"k.{column}" in sql, column
+    table = kinds_table().to_pylist()
+    assert [r["name"] for r in table] == list(NAMES)
+    by_name = {k.name: k for k in KINDS}
+    for row in table:
+        k = by_name[row["name"]]
+        assert (row["lays"], row["takes"], row["collects"]) == (k.puts, k.takes, k.takes and k.target != "aside")
+        assert row["face"] == (k.face if k.puts else None)
+        assert row["starts_war"] == (k.role == "starts_war") and row["ends_game"] == (k.role == "ends_game")
+
+
+def test_plain_duckdb_decodes_the_events_with_the_exported_kinds(every_variant, tmp_path):
+    """README's recipe: events.sql run in DuckDB itself, over the files and the `event_kinds`
+    table `war query` exports, gives the events `war query` gives."""
+    import duckdb
+
+    from pipeline.jobs.query import events_sql
+    from pipeline.storage.dataset import Dataset
+
+    kinds = run(every_variant, sql="SELECT * FROM event_kinds")
+    files = [str(every_variant / f.path) for f in Dataset.open(every_variant).files("events")]
+    con = duckdb.connect()
+    con.register("_kinds", kinds)
+    con.execute("CREATE TABLE event_kinds AS SELECT * FROM _kinds")
+    con.execute(f"CREATE VIEW event_rows AS SELECT *, 'x' AS variant FROM read_parquet({files!r})")
+    con.execute(events_sql())
+    columns = "game_id, seq, battle, kind, seat, cards, seats, options, value, note"
+    plain = con.execute(f"SELECT {columns} FROM events ORDER BY game_id, seq").fetchall()
+    served = run(every_variant, sql=f"SELECT {columns} FROM events ORDER BY game_id, seq").to_pylist()
+    assert plain and [tuple(r.values()) for r in served] == plain

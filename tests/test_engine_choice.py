@@ -57,4 +57,4 @@ def test_every_family_spec_names_only_real_options():
     names = set(RuleSet.model_fields) - {"variant"}
     for family in FAMILIES.values():
         assert set(family.compiled_options) <= names, family.name
-        assert set(family.events), family.name
+        assert set(family.kind_names), family.name

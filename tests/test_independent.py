@@ -71,6 +71,11 @@ GRID = [
     ("classic", {"ranks": 4, "suits": 4, "pickup": "natural", "war_down": 0}, 300),
     ("classic", {"ranks": 3, "suits": 4, "pickup": "table_order", "war_down": 1}, 300),
     ("multiplayer", {"players": 3, "ranks": 4, "suits": 3, "pickup": "winner_first"}, 300),
+    # aces low (2.8): the Ace below the 2, with sorted and natural pickups, war sizes by rank, cycles
+    ("classic", {"aces": "low"}, 200),
+    ("classic", {"aces": "low", "pickup": "sorted", "jokers": 2}, 200),
+    ("razboi", {"aces": "low", "pickup": "natural", "players": 3}, 150),
+    ("classic", {"aces": "low", "ranks": 4, "suits": 4, "pickup": "natural", "war_down": 0}, 300),
 ]
 
 
@@ -104,7 +109,7 @@ def test_grid_covers_every_option_value():
     seen: dict[str, set] = {}
     for variant, options, _ in GRID:
         rules = build_rules(variant, options)
-        for name in ("players", "jokers", "war_down", "war_tiebreak", "shortfall", "pickup", "win"):
+        for name in ("players", "jokers", "war_down", "war_tiebreak", "shortfall", "pickup", "win", "aces"):
             value = getattr(rules, name)
             if name == "win":
                 value = value.split(":")[0]
@@ -116,3 +121,4 @@ def test_grid_covers_every_option_value():
     assert seen["shortfall"] == {"last_card_up", "lose"}
     assert seen["pickup"] == {"shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"}
     assert seen["win"] == {"all_cards", "wars"}
+    assert seen["aces"] == {"high", "low"}

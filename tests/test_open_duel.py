@@ -72,6 +72,24 @@ def test_games_only_runs_of_open_play_go_to_it_and_others_do_not():
     assert not open_duel_plays(open_play, None, (), None, events=True)  # its events are logged
     assert not open_duel_plays(open_play, None, (), [1, 2], events=False)  # games with seeds of their own
     for options in ({"war_down": "1", "pickup": "natural"}, {"war_down": "0"}, {"war_down": "0", "players": "3"},
-                    {"war_down": "0", "pickup": "natural", "win": "wars:3"}):
+                    {"war_down": "0", "pickup": "natural", "win": "wars:3"},
+                    {"war_down": "0", "pickup": "natural", "aces": "low"}):  # it reads the deck's ranks as they are
         rules = build_rules("multiplayer" if "players" in options else "classic", options)
         assert not open_duel_plays(rules, None, (), None, events=False), options
+
+
+def test_aces_low_games_only_are_the_reference_engines(tmp_path, monkeypatch):
+    """Every deal of a small deck with the Ace low, games only: the rows the reference engine
+    plays (the open-play engine, which reads the deck's ranks as they are, leaves them alone)."""
+    import pyarrow.parquet as pq
+
+    from pipeline.jobs.generate import Plan, generate
+
+    rules = build_rules("classic", {"war_down": "0", "pickup": "natural", "aces": "low", "ranks": "3", "suits": "3"})
+    tables = []
+    for engine in ("chosen", "reference"):
+        if engine == "reference":
+            monkeypatch.setenv("WAR_ENGINE", "reference")
+        generate(tmp_path / engine, [Plan(rules, deal_count(rules), all_deals=True, log="games")], seed=1)
+        tables.append(pq.read_table(tmp_path / engine / "games").sort_by("game_id"))
+    assert tables[0].num_rows == deal_count(rules) and tables[0].equals(tables[1])

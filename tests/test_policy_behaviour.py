@@ -19,9 +19,9 @@ from pipeline.model.cards import Deck
 from pipeline.model.deal import check_deal
 from pipeline.engines.event import Recorder
 from pipeline.engines.game import chooser_for, play_game
-from pipeline.engines.policies import (HandView, StealView, TopView, hand_highest, hand_lowest, hand_random,
-                                       hand_save_high, steal_always, steal_never, steal_random, steal_threshold,
-                                       top_as_played, top_highest, top_protect, top_random)
+from pipeline.engines.arneson.policies import HandView, hand_highest, hand_lowest, hand_random, hand_save_high
+from pipeline.engines.steal.policies import (StealView, TopView, steal_always, steal_never, steal_random,
+                                             steal_threshold, top_as_played, top_highest, top_protect, top_random)
 from pipeline.model.rng import Xoshiro256
 from pipeline.model.rules import build_rules
 from pipeline.engines.steal.reference import rank_copies
@@ -292,7 +292,7 @@ def first_views(rules, deal, policies, seed=1):
     from pipeline.engines.families import family_of
 
     rec = Recorder()
-    family_of(rules).play(rules, deal, RandomChance(Xoshiro256(seed)), rec, Tap())
+    family_of(rules).reference()(rules, deal, RandomChance(Xoshiro256(seed)), rec, Tap())
     return seen, rec.events
 
 

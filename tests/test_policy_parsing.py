@@ -20,8 +20,8 @@ from pipeline.storage.dataset import MANIFEST
 from pipeline.errors import RulesError
 from pipeline.engines.game import NoChooser, chooser_for, policy_specs, resolve_policies
 from pipeline.jobs.generate import Plan
-from pipeline.engines.policies import (DEFAULTS, KINDS, PROFILES, StealView, parse_policy, parse_seating,
-                                       seat_policies, top_protect)
+from pipeline.engines.policies import DEFAULTS, KINDS, PROFILES, parse_policy, parse_seating, seat_policies
+from pipeline.engines.steal.policies import StealView, top_protect
 from pipeline.model.rng import game_seed
 from pipeline.model.rules import build_rules
 from pipeline.jobs.validate import validate

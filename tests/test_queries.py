@@ -15,6 +15,7 @@ from pipeline.storage.dataset import Dataset
 from pipeline.errors import QueryError
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import named_queries, parse_query, queries_dir, run
+from pipeline.jobs.query.registry import query_files
 from pipeline.model.rules import build_rules
 from rulekit import dataset_events, quantile_cont
 
@@ -93,8 +94,10 @@ approx = pytest.approx
 # ---------------------------------------------------------------- the files themselves
 
 def test_every_query_file_has_an_answers_header():
-    files = sorted(queries_dir().glob("*.sql"))
+    """queries/ and each family's queries (Family.queries) alike."""
+    files = [path for path, _ in query_files()]
     assert {p.stem for p in files} >= EXPECTED_QUERIES
+    assert sorted(queries_dir().glob("*.sql")) == files[:len(list(queries_dir().glob("*.sql")))]
     for path in files:
         text = path.read_text(encoding="utf-8")
         assert text.startswith("-- answers:"), path.name

@@ -23,7 +23,8 @@ from clikit import error_lines
 from pipeline.cli import app, main
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run as run_query
-from pipeline.jobs.replay import as_json, follow, render_text, replay_game
+from pipeline.jobs.journey import follow
+from pipeline.jobs.replay import as_json, render_text, replay_game
 from pipeline.model.rules import build_rules
 from pipeline.storage.dataset import MANIFEST, Dataset
 from pipeline.storage.files import sha256_file

@@ -403,13 +403,19 @@ def mirrored_deal():
 def test_the_log_reads_the_sentences_of_the_event_kinds(tab, tmp_path):
     """Every line of the page's log is the sentence model.event_kinds.sentence gives its event:
     the script fills the registry's templates from the page's data as Python does. Over games
-    of classic (one a mirrored deal: wars until the table is set aside), steal, arneson and a
-    shortfall=lose table, every event kind and every template is read."""
+    of classic (one a mirrored deal: wars until the table is set aside), steal, arneson, a
+    shortfall=lose table and each installed outside family's, every event kind and every
+    template is read."""
     rules, mirrored = mirrored_deal()
     cases = {"classic": Plan(build_rules("classic"), 4), "mirrored": Plan(rules, 1, deals=[mirrored]),
              "steal": Plan(build_rules("steal"), 2, policies=("steal:threshold:3", "steal:never")),
              "arneson": Plan(build_rules("arneson"), 1),
              "lose": Plan(build_rules("classic", {"players": 3, "shortfall": "lose"}), 3)}
+    # and a game of each variant of a family installed beside war (the example's, in the tests)
+    from pipeline.model.families import registry
+
+    cases.update({v.name: Plan(build_rules(v.name), 2) for v in registry().variants.values()
+                  if v.family not in registry().built_in})
     read: set[str] = set()
     kinds: set[str] = set()
     for name, plan in cases.items():

@@ -199,7 +199,11 @@ def test_dask_searches_find_what_local_workers_find(cluster):
     rules = build_rules("classic", {"ranks": "10", "suits": "1", "pickup": "winner_first"})
     local = search(rules, rounds=3, searchers=3, seed=5, keep=5, workers=2)
     remote = search(rules, rounds=3, searchers=3, seed=5, keep=5, scheduler=cluster.scheduler_address)
-    assert [(r.deck, r.score) for r in remote] == [(r.deck, r.score) for r in local] and local
+    assert remote.records == local.records and local.records and remote.deals == local.deals
+    open_play = build_rules("classic", {"ranks": "6", "suits": "4", "pickup": "natural", "war_down": "0"})
+    local = search(open_play, rounds=2, searchers=2, seed=5, keep=3, workers=2)
+    assert search(open_play, rounds=2, searchers=2, seed=5, keep=3, scheduler=cluster.scheduler_address).records \
+        == local.records
 
 
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):

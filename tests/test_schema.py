@@ -13,12 +13,27 @@ from pipeline.log.tables import EVENT_SCHEMA, GAME_SCHEMA
 
 
 def test_exported_json_schemas_match_the_models():
-    """Fails when a model changes without `python -m pipeline.model.schema` being rerun."""
+    """Fails when a model changes without `python -m pipeline.model.schema` being rerun: the
+    files are the built-in families' models, whatever else is installed."""
     folder = schemas_dir()
-    for name, text in json_schemas().items():
+    for name, text in json_schemas(outside=False).items():
         path = folder / name
         assert path.exists(), f"{name} missing: run python -m pipeline.model.schema"
         assert path.read_text(encoding="utf-8") == text, f"{name} drifted: run python -m pipeline.model.schema"
+
+
+def test_the_schemas_of_a_session_hold_every_installed_familys_options_and_kinds():
+    """With a family installed (the example, tests/conftest.py), the JSON Schemas of the session
+    take its options and kinds from its declaration; the files hold the built-in ones."""
+    from pipeline.model.families import registry
+
+    outside = set(registry().families) - set(registry().built_in)
+    assert outside, "the example family is installed for the tests"
+    ours, files = json.loads(json_schemas()["rule_set.schema.json"]), json.loads(json_schemas(False)["rule_set.schema.json"])
+    extra = set(registry().options) - set(registry(outside=False).options)
+    assert extra and extra <= set(ours["properties"]) and not extra & set(files["properties"])
+    kinds = json.loads(json_schemas()["event.schema.json"])["properties"]["kind"]["enum"]
+    assert set(registry().kinds) == set(kinds) and set(registry(outside=False).kinds) < set(kinds)
 
 
 def test_no_stale_schema_files():

@@ -1,12 +1,19 @@
-"""Records by search (jobs.search, `war search`): random deals then local search on the compiled
-engine find long games and cycles; the records are explicit deals in a dataset that replays and
-validates; a search of a number of rounds is a pure function of its arguments."""
+"""Records by search (jobs.search, `war search`): searchers play random deals on the compiled
+engine (the open duel's kernel where it applies) and give the best a longer past; the records
+are explicit deals in a dataset that replays and validates; a search of a number of rounds is a
+pure function of its arguments, whatever the workers and however often it was stopped;
+`seconds` bounds the whole search; a stopped search resumes without losing what it found."""
 
 from __future__ import annotations
 
+import json
+import time
+
+import numpy as np
 import pytest
 
-from pipeline.errors import RulesError
+from pipeline.errors import Interrupted, RulesError
+from pipeline.jobs import search as jobs
 from pipeline.jobs.query import run
 from pipeline.jobs.replay import replay_game
 from pipeline.jobs.search import search, write_records
@@ -15,34 +22,158 @@ from pipeline.model.rules import build_rules
 
 pytest.importorskip("numba")
 
-TEN = build_rules("classic", {"ranks": "10", "suits": "1", "pickup": "winner_first"})
+TEN = build_rules("classic", {"ranks": "10", "suits": "1", "pickup": "winner_first"})  # wars of 3: another engine
+OPEN = build_rules("classic", {"ranks": "6", "suits": "4", "pickup": "natural", "war_down": "0"})  # the open duel
 
 
-def test_the_longest_games_found_replay_to_their_length_and_validate(tmp_path):
-    records = search(TEN, rounds=30, searchers=2, keep=4, seed=7)
+def lengths(root) -> list[tuple[int, int]]:
+    table = run(root, sql="SELECT battles, cards_laid FROM games ORDER BY game_id")
+    return list(zip(*(table.column(i).to_pylist() for i in range(2))))
+
+
+@pytest.mark.parametrize("rules, measure", [(TEN, "battles"), (OPEN, "battles"), (OPEN, "cards")])
+def test_the_longest_games_found_replay_to_their_length_and_validate(tmp_path, rules, measure):
+    found = search(rules, rounds=3, searchers=2, keep=4, seed=7, measure=measure)
+    records = found.records
     assert len(records) == 4 and [r.score for r in records] == sorted((r.score for r in records), reverse=True)
-    assert all(r.outcome in ("win", "draw") and r.score == r.battles for r in records)
-    assert records[0].score <= 49  # the longest game that ends, over every deal (tests/test_all_deals.py)
-    write_records(tmp_path / "rec", TEN, records)
+    assert all(r.outcome in ("win", "draw") for r in records)
+    assert [r.score for r in records] == [r.battles if measure == "battles" else r.cards_laid for r in records]
+    if rules is TEN:
+        assert records[0].battles <= 49  # the longest game that ends, over every deal (tests/test_all_deals.py)
+    write_records(tmp_path / "rec", rules, records)
     assert validate(tmp_path / "rec").ok
-    lengths = run(tmp_path / "rec", sql="SELECT battles FROM games ORDER BY game_id").column(0).to_pylist()
-    assert lengths == [r.battles for r in records]
+    assert lengths(tmp_path / "rec") == [(r.battles, r.cards_laid) for r in records]
     assert len(replay_game(tmp_path / "rec", 0).battles) == records[0].battles
 
 
+def test_the_open_duel_grafts_a_longer_past_onto_its_best_deals():
+    """Polishing plays the deals the beam finds before the best deals' games: some reach their
+    game later than its own deal, and the longer games they give are kept."""
+    found = search(OPEN, rounds=4, searchers=1, keep=3, seed=2)
+    assert found.engine == "open duel" and found.taken_back > 0
+    assert found.grafts and min(found.grafts) > 0
+
+
+def test_a_position_taken_back_plays_forward_to_the_position_it_came_from():
+    """Every position the beam's step gives, played one battle on by the open-play engine,
+    is the position it was taken back from (random positions reached by play, natural pickup)."""
+    from pipeline.engines.table import open_duel, unplay
+
+    rng = np.random.default_rng(5)
+    deck = np.repeat(np.arange(6), 4).astype(np.uint8)
+    ring, table = unplay.ring_for(24), np.empty(26, np.uint8)
+    natural = open_duel.PICKUPS_CODE["natural"]
+    checked = 0
+    for _ in range(300):
+        deal = rng.permutation(deck)
+        piles, sizes = np.zeros((2, 24), np.uint8), np.zeros(2, np.int64)
+        if unplay.position_at(deal, 12, natural, int(rng.integers(1, 40)), ring, table, piles, sizes) == 0 \
+                or 0 in sizes:
+            continue
+        for w in range(2):
+            k = unplay._last_won(piles[w], sizes[w], natural)
+            if not k:
+                continue
+            before, before_sizes = np.zeros_like(piles), np.zeros_like(sizes)
+            unplay._take_back(piles, sizes, w, k, before, before_sizes)
+            after = forward_one(before, before_sizes)
+            assert after == [list(piles[s, :sizes[s]]) for s in range(2)]
+            checked += 1
+    assert checked > 100
+
+
+def forward_one(piles, sizes) -> list[list[int]]:
+    """The position after one battle of open play under the natural pickup, played by hand."""
+    a, b = list(piles[0, :sizes[0]]), list(piles[1, :sizes[1]])
+    table = []
+    while True:
+        x, y = a.pop(0), b.pop(0)
+        table.append((x, y))
+        if x != y:
+            break
+    winner = a if table[-1][0] > table[-1][1] else b
+    for x, y in reversed(table):
+        winner += [max(x, y), min(x, y)]
+    return [a, b]
+
+
 def test_a_search_for_a_cycle_finds_deals_that_cycle():
-    records = search(TEN, goal="cycle", rounds=5, searchers=1, keep=3, seed=1)
-    assert records and all(r.outcome == "cycle" and r.score == 1 for r in records)
+    found = search(TEN, goal="cycle", rounds=1, searchers=1, keep=3, seed=1)
+    assert found.records and all(r.outcome == "cycle" and r.score == 1 for r in found.records)
 
 
-def test_a_search_of_rounds_is_a_pure_function_of_its_arguments():
-    assert search(TEN, rounds=10, searchers=2, keep=3, seed=3) == search(TEN, rounds=10, searchers=2, keep=3, seed=3)
-    assert search(TEN, rounds=10, searchers=2, keep=3, seed=3, workers=2) == \
-        search(TEN, rounds=10, searchers=2, keep=3, seed=3)
+@pytest.mark.parametrize("rules", [TEN, OPEN])
+def test_a_search_of_rounds_is_a_pure_function_of_its_arguments_whatever_the_workers(rules):
+    one = search(rules, rounds=3, searchers=3, keep=5, seed=3)
+    assert search(rules, rounds=3, searchers=3, keep=5, seed=3, workers=2).records == one.records
+    assert one.deals == search(rules, rounds=3, searchers=3, keep=5, seed=3, workers=2).deals
+    assert search(rules, rounds=3, searchers=3, keep=5, seed=4).records != one.records
+
+
+def test_seconds_bound_the_whole_search_not_each_searcher():
+    """Six searchers on one worker with a budget of 1.5 s: the search ends after about 1.5 s (the
+    searchers share it), where six budgets one after the other would take 9 s."""
+    search(OPEN, rounds=1, searchers=1)  # the kernels loaded, not timed
+    began = time.monotonic()
+    found = search(OPEN, rounds=None, seconds=1.5, searchers=6, workers=1)
+    took = time.monotonic() - began
+    assert took < 4.5, took
+    assert found.deals > 0 and found.wall_seconds < 4.5
+
+
+def test_a_resumed_search_finds_what_one_search_finds(tmp_path):
+    """A search of 2 rounds, continued to 5, has the records, deals and rounds of a search of 5
+    rounds, and keeps every record the first part found."""
+    state = tmp_path / "records.search.json"
+    first = search(OPEN, rounds=2, searchers=2, keep=5, seed=9, state=state, command="war search (first)")
+    later = search(OPEN, rounds=5, searchers=2, keep=5, seed=9, state=state, resume=True, command="again")
+    whole = search(OPEN, rounds=5, searchers=2, keep=5, seed=9)
+    assert later.records == whole.records and later.deals == whole.deals and later.rounds == whole.rounds == 10
+    assert later.records[0].score >= first.records[0].score
+    assert later.sessions == ["war search (first)", "again"]
+    kept = {r.deck for r in later.records}
+    assert all(r.deck in kept or r.score <= later.records[-1].score for r in first.records)
+
+
+def test_an_interrupted_search_resumes_from_its_last_save(tmp_path, monkeypatch):
+    """Ctrl-C in the second epoch: the search says how to continue, its state holds the first
+    epoch, and the resumed search ends with the records of a search never stopped."""
+    state = tmp_path / "s.search.json"
+    calls = []
+    real = jobs.run_tasks
+
+    def stopping(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jobs, "EPOCH_SECONDS", 1e-6)  # an epoch a round
+    monkeypatch.setattr(jobs, "run_tasks", stopping)
+    with pytest.raises(Interrupted, match="saved in .*s.search.json.*--resume"):
+        search(OPEN, rounds=4, searchers=1, keep=4, seed=6, state=state)
+    saved = json.loads(state.read_text())
+    assert [s["rounds"] for s in saved["states"]] == [1]
+    monkeypatch.setattr(jobs, "run_tasks", real)
+    resumed = search(OPEN, rounds=4, searchers=1, keep=4, seed=6, state=state, resume=True)
+    assert resumed.records == search(OPEN, rounds=4, searchers=1, keep=4, seed=6).records
+
+
+def test_a_saved_search_is_resumed_only_as_itself(tmp_path):
+    state = tmp_path / "s.search.json"
+    search(OPEN, rounds=1, searchers=1, keep=2, seed=1, state=state)
+    with pytest.raises(RulesError, match="a search is saved in .*resume.*overwrite"):
+        search(OPEN, rounds=1, searchers=1, keep=2, seed=1, state=state)
+    with pytest.raises(RulesError, match=r"has another seed \(1, not 2\)"):
+        search(OPEN, rounds=2, searchers=1, keep=2, seed=2, state=state, resume=True)
+    with pytest.raises(RulesError, match="no search saved"):
+        search(OPEN, rounds=2, searchers=1, state=tmp_path / "none.json", resume=True)
+    assert search(OPEN, rounds=1, searchers=1, keep=2, seed=1, state=state, overwrite=True).rounds == 1
 
 
 @pytest.mark.parametrize("kwargs, words", [
     ({"goal": "shortest"}, "`goal` is longest or cycle"),
+    ({"measure": "wars"}, "`measure` is battles or cards"),
     ({"rounds": None}, "`rounds` or `seconds`"),
     ({"rounds": 0}, "`rounds` must be an integer of at least 1"),
     ({"keep": 0}, "`keep` must be"),
@@ -61,55 +192,5 @@ def test_a_rule_set_the_compiled_engine_does_not_play_is_refused(monkeypatch):
 def test_a_search_that_finds_nothing_says_how_many_deals_it_played():
     """No deal of four cards of one suit cycles (24 deals, each met many times over)."""
     four = build_rules("classic", {"ranks": "4", "suits": "1", "pickup": "winner_first"})
-    with pytest.raises(RulesError, match=r"played 2,05\d deals and found none that cycles; nothing written"):
-        search(four, goal="cycle", rounds=4, searchers=2)
-
-
-@pytest.mark.parametrize("folder, overwrite, said", [
-    ("data", False, "already holds data (use --overwrite"),
-    ("file", False, "is a file, not a folder"),
-    ("foreign", True, "holds files that are not a war dataset"),
-])
-def test_war_search_refuses_its_out_before_it_searches(tmp_path, monkeypatch, capsys, folder, overwrite, said):
-    """An --out that the records could not be written to is refused before the search, which may
-    run for hours, not after it."""
-    import pipeline.jobs.search as jobs
-    from clikit import assert_one_line_error, run_main
-
-    write_records(tmp_path / "data", TEN, search(TEN, rounds=2, keep=1))
-    (tmp_path / "file").write_text("x")
-    (tmp_path / "foreign").mkdir()
-    (tmp_path / "foreign" / "notes.txt").write_text("mine")
-
-    def searched(*args, **kwargs):
-        raise AssertionError("searched before --out was checked")
-
-    monkeypatch.setattr(jobs, "search", searched)
-    code, out, err = run_main(monkeypatch, capsys, "search", "--set", "ranks=10", "--set", "suits=1", "--rounds", "2",
-                              "--out", tmp_path / folder, "-q", *(["--overwrite"] if overwrite else []))
-    assert_one_line_error(code, out, err, mentions=said)
-    assert (tmp_path / "foreign" / "notes.txt").read_text() == "mine"
-
-
-@pytest.mark.parametrize("args, said", [
-    (("--workers", "0"), "--workers must be between 1 and 256, got 0"),
-    (("--workers", "257"), "--workers must be between 1 and 256, got 257"),
-    (("--seconds", "0"), "--seconds must be a number of seconds above 0"),
-    (("--seconds", "-2"), "--seconds must be a number of seconds above 0"),
-    (("--seconds", "nan"), "--seconds must be a number of seconds above 0"),
-    (("--rounds", "0"), "--rounds must be an integer of at least 1"),
-])
-def test_war_search_refuses_bad_arguments_before_it_compiles(tmp_path, monkeypatch, capsys, args, said):
-    """A search's arguments are refused before the engine is prepared (up to 10 s of compiling)
-    or a deal played, and nothing is written."""
-    import pipeline.cli.search as cli_search
-    from clikit import assert_one_line_error, run_main
-
-    def prepared(*args, **kwargs):
-        raise AssertionError("the engine was prepared before the arguments were checked")
-
-    monkeypatch.setattr(cli_search, "prepare_engine", prepared)
-    code, out, err = run_main(monkeypatch, capsys, "search", "--set", "ranks=10", "--set", "suits=1",
-                              *args, "--out", tmp_path / "records", "-q")
-    assert_one_line_error(code, out, err, mentions=said)
-    assert not (tmp_path / "records").exists()
+    with pytest.raises(RulesError, match=r"played 2,048 deals and found none that cycles; nothing written"):
+        search(four, goal="cycle", rounds=1, searchers=2)

@@ -31,8 +31,6 @@ ONLY_FOR = {
     "joker_decides": lambda rules: rules.jokers > 0,
     "joker_wars": lambda rules: rules.jokers > 0,
     "razboi_war_sizes": lambda rules: rules.war_down == "by_rank",
-    "steals": lambda rules: rules.variant == "steal",
-    "arneson_consolation": lambda rules: rules.variant == "arneson",
     "policy_matchup": lambda rules: False,
     # every deal of a deck (--all-deals): tests/test_all_deals.py
     "exact_outcomes": lambda rules: False,
@@ -43,6 +41,19 @@ ONLY_FOR = {
     # cycles: only rule sets whose pickup can repeat a position (tests/test_cycles_and_cards_laid.py)
     "cycles": lambda rules: False,
 }
+
+
+def _family_queries() -> dict:
+    """A family's own queries (Family.queries) answer only for its rule sets."""
+    from pipeline.engines.families import family_of
+    from pipeline.model.families import beside, registry
+
+    return {path.stem: (lambda rules, f=family.name: family_of(rules).name == f)
+            for family in registry().families.values() if family.queries
+            for path in beside(family, family.queries).glob("*.sql")}
+
+
+FAMILY_QUERIES = _family_queries()
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +146,7 @@ def test_dataset_mixes_variants(by_rules, rule_sets):
 @pytest.mark.parametrize("name", sorted(named_queries()))
 def test_every_query_answers_per_variant_and_rule_set(name, root, rule_sets):
     rows = run(root, name=name).to_pylist()
-    wanted = set(_rules_id_of(rule_sets, ONLY_FOR.get(name, lambda rules: True)))
+    wanted = set(_rules_id_of(rule_sets, ONLY_FOR.get(name, FAMILY_QUERIES.get(name, lambda rules: True))))
     assert bool(rows) == bool(wanted), name
     assert {r["rules_id"] for r in rows} == wanted, name
     for r in rows:

@@ -61,7 +61,7 @@ def generate(
         typer.echo(f"discarded the interrupted {what} in {done.root}: removed {plural(done.files, 'file')}; {after}")
         return
     total = request.games
-    prepare_engine(request.compiled_rule_sets)
+    prepare_engine(request.compiled_rule_sets, played=[p.rules for p in request.plans])
     start = time.perf_counter()
     with progress(total, "generating", quiet) as tick:
         manifest = request.run(tick, command_line(), on_wait=_waiting(request.out))

@@ -26,6 +26,6 @@ def variants(as_json: bool = typer.Option(False, "--json", help="Print as JSON."
 
 @app.command()
 def policies() -> None:
-    """The policies players of Steal War and Arneson's War can follow, and the profiles."""
+    """The policies players can follow where they decide (Steal War, Arneson's War...), and the profiles."""
     for line in war.describe_policies():
         typer.echo(line)

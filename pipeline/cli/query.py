@@ -114,5 +114,5 @@ def _show(name: str, dataset: str | None) -> None:
     col_width = max(len(c) for c in columns.column("column").to_pylist())
     for col, type_ in zip(columns.column("column").to_pylist(), columns.column("type").to_pylist()):
         lines.append(f"  {col.ljust(col_width)}  {type_}")
-    lines += ["", f"SQL ({war.queries_dir().name}/{q.name}.sql):", "", q.body.rstrip()]
+    lines += ["", f"SQL ({q.source}):", "", q.body.rstrip()]
     typer.echo("\n".join(lines))

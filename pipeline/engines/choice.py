@@ -23,7 +23,7 @@ from types import ModuleType
 
 from ..model.schema import RuleSet
 from .families import FAMILIES, family_of
-from .family import ANY, Family
+from ..model.family import ANY, Family
 
 _NOT_NAMED = object()
 
@@ -55,7 +55,7 @@ class _Engines(Mapping):
     def __getitem__(self, name: str) -> ModuleType:
         if name not in self.names:
             raise KeyError(name)
-        return importlib.import_module(f"{__package__}.{FAMILIES[name].compiled}")
+        return importlib.import_module(FAMILIES[name].compiled)
 
     def __iter__(self):
         return iter(self.names)

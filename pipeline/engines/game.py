@@ -14,6 +14,9 @@ from typing import Mapping, Sequence, Union
 
 from ..errors import DealError, LogMismatch, RulesError
 from ..model.deal import Deal, check_deal, shuffled_deal
+from ..model.event_kinds import BY_NAME as KINDS
+from ..model.event_kinds import with_role
+from ..model.families import registry
 from ..model.rng import Xoshiro256
 from ..model.schema import RuleSet
 from .chance import LogChance, RandomChance
@@ -30,7 +33,7 @@ def resolve_policies(rules: RuleSet, policies: Policies = ()) -> tuple[SeatPolic
     """Each seat's policy, the one place where policies are resolved: from one per seat (specs
     such as `greedy` or `steal:threshold:4,top:protect`, or SeatPolicy), or from a seating
     {seat: spec} (EVERY_SEAT, -1, for every seat not named); seats not given take the default."""
-    kinds = family_of(rules).decisions
+    kinds = family_of(rules).decision_names
     if not kinds:
         if policies:
             raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no `policies`",
@@ -58,7 +61,7 @@ def tournament_seatings(rules: RuleSet, policies: Sequence[str]) -> list[tuple[s
     names = [p.strip() for p in policies]
     if len(names) < 2 or len(set(names)) != len(names):
         raise RulesError("`tournament` needs at least two different policies", params=("tournament",))
-    if not family_of(rules).decisions:
+    if not family_of(rules).decision_names:
         raise RulesError(f"variant {rules.variant!r} has no decisions, so it takes no `tournament`",
                          params=("tournament",))
     if rules.players != 2:
@@ -77,8 +80,12 @@ class NoChooser:
         raise AssertionError(f"a decision ({kind}) in a variant without policies")
 
 
+DECIDES = with_role("decides")  # the kinds of a decision's event (model.kind.ROLES)
+
+
 class LogChooser:
-    """Decisions read from the log, after checking that each was one of the legal options."""
+    """Decisions read from the log, after checking that each was one of the legal options, as
+    its declaration says the choice is held (model.family.Decision.chooses)."""
 
     def __init__(self, recorder: CheckingRecorder, randomized: bool) -> None:
         self.recorder = recorder
@@ -87,15 +94,15 @@ class LogChooser:
     def choose(self, kind: str, seat: int, view, options: tuple):
         seq = self.recorder.position
         found = self.recorder.next_logged()
-        if found is None or found.kind != "decision" or found.seat != seat or found.note != kind:
+        if found is None or found.kind not in DECIDES or found.seat != seat or found.note != kind:
             raise LogMismatch(seq, f"(decision seat={seat} note={kind} ...)", describe(found))
         if tuple(found.options) != tuple(options):
             raise LogMismatch(seq, f"a {kind} decision among options {list(options)}",
                               f"options {list(found.options)}")
-        if kind == "steal":
+        if registry().decisions[kind].chooses == "seats":
             chosen = tuple(found.seats)
             if len(set(chosen)) != len(chosen) or not set(chosen) <= set(options):
-                raise LogMismatch(seq, f"stolen seats among {list(options)}", f"{list(chosen)}")
+                raise LogMismatch(seq, f"seats among {list(options)}", f"{list(chosen)}")
             return chosen
         if len(found.cards) != 1 or found.cards[0] not in options:
             raise LogMismatch(seq, f"one card among {list(options)}", f"cards {list(found.cards)}")
@@ -132,8 +139,14 @@ def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Rec
         deal = shuffled_deal(rules, rng)
     rec = recorder if recorder is not None else Recorder()
     with _collector_paused():
-        summary = family_of(rules).play(rules, deal, RandomChance(rng), rec, chooser)
+        summary = family_of(rules).reference()(rules, deal, RandomChance(rng), rec, chooser)
     return rec.events, summary, deal
+
+
+def _deals(ev: Event | None, at_start: bool = False) -> bool:
+    """Whether `ev` deals cards (model.kind: from the deck; `at_start`, or aside at the deal)."""
+    kind = KINDS.get(ev.kind) if ev is not None else None
+    return kind is not None and ev.battle == 0 and (kind.deals or (at_start and kind.at_deal == "deck"))
 
 
 def deal_from_log(rules: RuleSet, log: list[Event]) -> Deal:
@@ -141,11 +154,11 @@ def deal_from_log(rules: RuleSet, log: list[Event]) -> Deal:
     n = rules.players
     for seat in range(n):
         ev = log[seat] if seat < len(log) else None
-        if ev is None or ev.kind != "deal" or ev.seat != seat or ev.battle != 0:
+        if not _deals(ev) or ev.seat != seat:
             raise LogMismatch(seat, f"(deal seat={seat} battle=0 ...)", describe(ev))
     piles = [list(log[seat].cards) for seat in range(n)]
     aside: list[int] = []
-    if n < len(log) and log[n].kind == "set_aside" and log[n].battle == 0:
+    if n < len(log) and _deals(log[n], at_start=True) and not KINDS[log[n].kind].deals:
         aside = list(log[n].cards)
     try:
         return check_deal(rules, piles, aside, "logged deal")
@@ -160,7 +173,7 @@ def _first_bad_deal_event(rules: RuleSet, log: list[Event]) -> int:
     seen: set[int] = set()
     seq = 0
     for seq, ev in enumerate(log):
-        if ev.battle != 0 or ev.kind not in ("deal", "set_aside"):
+        if not _deals(ev, at_start=True):
             return max(seq - 1, 0)
         for c in ev.cards:
             if c in seen or not 0 <= c < size:
@@ -177,4 +190,4 @@ def replay_log(rules: RuleSet, log: list[Event], recorder: CheckingRecorder | No
     rec = recorder if recorder is not None else CheckingRecorder(log)
     randomized = any(p.randomized for p in resolve_policies(rules, policies))
     with _collector_paused():
-        return family_of(rules).play(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))
+        return family_of(rules).reference()(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))

@@ -1,14 +1,11 @@
-"""Policies: how players decide, in the variants where they do (Steal War, Arneson's War).
+"""Policies: how players decide, in the variants where they do.
 
 A policy is a plain function of a *view*: a frozen record of exactly what that player may see
-when it decides (its own looked-at card or hand, the face-up cards on the table and on top of
-the won piles, pile sizes), never another player's hand or any draw pile's hidden cards. The
-engine builds the view; a policy cannot reach the game's state.
-
-Kinds of decision and their policies (the registry):
-- `steal`  (Steal War 6.2, 6.4): which of the eligible won piles to take. -> a tuple of seats.
-- `top`    (Steal War 6.3): which won card lies on top of the bundle. -> a card.
-- `hand`   (Arneson 7.2, 7.3): which hand card to play. -> a card.
+when it decides, never another player's hidden cards. The engine builds the view; a policy
+cannot reach the game's state. Each family declares its kinds of decision and their policies
+(model.family.Decision; Steal War's `steal` and `top`, Arneson's War's `hand`), and its
+profiles; this module reads them from the registry (model.families) and parses what seats
+follow.
 
 A seat's policy is written `kind:name[:param],...` (`steal:threshold:4,top:protect`), as a bare
 policy name when only one kind of the variant has it (`highest` in Arneson's War, `threshold:4`
@@ -23,128 +20,28 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 from ..errors import RulesError
+from ..model.families import registry
 from ..model.rng import Xoshiro256, policy_seed
 
 
-@dataclass(frozen=True)
-class StealView:
-    """Seat `seat` has looked at `card`; `eligible` maps each opponent whose won pile's top card
-    matches its rank to that pile's size. `own_cards` is its draw plus won pile size."""
-
-    seat: int
-    card: int
-    rank: int
-    eligible: tuple[tuple[int, int], ...]
-    own_cards: int
-    in_war: bool
-
-
-@dataclass(frozen=True)
-class TopView:
-    """Seat `seat` won `cards` (table order, all face up); `ranks` gives each card's rank and
-    `copies` how many cards of each rank the deck holds."""
-
-    seat: int
-    cards: tuple[int, ...]
-    ranks: tuple[int, ...]
-    copies: tuple[int, ...]
-    visible_tops: tuple[int | None, ...]
+def _registries():
+    """The policies of every decision of every registered family (model.families), as the
+    tables parse_policy reads: each policy's maker by decision (`make()`, or `make(N)` with a
+    parameter), the randomized ones, what each parameter is, each decision's default, and the
+    profiles (a profile's policies from every family that has it)."""
+    decisions = registry().decisions.values()
+    kinds = {d.name: {p.name: p.make for p in d.policies} for d in decisions}
+    randomized = {(d.name, p.name) for d in decisions for p in d.policies if p.randomized}
+    parameters = {(d.name, p.name): p.parameter for d in decisions for p in d.policies if p.parameter}
+    defaults = {d.name: d.default for d in decisions}
+    profiles: dict[str, dict[str, str]] = {"default": {}}
+    for family in registry().families.values():
+        for name, chosen in family.profiles.items():
+            profiles.setdefault(name, {}).update(chosen)
+    return kinds, randomized, parameters, defaults, profiles
 
 
-@dataclass(frozen=True)
-class HandView:
-    """Seat `seat` holds `hand` (sorted by code) and must play one; `in_war` is True for a
-    war's fourth card, when `tied_rank` is the rank that caused the war."""
-
-    seat: int
-    hand: tuple[int, ...]
-    ranks: tuple[int, ...]
-    in_war: bool
-    tied_rank: int | None
-    own_pile: int
-    other_pile: int
-    other_hand: int
-
-
-Policy = Callable  # (view, rng) -> choice
-
-
-def steal_always(v: StealView, rng) -> tuple[int, ...]:
-    return tuple(seat for seat, _ in v.eligible)
-
-
-def steal_never(v: StealView, rng) -> tuple[int, ...]:
-    return ()
-
-
-def steal_random(v: StealView, rng) -> tuple[int, ...]:
-    """Each eligible pile with probability 1/2."""
-    return tuple(seat for seat, _ in v.eligible if rng.bounded(2))
-
-
-def steal_threshold(n: int) -> Policy:
-    def steal_if_big(v: StealView, rng) -> tuple[int, ...]:
-        return tuple(seat for seat, size in v.eligible if size >= n)
-    steal_if_big.__name__ = f"steal_threshold_{n}"
-    return steal_if_big
-
-
-def top_as_played(v: TopView, rng) -> int:
-    return v.cards[0]
-
-
-def top_highest(v: TopView, rng) -> int:
-    best = max(v.ranks)
-    return v.cards[v.ranks.index(best)]
-
-
-def top_protect(v: TopView, rng) -> int:
-    """The card whose rank is hardest to match: fewest copies of its rank outside this bundle
-    (ties: the higher rank, then the first in table order)."""
-    def left(i: int) -> tuple[int, int, int]:
-        r = v.ranks[i]
-        return (v.copies[r] - v.ranks.count(r), -r, i)
-    return v.cards[min(range(len(v.cards)), key=left)]
-
-
-def top_random(v: TopView, rng) -> int:
-    return v.cards[rng.bounded(len(v.cards))]
-
-
-def hand_highest(v: HandView, rng) -> int:
-    return v.hand[max(range(len(v.hand)), key=lambda i: (v.ranks[i], -i))]
-
-
-def hand_lowest(v: HandView, rng) -> int:
-    return v.hand[min(range(len(v.hand)), key=lambda i: (v.ranks[i], i))]
-
-
-def hand_random(v: HandView, rng) -> int:
-    return v.hand[rng.bounded(len(v.hand))]
-
-
-def hand_save_high(v: HandView, rng) -> int:
-    """Keep high cards for wars: the lowest card in a battle, the highest as a war's fourth card."""
-    return hand_highest(v, rng) if v.in_war else hand_lowest(v, rng)
-
-
-KINDS: dict[str, dict[str, Callable]] = {
-    "steal": {"always": lambda: steal_always, "never": lambda: steal_never,
-              "random": lambda: steal_random, "threshold": steal_threshold},
-    "top": {"as_played": lambda: top_as_played, "highest": lambda: top_highest,
-            "protect": lambda: top_protect, "random": lambda: top_random},
-    "hand": {"random": lambda: hand_random, "highest": lambda: hand_highest,
-             "lowest": lambda: hand_lowest, "save_high": lambda: hand_save_high},
-}
-RANDOMIZED = {("steal", "random"), ("top", "random"), ("hand", "random")}
-PARAMETERS = {("steal", "threshold"): "a pile size, e.g. steal:threshold:4"}
-DEFAULTS = {"steal": "always", "top": "as_played", "hand": "random"}
-PROFILES = {
-    "default": {},
-    "greedy": {"steal": "always", "top": "highest", "hand": "highest"},
-    "cautious": {"steal": "never", "top": "protect", "hand": "save_high"},
-    "random": {"steal": "random", "top": "random", "hand": "random"},
-}
+KINDS, RANDOMIZED, PARAMETERS, DEFAULTS, PROFILES = _registries()
 
 
 @dataclass(frozen=True)
@@ -244,6 +141,7 @@ def seat_policies(specs: Mapping[int, str], players: int, kinds: tuple[str, ...]
 
 
 def describe_policies() -> list[str]:
+    """A line a kind of decision (its policies and default), then the profiles."""
     lines = []
     for kind, names in KINDS.items():
         shown = [f"{n}:N" if (kind, n) in PARAMETERS else n for n in names]

@@ -1,6 +1,6 @@
-"""What can be played: every variant with its rules section, the options a user may set and
-their defaults, and the decisions its players make; the policies and profiles those players
-can follow.
+"""What can be played: every variant with where its rules are written, the options a user may
+set and their defaults, and the decisions its players make; the policies and profiles those
+players can follow. All of it from the families' declarations (model.families).
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from ..model.variants import VARIANTS
 
 
 def describe_variants() -> list[dict]:
-    """A dict a variant: `variant`, `title`, `rules` (its section of docs/rules.md), `summary`,
-    `defaults` (each option it takes with its default) and `decisions` (what its players decide)."""
+    """A dict a variant: `variant`, `title`, `rules` (where its rules are written: its section of
+    docs/rules.md), `summary`, `defaults` (each option it takes with its default), `decisions`
+    (what its players decide) and `family`."""
     out = []
     for v in VARIANTS.values():
-        rules = build_rules(v.name).model_dump(mode="json")
-        out.append({"variant": v.name, "title": v.title, "rules": f"docs/rules.md {v.section}",
+        rules = build_rules(v.name).options()
+        out.append({"variant": v.name, "title": v.title, "rules": v.rules,
                     "summary": v.summary, "defaults": {k: rules[k] for k in v.options},
-                    "decisions": list(FAMILIES[v.family].decisions)})
+                    "decisions": list(FAMILIES[v.family].decision_names), "family": v.family})
     return out
 
 
@@ -29,5 +30,5 @@ def describe_policies() -> list[str]:
     lines = policies.describe_policies()
     for v in VARIANTS.values():
         if FAMILIES[v.family].decisions:
-            lines.append(f"{v.name}: decides {', '.join(FAMILIES[v.family].decisions)}")
+            lines.append(f"{v.name}: decides {', '.join(FAMILIES[v.family].decision_names)}")
     return lines

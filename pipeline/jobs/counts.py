@@ -13,17 +13,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engines.compiled.tally import Tally
-from ..log.counts import count_deals, shards_table, table_tally, tally_table
+import pyarrow as pa
+
 from ..engines.compiled import tally as tallies
+from ..engines.compiled.tally import Tally
+from ..errors import RulesError, WarError
+from ..log.counts import count_deals, shards_table, table_tally, tally_table
+from ..model.all_deals import check_enumerable
 from ..model.schema import RuleSet
-from ..storage.dataset import WORK_DIR, part_path
+from ..storage.dataset import MANIFEST, WORK_DIR, part_path
 from ..storage.files import read_whole_parquet, write_parquet
 from ..storage.location import location
-import pyarrow as pa
-from ..errors import RulesError, WarError
-from ..storage.dataset import MANIFEST
-from ..model.all_deals import check_enumerable
+from .parallel import Span
 from .validate_files import Problem
 
 MOST_COUNTED_DEALS = 10**13  # an enumeration `--log counts` plays at most
@@ -62,7 +63,7 @@ def check_keep(condition: str) -> str:
     """`keep` as one condition over the counts' columns of a kind of game (outcome, winner,
     first_of_class, battles, cards_laid, cycle_length, cycle_key), refused before anything is
     counted when it is not one or names another column."""
-    from .materialize import one_condition
+    from .condition import one_condition
 
     text = one_condition(condition, "keep", "the counts' columns (outcome, winner, battles, cards_laid, "
                                             "cycle_length, cycle_key, first_of_class), such as battles > 140")
@@ -125,15 +126,9 @@ def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, di
 
 
 @dataclass(frozen=True)
-class CountCheck:
+class CountCheck(Span):
     """A shard of a counts rule set to count again, and the digest its counts file gives it."""
 
-    ordinal: int
-    rules_json: str
-    policies: tuple[str, ...]
-    seed: int
-    start: int
-    stop: int
     digest: int | None
 
 
@@ -303,13 +298,7 @@ def keep_games(target, entry, plan, shards, workers: int):
 
 
 @dataclass(frozen=True)
-class KeepTask:
-    ordinal: int
-    rules_json: str
-    policies: tuple[str, ...]
-    seed: int
-    start: int
-    stop: int
+class KeepTask(Span):
     kinds: object  # a Tally
 
 

@@ -29,7 +29,7 @@ from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha25
 from ..storage.journal import WORK_DIR, finished, record_shard
 from ..storage.location import is_remote, location
 from .counts import check_keep, count_shard_size, counted_range, run_count_shard, summed_counts
-from .parallel import check_workers, dask_client, interrupts_deferred, run_tasks, run_tasks_dask
+from .parallel import Span, check_workers, dask_client, interrupts_deferred, run_tasks, run_tasks_dask
 from .place import prepare_output, refuse_inside_dataset, roll_back, swap_in
 from .resume import DEFAULT_SHARD_SIZE, GAMES_ONLY_SHARD_SIZE, RunJournal
 
@@ -180,13 +180,7 @@ def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard
 
 
 @dataclass(frozen=True)
-class Shard:
-    ordinal: int
-    rules_json: str
-    policies: tuple[str, ...]
-    seed: int
-    start: int
-    stop: int
+class Shard(Span):
     part: int
     root: str
     deals: tuple[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]], ...] | None  # (piles, set aside) a game

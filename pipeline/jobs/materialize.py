@@ -18,24 +18,8 @@ from ..errors import DatasetError, QueryError
 from ..model.deal import Deal
 from ..model.schema import GAME_ID_STRIDE, Manifest
 from ..storage.dataset import Dataset
+from .condition import one_condition
 from .generate import DEFAULT_SHARD_SIZE, Plan, generate
-
-
-def one_condition(where: str, param: str = "where",
-                  over: str = "the games view, such as battles > 500") -> str:
-    """`where` as one SQL expression, written back from DuckDB's parse of it: a text that is not
-    exactly one expression (one that closes the bracket it is put in, adds a UNION, holds two
-    statements or an ORDER BY) is refused, so the query that chooses games is always a plain
-    SELECT of the games view. `param` and `over` name the argument and what it is over."""
-    if not where or not where.strip():
-        raise QueryError(f"`{param}` must choose games: a condition over {over}", params=(param,))
-    import duckdb  # lazy: DuckDB costs every `war generate` 0.1 s to import
-
-    try:
-        return str(duckdb.SQLExpression(where))
-    except (duckdb.Error, ValueError) as err:
-        reason = " ".join(str(err).split()).replace("Parser Error: ", "").replace("Invalid Input Error: ", "")
-        raise QueryError(f"`{param}` must be one condition over {over}: {reason}", params=(param,)) from None
 
 
 def chosen_games(source, where: str) -> list[int]:

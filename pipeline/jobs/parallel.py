@@ -15,6 +15,7 @@ import queue as q
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Callable, Iterable, Sequence
@@ -24,6 +25,20 @@ from ..engines.compiled.jit.warm import die_with_parent
 
 _queue = None
 MAX_WORKERS = 256
+
+
+@dataclass(frozen=True)
+class Span:
+    """The games a task plays: [start, stop) of rule set `ordinal` (its rules as JSON, its seats'
+    policies, its seed). Each kind of task (a shard to write, to count, to count again, whose
+    kept games to play) adds what it needs."""
+
+    ordinal: int
+    rules_json: str
+    policies: tuple[str, ...]
+    seed: int
+    start: int
+    stop: int
 
 
 def check_workers(workers: int) -> None:

@@ -7,18 +7,18 @@ one before); then a ledger walks it to give the piles before and after every bat
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from ..engines.event import Event
 from ..engines.families import family_of
 from ..engines.game import play_game, replay_log
-from ..errors import DatasetError, DealError, GameNotFound, LogMismatch, UsageError
+from ..errors import DatasetError, GameNotFound, LogMismatch, UsageError
 from ..log.ledger import Ledger, ledger_for
 from ..log.tables import differing_columns, game_log, game_record
 from ..model.cards import Deck
 from ..model.deal import Deal, deck_of
-from ..model.event_kinds import KINDS, sentence
+from ..model.kind import Kind
+from ..model.event_kinds import BY_NAME, sentence
 from ..model.names import rule_set_names
 from .lineage import source_line, source_of
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
@@ -139,7 +139,8 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event], seed: int 
     current: BattleView | None = None
     out: frozenset[int] = frozenset()
     for ev in log:
-        if ev.kind == "end":
+        kind = BY_NAME.get(ev.kind, _SAYS_NOTHING)
+        if kind.role == "ends_game":
             break
         if ev.battle == 0:
             deal.append(ev)
@@ -154,17 +155,25 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event], seed: int 
                                          [list(w) for w in ledger.won], [sorted(h) for h in ledger.hands])
                 battles.append(current)
             current.events.append(ev)
-            if ev.kind == "collect":
+            if kind.collects:
                 current.winner = ev.seat
-            elif ev.kind == "war":
+            elif kind.role == "starts_war":
                 current.war_depth = ev.value
-            elif ev.kind == "out":
+            elif kind.role == "leaves_game":
                 out = out | {ev.seat}
         ledger.apply(ev)
     if current is not None:
         _close(current, ledger, out)
     return GameReplay(entry, record, deal, battles, log[-1],
                       record_disagreements(entry, record, summary, log, seed))
+
+
+_SAYS_NOTHING = Kind("", "", "")  # what replay knows of a kind no family declares: nothing
+
+
+def dealt_aside(deal: list[Event]) -> list[int]:
+    """The cards the deal set aside: those of its events that do not deal to a seat."""
+    return [c for ev in deal if not BY_NAME.get(ev.kind, _SAYS_NOTHING).deals for c in ev.cards]
 
 
 def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
@@ -258,14 +267,14 @@ def describe_event(deck: Deck, ev: Event) -> str:
     return sentence(ev, deck.label)
 
 
-def _header(rp: GameReplay) -> list[str]:
+def header_lines(rp: GameReplay) -> list[str]:
     rules, rec = rp.entry.rules, rp.record
     who = f", seat {rec['winner']}" if rec["winner"] is not None else ""
     named = rp.rule_set if rp.rule_set.split(" ")[0] == rules.variant else f"{rp.rule_set} ({rules.variant})"
     lines = [f"Game {rec['game_id']} · {named} · rules {rec['rules_id']} · seed {rec['game_seed']}",
              f"Outcome: {rec['outcome']}{who} after {plural(rec['battles'], 'battle', grouped=False)} "
              f"({plural(rec['wars'], 'war', grouped=False)}, deepest {rec['max_war_depth']})"]
-    every = rules.model_dump()
+    every = rules.options()
     options = {k: every[k] for k in variant(rules.variant).options}
     lines.append("Rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
     if rec.get("policies"):
@@ -282,11 +291,11 @@ def render_text(rp: GameReplay, battle: int | None = None, battles: tuple[int, i
     deck, layout = rp.deck, layout_of(rp.entry.rules)
     shown = select(rp, battle, battles, wars)
     full = battle is not None
-    lines = _header(rp)
+    lines = header_lines(rp)
     if battle is None and battles is None:
         lines.append("Deal:")
         for ev in rp.deal:
-            who = f"seat {ev.seat}" if ev.kind == "deal" else "set aside"
+            who = f"seat {ev.seat}" if BY_NAME.get(ev.kind, _SAYS_NOTHING).deals else "set aside"
             lines.append(f"  {who} ({len(ev.cards)}): {_labels(deck, ev.cards)}")
     if not shown:
         lines.append("No battle with a war" + (" in this range." if battles is not None else "."))
@@ -307,19 +316,30 @@ def _battle_lines(lines: list[str], deck: Deck, layout: str, view: BattleView, f
     if full:
         _pile_lines(lines, deck, layout, "pile (top first)", view.piles_before, view.won_before, view.hands_before)
     after = _state(deck, layout, view.piles_after, view.won_after, view.hands_after, view.out_after)
-    if not full and view.war_depth == 0 and all(ev.kind in ("play", "collect") for ev in view.events):
-        plays = ", ".join(f"seat {ev.seat} {_labels(deck, ev.cards)}" for ev in view.events if ev.kind == "play")
+    kinds = [BY_NAME.get(ev.kind, _SAYS_NOTHING) for ev in view.events]
+    if not full and view.war_depth == 0 and all(_plain(k) for k in kinds) and kinds[-1].collects:
+        plays = ", ".join(f"seat {ev.seat} {_labels(deck, ev.cards)}" for ev, k in zip(view.events, kinds) if k.puts)
         took = " ".join(deck.label(c) for c in view.events[-1].cards)
         lines[-1] += f" · {plays} → seat {view.winner} takes {took} · piles {after}"
         return
     in_war = False
-    for ev in view.events:
-        in_war = in_war or ev.kind == "war"
-        deeper = ev.kind in ("down", "decision", "steal", "draw", "reshuffle") or (ev.kind == "play" and in_war)
-        lines.append(("    " if deeper else "  ") + describe_event(deck, ev))
+    for ev, kind in zip(view.events, kinds):
+        in_war = in_war or kind.role == "starts_war"
+        lines.append(("    " if is_detail(kind, in_war) else "  ") + describe_event(deck, ev))
     lines.append(f"  → piles {after}")
     if full:
         _pile_lines(lines, deck, layout, "pile after", view.piles_after, view.won_after, view.hands_after)
+
+
+def _plain(kind: Kind) -> bool:
+    """A step of a plain battle, which one line tells: a card laid face up, or the table collected."""
+    return kind.collects or (kind.puts and kind.face == "up" and not kind.detail)
+
+
+def is_detail(kind: Kind, in_war: bool) -> bool:
+    """Whether an event is a detail of its battle, shown under it: its kind says so, or it lays a
+    card face up within a war (model.kind.Kind.detail)."""
+    return kind.detail or (in_war and kind.puts and kind.face == "up")
 
 
 def _pile_lines(lines: list[str], deck: Deck, layout: str, name: str, piles, won, hands) -> None:
@@ -370,117 +390,10 @@ def as_json(rp: GameReplay, battle: int | None = None, battles: tuple[int, int |
         "game": rp.record,
         "rule_set": rp.rule_set,
         "source": rp.source,
-        "rules": rp.entry.rules.model_dump(mode="json"),
+        "rules": rp.entry.rules.options(),
         "policies": list(rp.entry.policies),
         "disagreements": rp.disagreements,
         "deal": [event_json(deck, ev) for ev in rp.deal],
         "battles": [battle_json(deck, layout, b) for b in shown],
         "end": event_json(deck, rp.end),
     }
-
-
-# -- one card's journey -------------------------------------------------------------------------
-
-CARD_FORMS = ("a label: rank 2-10, J, Q, K or A, then a suit ♣ ♦ ♥ ♠ or its letter C D H S "
-              "(10♥, 10H, TH, QS, as), JK1 or JK2 for a Joker, or a card code")
-
-# what an event does to one card, by event kind, and to its first card (`KIND:first`) where that differs
-_MOVES = {k.name: k.journey for k in KINDS if k.journey}
-_MOVES.update({f"{k.name}:first": k.journey_first for k in KINDS if k.journey_first})
-
-
-def parse_card(rp: GameReplay, card: str | int) -> int:
-    """A card of this game's deck from a label (`10♥`, `10H`, `QS`) or a code; otherwise an error
-    that lists the forms."""
-    deck = rp.deck
-    if isinstance(card, str) and deck.ranks == 13 and card.strip()[:1] in ("T", "t"):
-        card = "10" + card.strip()[1:]  # TH, the one-letter ten of card notation
-    try:
-        return deck.parse(card)
-    except DealError:
-        shown = f"{deck.label(0)}..{deck.label(deck.size - 1)}" if deck.ranks != 13 or deck.suits != 4 else ""
-        extra = f" (this game's deck: {deck.size} cards, {shown})" if shown else ""
-        raise UsageError(f"`follow`: {card!r} is not a card of this game's deck; give {CARD_FORMS}{extra}",
-                         params=("follow",)) from None
-
-
-def place_of(view_piles, view_won, view_hands, aside, card: int) -> dict:
-    """Where a card is between battles: `pile`, `won` or `hand` of a seat (position 1 = top, of
-    how many), or `aside`."""
-    for area, lists in (("pile", view_piles), ("won", view_won), ("hand", view_hands)):
-        for seat, cards in enumerate(lists):
-            if card in cards:
-                return {"place": area, "seat": seat, "position": cards.index(card) + 1, "of": len(cards)}
-    if card in aside:
-        return {"place": "aside"}
-    return {"place": "nowhere"}
-
-
-def follow(rp: GameReplay, card: int, battle: int | None = None, battles: tuple[int, int | None] | None = None,
-           wars: bool = False) -> dict:
-    """One card's journey: where the deal put it, then after each battle that moved it (among
-    those `select` shows), what happened to it and where it ended up."""
-    deal_aside = tuple(c for ev in rp.deal if ev.kind == "set_aside" for c in ev.cards)
-    first = rp.battles[0] if rp.battles else None
-    start = (place_of(first.piles_before, first.won_before, first.hands_before, deal_aside, card)
-             if first else {"place": "aside" if card in deal_aside else "nowhere"})
-    shown = select(rp, battle, battles, wars)
-    journey = {"card": card, "label": rp.deck.label(card), "dealt": start}
-    if (battle is not None or battles is not None) and shown and shown[0].battle > 1:
-        view = shown[0]
-        aside = rp.battles[view.battle - 2].aside_after
-        journey["before"] = {"battle": view.battle,
-                             **place_of(view.piles_before, view.won_before, view.hands_before, aside, card)}
-    moves = []
-    for view in shown:
-        actions = [{"kind": f"{ev.kind}:first" if f"{ev.kind}:first" in _MOVES and ev.cards[0] == card else ev.kind,
-                    "seat": ev.seat} for ev in view.events if ev.kind in _MOVES and card in ev.cards]
-        if actions:
-            after = place_of(view.piles_after, view.won_after, view.hands_after, view.aside_after, card)
-            moves.append({"battle": view.battle, "war_depth": view.war_depth, "actions": actions, **after})
-    return {**journey, "moves": moves}
-
-
-def _where(place: dict) -> str:
-    if place["place"] == "aside":
-        return "set aside"
-    if place["place"] == "nowhere":
-        return "nowhere"
-    if place["place"] == "hand":
-        return f"seat {place['seat']}'s hand"
-    area = {"pile": "pile", "won": "won pile"}[place["place"]]
-    return f"seat {place['seat']}'s {area}, {place['position']} of {place['of']} from the top"
-
-
-def render_follow(rp: GameReplay, journey: dict, ranged: bool = False) -> str:
-    lines = _header(rp)
-    lines.append(f"Following {journey['label']} (code {journey['card']}): dealt to {_where(journey['dealt'])}"
-                 if journey["dealt"]["place"] != "aside" else
-                 f"Following {journey['label']} (code {journey['card']}): set aside at the deal")
-    if "before" in journey:
-        lines.append(f"Before battle {journey['before']['battle']}: {_where(journey['before'])}")
-    for move in journey["moves"]:
-        did = ", ".join(f"seat {a['seat']} {_MOVES[a['kind']]}" if a["seat"] is not None else _MOVES[a["kind"]]
-                        for a in move["actions"])
-        war = f" (war, depth {move['war_depth']})" if move["war_depth"] else ""
-        lines.append(f"Battle {move['battle']}{war}: {did} → {_where(move)}")
-    moved = len(journey["moves"])
-    lines.append(f"{journey['label']} moved in {moved} battle{'s' * (moved != 1)}"
-                 + (" of those shown." if ranged else "."))
-    return "\n".join(lines)
-
-
-def render_replay(rp: GameReplay, fmt: str = "text", battle: int | None = None,
-                  battles: tuple[int, int | None] | None = None, wars: bool = False,
-                  card: str | int | None = None) -> str:
-    """The replay as `war replay` prints it, `fmt` text or json: the battles `select` shows, or
-    with `card` (a label or a code) that card's journey through them."""
-    if card is not None:
-        journey = follow(rp, parse_card(rp, card), battle, battles, wars)
-        if fmt == "json":
-            return json.dumps({"game": rp.record, "disagreements": rp.disagreements, "follow": journey},
-                              ensure_ascii=False)
-        return render_follow(rp, journey, battle is not None or battles is not None or wars)
-    if fmt == "json":
-        return json.dumps(as_json(rp, battle, battles, wars), ensure_ascii=False)
-    return render_text(rp, battle, battles, wars)

@@ -1,178 +1,80 @@
-"""Records by search: deals of a deck too big to play whole that give the longest game that ends,
-or a game that cycles, found by random deals and then local search, on the compiled engine.
+"""Records by search: deals of a deck too big to play whole that give the longest game that ends
+(by battles or by cards laid), or a game that cycles, on the compiled engine.
 
-A searcher starts from a random deck order (its own generator, seeded from the search's seed and
-its number) and plays, a batch at a time, neighbours of its best deal so far: the deck with two
-cards of different ranks swapped. It moves to the best neighbour when it is at least as good (so
-it walks along plateaus), and starts again from a new random deal when no neighbour has been as
-good for a while. A deal's score is its game's length when the game ends (a win or a draw; the
-longest wins) or, looking for a cycle, 1 when it cycles; a search for a cycle climbs on the
-game's length (a game that lasts is nearer a loop than one that ends at once), with a cycle
-above any length, since a score of 0 or 1 gives the local search nothing to climb. Searchers
-run on every worker (or on a Dask cluster), each a task; the best deals of them all are the
-records, written as a dataset of explicit deals, which replays and validates like any other.
-
-With a number of `rounds`, a search is a pure function of its arguments; with `seconds`, each
-searcher stops at that time, after the round it is in.
+Searchers (jobs.searcher) each play rounds of random deals into a pool of their best and, in
+open play, give the pool's best deals a longer past (engines.table.unplay): the search that
+measured best (docs/decisions.md, "Records by search"). They run on every worker, or on a Dask
+cluster, in epochs of at most EPOCH_SECONDS, after each of which the whole search is saved to
+its state file: a search stopped by Ctrl-C or a kill continues from there (`resume`), losing at
+most the epoch it was in. With a number of `rounds` the records are a pure function of the
+search's arguments (the seed, the searchers, the rounds), whatever the workers and however
+often it was stopped; `seconds` is the wall-clock budget of the whole search.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..engines.choice import compiled_engine
-from ..engines.compiled.layout import OUTCOME_CYCLE, OUTCOME_DRAW, OUTCOME_WIN, SUMMARY_BATTLES, SUMMARY_OUTCOME
-from ..engines.compiled.state import Deals, Workspace
-from ..errors import RulesError
-from ..model.deal import check_deal, deck_of
-from ..model.rng import SplitMix64, Xoshiro256
+from ..errors import Interrupted, RulesError, interrupted
+from ..model.deal import check_deal
+from ..model.inputs import loads_json
+from ..model.rng import SplitMix64
 from ..model.schema import Manifest, RuleSet
-from ..storage.location import location
+from ..storage.files import atomic_write_bytes
+from ..storage.location import is_remote, location
 from .generate import Plan, check_seed, generate
 from .parallel import check_workers, dask_client, run_tasks, run_tasks_dask
 from .place import check_new_output
+from .searcher import (
+    GOALS, LEAST_POOL, MEASURES, Record, SearcherState, Task, on_open_duel, run_task, records_of, sorted_ranks,
+)
 
-GOALS = ("longest", "cycle")
-BATCH = 256  # neighbours played a round, in one call of the compiled engine
-PATIENCE = 40  # rounds without a neighbour as good as the best before a searcher starts again
-MAX_SEARCHERS = 100_000  # each is a task held in memory until it is run
+__all__ = ["GOALS", "MEASURES", "Record", "Found", "check_search", "check_state", "search", "state_path",
+           "check_records_out", "write_records"]
+
+EPOCH_SECONDS = 10.0  # the longest a search runs between two saves of its state
+MAX_SEARCHERS = 100_000  # each is a state held in memory and saved with the search
 MAX_KEEP = 1_000_000  # the records become a dataset's games
+STATE_VERSION = 1
 
 
-@dataclass(frozen=True)
-class Searcher:
-    """One searcher's task: a rule set (as JSON), its goal, its seed, and its budget."""
+@dataclass
+class Found:
+    """What a search found: its best `records`, best first, and what it took in all its sessions:
+    the deals played, the positions taken back, the rounds, the wall-clock seconds, and what
+    each graft of a longer past added to its deal's score."""
 
-    rules_json: str
-    goal: str
-    seed: int
-    rounds: int | None
-    seconds: float | None
-    keep: int
-
-
-@dataclass(frozen=True)
-class Record:
-    """A deal found: its score (the game's battles, or 1 for a cycle), its battles and outcome,
-    and the deck order that deals it (top first)."""
-
-    score: int
-    battles: int
-    outcome: str
-    deck: tuple[int, ...]
+    records: list[Record]
+    deals: int
+    taken_back: int
+    rounds: int
+    wall_seconds: float
+    sessions: list[str]
+    grafts: list[int] = field(default_factory=list)
+    engine: str = "open duel"
 
 
-def _deals(decks: np.ndarray, players: int) -> Deals:
-    """Deck orders (one a row) dealt as a shuffled deck is (1.4), as the engines' deal arrays."""
-    games, size = decks.shape
-    each = size // players
-    cards = np.empty((games, size), np.int32)
-    at = 0
-    for s in range(players):
-        cards[:, at:at + each] = decks[:, s:each * players:players]
-        at += each
-    cards[:, at:] = decks[:, each * players:]
-    sizes = np.empty((games, players + 1), np.int64)
-    sizes[:, :players] = each
-    sizes[:, players] = size - each * players
-    return Deals(cards, sizes)
-
-
-def _scores(engine, rules: RuleSet, decks: np.ndarray, workspace: Workspace, goal: str):
-    """Each deck's score, what the search climbs on (the score, or looking for a cycle the
-    battles, a cycle above them all), battles and outcome code, played on the compiled engine."""
-    arrays = engine.play_arrays(rules, 0, 0, decks.shape[0], deals=_deals(decks, rules.players),
-                                workspace=workspace)
-    outcomes = arrays.summaries[:, SUMMARY_OUTCOME]
-    battles = arrays.summaries[:, SUMMARY_BATTLES]
-    if goal == "cycle":
-        scores = (outcomes == OUTCOME_CYCLE).astype(np.int64)
-        climb = np.where(outcomes == OUTCOME_CYCLE, CYCLE_CLIMB, battles)
-    else:
-        scores = climb = np.where((outcomes == OUTCOME_WIN) | (outcomes == OUTCOME_DRAW), battles, -1)
-    return scores, climb, battles.copy(), outcomes.copy()
-
-
-CYCLE_CLIMB = np.int64(1) << 40  # a cycle, above any game's length
-
-
-OUTCOME_NAMES = {OUTCOME_WIN: "win", OUTCOME_DRAW: "draw", OUTCOME_CYCLE: "cycle"}
-
-
-def run_searcher(task: Searcher, tick=None) -> tuple[list[Record], int]:
-    """One searcher's best `keep` deals (distinct by their ranks), best first, and how many
-    deals it played."""
-    rules = RuleSet.model_validate_json(task.rules_json)
-    engine = compiled_engine(rules)
-    rank = np.array(deck_of(rules).rank, np.int64)
-    size = rank.shape[0]
-    rng = Xoshiro256(task.seed)
-    workspace = Workspace()
-    stop = None if task.seconds is None else time.monotonic() + task.seconds
-    found: dict[tuple, Record] = {}
-
-    def remember(deck, score, battles, outcome) -> None:
-        if score < (1 if task.goal == "cycle" else 0):
-            return
-        key = tuple(rank[deck])  # suits never decide a game: one record a rank sequence
-        if key not in found or found[key].score < score:
-            found[key] = Record(int(score), int(battles), OUTCOME_NAMES.get(int(outcome), "capped"),
-                                tuple(int(c) for c in deck))
-
-    def fresh() -> np.ndarray:
-        deck = list(range(size))
-        rng.shuffle(deck)
-        return np.array(deck, np.int64)
-
-    current = fresh()
-    best = int(_scores(engine, rules, current[None, :], workspace, task.goal)[1][0])
-    played = 1
-    idle = 0
-    rounds = 0
-    while (task.rounds is None or rounds < task.rounds) and (stop is None or time.monotonic() < stop):
-        rounds += 1
-        decks = np.repeat(current[None, :], BATCH, axis=0)
-        for row in range(BATCH):  # swap two cards of different ranks
-            while True:
-                i, j = rng.bounded(size), rng.bounded(size)
-                if rank[decks[row, i]] != rank[decks[row, j]]:
-                    break
-            decks[row, i], decks[row, j] = decks[row, j], decks[row, i]
-        scores, climb, battles, outcomes = _scores(engine, rules, decks, workspace, task.goal)
-        played += BATCH
-        top = int(np.argmax(climb))
-        for row in np.argsort(scores)[-task.keep:]:
-            remember(decks[row], scores[row], battles[row], outcomes[row])
-        if climb[top] >= best:
-            idle = 0 if climb[top] > best else idle + 1
-            current, best = decks[top].copy(), int(climb[top])
-        else:
-            idle += 1
-        if idle >= PATIENCE:
-            current = fresh()
-            best, idle = int(_scores(engine, rules, current[None, :], workspace, task.goal)[1][0]), 0
-            played += 1
-        if tick is not None:
-            tick(1)
-    return sorted(found.values(), key=lambda r: (-r.score, r.deck))[:task.keep], played
-
-
-def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seconds: float | None = None,
+def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, seconds: float | None = None,
                  searchers: int = 2, keep: int = 10, workers: int = 1, scheduler: str | None = None,
-                 seed: int = 0) -> None:
+                 measure: str = "battles", seed: int = 0) -> None:
     """A search's arguments, checked before the engine is compiled or a deal played (a seed that
     the records' dataset cannot take was refused after the search, which may take hours)."""
     if goal not in GOALS:
         raise RulesError(f"`goal` is {' or '.join(GOALS)}, got {goal!r}", params=("goal",))
+    if measure not in MEASURES:
+        raise RulesError(f"`measure` is {' or '.join(MEASURES)}, got {measure!r}", params=("measure",))
     if compiled_engine(rules) is None:
         raise RulesError(f"rule set {rules.variant} {rules.rules_id}: the compiled engine does not play it, "
                          f"and a search needs it", params=("rules",))
-    if (rounds is None) == (seconds is None):
-        raise RulesError("give `rounds` or `seconds`, one of them", params=("rounds", "seconds"))
+    if rounds is None and seconds is None:
+        raise RulesError("give `rounds` or `seconds`, or both", params=("rounds", "seconds"))
     for name, value, low in (("searchers", searchers, 1), ("keep", keep, 1), ("rounds", rounds, 1)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
             raise RulesError(f"`{name}` must be an integer of at least {low}, got {value!r}", params=(name,))
@@ -187,36 +89,142 @@ def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200
         check_workers(workers)
 
 
-def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 200, seconds: float | None = None,
+def state_path(out: str | Path) -> Path | None:
+    """Where a search writing its records to `out` keeps its state: beside it, `OUT.search.json`
+    (None for an `out` on remote storage: a search is saved on the machine that runs it)."""
+    where = location(out)
+    if is_remote(where):
+        return None
+    return where.with_name(where.name + ".search.json")
+
+
+def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, seconds: float | None = None,
            searchers: int = 2, seed: int = 0, keep: int = 10, workers: int = 1, scheduler: str | None = None,
-           progress=None) -> list[Record]:
-    """The best `keep` deals `searchers` searchers found (distinct by their ranks), best first:
-    the longest games that end (`goal` longest), or deals that cycle (`goal` cycle). Each
-    searcher plays `rounds` rounds of BATCH neighbours (or, with `seconds`, until then), seeded
-    from `seed` and its number; they run on `workers` processes, or on the Dask cluster at
-    `scheduler`."""
-    check_search(rules, goal, rounds, seconds, searchers, keep, workers, scheduler, seed)
-    seeds = SplitMix64(seed)
-    spec = rules.model_dump_json()
-    tasks = [Searcher(spec, goal, seeds.next(), rounds, seconds, keep) for _ in range(searchers)]
-    if scheduler is not None:
-        with dask_client(scheduler) as client:
-            found = run_tasks_dask(run_searcher, tasks, client, None, lambda t: 0)
+           progress=None, measure: str = "battles", state: str | Path | None = None, resume: bool = False,
+           overwrite: bool = False, command: str | None = None) -> Found:
+    """The best `keep` deals `searchers` searchers find (distinct by their ranks), best first: the
+    longest games that end (`goal` longest, by `measure` battles or cards laid), or deals that
+    cycle (`goal` cycle). Each searcher plays `rounds` rounds in all, and the search stops
+    sooner when `seconds` of wall clock have passed; searchers are seeded from `seed` and their
+    number, and run on `workers` processes or on the Dask cluster at `scheduler`.
+
+    With a `state` file the search is saved there after every epoch; `resume` continues the
+    search saved there (the same rule set, goal, measure, seed and searchers), to `rounds` in
+    all or for `seconds` more. A state already there is refused without `resume` or
+    `overwrite`. `command` is the command line that ran it, kept with the state."""
+    check_search(rules, goal, rounds, seconds, searchers, keep, workers, scheduler, measure, seed)
+    state = None if state is None else Path(state)
+    identity = {"war_search": STATE_VERSION, "rules": rules.model_dump(mode="json"), "goal": goal,
+                "measure": measure, "seed": seed, "searchers": searchers}
+    saved = _load_state(state, identity, resume, overwrite)
+    if saved is not None:
+        states = [SearcherState.from_json(s) for s in saved["states"]]
+        sessions, wall = saved["sessions"], saved["wall_seconds"]
     else:
-        found = run_tasks(run_searcher, tasks, workers, progress)
-    found = list(found)
-    if not any(records for records, _ in found):
-        played = sum(n for _, n in found)
-        raise RulesError(f"the search played {played:,} deals and found "
+        seeds = SplitMix64(seed)
+        size = len(sorted_ranks(rules))
+        states = [SearcherState.fresh(i, seeds.next(), size, max(keep, LEAST_POOL)) for i in range(searchers)]
+        sessions, wall = [], 0.0
+    sessions = sessions + [command or ""]
+    if progress is not None and rounds is not None and saved is not None:
+        progress(sum(min(s.rounds, rounds) for s in states))  # the rounds of the sessions before
+    began = time.monotonic()
+    deadline = None if seconds is None else began + seconds
+
+    def save() -> None:
+        if state is not None:
+            data = {**identity, "sessions": sessions, "wall_seconds": wall + time.monotonic() - began,
+                    "states": [s.to_json() for s in states]}
+            atomic_write_bytes(state, (json.dumps(data, separators=(",", ":")) + "\n").encode())
+
+    try:
+        with dask_client(scheduler) as client:
+            capacity = workers if client is None else max(sum(client.nthreads().values()), 1)
+            while True:
+                todo = [s for s in states if rounds is None or s.rounds < rounds]
+                now = time.monotonic()
+                if not todo or (deadline is not None and now >= deadline):
+                    break
+                span = EPOCH_SECONDS if deadline is None else min(EPOCH_SECONDS, deadline - now)
+                waves = math.ceil(len(todo) / capacity)
+                tasks = [Task(rules.model_dump_json(), goal, measure, s.to_json(), rounds, span / waves) for s in todo]
+                if client is not None:
+                    done = run_tasks_dask(run_task, tasks, client, None)
+                else:
+                    done = run_tasks(run_task, tasks, workers, progress, warm=lambda: warm_search(rules))
+                for data in done:
+                    states[data["number"]] = SearcherState.from_json(data)
+                save()
+    except BaseException as err:
+        if interrupted(err) and state is not None and state.exists():
+            played = sum(s.deals for s in states)
+            raise Interrupted(f"interrupted; the search ({played:,} deals so far) is saved in {str(state)!r}: "
+                              f"continue it with the same command and --resume") from None
+        raise
+    save()
+    found = Found(records_of(rules, states, keep), sum(s.deals for s in states), sum(s.taken_back for s in states),
+                  sum(s.rounds for s in states), wall + time.monotonic() - began, sessions,
+                  sorted(g for s in states for g in s.grafts), "open duel" if on_open_duel(rules) else "compiled")
+    if not found.records:
+        raise RulesError(f"the search played {found.deals:,} deals and found "
                          f"{'none that cycles' if goal == 'cycle' else 'no game that ends'}; nothing written "
                          f"(more `rounds` or `seconds` search further)", params=("rounds", "seconds"))
-    best: dict[tuple, Record] = {}
-    rank = deck_of(rules).rank
-    for record in (r for records, _ in found for r in records):
-        key = tuple(rank[c] for c in record.deck)
-        if key not in best or best[key].score < record.score:
-            best[key] = record
-    return sorted(best.values(), key=lambda r: (-r.score, r.deck))[:keep]
+    return found
+
+
+def check_state(path: Path | None, resume: bool = False, overwrite: bool = False) -> None:
+    """Refuse, before a search, to resume a search not saved at `path`, or to start one over a
+    saved search without `overwrite`."""
+    if path is None:
+        if resume:
+            raise RulesError("a search on remote storage is not saved, so it cannot be resumed", params=("resume",))
+        return
+    if not resume and path.exists() and not overwrite:
+        raise RulesError(f"a search is saved in {str(path)!r}: continue it with `resume`, or start afresh "
+                         f"with `overwrite`", params=("resume", "overwrite"))
+    if resume and not path.is_file():
+        raise RulesError(f"no search saved in {str(path)!r} to resume", params=("resume",))
+
+
+def _load_state(path: Path | None, identity: dict, resume: bool, overwrite: bool) -> dict | None:
+    """The saved search to continue (`resume`), checked to be this search; None for a new one."""
+    check_state(path, resume, overwrite)
+    if not resume:
+        return None
+    try:
+        saved = loads_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise RulesError(f"cannot read the saved search {str(path)!r}: {err}", params=("resume",)) from None
+    if not isinstance(saved, dict) or saved.get("war_search") != STATE_VERSION or "states" not in saved:
+        raise RulesError(f"{str(path)!r} is not a search war saved", params=("resume",))
+    for name in ("rules", "goal", "measure", "seed", "searchers"):
+        if saved.get(name) != identity[name]:
+            raise RulesError(f"the search saved in {str(path)!r} has another {name} ({_brief(saved.get(name))}, "
+                             f"not {_brief(identity[name])}): resume it with its own", params=(name,))
+    return saved
+
+
+def _brief(value) -> str:
+    if isinstance(value, dict):
+        return RuleSet.model_validate(value).label
+    return str(value)
+
+
+def warm_search(rules: RuleSet) -> None:
+    """Load (or compile) what a searcher runs, before its workers are forked."""
+    from ..engines.table import open_duel, open_search
+
+    deck = sorted_ranks(rules)
+    state = SearcherState.fresh(0, 0, len(deck), 1)
+    rng = np.array(state.rng, np.uint64)
+    if not on_open_duel(rules):
+        open_search.shuffles(deck, rng, 1)
+        return
+    pool, rows, polished = np.array([deck]), np.array(state.rows, np.int64), np.zeros(1, np.bool_)
+    pickup, cap = np.int64(open_duel.PICKUPS_CODE[rules.pickup]), np.int64(rules.max_battles)
+    open_search.sample(deck, rng, 1, pickup, cap, 0, 0, pool, rows, polished)
+    rows[0, 0] = 0
+    open_search.polish(0, pool, rows, polished, pickup, cap, 0, 0, np.zeros(1, np.int64), 2, rng)
 
 
 def check_records_out(out: str | Path, overwrite: bool = False) -> None:
@@ -231,11 +239,14 @@ def write_records(out: str | Path, rules: RuleSet, records: list[Record], seed: 
     validates like any other dataset."""
     if not records:
         raise RulesError("the search found no deal to keep", params=("goal",))
-    n = rules.players
-    deals = []
-    for record in records:
-        deck = list(record.deck)
-        dealt = len(deck) // n * n
-        deals.append(check_deal(rules, [deck[s:dealt:n] for s in range(n)], deck[dealt:], "a record"))
+    deals = [check_deal(rules, *piles_of(rules, record.deck), "a record") for record in records]
     return generate(out, [Plan(rules, len(deals), deals)], seed, overwrite=overwrite, progress=progress)
 
+
+def piles_of(rules: RuleSet, deck) -> tuple[list[list[int]], list[int]]:
+    """Each seat's pile (top first) and the cards set aside, of a deck order dealt card i to
+    seat i mod n (docs/rules.md 1.4)."""
+    n = rules.players
+    deck = list(deck)
+    dealt = len(deck) // n * n
+    return [deck[s:dealt:n] for s in range(n)], deck[dealt:]

@@ -42,10 +42,11 @@ from typing import Iterable, NamedTuple
 from ..engines.event import Event
 from ..engines.play import winner_first
 from ..errors import DatasetError
-from ..model.event_kinds import KINDS
+from ..model.event_kinds import KINDS, with_role
 
 TABLE_KINDS = frozenset(k.name for k in KINDS if k.puts)  # the kinds whose cards make up the table
 TAKE_KINDS = frozenset(k.name for k in KINDS if k.takes)  # the kinds that take cards off it
+END_KINDS = with_role("ends_game")  # the kinds of a game's end, whose value is the battles played
 SMALL_ORDER = 3  # a take of up to this many cards spells its order in the shape
 
 TOKEN = re.compile(r"([a-z_]+)(?::(\d+))?(?:#(\d+))?(?:@(\*|t|w|[\d,]+))?(?:\[([\d,]*)\])?"
@@ -169,7 +170,7 @@ def encode(log: Iterable[Event]) -> list[Row]:
             if kind in TABLE_KINDS:
                 table.extend(ev_cards)
                 owners.extend([seat] * len(ev_cards))
-            if kind == "end" and value == b:
+            if value == b and kind in END_KINDS:
                 value = BATTLE_VALUE
             tokens.append(token(kind, seat, len(ev_cards), None, None, seats, len(options), value, note))
         else:
@@ -253,7 +254,7 @@ def decode_row(battle: int, shape: str, values) -> list[Event]:
         at += step.options
         value = step.value
         if value == BATTLE_VALUE:
-            if step.kind != "end":
+            if step.kind not in END_KINDS:
                 raise CodecError(f"battle {battle}: only an end's value is spelt as its battle, not a {step.kind}'s")
             value = battle
         events.append(Event(battle, step.kind, step.seat, ev_cards, step.seats, options, value, step.note))

@@ -1,6 +1,10 @@
 -- The `events` view: one row per event, decoded from `event_rows` (the rows of the `events/`
--- files, one per battle; see pipeline/log/codec.py). Needs a view or table `event_rows`; then
--- `.read events.sql` in the duckdb shell, or run it as a script from any DuckDB client.
+-- files, one per battle; see pipeline/log/codec.py). Needs a view or table `event_rows`, and
+-- `event_kinds`, what each kind does (pipeline/model/kind.py; `war query DATASET --sql "SELECT *
+-- FROM event_kinds"` gives it): its name, whether it `lays` cards on the table, `takes` them off
+-- it, `collects` them (a seat takes the table) or `sets_aside` them, `starts_war` and `ends_game`.
+-- Nothing here names a kind: each is known by what it does. Then `.read events.sql` in the duckdb
+-- shell, or run it as a script from any DuckDB client.
 CREATE OR REPLACE TABLE event_steps AS
 WITH shapes AS (SELECT DISTINCT shape FROM event_rows),
 tokens AS (
@@ -34,8 +38,8 @@ placed AS (   -- where each event's own cards start in its row (its options foll
     WINDOW w AS (PARTITION BY shape ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
 table_cards AS (   -- each card of each table: its position in the row, its event, its seat
-    SELECT shape, tab, pos, seat, unnest(range(start + 1, start + n + 1)) AS rpos
-    FROM placed WHERE kind IN ('play', 'down', 'forfeit') AND take IS NULL
+    SELECT p.shape, p.tab, p.pos, p.seat, unnest(range(p.start + 1, p.start + p.n + 1)) AS rpos
+    FROM placed p JOIN event_kinds k ON k.name = p.kind WHERE k.lays AND p.take IS NULL
 ),
 tables AS (   -- the positions in the row of each table's cards, in the order they were put down
     SELECT shape, tab, list(rpos ORDER BY pos, rpos) AS tpos FROM table_cards GROUP BY shape, tab
@@ -63,7 +67,7 @@ SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
     -- battle, and a take spelt in it is an order of a table of up to three cards, or `@t`, `@w`
     -- (by a seat, of seated cards) or `@*` for a longer one (whose order is in the row; `war
     -- validate` checks it)
-    p.kind <> '' AND (NOT p.battle_value OR p.kind = 'end') AND CASE
+    p.kind <> '' AND (NOT p.battle_value OR coalesce(k.ends_game, false)) AND CASE
         WHEN p.take IS NULL THEN true
         WHEN p.take IN ('*', 't') THEN coalesce(len(t.tpos), 0) > 3
         WHEN p.take = 'w' THEN coalesce(len(t.tpos), 0) > 3 AND p.seat IS NOT NULL AND coalesce(w.seated, false)
@@ -71,7 +75,8 @@ SELECT p.shape, CAST(p.pos AS INTEGER) AS pos, p.kind, p.seat, p.seats,
              list_sort(CAST(string_split(p.take, ',') AS BIGINT[])) = range(coalesce(len(t.tpos), 0))
     END AS well_formed
 FROM placed p LEFT JOIN tables t ON p.take IS NOT NULL AND t.shape = p.shape AND t.tab = p.tab
-    LEFT JOIN winner_first w ON p.take = 'w' AND w.shape = p.shape AND w.tab = p.tab;
+    LEFT JOIN winner_first w ON p.take = 'w' AND w.shape = p.shape AND w.tab = p.tab
+    LEFT JOIN event_kinds k ON k.name = p.kind;
 
 -- Each shape's events in order, one row a shape: what a row of `event_rows` unnests into.
 CREATE OR REPLACE TABLE shape_steps AS
@@ -97,12 +102,14 @@ SELECT game_id, CAST(seq + s.pos AS INTEGER) AS seq, battle, s.kind, s.seat,
     CASE WHEN s.battle_value THEN battle ELSE s.value END AS value, s.note, variant
 FROM (SELECT game_id, seq, battle, cards, variant, unnest(steps) AS s FROM event_row_steps);
 
--- What each shape says about its battle, for the `battles` view without decoding any card.
+-- What each shape says about its battle, for the `battles` view without decoding any card: its
+-- deepest war, its winner (the seat of its first collect), the cards laid on its table, whether
+-- the table was set aside, and whether it is a battle at all (cards laid, a war, a take).
 CREATE OR REPLACE TABLE battle_shapes AS
-SELECT shape,
-    max(value) FILTER (WHERE kind = 'war') AS war_depth,
-    arg_min(seat, pos) FILTER (WHERE kind = 'collect') AS winner,
-    coalesce(sum(len(idx)) FILTER (WHERE kind IN ('play', 'down', 'forfeit')), 0) AS table_cards,
-    bool_or(kind = 'set_aside') AS set_aside,
-    bool_or(kind IN ('play', 'down', 'forfeit', 'war', 'collect', 'set_aside')) AS fights
-FROM event_steps GROUP BY shape;
+SELECT s.shape,
+    max(s.value) FILTER (WHERE k.starts_war) AS war_depth,
+    arg_min(s.seat, s.pos) FILTER (WHERE k.collects) AS winner,
+    coalesce(sum(len(s.idx)) FILTER (WHERE k.lays), 0) AS table_cards,
+    coalesce(bool_or(k.sets_aside), false) AS set_aside,
+    coalesce(bool_or(k.lays OR k.starts_war OR k.takes), false) AS fights
+FROM event_steps s LEFT JOIN event_kinds k ON k.name = s.kind GROUP BY s.shape;

@@ -61,6 +61,21 @@ def as_version(table: pa.Table, version: int) -> pa.Table:
     return table.select(schema.names).replace_schema_metadata(schema.metadata)
 
 
+def kinds_table() -> pa.Table:
+    """What each event kind does, a row a kind (model.kind): the `event_kinds` table that
+    log/events.sql reads instead of naming kinds."""
+    kinds = list(KINDS.values())
+    return pa.table({
+        "name": [k.name for k in kinds], "meaning": [k.meaning for k in kinds],
+        "source": [k.source or None for k in kinds], "target": [k.target or None for k in kinds],
+        "role": [k.role or None for k in kinds],
+        "lays": [k.puts for k in kinds], "face": [k.face if k.puts else None for k in kinds],
+        "takes": [k.takes for k in kinds], "collects": [k.collects for k in kinds],
+        "sets_aside": [k.takes and k.sets_aside for k in kinds],
+        "starts_war": [k.role == "starts_war" for k in kinds], "ends_game": [k.role == "ends_game" for k in kinds],
+    })
+
+
 def cards_laid(log) -> int:
     """The cards a game's events laid on the table (its events of a kind that puts them there)."""
     return sum(len(e.cards) for e in log if KINDS[e.kind].puts)

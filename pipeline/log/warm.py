@@ -22,6 +22,7 @@ from ..engines.compiled.jit.warm import (
     STEPS_DONE, Helper, build_cached, cached, claimed, compile_steps_of, default_builds, engines_for, warm_game,
     warm_rules,
 )
+from ..engines.families import family_of
 from ..engines.compiled.layout import EVENT_COLUMNS, SUMMARY_COLUMNS, GameArrays
 from ..errors import raise_lost_ctrl_c
 from ..model.rules import build_rules
@@ -86,13 +87,24 @@ def compile_in_helper(engines, checks: str | None = None, said=None) -> None:
         compile_checks()
 
 
+def reference_only(rule_sets) -> list[str]:
+    """The families of these rule sets that have no compiled engine: their reference engine
+    plays every game."""
+    return sorted({family.name for rules in rule_sets if not (family := family_of(rules)).compiled})
+
+
 def warm_engines(rule_sets, validation: bool = False, on_compile: Callable[[float], None] | None = None,
-                 on_damaged: Callable[[str], None] | None = None) -> None:
+                 on_damaged: Callable[[str], None] | None = None, played=(),
+                 on_reference: Callable[[list[str]], None] | None = None) -> None:
     """Load the machine code of the compiled engines that play `rule_sets` (and with
     `validation` the checks of `validate`) now, so that the work that follows starts at once.
     The first run after installing compiles it; `on_compile(seconds)` is called before that,
     with about how long it takes. A damaged compile cache is discarded and compiled again,
-    `on_damaged(folder)` called first."""
+    `on_damaged(folder)` called first. `on_reference(families)` is called once with the families
+    of `rule_sets` and `played` that have no compiled engine (their reference engine plays them)."""
+    families = reference_only([*rule_sets, *played])
+    if families and on_reference is not None:
+        on_reference(families)
     warm(on_compile=on_compile, validation=validation, engines=engines_for(rule_sets), on_damaged=on_damaged)
 
 

@@ -9,11 +9,10 @@ from pydantic import ValidationError
 
 from ..errors import RulesError, brief
 from .inputs import loads_json, loads_toml, not_regular
+from .families import registry
 from .schema import MAX_DECK, RuleSet, explain
 from .variants import VARIANTS
 from .variants import variant as lookup_variant
-
-INTEGER_OPTIONS = ("players", "jokers", "ace_value", "ranks", "suits", "max_battles", "hand_size")
 
 
 def parse_sets(pairs: list[str]) -> dict[str, str]:
@@ -48,15 +47,11 @@ def build_rules(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
             raise RulesError(f"option {name!r} does not apply to variant {variant!r} "
                              f"(it takes: {', '.join(spec.options)})")
         if isinstance(value, bool) or not isinstance(value, (int, str)):
-            wanted = "an integer >= 0 or 'by_rank'" if name == "war_down" else \
-                "an integer" if name in INTEGER_OPTIONS else "a string"
-            raise RulesError(f"option {name!r} wants {wanted}, got {brief(value)}")
+            raise RulesError(f"option {name!r} wants {_wanted(name)}, got {brief(value)}")
     values = {**spec.defaults, **options, "variant": variant}
-    for name in INTEGER_OPTIONS:
-        if isinstance(values.get(name), str):
-            values[name] = _integer(name, values[name])
-    if isinstance(values.get("war_down"), str) and values["war_down"] != "by_rank":
-        values["war_down"] = _integer("war_down", values["war_down"], "an integer >= 0 or 'by_rank'")
+    for name, option in registry().options.items():
+        if option.integer and isinstance(values.get(name), str) and values[name] not in option.words:
+            values[name] = _integer(name, values[name], _wanted(name))
     deck = values.get("ranks", 13) * values.get("suits", 4) + values.get("jokers", 0) \
         if all(isinstance(values.get(k, 0), int) for k in ("ranks", "suits", "jokers")) else 0
     if deck > MAX_DECK:
@@ -66,6 +61,17 @@ def build_rules(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
         return RuleSet(**values)
     except ValidationError as err:
         raise RulesError(explain(err, f"rule set {variant!r}")) from None
+
+
+def _wanted(name: str) -> str:
+    """What an option's value is, in words: an integer (or one of its words), or a string."""
+    option = registry().options.get(name)
+    if option is None or not option.integer:
+        return "a string"
+    if option.words:
+        low = "" if option.minimum is None else f" >= {option.minimum}"
+        return f"an integer{low} or " + " or ".join(repr(w) for w in option.words)
+    return "an integer"
 
 
 def _integer(name: str, text: str, wanted: str = "an integer") -> int:

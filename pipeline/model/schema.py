@@ -7,26 +7,25 @@ Run `python -m pipeline.model.schema` to rewrite `schemas/*.schema.json` after c
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal, Union, get_args
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ..errors import brief
 from . import event_kinds
-from .variants import variant
-from .words import plural
+from .families import registry
+from .family import MAX_DECK, MAX_INT32  # noqa: F401  (the bounds of the numbers files hold)
+from .rule_set import (  # noqa: F401  (the rule set's names, read from here)
+    RULES_ID_VERSION,
+    RULES_ID_VERSIONS,
+    VERSION_1_OPTIONS,
+    RuleSetBase,
+    rule_set_model,
+    rules_id,
+)
 
 SCHEMA_VERSION = 5
 # Versions this war reads, and the games columns each version added: a dataset is read, validated
@@ -40,8 +39,6 @@ ENGINE_VERSION = "2"
 # The ranges of the numbers a rule set and a manifest may hold: what the files can store (card
 # codes are int16, battles and counts int32, game ids int64), so that a number from a rule file
 # or a manifest that the data cannot hold is refused where it is read, not where it overflows.
-MAX_DECK = 32_768            # card codes 0 .. 32767
-MAX_INT32 = 2**31 - 1        # battles, wars, a war's size
 GAME_ID_STRIDE = 1_000_000_000
 MAX_ORDINAL = (2**63 - 1) // GAME_ID_STRIDE - 1  # game_id = ordinal x GAME_ID_STRIDE + game_index, an int64
 
@@ -61,118 +58,17 @@ EVENT_KINDS: tuple[str, ...] = event_kinds.NAMES  # the registry's kinds, in its
 EventKind = Literal[EVENT_KINDS]  # type: ignore[valid-type]
 Outcome = Literal["win", "draw", "capped", "cycle"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)  # how a game ends; the compiled engine codes them by position
-Pickup = Literal["shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"]
-PICKUPS: tuple[str, ...] = get_args(Pickup)  # the order won cards join a pile (rules 2.4)
+PICKUPS: tuple[str, ...] = registry().options["pickup"].choices  # the order won cards join a pile (rules 2.4)
 
 
-class RuleSet(BaseModel):
-    """A variant plus every option (docs/rules.md 8). Two games with the same rule set and seed are
-    the same game."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    variant: str = Field(description="Registered variant name (`war variants`).")
-    players: int = Field(2, ge=2, le=8, description="Number of seats, 2..8 (rules 1.4).")
-    jokers: int = Field(0, description="0 or 2 Jokers, which beat every other rank (rules 1.1).")
-    war_down: Union[int, Literal["by_rank"]] = Field(
-        3, description="Cards face down in a war, or `by_rank` (Război, rules 5.1).")
-    ace_value: int = Field(11, ge=1, le=MAX_DECK, description="The Ace's value when war size is by rank.")
-    war_tiebreak: Literal["repeat", "single_up"] = Field("repeat", description="rules 2.5.")
-    shortfall: Literal["last_card_up", "lose"] = Field("last_card_up", description="rules 2.3.")
-    pickup: Pickup = Field(
-        "shuffled", description="Order in which won cards join the pile (rules 2.4).")
-    ranks: int = Field(13, ge=1, le=1000, description="Ranks in the deck (rules 1.2).")
-    suits: int = Field(4, ge=1, le=1000, description="Suits in the deck (rules 1.2).")
-    win: str = Field("all_cards", pattern=r"^(all_cards|wars:[1-9][0-9]{0,8})$",
-                     description="`all_cards`, or `wars:N`: first to win N wars (rules 2.7).")
-    max_battles: int = Field(10_000, gt=0, le=MAX_INT32, description="Cap on battles; the game ends `capped`.")
-    hand_size: int = Field(0, description="Cards in hand (Arneson's War: 3).")
-
-    @field_validator("jokers", "hand_size")
-    @classmethod
-    def _one_of(cls, v: int, info) -> int:
-        allowed = {"jokers": (0, 2), "hand_size": (0, 3)}[info.field_name]
-        if v not in allowed:
-            raise ValueError(f"must be {allowed[0]} or {allowed[1]}")
-        return v
-
-    @field_validator("war_down")
-    @classmethod
-    def _war_down(cls, v: int | str) -> int | str:
-        if isinstance(v, int) and not 0 <= v <= MAX_DECK:
-            raise ValueError(f"must be an integer 0 .. {MAX_DECK} or 'by_rank'")
-        return v
-
-    @model_validator(mode="after")
-    def _playable(self) -> "RuleSet":
-        spec = variant(self.variant)
-        if spec.fixed_players is not None and self.players != spec.fixed_players:
-            raise ValueError(f"{self.variant} is played by exactly {spec.fixed_players} players")
-        deck = self.ranks * self.suits + self.jokers
-        if deck < self.players:
-            raise ValueError(f"a deck of {plural(deck, 'card')} leaves some of {self.players} players without a card; "
-                             f"each needs at least one")
-        if (spec.standard_deck or self.war_down == "by_rank") and (self.ranks, self.suits) != (13, 4):
-            raise ValueError("war size by rank needs the standard deck (ranks=13, suits=4)")
-        return self
-
-    @property
-    def wars_to_win(self) -> int | None:
-        return int(self.win.split(":")[1]) if self.win.startswith("wars:") else None
-
-    def differences(self) -> dict:
-        """The options that differ from the variant's defaults (the variant's own defaults over
-        the RuleSet's), as JSON values: what sets this rule set apart from its variant."""
-        defaults = {name: field.default for name, field in type(self).model_fields.items()}
-        defaults.update(variant(self.variant).defaults)
-        return {name: value for name, value in self.model_dump(mode="json").items()
-                if name != "variant" and value != defaults.get(name)}
-
-    @property
-    def rules_id(self) -> str:
-        """A short hash of what sets the rule set apart from its variant's defaults (an id of
-        RULES_ID_VERSION), the same on every machine."""
-        return _rules_id(self, RULES_ID_VERSION)
-
-    @property
-    def label(self) -> str:
-        """The rule set as a person reads it: its variant and the options that differ from the
-        variant's defaults (`classic pickup=table_order`), which tell apart what the hash of
-        `rules_id` hides."""
-        return " ".join([self.variant, *(f"{k}={v}" for k, v in self.differences().items())])
+# The rule set's model, built from the options every registered family declares (model.rule_set).
+RuleSet = rule_set_model(registry().options.values())
 
 
-# A rules_id's version. Version 1 hashed every option, defaults included, so an option added
-# to RuleSet changed every id; version 2 hashes the variant and the options that differ from
-# its defaults, so an option added with a default that keeps today's games changes no id.
-# A manifest's entry says which version its id is (RuleSetEntry.rules_id_version).
-RULES_ID_VERSION = 2
-RULES_ID_VERSIONS = (1, 2)
-# The options a rule set had while ids were of version 1 (its hash covers these, and any
-# option added since that is set away from its default).
-VERSION_1_OPTIONS = ("variant", "players", "jokers", "war_down", "ace_value", "war_tiebreak", "shortfall",
-                     "pickup", "ranks", "suits", "win", "max_battles", "hand_size")
-
-
-def rules_id(rules: RuleSet, version: int = RULES_ID_VERSION) -> str:
-    """The rule set's id of `version` (RULES_ID_VERSIONS)."""
-    return _rules_id(rules, version)
-
-
-@lru_cache(maxsize=256)
-def _rules_id(rules: RuleSet, version: int) -> str:
-    """rules_id, hashed once for equal rule sets (a frozen model hashes and compares by its
-    fields): the engines ask for it a batch of games at a time."""
-    if version == 1:
-        changed = rules.differences()
-        payload = {name: value for name, value in rules.model_dump(mode="json").items()
-                   if name in VERSION_1_OPTIONS or name in changed}
-    elif version == 2:
-        payload = {"rules_id": 2, "variant": rules.variant, "options": rules.differences()}
-    else:
-        raise ValueError(f"no rules_id version {version} (versions: {RULES_ID_VERSIONS})")
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def rule_set_model_of(outside: bool) -> type[RuleSetBase]:
+    """The RuleSet of every registered family, or (`outside=False`) of the built-in ones alone:
+    the model of the JSON Schema files in `schemas/`, whatever is installed."""
+    return RuleSet if outside else rule_set_model(registry(outside=False).options.values())
 
 
 # Only exported, to `schemas/event.schema.json` (titled `Event`). In Python an event is an
@@ -360,10 +256,25 @@ def arrow_fields(model: type[BaseModel]) -> list[tuple[str, str, bool]]:
     return out
 
 
-def json_schemas() -> dict[str, str]:
-    """The text of every exported JSON Schema file, by file name."""
+def models(outside: bool = True) -> dict[str, type[BaseModel]]:
+    """MODELS of every registered family, or (`outside=False`) of the built-in families alone:
+    the models whose fields list the families' options and kinds, made again for those."""
+    if outside:
+        return MODELS
+    rule_set = rule_set_model_of(False)
+    kinds = tuple(registry(outside=False).kinds)
+    event = create_model("EventModel", __base__=EventModel, __doc__=EventModel.__doc__,
+                         kind=(Annotated[Literal[kinds], Arrow("dictionary<string>")], ...))  # type: ignore[valid-type]
+    entry = create_model("RuleSetEntry", __base__=RuleSetEntry, __doc__=RuleSetEntry.__doc__, rules=(rule_set, ...))
+    manifest = create_model("Manifest", __base__=Manifest, __doc__=Manifest.__doc__, rule_sets=(list[entry], ...))
+    return {**MODELS, "rule_set": rule_set, "event": event, "manifest": manifest}
+
+
+def json_schemas(outside: bool = True) -> dict[str, str]:
+    """The text of every exported JSON Schema file, by file name (`outside=False`: of the
+    built-in families alone, as `schemas/` holds them)."""
     return {f"{name}.schema.json": json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n"
-            for name, model in MODELS.items()}
+            for name, model in models(outside).items()}
 
 
 def schemas_dir() -> Path:
@@ -381,6 +292,8 @@ def explain(err: ValidationError, what: str) -> str:
     if e["type"] == "extra_forbidden":
         return f"{what}: unknown option {loc!r}"
     msg = re.sub(r"^(Value error|Assertion failed), ", "", e["msg"])
+    if loc and isinstance(e.get("input"), dict):  # a whole object: the message says what is wrong with it
+        return f"{what}: {loc}: {msg}"
     if loc:
         return f"{what}: {loc}: {msg} (got {brief(e.get('input'))})"
     return f"{what}: {msg}"
@@ -389,6 +302,6 @@ def explain(err: ValidationError, what: str) -> str:
 if __name__ == "__main__":
     target = Path(__file__).resolve().parents[2] / "schemas"
     target.mkdir(exist_ok=True)
-    for fname, text in json_schemas().items():
+    for fname, text in json_schemas(outside=False).items():
         (target / fname).write_text(text, encoding="utf-8")
         print(f"wrote {target / fname}")

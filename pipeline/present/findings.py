@@ -77,7 +77,7 @@ def _reference(data: ReportData) -> RuleSetInfo | None:
     """The rule set other variants are compared with: Classic War's default rules, else its
     first rule set."""
     classic = data.rule_sets_of("classic")
-    default = build_rules("classic").model_dump(mode="json")
+    default = build_rules("classic").options()
     return next((r for r in classic if r.rules == default), classic[0] if classic else None)
 
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import json
 
 from ..jobs.lineage import source_line
-from ..jobs.replay import GameReplay, layout_of, replay_game
-from ..model.event_kinds import page_sentences, template
+from ..jobs.replay import GameReplay, dealt_aside, layout_of, replay_game
+from ..model.event_kinds import BY_NAME, page_sentences, template
 from ..model.variants import variant
 from .pages import inline, render, static
 
@@ -107,9 +107,9 @@ def page_data(rp: GameReplay) -> dict:
     """Everything the page shows, as JSON-ready data (see the module's docstring)."""
     deck, rules, rec = rp.deck, rp.entry.rules, rp.record
     players = rules.players
-    every = rules.model_dump(mode="json")
+    every = rules.options()
     first = rp.battles[0] if rp.battles else None
-    deal_aside = [c for ev in rp.deal if ev.kind == "set_aside" for c in ev.cards]
+    deal_aside = dealt_aside(rp.deal)
 
     def position(piles, won, hands, aside, out) -> dict:
         return {"pile": [list(p) for p in piles], "won": [list(w) for w in won],
@@ -120,7 +120,7 @@ def page_data(rp: GameReplay) -> dict:
     else:
         piles = [[] for _ in range(players)]
         for ev in rp.deal:
-            if ev.kind == "deal":
+            if ev.kind in BY_NAME and BY_NAME[ev.kind].deals:
                 piles[ev.seat] = list(ev.cards)
         start = position(piles, [[] for _ in piles], [[] for _ in piles], deal_aside, ())
     keyframes = [start]
@@ -189,8 +189,9 @@ def lead_changes(counts: list[list[int]]) -> list[list[int]]:
 
 
 def sentences() -> dict:
-    """The sentence templates the page's script fills as model.event_kinds.sentence does: each
-    kind's (page_sentences) and, under `other`, the one it gives a kind it does not know."""
+    """What the page's script knows of the event kinds: the sentence templates it fills as
+    model.event_kinds.sentence does, with what each kind does, which the script dispatches on
+    (page_sentences), and, under `other`, the template of a kind it does not know."""
     return {**page_sentences(), "other": template("")}
 
 

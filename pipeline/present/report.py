@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from ..model.all_deals import deal_count, deals_played, plays_every_deal
+from ..model.families import registry
 from ..model.names import rule_set_names
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
@@ -56,6 +57,11 @@ class RuleSetInfo:
     def title(self) -> str:
         return VARIANTS[self.variant].title if self.variant in VARIANTS else self.variant
 
+    @property
+    def family(self) -> str | None:
+        """The family that plays its variant (None for a variant of a family not installed)."""
+        return VARIANTS[self.variant].family if self.variant in VARIANTS else None
+
 
 def _has(test: Callable[[RuleSetInfo], bool]) -> Callable[[list[RuleSetInfo]], bool]:
     return lambda rule_sets: any(test(r) for r in rule_sets)
@@ -95,11 +101,16 @@ def report_queries(games_per_kind: int = 3) -> list[ReportQuery]:
         ReportQuery("policy_matchup", wanted=_has(_policy_pairs)),
         ReportQuery("razboi_war_sizes", wanted=_has(lambda r: r.rules.get("war_down") == "by_rank")),
         ReportQuery("joker_wars", wanted=_has(lambda r: r.rules.get("jokers", 0) > 0)),
-        ReportQuery("steals", {"per_seat": "true"},
-                    wanted=_has(lambda r: any("steal:" in p for s in r.seatings for p in s))),
-        ReportQuery("arneson_consolation", wanted=_has(lambda r: r.variant == "arneson")),
+        *family_queries(),
         *(ReportQuery(name, params, wanted=_has(lambda r: r.all_deals)) for name, params in EXACT_QUERIES),
     ]
+
+
+def family_queries() -> list[ReportQuery]:
+    """The queries each family's declaration asks the report to run (Family.report), each when
+    the dataset has a rule set of that family."""
+    return [ReportQuery(name, dict(params), wanted=_has(lambda r, f=family.name: r.family == f))
+            for family in registry().families.values() for name, params in family.report]
 
 
 # The queries of the exact results a section shows for its rule sets that play every deal.
@@ -151,7 +162,7 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
         grouped.setdefault(names[e.ordinal], []).append(e)
     out = []
     for name, entries in grouped.items():
-        rules = entries[0].rules.model_dump(mode="json")
+        rules = entries[0].rules.options()
         seatings = tuple(dict.fromkeys(tuple(e.policies) for e in entries if e.policies))
         counted = all(e.log == "counts" for e in entries)
         deals = deal_count(entries[0].rules) if any(e.all_deals for e in entries) else None

@@ -18,6 +18,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from ..errors import ReportError
+from ..model.families import registry
 from ..model.variants import VARIANTS, Variant
 from ..storage.files import atomic_write_bytes, check_output, is_stream, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections
@@ -96,6 +97,7 @@ class SectionView:
     findings: list[Said]
     finding_sources: list[Source]  # the rows of the findings' queries, for the section's variant
     exact: list[Source] = field(default_factory=list)  # its rule sets that play every deal: exact results
+    family: list[Source] = field(default_factory=list)  # its family's report queries that no chart draws
 
 
 def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None, drill: bool = False) -> Chart:
@@ -129,8 +131,24 @@ def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None
     sources = [Source(q, data.params.get(q, {}), data.rows(q, variant), command(dataset, q, data.params.get(q, {})))
                for q in dict.fromkeys(f.query for f in said)]
     exact = [] if overview else exact_sources(data, dataset, variant)
+    drawn = {q for _, charts in groups for c in charts for q in c.figure.queries}
+    own = [] if overview else family_sources(data, dataset, variant, drawn)
     return SectionView(s.id, s.title, overview, None if overview else VARIANTS.get(variant), infos, palette,
-                       groups, said, sources, exact)
+                       groups, said, sources, exact, own)
+
+
+def family_sources(data: ReportData, dataset: str, variant: str, drawn: set[str]) -> list[Source]:
+    """The rows of the queries the variant's family asks the report to run (Family.report) that
+    no chart of its section draws: a family war has no chart for shows its numbers as tables."""
+    spec = VARIANTS.get(variant)
+    family = registry().families.get(spec.family) if spec else None
+    out = []
+    for name, _ in family.report if family else ():
+        rows = data.rows(name, variant)
+        if name not in drawn and rows:
+            params = data.params.get(name, {})
+            out.append(Source(name, params, rows, command(dataset, name, params)))
+    return out
 
 
 def exact_sources(data: ReportData, dataset: str, variant: str) -> list[Source]:

@@ -12,7 +12,7 @@ from ...model.deal import Deal
 from ...model.schema import RuleSet
 from ..event import Recorder
 from ..play import FIXED_PICKUPS, Game, by_rank, natural
-from ..policies import HandView
+from .policies import HandView
 from ..summary import Summary
 
 WAR_DOWN = 3

@@ -12,7 +12,7 @@ from ...model.deal import Deal
 from ...model.schema import RuleSet
 from ..event import Recorder
 from ..play import Game
-from ..policies import StealView, TopView
+from .policies import StealView, TopView
 from ..summary import Summary
 
 

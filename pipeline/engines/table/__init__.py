@@ -1,19 +1,53 @@
 """The table family: Classic War, Multiplayer War, War with Jokers and Război (docs/rules.md
 sections 2-5). Every seat plays its top card and the highest takes the table.
 
+This module is the family's declaration (model.family.Family), read by the registry
+(model.families) before any engine is imported; beside it:
+
 - reference.py: the readable engine, the definition of the rules;
 - battle.py and compiled.py: the compiled engine, event for event the same games.
 """
 
-from ..family import ANY, Family, Warm
-from .reference import play_table
+from ...model.family import ANY, MAX_DECK, Family, Option, Variant, Warm
+
+
+def _by_rank_deck(rules) -> str | None:
+    if rules.war_down == "by_rank" and (rules.ranks, rules.suits) != (13, 4):
+        return "war size by rank needs the standard deck (ranks=13, suits=4)"
+    return None
+
 
 FAMILY = Family(
-    "table", play_table,
+    "table", "pipeline.engines.table.reference:play_table",
+    options=(
+        "players", "jokers",
+        Option("war_down", 3, "Cards face down in a war, or `by_rank` (Război, rules 5.1).",
+               minimum=0, maximum=MAX_DECK, words=("by_rank",), check=_by_rank_deck),
+        Option("ace_value", 11, "The Ace's value when war size is by rank.", minimum=1, maximum=MAX_DECK),
+        Option("aces", "high", "The Ace above the King (`high`) or below the 2 (`low`) (rules 2.8).",
+               choices=("high", "low")),
+        Option("war_tiebreak", "repeat", "rules 2.5.", choices=("repeat", "single_up")),
+        Option("shortfall", "last_card_up", "rules 2.3.", choices=("last_card_up", "lose")),
+        "pickup", "ranks", "suits", "win", "max_battles",
+    ),
+    variants=(
+        Variant("classic", "Classic War", "docs/rules.md 2", "2 players, 52 cards, wars of 3 down and 1 up."),
+        Variant("multiplayer", "Multiplayer War", "docs/rules.md 3",
+                "3 players by default, up to 8; wars among those tied for the highest card, 1 down and 1 up.",
+                defaults={"players": 3, "war_down": 1}),
+        Variant("jokers", "War with Jokers", "docs/rules.md 4",
+                "Classic War with 2 Jokers that beat every other card.", defaults={"jokers": 2}),
+        Variant("razboi", "Război", "docs/rules.md 5",
+                "The Romanian war: a war's size comes from the rank of the tied cards.",
+                defaults={"war_down": "by_rank"},
+                options=("players", "jokers", "war_down", "ace_value", "aces", "war_tiebreak", "shortfall", "pickup",
+                         "win", "max_battles"),
+                standard_deck=True),
+    ),
     events=("deal", "set_aside", "play", "down", "war", "war_out", "forfeit", "collect", "reshuffle",
             "out", "end"),
-    compiled="table.compiled",
-    compiled_options={"players": ANY, "jokers": ANY, "war_down": ANY, "ace_value": ANY,
+    compiled="pipeline.engines.table.compiled",
+    compiled_options={"players": ANY, "jokers": ANY, "war_down": ANY, "ace_value": ANY, "aces": ("high", "low"),
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
                       "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY},

@@ -33,7 +33,7 @@ from ..compiled.state import CARDS, ROWS, SEATS, ZERO, Rules, most_cards_per_bat
 from ..compiled.state import most_seats_per_battle
 from ..play import FIXED_PICKUPS
 from .battle import collect, duel, duels, forfeit, open_battle, retire_empty, settle, war_round
-from .reference import war_values
+from .reference import ranks_of, war_values
 
 
 class TableFamily(NamedTuple):
@@ -124,7 +124,7 @@ def compile_rules(rules: RuleSet, policy: np.ndarray | None = None) -> Rules:
     """The rule set as the engine reads it: war sizes fixed or by rank (Război), clamped into
     int64 (a war of more cards than the deck, an Ace worth more, play exactly as the clamped
     value does: a player never holds more than the deck)."""
-    shared = shared_rules(rules)
+    shared = shared_rules(rules)._replace(card_rank=np.array(ranks_of(rules), dtype=np.int64))
     values = war_values(rules)
     if values is None:
         return shared._replace(detect_cycles=keeps_positions(rules))

@@ -48,8 +48,9 @@ ENDED, CAPPED, CYCLE = 0, 1, 2
 
 def fits(rules: RuleSet) -> bool:
     """Whether this engine plays the rule set's games: two seats, open play, a fixed pickup,
-    won by every card (wars:N adds the war wins to the position, which it does not keep)."""
-    return (HAVE_NUMBA and rules.players == 2 and rules.war_down == 0 and rules.pickup in FIXED
+    won by every card (wars:N adds the war wins to the position, which it does not keep), the
+    Ace high (it reads the deck's ranks as they are)."""
+    return (HAVE_NUMBA and rules.players == 2 and getattr(rules, "aces", "high") == "high" and rules.war_down == 0 and rules.pickup in FIXED
             and rules.win == "all_cards" and rules.ranks + (rules.jokers > 0) <= MOST_RANKS
             and rules.max_battles <= MOST_BATTLES and rules.variant in ("classic", "jokers"))
 

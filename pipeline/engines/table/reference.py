@@ -9,18 +9,31 @@ replay passes one that reads the orders from the log. The engine reports every s
 
 from __future__ import annotations
 
-from ...model.deal import Deal
+from ...model.deal import Deal, deck_of
 from ...model.schema import RuleSet
 from ..event import Recorder
 from ..play import FIXED_PICKUPS, Game, by_rank, natural, winner_first
 from ..summary import Summary
 
 
+def ranks_of(rules: RuleSet) -> tuple[int, ...]:
+    """Each card code's rank index as the game orders ranks (docs/rules.md 1.1, 2.8): the deck's,
+    or under aces=low with the Ace (the deck's top rank) below the 2, every other rank one up;
+    Jokers above every rank."""
+    rank = deck_of(rules).rank
+    if rules.aces == "high":
+        return rank
+    return tuple(r if r == rules.ranks else (r + 1) % rules.ranks for r in rank)
+
+
 def war_values(rules: RuleSet) -> tuple[int, ...] | None:
-    """Război: the value of each rank index (docs/rules.md 5.1), or None when war size is fixed."""
+    """Război: the value of each rank index (docs/rules.md 5.1; the Ace's is ace_value wherever
+    aces put it), or None when war size is fixed."""
     if rules.war_down != "by_rank":
         return None
     values = [r + 2 for r in range(9)] + [10, 10, 10, rules.ace_value]
+    if rules.aces == "low":
+        values = values[-1:] + values[:-1]
     return tuple(values) + (rules.ace_value + 1,)
 
 
@@ -37,6 +50,7 @@ class TableGame(Game):
 
     def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder) -> None:
         super().__init__(rules, deal, chance, rec)
+        self.rank = ranks_of(rules)
         self.values = war_values(rules)
         self.fixed_down = rules.war_down if self.values is None else 0
         self.single_up = rules.war_tiebreak == "single_up"

@@ -1,5 +1,6 @@
-"""The named queries: the `.sql` files of `queries/`, each with a header that says what it
-answers and which parameters it takes:
+"""The named queries: the `.sql` files of `queries/`, and of each family's queries folder
+(model.family.Family.queries), each with a header that says what it answers and which
+parameters it takes:
 
     -- summary: How long do games last?                  (optional; else the first sentence)
     -- answers: How long do games last, per variant and rule set? ...
@@ -14,11 +15,13 @@ A parameter's value arrives as text and is converted to its type here; DuckDB bi
 from __future__ import annotations
 
 import difflib
+import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import QueryError
+from ...model.families import beside, registry
 
 PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:--\s*(.*))?$")
 TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None}
@@ -54,6 +57,7 @@ class NamedQuery:
     params: list[Param] = field(default_factory=list)
     summary: str = ""
     exact: str = ""  # `every deal`: rows only for rule sets that play every deal; else what is exact
+    source: str = ""  # where its file is: `queries/NAME.sql`, or in its family's folder
 
     @property
     def body(self) -> str:
@@ -91,7 +95,7 @@ def queries_dir() -> Path:
     raise QueryError("the named queries folder is missing from this installation")
 
 
-def parse_query(path: Path) -> NamedQuery:
+def parse_query(path: Path, source: str | None = None) -> NamedQuery:
     text = path.read_text(encoding="utf-8")
     answers, params, summary, exact = [], [], "", ""
     for line in text.splitlines():
@@ -118,13 +122,31 @@ def parse_query(path: Path) -> NamedQuery:
     if not summary:
         m = FIRST_SENTENCE.match(answer)
         summary = m.group(1) if m else answer
-    return NamedQuery(path.stem, answer, text, params, summary, exact)
+    return NamedQuery(path.stem, answer, text, params, summary, exact, source or f"{path.parent.name}/{path.name}")
+
+
+def query_files() -> list[tuple[Path, str]]:
+    """The files of the named queries, each with where a person finds it: `queries/`, then each
+    family's folder, named from its package (`pipeline/engines/steal/queries/steals.sql`). A
+    family's query may not take a name already taken."""
+    files = [(p, f"queries/{p.name}") for p in sorted(queries_dir().glob("*.sql"))]
+    for family in registry().families.values():
+        if family.queries:
+            folder = beside(family, family.queries)
+            top = Path(importlib.import_module(family.module.split(".")[0]).__file__).resolve().parent.parent
+            files += [(p, p.relative_to(top).as_posix()) for p in sorted(folder.glob("*.sql"))]
+    seen: dict[str, str] = {}
+    for path, source in files:
+        if path.stem in seen:
+            raise QueryError(f"two named queries are called {path.stem!r}: {seen[path.stem]} and {source}")
+        seen[path.stem] = source
+    return files
 
 
 def named_queries() -> dict[str, NamedQuery]:
     """Every named query by name: what it answers (`answers`, and `summary` in one sentence),
     its SQL and its parameters."""
-    return {p.stem: parse_query(p) for p in sorted(queries_dir().glob("*.sql"))}
+    return {path.stem: parse_query(path, source) for path, source in query_files()}
 
 
 def named_query(name: str) -> NamedQuery:

@@ -1,7 +1,8 @@
 """A DuckDB session over a dataset's Parquet files, in place, read-only.
 
 Views: `games` and `events` (the files the manifest lists; `events` shows one row per event,
-decoded from the rows of the `events/` files, which are `event_rows`), `rules` (one row per
+decoded from the rows of the `events/` files, which are `event_rows`, knowing each kind by what
+it does, from the table `event_kinds`), `rules` (one row per
 rule set of the manifest, every option a column, and `rule_set`, the name a person reads:
 model.names.rule_set_names; `games` has it too), `battles` (one row per battle, read from its shape without
 decoding cards), `cards` (every card of every deck in the dataset with its label). Macros:
@@ -30,12 +31,13 @@ import duckdb
 import pyarrow as pa
 
 from ...errors import QueryError
-from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA
+from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, kinds_table
+from ...model.families import registry
 from ...model.inputs import not_regular
 from ...model.rules import build_rules
 from ...model.all_deals import deal_count
 from ...model.names import rule_set_names, rules_names
-from ...model.schema import RuleSetEntry
+from ...model.schema import RuleSet, RuleSetEntry
 from ...storage.dataset import Dataset
 from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
@@ -168,6 +170,7 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         games_view(con, ds.manifest.rule_sets, ds.manifest.schema_version, lambda e: ds.lineage(e, range(e.games)))
         create_counts_view(con, ds.manifest.rule_sets, _counts_files(ds))
         session.counted = _counted(ds)
+        _kinds_table(con)
         if events:
             event_views(con, ds.manifest.rule_sets)
         _rules_table(con, ds.manifest.rule_sets)
@@ -190,13 +193,19 @@ def _counts_files(ds: Dataset) -> dict[int, str]:
     return {f.rule_set: str((ds.root / f.path).resolve()) for f in ds.files("counts")}
 
 
+def _stored(ds: Dataset, log: str, games: bool = False) -> tuple[list, str]:
+    """The rule sets that store `log`, and how a message names them (with their games)."""
+    entries = [e for e in ds.manifest.rule_sets if e.log == log]
+    names = rule_set_names(ds.manifest.rule_sets)
+    return entries, ", ".join(f"{e.ordinal} ({names[e.ordinal]}" + (f", {e.games:,} games" if games else "") + ")"
+                              for e in entries)
+
+
 def _counted(ds: Dataset) -> str | None:
     """Which rule sets the games view holds no rows of, storing counts of their deals alone."""
-    counted = [e for e in ds.manifest.rule_sets if e.log == "counts"]
+    counted, which = _stored(ds, "counts")
     if not counted:
         return None
-    names = rule_set_names(ds.manifest.rule_sets)
-    which = ", ".join(f"{e.ordinal} ({names[e.ordinal]})" for e in counted)
     return (f"the games view holds no rows of rule set{'s' if len(counted) > 1 else ''} {which} of "
             f"{str(ds.root)!r} but the games it keeps (--keep), storing counts of its deals (--log counts): "
             f"the counts view and the exact queries (exact_outcomes, exact_length, records, ...) read them")
@@ -218,11 +227,9 @@ def _no_files(ds: Dataset, table: str) -> str:
 def _partial_log(ds: Dataset) -> str | None:
     """Which rule sets a dataset of event log and games table alone has no events of, and how
     to get them; None when every rule set stores its log."""
-    alone = [e for e in ds.manifest.rule_sets if e.log == "games"]
+    alone, which = _stored(ds, "games", games=True)
     if not alone:
         return None
-    names = rule_set_names(ds.manifest.rule_sets)
-    which = ", ".join(f"{e.ordinal} ({names[e.ordinal]}, {e.games:,} games)" for e in alone)
     return (f"the event views hold no rows of rule set{'s' if len(alone) > 1 else ''} {which} of "
             f"{str(ds.root)!r}, which store{'' if len(alone) > 1 else 's'} the games table alone (--log games); "
             f"war generate --from {str(ds.root)} --where \"...\" --out NEW plays chosen games again with their log")
@@ -270,6 +277,7 @@ def schema_session(events: bool = True) -> Session:
     games_view(con, [])
     create_counts_view(con, [], {})
     con.execute("CREATE TABLE event_rows AS SELECT * FROM _event_rows")
+    _kinds_table(con)
     if events:
         event_views(con, [])
     sample = build_rules("classic")
@@ -282,29 +290,40 @@ def schema_session(events: bool = True) -> Session:
 
 def _rules_table(con, entries, empty: bool = False) -> None:
     """The `rules` table: a row per rule set entry, its name (`rule_set`; `rules_name`, the name
-    of its rules whatever the seating), ordinal, id, every option, its seats' policies, seed and
-    games; `all_deals` (it plays deals of `--all-deals`: game i, deal i), `deals` (then, how many
-    deals its deck has) and `every_deal` (its games are every one of them: its shares are exact)."""
-    rows = []
+    of its rules whatever the seating), ordinal, id, a column each option of the dataset's families
+    (null in the rows of a family without it; an option that also takes words, war_down's
+    by_rank, as text), its seats' policies, seed and games; `all_deals` (it plays deals of
+    `--all-deals`: game i, deal i), `deals` (then, how many deals its deck has) and `every_deal`
+    (its games are every one of them: its shares are exact)."""
     names, bases = rule_set_names(entries), rules_names(entries)
-    for e in entries:
-        rules = e.rules.model_dump(mode="json")
-        rules["war_down"] = str(rules["war_down"])
-        deals = deal_count(e.rules) if e.all_deals else None
-        every = (e.deal_range == [0, deals]) if e.log == "counts" else e.games == deals
-        rows.append({"rule_set": names[e.ordinal], "rules_name": bases[(e.rules_id,)], "ordinal": e.ordinal,
-                     "rules_id": e.rules_id, **rules, "policies": ",".join(e.policies), "seed": e.seed,
-                     "games": e.games, "all_deals": e.all_deals, "deals": deals, "every_deal": every, "log": e.log})
-    seeds = pa.array([r.pop("seed") for r in rows], pa.uint64())
-    deals = pa.array([r.pop("deals") for r in rows], pa.int64())
-    every = pa.array([r.pop("every_deal") for r in rows], pa.bool_())
-    rules_table = (pa.Table.from_pylist(rows).append_column("deals", deals).append_column("every_deal", every)
-                   .append_column("seed", seeds))
+    worded = {name for name, option in registry().options.items() if option.words}
+    options = [e.rules.options() for e in entries]
+    shown = [name for name in RuleSet.model_fields if any(name in o for o in options)]
+    deals = [deal_count(e.rules) if e.all_deals else None for e in entries]
+    every = [(e.deal_range == [0, n]) if e.log == "counts" else e.games == n for e, n in zip(entries, deals)]
+    columns = {"rule_set": [names[e.ordinal] for e in entries], "rules_name": [bases[(e.rules_id,)] for e in entries],
+               "ordinal": [e.ordinal for e in entries], "rules_id": [e.rules_id for e in entries]}
+    columns.update({name: [(str(o[name]) if name in worded else o[name]) if name in o else None for o in options]
+                    for name in shown})
+    columns.update({"policies": [",".join(e.policies) for e in entries], "games": [e.games for e in entries],
+                    "all_deals": [e.all_deals for e in entries], "log": [e.log for e in entries]})
+    rules_table = pa.table({k: pa.array(v) for k, v in columns.items()})
+    rules_table = (rules_table.append_column("deals", pa.array(deals, pa.int64()))
+                   .append_column("every_deal", pa.array(every, pa.bool_()))
+                   .append_column("seed", pa.array([e.seed for e in entries], pa.uint64())))
     if empty:
         rules_table = rules_table.slice(0, 0)
     con.register("_rules", rules_table)
     con.execute("CREATE TABLE rules AS SELECT * FROM _rules")
     con.unregister("_rules")
+
+
+def _kinds_table(con) -> None:
+    """The `event_kinds` table: what each kind does, from the families' declarations, which
+    log/events.sql reads; there whether or not the event views are."""
+    con.register("_event_kinds", kinds_table())
+    con.execute("CREATE TABLE event_kinds AS SELECT * FROM _event_kinds")
+    con.unregister("_event_kinds")
 
 
 CARD_SQL = """

@@ -61,7 +61,11 @@ function template(e, battle) {
   if (battle === 0 && k.deal) return k.deal;
   return k.text;
 }
-function sentence(e, battle) {
+// What the page knows a kind does (its role, whether it lays cards and how they lie, collects,
+// sets aside, deals, is a detail, its mark): the script dispatches on these, never on a kind's name.
+const NOTHING = { role: "", lays: false, face_up: false, collects: false, sets_aside: false, deals: false, detail: false, mark: "" };
+const kindOf = (name) => (own(S.kinds, name) ? S.kinds[name] : NOTHING);
+function fill(text, e) {
   const c = e.cards;
   const values = {
     kind: e.kind, seat: e.seat === null ? "" : String(e.seat), seat_number: str(e.seat),
@@ -71,10 +75,11 @@ function sentence(e, battle) {
   };
   const present = { seat: e.seat !== null, cards: c.length > 0, seats: e.seats.length > 0,
     options: e.options.length > 0, value: !!e.value };
-  return template(e, battle)
+  return text
     .replace(/\[\[(\w+)\?([^|\]]*)\|([^\]]*)\]\]/g, (_, field, then, other) => (own(present, field) && present[field] ? then : other))
     .replace(/\{(\w+)\}/g, (whole, field) => (own(values, field) ? values[field] : whole));
 }
+const sentence = (e, battle) => fill(template(e, battle), e);
 
 // -- the game as JSON, as `war replay --format json` gives it (pipeline/jobs/replay.py, as_json) -----
 function eventJson(a) {

@@ -1,6 +1,7 @@
 // The view of a replay page: the table, the list of battles, the timeline and the keys, one
 // battle at a time. Only the battle shown is laid out, and of the list of battles only the rows
-// in view. It reads the game through replay_game.js (D, stateAt, ev, sentence, label, gameJson).
+// in view. It reads the game through replay_game.js (D, stateAt, ev, sentence, fill, kindOf, label,
+// gameJson), and knows each event by what its kind does (kindOf), never by the kind's name.
 
 const COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"];
 const $ = (id) => document.getElementById(id);
@@ -104,7 +105,7 @@ function renderTable(b, st) {
     $("battle-title").textContent = "The deal";
     badge.hidden = true;
     const deal = D.deal.map(ev);
-    tableEl.innerHTML = deal.filter((e) => e.kind === "deal").map((e) =>
+    tableEl.innerHTML = deal.filter((e) => kindOf(e.kind).deals).map((e) =>
       `<div class="table-row" style="--seat:${COLORS[e.seat % COLORS.length]}"><span class="table-seat"><i></i>Seat ${e.seat}</span>` +
       `<span class="muted">dealt ${e.cards.length} cards</span></div>`).join("");
     collectsEl.innerHTML = "";
@@ -120,17 +121,18 @@ function renderTable(b, st) {
     const collects = [], decisions = [], log = [];
     let depth = 0;
     for (const e of events) {
-      const deep = depth > 0 && (e.kind === "play" || e.kind === "down");
-      if (e.kind === "play") rows[e.seat].push(...e.cards.map((c) => face(c, " big")));
-      else if (e.kind === "down" || e.kind === "forfeit") rows[e.seat].push(...e.cards.map((c) => back(c, " mid")));
-      else if (e.kind === "war") {
+      const k = kindOf(e.kind);
+      const deep = k.detail || (depth > 0 && k.lays && k.face_up);
+      if (k.lays && k.face_up) rows[e.seat].push(...e.cards.map((c) => face(c, " big")));
+      else if (k.lays) rows[e.seat].push(...e.cards.map((c) => back(c, " mid")));
+      else if (k.role === "starts_war") {
         depth = e.value;
         for (const s of e.seats) rows[s].push(`<span class="round" title="${esc(warName(e.value))}">${e.value > 1 ? `WAR ${e.value}` : "WAR"}</span>`);
-      } else if (e.kind === "war_out") rows[e.seat].push('<span class="round">OUT</span>');
-      else if (e.kind === "collect") collects.push(e);
-      else if (e.kind === "decision") decisions.push(e);
-      const cls = e.kind === "war" ? "war-line" : "";
-      log.push(line(e, b, `${deep || e.kind === "decision" || e.kind === "draw" ? "deep " : ""}${cls}`));
+      } else if (k.mark && e.seat !== null) rows[e.seat].push(`<span class="round">${esc(k.mark)}</span>`);
+      else if (k.collects) collects.push(e);
+      else if (k.role === "decides") decisions.push(e);
+      const cls = k.role === "starts_war" ? "war-line" : "";
+      log.push(line(e, b, `${deep ? "deep " : ""}${cls}`));
     }
     tableEl.innerHTML = rows.map((cards, s) => (cards.length ?
       `<div class="table-row" style="--seat:${COLORS[s % COLORS.length]}"><span class="table-seat"><i></i>Seat ${s}</span>` +
@@ -140,7 +142,7 @@ function renderTable(b, st) {
       `<div class="collect"><b>Seat ${e.seat} collects ${e.cards.length} cards</b>, in the order they join its ` +
       `${D.layout === "won" ? "won pile (first on top)" : "pile (first goes under first)"}:` +
       `<div class="cards">${e.cards.map((c) => face(c)).join("")}</div></div>`).join("") +
-      events.filter((e) => e.kind === "set_aside").map((e) =>
+      events.filter((e) => kindOf(e.kind).sets_aside).map((e) =>
         `<div class="collect"><b>Nobody is left in the war: ${e.cards.length} cards set aside</b>` +
         `<div class="cards">${e.cards.map((c) => face(c)).join("")}</div></div>`).join("");
     decisionsEl.innerHTML = decisions.map(renderDecision).join("");
@@ -154,16 +156,17 @@ function renderTable(b, st) {
   }
 }
 
+// A decision, as its declaration says: what it chooses (seats, or a card among its options) and
+// its heading, a template filled as a sentence is.
 function renderDecision(e) {
-  if (e.note === "steal") {
+  const d = own(S.decisions, e.note) ? S.decisions[e.note] : { title: str(e.note), chooses: "card" };
+  if (d.chooses === "seats") {
     const chips = e.options.map((s) => `<span class="tag${e.seats.indexOf(s) >= 0 ? "" : " out"}">seat ${s}</span>`).join(" ");
-    return `<div class="decision"><b>Seat ${e.seat} decides: steal?</b> It looks at ${face(e.cards[0])} and could steal from ${chips}: ` +
-      `<b>${e.seats.length ? `steals from ${esc(seats(e.seats))}` : "plays it instead"}</b></div>`;
+    return `<div class="decision"><b>Seat ${e.seat} decides: ${esc(fill(d.title, e))}</b> ` +
+      (e.cards.length ? `${face(e.cards[0])} ` : "") + `${esc(fill(template(e, current), e))} ${chips}</div>`;
   }
-  const what = e.note === "top" ? "the top card of its won bundle" :
-    e.note === "hand" ? (e.value ? "its fourth card, from its hand" : "its card, from its hand") : e.note;
   const chosen = e.cards[0];
-  return `<div class="decision"><b>Seat ${e.seat} chooses ${esc(what)}</b>: ${esc(label(chosen))}` +
+  return `<div class="decision"><b>Seat ${e.seat} chooses ${esc(fill(d.title, e))}</b>: ${esc(label(chosen))}` +
     `<div class="cards">${e.options.map((c) => face(c, c === chosen ? " chosen" : " option")).join("")}</div></div>`;
 }
 
@@ -280,7 +283,7 @@ const ROW = 22;  // px: a row's height (style.css, .battle-item)
 const WARS = [], DECIDED = new Set(), LEADS = new Map(D.leads.map(([b, s]) => [b, s]));
 D.battles.forEach((bt, i) => {
   if (bt.w) WARS.push(i + 1);
-  if (bt.e.some((e) => e[0] === "decision")) DECIDED.add(i + 1);
+  if (bt.e.some((e) => kindOf(e[0]).role === "decides")) DECIDED.add(i + 1);
 });
 const LEAD_AT = D.leads.map(([b]) => b);
 const list = $("battle-list"), items = $("battle-items");

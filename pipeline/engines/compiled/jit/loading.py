@@ -36,13 +36,15 @@ except ImportError:  # pragma: no cover - without numba nothing compiles
 
 def source_stamp() -> str:
     """A hash of the modification time and size of every source file of the compiled code (the
-    engines and the log's compiled encoder and checks): numba keys a cached function by its own
-    file only, but the loop's machine code holds every family's steps, from other files."""
+    engines and the log's compiled encoder and checks) and of the model it reads its codes from
+    (the event kinds' order, model.kind and the families' declarations): numba keys a cached
+    function by its own file only, but the loop's machine code holds every family's steps, from
+    other files."""
     global _STAMP
     if _STAMP is None:
         root = Path(__file__).resolve().parents[3]  # pipeline/
         stamps = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns, p.stat().st_size)
-                        for folder in ("engines", "log") for p in (root / folder).rglob("*.py"))
+                        for folder in ("engines", "log", "model") for p in (root / folder).rglob("*.py"))
         _STAMP = hashlib.sha256(repr(stamps).encode()).hexdigest()
     return _STAMP
 

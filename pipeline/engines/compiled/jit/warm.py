@@ -4,7 +4,7 @@ processes: the mechanism (log.warm says what a run loads, and in which order).
 A build of a compiled engine is its family and whether its games keep positions (each compiled
 module's keeps_positions): the table family has both builds, one for the rule sets that look
 for cycles and one without their code, and a run compiles only those its rule sets need. Each
-family's spec names its builds and the tiny game that loads each (engines.family.Warm).
+family's spec names its builds and the tiny game that loads each (model.family.Warm).
 
 A first run compiles in two processes: this one and a Helper, each a group of the builds'
 steps (each compiled module's STEPS, compiled for the types a game calls them with:
@@ -34,7 +34,7 @@ from ....model.rules import build_rules
 from ....model.schema import RuleSet
 from ...choice import ENGINES
 from ...families import FAMILIES, family_of
-from ...family import Warm
+from ....model.family import Warm
 
 Build = tuple[str, bool]  # (family, whether its games keep positions)
 

@@ -1,0 +1,133 @@
+"""The records file (data/records.jsonl in the repository): the best deal war's searches found
+for each rule set and kind of record, one JSON object a line.
+
+A line says the rule set as war spells it (`classic ranks=16 suits=1 pickup=natural
+war_down=0`), what it is a record of (`battles` or `cards laid` of a game that ends, or a
+`cycle`), the deal as a deals file line has it (`piles`: each seat's pile top first, and
+`set_aside`, as card labels, so that the line itself is a line of a `war generate --deals` file),
+the game's battles, cards laid, outcome and winner, and how it was found: the command, the deals
+the search played and the positions it took back, its wall-clock seconds and sessions. A line is
+replaced only by a deal that beats it; the lines are kept in order of deck size, then rule set.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import DatasetError
+from ..model.deal import Deal, check_deal, deck_of
+from ..model.inputs import lines as split_lines
+from ..model.inputs import loads_json
+from ..model.schema import RuleSet
+from ..storage.files import atomic_write_bytes
+from .request import rule_set
+from .search import Found, piles_of
+from .searcher import Record
+
+KINDS = ("battles", "cards laid", "cycle")
+NEEDED = ("rules", "record", "piles", "battles", "cards_laid", "outcome")
+
+
+def record_kind(goal: str, measure: str) -> str:
+    """What a search's best deal is a record of: KINDS."""
+    return "cycle" if goal == "cycle" else "cards laid" if measure == "cards" else "battles"
+
+
+def entry(rules: RuleSet, record: Record, found: Found, kind: str) -> dict:
+    """The records file's line for a search's best deal."""
+    deck = deck_of(rules)
+    piles, aside = piles_of(rules, record.deck)
+    return {"rules": rules.label, "record": kind, "battles": record.battles, "cards_laid": record.cards_laid,
+            "outcome": record.outcome, "winner": record.winner,
+            "piles": [[deck.label(c) for c in pile] for pile in piles], "set_aside": [deck.label(c) for c in aside],
+            "command": found.sessions[0] if found.sessions else "", "sessions": len(found.sessions),
+            "deals": found.deals, "positions_taken_back": found.taken_back,
+            "wall_seconds": round(found.wall_seconds, 1)}
+
+
+def read_records(path: str | Path) -> list[dict]:
+    """The records file's lines (none when it does not exist), each checked to hold a record."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise DatasetError(f"cannot read the records file {str(path)!r}: {err}", params=("records",)) from None
+    lines = []
+    for number, line in enumerate(split_lines(text), 1):
+        if not line.strip():
+            continue
+        try:
+            data = loads_json(line)
+        except ValueError as err:
+            raise DatasetError(f"{path.name} line {number}: not JSON: {err}", params=("records",)) from None
+        missing = [k for k in NEEDED if not isinstance(data, dict) or k not in data]
+        if missing or data["record"] not in KINDS:
+            said = f"no {', '.join(missing)}" if missing else f"record {data['record']!r} is not one of {KINDS}"
+            raise DatasetError(f"{path.name} line {number}: not a record ({said})", params=("records",))
+        lines.append(data)
+    return lines
+
+
+def _score(line: dict) -> int:
+    return {"battles": line["battles"], "cards laid": line["cards_laid"], "cycle": 0}[line["record"]]
+
+
+def keep_record(path: str | Path, line: dict) -> dict | None:
+    """Put `line` in the records file unless the file holds as good a record of its rule set and
+    kind (a cycle is kept once). Returns the line it holds for them afterwards when that is not
+    `line` (the better record kept), else None; the file is rewritten whole, atomically."""
+    path = Path(path)
+    lines = read_records(path)
+    for i, old in enumerate(lines):
+        if (old["rules"], old["record"]) == (line["rules"], line["record"]):
+            if _score(line) <= _score(old):
+                return old
+            lines[i] = line
+            break
+    else:
+        lines.append(line)
+    lines.sort(key=lambda x: (_size(x["rules"]), x["rules"], KINDS.index(x["record"])))
+    text = "".join(json.dumps(x, ensure_ascii=False, separators=(", ", ": ")) + "\n" for x in lines)
+    atomic_write_bytes(path, text.encode())
+    return None
+
+
+def _size(label: str) -> int:
+    try:
+        rules = rules_of(label)
+    except Exception:  # a line of a rule set this war does not know sorts last
+        return 1 << 30
+    return rules.ranks * rules.suits + rules.jokers
+
+
+def rules_of(label: str) -> RuleSet:
+    """The rule set a records line names (RuleSet.label: the variant, then OPTION=VALUE)."""
+    variant, *options = label.split()
+    return rule_set(variant, options)
+
+
+def deal_of(line: dict) -> tuple[RuleSet, Deal]:
+    """A records line's rule set and deal, checked to be a deal of its deck."""
+    rules = rules_of(line["rules"])
+    return rules, check_deal(rules, line["piles"], line.get("set_aside"), f"record of {line['rules']}")
+
+
+def render_found(rules: RuleSet, found: Found, kind: str) -> str:
+    """A search's records as `war search` prints them: a header, then each record's numbers and
+    its deal, each seat's pile top first in card labels as `war replay` prints a deal."""
+    deck = deck_of(rules)
+    what = {"battles": "Longest games that end, by battles", "cards laid": "Longest games that end, by cards laid",
+            "cycle": "Deals that cycle"}[kind]
+    lines = [f"{what} · {rules.label}", "     #  battles  cards laid  outcome"]
+    for number, record in enumerate(found.records, 1):
+        outcome = f"seat {record.winner} wins" if record.outcome == "win" else record.outcome
+        lines.append(f"{number:>6}  {record.battles:>7,}  {record.cards_laid:>10,}  {outcome}")
+        piles, aside = piles_of(rules, record.deck)
+        for seat, pile in enumerate(piles):
+            lines.append(f"        seat {seat} ({len(pile)}): " + " ".join(deck.label(c) for c in pile))
+        if aside:
+            lines.append(f"        set aside ({len(aside)}): " + " ".join(deck.label(c) for c in aside))
+    return "\n".join(lines)

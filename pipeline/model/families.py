@@ -1,0 +1,204 @@
+"""The registry of families: every family's declaration (model.family.Family), the built-in ones
+and those other packages add through the entry point group `war.families`, read the same way
+and checked the same way. What war knows of a family, its options, variants, event kinds,
+decisions, policies and engines, it reads here.
+
+    # the pyproject.toml of a package that adds a family
+    [project.entry-points."war.families"]
+    mine = "war_mine:FAMILY"
+
+A built-in declaration that does not hold together is a bug and raises; an outside one is left
+out with a warning (FamilyWarning) that names it and what is wrong, so a broken package never
+stops war. The registry is read once, when the rule set's model is built (model.schema).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+from .family import MAX_INT32, Decision, Family, Option, Variant, load
+from .kind import CORE, Kind
+from .words import plural
+
+GROUP = "war.families"
+# The built-in families, named as an entry point names one.
+BUILT_IN = ("pipeline.engines.table:FAMILY", "pipeline.engines.steal:FAMILY", "pipeline.engines.arneson:FAMILY")
+
+
+def _enough_cards(rules) -> str | None:
+    deck = rules.ranks * rules.suits + rules.jokers
+    if deck < rules.players:
+        return (f"a deck of {plural(deck, 'card')} leaves some of {rules.players} players without a card; "
+                f"each needs at least one")
+    return None
+
+
+# The options every family's games share: the seats, the deck, how a game is won and capped, and
+# the order won cards join a pile (the shared engine, engines.play, reads them).
+CORE_OPTIONS: tuple[Option, ...] = (
+    Option("players", 2, "Number of seats, 2..8 (rules 1.4).", minimum=2, maximum=8, check=_enough_cards),
+    Option("jokers", 0, "0 or 2 Jokers, which beat every other rank (rules 1.1).", choices=(0, 2)),
+    Option("pickup", "shuffled", "Order in which won cards join the pile (rules 2.4).",
+           choices=("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted")),
+    Option("ranks", 13, "Ranks in the deck (rules 1.2).", minimum=1, maximum=1000),
+    Option("suits", 4, "Suits in the deck (rules 1.2).", minimum=1, maximum=1000),
+    Option("win", "all_cards", "`all_cards`, or `wars:N`: first to win N wars (rules 2.7).",
+           pattern=r"^(all_cards|wars:[1-9][0-9]{0,8})$"),
+    Option("max_battles", 10_000, "Cap on battles; the game ends `capped`.", minimum=1, maximum=MAX_INT32),
+)
+
+
+class FamilyWarning(UserWarning):
+    """An outside family left out: what war could not read of it."""
+
+
+def _left_out(where: str, why: str) -> None:
+    """Warn that the family of an entry point is left out, and why (its first problems), as a
+    line of war's, not of the code that happened to read the registry."""
+    warnings.warn_explicit(f"the family of entry point {where} is left out: {why}", FamilyWarning, "war", 0)
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Every family and what they declare, each by name in the order war lists them (the
+    built-in families first, then the others by their entry point's name)."""
+
+    families: dict[str, Family] = field(default_factory=dict)
+    variants: dict[str, Variant] = field(default_factory=dict)
+    options: dict[str, Option] = field(default_factory=dict)
+    kinds: dict[str, Kind] = field(default_factory=dict)
+    decisions: dict[str, Decision] = field(default_factory=dict)
+    built_in: frozenset[str] = frozenset()  # the built-in families' names
+
+    def family(self, variant: str) -> Family:
+        return self.families[self.variants[variant].family]
+
+
+def _module(ref: str) -> str:
+    return ref.partition(":")[0]
+
+
+def _named_or_new(items, known: set[str], what: str) -> list[str]:
+    """What is wrong with a family's list of options or kinds: a name must be one declared
+    already (by war or a family before), a declaration one not declared yet."""
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            if item not in known:
+                out.append(f"{what} {item!r} is declared by no family and not by war")
+            continue
+        out += item.problems()
+        if item.name in known:
+            out.append(f"{what} {item.name!r} is declared already; name it instead of declaring it again")
+    return out
+
+
+def _problems(family: Family, reg: Registry) -> list[str]:
+    """What keeps `family` out of the registry `reg` built so far."""
+    if not isinstance(family, Family):
+        return [f"it is a {type(family).__name__}, not a pipeline.model.family.Family"]
+    out: list[str] = []
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", family.name):
+        out.append(f"family name {family.name!r}: lowercase letters, digits and _")
+    if family.name in reg.families:
+        out.append(f"a family {family.name!r} is already registered")
+    if not family.variants:
+        out.append("it declares no variant")
+    known = {o.name for o in CORE_OPTIONS} | set(reg.options)
+    out += _named_or_new(family.options, known, "option")
+    names = set(family.option_names)
+    out += _named_or_new(family.events, set(reg.kinds), "event kind")
+    for d in family.decisions:
+        out += d.problems()
+        if d.name in reg.decisions:
+            out.append(f"decision {d.name!r} is another family's")
+    declared = {**reg.kinds, **{k.name: k for k in family.events if not isinstance(k, str)}}
+    if family.decisions and not any(declared.get(k, Kind("", "", "")).role == "decides" for k in family.kind_names):
+        out.append("its players decide, so its events include a kind that decides (`decision`)")
+    for v in family.variants:
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", v.name):
+            out.append(f"variant name {v.name!r}: lowercase letters, digits and _")
+        if v.name in reg.variants:
+            out.append(f"variant {v.name!r} is another family's")
+        for o in list(v.defaults) + list(v.options or ()):
+            if o not in names:
+                out.append(f"variant {v.name!r}: option {o!r} is not one of the family's")
+    for profile, chosen in family.profiles.items():
+        for decision, policy in chosen.items():
+            d = next((d for d in family.decisions if d.name == decision), None)
+            if d is None or d.policy(policy) is None:
+                out.append(f"profile {profile!r}: {decision}:{policy} is not a decision and policy of the family")
+    for o in family.compiled_options:
+        if o not in names and o not in known:
+            out.append(f"compiled option {o!r} is not an option")
+    return out
+
+
+def _add(reg: Registry, family: Family, module: str) -> None:
+    family = replace(family, module=module)
+    reg.families[family.name] = family
+    by_name = {o.name: o for o in CORE_OPTIONS}
+    for o in family.options:
+        if not isinstance(o, str):
+            reg.options[o.name] = o
+        elif o not in reg.options:
+            reg.options[o] = by_name[o]
+    for k in family.events:
+        if not isinstance(k, str):
+            reg.kinds[k.name] = k
+    for d in family.decisions:
+        reg.decisions[d.name] = d
+    for v in family.variants:
+        options = v.options if v.options is not None else family.option_names
+        reg.variants[v.name] = replace(v, family=family.name, options=tuple(options))
+
+
+def _outside() -> Iterable[tuple[str, str, object]]:
+    """(where, module, declaration) of every family of the entry point group, by name."""
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+        where = f"`{ep.name} = {ep.value}`"
+        try:
+            yield where, ep.module, ep.load()
+        except Exception as err:  # a broken package must not stop war: it is named and left out
+            _left_out(where, f"it does not load: {type(err).__name__}: {err}")
+
+
+def build(outside: bool = True) -> Registry:
+    """The registry of the built-in families and, with `outside`, of the entry point group's."""
+    reg = Registry(kinds={k.name: k for k in CORE})
+    for ref in BUILT_IN:
+        family = load(ref)
+        problems = _problems(family, reg)
+        if problems:
+            raise TypeError(f"built-in family {ref}: " + "; ".join(problems))
+        _add(reg, family, _module(ref))
+    reg = replace(reg, built_in=frozenset(reg.families))
+    for where, module, family in (_outside() if outside else ()):
+        problems = _problems(family, reg)
+        if problems:
+            _left_out(where, "; ".join(problems[:3]) + ("; ..." if len(problems) > 3 else ""))
+            continue
+        _add(reg, family, module)
+    for o in CORE_OPTIONS:
+        reg.options.setdefault(o.name, o)
+    return reg
+
+
+def beside(family: Family, folder: str) -> Path:
+    """A folder a family's declaration names (its queries, its golden playthroughs), beside the
+    module that declares it."""
+    return Path(importlib.import_module(family.module).__file__).resolve().parent / folder
+
+
+@lru_cache(maxsize=2)
+def registry(outside: bool = True) -> Registry:
+    """The registry, read once (`outside=False`: the built-in families alone)."""
+    return build(outside)

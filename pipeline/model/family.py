@@ -1,0 +1,217 @@
+"""What a family of variants declares about itself, in one place: the types a declaration is
+made of. The built-in families (`pipeline/engines/table/`, `steal/`, `arneson/`) fill them in
+their folder's `__init__.py`, exactly as an outside family does in its package (docs/plugins.md),
+and model.families reads them all.
+
+A declaration is data. Its engines are named, not imported (`"package.module:function"`), so war
+reads every declaration before it imports any engine; the engines load when a game is played.
+A declaration's module imports only this module (and its own policies).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Mapping
+
+from .kind import Kind
+
+ANY = None  # an option the compiled engine plays at every value
+
+MAX_DECK = 32_768            # card codes 0 .. 32767
+MAX_INT32 = 2**31 - 1        # battles, wars, a war's size
+
+
+def load(ref: str | Callable) -> Any:
+    """What a declaration names: `"package.module:attribute"` imported (a callable is itself)."""
+    return _imported(ref) if isinstance(ref, str) else ref
+
+
+@lru_cache(maxsize=None)
+def _imported(ref: str) -> Any:
+    module, _, attribute = ref.partition(":")
+    value = importlib.import_module(module)
+    for part in attribute.split(".") if attribute else ():
+        value = getattr(value, part)
+    return value
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a rule set: a field of model.schema.RuleSet, a column of the `rules` view,
+    an OPTION=VALUE of `--set` and a key of a rule file.
+
+    An integer option (its default an int) may take only `choices`, a range `minimum` ..
+    `maximum`, and some words besides (`words`: war_down's `by_rank`); a choice option (a text
+    default with `choices`) one of its choices; a text option any text matching `pattern`.
+    `check(rules)` says what is wrong with a whole rule set because of this option (None when
+    nothing), for conditions across options."""
+
+    name: str
+    default: int | str
+    help: str
+    choices: tuple = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    words: tuple[str, ...] = ()
+    pattern: str = ""
+    check: Callable[[Any], str | None] | None = None
+
+    @property
+    def integer(self) -> bool:
+        return isinstance(self.default, int) and not isinstance(self.default, bool)
+
+    def problems(self) -> list[str]:
+        out = []
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name) or self.name == "variant":
+            out.append(f"option {self.name!r}: a name of lowercase letters, digits and _ (not `variant`)")
+        if isinstance(self.default, bool) or not isinstance(self.default, (int, str)):
+            out.append(f"option {self.name!r}: its default is an integer or a text")
+        elif self.choices and self.default not in self.choices:
+            out.append(f"option {self.name!r}: its default {self.default!r} is not one of its choices")
+        if self.words and not self.integer:
+            out.append(f"option {self.name!r}: only an integer option takes words besides")
+        return out
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A variant: a name, a title, where its rules are written (`rules`: docs/rules.md's section
+    for the built-ins), a one-line summary, its defaults over the options' and the options a
+    user may set (None: every option of its family). The family is filled in by the registry."""
+
+    name: str
+    title: str
+    rules: str
+    summary: str
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    options: tuple[str, ...] | None = None
+    standard_deck: bool = False  # played only with the 52-card deck (ranks=13, suits=4)
+    fixed_players: int | None = None  # played by exactly this many seats
+    family: str = ""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """One way a player makes a decision: `play(view, rng) -> choice`, the view being what the
+    engine shows the seat, rng the seat's own generator; with a `parameter` (what `:N` is, as
+    `a pile size, e.g. steal:threshold:4`), `play(N)` makes that policy. `randomized`: it draws
+    from rng, so no position of its games can be said to repeat."""
+
+    name: str
+    play: str | Callable
+    help: str = ""
+    parameter: str = ""
+    randomized: bool = False
+
+    def make(self, param: str = "") -> Callable:
+        function = load(self.play)
+        return function(int(param)) if self.parameter else function
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A kind of decision a family's players make, logged as a `decision` event whose note is
+    its name. `chooses` says what the choice is, and so how it is read back from the log: "card",
+    one card among the options (the event's cards); "seats", seats among the options, each once
+    (the event's seats). `sentence` is what a person reads of one (model.kind's templates),
+    `title` how the replay page heads it ("the top card of its won bundle"); `policies` the ways
+    to decide, `default` the one a seat follows unless told."""
+
+    name: str
+    chooses: str
+    sentence: str
+    title: str
+    policies: tuple[Policy, ...]
+    default: str
+
+    def policy(self, name: str) -> Policy | None:
+        return next((p for p in self.policies if p.name == name), None)
+
+    def problems(self) -> list[str]:
+        out = []
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
+            out.append(f"decision {self.name!r}: a name of lowercase letters, digits and _")
+        if self.chooses not in CHOOSES:
+            out.append(f"decision {self.name!r}: chooses {' or '.join(CHOOSES)}")
+        if self.policy(self.default) is None:
+            out.append(f"decision {self.name!r}: its default {self.default!r} is not one of its policies")
+        elif self.policy(self.default).parameter:
+            out.append(f"decision {self.name!r}: its default takes no parameter")
+        return out
+
+
+CHOOSES = ("card", "seats")
+
+
+@dataclass(frozen=True)
+class Warm:
+    """One build of a compiled engine (its games keep positions, or not) and the tiny game that
+    loads or compiles it: a variant and options; `seconds`, what a first run's compile of it
+    takes on a 2-core machine (what the first run's message announces)."""
+
+    keeps_positions: bool
+    variant: str
+    options: Mapping[str, str]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of variants: what war knows of it, all of it (docs/plugins.md).
+
+    - `options`: every option its games read, in the order `war variants` lists them: an Option
+      declared here, or the name of one war declares (model.families.CORE_OPTIONS) or another
+      family does;
+    - `variants`: its variants; `events`: the kinds its games log, a Kind declared here or the
+      name of one declared elsewhere (model.kind.CORE); `decisions` its players make, each with
+      its policies; `profiles`, named sets of policies (`greedy`: {decision: policy});
+    - `play`: its reference engine, `play(rules, deal, chance, recorder, chooser) -> Summary`,
+      the readable definition of its rules (engines.game calls it);
+    - `compiled`: its compiled engine's module ("" for none: its games are played by the
+      reference), the options and values it plays (ANY: every value; an option not named, set
+      away from its default, sends the games to the reference), its builds' warm-up games;
+    - `won_piles`, `hands`: whether seats keep a won pile beside their pile, or hold a hand;
+    - `queries`: a folder of named queries (`.sql`, as queries/ holds) beside the declaration;
+      `report`: those the report runs for the family's rule sets, with their parameters;
+      `golden`: the folder of its golden playthroughs beside the declaration ("" for tests/golden).
+    """
+
+    name: str
+    play: str | Callable
+    options: tuple[Option | str, ...] = ()
+    variants: tuple[Variant, ...] = ()
+    events: tuple[Kind | str, ...] = ()
+    decisions: tuple[Decision, ...] = ()
+    profiles: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    won_piles: bool = False
+    hands: bool = False
+    compiled: str = ""
+    compiled_options: Mapping[str, tuple | None] = field(default_factory=dict)
+    warm: tuple[Warm, ...] = ()
+    queries: str = ""
+    report: tuple[tuple[str, Mapping[str, str]], ...] = ()
+    golden: str = ""
+    module: str = ""  # where it was declared (filled in by the registry): its folders are beside it
+
+    @property
+    def decision_names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.decisions)
+
+    @property
+    def kind_names(self) -> tuple[str, ...]:
+        return tuple(k if isinstance(k, str) else k.name for k in self.events)
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(o if isinstance(o, str) else o.name for o in self.options)
+
+    def has_won_piles(self, rules) -> bool:
+        """Whether a seat keeps a won pile: the family's own, or pickup=pooled in any family."""
+        return self.won_piles or rules.pickup == "pooled"
+
+    def reference(self) -> Callable:
+        """Its reference engine, imported on first use."""
+        return load(self.play)

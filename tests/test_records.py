@@ -1,0 +1,105 @@
+"""The records file (jobs.records, data/records.jsonl) and `war search`'s output: every record
+war holds replays and validates to the battles and cards laid it lists; a record is replaced
+only by a better one; `war search` prints a header and each deal in card labels, as replay
+prints a deal, keeps its best in a records file and resumes the search saved beside --out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clikit import assert_one_line_error, run_main
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.query import run
+from pipeline.jobs.records import KINDS, deal_of, keep_record, read_records
+from pipeline.jobs.validate import validate
+
+pytest.importorskip("numba")
+
+RECORDS = Path(__file__).resolve().parent.parent / "data" / "records.jsonl"
+SIXTEEN = ("--set", "ranks=16", "--set", "suits=1", "--set", "pickup=natural", "--set", "war_down=0")
+
+
+def test_war_holds_records_of_the_published_decks():
+    held = {(line["rules"], line["record"]) for line in read_records(RECORDS)}
+    for deck in ("ranks=16 suits=1", "ranks=6 suits=4", "ranks=22 suits=1", "ranks=8 suits=4", "war_down=0 pickup=natural"):
+        assert any(deck in rules and kind == "battles" for rules, kind in held), deck
+
+
+@pytest.mark.parametrize("number", range(len(read_records(RECORDS))))
+def test_every_record_replays_and_validates_to_what_it_lists(tmp_path, number):
+    """The record's deal, generated as an explicit deal (what `war generate --deals` does with
+    the line), plays the battles, cards laid and outcome the line lists, and validates."""
+    line = read_records(RECORDS)[number]
+    rules, deal = deal_of(line)
+    generate(tmp_path / "d", [Plan(rules, 1, [deal])], seed=0)
+    assert validate(tmp_path / "d").ok
+    row = run(tmp_path / "d", sql="SELECT battles, cards_laid, outcome, winner FROM games").to_pylist()[0]
+    assert (row["battles"], row["cards_laid"], row["outcome"]) == (line["battles"], line["cards_laid"], line["outcome"])
+    assert row["winner"] == (line["winner"] if line["winner"] >= 0 else None)
+    assert line["record"] in KINDS and line["command"].startswith("war search ") and line["deals"] > 0
+
+
+def line(rules: str, battles: int, kind: str = "battles") -> dict:
+    return {"rules": rules, "record": kind, "battles": battles, "cards_laid": 2 * battles, "outcome": "win",
+            "winner": 0, "piles": [["1♣"], ["2♣"]], "set_aside": []}
+
+
+def test_a_record_is_replaced_only_by_a_better_one(tmp_path):
+    path = tmp_path / "records.jsonl"
+    assert keep_record(path, line("classic ranks=6 suits=1", 20)) is None
+    assert keep_record(path, line("classic ranks=4 suits=1", 9)) is None
+    assert keep_record(path, line("classic ranks=6 suits=1", 18))["battles"] == 20
+    assert keep_record(path, line("classic ranks=6 suits=1", 19, "cards laid")) is None
+    assert keep_record(path, line("classic ranks=6 suits=1", 25)) is None
+    assert [(x["rules"], x["record"], x["battles"]) for x in read_records(path)] == [
+        ("classic ranks=4 suits=1", "battles", 9), ("classic ranks=6 suits=1", "battles", 25),
+        ("classic ranks=6 suits=1", "cards laid", 19)]
+
+
+def test_a_damaged_records_file_is_refused_by_line_before_the_search(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps(line("classic ranks=6 suits=1", 20)) + "\n{\"rules\": 1}\n", encoding="utf-8")
+    code, out, err = run_main(monkeypatch, capsys, "search", *SIXTEEN, "--rounds", "1", "--out", tmp_path / "r",
+                              "--records", path, "-q")
+    assert_one_line_error(code, out, err, mentions="records.jsonl line 2: not a record")
+    assert not (tmp_path / "r").exists()
+
+
+def test_war_search_prints_a_header_and_card_labels_and_keeps_its_best(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "records.jsonl"
+    code, out, err = run_main(monkeypatch, capsys, "search", *SIXTEEN, "--rounds", "1", "--searchers", "1",
+                              "--keep", "2", "--out", tmp_path / "r", "--records", path, "-q")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "Longest games that end, by battles · classic war_down=0 pickup=natural ranks=16 suits=1"
+    assert lines[1].split() == ["#", "battles", "cards", "laid", "outcome"]
+    assert lines[3].startswith("        seat 0 (8): ") and "♣" in lines[3] and lines[4].startswith("        seat 1 (8): ")
+    best = read_records(path)[0]
+    assert lines[3].split(": ")[1].split() == best["piles"][0]
+    assert best["command"] == "war search " + " ".join(SIXTEEN) + f" --rounds 1 --searchers 1 --keep 2 --out " \
+                                                                 f"{tmp_path / 'r'} --records {path} -q"
+    assert f"kept in {path}: {best['battles']} battles" in out
+    assert (tmp_path / "r.search.json").exists() and validate(tmp_path / "r").ok
+
+    code, out, err = run_main(monkeypatch, capsys, "search", *SIXTEEN, "--rounds", "1", "--searchers", "1",
+                              "--out", tmp_path / "r", "--records", path, "-q")
+    assert_one_line_error(code, out, err, mentions="a search is saved in")
+    code, out, err = run_main(monkeypatch, capsys, "search", *SIXTEEN, "--rounds", "2", "--searchers", "1",
+                              "--keep", "2", "--out", tmp_path / "r", "--records", path, "--resume", "-q")
+    assert code == 0, err
+    assert "over 2 sessions" in out and validate(tmp_path / "r").ok
+    assert read_records(path)[0]["battles"] >= best["battles"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--resume",), "no search saved in"),
+    (("--measure", "wars"), "invalid value for --measure"),
+])
+def test_war_search_refuses_what_it_cannot_resume_or_measure(tmp_path, monkeypatch, capsys, args, said):
+    code, out, err = run_main(monkeypatch, capsys, "search", *SIXTEEN, "--rounds", "1", "--out", tmp_path / "r",
+                              *args, "-q")
+    assert_one_line_error(code, out, err, mentions=said)
+    assert not (tmp_path / "r").exists()

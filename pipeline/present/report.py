@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from ..model.rules import build_rules
 from ..model.schema import rule_set_names
+from ..model.words import describe_rules
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
 from ..jobs.query import run
@@ -41,6 +43,16 @@ class RuleSetInfo:
     @property
     def title(self) -> str:
         return VARIANTS[self.variant].title if self.variant in VARIANTS else self.variant
+
+    @property
+    def described(self) -> str:
+        """Its deck and play in words, from its own rules (model.words.describe_rules)."""
+        return describe_rules(self.rules)
+
+    @property
+    def plays_defaults(self) -> bool:
+        """Whether it plays its variant's default rules, which the variant's summary describes."""
+        return self.variant in VARIANTS and self.rules == build_rules(self.variant).model_dump(mode="json")
 
 
 def _has(test: Callable[[RuleSetInfo], bool]) -> Callable[[list[RuleSetInfo]], bool]:
@@ -115,6 +127,15 @@ class ReportData:
 
     def rule_set(self, rules_id: str) -> RuleSetInfo:
         return next(r for r in self.rule_sets if r.rules_id == rules_id)
+
+    def is_exact(self, rules_id: str) -> bool:
+        """Whether the rule set plays every deal of its deck: its numbers are exact, fractions
+        of every deal, said with no interval."""
+        return rules_id in self.exact_ids
+
+    @property
+    def exact_ids(self) -> frozenset[str]:
+        return frozenset(r.rules_id for r in self.rule_sets if r.all_deals)
 
     def rows(self, name: str, variant: str | None = None) -> list[dict]:
         """The rows of query `name` (of one variant's rule sets), as the query returned them."""

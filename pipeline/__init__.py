@@ -38,7 +38,7 @@ API = {
     "jobs.place": ("discard",),
     "jobs.combine": ("combine",),
     "jobs.search": ("search", "write_records"),
-    "jobs.demo": ("demo",),
+    "jobs.demo": ("demo", "next_commands"),
     # reading one: a game, the whole
     "storage.dataset": ("open_dataset:Dataset.open",),
     "jobs.replay": ("replay_game", "render_text", "render_replay"),

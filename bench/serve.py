@@ -1,10 +1,12 @@
 """`war serve`'s pages on a large dataset: `python bench/serve.py DATASET [--generate] [--runs N]`.
 
-The target (issue 37): the first page answers in under 1 s on a 1,000,000-game dataset after
-start-up. With `--generate` it first writes 1,000,000 games of Classic War into DATASET (2
-workers, a few minutes) when DATASET does not exist. It then starts `war serve DATASET` as a
-user does (a new process on a free port) and times its start-up (until it says it listens: the
-report is built by then), then each page below, fetched whole, `--runs` times (the first fetch
+The targets: the first page answers in under 1 s on a 1,000,000-game dataset after start-up
+(issue 37), and a second start on the same data is under 3 s (issue 46: the report kept beside
+the dataset's journal is read, not built again). With `--generate` it first writes 1,000,000
+games of Classic War into DATASET (2 workers, a few minutes) when DATASET does not exist. It then
+removes any report kept there, starts `war serve DATASET` as a user does (a new process on a
+free port) and times its start-up (until it says it listens: the report is built by then), then
+each page below, fetched whole, `--runs` times (the first fetch
 of each, then the best of the others): the report (the first page), the games list and its
 facets, a filtered and sorted list, a game's page, a named query, ad-hoc SQL over games and over
 events (the first query of the events pays the event views' set-up). The machine's load average
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +29,7 @@ from urllib.parse import quote
 from measure import big_dataset, war
 
 TARGET = 1.0  # seconds, the first page after start-up
+SECOND_START = 3.0  # seconds, a second start on the same data
 
 
 def fetch(url: str) -> tuple[float, int]:
@@ -35,20 +39,36 @@ def fetch(url: str) -> tuple[float, int]:
     return time.perf_counter() - start, size
 
 
+def start(root) -> tuple[subprocess.Popen, str, float]:
+    """`war serve DATASET` started as a user starts it: the process, its URL, and the seconds
+    until it said it listens."""
+    began = time.perf_counter()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(war("serve", str(root), "--port", "0", "-q"), stderr=subprocess.PIPE, text=True, env=env)
+    line = proc.stderr.readline()
+    m = re.search(r"at (http://\S+/) ", line)
+    if not m:
+        stop(proc)
+        raise SystemExit(f"war serve did not start: {line}{proc.stderr.read() if proc.poll() is not None else ''}")
+    return proc, m.group(1), time.perf_counter() - began
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def main() -> None:
     args, root = big_dataset(__doc__.splitlines()[0], runs=3)
 
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    start = time.perf_counter()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(war("serve", str(root), "--port", "0", "-q"), stderr=subprocess.PIPE, text=True, env=env)
+    shutil.rmtree(root / ".war-report", ignore_errors=True)  # a first start: the report built
+    proc, url, startup = start(root)
     try:
-        line = proc.stderr.readline()
-        m = re.search(r"at (http://\S+/) ", line)
-        if not m:
-            raise SystemExit(f"war serve did not start: {line}{proc.stderr.read() if proc.poll() is not None else ''}")
-        url = m.group(1)
-        startup = time.perf_counter() - start
         game = 765_432
         pages = [
             ("/ (the report, the first page)", ""),
@@ -67,15 +87,15 @@ def main() -> None:
             best = min(t for t, _ in times[1:]) if len(times) > 1 else first
             rows.append((label, first, best, size))
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
+    proc, url, second = start(root)  # the report kept by the first start
+    stop(proc)
 
     manifest = json.loads((root / "manifest.json").read_text())
     games = sum(e["games"] for e in manifest["rule_sets"])
-    print(f"\n{games:,} games; war serve start-up (the report built): {startup:.1f} s\n")
+    print(f"\n{games:,} games; war serve start-up: first {startup:.1f} s (the report built), second "
+          f"{second:.1f} s (the report kept; target {SECOND_START:.0f} s: "
+          f"{'met' if second < SECOND_START else 'MISSED'})\n")
     print("| page | first fetch | best of the rest | size |")
     print("|---|---|---|---|")
     for label, first, best, size in rows:
@@ -83,7 +103,7 @@ def main() -> None:
     verdict = "met" if rows[0][1] < TARGET else "MISSED"
     print(f"\nfirst page after start-up: {rows[0][1]:.2f} s (target {TARGET:.0f} s: {verdict})")
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    sys.exit(0 if rows[0][1] < TARGET else 1)
+    sys.exit(0 if rows[0][1] < TARGET and second < SECOND_START else 1)
 
 
 if __name__ == "__main__":

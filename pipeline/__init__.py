@@ -39,7 +39,7 @@ API = {
     "jobs.combine": ("combine",),
     "jobs.search": ("search", "write_records"),
     "jobs.records": ("record_kind", "record_entry:entry", "read_records", "keep_record"),
-    "jobs.demo": ("demo",),
+    "jobs.demo": ("demo", "next_commands"),
     # reading one: a game, the whole
     "storage.dataset": ("open_dataset:Dataset.open",),
     "jobs.replay": ("replay_game", "render_text"),

@@ -1,5 +1,6 @@
 -- answers: Which games are worth watching? Per rule set (by name, `rule_set`: a tournament's
---   seatings apart), up to `limit` games of each kind: `longest` (most battles), `cycle` (games that ended on a repeated position, longest
+--   seatings apart), up to `limit` games of each kind: `longest` (the games that end, a win or
+--   a draw, with the most battles), `cycle` (games that ended on a repeated position, longest
 --   cycle first), `capped` (games stopped at the battle cap, most wars first) and `deepest_war`
 --   (the deepest war, then most battles); ties broken by game_id. Each with its rank within its
 --   kind, game_id, seats' policies, battles, outcome, winner, wars, deepest war and cycle length.
@@ -12,7 +13,8 @@ WITH checked AS (
 ),
 picks AS (   -- the top games of each kind: max_by keeps the n largest keys, ties to the lower game_id
     SELECT rule_set,
-           max_by(game_id, (battles, -game_id), greatest($limit, 1))                 AS longest,
+           max_by(game_id, (battles, -game_id), greatest($limit, 1))
+               FILTER (WHERE outcome IN ('win', 'draw'))                               AS longest,
            max_by(game_id, (cycle_length, battles, -game_id), greatest($limit, 1))
                FILTER (WHERE outcome = 'cycle')                                     AS cycle,
            max_by(game_id, (wars, -game_id), greatest($limit, 1))

@@ -60,7 +60,7 @@ def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
 
 # The note a run prints before it compiles the engine (a first run, an empty cache: a clean
 # checkout in CI): progress, not part of the error a test looks at.
-COMPILING = re.compile(r"compiling the game engine, once, about \d+ s")
+COMPILING = re.compile(r"compiling .+, about \d+ s, once per machine")
 
 
 def error_lines(err: str) -> list[str]:

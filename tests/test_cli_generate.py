@@ -260,3 +260,18 @@ def test_a_system_error_caused_by_ctrl_c_is_an_interrupt(tmp_path, monkeypatch, 
 def test_one_game_is_one_game(tmp_path):
     out = ok("generate", "--games", 1, "--out", tmp_path / "one", "-q").stdout
     assert out.startswith("wrote 1 game (1 rule set) to ")
+
+
+def test_the_demo_ends_with_the_next_three_commands(tmp_path, monkeypatch, capsys):
+    """war demo's last lines: the report, the explorer and the named queries, on its dataset,
+    each a command that runs as printed."""
+    out = tmp_path / "demo"
+    code, stdout, err = run_main(monkeypatch, capsys, "demo", "--games", 20, "--out", out)
+    assert code == 0, err
+    tail = stdout.rstrip("\n").splitlines()[-4:]
+    assert tail[0] == "== next, try:"
+    commands = [line.split("   ")[0].split() for line in tail[1:]]
+    assert [c[:2] for c in commands] == [["war", "report"], ["war", "serve"], ["war", "query"]]
+    assert all(c[2] == str(out) for c in commands)
+    code, listed, err = run_main(monkeypatch, capsys, *commands[2][1:])
+    assert code == 0 and "outcomes" in listed.split(), err

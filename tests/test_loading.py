@@ -79,3 +79,71 @@ def test_code_from_the_cache_runs_without_the_rules_and_a_compile_after_it_finds
     assert loaded["squares"] == compiled["squares"] == [i * i for i in range(6)]
     assert not loaded["rules_loaded"]
     assert loaded["total"] == compiled["total"] == sum(i * i for i in range(6)) + 25
+
+
+ECHO = textwrap.dedent('''
+    from pipeline.engines.compiled.jit import njit
+
+    @njit(cache=True)
+    def echo(x):
+        return x
+''')
+
+# Save one signature of `echo`, pausing inside numba's save after it has read the index (until
+# the file `go` appears, or 3 s): a second process saving another signature meanwhile must wait
+# for the first to finish (loading.EngineCache's lock), or it picks the same data file.
+SAVE = textwrap.dedent('''
+    import json, os, sys, time
+    from numba.core.caching import IndexDataCacheFile
+    import functions
+    me, kind = sys.argv[1], sys.argv[2]
+    if me == "first":
+        plain = IndexDataCacheFile._save_index
+        def paused(self, overloads):
+            open("paused", "w").close()
+            deadline = time.monotonic() + 3
+            while not os.path.exists("go") and time.monotonic() < deadline:
+                time.sleep(0.02)
+            plain(self, overloads)
+        IndexDataCacheFile._save_index = paused
+    else:
+        while not os.path.exists("paused"):
+            time.sleep(0.02)
+    value = functions.echo(3 if kind == "int" else 2.5)
+    if me == "second":
+        open("go", "w").close()
+    print(json.dumps(value))
+''')
+
+LOAD = textwrap.dedent('''
+    import json
+    import functions
+    print(json.dumps([functions.echo(7), functions.echo(0.5), sum(functions.echo.stats.cache_hits.values())]))
+''')
+
+
+def test_two_processes_saving_one_function_at_once_keep_both_signatures(tmp_path):
+    """numba picks a data file name from the index it read: two processes that save two
+    signatures of one function at once took the same name, and one signature then loaded the
+    other's machine code. Under loading.EngineCache's lock the second waits: a third process
+    loads both from the cache, each returning what it was given."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "functions.py").write_text(ECHO)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    first = subprocess.Popen([sys.executable, "-c", SAVE, "first", "int"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, text=True)
+    second = subprocess.Popen([sys.executable, "-c", SAVE, "second", "float"], cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(first.communicate(timeout=300)[0]) == 3
+        assert json.loads(second.communicate(timeout=300)[0]) == 2.5
+    finally:
+        for process in (first, second):
+            process.kill()
+            process.wait()
+    assert run_fresh(tmp_path, LOAD) == [7, 0.5, 2]

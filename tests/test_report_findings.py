@@ -224,30 +224,41 @@ def _info(rules, label=None) -> RuleSetInfo:
     return RuleSetInfo(label or rules.label, rules.rules_id, rules.variant, rules.model_dump(mode="json"), (), 1000)
 
 
-def _seat_rows(rid, shares):
-    return [{"rule_set": "classic", "variant": "classic", "rules_id": rid, "players": 2, "seat": s, "wins": 0,
-             "decided_games": 1000,
-             "share": p, "ci_low": lo, "ci_high": hi, "fair_share": 0.5} for s, (p, lo, hi) in enumerate(shares)]
+def _seat_rows(name, wins, decided):
+    """The rows of seat_win_interval for two seats of the rule set `name`, seat 0 winning `wins`
+    of `decided` games."""
+    rows = []
+    for seat, k in enumerate((wins, decided - wins)):
+        lo, hi = wilson(k, decided)
+        rows.append({"rule_set": name, "variant": "classic", "rules_id": CLASSIC.rules_id, "players": 2,
+                     "seat": seat, "wins": k, "decided_games": decided, "share": k / decided, "ci_low": lo,
+                     "ci_high": hi, "fair_share": 0.5})
+    return rows
 
 
-def test_an_advantage_only_when_the_interval_clears_the_fair_share():
+BASE = {"median_interval": [{"rule_set": "classic", "variant": "classic", "rules_id": CLASSIC.rules_id,
+                             "ended": 1000, "cycles": 0, "capped": 0,
+                             "median_battles": 200.0, "ci_low": 190, "ci_high": 210}],
+        "outcome_interval": [{"rule_set": "classic", "variant": "classic", "rules_id": CLASSIC.rules_id,
+                              "outcome": o, "games": 1000,
+                              "ended": 1000 if o == "win" else 0, "share": 1.0 if o == "win" else 0.0,
+                              "ci_low": 0.996 if o == "win" else 0.0, "ci_high": 1.0 if o == "win" else 0.004}
+                             for o in ("win", "draw", "capped", "cycle")]}
+
+
+def test_an_advantage_only_when_the_seat_clears_the_fair_share():
+    """Alone (one claim, one test at 95%), a seat has an advantage exactly when its Wilson
+    interval leaves the fair share out: the interval and the score test agree."""
     info = _info(CLASSIC)
-    base = {"median_interval": [{"rule_set": "classic", "variant": "classic", "rules_id": CLASSIC.rules_id,
-                                 "ended": 1000, "cycles": 0, "capped": 0,
-                                 "median_battles": 200.0, "ci_low": 190, "ci_high": 210}],
-            "outcome_interval": [{"rule_set": "classic", "variant": "classic", "rules_id": CLASSIC.rules_id,
-                                  "outcome": o, "games": 1000,
-                                  "ended": 1000 if o == "win" else 0, "share": 1.0 if o == "win" else 0.0,
-                                  "ci_low": 0.996 if o == "win" else 0.0, "ci_high": 1.0 if o == "win" else 0.004}
-                                 for o in ("win", "draw", "capped", "cycle")]}
-    cases = [((0.503, 0.496, 0.510), (0.497, 0.490, 0.504), "no advantage"),
-             ((0.530, 0.515, 0.545), (0.470, 0.455, 0.485), "an advantage"),
-             ((0.5, 0.499, 0.501), (0.5, 0.499, 0.501), "no advantage")]
-    for seat0, seat1, words in cases:
-        said = findings(_data({**base, "seat_win_interval": _seat_rows(CLASSIC.rules_id, [seat0, seat1])},
-                              [info]), "classic")
+    for wins, decided in ((503, 1000), (530, 4000), (2150, 4000), (500, 1000), (1870, 4000)):
+        rows = _seat_rows("classic", wins, decided)
+        said = findings(_data({**BASE, "seat_win_interval": rows}, [info]), "classic")
         text = next(f.text for f in said if f.query == "seat_win_interval")
-        assert words in text and ("an advantage" in text) == (words == "an advantage"), text
+        apart = rows[0]["ci_low"] > 0.5 or rows[0]["ci_high"] < 0.5
+        best = max(rows, key=lambda r: r["share"])
+        assert text.startswith(f"Seat {best['seat']} wins {pct(best['share'])} ["), text
+        assert ("no advantage" in text) != apart, text
+        assert ("an advantage" in text) == apart, text
 
 
 def test_longer_only_when_the_median_intervals_part():

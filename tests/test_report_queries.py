@@ -369,7 +369,7 @@ def test_joker_wars(root, by_rules, rules_of, events):
 def test_notable_games(root, by_rules, limit):
     rows = _rows(root, "notable_games", limit=limit)
     kinds = {
-        "longest": (lambda g: True, lambda g: (-g["battles"], g["game_id"])),
+        "longest": (lambda g: g["outcome"] in ("win", "draw"), lambda g: (-g["battles"], g["game_id"])),
         "cycle": (lambda g: g["outcome"] == "cycle", lambda g: (-g["cycle_length"], -g["battles"], g["game_id"])),
         "capped": (lambda g: g["outcome"] == "capped", lambda g: (-g["wars"], g["game_id"])),
         "deepest_war": (lambda g: g["max_war_depth"] > 0, lambda g: (-g["max_war_depth"], -g["battles"], g["game_id"])),

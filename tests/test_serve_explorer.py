@@ -151,7 +151,7 @@ def test_exports_and_the_lists_sql_hold_the_same_games(server, root):
                        "ORDER BY battles, game_id", "--format", "json"))
     # the list's page links its exports and its SQL, which gives the same games in order
     status, page = get(f"{server}games?{query}")
-    links = dict(re.findall(r'<a href="([^"]+)">(CSV|JSON|SQL)</a>', page.decode()))
+    links = dict(re.findall(r'<a href="([^"]+)" data-export="all">(CSV|JSON|SQL)</a>', page.decode()))
     by_text = {text: href.replace("&amp;", "&") for href, text in links.items()}
     assert get(server + by_text["CSV"].lstrip("/"))[1] == get(f"{server}games.csv?{query}")[1]
     status, body = get(server + by_text["SQL"].lstrip("/") + "&format=json")
@@ -163,6 +163,76 @@ def test_bad_filters_are_refused(server):
         status, body = raw_get(server, f"/games?{query}")
         assert status == 400 and body.startswith(b"400: "), query
     assert raw_get(server, "/games.csv?sort=random()")[0] == 400
+
+
+def test_exports_give_the_page_asked_for_else_every_game(server, root):
+    """`/games.json?per_page=5` sends five games, `page` and `per_page` the page they name, in the
+    list's order; without either, every game of the filter; `col` the columns chosen."""
+    order = "ORDER BY battles DESC NULLS LAST, game_id"
+    every = sql(root, f"SELECT game_id FROM games WHERE variant = 'classic' {order}")
+    ids = [r["game_id"] for r in every]
+    status, body = get(f"{server}games.json?variant=classic&per_page=5")
+    assert status == 200 and [r["game_id"] for r in json.loads(body)] == ids[:5]
+    status, body = get(f"{server}games.json?variant=classic&page=3&per_page=7")
+    assert [r["game_id"] for r in json.loads(body)] == ids[14:21]
+    status, body = get(f"{server}games.json?variant=classic&page=2")  # the list's 50 a page
+    assert [r["game_id"] for r in json.loads(body)] == ids[50:100]
+    assert [r["game_id"] for r in json.loads(get(f"{server}games.json?variant=classic")[1])] == ids
+    status, body = get(f"{server}games.csv?variant=classic&per_page=3&col=battles&col=outcome")
+    rows = list(csv.reader(io.StringIO(body.decode())))
+    assert rows[0] == ["game_id", "battles", "outcome"] and [int(r[0]) for r in rows[1:]] == ids[:3]
+    for query in ("per_page=0", "page=0", "per_page=1000001", "col=nothing"):
+        assert raw_get(server, f"/games.json?{query}")[0] == 400, query
+
+
+def test_the_list_pages_both_ways_with_numbered_pages(tab, server, root):
+    ids = [r["game_id"] for r in sql(root, "SELECT game_id FROM games ORDER BY battles DESC NULLS LAST, game_id")]
+    last = -(-len(ids) // 10)
+    tab.page.goto(server + "games?per_page=10&page=5")
+    assert list_rows(tab) == ids[40:50]
+    pages = tab.page.eval_on_selector_all("nav.pager > *", "es => es.map(e => e.textContent.trim())")
+    assert pages == ["‹ previous", "1", "…", "3", "4", "5", "6", "7", "…", str(last), "next ›"]
+    assert tab.page.get_attribute("nav.pager [aria-current=page]", "class") == "page current"
+    tab.page.click("nav.pager a[rel=prev]")
+    tab.page.wait_for_load_state()
+    assert list_rows(tab) == ids[30:40]
+    tab.page.click(f"nav.pager a[data-page='{last}']")
+    tab.page.wait_for_load_state()
+    assert list_rows(tab) == ids[(last - 1) * 10:]
+    assert not tab.page.query_selector("nav.pager a[rel=next]")
+    tab.page.click("nav.pager a[data-page='1']")
+    tab.page.wait_for_load_state()
+    assert list_rows(tab) == ids[:10] and not tab.page.query_selector("nav.pager a[rel=prev]")
+    assert "page" not in parse_qs(urlsplit(tab.page.url).query)  # the first page is the list's own address
+
+
+def test_a_person_chooses_the_lists_columns(tab, server, root):
+    """The column chooser: ticked columns are the ones shown (game_id always first), their values
+    the games view's; the choice stays through a sort and a page."""
+    tab.page.goto(server + "games?variant=classic&per_page=20")
+    tab.page.click("details.columns summary")
+    for key in ("wars", "policies", "deepest_war", "cycle_length", "variant"):
+        tab.page.uncheck(f"details.columns input[value={key}]")
+    for key in ("cards_laid", "first_battle_war"):
+        tab.page.check(f"details.columns input[value={key}]")
+    tab.page.click("details.columns button[type=submit]")
+    tab.page.wait_for_load_state()
+    heads = tab.page.eval_on_selector_all("table.games-list th", "ths => ths.map(th => th.dataset.col)")
+    assert heads == ["game_id", "rule_set", "battles", "outcome", "winner", "first_battle_war", "cards_laid"]
+    want = sql(root, "SELECT game_id, cards_laid, first_battle_war FROM games WHERE variant = 'classic' "
+                     "ORDER BY battles DESC NULLS LAST, game_id LIMIT 20")
+    got = tab.page.eval_on_selector_all("table.games-list tbody tr", """trs => trs.map(tr =>
+        [Number(tr.dataset.game), tr.querySelector('[data-col=cards_laid]').textContent,
+         tr.querySelector('[data-col=first_battle_war]').textContent])""")
+    assert got == [[r["game_id"], f"{r['cards_laid']:,}", "yes" if r["first_battle_war"] else "no"] for r in want]
+    tab.page.click("th[data-sort=cards_laid] a")
+    tab.page.wait_for_load_state()
+    tab.page.click("nav.pager a[rel=next]")
+    tab.page.wait_for_load_state()
+    assert tab.page.eval_on_selector_all("table.games-list th", "ths => ths.map(th => th.dataset.col)") == heads
+    want = sql(root, "SELECT game_id FROM games WHERE variant = 'classic' "
+                     "ORDER BY cards_laid DESC NULLS LAST, game_id LIMIT 20 OFFSET 20")
+    assert list_rows(tab) == [r["game_id"] for r in want]
 
 
 # ---------------------------------------------------------------- a game's page

@@ -248,10 +248,34 @@ def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
     from pipeline.cli import app
 
     monkeypatch.setattr(shard, "compile_estimate", lambda validation=False, engines=None: 12.4)
+    monkeypatch.setattr(shard, "missing_builds", lambda engines: set(engines))  # as on a cold cache
     result = CliRunner().invoke(app, ["generate", "--games", "3", "--out", str(tmp_path / "d"), "-q"])
     assert result.exit_code == 0, result.output
-    assert result.stderr.splitlines()[0] == "compiling the game engine, once, about 12 s"
+    assert result.stderr.splitlines()[0] == ("compiling the engine of Classic War and its kin (Multiplayer, Jokers, "
+                                             "Război), about 12 s, once per machine")
     monkeypatch.setenv("WAR_ENGINE", "reference")
     result = CliRunner().invoke(app, ["generate", "-v", "arneson", "--games", "3", "--out", str(tmp_path / "s"), "-q"])
     assert result.exit_code == 0, result.output
     assert "compiling" not in result.stderr
+
+
+def test_a_first_run_names_what_it_compiles():
+    """Each build by its family's title, several joined; with no build to compile, what of the
+    encoder and the checks the cache lacks (here it holds them: the engine, said plainly)."""
+    from pipeline.log.warm import compile_said
+
+    assert compile_said({("steal", False)}) == "Steal War's engine"
+    assert compile_said({("steal", False), ("arneson", True)}) == "Arneson's War's engine and Steal War's engine"
+    assert compile_said({("table", False), ("table", True), ("steal", False)}) == (
+        "Steal War's engine, the engine of Classic War and its kin (Multiplayer, Jokers, Război) and the engine "
+        "of Classic War and its kin under a fixed pickup (it looks for cycles)")
+
+
+def test_a_first_run_without_an_engine_to_compile_names_the_encoder(monkeypatch):
+    import pipeline.log.warm as shard
+
+    monkeypatch.setattr(shard, "cached", lambda f, *a: f is not shard.balance)
+    assert shard.compile_said(set(), validation=True) == "validation's checks"
+    assert shard.compile_said(set()) == "the game engine"
+    monkeypatch.setattr(shard, "cached", lambda f, *a: False)
+    assert shard.compile_said(set(), validation=True) == "the log's encoder and validation's checks"

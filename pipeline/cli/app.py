@@ -152,14 +152,15 @@ def rows_counter(label: str, quiet: bool):
 
 def prepare_engine(rule_sets, validation: bool = False, played=()) -> None:
     """Load the compiled game engines that play `rule_sets` before any progress bar starts; when
-    one must be compiled first (the first run after installing, or a damaged cache), say so on
-    stderr, on a terminal or not. A family of `rule_sets` or `played` that has no compiled engine
+    one must be compiled first (the first run after installing, or a damaged cache), say which
+    and about how long on stderr, on a terminal or not. A family of `rule_sets` or `played` that has no compiled engine
     is said once: its reference engine plays its games."""
     war.warm_engines(rule_sets, validation=validation, played=played,
                      on_reference=lambda families: say_error(
                          f"note: {', '.join(families)} {'has' if len(families) == 1 else 'have'} no compiled engine: "
                          f"the reference engine plays {'its' if len(families) == 1 else 'their'} games"),
-                     on_compile=lambda seconds: say_error(f"compiling the game engine, once, about {seconds:.0f} s"),
+                     on_compile=lambda seconds, what: say_error(f"compiling {what}, about {seconds:.0f} s, "
+                                                                f"once per machine"),
                      on_damaged=lambda folder: say_error(f"warning: the compiled engine's cache in {folder} was "
                                                          f"damaged; discarded, compiling it again"))
 

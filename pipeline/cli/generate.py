@@ -62,21 +62,38 @@ def generate(
         return
     total = request.games
     prepare_engine(request.compiled_rule_sets, played=[p.rules for p in request.plans])
+    done_before = 0
+
+    def resumed(games: int) -> None:
+        nonlocal done_before
+        done_before = games
+
     start = time.perf_counter()
     with progress(total, "generating", quiet) as tick:
-        manifest = request.run(tick, command_line(), on_wait=_waiting(request.out))
+        manifest = request.run(tick, command_line(), on_wait=_waiting(request.out), resumed=resumed)
     took = time.perf_counter() - start
+    word = "deal" if log.value == "counts" else "game"
     if log.value == "counts":
         size = sum(f.path.startswith("counts/") and _size(request.out / f.path) for f in manifest.files)
         typer.echo(f"counted {plural(total, 'deal')} ({plural(len(request.plans), 'rule set')}) into {request.out}: "
-                   f"counts {size / 1e6:.2f} MB; {took:.1f} s, {total / took:,.0f} deals/s")
+                   f"counts {size / 1e6:.2f} MB; {rate(total, done_before, took, word)}")
         return
     size = request.sizes(manifest)
     typer.echo(f"wrote {plural(total, 'game')} ({plural(len(request.plans), 'rule set')}) to {request.out}: "
                f"games {size['games'] / 1e6:.1f} MB, events {size['events'] / 1e6:.1f} MB"
                f"{' (not stored)' if log.value == 'games' else ''} "
                f"({(size['games'] + size['events']) / total:.0f} bytes a game); "
-               f"{took:.1f} s, {total / took:.0f} games/s")
+               f"{rate(total, done_before, took, word)}")
+
+
+def rate(total: int, done_before: int, took: float, word: str) -> str:
+    """The run's time and speed over the games (or deals) it played: a resumed run's shards done
+    before are said apart, not counted as played in its time."""
+    played = total - done_before
+    speed = f", {played / took:,.0f} {word}s/s" if took > 0 else ""
+    if not done_before:
+        return f"{took:.1f} s{speed}"
+    return f"{plural(done_before, word)} done before; {plural(played, word)} played in {took:.1f} s{speed}"
 
 
 def _size(path) -> int:
@@ -118,3 +135,8 @@ def demo(
             typer.echo(result.summary())
             if not result.ok:
                 raise typer.Exit(1)
+    typer.echo("\n== next, try:")
+    steps = war.next_commands(out)
+    width = max(len(command) for command, _ in steps)
+    for command, what in steps:
+        typer.echo(f"{command:<{width}}   {what}")

@@ -1,6 +1,6 @@
 """The demo: the main job on a small default, as steps a front end shows one after another
 (generate a dataset, replay one game, answer a few questions, validate the dataset), each with
-the `war` command that does the same.
+the `war` command that does the same; then the commands to try next (next_commands).
 """
 
 from __future__ import annotations
@@ -56,3 +56,12 @@ def demo(out: str | Path = "data/demo", games: int = 2000) -> Iterator[DemoStep]
 
 def _generate(out, plans: list[Plan], progress: Callable[[int], None] | None = None):
     return generate(out, plans, SEED, overwrite=True, progress=progress)
+
+
+def next_commands(out: str | Path = "data/demo") -> list[tuple[str, str]]:
+    """The three commands a newcomer tries after the demo, on its dataset, each with what it
+    shows: the report, the explorer, the named queries."""
+    out = str(out)
+    return [(f"war report {out}", "the report: findings and charts on one page (report.html)"),
+            (f"war serve {out}", "explore it in a browser: the report, every game, SQL"),
+            (f"war query {out} --list", "the named queries; `war query DATASET NAME` runs one")]

@@ -274,7 +274,8 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
              overwrite: bool = False, shard_size: int = DEFAULT_SHARD_SIZE,
              progress: Callable[[int], None] | None = None, append: bool = False,
              resume: bool = False, scheduler: str | None = None, wait: float = DEFAULT_WAIT,
-             on_wait: Callable[[dict, float], None] | None = None) -> Manifest:
+             on_wait: Callable[[dict, float], None] | None = None,
+             resumed: Callable[[int], None] | None = None) -> Manifest:
     """Generate a dataset into `out` (a folder or a URI) from `plans` with the master seed
     `seed` (default 0, or the dataset's with `append`); the manifest is written last, atomically.
     Returns the manifest.
@@ -285,7 +286,8 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
     starts waiting), then reads the manifest that writer left; an append that stops before any
     of its shards is done (refused, Ctrl-C, a failure) leaves the dataset as it was. `resume`
     finishes a run that was interrupted, skipping the shards it finished, with the same bytes
-    as an uninterrupted run. `scheduler` runs the shards on a Dask distributed cluster instead
+    as an uninterrupted run (`resumed(games)` is told how many games those shards hold, which
+    `progress` hears of too, before any is played). `scheduler` runs the shards on a Dask distributed cluster instead
     of local processes (reached before anything is written)."""
     check_arguments(plans, seed, workers, shard_size)
     if resume and overwrite:
@@ -320,7 +322,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
             if resume:
                 journal.sweep()
             manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
-                                 client, kept_sets, kept_files, first_part, version)
+                                 client, kept_sets, kept_files, first_part, version, resumed)
         except BaseException:
             with interrupts_deferred():  # a second Ctrl-C must not leave half a staging folder
                 if append and journal.planned and not journal.has_records():
@@ -403,7 +405,8 @@ def _appended_to(root, plans: list[Plan], seed: int | None):
 
 
 def _generate(target, journal: RunJournal, plans, seed, workers, shard_size, progress, resume,
-              client, kept_sets, kept_files, first_part, version: int = SCHEMA_VERSION) -> Manifest:
+              client, kept_sets, kept_files, first_part, version: int = SCHEMA_VERSION,
+              resumed: Callable[[int], None] | None = None) -> Manifest:
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
     entries = plan_entries(plans, seed, shard_size, first_ordinal)
     shards = iter_shards(plans, entries, seed, target, shard_size, first_part, str(journal.dir), version)
@@ -437,6 +440,9 @@ def _generate(target, journal: RunJournal, plans, seed, workers, shard_size, pro
                 files.extend(done)
                 if progress:
                     progress(shard.stop - shard.start)
+        if resumed is not None:
+            resumed(sum(shard.stop - shard.start for shard in iter_shards(plans, entries, seed, target, shard_size,
+                                                                             first_part) if shard.part in finished))
     todo = (shard for shard in shards if shard.part not in finished)
     if client is not None:  # other machines write these files: each worker waits for its own
         results = run_tasks_dask(run_shard, (replace(shard, durable=True) for shard in todo), client,

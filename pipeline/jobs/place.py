@@ -2,8 +2,9 @@
 folder beside it (`overwrite`), war's own files in a dataset and the user's, the staging folders
 of killed runs, and rolling an interrupted run back (`discard`).
 
-War's own files are `manifest.json`, the journal `.war/` (its lock, plan and shard records), and
-in `games/`, `events/`, `deals/` and `seeds/` the names war writes, with the hidden temporary
+War's own files are `manifest.json`, the journal `.war/` (its lock, plan and shard records), war
+serve's report `.war-report/report-HASH.html`, and in `games/`, `events/`, `deals/` and `seeds/`
+the names war writes, with the hidden temporary
 names they are written under first. Anything else in a dataset folder is the user's: war never
 removes it, and names it when it is in the way.
 """
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DatasetError
-from ..storage.dataset import MANIFEST, WORK_DIR, Dataset, inside_dataset, part_said
-from ..storage.files import make_folder, remove_tree
+from ..storage.dataset import MANIFEST, REPORT_DIR, WORK_DIR, Dataset, inside_dataset, part_said
+from ..storage.files import check_parents, make_folder, remove_tree
 from ..storage.journal import Journal, process_alive
 from ..storage.location import glob_literal, is_remote, real_path
 from .resume import RunJournal
@@ -55,6 +56,8 @@ def own(rel: str) -> bool:
             (len(inner) == 1 and re.fullmatch(r"clock-[0-9a-f]+", inner[0]) is not None)
     if parts[0] in ("deals", "seeds"):
         return len(parts) == 2 and re.fullmatch(r"rule_set-\d+\.jsonl", name) is not None
+    if parts[0] == REPORT_DIR:
+        return len(parts) == 2 and re.fullmatch(r"report-[0-9a-f]{64}\.html", name) is not None
     return len(parts) == 3 and parts[0] in PART_FOLDERS and parts[1].startswith("variant=") and \
         re.fullmatch(r"part-\d+\.parquet", name) is not None
 
@@ -71,7 +74,7 @@ def foreign_files(root) -> list[str]:
         name = path.name
         if name == MANIFEST and not path.is_dir():
             continue
-        if name in OWN_FOLDERS + (WORK_DIR,) and path.is_dir():
+        if name in OWN_FOLDERS + (WORK_DIR, REPORT_DIR) and path.is_dir():
             for inner in sorted(path.rglob("*"), key=str):
                 rel = inner.relative_to(root).as_posix()
                 if not inner.is_dir() and not own(rel):
@@ -141,6 +144,7 @@ def check_new_output(root, overwrite: bool) -> bool:
 
 def _replaces(root, overwrite: bool) -> bool:
     """check_new_output of the folder `root` names (real_place), not inside a dataset's own files."""
+    check_parents(root, "out")  # a missing folder is made, as every --output's is
     if root.exists() and not root.is_dir():
         raise DatasetError(f"output {str(root)!r} is a file, not a folder")
     if not (root.exists() and any(root.iterdir())):

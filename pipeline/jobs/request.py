@@ -59,16 +59,19 @@ class GenerateRequest:
         return [p.rules for p in self.plans if compiled_plays(p.rules, p.deals, p.policies)]
 
     def run(self, progress: Callable[[int], None] | None = None, command: Sequence[str] | None = None,
-            on_wait: Callable[[dict, float], None] | None = None) -> Manifest:
+            on_wait: Callable[[dict, float], None] | None = None,
+            resumed: Callable[[int], None] | None = None) -> Manifest:
         """Generate the dataset; the manifest. Stopped by Ctrl-C or a failing disk (or any other
         refusal of the operating system: too many open files, no memory), it raises Interrupted
         or a StorageError that names the path and says how to finish: `command`, the `war`
         arguments of the run (as typed after `war`), again with --resume; without it, the same
-        command with --resume. `on_wait` as generate's, for an append that waits its turn."""
+        command with --resume. `on_wait` as generate's, for an append that waits its turn;
+        `resumed(games)` as generate's, the games a resumed run finds done."""
         try:
             return generate(self.out, self.plans, self.seed, workers=self.workers, overwrite=self.overwrite,
                             shard_size=self.shard_size, progress=progress, append=self.append,
-                            resume=self.resume, scheduler=self.scheduler, wait=self.wait, on_wait=on_wait)
+                            resume=self.resume, scheduler=self.scheduler, wait=self.wait, on_wait=on_wait,
+                            resumed=resumed)
         except BaseException as err:
             stopped = interrupted(err) and not isinstance(err, Interrupted)
             if isinstance(err, OSError) and not isinstance(err, WarError) and not stopped:

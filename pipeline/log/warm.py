@@ -52,6 +52,26 @@ def compile_estimate(validation: bool = False, engines=None) -> float:
                                  if not cached(f))
 
 
+def missing_builds(engines) -> set:
+    """The builds of `engines` whose games numba's cache does not hold: those a run compiles."""
+    return {build for build in engines if not build_cached(build)} if HAVE_NUMBA else set()
+
+
+def compile_said(builds, validation: bool = False) -> str:
+    """What a first run compiles, in words (`Steal War's engine`, `the log's encoder`): the
+    builds `builds` by their family's titles (model.family.Warm.title), else what of the encoder
+    and the checks the cache lacks."""
+    titles = [warm_game(build).title or f"the {build[0]} engine" for build in sorted(builds)]
+    if not titles:
+        titles = [ENCODER_AND_CHECKS[name] for name, f in _encoder_and_checks(validation) if not cached(f)]
+    if not titles:
+        return "the game engine"
+    return titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
+
+
+ENCODER_AND_CHECKS = {"encode_pass": "the log's encoder", "balance": "validation's checks"}
+
+
 def compile_encoder() -> None:
     """Load (or compile) the encoder alone, on empty arrays of the types the engine gives: what
     a second process does while the first compiles the engine."""
@@ -93,33 +113,35 @@ def reference_only(rule_sets) -> list[str]:
     return sorted({family.name for rules in rule_sets if not (family := family_of(rules)).compiled})
 
 
-def warm_engines(rule_sets, validation: bool = False, on_compile: Callable[[float], None] | None = None,
+def warm_engines(rule_sets, validation: bool = False, on_compile: Callable[[float, str], None] | None = None,
                  on_damaged: Callable[[str], None] | None = None, played=(),
                  on_reference: Callable[[list[str]], None] | None = None) -> None:
     """Load the machine code of the compiled engines that play `rule_sets` (and with
     `validation` the checks of `validate`) now, so that the work that follows starts at once.
-    The first run after installing compiles it; `on_compile(seconds)` is called before that,
-    with about how long it takes. A damaged compile cache is discarded and compiled again,
-    `on_damaged(folder)` called first. `on_reference(families)` is called once with the families
-    of `rule_sets` and `played` that have no compiled engine (their reference engine plays them)."""
+    The first run after installing compiles it; `on_compile(seconds, what)` is called before
+    that, with about how long it takes and what compiles (compile_said: `Steal War's engine`).
+    A damaged compile cache is discarded and compiled again, `on_damaged(folder)` called first.
+    `on_reference(families)` is called once with the families of `rule_sets` and `played` that
+    have no compiled engine (their reference engine plays them)."""
     families = reference_only([*rule_sets, *played])
     if families and on_reference is not None:
         on_reference(families)
     warm(on_compile=on_compile, validation=validation, engines=engines_for(rule_sets), on_damaged=on_damaged)
 
 
-def warm(on_compile: Callable[[float], None] | None = None, validation: bool = False,
+def warm(on_compile: Callable[[float, str], None] | None = None, validation: bool = False,
          engines=None, on_damaged: Callable[[str], None] | None = None) -> None:
     """Load (or compile) the machine code of the engine builds `engines` (engines_for) and the
     encoder (and with `validation` the checks) now, by playing one tiny game on each, so that
-    the work that follows starts at once. When they must be compiled first, `on_compile(seconds)`
-    is called before, with about how long it takes (compile_estimate), and the compile is shared
-    with a second process (Helper): each compiles a group of the builds' steps into numba's
-    cache (a step of this one's that calls one of the helper's waits for it, Helper.awaited),
-    then this one the games that call them, which load the helper's steps from the cache,
-    while the helper compiles the encoder; then the checks, in whichever is first done. By
-    default, the builds of the default rule set (default_builds). A damaged file of numba's
-    cache is discarded and compiled again, `on_damaged(folder)` called first (once)."""
+    the work that follows starts at once. When they must be compiled first, `on_compile(seconds,
+    what)` is called before, with about how long it takes (compile_estimate) and what compiles
+    (compile_said), and the compile is shared with a second process (Helper): each compiles a
+    group of the builds' steps into numba's cache (a step of this one's that calls one of the
+    helper's waits for it, Helper.awaited), then this one the games that call them, which load
+    the helper's steps from the cache, while the helper compiles the encoder; then the checks,
+    in whichever is first done. By default, the builds of the default rule set (default_builds).
+    A damaged file of numba's cache is discarded and compiled again, `on_damaged(folder)` called
+    first (once)."""
     engines = default_builds() if engines is None else engines
     if not HAVE_NUMBA or not engines:
         return
@@ -136,7 +158,7 @@ def warm(on_compile: Callable[[float], None] | None = None, validation: bool = F
 def _warm(on_compile, validation: bool, engines) -> None:
     seconds = compile_estimate(validation, engines)
     if seconds and on_compile is not None:
-        on_compile(seconds)
+        on_compile(seconds, compile_said(missing_builds(engines), validation))
     helper = None
     compiling = seconds and not all(build_cached(build) for build in engines)
     if compiling:

@@ -2,18 +2,23 @@
 the report's named queries, each stating its number with its 95% interval and naming the query
 that gives it, so a reader gets the point before the charts and can check it with `war query`.
 
-A sentence only says what its interval supports: a seat has an advantage only when its
-interval lies wholly above the fair share, a rule set is longer than another only when their
-median intervals do not overlap, the first battle is a war "as chance says" when the exact
-probability lies inside the observed interval. Otherwise the sentence says the data cannot tell.
+A sentence only says what its numbers support. A claim of a difference (a seat's advantage, a
+rule set longer than another, the first battle a war more or less often than chance, the top
+cards deciding, a policy beating another) is a test the report judges with all its others
+(claims.Judge: Holm's correction), so that a report of twenty findings does not state one by
+chance; otherwise the sentence says the data cannot tell. A rule set that plays every deal
+(RuleSetInfo.all_deals) has exact numbers: its sentences give fractions of the deals with no
+interval, and a difference between exact numbers is a fact, stated without a test.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from ..model.rules import build_rules
 from ..model.names import short_policies
+from .claims import Judge, p_medians, p_share, p_two_shares
 from .report import FEW_GAMES, ReportData, RuleSetInfo
 
 MOST = 5
@@ -26,6 +31,7 @@ class Finding:
     text: str
     query: str
     values: dict = field(default_factory=dict)
+    claims: tuple = ()  # the keys of the differences it tested (claims.Judge)
 
 
 # ----------------------------------------------------------------------------- how numbers read
@@ -45,21 +51,60 @@ def share_with_interval(x: float, lo: float, hi: float) -> str:
     return f"{share(x)} {interval(lo, hi, 0 < x < 0.01 or 0 < hi < 0.01)}"
 
 
+def fraction(k: int, n: int) -> str:
+    """An exact share as a reader takes it in: `2/11` when it is a small fraction, else
+    `184,636 of 369,272`."""
+    f = Fraction(int(k), int(n)) if n else Fraction(0)
+    return f"{f.numerator}/{f.denominator}" if 1 < f.denominator <= 100 else f"{int(k):,} of {int(n):,}"
+
+
+def exact_share(k: int, n: int) -> str:
+    """An exact share, with no interval: `18.2% (exactly 2/11)`, `100% (all 67,200)`."""
+    if n and k == n:
+        return f"100% (all {int(n):,})"
+    if not k:
+        return f"0% (none of {int(n):,})"
+    return f"{share(k / n)} (exactly {fraction(k, n)})"
+
+
+def share_said(row: dict, exact: bool, k: str, n: str, key: str = "share") -> str:
+    """A row's share as the report says it: exact (a fraction of every deal) or with its interval."""
+    if exact:
+        return exact_share(row[k], row[n])
+    return share_with_interval(row[key], row["ci_low"], row["ci_high"])
+
+
 def battles(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
 
 
-def battles_with_interval(row: dict) -> str:
+def battles_with_interval(row: dict, exact: bool = False) -> str:
+    if exact:
+        return f"{battles(row['median_battles'])} (exact)"
     return f"{battles(row['median_battles'])} [{battles(row['ci_low'])}, {battles(row['ci_high'])}]"
 
 
-def ratio(a: dict, b: dict) -> tuple[str, float]:
-    """How `a`'s median length compares with `b`'s, as words the intervals support, and the
-    ratio of the medians."""
+def _bounds(row: dict, exact: bool) -> tuple[float, float, float]:
+    """A median row as (median, low, high): an exact median has no interval."""
+    m = row["median_battles"]
+    return (m, m, m) if exact else (m, row["ci_low"], row["ci_high"])
+
+
+def ratio(a: dict, b: dict, judge: Judge | None = None, key=None, exact: tuple[bool, bool] = (False, False)
+          ) -> tuple[str, float]:
+    """How `a`'s median length compares with `b`'s, as words their numbers support, and the
+    ratio of the medians. Two exact medians differ as they are; otherwise a difference is a
+    claim (`key`) that `judge` holds or not."""
     r = a["median_battles"] / b["median_battles"]
-    if a["ci_high"] < b["ci_low"]:
-        return f"{b['median_battles'] / a['median_battles']:.1f}x shorter than", r
-    if a["ci_low"] > b["ci_high"]:
+    (ma, _, _), (mb, _, _) = _bounds(a, exact[0]), _bounds(b, exact[1])
+    if all(exact):
+        differs = ma != mb
+    else:
+        judge = judge or Judge()
+        differs = judge.holds(key, p_medians(_bounds(a, exact[0]), _bounds(b, exact[1])))
+    if differs and ma < mb:
+        return f"{mb / ma:.1f}x shorter than", r
+    if differs and ma > mb:
         return f"{r:.1f}x longer than", r
     return "about as long as", r
 
@@ -81,7 +126,12 @@ def _reference(data: ReportData) -> RuleSetInfo | None:
     return next((r for r in classic if r.rules == default), classic[0] if classic else None)
 
 
-def length(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
+def _claimed(judge: Judge, *keys) -> dict:
+    """The p-values of a finding's claims, for its values."""
+    return {"claims": {repr(k): judge.values(k) for k in keys}} if keys else {}
+
+
+def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
     """The first rule set's median length (against Classic War's, for another variant), then
     the other rule sets' against it."""
     medians = {r["rule_set"]: r for r in data.rows("median_interval") if r["median_battles"] is not None}
@@ -89,43 +139,54 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Fin
     first = medians.get(base.name)
     if first is None:
         return []
+    exact = data.is_exact
     who = f"{base.title} games" if len(infos) == 1 else f"Games of {base.label}"
-    text = f"{who} that end last {battles_with_interval(first)} battles at the median"
+    over = " over every deal" if exact(base.name) else ""
+    text = f"{who} that end last {battles_with_interval(first, exact(base.name))} battles at the median{over}"
     unended = first["cycles"] + first["capped"]
     if unended:
         text += f" ({share(unended / (unended + first['ended']))} never end and are not counted)"
     values = {"rule_set": base.name, "median_battles": first["median_battles"], "ci_low": first["ci_low"],
               "ci_high": first["ci_high"], "ended": first["ended"], "cycles": first["cycles"],
-              "capped": first["capped"]}
+              "capped": first["capped"], "exact": exact(base.name)}
+    keys = []
     reference = _reference(data)
     if variant != "classic" and reference is not None and reference.name in medians:
         other = medians[reference.name]
-        words, r = ratio(first, other)
-        text += f", {words} Classic War's {battles_with_interval(other)}"
+        key = ("median", base.name, reference.name)
+        words, r = ratio(first, other, judge, key, (exact(base.name), exact(reference.name)))
+        text += f", {words} Classic War's {battles_with_interval(other, exact(reference.name))}"
         values.update(reference=reference.name, reference_median=other["median_battles"], ratio=r)
-    out = [Finding(text + ".", "median_interval", values)]
+        keys += [] if exact(base.name) and exact(reference.name) else [key]
+    out = [Finding(text + ".", "median_interval", {**values, **_claimed(judge, *keys)}, tuple(keys))]
     others = [(info, medians[info.name]) for info in infos[1:] if info.name in medians]
     if others:
-        parts, values = [], {"rule_set": base.name, "others": {}}
+        parts, values, keys = [], {"rule_set": base.name, "others": {}}, []
         for info, row in others:
-            words, r = ratio(row, first)
-            parts.append(f"{info.label} {battles_with_interval(row)}, {words} {base.label}")
+            key = ("median", info.name, base.name)
+            words, r = ratio(row, first, judge, key, (exact(info.name), exact(base.name)))
+            keys += [] if exact(info.name) and exact(base.name) else [key]
+            parts.append(f"{info.label} {battles_with_interval(row, exact(info.name))}, {words} {base.label}")
             values["others"][info.name] = {"median_battles": row["median_battles"], "ci_low": row["ci_low"],
-                                               "ci_high": row["ci_high"], "ratio": r}
-        out.append(Finding("At the median: " + "; ".join(parts) + ".", "median_interval", values))
+                                           "ci_high": row["ci_high"], "ratio": r, "exact": exact(info.name)}
+        out.append(Finding("At the median: " + "; ".join(parts) + ".", "median_interval",
+                           {**values, **_claimed(judge, *keys)}, tuple(keys)))
     return out
 
 
 ENDINGS = {"draw": "end in a draw", "capped": "stop at the battle cap", "cycle": "never end: a position repeats"}
 
 
-def outcomes(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
+def outcomes(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
     """How games end: every game with a winner, or each rule set's most common other ending."""
     rows = _by_rules(data, "outcome_interval", variant)
-    wins = {rid: next(r for r in rs if r["outcome"] == "win") for rid, rs in rows.items()}
+    wins = {name: next(r for r in rs if r["outcome"] == "win") for name, rs in rows.items()}
     if all(w["ended"] == w["games"] for w in wins.values()):
-        least = min(wins.values(), key=lambda w: w["games"])  # the widest interval
         games = sum(w["games"] for w in wins.values())
+        if all(data.is_exact(name) for name in wins):
+            return [Finding(f"Every one of the {games:,} deals ends with a winner.", "outcome_interval",
+                            {"games": games, "exact": True})]
+        least = min(wins.values(), key=lambda w: w["games"])  # the widest interval
         return [Finding(f"All {games:,} games end with a winner: {share_with_interval(1.0, least['ci_low'], 1.0)}.",
                         "outcome_interval", {"games": games, "ci_low": least["ci_low"]})]
     parts, values = [], {}
@@ -134,58 +195,89 @@ def outcomes(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[F
         if not others:
             continue
         top = max(others, key=lambda r: r["ended"])
-        who = f"{info.label} games" if len(infos) > 1 else f"{info.title} games"
-        parts.append(f"{share_with_interval(top['share'], top['ci_low'], top['ci_high'])} of {who} "
-                     f"{ENDINGS.get(top['outcome'], top['outcome'])}")
-        values[info.name] = {k: top[k] for k in ("outcome", "share", "ci_low", "ci_high")}
+        exact = data.is_exact(info.name)
+        noun = "deals" if exact else "games"
+        who = f"{info.label} {noun}" if len(infos) > 1 else f"{info.title} {noun}"
+        parts.append(f"{share_said(top, exact, 'ended', 'games')} of {who} {ENDINGS.get(top['outcome'], top['outcome'])}")
+        values[info.name] = {k: top[k] for k in ("outcome", "share", "ci_low", "ci_high", "ended", "games")}
+        values[info.name]["exact"] = exact
     text = "; ".join(parts)
     return [Finding(text[0].upper() + text[1:] + ".", "outcome_interval", values)]
 
 
-def seats(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
+def seats(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
     """Whether a seat of the first rule set whose seats play alike wins more (or less) than its
-    fair share (in a seating of different policies, a seat's share is its policy's)."""
+    fair share (in a seating of different policies, a seat's share is its policy's): exactly,
+    over every deal, or as a claim judged with the report's others (one a seat but the last,
+    whose share the others fix)."""
     alike = [i for i in infos if all(len(set(s)) <= 1 for s in i.seatings)]
     if not alike:
         return []
-    rows = [r for r in _by_rules(data, "seat_win_interval", variant).get(alike[0].name, [])
-            if r["share"] is not None]
+    name = alike[0].name
+    rows = [r for r in _by_rules(data, "seat_win_interval", variant).get(name, []) if r["share"] is not None]
     if not rows:
         return []
     best, worst = max(rows, key=lambda r: r["share"]), min(rows, key=lambda r: r["share"])
     fair = best["fair_share"]
     where = f" under {alike[0].label}" if len(infos) > 1 else ""
-    if best["ci_low"] > fair:
+    exact = data.is_exact(name)
+    keys = [] if exact else [("seat", name, r["seat"]) for r in rows[:max(1, len(rows) - 1)]]
+    if exact:
+        players = best["players"]
+        above, below = best["wins"] * players > best["decided_games"], worst["wins"] * players < worst["decided_games"]
+    else:
+        held = {r["seat"]: judge.holds(("seat", name, r["seat"]), p_share(r["wins"], r["decided_games"], fair))
+                for r in rows[:max(1, len(rows) - 1)]}
+        if len(rows) == 2:  # one test for both seats: seat 1's share is 1 - seat 0's
+            held[rows[1]["seat"]] = held[rows[0]["seat"]]
+        above, below = held.get(best["seat"], False) and best["share"] > fair, \
+            held.get(worst["seat"], False) and worst["share"] < fair
+    decided = "decided deals" if exact else "decided games"
+    if above:
         row, verdict = best, f"more than the fair {share(fair)}: an advantage"
-    elif worst["ci_high"] < fair:
+    elif below:
         row, verdict = worst, f"less than the fair {share(fair)}: a disadvantage"
+    elif exact:
+        row, verdict = best, f"the fair {share(fair)} exactly: no advantage"
     else:
-        row, verdict = best, f"no advantage: every seat's interval holds the fair {share(fair)}"
-    text = (f"Seat {row['seat']}{where} wins {share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
-            f"of decided games, {verdict}.")
-    return [Finding(text, "seat_win_interval", {k: row[k] for k in ("rule_set", "seat", "share", "ci_low",
-                                                                     "ci_high", "fair_share")})]
+        row, verdict = best, (f"no advantage: no seat's share is told apart from the fair {share(fair)}"
+                              f"{judge.caveat(*keys)}")
+    text = f"Seat {row['seat']}{where} wins {share_said(row, exact, 'wins', 'decided_games')} of {decided}, {verdict}."
+    values = {k: row[k] for k in ("rule_set", "seat", "share", "ci_low", "ci_high", "fair_share")}
+    return [Finding(text, "seat_win_interval", {**values, "exact": exact, **_claimed(judge, *keys)}, tuple(keys))]
 
 
-def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
-    """The first battle's war against its exact probability, for the first rule set."""
-    row = next(iter(_by_rules(data, "first_battle_war_exact", variant).get(infos[0].name, [])), None)
-    if row is None or row["exact"] is None:
+def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
+    """The first battle's war against its exact probability, for the first rule set; over every
+    deal, its share is that probability."""
+    name = infos[0].name
+    row = next(iter(_by_rules(data, "first_battle_war_exact", variant).get(name, [])), None)
+    if row is None:
         return []
-    if row["ci_low"] <= row["exact"] <= row["ci_high"]:
-        verdict = "as chance says"
+    if data.is_exact(name):
+        text = (f"The first battle is a war in {exact_share(row['first_battle_wars'], row['games'])} of the "
+                f"deals.")
+        return [Finding(text, "first_battle_war_exact", {"rule_set": name, "share": row["share"], "exact": True,
+                                                          "first_battle_wars": row["first_battle_wars"],
+                                                          "games": row["games"]})]
+    if row["exact"] is None:
+        return []
+    key = ("first_battle", name)
+    if judge.holds(key, p_share(row["first_battle_wars"], row["games"], row["exact"])):
+        verdict = "more often than chance says" if row["share"] > row["exact"] else "less often than chance says"
     else:
-        verdict = "more often than chance says" if row["ci_low"] > row["exact"] else "less often than chance says"
+        verdict = "as chance says" + judge.caveat(key)
     text = (f"The first battle is a war in {share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
             f"of games, {verdict} ({row['exact_fraction']} = {share(row['exact'])}).")
-    return [Finding(text, "first_battle_war_exact", {k: row[k] for k in ("rule_set", "share", "ci_low", "ci_high",
-                                                                          "exact")})]
+    values = {k: row[k] for k in ("rule_set", "share", "ci_low", "ci_high", "exact")}
+    return [Finding(text, "first_battle_war_exact", {**values, **_claimed(judge, key)}, (key,))]
 
 
-def deal(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
+def deal(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
     """What the top cards dealt do to a seat's chances: the fewest against the most, among
     buckets of FEW_GAMES decided seats or more (those the chart joins)."""
-    rows = [r for r in _by_rules(data, "deal_win_rate", variant).get(infos[0].name, [])
+    name = infos[0].name
+    rows = [r for r in _by_rules(data, "deal_win_rate", variant).get(name, [])
             if r["by"] == "top_cards" and r["share"] is not None and r["decided_seats"] >= FEW_GAMES]
     if len(rows) < 2:
         return []
@@ -194,60 +286,97 @@ def deal(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Findi
     card = "Ace" if top_ranks == 1 else f"card of the top {top_ranks} ranks"
     many = f"{high['low']} {card}s" if high["low"] != 1 else f"one {card}"
     none = "none" if low["low"] == 0 else f"{low['low']}"
-    if high["ci_low"] > low["ci_high"]:
+    exact = data.is_exact(name)
+    key = ("deal", name)
+    keys = [] if exact else [key]
+    if exact:
+        a, b = high["wins"] * low["decided_seats"], low["wins"] * high["decided_seats"]
+        differs = a != b
+    else:
+        differs = judge.holds(key, p_two_shares(high["wins"], high["decided_seats"], low["wins"], low["decided_seats"]))
+    if differs and high["share"] > low["share"]:
         verdict = "the Aces count" if top_ranks == 1 else "the top cards count"
-    elif high["ci_high"] < low["ci_low"]:
+    elif differs:
         verdict = "fewer do better"
     else:
-        verdict = "the data cannot tell them apart"
-    text = (f"A seat dealt {many} wins {share_with_interval(high['share'], high['ci_low'], high['ci_high'])} of "
-            f"decided games, one dealt {none} {share_with_interval(low['share'], low['ci_low'], low['ci_high'])}: "
-            f"{verdict}.")
-    return [Finding(text, "deal_win_rate", {"rule_set": infos[0].name,
-                                             "most": {k: high[k] for k in ("low", "share", "ci_low", "ci_high")},
-                                             "fewest": {k: low[k] for k in ("low", "share", "ci_low", "ci_high")}})]
+        verdict = "they win alike" if exact else "the data cannot tell them apart" + judge.caveat(*keys)
+    decided = "decided deals" if exact else "decided games"
+    text = (f"A seat dealt {many} wins {share_said(high, exact, 'wins', 'decided_seats')} of {decided}, one "
+            f"dealt {none} {share_said(low, exact, 'wins', 'decided_seats')}: {verdict}.")
+    values = {"rule_set": name, "exact": exact,
+              "most": {k: high[k] for k in ("low", "share", "ci_low", "ci_high")},
+              "fewest": {k: low[k] for k in ("low", "share", "ci_low", "ci_high")}}
+    return [Finding(text, "deal_win_rate", {**values, **_claimed(judge, *keys)}, tuple(keys))]
 
 
-def matchups(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
-    """The tournament's most one-sided pairing, said as its interval allows."""
+def matchups(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
+    """The tournament's most one-sided pairing, said as its numbers allow. Every pairing of the
+    tournament is a claim judged (the most one-sided is picked from all of them)."""
     rows = [r for r in data.rows("policy_matchup", variant) if r["share_a"] is not None]
     if not rows:
         return []
+    keys, held = [], {}
+    for r in rows:
+        if not data.rules_exact(r["rules_id"]):
+            key = ("matchup", r["rules_name"], r["policy_a"], r["policy_b"])
+            keys.append(key)
+            held[key] = judge.holds(key, p_share(r["wins_a"], r["decided_games"], 0.5))
     top = max(rows, key=lambda r: (abs(r["share_a"] - 0.5), r["policy_a"], r["policy_b"]))
+    exact = data.rules_exact(top["rules_id"])
     a, b, p, lo, hi = top["policy_a"], top["policy_b"], top["share_a"], top["ci_low"], top["ci_high"]
+    wins, decided = top["wins_a"], top["decided_games"]
     if p < 0.5:
-        a, b, p, lo, hi = b, a, 1 - p, 1 - hi, 1 - lo
+        a, b, p, lo, hi, wins = b, a, 1 - p, 1 - hi, 1 - lo, top["wins_b"]
     names = short_policies(sorted({r[k] for r in rows for k in ('policy_a', 'policy_b')}))
-    if lo > 0.5:
+    beats = 2 * wins != decided if exact else held[("matchup", top["rules_name"], top["policy_a"], top["policy_b"])]
+    if beats:
         verdict = f"{names[a]} beats {names[b]}"
+    elif exact:
+        verdict = f"even the most one-sided pairing, {names[a]} against {names[b]}, wins exactly half"
     else:
-        verdict = f"even the most one-sided pairing, {names[a]} against {names[b]}, is not told apart from 50%"
-    text = (f"In the tournament {verdict}: {share_with_interval(p, lo, hi)} of their "
-            f"{top['decided_games']:,} decided games.")
-    return [Finding(text, "policy_matchup", {"rules_name": top["rules_name"], "winner": a, "loser": b, "share": p,
-                                              "ci_low": lo, "ci_high": hi})]
+        verdict = (f"even the most one-sided pairing, {names[a]} against {names[b]}, is not told apart from 50%"
+                   f"{judge.caveat(('matchup', top['rules_name'], top['policy_a'], top['policy_b']))}")
+    said = exact_share(wins, decided) if exact else share_with_interval(p, lo, hi)
+    text = f"In the tournament {verdict}: {said} of their {decided:,} decided {'deals' if exact else 'games'}."
+    values = {"rules_name": top["rules_name"], "winner": a, "loser": b, "share": p, "ci_low": lo, "ci_high": hi,
+              "exact": exact}
+    return [Finding(text, "policy_matchup", {**values, **_claimed(judge, *keys)}, tuple(keys))]
 
 
-def jokers(data: ReportData, variant: str, infos: list[RuleSetInfo]) -> list[Finding]:
+def jokers(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
     """How often a Joker wins a war (depth 1 or more), for the first rule set with Jokers."""
     rows = [r for r in data.rows("joker_wars", variant) if r["war_depth"] == 1 and r["joker_share"] is not None]
     if not rows:
         return []
     row = rows[0]
-    text = (f"A Joker wins {share_with_interval(row['joker_share'], row['ci_low'], row['ci_high'])} of the "
-            f"{row['battles']:,} battles with a single war.")
-    return [Finding(text, "joker_wars", {k: row[k] for k in ("rule_set", "joker_share", "ci_low", "ci_high")})]
+    exact = data.is_exact(row["rule_set"])
+    said = exact_share(row["joker_battles"], row["battles"]) if exact else \
+        share_with_interval(row["joker_share"], row["ci_low"], row["ci_high"])
+    text = f"A Joker wins {said} of the {row['battles']:,} battles with a single war."
+    values = {k: row[k] for k in ("rule_set", "joker_share", "ci_low", "ci_high")}
+    return [Finding(text, "joker_wars", {**values, "exact": exact})]
 
 
 ORDER = (length, outcomes, seats, matchups, jokers, first_battle, deal)
 
 
-def findings(data: ReportData, variant: str) -> list[Finding]:
-    """The variant's findings, at most MOST, in ORDER."""
+def findings(data: ReportData, variant: str, judge: Judge | None = None) -> list[Finding]:
+    """The variant's findings, at most MOST, in ORDER; each claim of a difference judged by
+    `judge` (by default alone, as one test at 95%: all_findings judges a report's together)."""
+    judge = judge or Judge()
     infos = [r for r in data.rule_sets_of(variant) if not r.counted]  # counts alone have their exact block
     out: list[Finding] = []
     if not infos:
         return out
     for make in ORDER:
-        out += make(data, variant, infos)
+        out += make(data, variant, infos, judge)
     return out[:MOST]
+
+
+def all_findings(data: ReportData) -> tuple[dict[str, list[Finding]], Judge]:
+    """Every variant's findings, their claims judged together (claims.Judge: Holm's correction
+    over every claim the report states), and the judge that says how many there are."""
+    judge = Judge()
+    first = {v: findings(data, v, judge) for v in data.variants}
+    judge.settle({key for found in first.values() for f in found for key in f.claims})
+    return {v: findings(data, v, judge) for v in data.variants}, judge

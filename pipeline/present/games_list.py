@@ -1,6 +1,8 @@
 """The server's games list: a filter read from a request's query string, the SQL that answers it
-(one page of games, the facet counts beside each filter, every matching game for `/games.csv`
-and `/games.json`), and the same filter as literal SQL for the SQL page (`as_sql`).
+(one page of games in the columns chosen, the facet counts beside each filter, the matching games
+for `/games.csv` and `/games.json`: a page of them when `page` or `per_page` is given, else every
+one), the numbered pages around the one shown, and the same filter as literal SQL for the SQL
+page (`as_sql`).
 
 A filter is the whole state of a list, so a list's URL is its permalink: every field is a query
 parameter, defaults left out. Every value is checked against what the dataset holds or a range
@@ -19,16 +21,47 @@ from starlette.exceptions import HTTPException
 from .report import RuleSetInfo
 
 MAX_PER_PAGE = 200
+MAX_EXPORT_PAGE = 1_000_000  # rows a page of /games.csv or /games.json may ask for
 PER_PAGE = 50
+PAGES_AROUND = 2  # numbered pages linked on each side of the one shown
 MAX_POLICIES = 8
 OUTCOMES = ("win", "draw", "capped", "cycle")
-# a sortable column's name in the URL: its SQL column
-SORTS = {"game_id": "game_id", "variant": "variant", "rule_set": "rule_set", "battles": "battles",
-         "outcome": "outcome", "winner": "winner", "wars": "wars", "deepest_war": "max_war_depth",
-         "cycle_length": "cycle_length"}
 FACETS = ("variant", "rule_set", "outcome", "winner")
 PARAMETERS = {"variant", "rule_set", "outcome", "winner", "min_battles", "max_battles", "policy", "ended", "sort",
-              "order", "page", "per_page"}
+              "order", "page", "per_page", "col"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column the list may show: its key in the URL (`col=KEY`), its heading, the games view's
+    column it shows, and whether a click on its head sorts by it (a list column does not)."""
+
+    key: str
+    heading: str
+    sql: str
+    sortable: bool = True
+
+
+# Every column a person may choose, in the order the list shows them; DEFAULT_COLUMNS by default.
+COLUMNS = {c.key: c for c in (
+    Column("game_id", "game_id", "game_id"), Column("variant", "variant", "variant"),
+    Column("rule_set", "rule set", "rule_set"), Column("policies", "policies", "policies", False),
+    Column("players", "players", "players"), Column("deal", "deal", "deal"),
+    Column("battles", "battles", "battles"), Column("outcome", "outcome", "outcome"),
+    Column("winner", "winner", "winner"), Column("wars", "wars", "wars"),
+    Column("war_battles", "war battles", "war_battles"), Column("deepest_war", "deepest war", "max_war_depth"),
+    Column("first_battle_war", "first battle a war", "first_battle_war"),
+    Column("cards_laid", "cards laid", "cards_laid"), Column("cycle_length", "cycle length", "cycle_length"),
+    Column("cycle_key", "cycle key", "cycle_key"), Column("war_wins", "war wins", "war_wins", False),
+    Column("final_cards", "final cards", "final_cards", False),
+    Column("cards_set_aside", "cards set aside", "cards_set_aside"), Column("events", "events", "events"),
+    Column("deal_index", "deal index", "deal_index"), Column("piles", "piles", "piles", False),
+    Column("source_game_id", "source game", "source_game_id"), Column("game_seed", "seed", "game_seed"),
+)}
+DEFAULT_COLUMNS = ("game_id", "variant", "rule_set", "policies", "battles", "outcome", "winner", "wars",
+                   "deepest_war", "cycle_length")
+# a sortable column's name in the URL: its SQL column
+SORTS = {c.key: c.sql for c in COLUMNS.values() if c.sortable}
 
 # Each filter's SQL condition: true when its parameter is NULL (not given) or the game matches.
 CONDITIONS = {
@@ -41,7 +74,6 @@ CONDITIONS = {
     "ended": "($ended IS NULL OR outcome IN ('win', 'draw'))",  # the games that end, as lengths count them
 }
 WHERE = "WHERE " + "\n  AND ".join(CONDITIONS.values())
-LIST_COLUMNS = "game_id, variant, rule_set, policies, battles, outcome, winner, wars, max_war_depth, cycle_length"
 
 
 def facet_sql() -> str:
@@ -76,8 +108,33 @@ class GameFilter:
     ended: bool | None = None  # only the games that end (a win or a draw), as a length histogram's bar
     sort: str = "battles"
     order: str = "desc"
-    page: int = 1
-    per_page: int = PER_PAGE
+    page: int | None = None      # None: the first page of the list; every game of an export
+    per_page: int | None = None  # None: PER_PAGE games a page of the list; every game of an export
+    columns: tuple[str, ...] | None = None  # keys of COLUMNS; None: DEFAULT_COLUMNS (every column of an export)
+
+    @property
+    def number(self) -> int:
+        """The page shown, from 1."""
+        return self.page or 1
+
+    @property
+    def size(self) -> int:
+        """Games a page."""
+        return self.per_page or PER_PAGE
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.size
+
+    @property
+    def paged(self) -> bool:
+        """Whether the request named a page (`page` or `per_page`): an export then gives that page."""
+        return self.page is not None or self.per_page is not None
+
+    @property
+    def shown(self) -> list[Column]:
+        """The columns the list shows, game_id first."""
+        return [COLUMNS[k] for k in (self.columns or DEFAULT_COLUMNS)]
 
     def params(self) -> dict:
         """The SQL parameters of the filter (not of the sort or the page)."""
@@ -93,8 +150,9 @@ class GameFilter:
             value = values[f.name]
             if value is None or value == f.default or value == ():
                 continue
-            name = {"policies": "policy"}.get(f.name, f.name)
-            out += [(name, v) for v in value] if f.name == "policies" else [(name, "true" if value is True else value)]
+            name = {"policies": "policy", "columns": "col"}.get(f.name, f.name)
+            out += ([(name, v) for v in value] if f.name in ("policies", "columns")
+                    else [(name, "true" if value is True else value)])
         return out
 
     def query(self, **change) -> str:
@@ -108,7 +166,7 @@ class GameFilter:
             order = "asc" if self.order == "desc" else "desc"
         else:
             order = "asc" if key in ("game_id", "variant", "rule_set", "outcome", "winner") else "desc"
-        return self.query(sort=key, order=order, page=1)
+        return self.query(sort=key, order=order, page=None)
 
     @property
     def order_by(self) -> str:
@@ -118,11 +176,23 @@ class GameFilter:
         return f"{SORTS[self.sort]} {direction} NULLS LAST, game_id"
 
     def list_sql(self) -> str:
-        return f"SELECT {LIST_COLUMNS} FROM games\n{WHERE}\nORDER BY {self.order_by}\nLIMIT $limit OFFSET $offset"
+        """A page of the list, in its columns ($limit games from $offset)."""
+        columns = ", ".join(dict.fromkeys(c.sql for c in self.shown))
+        return f"SELECT {columns} FROM games\n{WHERE}\nORDER BY {self.order_by}\nLIMIT $limit OFFSET $offset"
 
     def export_sql(self) -> str:
-        """Every game that passes the filter, every column, in the list's order."""
-        return f"SELECT * FROM games\n{WHERE}\nORDER BY {self.order_by}"
+        """The games that pass the filter, in the list's order, in the columns chosen (every
+        column when none is); a page of them when the request named one (`paged`), else all."""
+        columns = "*" if self.columns is None else ", ".join(dict.fromkeys(c.sql for c in self.shown))
+        page = "\nLIMIT $limit OFFSET $offset" if self.paged else ""
+        return f"SELECT {columns} FROM games\n{WHERE}\nORDER BY {self.order_by}{page}"
+
+    def page_params(self) -> dict:
+        """The filter's SQL parameters with its page's ($limit games from $offset)."""
+        return {**self.params(), "limit": self.size, "offset": self.offset}
+
+    def export_params(self) -> dict:
+        return self.page_params() if self.paged else self.params()
 
     def as_sql(self) -> str:
         """The games of this list as SQL with its values written in, for the SQL page."""
@@ -180,9 +250,23 @@ def _policies(query, known: set[str]) -> tuple[str, ...] | None:
     return tuple(values)
 
 
-def parse_filter(query, infos: list[RuleSetInfo], players: int) -> GameFilter:
-    """The filter a request's query string asks for; HTTP 400 for a parameter it does not know
-    or any value outside its range."""
+def _columns(query) -> tuple[str, ...] | None:
+    """The columns asked for (`col`, once a column, any order), in the list's order with
+    game_id first; None for none asked or the default ones."""
+    asked = [v.strip() for v in query.getlist("col") if v.strip()]
+    if not asked:
+        return None
+    for key in asked:
+        if key not in COLUMNS:
+            raise HTTPException(400, f"col must be one of: {', '.join(COLUMNS)}")
+    chosen = tuple(k for k in COLUMNS if k in asked or k == "game_id")
+    return None if chosen == DEFAULT_COLUMNS else chosen
+
+
+def parse_filter(query, infos: list[RuleSetInfo], players: int, most: int = MAX_PER_PAGE) -> GameFilter:
+    """The filter a request's query string asks for (`most` games a page at most: an export may
+    ask for more than the list shows); HTTP 400 for a parameter it does not know or any value
+    outside its range."""
     unknown = set(query.keys()) - PARAMETERS
     if unknown:
         raise HTTPException(400, f"unknown parameter {sorted(unknown)[0][:40]!r}")
@@ -201,8 +285,9 @@ def parse_filter(query, infos: list[RuleSetInfo], players: int) -> GameFilter:
         ended=True if _choice(query, "ended", ("true",)) else None,
         sort=_choice(query, "sort", SORTS) or "battles",
         order=_choice(query, "order", ("asc", "desc")) or "desc",
-        page=_int(query, "page", 1, 10**7) or 1,
-        per_page=_int(query, "per_page", 1, MAX_PER_PAGE) or PER_PAGE,
+        page=_int(query, "page", 1, 10**7),
+        per_page=_int(query, "per_page", 1, most),
+        columns=_columns(query),
     )
 
 
@@ -235,7 +320,7 @@ def facets(f: GameFilter, rows: list[dict], infos: list[RuleSetInfo], players: i
             n = counts.get((facet, value), 0)
             selected = chosen[facet] == value
             if n or selected:
-                change = {key: None if selected else (int(value) if facet == "winner" else value), "page": 1}
+                change = {key: None if selected else (int(value) if facet == "winner" else value), "page": None}
                 shown.append(FacetValue(value, text, n, selected, "/games?" + f.query(**change)))
         out[facet] = shown
     return out
@@ -244,3 +329,30 @@ def facets(f: GameFilter, rows: list[dict], infos: list[RuleSetInfo], players: i
 def total_of(f: GameFilter, rows: list[dict]) -> int:
     """How many games pass the whole filter, from the facet counts: every game has one outcome."""
     return sum(r["games"] for r in rows if r["facet"] == "outcome" and (f.outcome is None or r["value"] == f.outcome))
+
+
+@dataclass
+class PageLink:
+    """A link of the pager: a page's number and address (None for a gap, `…`), and whether it is
+    the page shown."""
+
+    number: int | None
+    href: str | None
+    current: bool = False
+
+
+def pager(f: GameFilter, total: int) -> list[PageLink]:
+    """The numbered pages of a list of `total` games: the first, the last, and PAGES_AROUND on
+    each side of the one shown, a gap (`…`) where pages are left out."""
+    last = max(1, -(-total // f.size))
+    wanted = sorted({1, last, *range(max(1, f.number - PAGES_AROUND), min(last, f.number + PAGES_AROUND) + 1)})
+    out: list[PageLink] = []
+    for n in wanted:
+        if out and out[-1].number is not None and n - out[-1].number > 1:
+            out.append(PageLink(None, None))
+        out.append(PageLink(n, "/games?" + f.query(page=None if n == 1 else n), n == f.number))
+    return out
+
+
+def last_page(f: GameFilter, total: int) -> int:
+    return max(1, -(-total // f.size))

@@ -42,6 +42,14 @@ def shown(value, column: str) -> str:
     return str(value)
 
 
+def share_cell(x: float, digits: int) -> str:
+    """A share in a column of `digits` decimals; one too small to show is `<0.1%`, never `0.0%`,
+    which would read as none."""
+    if 0 < x < 0.5 * 10 ** -(digits + 2):
+        return f"<{10 ** -digits:.{digits}f}%"
+    return pct(x, digits)
+
+
 def decimals(values: list[float]) -> int:
     """Decimals for a column of floats: as many as its values have (a median of whole battles
     has at most one, .5), at most enough for its smallest (1 from 10 up, 2 from 1, 3 from
@@ -60,7 +68,7 @@ def column_format(values: list, column: str, share_digits: int = 2) -> Callable[
     `shown` writes them."""
     floats = [v for v in values if isinstance(v, float)]
     if not floats or PERCENT.search(column):
-        return lambda v: pct(v, share_digits) if isinstance(v, float) and PERCENT.search(column) \
+        return lambda v: share_cell(v, share_digits) if isinstance(v, float) and PERCENT.search(column) \
             and not math.isnan(v) else shown(v, column)
     digits = decimals(floats + [float(v) for v in values if isinstance(v, int) and not isinstance(v, bool)])
 
@@ -89,3 +97,13 @@ def _plain(value):
     if isinstance(value, decimal.Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     return str(value)
+
+
+def exact_flags(rows: list[dict], data=None) -> list[bool]:
+    """For each row of a query, whether it is of a rule set that plays every deal (by its
+    `rule_set`; a row over every seating of some rules, policy_matchup's, by its rules_id),
+    as the report's `data` (report.ReportData) says: its shares are exact, with no interval."""
+    if data is None:
+        return [False] * len(rows)
+    return [data.is_exact(row["rule_set"]) if "rule_set" in row else data.rules_exact(row.get("rules_id"))
+            for row in rows]

@@ -43,8 +43,6 @@ def _sink(output: Path | None) -> Iterator[BinaryIO]:
     output = Path(output)
     if output.is_dir():
         raise QueryError(f"{str(output)!r} is a folder; give a file name", params=("output",))
-    if not output.parent.is_dir():
-        raise QueryError(f"no folder {str(output.parent)!r} for `output`", params=("output",))
     with atomic_file(output) as f:
         yield f
 

@@ -16,7 +16,7 @@ from importlib.resources import files
 import jinja2
 from markupsafe import Markup, escape
 
-from .numbers import column_formats, exact, shown
+from .numbers import column_formats, exact, exact_flags, shown
 
 STYLE = "style.css"
 
@@ -47,6 +47,7 @@ def environment() -> jinja2.Environment:
     env.filters.update(shown=shown, exact=exact, breakable=breakable)
     env.globals["style"] = inline(static(STYLE), "style")
     env.globals["column_formats"] = column_formats
+    env.globals["exact_flags"] = exact_flags
     return env
 
 

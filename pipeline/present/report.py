@@ -17,6 +17,8 @@ import pyarrow as pa
 from ..model.all_deals import deal_count, deals_played, plays_every_deal
 from ..model.families import registry
 from ..model.names import rule_set_names
+from ..model.rules import build_rules
+from ..model.words import describe_rules
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
 from ..jobs.query import run
@@ -61,6 +63,16 @@ class RuleSetInfo:
     def family(self) -> str | None:
         """The family that plays its variant (None for a variant of a family not installed)."""
         return VARIANTS[self.variant].family if self.variant in VARIANTS else None
+
+    @property
+    def described(self) -> str:
+        """Its deck and play in words, from its own rules (model.words.describe_rules)."""
+        return describe_rules(self.rules)
+
+    @property
+    def plays_defaults(self) -> bool:
+        """Whether it plays its variant's default rules, which the variant's summary describes."""
+        return self.variant in VARIANTS and self.rules == build_rules(self.variant).options()
 
 
 def _has(test: Callable[[RuleSetInfo], bool]) -> Callable[[list[RuleSetInfo]], bool]:
@@ -140,6 +152,21 @@ class ReportData:
 
     def rule_set(self, name: str) -> RuleSetInfo:
         return next(r for r in self.rule_sets if r.name == name)
+
+    def is_exact(self, name: str) -> bool:
+        """Whether the rule set `name` plays every deal of its deck: its numbers are exact,
+        fractions of every deal, said with no interval."""
+        return name in self.exact_names
+
+    @property
+    def exact_names(self) -> frozenset[str]:
+        return frozenset(r.name for r in self.rule_sets if r.all_deals)
+
+    def rules_exact(self, rules_id: str) -> bool:
+        """Whether every rule set of the rules `rules_id` (each seating of a tournament) plays
+        every deal: a row over all of them (policy_matchup's) is exact."""
+        mine = [r for r in self.rule_sets if r.rules_id == rules_id]
+        return bool(mine) and all(r.all_deals for r in mine)
 
     def rows(self, name: str, variant: str | None = None) -> list[dict]:
         """The rows of query `name` (of one variant's rule sets), as the query returned them."""

@@ -19,12 +19,13 @@ from markupsafe import Markup
 
 from ..errors import ReportError
 from ..model.families import registry
+from ..model.words import plural
 from ..model.variants import VARIANTS, Variant
 from ..storage.files import atomic_write_bytes, check_output, is_stream, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections
 from .charts.figure import Figure, Palette
 from .charts.render import render_png, render_svg
-from .findings import findings
+from .findings import Finding, all_findings
 from .numbers import column_format
 from .pages import render
 from .report import EXACT_QUERIES, ReportData, RuleSetInfo, Steps, build_report_data
@@ -113,7 +114,7 @@ def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None, dril
 
 
 def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None = None,
-                 drill: bool = False) -> SectionView:
+                 drill: bool = False, found: list[Finding] = ()) -> SectionView:
     overview = s.id == "overview"
     variant = None if overview else s.id
     palette = overview_palette(data) if overview else rule_set_palette(data, variant)
@@ -127,7 +128,7 @@ def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None
             steps.advance()
         groups.append((title, charts))
     said = [] if overview else [Said(f.text, f.query, command(dataset, f.query, data.params.get(f.query, {})),
-                                     f.values) for f in findings(data, variant)]
+                                     f.values) for f in found]
     sources = [Source(q, data.params.get(q, {}), data.rows(q, variant), command(dataset, q, data.params.get(q, {})))
                for q in dict.fromkeys(f.query for f in said)]
     exact = [] if overview else exact_sources(data, dataset, variant)
@@ -175,20 +176,61 @@ SUMMARY_COLUMNS = (("outcomes", "games", "games"), ("outcomes", "win_share", "wi
 
 def summary(data: ReportData) -> list[tuple[RuleSetInfo, list[tuple[str, str, object, str]]]]:
     """One line per rule set: how its games end and how long they last, each cell (query,
-    column, value, text) from a query's row, each column in one format."""
+    column, value, text) from a query's row, each column in one format. A rule set stored as
+    counts alone (`--log counts`) has no games rows: its line says what its exact queries give
+    (counted_cells)."""
     by = {name: {r["rule_set"]: r for r in data.rows(name)} for name in {q for q, _, _ in SUMMARY_COLUMNS}}
-    values = {(name, col): [by[name].get(info.name, {}).get(col) for info in data.rule_sets]
+    found = {info.name: counted_cells(data, info) if info.counted else
+             {(name, col): (name, col, by[name].get(info.name, {}).get(col)) for name, col, _ in SUMMARY_COLUMNS}
+             for info in data.rule_sets}
+    values = {(name, col): [found[info.name].get((name, col), (name, col, None))[2] for info in data.rule_sets]
               for name, col, _ in SUMMARY_COLUMNS}
     formats = {key: column_format(column, key[1], share_digits=1) for key, column in values.items()}
     lines = []
-    for i, info in enumerate(data.rule_sets):
-        cells = [(name, col, values[(name, col)][i], formats[(name, col)](values[(name, col)][i]))
-                 for name, col, _ in SUMMARY_COLUMNS]
+    for info in data.rule_sets:
+        cells = []
+        for name, col, _ in SUMMARY_COLUMNS:
+            query, column, value = found[info.name].get((name, col), (name, col, None))
+            cells.append((query, column, value, formats[(name, col)](value)))
         lines.append((info, cells))
     return lines
 
 
-KIND_TITLES = {"longest": "longest", "cycle": "cycle", "capped": "capped", "deepest_war": "deepest war"}
+def counted_cells(data: ReportData, info: RuleSetInfo) -> dict[tuple[str, str], tuple[str, str, object]]:
+    """The summary's cells of a rule set stored as counts, from its exact queries: its deals,
+    how they end (exact_outcomes: a result no deal has is none of them), the exact mean length of
+    the games that end (exact_length) and the longest (records); (query, column, value) each,
+    under the summary column (query, column) it fills."""
+    outcomes = [r for r in data.rows("exact_outcomes") if r["rule_set"] == info.name]
+    if not outcomes:
+        return {}
+    deals = outcomes[0]["denominator"]
+    share = {r["result"]: r["numerator"] / deals for r in outcomes}
+    wins = sum(v for k, v in share.items() if k.startswith("seat "))
+    length = next((r for r in data.rows("exact_length") if r["rule_set"] == info.name), None)
+    record = next((r for r in data.rows("records") if r["rule_set"] == info.name
+                   and r.get("measure", "battles") == "battles" and r["rank"] == 1), None)
+    cells = {("outcomes", "games"): ("exact_outcomes", "denominator", deals),
+             ("outcomes", "win_share"): ("exact_outcomes", "share", wins),
+             **{("outcomes", f"{kind}_share"): ("exact_outcomes", "share", share.get(kind, 0.0))
+                for kind in ("draw", "capped", "cycle")}}
+    if length is not None:
+        cells[("game_length", "mean_battles")] = ("exact_length", "mean_battles", length["mean_battles"])
+    if record is not None:
+        cells[("game_length", "max_battles")] = ("records", "battles", record["battles"])
+    return cells
+
+
+def meta(data: ReportData) -> str:
+    """The report's line of what it covers: games played and deals counted, rule sets, variants."""
+    played = sum(r.games for r in data.rule_sets if not r.counted)
+    counted = sum(r.games for r in data.rule_sets if r.counted)
+    parts = ([plural(played, "game")] if played or not counted else []) + \
+        ([f"{plural(counted, 'deal')} counted"] if counted else [])
+    return " · ".join(parts + [plural(len(data.rule_sets), "rule set"), plural(len(data.variants), "variant")])
+
+
+KIND_TITLES = {"longest": "longest that ends", "cycle": "cycle", "capped": "capped", "deepest_war": "deepest war"}
 GAME_COLUMNS = ["kind", "rank", "game_id", "battles", "outcome", "winner", "wars", "max_war_depth",
                 "cycle_length", "policies"]
 
@@ -217,12 +259,16 @@ def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str
     steps = steps or Steps()
     parts = all_sections(data)
     steps.add(sum(len(figs) for s in parts for _, figs in s.groups))
-    views = [section_view(s, data, dataset, steps, drill) for s in parts]
-    nav = [(f"#{s.id}", s.title) for s in views] + [("#games", "Games worth a look")] + list(links)
+    found, judge = all_findings(data)
+    views = [section_view(s, data, dataset, steps, drill, found.get(s.id, [])) for s in parts]
+    games = notable_games(data)
+    counted = [r for r in data.rule_sets if r.counted]
+    nav = [(f"#{s.id}", s.title) for s in views] + ([("#games", "Games worth a look")] if games else []) + list(links)
     return render("report.html", title=f"War report: {dataset}", heading="War report", links=nav,
-                  dataset=dataset, data=data, sections=views, summary=summary(data),
-                  summary_columns=SUMMARY_COLUMNS, games=notable_games(data), game_columns=GAME_COLUMNS,
-                  kind_titles=KIND_TITLES, game_href=game_href, pages=pages,
+                  dataset=dataset, data=data, sections=views, summary=summary(data), meta=meta(data),
+                  counted=counted,
+                  summary_columns=SUMMARY_COLUMNS, games=games, game_columns=GAME_COLUMNS,
+                  kind_titles=KIND_TITLES, game_href=game_href, pages=pages, judge=judge,
                   names=True)
 
 
@@ -237,8 +283,6 @@ def _check_output(path: Path, overwrite: bool, game_pages: bool) -> None:
                           f"links to; write it without them (--no-game-pages)", params=("game_pages",))
     if path.exists() and not overwrite and not is_stream(path):
         raise ReportError(f"{path} exists (use `overwrite` to replace it)", params=("overwrite",))
-    if not path.parent.is_dir():
-        raise ReportError(f"folder {str(path.parent)!r} does not exist", params=("output",))
     pages = path.parent / GAME_PAGES.format(stem=path.stem)
     if game_pages:
         check_output(pages)  # a loop of links, or a link to nothing, in its place
@@ -265,7 +309,7 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
         from .replay_page import replay_page  # lazy: the page builder of `war replay --format html`
 
         folder = output.parent / GAME_PAGES.format(stem=stem)
-        make_folder(folder, parents=False)
+        make_folder(folder)  # and the report's own folder, when it is missing
         games = sorted({r["game_id"] for r in data.rows("notable_games")})
         steps.add(len(games))
         for game_id in games:

@@ -3,7 +3,9 @@
 - `/`: the report, built before the server listens (its first page answers at once), its
   histogram bars, seats' win rates and matchup cells links to the games behind them;
 - `/games`: the games, with facet counts beside each filter, sorted by a click on a column,
-  paged; `/games.csv` and `/games.json`, every game of the same filter (games_list.py);
+  in the columns a person chooses, in numbered pages; `/games.csv` and `/games.json`, the games
+  of the same filter: every one, or a page of them when `page` or `per_page` is given
+  (games_list.py);
 - `/games/ID`: a game's replay page with breadcrumbs and its row, battles and events as tables
   (game_page.py);
 - `/sql?q=SQL` and `/queries/NAME?PARAM=VALUE`: a query in `war query`'s sandbox, its first rows
@@ -15,7 +17,8 @@ manifest (site.py): after `war generate --append` the new rule sets and variants
 What it may do is narrow on purpose. It serves no file: every answer is built from the dataset
 through the library (the manifest's files, read by jobs.query and jobs.replay) and rendered
 from the package's templates, so no URL can name a path and a traversal (`/games/../../etc/passwd`,
-encoded or not) matches no route. It only reads: its own SQL is fixed text with bound
+encoded or not) matches no route. It only reads the data (the one file it writes is its report,
+kept beside the dataset's journal for the next start: report_cache): its own SQL is fixed text with bound
 parameters (a sort column chosen from a list), and the SQL a visitor writes runs where `war
 query` runs it, refused before it runs unless it only reads, in a DuckDB locked to the
 dataset's files, with a time limit. A page is bounded (a list page at most MAX_PER_PAGE games, a
@@ -50,9 +53,6 @@ from .site import Progress, Site, Snapshot
 MAX_PAGE_BYTES = 64 * 1024 * 1024
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 SITE_LINKS = (("/", "Report"), ("/games", "Games"), ("/sql", "SQL"))
-LIST_COLUMNS = (("game_id", "game_id"), ("variant", "variant"), ("rule_set", "rule set"), (None, "policies"),
-                ("battles", "battles"), ("outcome", "outcome"), ("winner", "winner"), ("wars", "wars"),
-                ("deepest_war", "deepest war"), ("cycle_length", "cycle length"))
 SECURITY_HEADERS = {
     # the pages are self-contained: inline style and (replay and SQL pages) inline script, nothing fetched
     "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
@@ -68,24 +68,29 @@ __all__ = ["create_app", "serve", "listen", "MAX_PER_PAGE"]
 # ----------------------------------------------------------------------------- pages
 
 
-def _filter(snap: Snapshot, query) -> GameFilter:
-    return parse_filter(query, snap.infos, snap.players)
+def _filter(snap: Snapshot, query, most: int = MAX_PER_PAGE) -> GameFilter:
+    return parse_filter(query, snap.infos, snap.players, most)
 
 
 def games(snap: Snapshot, site: Site, query) -> str:
     """A page of the games list (templates/games.html)."""
     f = _filter(snap, query)
     params = f.params()
-    rows = snap.run(f.list_sql(), {**params, "limit": f.per_page, "offset": (f.page - 1) * f.per_page})
+    rows = snap.run(f.list_sql(), f.page_params())
     counts = snap.run(games_list.FACET_SQL, params)
+    total = games_list.total_of(f, counts)
     here = f.query()
-    exports = [("CSV", f"/games.csv?{f.query(page=1, per_page=games_list.PER_PAGE)}"),
-               ("JSON", f"/games.json?{f.query(page=1, per_page=games_list.PER_PAGE)}"),
+    every = f.query(page=None, per_page=None)
+    this = f.query(page=f.number, per_page=f.size)
+    exports = [("CSV", f"/games.csv?{every}"), ("JSON", f"/games.json?{every}"),
                ("SQL", "/sql?" + urlencode({"q": f.as_sql()}))]
+    page_exports = [("CSV", f"/games.csv?{this}"), ("JSON", f"/games.json?{this}")]
     return render("games.html", title=f"Games: {site.name}", heading="Games", links=SITE_LINKS, site=site,
-                  f=f, rows=rows, total=games_list.total_of(f, counts), first=(f.page - 1) * f.per_page,
-                  facets=games_list.facets(f, counts, snap.infos, snap.players), columns=LIST_COLUMNS,
-                  exports=exports, back=urlencode({"list": here}) if here else "")
+                  f=f, rows=rows, total=total, first=f.offset,
+                  facets=games_list.facets(f, counts, snap.infos, snap.players), columns=f.shown,
+                  choices=list(games_list.COLUMNS.values()), pages=games_list.pager(f, total),
+                  last=games_list.last_page(f, total), exports=exports, page_exports=page_exports,
+                  back=urlencode({"list": here}) if here else "")
 
 
 def game(snap: Snapshot, site: Site, game_id: int, query) -> str:
@@ -167,10 +172,11 @@ def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
 
 
 def export_games(snap: Snapshot, query, fmt: str) -> Response:
-    """Every game of a list's filter, every column, streamed as CSV or JSON."""
-    f = _filter(snap, query)
+    """The games of a list's filter, streamed as CSV or JSON: every one, or the page asked for
+    (`page`, `per_page`); every column, or those asked for (`col`)."""
+    f = _filter(snap, query, games_list.MAX_EXPORT_PAGE)
     try:
-        chunks = sql_page.download(snap.open(sql=f.export_sql(), params=f.params()), fmt)
+        chunks = sql_page.download(snap.open(sql=f.export_sql(), params=f.export_params()), fmt)
     except QueryError as err:
         raise HTTPException(400, sql_page.message(err)) from None
     return Download(chunks, f"the download of games.{fmt}", media_type=sql_page.MEDIA[fmt],

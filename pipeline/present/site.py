@@ -6,6 +6,9 @@ request runs in a cursor of it, so the views' set-up is paid once (the event vie
 every battle's shape, on the first query that reads them); a dataset on remote storage, whose
 views are connection-local, gets a session per query instead.
 
+A snapshot's report is kept beside the dataset for its manifest (report_cache), so a second start
+on the same data reads it instead of building it again.
+
 `Site.now()` is the current snapshot: at most once a second it reads manifest.json, and when its
 SHA-256 differs (`war generate --append` wrote a new one) it makes a new snapshot, whose report
 is built in the background. So the variants, rule sets and report a request sees are those of the
@@ -28,6 +31,7 @@ from ..storage.dataset import MANIFEST, Dataset
 from ..storage.location import is_remote, location
 from .bounds import TIME_LIMIT, Slots
 from .report import Steps, build_report_data, rule_sets
+from .report_cache import keep_report, kept_report, report_key
 
 CHECK_SECONDS = 1.0    # how often the manifest is read again, at most
 PAGE_CACHE = 8         # game pages kept
@@ -100,23 +104,31 @@ class Snapshot:
     # ------------------------------------------------------------------ the report
 
     def build_report(self, progress: Progress | None = None) -> None:
-        """Build the report now (the server's first page); an error is kept and shown there."""
-        from .report_page import render_report  # lazy: Altair and vl-convert
-
+        """Build the report now (the server's first page), or read the one kept beside the
+        dataset for this manifest (report_cache); an error is kept and shown there."""
         with self._report_lock:
             if self._report_done.is_set():
                 return
             try:
-                steps = Steps(progress)
-                data = build_report_data(self.root, steps=steps)
-                self._report = render_report(data, self.name, lambda gid: f"/games/{gid}", links=self.links,
-                                             steps=steps, drill=True)
+                key = report_key(self.digest, self.name)
+                self._report = kept_report(self.root, key)
+                if self._report is None:
+                    self._report = self._render_report(progress)
+                    if manifest_digest(self.root) == self.digest:  # not a manifest written meanwhile
+                        keep_report(self.root, key, self._report)
             except Exception as err:  # shown on the report's page; the server stays up
                 if interrupted(err) and threading.current_thread() is threading.main_thread():
                     raise  # Ctrl-C during the start-up, which DuckDB turns into its own error
                 self._report_error = err
             finally:
                 self._report_done.set()
+
+    def _render_report(self, progress: Progress | None) -> str:
+        from .report_page import render_report  # lazy: Altair and vl-convert
+
+        steps = Steps(progress)
+        data = build_report_data(self.root, steps=steps)
+        return render_report(data, self.name, lambda gid: f"/games/{gid}", links=self.links, steps=steps, drill=True)
 
     def build_report_later(self) -> None:
         threading.Thread(target=self.build_report, name="war-report", daemon=True).start()

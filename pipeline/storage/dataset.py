@@ -28,7 +28,9 @@ from .location import StorePath, location, real_path
 
 MANIFEST = "manifest.json"
 WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
-OWN_NAMES = (MANIFEST, WORK_DIR, "games", "events", "deals", "seeds", "counts", "count_shards")  # only war writes these
+REPORT_DIR = ".war-report"  # beside it: war serve's report of the manifest (present.report_cache)
+OWN_NAMES = (MANIFEST, WORK_DIR, REPORT_DIR, "games", "events", "deals", "seeds", "counts",
+             "count_shards")  # only war writes these
 
 
 def part_said(part: str) -> str:

@@ -15,6 +15,7 @@ import stat
 import sys
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
 
 import numpy as np
@@ -57,12 +58,34 @@ def check_output(path) -> None:
     journal (`DS/manifest.json`, `DS/games/...`, `DS/.war/...`): only war generate writes
     there, and a query's result over a manifest breaks the dataset. Elsewhere in a dataset's
     folder (`DS/report.html`) is the user's choice. So is a path through a loop of symbolic
-    links or a link to nothing (location.real_path)."""
+    links or a link to nothing (location.real_path). Its missing folders are made when it is
+    written (check_parents)."""
     found = inside_dataset(path, "output")
     if found is not None:
         dataset, part = found
         raise DatasetError(f"`output` {str(path)!r} is {part_said(part)} of the dataset {str(dataset)!r}, which "
                            f"only war generate writes; choose a file outside it", params=("output",))
+    check_parents(path)
+
+
+def check_parents(path, what: str = "output") -> None:
+    """Every command makes the missing folders of an --output or --out when it writes it, as
+    `mkdir -p` does; refused before any work (DatasetError about `what`) is only a path one of
+    whose folders is a file, which no command could make."""
+    if is_remote(path):
+        return
+    parent = Path(os.path.abspath(path)).parent
+    while not parent.exists() and not parent.is_symlink() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise DatasetError(f"`{what}` {str(path)!r} cannot be made: {str(parent)!r} is a file, not a folder",
+                           params=(what,))
+
+
+def make_parents(path) -> None:
+    """Make the missing folders of the local `path` (check_parents), a failure said as one line."""
+    if not is_remote(path):
+        make_folder(Path(os.path.abspath(path)).parent)
 
 
 def is_stream(path) -> bool:
@@ -125,6 +148,7 @@ def atomic_file(path, durable: bool = True, dataset: bool = False) -> Iterator[B
                 yield f
             return
         path = _user_output(path)
+        make_parents(path)
     tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:

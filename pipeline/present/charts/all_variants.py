@@ -4,6 +4,7 @@ wins more often, how many and how deep the wars are, and what the deal decides."
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import altair as alt
 
@@ -11,8 +12,8 @@ from .. import drill
 from ..numbers import pct
 from ..report import FEW_GAMES, ReportData
 from .figure import (
-    CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, from_rows, ink_on, log_ticks,
-    text_width, values, with_label,
+    CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, exact_said, from_rows, ink_on,
+    log_ticks, mark_exact, share_axis, text_width, values, with_label,
 )
 
 
@@ -94,7 +95,7 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
                                                   stroke="white", strokeWidth=0.3).encode(
             x=alt.X("bucket_low:Q", scale=x_scale, axis=x_axis),
             x2="bucket_high:Q",
-            y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".0%", tickCount=3),
+            y=alt.Y("share:Q", title="share of games", axis=share_axis(0, top * height / BARS * 1.04, 3),
                     scale=alt.Scale(domain=[0, top * height / BARS * 1.04], nice=False)),
             y2=alt.datum(0),
             tooltip=[alt.Tooltip("bucket_low:Q", format=".0f", title="from"),
@@ -218,7 +219,8 @@ def outcome_bars(data: ReportData, variant: str | None, palette: Palette) -> Fig
 # ----------------------------------------------------------------------------- seats
 
 def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure | None:
-    rows = [r for r in with_label(data.rows("seat_win_interval", variant), palette) if r["share"] is not None]
+    rows = mark_exact([r for r in with_label(data.rows("seat_win_interval", variant), palette)
+                       if r["share"] is not None], data)
     if not rows:
         return None
     for r in rows:
@@ -231,14 +233,15 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
     lo = min(min(r["ci_low"] for r in rows), min(r["fair_share"] for r in rows))
     hi = max(max(r["ci_high"] for r in rows), max(r["fair_share"] for r in rows))
     pad = max(0.01, (hi - lo) * 0.15)
-    y_scale = alt.Scale(domain=[max(0, lo - pad), min(1, hi + pad)], zero=False)
+    y_scale = alt.Scale(domain=[max(0, lo - pad), min(1, hi + pad)], zero=False, nice=False)
     base = alt.Chart(values(rows))
-    bars = base.mark_rule(strokeWidth=2).encode(
+    bars = base.transform_filter("!datum.every_deal").mark_rule(strokeWidth=2).encode(
         x=x, xOffset=offset, y=alt.Y("ci_low:Q", scale=y_scale, title="share of decided games won",
-                                     axis=alt.Axis(format=".0%")),
+                                     axis=share_axis(max(0, lo - pad), min(1, hi + pad))),
         y2="ci_high:Q", color=palette.encode())
     points = base.mark_point(filled=True, size=60, opacity=1).encode(
         x=x, xOffset=offset, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(),
+        shape=alt.Shape("every_deal:N", scale=alt.Scale(domain=[False, True], range=["circle", "diamond"]), legend=None),
         tooltip=["rule_set:N", "seat_label:N", "wins:Q", "decided_games:Q",
                  alt.Tooltip("share:Q", format=".2%"), alt.Tooltip("ci_low:Q", format=".2%"),
                  alt.Tooltip("ci_high:Q", format=".2%")])
@@ -249,7 +252,8 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
     fair = " and ".join(pct(f, 1) for f in fairs)
     return Figure(f"{variant}-seat-advantage", "Does a seat win more often?", ["seat_win_interval"], chart,
                   f"Each seat's share of the decided games with its 95% interval; the dashed line is the "
-                  f"fair share, {fair}. An interval clear of the line is a real seat advantage.")
+                  f"fair share, {fair}. An interval clear of the line is a seat advantage on its own "
+                  f"(the findings judge the report's claims together).{exact_said(rows)}")
 
 
 # ----------------------------------------------------------------------------- wars
@@ -262,7 +266,7 @@ def war_battles(rows: list[dict], data: ReportData, variant: str, palette: Palet
     x_scale = alt.Scale(domain=[0, cut])
     lines = alt.Chart(values(shown)).mark_line(interpolate="step-after", strokeWidth=1.6).encode(
         x=alt.X("war_battles:Q", title="battles with a war, per game", scale=x_scale),
-        y=alt.Y("share:Q", title="share of games", axis=alt.Axis(format=".1~%")),
+        y=alt.Y("share:Q", title="share of games", axis=share_axis(0, max(r["share"] for r in shown))),
         color=palette.encode(), strokeDash=palette.dash(), detail="rule_set:N",
         tooltip=["rule_set:N", "war_battles:Q", "games:Q", alt.Tooltip("share:Q", format=".2%")])
     means = [{"rule_set": palette.label(r["rule_set"]), "value": r["mean_war_battles"],
@@ -307,30 +311,52 @@ def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | No
 
 @from_rows("first_battle_war_exact")
 def first_battle_war(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
+    """Each rule set's share of games whose first battle is a war: sampled, a dot and its 95%
+    interval beside the exact probability (a black tick); over every deal, the share is that
+    probability, a tick labelled with its fraction and no interval."""
+    rows = mark_exact(rows, data)
     for r in rows:
-        r["text"] = (f"{pct(r['share'], 2)} observed"
-                     + (f"; exact {r['exact_fraction']} = {pct(r['exact'], 2)}" if r["exact"] is not None else ""))
+        if r["every_deal"]:
+            f = Fraction(r["first_battle_wars"], r["games"]) if r["games"] else Fraction(0)
+            r["tick"], r["tick_fraction"] = r["share"], f"{f.numerator}/{f.denominator}"
+            r["text"] = f"exactly {r['tick_fraction']} = {pct(r['share'], 2)}, over every deal"
+        else:
+            r["tick"], r["tick_fraction"] = r["exact"], r["exact_fraction"]
+            r["text"] = (f"{pct(r['share'], 2)} observed"
+                         + (f"; exact {r['exact_fraction']} = {pct(r['exact'], 2)}" if r["exact"] is not None else ""))
     y = alt.Y("rule_set:N", title=None, sort=palette.domain, axis=alt.Axis(labelLimit=260))
-    lo = min(min(r["ci_low"] for r in rows), min((r["exact"] for r in rows if r["exact"] is not None), default=1))
-    hi = max(max(r["ci_high"] for r in rows), max((r["exact"] for r in rows if r["exact"] is not None), default=0))
-    x_scale = alt.Scale(domain=[max(0, lo - (hi - lo) * 0.3), hi + (hi - lo) * 0.3], zero=False)
+    ticks = [r["tick"] for r in rows if r["tick"] is not None]
+    lo = min([r["ci_low"] for r in rows] + ticks)
+    hi = max([r["ci_high"] for r in rows] + ticks)
+    pad = max((hi - lo) * 0.3, 0.005)
+    domain = [max(0, lo - pad), min(1, hi + pad)]
+    x_scale = alt.Scale(domain=domain, zero=False, nice=False)
     x = alt.X("ci_low:Q", title="share of games whose first battle is a war", scale=x_scale,
-              axis=alt.Axis(format=".1%", tickCount=5))
+              axis=share_axis(*domain))
+    sampled = alt.Chart(values([r for r in rows if not r["every_deal"]]))
     base = alt.Chart(values(rows))
-    ci = base.mark_rule(strokeWidth=2).encode(x=x, x2="ci_high:Q", y=y, color=palette.encode(legend=False))
-    point = base.mark_point(filled=True, size=70).encode(
-        x=alt.X("share:Q", scale=x_scale), y=y, color=palette.encode(legend=False),
-        tooltip=["rule_set:N", "games:Q", "first_battle_wars:Q", alt.Tooltip("share:Q", format=".3%"),
-                 alt.Tooltip("exact:Q", format=".3%"), "exact_fraction:N"])
-    exact = base.transform_filter("datum.exact != null").mark_tick(
-        color=INK, thickness=2, size=22).encode(x=alt.X("exact:Q", scale=x_scale), y=y)
-    label = base.mark_text(align="left", dy=-13, fontSize=10, color=MUTED, x=4).encode(y=y, text="text:N")
-    chart = alt.layer(ci, point, exact, label).properties(width=beside(palette.domain),
-                                                           height=max(60, 44 * len(rows)))
+    layers = []
+    if any(not r["every_deal"] for r in rows):
+        layers.append(sampled.mark_rule(strokeWidth=2).encode(x=x, x2="ci_high:Q", y=y,
+                                                              color=palette.encode(legend=False)))
+        layers.append(sampled.mark_point(filled=True, size=70).encode(
+            x=alt.X("share:Q", scale=x_scale), y=y, color=palette.encode(legend=False),
+            tooltip=["rule_set:N", "games:Q", "first_battle_wars:Q", alt.Tooltip("share:Q", format=".3%"),
+                     alt.Tooltip("exact:Q", format=".3%"), "exact_fraction:N"]))
+    layers.append(base.transform_filter("datum.tick != null").mark_tick(color=INK, thickness=2, size=22).encode(
+        x=alt.X("tick:Q", scale=x_scale, title="share of games whose first battle is a war", axis=share_axis(*domain)),
+        y=y,
+        tooltip=["rule_set:N", "games:Q", "first_battle_wars:Q", alt.Tooltip("tick:Q", format=".3%", title="exact"),
+                 alt.Tooltip("tick_fraction:N", title="fraction")]))
+    layers.append(base.mark_text(align="left", dy=-13, fontSize=10, color=MUTED, x=4).encode(y=y, text="text:N"))
+    chart = alt.layer(*layers).properties(width=beside(palette.domain), height=max(60, 44 * len(rows)))
+    every = all(r["every_deal"] for r in rows)
+    note = ("Over every deal of the deck, the share of games whose first battle is a war is its exact "
+            "probability (black tick, with its fraction): no interval." if every else
+            "Observed share with its 95% interval (dot and bar) against the exact probability "
+            "that the first face-up cards tie (black tick)." + exact_said(rows))
     return Figure(f"{variant}-first-battle-war", "Is the first battle a war as often as chance says?",
-                  ["first_battle_war_exact"], chart,
-                  "Observed share with its 95% interval (dot and bar) against the exact probability "
-                  "that the first face-up cards tie (black tick).")
+                  ["first_battle_war_exact"], chart, note)
 
 
 # ----------------------------------------------------------------------------- the deal
@@ -348,7 +374,7 @@ def _win_rate_chart(rows: list[dict], palette: Palette, x: alt.X, y_title: str, 
     tooltip = ["rule_set:N", f"{x_field}:Q", "decided_seats:Q", "wins:Q", alt.Tooltip("share:Q", format=".2%"),
                alt.Tooltip("ci_low:Q", format=".2%"), alt.Tooltip("ci_high:Q", format=".2%")]
     base = alt.Chart(values(rows))
-    ci = base.mark_rule(strokeWidth=1.5).encode(
+    ci = base.transform_filter("!datum.every_deal").mark_rule(strokeWidth=1.5).encode(
         x=x, y=alt.Y("ci_low:Q", scale=y_scale, title=y_title, axis=alt.Axis(format="~%")),
         y2="ci_high:Q", color=palette.encode(),
         opacity=alt.condition("datum.sparse", alt.value(0.3), alt.value(0.7)))
@@ -367,8 +393,8 @@ def _win_rate_chart(rows: list[dict], palette: Palette, x: alt.X, y_title: str, 
 
 
 def _deal_rows(data: ReportData, variant: str, palette: Palette, by: str) -> list[dict]:
-    return [r for r in with_label(data.rows("deal_win_rate", variant), palette)
-            if r["by"] == by and r["share"] is not None]
+    return mark_exact([r for r in with_label(data.rows("deal_win_rate", variant), palette)
+                       if r["by"] == by and r["share"] is not None], data)
 
 
 def deal_top_cards(data: ReportData, variant: str, palette: Palette) -> Figure | None:
@@ -385,7 +411,7 @@ def deal_top_cards(data: ReportData, variant: str, palette: Palette) -> Figure |
     return Figure(f"{variant}-deal-top-cards", f"Win rate by the {what} dealt", ["deal_win_rate"], chart,
                   "Share of decided games that a seat won, by how many top cards it was dealt, "
                   f"with 95% intervals; the dashed line is the fair share. Hollow, not joined: fewer than "
-                  f"{SPARSE} decided games.", extra={"by": "top_cards"})
+                  f"{SPARSE} decided games.{exact_said(rows, 'win rate')}", extra={"by": "top_cards"})
 
 
 def deal_strength(data: ReportData, variant: str, palette: Palette) -> Figure | None:
@@ -398,4 +424,4 @@ def deal_strength(data: ReportData, variant: str, palette: Palette) -> Figure | 
     return Figure(f"{variant}-deal-strength", "Win rate by hand strength", ["deal_win_rate"], chart,
                   "Each point is a bucket of hands (plotted at its mean strength) with a 95% interval; "
                   f"an 8 scores 0, an Ace +6, a 2 -6 (standard deck). Hollow, not joined: fewer than {SPARSE} "
-                  "decided games.", extra={"by": "strength"})
+                  f"decided games.{exact_said(rows, 'win rate')}", extra={"by": "strength"})

@@ -134,6 +134,26 @@ def log_ticks(lo: float, hi: float, steps=(1, 2, 5)) -> list[float]:
     return out
 
 
+def share_ticks(lo: float, hi: float, count: int = 5) -> tuple[list[float], str]:
+    """The ticks of a share axis from `lo` to `hi` (0..1): about `count` of them, a 1-2-5 step
+    apart, and the percent format with as many decimals as that step needs, so that no two
+    labels read the same (52.5%, not 52% twice at half-percent ticks)."""
+    span = max(hi - lo, 1e-9)
+    raw = span / max(count, 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(s * power for s in (1, 2, 5, 10) if s * power >= raw * (1 - 1e-9))
+    first = math.ceil(lo / step - 1e-9)
+    ticks = [round(i * step, 12) for i in range(first, math.floor(hi / step + 1e-9) + 1)]
+    decimals = max(0, -math.floor(math.log10(step * 100) + 1e-9))
+    return ticks, f".{decimals}%"
+
+
+def share_axis(lo: float, hi: float, count: int = 5, **options) -> alt.Axis:
+    """An axis of shares from `lo` to `hi` whose labels never repeat (share_ticks)."""
+    ticks, fmt = share_ticks(lo, hi, count)
+    return alt.Axis(values=ticks, format=fmt, **options)
+
+
 DEPTH_NAMES = {0: "no war", 1: "war", 2: "double war", 3: "triple war", 4: "quadruple war"}
 
 
@@ -175,6 +195,26 @@ class Palette:
 def with_label(rows: list[dict], palette: Palette) -> list[dict]:
     """The rows of the palette's rule sets, each with its `rule_set` label."""
     return [{**r, "rule_set": palette.label(r["rule_set"])} for r in rows if r["rule_set"] in palette.labels]
+
+
+def mark_exact(rows: list[dict], data, share: str = "share") -> list[dict]:
+    """The rows with `every_deal` set for those of a rule set that plays every deal, whose share
+    is exact: drawn with no interval (ci_low and ci_high at the share itself) and a mark of its
+    own. The rows of the chart only: the table under it keeps the query's."""
+    out = []
+    for r in rows:
+        exact = data.is_exact(r["rule_set"])
+        out.append({**r, "every_deal": exact, **({"ci_low": r[share], "ci_high": r[share]} if exact else {})})
+    return out
+
+
+def exact_said(rows: list[dict], what: str = "share") -> str:
+    """The words a chart's note adds when some of its rule sets play every deal."""
+    if not any(r.get("every_deal") for r in rows):
+        return ""
+    every = all(r.get("every_deal") for r in rows)
+    return (f" Every {what} here is exact, over every deal of the deck: no interval." if every else
+            f" A rule set that plays every deal has an exact {what}: a diamond, with no interval.")
 
 
 def from_rows(query: str):

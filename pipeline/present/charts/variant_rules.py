@@ -10,7 +10,8 @@ from .. import drill
 from ..numbers import pct
 from ...model.names import short_policies
 from ..report import ReportData
-from .figure import HALF, INK, PALETTE, Figure, Palette, beside, blend, depth_name, from_rows, ink_on, values
+from .figure import (HALF, INK, PALETTE, Figure, Palette, beside, blend, depth_name, exact_said, from_rows, ink_on,
+                     mark_exact, values)
 
 RANK_NAMES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK"]
 
@@ -41,13 +42,13 @@ def razboi_sizes(rows: list[dict], data: ReportData, variant: str, palette: Pale
 
 @from_rows("joker_wars")
 def joker_wars(rows: list[dict], data: ReportData, variant: str, palette: Palette) -> Figure:
-    rows = [{**r, "depth_name": depth_name(r["war_depth"])} for r in rows]
+    rows = [{**r, "depth_name": depth_name(r["war_depth"])} for r in mark_exact(rows, data, "joker_share")]
     order = [depth_name(d) for d in sorted({r["war_depth"] for r in rows})]
     offset = alt.XOffset("rule_set:N", sort=palette.domain) if len(palette.domain) > 1 else alt.XOffset()
     x = alt.X("depth_name:N", sort=order, title="battle", axis=alt.Axis(labelAngle=0))
     y_scale = alt.Scale(domain=[0, min(1, max(r["ci_high"] for r in rows) * 1.1)])
     base = alt.Chart(values(rows))
-    ci = base.mark_rule(strokeWidth=2).encode(
+    ci = base.transform_filter("!datum.every_deal").mark_rule(strokeWidth=2).encode(
         x=x, xOffset=offset, y=alt.Y("ci_low:Q", scale=y_scale, title="share won by a Joker",
                                      axis=alt.Axis(format="~%")),
         y2="ci_high:Q", color=palette.encode())
@@ -58,7 +59,7 @@ def joker_wars(rows: list[dict], data: ReportData, variant: str, palette: Palett
     chart = alt.layer(ci, point).properties(width=HALF, height=200)
     return Figure(f"{variant}-joker-wars", "How often a Joker decides a war", ["joker_wars"], chart,
                   "Share of battles, by war depth, whose winning face-up card is a Joker, with 95% "
-                  "intervals.")
+                  f"intervals.{exact_said(rows)}")
 
 
 LOSES, EVEN, WINS = "#b2182b", "#f7f7f7", "#2166ac"  # the matrix's colors: below, at and above the fair share
@@ -70,6 +71,14 @@ def share_color(share: float, lo: float, fair: float, hi: float) -> str:
     if share >= fair:
         return blend(EVEN, WINS, 0 if hi <= fair else (share - fair) / (hi - fair))
     return blend(EVEN, LOSES, 0 if lo >= fair else (fair - share) / (fair - lo))
+
+
+def legend_format(shares: list[float]) -> str:
+    """The percent format with the fewest decimals (up to 3) that writes each of `shares` apart."""
+    for digits in range(4):
+        if len({f"{100 * v:.{digits}f}" for v in shares}) == len(shares):
+            return f".{digits}%"
+    return ".3%"
 
 
 def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Figure]:
@@ -89,7 +98,8 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
                     (r["policy_b"], r["policy_a"], 1 - r["share_a"], 1 - r["ci_high"], 1 - r["ci_low"], r["wins_b"])):
                 cells.append({"row": short[row], "col": short[col], "share": share, "ci_low": lo,
                               "ci_high": hi, "wins": wins, "decided_games": r["decided_games"],
-                              "text": pct(share, 1), "interval": f"{pct(lo, 1)} – {pct(hi, 1)}",
+                              "text": pct(share, 1),
+                              "interval": "exact" if data.rules_exact(rid) else f"{pct(lo, 1)} – {pct(hi, 1)}",
                               drill.FIELD: drill.matchup(variant, row, col)})
         fair = 0.5
         low, high = min(c["share"] for c in cells), max(c["share"] for c in cells)
@@ -111,8 +121,8 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
         key = alt.Chart(values([{"share": v} for v in domain])).mark_point(opacity=0).encode(
             color=alt.Color("share:Q", title="win rate",
                             scale=alt.Scale(domain=domain, range=colors, interpolate="rgb"),
-                            legend=alt.Legend(format=".0%", orient="right", direction="vertical",
-                                              values=sorted({round(low, 3), fair, round(high, 3)}))))
+                            legend=alt.Legend(format=legend_format(sorted({low, fair, high})), orient="right",
+                                              direction="vertical", values=sorted({low, fair, high}))))
         text = base.mark_text(fontSize=12, fontWeight=600, dy=-7).encode(
             text="text:N", color=alt.Color("ink:N", scale=None))
         interval = base.mark_text(fontSize=10, dy=8).encode(text="interval:N", color=alt.Color("ink:N", scale=None))

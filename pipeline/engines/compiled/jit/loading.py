@@ -21,6 +21,7 @@ import glob
 import hashlib
 import os
 import pickle
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -66,6 +67,35 @@ if LOADING:
             rtsys.initialize(target_context)
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
+
+        def save_overload(self, sig, data):
+            """numba's save of a compiled signature, under an exclusive lock beside the
+            function's index. numba reads the index, picks the first data file name it does not
+            list, then writes both: two processes saving two signatures of one function at once
+            (a first run's two processes, two test workers on an empty cache) picked the same
+            name, and one signature's index entry then led to the other's machine code."""
+            self._impl.locator.ensure_cache_path()
+            with _locked(self._cache_file._index_path + ".lock"):
+                super().save_overload(sig, data)
+
+
+@contextmanager
+def _locked(path: str):
+    """An exclusive flock on the file at `path` (made if missing) for the block; no lock where
+    there is no flock (Windows) or the file cannot be made."""
+    try:
+        import fcntl
+
+        f = open(path, "a")
+    except (ImportError, OSError):  # pragma: no cover
+        yield
+        return
+    with f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def cache_quickly(dispatcher):

@@ -17,7 +17,7 @@ import pytest
 from pipeline.engines.choice import compiled_engine
 from pipeline.engines.compiled.jit import linking, loading
 from pipeline.model.rules import build_rules
-from pipeline.model.variants import VARIANTS
+from pipeline.model.families import registry
 
 # A second process's `war generate` of every family, then what numba did in it: for each compiled
 # function of the project, how many versions it compiled (cache misses) and loaded from the
@@ -47,7 +47,7 @@ print(json.dumps({
 """
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("variant", list(registry(outside=False).variants))
 def test_every_built_in_variant_plays_on_its_compiled_engine(variant):
     assert os.environ.get("WAR_ENGINE") != "reference"
     assert compiled_engine(build_rules(variant)) is not None

@@ -42,6 +42,7 @@ class Result:
     note: str | None = None  # what a reader of the result should know: a log the dataset lacks
     guard: Guard | None = None  # stops its DuckDB work (None: one without limits, which Ctrl-C stops)
     on_close: list[Callable[[], None]] = field(default_factory=list)  # called once it is closed
+    readers: list[pa.RecordBatchReader] = field(default_factory=list)  # its streams, ended before the session
 
     def __post_init__(self) -> None:
         if self.guard is None:
@@ -63,10 +64,28 @@ class Result:
 
     def close(self) -> None:
         try:
+            self._end_streams()
             self.session.close()
         finally:
             while self.on_close:
                 self.on_close.pop()()
+
+    def _end_streams(self) -> None:
+        """End the streams a reader left before their end (a full disk, a client gone): their
+        query interrupted, then each stream closed while the connection and the Python functions
+        its views call still exist. Closing the connection under a stream whose DuckDB threads
+        were still calling one of those functions crashed the process."""
+        if not self.readers:
+            return
+        try:
+            self.session.con.interrupt()
+        except Exception:  # closed already
+            pass
+        while self.readers:
+            try:
+                self.readers.pop().close()
+            except Exception:  # the interrupt's own error, or closed already
+                pass
 
     @property
     def columns(self) -> list[tuple[str, str]]:
@@ -80,6 +99,7 @@ class Result:
                 reader = relation().to_arrow_reader(BATCH_ROWS)
         except (duckdb.Error, pa.ArrowException, OSError) as err:
             raise sql_error(err) from None
+        self.readers.append(reader)
         return _Guarded(reader, self.guard)
 
     def _rows(self, limit: int | None):

@@ -45,7 +45,7 @@ def golden_text(variant: str) -> str:
 def golden_dir(variant: str | None = None) -> Path:
     """The folder of a variant's golden playthroughs: the one its family names beside its
     declaration, else (and for no variant) tests/golden of this checkout."""
-    family = registry().families[VARIANTS[variant].family] if variant is not None else None
+    family = registry().family(variant) if variant is not None else None
     if family is not None and family.golden:
         return beside(family, family.golden)
     return Path(__file__).resolve().parent.parent / "tests" / "golden"

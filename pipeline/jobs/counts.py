@@ -106,13 +106,15 @@ def run_count_shard(shard, tick=None) -> list[dict]:
              "rows": table.num_rows, "sha256": digest}]
 
 
-def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, dict]]) -> list[dict]:
+def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, dict]]):
     """The rule set's counts and shards files, from its shards' tallies in the journal
-    ((part, first deal, stop, journal entry) each): their manifest entries."""
+    ((part, first deal, stop, journal entry) each): their manifest entries, the sum and each
+    part's tally (what keep_games chooses from, read once)."""
     parts = []
     total = tallies.new_tally()
+    by_part = {}
     for part, start, stop, done in sorted(shards, key=lambda s: s[1]):
-        tally = table_tally(read_whole_parquet(target / done["path"]))
+        tally = by_part[part] = table_tally(read_whole_parquet(target / done["path"]))
         parts.append((start, stop - start, tallies.digest(tally)))
         total = tallies.merge(total, tally)
     first_part = min(s[0] for s in shards)
@@ -122,7 +124,7 @@ def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, di
         digest = write_parquet(table, target / rel)
         out.append({"path": rel, "table": table_name, "rule_set": entry.ordinal, "first_game": 0, "games": 0,
                     "rows": table.num_rows, "sha256": digest})
-    return out
+    return out, total, by_part
 
 
 @dataclass(frozen=True)
@@ -226,8 +228,7 @@ def _differing(stored: list[dict], played: list[dict]) -> list[str]:
     return out
 
 
-def summed_counts(target, plans, entries, files: list[dict], shard_size: int, first_part: int, workers: int,
-                  shards_of) -> tuple[list, list[dict]]:
+def summed_counts(target, plans, entries, files: list[dict], workers: int, shards_of) -> tuple[list, list[dict]]:
     """The run's entries and files, with each counts rule set's shard tallies (in the journal)
     replaced by its summed counts and shards files, and its kept games written (`keep`): its
     games rows, deals and seeds. `shards_of(ordinal)`: a rule set's shards."""
@@ -243,18 +244,20 @@ def summed_counts(target, plans, entries, files: list[dict], shard_size: int, fi
             done.append(entry)
             continue
         shards = [(s.part, s.start, s.stop, by_path[journal_path(s.part)]) for s in shards_of(entry.ordinal)]
-        out += sum_counts(target, entry, plan.rules.variant, shards)
+        written, total, by_part = sum_counts(target, entry, plan.rules.variant, shards)
+        out += written
         if plan.keep is not None:
-            entry, written = keep_games(target, entry, plan, shards, workers)
+            entry, written = keep_games(target, entry, plan, shards, workers, total, by_part)
             out += written
         done.append(entry)
     return done, out
 
 
-def keep_games(target, entry, plan, shards, workers: int):
-    """The games rows of the first deals (at most MOST_KEPT) whose games `plan.keep` chooses,
-    found by playing again the shards that hold such games, written as the rule set's games,
-    explicit deals (each line with its `deal_index`) and own seeds: the entry and its files."""
+def keep_games(target, entry, plan, shards, workers: int, total: Tally, by_part: dict):
+    """The games rows of the first deals (at most MOST_KEPT) whose games `plan.keep` chooses
+    among the rule set's counts `total`, found by playing again the shards whose tallies
+    (`by_part`) hold such games, written as the rule set's games, explicit deals (each line with
+    its `deal_index`) and own seeds: the entry and its files."""
     from ..log.shard import shard_tables
     from ..model.all_deals import enumerated_deal
     from ..model.deal import deal_line
@@ -262,12 +265,10 @@ def keep_games(target, entry, plan, shards, workers: int):
     from ..storage.files import atomic_write_bytes
     from .parallel import run_tasks
 
-    kinds = kinds_chosen(read_whole_parquet(target / part_path("counts", plan.rules.variant, min(s[0] for s in shards))),
-                         plan.keep)
+    kinds = kinds_chosen(tally_table(total), plan.keep)
     tasks = []
-    for part, start, stop, done in shards:
-        shard_kinds = table_tally(read_whole_parquet(target / done["path"]))
-        keys, _, _ = tallies.rows(shard_kinds)
+    for part, start, stop, _ in shards:
+        keys, _, _ = tallies.rows(by_part[part])
         if tallies.members(kinds, keys).any():
             tasks.append(KeepTask(entry.ordinal, plan.rules.model_dump_json(), tuple(plan.policies), entry.seed,
                                   start, stop, kinds))

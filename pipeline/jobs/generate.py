@@ -433,16 +433,17 @@ def _generate(target, journal: RunJournal, plans, seed, workers, shard_size, pro
                           "first_game": 0, "games": plan.games, "rows": plan.games, "sha256": digest})
     finished = {}
     if resume:
+        games_before = 0
         for shard in iter_shards(plans, entries, seed, target, shard_size, first_part):
             done = journal.done(shard.part)
             if done and all(_intact(target / f["path"], f["sha256"]) for f in done):
                 finished[shard.part] = done
                 files.extend(done)
+                games_before += shard.stop - shard.start
                 if progress:
                     progress(shard.stop - shard.start)
         if resumed is not None:
-            resumed(sum(shard.stop - shard.start for shard in iter_shards(plans, entries, seed, target, shard_size,
-                                                                             first_part) if shard.part in finished))
+            resumed(games_before)
     todo = (shard for shard in shards if shard.part not in finished)
     if client is not None:  # other machines write these files: each worker waits for its own
         results = run_tasks_dask(run_shard, (replace(shard, durable=True) for shard in todo), client,
@@ -452,7 +453,7 @@ def _generate(target, journal: RunJournal, plans, seed, workers, shard_size, pro
                             fork=not is_remote(target), count=count - len(finished))
     for result in results:
         files.extend(result)
-    entries, files = summed_counts(target, plans, entries, files, shard_size, first_part, workers,
+    entries, files = summed_counts(target, plans, entries, files, workers,
                                    lambda ordinal: [s for s in iter_shards(plans, entries, seed, target, shard_size,
                                                                            first_part) if s.ordinal == ordinal])
     files.sort(key=lambda f: (f["rule_set"], f["table"], f["first_game"]))

@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..engines.choice import compiled_plays
+from ..engines.choice import open_duel_plays
 from ..engines.compiled import tally as tallies
 from ..engines.compiled.deals import first_of_class
 from ..engines.compiled.tally import Tally
-from ..engines.table import open_counts, open_duel
+from ..engines.table import open_counts
 from ..model.all_deals import AllDeals
 from ..model.schema import OUTCOMES, CountRow, CountShard, RuleSet
 from .tables import arrow_schema
@@ -27,34 +27,35 @@ COUNT_SHARD_SCHEMA = arrow_schema(CountShard)
 
 def count_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=()) -> Tally:
     """The tally of deals start..stop-1 of the rule set's enumeration."""
-    from .shard import shard_tables  # the generic path's engine choice
-
-    if open_duel.fits(rules) and not policies and compiled_plays(rules, None, policies):
+    if open_duel_plays(rules, None, policies, events=False):
         return open_counts.count_deals(rules, start, stop)
     tally = tallies.new_tally()
+    for first, last, games in _played(rules, ordinal, seed, start, stop, policies):
+        tally = tallies.add_games(tally, game_columns(rules, games, first), np.arange(first, last, dtype=np.int64))
+    return tally
+
+
+def _played(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies):
+    """The games tables of deals start..stop-1, (first, last, games) a block of 65,536 deals,
+    played by the engine the generic path chooses."""
+    from .shard import shard_tables
+
     step = 1 << 16
     for first in range(start, stop, step):
         last = min(first + step, stop)
         _, games = shard_tables(rules, ordinal, seed, first, last, AllDeals(rules, first, last), policies,
                                 events=False)
-        tally = tallies.add_games(tally, game_columns(rules, games, first), np.arange(first, last, dtype=np.int64))
-    return tally
+        yield first, last, games
 
 
 def keep_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, kinds: Tally, most: int,
                policies=()) -> np.ndarray:
     """The numbers of the deals start..stop-1 whose games are of the kinds `kinds` holds, in
     order, the `most` first."""
-    from .shard import shard_tables
-
-    if open_duel.fits(rules) and not policies and compiled_plays(rules, None, policies):
+    if open_duel_plays(rules, None, policies, events=False):
         return open_counts.keep_deals(rules, start, stop, kinds, most)
     found = []
-    step = 1 << 16
-    for first in range(start, stop, step):
-        last = min(first + step, stop)
-        _, games = shard_tables(rules, ordinal, seed, first, last, AllDeals(rules, first, last), policies,
-                                events=False)
+    for first, _, games in _played(rules, ordinal, seed, start, stop, policies):
         found.append(np.flatnonzero(tallies.members(kinds, game_columns(rules, games, first))) + first)
         if sum(map(len, found)) >= most:
             break

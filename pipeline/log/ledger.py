@@ -15,7 +15,8 @@ from ..engines.event import Event, describe
 from ..engines.families import family_of
 from ..errors import LogMismatch
 from ..model.deal import deck_of
-from ..model.event_kinds import BY_NAME, with_role
+from ..model.event_kinds import BY_NAME
+from .codec import END_KINDS
 
 PILE, WON, TABLE, ASIDE = "pile", "won", "table", "aside"
 
@@ -191,6 +192,6 @@ def audit(log: list[Event], rules) -> Ledger:
     ledger = ledger_for(rules)
     for event in log:
         ledger.apply(event)
-    if not log or log[-1].kind not in with_role("ends_game"):
+    if not log or log[-1].kind not in END_KINDS:
         raise LogMismatch(len(log), "an end event last", describe(log[-1] if log else None))
     return ledger

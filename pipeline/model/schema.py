@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Literal, Union, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -63,12 +63,6 @@ PICKUPS: tuple[str, ...] = registry().options["pickup"].choices  # the order won
 
 # The rule set's model, built from the options every registered family declares (model.rule_set).
 RuleSet = rule_set_model(registry().options.values())
-
-
-def rule_set_model_of(outside: bool) -> type[RuleSetBase]:
-    """The RuleSet of every registered family, or (`outside=False`) of the built-in ones alone:
-    the model of the JSON Schema files in `schemas/`, whatever is installed."""
-    return RuleSet if outside else rule_set_model(registry(outside=False).options.values())
 
 
 # Only exported, to `schemas/event.schema.json` (titled `Event`). In Python an event is an
@@ -261,7 +255,7 @@ def models(outside: bool = True) -> dict[str, type[BaseModel]]:
     the models whose fields list the families' options and kinds, made again for those."""
     if outside:
         return MODELS
-    rule_set = rule_set_model_of(False)
+    rule_set = rule_set_model(registry(outside=False).options.values())
     kinds = tuple(registry(outside=False).kinds)
     event = create_model("EventModel", __base__=EventModel, __doc__=EventModel.__doc__,
                          kind=(Annotated[Literal[kinds], Arrow("dictionary<string>")], ...))  # type: ignore[valid-type]

@@ -78,7 +78,7 @@ class Judge:
         if self.adjusted is None:
             self.p[key] = p
             return p < ALPHA
-        return self.adjusted.get(key, holm({key: p})[key]) < ALPHA
+        return self.adjusted.get(key, p) < ALPHA  # a claim judged alone: Holm's correction of one p is p
 
     def settle(self, stated) -> None:
         """Judge together the claims of `stated` (the keys of the findings the report states)."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..model.rules import build_rules
 from ..model.names import short_policies
 from .claims import Judge, p_medians, p_share, p_two_shares
 from .report import FEW_GAMES, ReportData, RuleSetInfo
@@ -122,8 +121,7 @@ def _reference(data: ReportData) -> RuleSetInfo | None:
     """The rule set other variants are compared with: Classic War's default rules, else its
     first rule set."""
     classic = data.rule_sets_of("classic")
-    default = build_rules("classic").options()
-    return next((r for r in classic if r.rules == default), classic[0] if classic else None)
+    return next((r for r in classic if r.plays_defaults), classic[0] if classic else None)
 
 
 def _claimed(judge: Judge, *keys) -> dict:

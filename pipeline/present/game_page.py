@@ -13,12 +13,11 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from ..jobs.replay import GameReplay, replay_game
-from ..model.event_kinds import KINDS
+from ..log.codec import TABLE_KINDS  # the kinds that lay cards on the table
 from .pages import render
 from .replay_page import page_context
 
 MAX_ROWS = 1000
-LAID = frozenset(k.name for k in KINDS if k.puts)  # the kinds that lay cards on the table
 EVENT_COLUMNS = ("seq", "battle", "kind", "seat", "cards", "seats", "options", "value", "note")
 
 
@@ -31,7 +30,7 @@ def battle_rows(rp: GameReplay) -> list[dict]:
     many cards each seat holds after it."""
     rows = []
     for view in rp.battles:
-        table = sum(len(ev.cards) for ev in view.events if ev.kind in LAID)
+        table = sum(len(ev.cards) for ev in view.events if ev.kind in TABLE_KINDS)
         held = [len(view.held_after(s)) for s in range(len(view.piles_after))]
         rows.append({"battle": view.battle, "war_depth": view.war_depth, "winner": view.winner,
                      "table_cards": table, "held": held})

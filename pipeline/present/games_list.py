@@ -344,7 +344,7 @@ class PageLink:
 def pager(f: GameFilter, total: int) -> list[PageLink]:
     """The numbered pages of a list of `total` games: the first, the last, and PAGES_AROUND on
     each side of the one shown, a gap (`…`) where pages are left out."""
-    last = max(1, -(-total // f.size))
+    last = last_page(f, total)
     wanted = sorted({1, last, *range(max(1, f.number - PAGES_AROUND), min(last, f.number + PAGES_AROUND) + 1)})
     out: list[PageLink] = []
     for n in wanted:

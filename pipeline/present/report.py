@@ -176,10 +176,6 @@ class ReportData:
         rows = table.to_pylist()
         return rows if variant is None else [r for r in rows if r.get("variant") == variant]
 
-    @property
-    def games(self) -> int:
-        return sum(r.games for r in self.rule_sets)
-
 
 def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
     """The dataset's rule sets by name, in the order they were first generated."""

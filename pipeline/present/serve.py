@@ -147,13 +147,7 @@ def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
     if fmt != "html":
         if not run_it:
             raise HTTPException(400, "give the SQL to run: q=SQL")
-        try:  # run to its first rows: a query that fails before them is a 400, not a 200 cut short
-            chunks = sql_page.download(snap.open(sql=text, name=name, params=values), fmt)
-        except QueryError as err:
-            raise HTTPException(400, sql_page.message(err)) from None
-        filename = f"{name or 'query'}.{fmt}"
-        return Download(chunks, f"the download of {filename}", media_type=sql_page.MEDIA[fmt],
-                        headers={"content-disposition": f'inline; filename="{filename}"'})
+        return _download(snap, fmt, f"{name or 'query'}.{fmt}", sql=text, name=name, params=values)
     answer, error, status = None, None, 200
     if run_it:
         try:
@@ -175,12 +169,18 @@ def export_games(snap: Snapshot, query, fmt: str) -> Response:
     """The games of a list's filter, streamed as CSV or JSON: every one, or the page asked for
     (`page`, `per_page`); every column, or those asked for (`col`)."""
     f = _filter(snap, query, games_list.MAX_EXPORT_PAGE)
+    return _download(snap, fmt, f"games.{fmt}", sql=f.export_sql(), params=f.export_params())
+
+
+def _download(snap: Snapshot, fmt: str, filename: str, **query) -> Response:
+    """A query's rows as the file `filename` (CSV or JSON), streamed: run to its first rows
+    first, so a query that fails before them is a 400, not a 200 cut short."""
     try:
-        chunks = sql_page.download(snap.open(sql=f.export_sql(), params=f.export_params()), fmt)
+        chunks = sql_page.download(snap.open(**query), fmt)
     except QueryError as err:
         raise HTTPException(400, sql_page.message(err)) from None
-    return Download(chunks, f"the download of games.{fmt}", media_type=sql_page.MEDIA[fmt],
-                    headers={"content-disposition": f'inline; filename="games.{fmt}"'})
+    return Download(chunks, f"the download of {filename}", media_type=sql_page.MEDIA[fmt],
+                    headers={"content-disposition": f'inline; filename="{filename}"'})
 
 
 # ----------------------------------------------------------------------------- the app

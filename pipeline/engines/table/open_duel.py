@@ -290,6 +290,7 @@ def _game(deal, half, aside, pickup, max_battles, ring, snap, table, out, g, sum
     status, period = _play(deal, half, pickup, max_battles, True, -1, ring, snap, table, out)
     outcome = OUTCOME_WIN
     cycle_length = -1
+    mu = -1  # the battle the cycle starts at, once found
     if status == CAPPED:
         again, period = _play(deal, half, pickup, 4 * max_battles + 4 * half, True, -1, ring, snap, table,
                               out[16:])
@@ -300,7 +301,8 @@ def _game(deal, half, aside, pickup, max_battles, ring, snap, table, out, g, sum
         if status == CAPPED:  # `out` holds the game at its cap
             outcome = OUTCOME_CAPPED
     if status == CYCLE:
-        mu = _first_repeat(deal, half, pickup, period, ring, snap, table)
+        if mu < 0:
+            mu = _first_repeat(deal, half, pickup, period, ring, snap, table)
         _play(deal, half, pickup, mu + period, False, mu, ring, snap, table, out)
         outcome = OUTCOME_CYCLE
         cycle_length = period

@@ -17,7 +17,7 @@ from ..compiled.layout import (
     OUTCOME_CYCLE, OUTCOME_DRAW, OUTCOME_WIN, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS, SUMMARY_OUTCOME,
     SUMMARY_WINNER,
 )
-from ..compiled.rng import _bounded
+from ..compiled.rng import _shuffle
 from .open_duel import _game, _ring_cap
 from .unplay import beam, position_at
 
@@ -89,9 +89,7 @@ def sample(deck, rng, deals, pickup, max_battles, goal, measure, pool, rows, pol
     ring, snap, table, out, summaries, wins, final = _buffers(size)
     deal = deck.copy()
     for _ in range(deals):
-        for i in range(size - 1, 0, -1):  # Fisher-Yates, as model.rng's shuffle
-            j = np.int64(_bounded(rng, np.uint64(i + 1)))
-            deal[i], deal[j] = deal[j], deal[i]
+        _shuffle(rng, deal, size)  # Fisher-Yates, as model.rng's shuffle
         _game(deal, half, size - 2 * half, pickup, max_battles, ring, snap, table, out, 0, summaries, wins, final)
         score = score_of(summaries[0], goal, measure)
         if score != EMPTY:
@@ -157,8 +155,6 @@ def shuffles(deck, rng, games):
     decks = np.empty((games, size), deck.dtype)
     deal = deck.copy()
     for g in range(games):
-        for i in range(size - 1, 0, -1):
-            j = np.int64(_bounded(rng, np.uint64(i + 1)))
-            deal[i], deal[j] = deal[j], deal[i]
+        _shuffle(rng, deal, size)
         decks[g] = deal
     return decks

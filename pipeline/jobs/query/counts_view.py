@@ -13,12 +13,9 @@ from ...engines.compiled.deals import deals_at
 from ...model.names import rule_set_names
 from ...model.schema import GAME_ID_STRIDE
 from ...storage.location import glob_literal
+from .log_views import sql_literal
 
 COLUMNS = ("outcome", "winner", "first_of_class", "battles", "cards_laid", "cycle_length", "cycle_key")
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def counts_sql(entries, files: dict[int, str]) -> str:
@@ -28,10 +25,10 @@ def counts_sql(entries, files: dict[int, str]) -> str:
     parts = []
     for e in entries:
         if e.ordinal in files:
-            parts.append(f"SELECT {_quote(e.rules.variant)} AS variant, {_quote(e.rules_id)} AS rules_id, "
-                         f"{_quote(names[e.ordinal])} AS rule_set, CAST({e.ordinal} AS BIGINT) AS ordinal, "
+            parts.append(f"SELECT {sql_literal(e.rules.variant)} AS variant, {sql_literal(e.rules_id)} AS rules_id, "
+                         f"{sql_literal(names[e.ordinal])} AS rule_set, CAST({e.ordinal} AS BIGINT) AS ordinal, "
                          f"{', '.join(COLUMNS)}, games, first_deal "
-                         f"FROM read_parquet([{_quote(glob_literal(files[e.ordinal]))}], hive_partitioning = false)")
+                         f"FROM read_parquet([{sql_literal(glob_literal(files[e.ordinal]))}], hive_partitioning = false)")
     parts.append(f"SELECT variant, rules_id, rule_set, game_id // {GAME_ID_STRIDE} AS ordinal, "
                  f"{', '.join(COLUMNS)}, count(*) AS games, min(deal_index) AS first_deal "
                  f"FROM games WHERE deal = 'all' GROUP BY ALL")

@@ -11,14 +11,13 @@ from ...model.all_deals import MAX_DEALS, deal_count, plays_every_deal
 from ...model.names import rule_set_names
 from ...model.variants import variant
 from ...model.words import plural
-from ...storage.dataset import Dataset
 
 
-def every_deal_note(root, query: str, exact: str) -> str | None:
+def every_deal_note(root, rule_sets, query: str, exact: str) -> str | None:
     """The note of named query `query`, whose header says `-- exact: {exact}` (`every deal`: it
-    has rows only for rule sets that play every deal), over the dataset at `root`; None when every
-    rule set of it plays every deal."""
-    entries = sorted(Dataset.open(root).manifest.rule_sets, key=lambda e: e.ordinal)
+    has rows only for rule sets that play every deal), over the dataset at `root` of the manifest
+    entries `rule_sets`; None when every rule set of it plays every deal."""
+    entries = sorted(rule_sets, key=lambda e: e.ordinal)
     names = rule_set_names(entries)
     full, partial, dealt = [], [], []
     for e in entries:

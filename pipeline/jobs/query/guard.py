@@ -196,10 +196,6 @@ def _reset() -> None:
         _stopping = False
 
 
-def stopping() -> bool:
-    return _stopping
-
-
 def _after_fork_in_child() -> None:
     """A forked child starts with no watchdog (threads do not survive a fork) and a fresh lock
     (the watchdog may have held it at the fork)."""

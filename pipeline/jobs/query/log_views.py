@@ -31,14 +31,15 @@ from ...storage.location import glob_literal
 SHAPE_TYPE = "war_shape"  # the ENUM of the dataset's shapes, in the order of shape_steps' rows
 
 
-def _quote(text: str) -> str:
+def sql_literal(text: str) -> str:
+    """`text` as an SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
 
 
 def by_ordinal(entries, value) -> str:
     """The SQL of `value(entry)` for a row's rule set, found from the ordinal in its game_id: a CASE
     of constants, so a view needs no join for it (and keeps its order)."""
-    cases = " ".join(f"WHEN {e.ordinal} THEN {_quote(value(e))}" for e in entries)
+    cases = " ".join(f"WHEN {e.ordinal} THEN {sql_literal(value(e))}" for e in entries)
     return f"CASE game_id // {GAME_ID_STRIDE} {cases} END" if cases else "CAST(NULL AS VARCHAR)"
 
 
@@ -53,7 +54,7 @@ def local_scan(table: str, paths: list[str], entries) -> str:
     folder named `**` or `star*x` would read other folders' files), no `key=value` folder read as
     a column (a folder `variant=x` above the dataset would be), and for events the `variant`
     column from the manifest's rule set of each row."""
-    scan = (f"read_parquet([{', '.join(_quote(glob_literal(p)) for p in paths)}], hive_partitioning = false)")
+    scan = (f"read_parquet([{', '.join(sql_literal(glob_literal(p)) for p in paths)}], hive_partitioning = false)")
     if table != "events":
         return f"SELECT * FROM {scan}"
     return f"SELECT *, {by_ordinal(entries, lambda e: e.rules.variant)} AS variant FROM {scan}"

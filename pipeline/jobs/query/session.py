@@ -35,7 +35,7 @@ from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, kinds_table
 from ...model.families import registry
 from ...model.inputs import not_regular
 from ...model.rules import build_rules
-from ...model.all_deals import deal_count
+from ...model.all_deals import deal_count, plays_every_deal
 from ...model.names import rule_set_names, rules_names
 from ...model.schema import RuleSet, RuleSetEntry
 from ...storage.dataset import Dataset
@@ -43,7 +43,7 @@ from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
 from .counts_view import create_counts_view
 from .games_view import games_view
-from .log_views import event_views, in_log_order, local_scan, remote_view
+from .log_views import event_views, in_log_order, local_scan, remote_view, sql_literal
 
 
 @dataclass
@@ -59,13 +59,14 @@ class Session:
     thread: threading.Thread = field(default_factory=threading.current_thread)  # the thread that opened it
     partial_log: str | None = None
     counted: str | None = None  # which rule sets the games view has no rows of, storing counts alone
+    rule_sets: list = field(default_factory=list)  # the manifest's entries, read once when it opened
 
     def cursor(self) -> "Session":
         """A new connection to the same database, for another thread: the same views (and the
         Python functions they call) and lock, without the set-up (a server answers each request
         in a cursor of one session). Closing it leaves this session open."""
         cursor = Session(self.con.cursor(), None, self.no_events, self.events, partial_log=self.partial_log,
-                         counted=self.counted)
+                         counted=self.counted, rule_sets=self.rule_sets)
         _open.add(cursor)
         return cursor
 
@@ -107,10 +108,6 @@ def wind_down(timeout: float = 2.0) -> None:
     sweep_spills(own=True)
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _folder(path: Path) -> str:
     return str(path).rstrip("/") + "/"
 
@@ -134,11 +131,11 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     con = duckdb.connect()
     sweep_spills()
     spill = tempfile.mkdtemp(prefix=f"{SPILL}{os.getpid()}-")
-    session = Session(con, spill, events=events)
+    session = Session(con, spill, events=events, rule_sets=list(ds.manifest.rule_sets))
     _open.add(session)
     try:
         con.execute("SET enable_progress_bar = false")
-        con.execute(f"SET temp_directory = {_quote(spill)}")
+        con.execute(f"SET temp_directory = {sql_literal(spill)}")
         for table in ("games", "events"):
             listed = in_log_order(ds.files(table))
             files_of = [ds.root / f.path for f in listed]
@@ -256,8 +253,8 @@ def sweep_spills(own: bool = False) -> None:
 def lock(con, folders: list[str], files: list[str]) -> None:
     """From here on DuckDB opens only files under `folders` or named in `files`, loads no
     extension, and refuses any change to these settings."""
-    con.execute(f"SET allowed_directories = [{', '.join(map(_quote, folders))}]")
-    con.execute(f"SET allowed_paths = [{', '.join(map(_quote, files))}]")
+    con.execute(f"SET allowed_directories = [{', '.join(map(sql_literal, folders))}]")
+    con.execute(f"SET allowed_paths = [{', '.join(map(sql_literal, files))}]")
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
     con.execute("SET enable_external_access = false")
@@ -300,7 +297,7 @@ def _rules_table(con, entries, empty: bool = False) -> None:
     options = [e.rules.options() for e in entries]
     shown = [name for name in RuleSet.model_fields if any(name in o for o in options)]
     deals = [deal_count(e.rules) if e.all_deals else None for e in entries]
-    every = [(e.deal_range == [0, n]) if e.log == "counts" else e.games == n for e, n in zip(entries, deals)]
+    every = [plays_every_deal(e) for e in entries]
     columns = {"rule_set": [names[e.ordinal] for e in entries], "rules_name": [bases[(e.rules_id,)] for e in entries],
                "ordinal": [e.ordinal for e in entries], "rules_id": [e.rules_id for e in entries]}
     columns.update({name: [(str(o[name]) if name in worded else o[name]) if name in o else None for o in options]

@@ -6,6 +6,7 @@ against the reference engines, and what compiling them costs.
     python bench/compiled_engines.py deals [GAMES]               # games/s: explicit deals against seeded games, same rules
     python bench/compiled_engines.py compile                     # CPU seconds compiling each entry point, cold cache, one process
     python bench/compiled_engines.py warm                        # wall seconds of a first run's compile (log.warm), per build
+    python bench/compiled_engines.py session [alone]             # a first session's builds, one after another (alone: no helper)
     python bench/compiled_engines.py phases [ENGINE] [positions] # where one build's cold compile goes (default: table)
 
 sweep, speed and deals play the table family (Classic War and its variants). Speeds are CPU time
@@ -166,8 +167,8 @@ print(f"all: {time.process_time() - start:.1f} s CPU")
 
 def warm_times() -> None:
     """Wall seconds of a first run's compile (log.warm, with its helper process), build by
-    build (an engine, with or without positions), each in a fresh process with an empty numba
-    cache: what log.warm.compile_estimate announces (each family's Warm.seconds)."""
+    build (one a family), each in a fresh process with an empty numba cache: what
+    log.warm.compile_estimate announces (each family's Warm.seconds)."""
     from pipeline.engines.compiled.jit.warm import all_builds
 
     code = """
@@ -182,11 +183,48 @@ print(f"{build}: {time.perf_counter() - start:.1f} s wall")
         in_empty_cache(code, name, str(positions))
 
 
+def session_times(alone: bool = False) -> None:
+    """Wall seconds of a newcomer's first session's compiles, without its commands' work: the
+    builds of `war demo` (with the checks validation runs), a fixed pickup, Steal War and
+    Arneson's War, each warmed (log.warm) in a fresh process, one after another, on one numba
+    cache that starts empty (a build an earlier one compiled loads). `alone`: without the helper
+    process, so one process compiles all (what the helper saves)."""
+    import os
+    import subprocess
+    import tempfile
+
+    code = """
+import sys, time
+import pipeline.log.warm as warm
+from pipeline.engines.compiled.jit.warm import engines_for
+from pipeline.model.rules import build_rules
+if sys.argv[1] == "alone":
+    def no_helper(*args, **kwargs):
+        raise OSError
+    warm.Helper = no_helper
+rules = build_rules(sys.argv[2], dict(option.split("=") for option in sys.argv[4:]))
+start = time.perf_counter()
+warm.warm(validation=sys.argv[3] == "True", engines=engines_for([rules]))
+print(f"{time.perf_counter() - start:.2f}")
+"""
+    session = [("war demo", "classic", True, []), ("a fixed pickup", "classic", False, ["pickup=winner_first"]),
+               ("Steal War", "steal", False, []), ("Arneson's War", "arneson", False, [])]
+    total = 0.0
+    with tempfile.TemporaryDirectory() as cache:
+        for name, variant, validation, options in session:
+            out = subprocess.run([sys.executable, "-c", code, "alone" if alone else "shared", variant, str(validation),
+                                  *options], check=True, capture_output=True, text=True,
+                                 env={**os.environ, "NUMBA_CACHE_DIR": cache}).stdout
+            total += float(out)
+            print(f"{name}: {float(out):.2f} s wall")
+    print(f"all: {total:.2f} s wall" + (" (one process)" if alone else ""))
+
+
 def phase_times(engine: str, positions: bool | None = None) -> None:
     """Where a cold compile of one build of a compiled engine (table, steal or arneson; with
     positions, or by default without them when the engine has that build) goes, in a fresh
-    process with an empty numba cache, CPU seconds: its called steps (both groups of a first
-    run, here in one process), then its games; for each function that took 0.1 s or more,
+    process with an empty numba cache, CPU seconds: its called steps (what a first run's two
+    processes share, here in one process), then its games; for each function that took 0.1 s or more,
     numba's costliest passes (its own timers) and LLVM's three stages (function passes as each
     function's IR is added, module passes once the functions it calls are linked in, machine
     code). A function's numba passes include the compile of what it calls that was not compiled
@@ -214,14 +252,13 @@ from pipeline.engines.compiled.jit.warm import compile_steps_of, warm_rules
 from pipeline.model.rules import build_rules
 build = (sys.argv[1], sys.argv[2] == "True")
 start = time.process_time()
-compile_steps_of([build], 0)
-compile_steps_of([build], 1)
+compile_steps_of([build])
 steps = time.process_time()
 ENGINES[build[0]].play_arrays(warm_rules(build), 0, 0, 1)
 games = time.process_time()
 print(f"{build}: steps {steps - start:.2f} s, games {games - steps:.2f} s CPU")
 module = ENGINES[build[0]]
-for d in [d for group in module.STEPS for d in group] + [module.play_game, module.play_games]:
+for d in [*module.STEPS, module.play_game, module.play_games]:
     for sig in d.signatures:
         passes = d.get_metadata(sig)["pipeline_times"]["nopython"]
         total = sum(p.run for p in passes.values())
@@ -252,6 +289,8 @@ if __name__ == "__main__":
         compile_times()
     elif what == "warm":
         warm_times()
+    elif what == "session":
+        session_times("alone" in sys.argv[2:])
     elif what == "phases":
         phase_times(sys.argv[2] if len(sys.argv) > 2 else "table", True if "positions" in sys.argv[3:] else None)
     elif what == "deals":

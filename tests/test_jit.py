@@ -127,7 +127,7 @@ def test_steps_have_no_python_wrapper_and_the_entries_do(build):
 
     warm(engines=(build,))  # loads the build's games and the encoder's pass
     module = ENGINES[build[0]]
-    steps = [step for group in module.STEPS for step in group]
+    steps = list(module.STEPS)
     structures = with_parts(module.structures(warm_rules(build)))
     compile_steps(steps, structures)
     for step in steps:

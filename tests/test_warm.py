@@ -1,12 +1,13 @@
 """A first run (pipeline/log/warm.py, its mechanism in pipeline/engines/compiled/jit/warm.py):
-the compile estimate read from numba's cache, the build (with or without positions) each rule
-set names, each step compiled once and for numbers, never for a literal, shared between this
-process and a helper (forked on Linux, a new Python when this process has another thread) that
-an interrupt stops, the checks claimed by one process, this process waiting for the helper's
-steps, and `war generate` saying it compiles."""
+the compile estimate read from numba's cache, the one build each family's rule sets name, each
+step compiled once and for numbers, never for a literal, shared between this process and a
+helper (forked on Linux, a new Python when this process has another thread) that an interrupt
+stops, each compile claimed by one process, a process waiting for the other's claimed steps,
+and `war generate` saying it compiles."""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -38,22 +39,26 @@ def test_compile_estimate_reads_numbas_cache(tmp_path):
 
 
 def test_each_rule_set_names_the_build_that_plays_it():
-    """A game keeps positions only when its rules can repeat one (a fixed pickup order), and
-    Arneson's War always: warm compiles the build a run's rule sets name, and its tiny game is
-    played by that build."""
+    """One build a family: every table rule set's games have positions, kept up to date only
+    when the rules look for cycles (a fixed pickup order), so the demo's engine plays a fixed
+    pickup's games too; Arneson's War's always keep them (looking for cycles when no seat
+    chooses at random, as a first run's tiny game's seats may), Steal War's never. warm compiles the
+    build a run's rule sets name, and its tiny game is played by that build."""
     from pipeline.engines.compiled.jit.warm import engines_for
 
-    builds = {("classic", ()): ("table", False), ("classic", (("pickup", "pooled"),)): ("table", False),
-              ("classic", (("pickup", "winner_first"),)): ("table", True),
-              ("multiplayer", (("players", "3"), ("pickup", "table_order"))): ("table", True),
-              ("steal", ()): ("steal", False), ("arneson", ()): ("arneson", True),
-              ("arneson", (("pickup", "shuffled"),)): ("arneson", True)}
-    for (variant, options), build in builds.items():
+    builds = {("classic", ()): (("table", True), False), ("classic", (("pickup", "pooled"),)): (("table", True), False),
+              ("classic", (("pickup", "winner_first"),)): (("table", True), True),
+              ("multiplayer", (("players", "3"), ("pickup", "table_order"))): (("table", True), True),
+              ("steal", ()): (("steal", False), False), ("arneson", ()): (("arneson", True), False),
+              ("arneson", (("pickup", "shuffled"),)): (("arneson", True), False)}
+    for (variant, options), (build, looks) in builds.items():
         rules = build_rules(variant, dict(options))
         assert engines_for([rules]) == {build}, (variant, options)
-        game = ENGINES[build[0]].structures(rules)["game"]
-        assert (game.positions is not None) == build[1], (variant, options)
-    assert engines_for([build_rules("classic"), build_rules("steal")]) == {("table", False), ("steal", False)}
+        structures = ENGINES[build[0]].structures(rules)
+        assert (structures["game"].positions is not None) == build[1], (variant, options)
+        assert bool(structures["game"].rules.detect_cycles) == looks, (variant, options)
+    assert engines_for([build_rules("classic"), build_rules("steal")]) == {("table", True), ("steal", False)}
+    assert len(all_builds()) == len({family for family, _ in all_builds()})
     for build in all_builds():
         assert engines_for([warm_rules(build)]) == {build}
 
@@ -74,15 +79,16 @@ def for_literals():
 
 
 # A first run in a fresh process with an empty cache: warm shares the compile between two
-# processes, then reports each called step's signatures, and whether it came from the cache.
-# A step of this process's that calls one of the helper's (open_battle calls reshuffle) waits
-# for the helper's (Helper.awaited): before, which process compiled it first was a race, which
-# a loaded machine once lost (a fresh clone's suite, 2026-12-02), and which this process lost
-# on every run once its own steps compiled faster (2026-12-02, afternoon).
+# processes, then reports each called step's signatures, whether it came from the cache, and
+# whether this process claimed it (Sharing.mine). A step one process needs that the other has
+# claimed is waited for and loaded (Sharing.compiling): before processes shared by claims,
+# which process compiled a step first was a race, which a loaded machine once lost (a fresh
+# clone's suite, 2026-12-02), and which this process lost on every run once its own steps
+# compiled faster (2026-12-02, afternoon).
 FIRST_RUN = FOR_LITERALS + """
 import json, sys, threading, time
 import pipeline.log.warm as shard
-from pipeline.engines.compiled.jit.warm import all_builds, called, step_types, warm_rules, with_parts
+from pipeline.engines.compiled.jit.warm import all_builds, called, step_key, step_types, warm_rules, with_parts
 from pipeline.engines.choice import ENGINES
 from pipeline.log.warm import compile_estimate, warm
 from pipeline.model.rules import build_rules
@@ -91,35 +97,38 @@ helpers = []
 class Seen(shard.Helper):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        helpers.append("forked" if self.pid else "new python")
+        helpers.append(self)
 shard.Helper = Seen
 if sys.argv[3:] == ["thread"]:
     threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
 warm(validation=True, engines=(build,))
-print(json.dumps(helpers))
+print(json.dumps(["forked" if helper.pid else "new python" for helper in helpers]))
 module = ENGINES[build[0]]
 structures = with_parts(module.structures(warm_rules(build)))
-print(json.dumps([[group, step.py_func.__name__, [str(s) for s in step.signatures],
-                   str(step_types(step, structures)) if called(step, structures) else None,
-                   sum(step.stats.cache_hits.values())] for group, steps in enumerate(module.STEPS) for step in steps]))
-print(json.dumps({str(other[1]): compile_estimate(engines=(other,)) for other in all_builds() if other[0] == build[0]}))
+mine = helpers[0].sharing.mine
+report = []
+for step in module.STEPS:
+    types = step_types(step, structures) if called(step, structures) else None
+    report.append([step.py_func.__name__, [str(s) for s in step.signatures], str(types) if types else None,
+                   sum(step.stats.cache_hits.values()), types is not None and step_key(step, types) in mine])
+print(json.dumps(report))
+print(json.dumps(compile_estimate(engines=(build,))))
 print(json.dumps(for_literals()))
 """
 
 
-@pytest.mark.parametrize("build, thread", [(build, False) for build in all_builds()] + [(("table", False), True)],
+@pytest.mark.parametrize("build, thread", [(build, False) for build in all_builds()] + [(("table", True), True)],
                          ids=lambda p: build_id(p) if isinstance(p, tuple) else ("another-thread" if p else "alone"))
 def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
     """The types warm compiles each step for are those its game calls it with: the game compiles
-    no second version of a step, and loads those the helper compiled from the cache (a wrong
-    type, or a helper that did nothing, would compile them again). A step only another step
-    calls (Steal War's lay_down) is not compiled by this process at all; one of this process's
-    own the helper may have needed first, and compiled into the cache. A step the build never
-    calls (cycle detection's, in a build without positions) is not compiled. Then numba's
-    cache holds this build and not the engine's other one (the table engine's): a run that needs
-    the other is told it compiles. The helper is forked on Linux, and a new Python when this
-    process has another thread (whose locks a forked child would inherit half-held). Nothing
-    this process compiles is compiled for a literal (FOR_LITERALS)."""
+    no second version of a step. Each step is compiled by the one process that claimed it: one
+    this process claimed it compiled (no cache hit); one it needed of the helper's it loaded from
+    the cache (a wrong type, or a helper that did nothing, would compile it again), and one it
+    never needed (a step only another calls: its caller's code holds it) it has not compiled
+    at all. Both processes took a share. Then numba's cache holds the build. The helper is
+    forked on Linux, and a new Python when this process has another thread (whose locks a
+    forked child would inherit half-held). Nothing this process compiles is compiled for a
+    literal (FOR_LITERALS)."""
     import json
     import os
     import subprocess
@@ -128,36 +137,36 @@ def test_a_first_run_compiles_each_step_once(build, thread, tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", FIRST_RUN, build[0], str(build[1])] + ["thread"] * thread,
                          capture_output=True, text=True, env=env, check=True).stdout
-    helpers, steps, estimates, literals = map(json.loads, out.splitlines())
+    helpers, steps, estimate, literals = map(json.loads, out.splitlines())
     assert literals == {}
     assert helpers == ["new python" if thread or sys.platform != "linux" else "forked"]
-    assert estimates.pop(str(build[1])) == 0
-    assert all(seconds > 0 for seconds in estimates.values()) and len(estimates) == (build[0] == "table")
-    assert steps and all(group in (0, 1) for group, *_ in steps)
-    assert any(expected is not None for _, _, _, expected, _ in steps)
-    for group, name, signatures, expected, hits in steps:
+    assert estimate == 0
+    called = [step for step in steps if step[2] is not None]
+    assert called and any(mine for *_, mine in called) and not all(mine for *_, mine in called)
+    for name, signatures, expected, hits, mine in steps:
         if expected is None:
             assert signatures == [], name
             continue
         assert signatures in ([expected], []), name
-        assert signatures or group == 1, name
-        if signatures and group == 1:
-            assert hits == 1, name  # loaded: the helper compiled it
+        assert bool(signatures) or not mine, name
+        if signatures:
+            assert hits == (0 if mine else 1), name  # compiled here, or loaded: the helper compiled it
 
 
 def test_the_helpers_share_of_a_first_run_compiles_nothing_for_a_literal(tmp_path):
-    """What warm's helper compiles (the second group of steps of every build, the encoder, the
-    checks; here in one fresh process) is compiled for numbers, never for a literal that one
-    caller passes where the others pass a number. The first process's share is checked by the
-    test above."""
+    """What warm's helper compiles (its share of the steps of every build, the encoder, the
+    checks; here in one fresh process, alone, so all of them) is compiled for numbers, never for
+    a literal that one caller passes where the others pass a number. The first process's share
+    is checked by the test above."""
     import json
     import subprocess
 
+    (tmp_path / "claims").mkdir()
     code = FOR_LITERALS + f"""
-import json, os
+import io, json, os
 from pipeline.engines.compiled.jit.warm import all_builds
 from pipeline.log.warm import compile_in_helper
-compile_in_helper(sorted(all_builds()), {str(tmp_path / "checks")!r}, open(os.devnull, "w"))
+compile_in_helper(sorted(all_builds()), {str(tmp_path / "claims")!r}, True, io.StringIO(""), open(os.devnull, "w"))
 print(json.dumps(for_literals()))
 """
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
@@ -173,10 +182,14 @@ class Seen(shard.Helper):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         helpers.append(self)
-def interrupted(self):
-    raise KeyboardInterrupt
+parent = os.getpid()
+steps_of = shard.compile_steps_of
+def interrupted(engines, share=None):
+    if os.getpid() == parent:
+        raise KeyboardInterrupt
+    steps_of(engines, share)
 shard.Helper = Seen
-shard.Helper.steps_compiled = interrupted
+shard.compile_steps_of = interrupted
 try:
     shard.warm(validation=True)
 except KeyboardInterrupt:
@@ -202,41 +215,64 @@ def test_a_first_run_interrupted_stops_its_helper(tmp_path):
     assert out.stdout.split() == ["False", "False"], out.stderr
 
 
-def test_the_checks_are_claimed_by_one_process(tmp_path):
-    """A first run's two processes claim the checks' compile through one file: the first to come
-    compiles them, the other finds the claim taken."""
-    from pipeline.engines.compiled.jit.warm import claimed
+def test_a_compile_is_claimed_by_one_process(tmp_path):
+    """A first run's two processes claim each compile through one file: the first to come
+    compiles it, the other finds the claim taken."""
+    from pipeline.engines.compiled.jit.warm import Sharing, claimed
 
     claim = str(tmp_path / "checks")
     assert claimed(claim) and not claimed(claim) and not claimed(claim)
+    one, other = (Sharing(str(tmp_path), io.StringIO(""), io.StringIO()) for _ in range(2))
+    assert one.claim("k") and not other.claim("k") and not one.claim("k")
+    assert one.mine == {"k"} and other.mine == set()
+    one.done("k")
+    assert one.say.getvalue() == "k\n"
 
 
-def test_this_process_waits_for_the_helpers_step_as_long_as_the_helper_may_say_it():
-    """Helper.wait_for reads what the helper says (a step's key once it is in numba's cache)
-    until it has said the step this process needs, and no further; a step it never says is
-    waited for only until the helper has said all of its steps, or has ended (a helper that
-    failed: this process then compiles the step itself)."""
-    import io
+def test_a_process_waits_for_the_others_step_as_long_as_the_other_may_say_it(tmp_path):
+    """Sharing.wait_for reads what the other process says (a claim's key once it is in numba's
+    cache) until it has said the one this process needs, and no further; a key it never says
+    is waited for until it has ended (it failed: this process then compiles the step itself)."""
+    from pipeline.engines.compiled.jit.warm import Sharing
 
-    from pipeline.engines.compiled.jit.warm import STEPS_DONE, Helper
+    share = Sharing(str(tmp_path), io.StringIO("a\nb\nnothing after\n"), io.StringIO())
+    share.wait_for("a")
+    assert share.heard == {"a"} and not share.ended
+    read = share.hear.tell()
+    share.wait_for("a")
+    assert share.hear.tell() == read  # heard already: nothing read
+    share.wait_for("b")
+    assert share.heard == {"a", "b"} and not share.ended
+    share.wait_for("c")
+    assert share.ended and share.heard == {"a", "b", "nothing after"}
 
-    def helper(said: str) -> Helper:
-        h = Helper.__new__(Helper)
-        h.said, h.said_steps, h.done_steps = io.StringIO(said), set(), False
-        return h
 
-    h = helper(f"reshuffle(int64)\nwar_round(int64)\n{STEPS_DONE}\nnothing after\n")
-    h.wait_for("reshuffle(int64)")
-    assert h.said_steps == {"reshuffle(int64)"} and not h.done_steps
-    h.wait_for("reshuffle(int64)")
-    assert h.said.tell() == len("reshuffle(int64)\n")  # said already: nothing read
-    h.wait_for("deal(int64)")  # not the helper's: until all its steps are said
-    assert h.said_steps == {"reshuffle(int64)", "war_round(int64)"} and h.done_steps
-    assert h.said.readline() == "nothing after\n"
-    ended = helper("reshuffle(int64)\n")
-    ended.wait_for("war_round(int64)")
-    assert ended.done_steps
-    ended.steps_compiled()
+def test_a_step_the_other_process_claimed_is_waited_for_then_loaded(tmp_path):
+    """Sharing.compiling, which a step's compile goes through while the processes share: a
+    compile the other process claimed is waited for (until it says it), then done here, which
+    loads it from numba's cache; one nobody claimed is claimed, compiled and said; one this
+    process claimed is compiled again as numba asks (numba returns the one it holds)."""
+    from pipeline.engines.compiled.jit.warm import Sharing, step_key
+
+    compiled = []
+
+    class Step:
+        py_func = staticmethod(test_a_compile_is_claimed_by_one_process)
+
+        def _plain_compile(self, types):
+            compiled.append((types, list(share.heard)))
+
+    step = Step()
+    other = Sharing(str(tmp_path), io.StringIO(""), io.StringIO())
+    assert other.claim(step_key(step, (1,)))
+    share = Sharing(str(tmp_path), io.StringIO(step_key(step, (1,)) + "\n"), io.StringIO())
+    share.compiling(step, (1,))
+    assert compiled == [((1,), [step_key(step, (1,))])] and share.say.getvalue() == ""
+    share.compiling(step, (2,))
+    assert compiled[-1][0] == (2,) and share.say.getvalue() == step_key(step, (2,)) + "\n"
+    share.compiling(step, (2,))
+    assert len(compiled) == 3 and share.say.getvalue().count("\n") == 1
+    assert len({step_key(step, (1,)), step_key(step, (2,)), step_key(Step, (1,))}) == 2
 
 
 def test_the_first_run_says_it_compiles(monkeypatch, tmp_path):
@@ -266,9 +302,8 @@ def test_a_first_run_names_what_it_compiles():
 
     assert compile_said({("steal", False)}) == "Steal War's engine"
     assert compile_said({("steal", False), ("arneson", True)}) == "Arneson's War's engine and Steal War's engine"
-    assert compile_said({("table", False), ("table", True), ("steal", False)}) == (
-        "Steal War's engine, the engine of Classic War and its kin (Multiplayer, Jokers, Război) and the engine "
-        "of Classic War and its kin under a fixed pickup (it looks for cycles)")
+    assert compile_said({("table", True), ("steal", False)}) == (
+        "Steal War's engine and the engine of Classic War and its kin (Multiplayer, Jokers, Război)")
 
 
 def test_a_first_run_without_an_engine_to_compile_names_the_encoder(monkeypatch):

@@ -3,14 +3,13 @@ checks) loaded from numba's cache, or compiled on a first run, before the games 
 start. What is loaded, and in which order; the mechanism (builds, the helper process, numba's
 cache index) is engines.compiled.jit.warm's.
 
-A first run compiles in two processes: this one and a helper, each a group of the builds' steps,
-then this one the games while the helper compiles the encoder, then validation's checks in
-whichever is first done.
+A first run compiles in two processes, this one and a helper, which share the builds' steps
+(each compiled by the first to come to it, jit.warm.Sharing); then this one compiles the games
+while the helper compiles the encoder, then validation's checks in whichever is first done.
 """
 
 from __future__ import annotations
 
-import sys
 from contextlib import nullcontext
 from typing import Callable
 
@@ -19,8 +18,7 @@ import numpy as np
 from ..engines.choice import ENGINES
 from ..engines.compiled.jit import HAVE_NUMBA
 from ..engines.compiled.jit.warm import (
-    STEPS_DONE, Helper, build_cached, cached, claimed, compile_steps_of, default_builds, engines_for, warm_game,
-    warm_rules,
+    Helper, Sharing, build_cached, cached, compile_steps_of, default_builds, engines_for, warm_game, warm_rules,
 )
 from ..engines.families import family_of
 from ..engines.compiled.layout import EVENT_COLUMNS, SUMMARY_COLUMNS, GameArrays
@@ -32,7 +30,7 @@ from .invariants import balance, balance_of, cards_balance
 
 # Seconds a first run spends compiling the encoder and the checks alone (a build's own are in
 # its family's spec); `python bench/compiled_engines.py warm` measures them again.
-COMPILE_SECONDS = {"encode_pass": 5.0, "balance": 0.8}
+COMPILE_SECONDS = {"encode_pass": 2.3, "balance": 0.35}
 
 
 def _encoder_and_checks(validation: bool) -> list[tuple[str, object]]:
@@ -89,22 +87,21 @@ def _empty_arrays() -> GameArrays:
                       np.zeros((2, 2), np.int32), np.zeros(2, np.uint64))
 
 
-def compile_in_helper(engines, checks: str | None = None, said=None) -> None:
-    """The second process of a first run (jit.warm.Helper): the engines' second group of steps,
-    each said on `said` (stdout by default) by its step_key once it is in numba's cache, then
-    STEPS_DONE, then the encoder, then the checks if it claims them first (`checks`: the path
-    of the claim, see claimed). The first process waits for what it needs of these."""
-    said = said or sys.stdout
-
-    def say(line: str) -> None:
-        said.write(line + "\n")
-        said.flush()
-
-    compile_steps_of(engines, 1, say)
-    say(STEPS_DONE)
-    compile_encoder()
-    if checks is not None and claimed(checks):
-        compile_checks()
+def compile_in_helper(engines, folder: str, validation: bool, hear, say) -> None:
+    """The second process of a first run (jit.warm.Helper): the engines' steps that this process
+    claims first (the first process takes the others, jit.warm.Sharing, through the claims in
+    `folder`: it hears the first's on `hear` and says its own on `say`), then the encoder, then
+    with `validation` the checks if it claims them first. The first process compiles the games,
+    waiting for what it needs of these."""
+    share = Sharing(folder, hear, say)
+    for build in engines:  # imported before their steps are shared (a new Python has none yet)
+        ENGINES[build[0]]
+    with share.installed():
+        compile_steps_of(engines, share)
+        compile_encoder()
+        if validation and share.claim("checks"):
+            compile_checks()
+            share.done("checks")
 
 
 def reference_only(rule_sets) -> list[str]:
@@ -135,11 +132,10 @@ def warm(on_compile: Callable[[float, str], None] | None = None, validation: boo
     encoder (and with `validation` the checks) now, by playing one tiny game on each, so that
     the work that follows starts at once. When they must be compiled first, `on_compile(seconds,
     what)` is called before, with about how long it takes (compile_estimate) and what compiles
-    (compile_said), and the compile is shared with a second process (Helper): each compiles a
-    group of the builds' steps into numba's cache (a step of this one's that calls one of the
-    helper's waits for it, Helper.awaited), then this one the games that call them, which load
-    the helper's steps from the cache, while the helper compiles the encoder; then the checks,
-    in whichever is first done. By default, the builds of the default rule set (default_builds).
+    (compile_said), and the compile is shared with a second process (Helper): each compiles the
+    builds' steps it claims first into numba's cache (one the other has claimed is waited for
+    and loaded, jit.warm.Sharing), then this one the games that call them while the helper
+    compiles the encoder; then the checks, in whichever is first done. By default, the builds of the default rule set (default_builds).
     A damaged file of numba's cache is discarded and compiled again, `on_damaged(folder)` called
     first (once)."""
     engines = default_builds() if engines is None else engines
@@ -160,24 +156,23 @@ def _warm(on_compile, validation: bool, engines) -> None:
     if seconds and on_compile is not None:
         on_compile(seconds, compile_said(missing_builds(engines), validation))
     helper = None
-    compiling = seconds and not all(build_cached(build) for build in engines)
-    if compiling:
+    if seconds and not all(build_cached(build) for build in engines):
         try:
-            helper = Helper(f"{__name__}:compile_in_helper", engines, claims=validation)
+            helper = Helper(f"{__name__}:compile_in_helper", engines, validation)
         except OSError:  # this process compiles it all
             helper = None
     try:
-        if compiling:
-            with helper.awaited(engines) if helper is not None else nullcontext():
-                compile_steps_of(engines, 0)
-        if helper is not None:
-            helper.steps_compiled()
-        played = []
-        for build in sorted(engines):
-            rules = warm_rules(build)
-            played.append((rules, ENGINES[build[0]].play_arrays(rules, 0, 0, 1)))
-        if validation and (helper is None or claimed(helper.claim)):
-            compile_checks()
+        with helper.sharing.installed() if helper is not None else nullcontext():
+            if helper is not None:
+                compile_steps_of(engines, helper.sharing)
+            played = []
+            for build in sorted(engines):
+                rules = warm_rules(build)
+                played.append((rules, ENGINES[build[0]].play_arrays(rules, 0, 0, 1)))
+            if validation and (helper is None or helper.sharing.claim("checks")):
+                compile_checks()
+                if helper is not None:
+                    helper.sharing.done("checks")
     except BaseException:  # Ctrl-C, or a compile that failed: the helper's work is not wanted
         if helper is not None:
             helper.stop()

@@ -151,7 +151,7 @@ class Warm:
     """One build of a compiled engine (its games keep positions, or not) and the tiny game that
     loads or compiles it: a variant and options; `seconds`, what a first run's compile of it
     takes on a 2-core machine, and `title`, how that run names it (`compiling Steal War's
-    engine, about 16 s, once per machine`; by default `the FAMILY engine`)."""
+    engine, about 4 s, once per machine`; by default `the FAMILY engine`)."""
 
     keeps_positions: bool
     variant: str

@@ -40,7 +40,7 @@ FAMILY = Family(
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
                       "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "hand_size": (0, 3)},
-    warm=(Warm(True, "arneson", {"ranks": "5", "suits": "2"}, 21.0, "Arneson's War's engine"),),
+    warm=(Warm(True, "arneson", {"ranks": "5", "suits": "2"}, 6.4, "Arneson's War's engine"),),
     queries="queries",
     report=(("arneson_consolation", {}),),
 )

@@ -29,14 +29,14 @@ from ..compiled.state import ZERO
 from ..game import resolve_policies
 from ..play import FIXED_PICKUPS
 from .hands import (
-    HAND_CODES, HAND_RANDOM, HAND_SIZE, PLAYERS, POLICY_SEED_MASK, TABLE_SIZE, Arneson, collect,
-    collect_packet, eliminate, play_hands, refill_hands, refill_short_hands, room_for, wars,
+    HAND_CODES, HAND_RANDOM, HAND_SIZE, PLAYERS, POLICY_SEED_MASK, TABLE_SIZE, Arneson, choose, collect,
+    collect_packet, draw_cards, eliminate, forfeit, play_hands, refill_hands, refill_short_hands, room_for, wars,
 )
 from .reference import WAR_DOWN
 
 # ---------------------------------------------------------------- positions (cycle detection)
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def room_for_position(rules, positions, stored):
     """Whether the buffers hold one more position, and every stream one more battle's cards."""
     if stored + 1 >= positions.hashes.shape[0]:
@@ -49,7 +49,7 @@ def room_for_position(rules, positions, stored):
 
 # ---------------------------------------------------------------- the family's steps
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def start(game_seed, game, arn):
     """After the deal: hands empty, the seats' policy generators seeded (those that draw), then
     each seat draws its first hand (ArnesonGame.start)."""
@@ -60,13 +60,13 @@ def start(game_seed, game, arn):
     refill_short_hands(ZERO, game, arn)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def room(rows, cards, game, arn):
     """Whether the log holds `rows` and `cards` more and one more battle."""
     return room_for(rows, cards, game)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def seen_before(stored, attempt, game, arn, tally):
     """(DONE or the buffer to grow, the earlier position equal to this one or -1): piles, hands
     and war wins (ruling 18)."""
@@ -113,7 +113,7 @@ def battle(battle, game, arn, tally):
     return ON, NO_SEAT
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def finish(index, game, arn, results):
     """A hand is held too (ArnesonGame.holding): its cards count among the seat's at the end."""
     for s in range(PLAYERS):
@@ -181,10 +181,11 @@ def events_a_game(rules: RuleSet) -> int:
     return 8 * 9 * (rules.ranks * rules.suits + rules.jokers)
 
 
-# The steps the loop calls (not inlined), which numba compiles before the games, in two groups
-# for two processes (log.warm): refill_short_hands compiles draw_cards and reshuffle with it,
-# wars forfeit and lay_down.
-STEPS = ((deal, refill_short_hands, collect_packet, end_game, battle), (wars, is_current_position))
+# The steps the loop calls, which a first run compiles before the games, shared by its two
+# processes (log.warm), the battle last: it calls most of the others (refill_short_hands
+# compiles draw_cards and reshuffle with it, wars forfeit and lay_down).
+STEPS = (deal, choose, forfeit, draw_cards, refill_short_hands, earlier_position, play_hands, wars, collect_packet,
+         eliminate, is_current_position, end_game, battle)
 
 ENGINE = Engine(policy_codes=seat_policy_codes, compile_rules=compile_rules, new_state=new_state,
                 events_a_game=events_a_game, keeps_positions=keeps_positions, steps=STEPS, state_name="arn",

@@ -61,7 +61,7 @@ TABLE_SIZE = 0
 
 # ---------------------------------------------------------------- the log's room
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def room_for(rows, cards, game):
     """Whether the log holds `rows` and `cards` more, and one more battle."""
     log = game.log
@@ -72,7 +72,7 @@ def room_for(rows, cards, game):
 
 # ---------------------------------------------------------------- hands
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def into_hand(s, card, arn):
     """`card` joins seat s's hand, in code order."""
     i = arn.hand_size[s]
@@ -83,7 +83,7 @@ def into_hand(s, card, arn):
     arn.hand_size[s] += 1
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def from_hand(s, i, arn):
     """Seat s's hand card number i, taken out of its hand."""
     card = arn.hands[s, i]
@@ -132,7 +132,7 @@ def refill_short_hands(battle, game, arn):
             draw_cards(s, short, battle, game, arn)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def refill_hands(battle, game, arn):
     """Each seat draws back to a full hand, as far as its cards go (ArnesonGame.refill_hands),
     after both played a card: inlined when the pile holds them all."""
@@ -153,7 +153,7 @@ def refill_hands(battle, game, arn):
         emit(log, battle, KIND_DRAW, s, 0, NO_NOTE)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def choose(s, depth, game, arn):
     """The hand position of the card seat s's policy plays (policies.hand_random, hand_highest,
     hand_lowest, hand_save_high: the first of equal ranks)."""
@@ -173,7 +173,7 @@ def choose(s, depth, game, arn):
     return np.int64(best)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def play_hands(battle, depth, game, arn):
     """Both seats choose a card (a decision each, its options the hand), then both play it face
     up (ArnesonGame.play_hands). The two cards."""
@@ -262,7 +262,7 @@ def wars(battle, up0, up1, game, arn):
 
 # ---------------------------------------------------------------- collecting
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def collect(s, first, stop, battle, game):
     """Seat s collects table cards first..stop-1 in `pickup` order (ArnesonGame.pickup_order,
     Game.collect): under its pile, or on top of its won pile under `pooled`."""
@@ -296,7 +296,7 @@ def collect_packet(s, first, stop, battle, game):
     collect(s, first, stop, battle, game)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def eliminate(battle, game, arn):
     """Seats holding no card are out (Summary.eliminate): (seats left, the last of them)."""
     seats = game.seats

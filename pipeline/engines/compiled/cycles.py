@@ -46,7 +46,7 @@ def room_in_streams(rules, positions):
     return True
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def position_hash(rules, seats, positions, hands):
     h = HASH_START
     for s in range(rules.players):

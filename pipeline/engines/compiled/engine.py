@@ -88,11 +88,13 @@ class Engine:
     # until games of the rule set have been counted.
     events_a_game: Callable[[RuleSet], int]
     # Whether games of the rule set keep positions (state.Game.positions is None otherwise, and
-    # numba compiles a build without the code that keeps them).
+    # numba compiles a build without the code that keeps them): one answer for every rule set
+    # of the family, so that it has one build (docs/decisions.md, "One build a family").
     keeps_positions: Callable[[RuleSet], bool]
-    # The steps the loop calls (not inlined), in two groups, which a first run compiles in two
-    # processes before the games (log.warm); a group calls only its own and those before it.
-    steps: tuple[tuple, tuple]
+    # The steps the loop calls or links in, which a first run's two processes share before the
+    # games (log.warm, jit.warm.Sharing), in the order they come to them: a step's callees before
+    # it where they can be, the battle last.
+    steps: tuple
     # The name of the family state's parameter in the family's steps (STEPS' step_types).
     state_name: str = "family"
     # Whether a game may first be played without looking for cycles (state.Workspace.watch).
@@ -105,7 +107,7 @@ class Engine:
     hands: bool = False
 
     @property
-    def STEPS(self) -> tuple[tuple, tuple]:  # noqa: N802 - the name every engine module gives it
+    def STEPS(self) -> tuple:  # noqa: N802 - the name every engine module gives it
         return self.steps
 
     @property

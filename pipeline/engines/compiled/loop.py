@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import HAVE_NUMBA, borrowing, njit
+from .jit import HAVE_NUMBA, INLINED_CALL, borrowing, njit
 from .layout import (
     KIND_DEAL, KIND_END, KIND_SET_ASIDE, NO_NOTE, NO_SEAT, OUTCOME_CAPPED, OUTCOME_CYCLE, SUMMARY_BATTLES,
     SUMMARY_CARDS_LAID, SUMMARY_CARDS_SET_ASIDE, SUMMARY_CYCLE_LENGTH, SUMMARY_EVENTS, SUMMARY_FIRST_BATTLE_WAR,
@@ -94,7 +94,7 @@ def _family_step(name: str, arguments: str):
          f"    return call\n", namespace)
     stub = namespace[name]
     if HAVE_NUMBA:
-        overload(stub, jit_options={"_nrt": False}, inline="always")(namespace["typed"])
+        overload(stub, jit_options=INLINED_CALL, inline="always")(namespace["typed"])
     return stub
 
 
@@ -108,7 +108,7 @@ finish = _family_step("finish", "index, game, family, results")
 
 # ---------------------------------------------------------------- steps every family shares
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def no_plain_battles(played, most, game, family):
     """The `plain_battles` of a family without a run of plain battles: each battle is played by
     its `battle`."""
@@ -153,7 +153,7 @@ def deal(index, game_seed, deals, game):
     return deck_size - dealt
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def count_war(battle, depth, tally):
     """A battle's wars (a double war counts 2) added to the game's tally (Summary.count_war)."""
     if depth:
@@ -165,7 +165,7 @@ def count_war(battle, depth, tally):
             tally[SUMMARY_FIRST_BATTLE_WAR] = 1
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def won_war(winner, game):
     """A war battle won by `winner` counted; whether that wins the game (win = wars:N,
     Summary.won_war)."""
@@ -174,7 +174,7 @@ def won_war(winner, game):
     return 0 < game.rules.wars_to_win <= seats.war_wins[winner]
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def set_table_aside(battle, table_size, game, tally):
     """No seat is left in the war: the table's cards go out of play (Game.set_aside)."""
     tally[SUMMARY_CARDS_SET_ASIDE] += table_size

@@ -22,7 +22,7 @@ from .jit import borrowing
 from .state import CARDS, LAID, PILE_BASE_INVERSE, ROWS, SEATS, ZERO
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def emit(log, battle, kind, seat, value, note):
     """One event row; its cards and seats were pushed just before (they end at the log's fill).
     The cards of a kind that puts cards on the table count into the game's cards laid."""
@@ -34,7 +34,7 @@ def emit(log, battle, kind, seat, value, note):
     log.fill[ROWS] = i + 1
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def write_event(rows, i, battle, kind, seat, value, note, cards_end, seats_end):
     """Event row i (emit's, or a run of battles' that keeps the log's fill in its own variables)."""
     rows[i, EVENT_BATTLE] = battle
@@ -46,7 +46,7 @@ def write_event(rows, i, battle, kind, seat, value, note, cards_end, seats_end):
     rows[i, EVENT_SEATS_END] = seats_end
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def push_cards(log, cards, first, stop):
     """cards[first:stop] as the next event's cards."""
     end = log.fill[CARDS]
@@ -56,7 +56,7 @@ def push_cards(log, cards, first, stop):
     log.fill[CARDS] = end
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def push_seats(log, seats, count):
     """seats[:count] as the next event's seats."""
     end = log.fill[SEATS]
@@ -66,7 +66,7 @@ def push_seats(log, seats, count):
     log.fill[SEATS] = end
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def take_top(s, rules, seats, positions):
     """The top card of seat s's pile, which is not empty; its hash and stream follow when the
     game looks for cycles."""
@@ -105,7 +105,7 @@ def follow_under(s, cards, count, old_size, rules, positions):
     positions.stream_end[s] = end + count
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def put_under(s, cards, count, rules, seats, positions):
     """cards[:count] put under seat s's pile, in that order."""
     head = seats.pile_head[s]
@@ -154,7 +154,7 @@ def reshuffle(s, battle, game):
     emit(game.log, battle, KIND_RESHUFFLE, s, 0, NO_NOTE)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def draw(s, battle, game):
     """Seat s's top card, its pile refilled from its won pile first when empty."""
     if game.seats.pile_size[s] == 0:
@@ -187,7 +187,7 @@ def ordered_by_rank(table, first, stop, card_rank, natural, out):
         out[j] = table.cards[p]
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def lay_holdings(s, depth, table_size, game):
     """Seat s's pile (top first), then its won pile (top first), onto the table face down, in
     the war of this depth, without a reshuffle (a forfeit, ruling 2); both are empty after.
@@ -211,7 +211,7 @@ def lay_holdings(s, depth, table_size, game):
     return table_size
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def take(winner, cards, count, battle, game):
     """The winner takes cards[:count], in that order: under its pile, or onto its won pile
     (pooled pickup)."""

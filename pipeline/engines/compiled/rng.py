@@ -78,7 +78,7 @@ _LOW = np.uint64(0xFFFFFFFF)
 _HALF = np.uint64(32)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def _remainder(x, n, reciprocal):
     """x % n without a division (x, n uint64, 1 < n, reciprocal = floor(2^64 / n)): the quotient
     floor(x * reciprocal / 2^64) is x // n or one less, so the remainder is x minus it times n,

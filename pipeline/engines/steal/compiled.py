@@ -27,13 +27,13 @@ from ..compiled.rng import _game_seed, _seed
 from ..game import resolve_policies
 from .turns import (
     FIRST, POLICY_SEED_MASK, POLICY_STEAL, POLICY_TOP, SHORT, STEAL_CODES, STEAL_RANDOM, TABLE_SIZE,
-    TOP_CODES, TOP_RANDOM, Steal, knock_out, lay_down, open_battle, pick_up, room_for_turn, settle,
-    steal_with, war_round,
+    TOP_CODES, TOP_RANDOM, Steal, choose_top, knock_out, lay_down, open_battle, pick_up, play_up, room_for_turn,
+    settle, steal_with, take_turn, war_round,
 )
 
 # ---------------------------------------------------------------- the family's steps
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def start(game_seed, game, steal):
     """After the deal: the seats' policy generators seeded (those that draw), the log's room
     not yet found short, and seat 0 to begin the first battle."""
@@ -45,14 +45,14 @@ def start(game_seed, game, steal):
     steal.state[FIRST] = players - 1
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def room(rows, cards, game, steal):
     """Whether the log holds `rows` and `cards` more and one more turn (room_for_turn: each turn
     checks again, so a battle never runs out of room unseen)."""
     return room_for_turn(game, rows, cards)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def seen_before(stored, attempt, game, steal, tally):
     """Steal War looks for no repeated position: its reshuffles are random (6.7)."""
     return DONE, np.int64(-1)
@@ -104,7 +104,7 @@ def battle(battle, game, steal, tally):
     return result, winner
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def finish(index, game, steal, results):
     """Nothing to add to the results."""
 
@@ -167,10 +167,10 @@ def events_a_game(rules: RuleSet) -> int:
     return 3 * (rules.ranks * rules.suits + rules.jokers) * rules.players
 
 
-# The steps the loop calls (not inlined), which numba compiles before the games, in two groups
-# for two processes (log.warm). steal_with comes first, so that war_round, which calls it, finds
-# it in the cache.
-STEPS = ((steal_with, deal, reshuffle, end_game, battle), (lay_down, war_round))
+# The steps the loop calls, which a first run compiles before the games, shared by its two
+# processes (log.warm), the battle last: it calls most of the others.
+STEPS = (deal, reshuffle, lay_down, choose_top, steal_with, play_up, take_turn, war_round, settle, pick_up,
+         open_battle, end_game, battle)
 
 ENGINE = Engine(policy_codes=seat_policy_rows, compile_rules=compile_rules, new_state=new_state,
                 events_a_game=events_a_game, keeps_positions=keeps_positions, steps=STEPS, state_name="steal")

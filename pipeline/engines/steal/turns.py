@@ -62,7 +62,7 @@ TABLE_SIZE, SHORT, FIRST = range(3)  # Steal.state: the table's size, the log fo
 
 # ---------------------------------------------------------------- the log's room
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def room_for_turn(game, rows, cards):
     """Whether the log holds `rows` and `cards` more, then the most one turn logs (cards down
     split by a reshuffle, a reshuffle and a decision per steal and one more, the steals, the
@@ -78,7 +78,7 @@ def room_for_turn(game, rows, cards):
 
 # ---------------------------------------------------------------- policies
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def choose_steal(s, count, steal):
     """The eligible seats seat s's policy steals from, into steal.chosen: how many
     (policies.steal_always, steal_never, steal_random, steal_threshold)."""
@@ -99,7 +99,7 @@ def choose_steal(s, count, steal):
     return chosen
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def choose_top(s, table_size, game, steal):
     """The table position of the card seat s's policy puts on top of its bundle
     (policies.top_as_played, top_highest, top_protect, top_random)."""
@@ -131,7 +131,7 @@ def choose_top(s, table_size, game, steal):
 
 # ---------------------------------------------------------------- a turn
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def knock_out(s, battle, game):
     game.seats.alive[s] = False
     emit(game.log, battle, KIND_OUT, s, 0, NO_NOTE)
@@ -165,7 +165,7 @@ def steal_with(s, card, chosen, battle, game, steal):
     seats.won_size[s] = top + 1
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def play_up(s, battle, game, steal):
     """Seat s looks at its top card, steals with it as long as its policy wants, then plays it;
     False when it has no card left (StealGame.play_up)."""
@@ -210,7 +210,7 @@ def play_up(s, battle, game, steal):
     return True
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def take_turn(s, down, battle, game, steal):
     """Seat s lays `down` cards (in a war), then looks, steals and plays: whether it played. A
     log short of room for the turn marks the game to be played again, and the seat plays no
@@ -256,7 +256,7 @@ def war_round(battle, tied, down, game, steal):
     return ready
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def settle(battle, contenders, game, steal):
     """Wars among the contenders tied for the best card until one card is best: (the winner,
     NO_SEAT when nobody is left, and how many wars it took) (StealGame.settle)."""
@@ -291,7 +291,7 @@ def settle(battle, contenders, game, steal):
     return NO_SEAT, depth
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def pick_up(winner, battle, game, steal):
     """The winner chooses the table card on top of its bundle (a decision when the table holds
     more than one), and the bundle, that card then the rest in table order, goes on top of its
@@ -322,7 +322,7 @@ def pick_up(winner, battle, game, steal):
     seats.won_size[winner] = won
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def open_battle(battle, first, game, steal):
     """Every seat still in, in turn from `first`, looks, may steal and plays; a seat with no
     card is out. The seats that played, into table.contenders: how many."""

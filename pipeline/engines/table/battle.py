@@ -18,7 +18,7 @@ from ..compiled.jit import borrowing
 from ..compiled.state import CARDS, LAID, ROWS, SEATS, ZERO, most_cards_per_battle, most_events_per_battle
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def lay_face_up(s, battle, depth, table_size, game):
     """Seat s plays its top card face up, in the war of this depth (0: the battle's card);
     returns the new table size."""
@@ -48,7 +48,7 @@ def open_battle(battle, game):
     return contenders, table_size
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def highest_ties(contenders, game):
     """The contenders whose face-up card has the highest rank, into table.tied: returns (how
     many, that rank)."""
@@ -68,7 +68,7 @@ def highest_ties(contenders, game):
     return tied, best
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def cards_down(rank, depth, rules):
     """Cards each seat puts face down in a war of this depth over this rank."""
     if rules.single_up and depth >= 2:
@@ -91,7 +91,7 @@ def forfeit(s, battle, depth, table_size, game):
     return table_size
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def put_down(s, count, battle, depth, table_size, game):
     """Seat s puts `count` cards face down in the war of this depth, logged as one down event,
     or two when its pile runs out and its won pile is reshuffled in between. Returns the new

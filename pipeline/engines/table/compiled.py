@@ -42,12 +42,12 @@ class TableFamily(NamedTuple):
 
 # ---------------------------------------------------------------- the family's steps
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def start(game_seed, game, family):
     """Nothing to do after the deal."""
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def room(rows, cards, game, family):
     """Whether the log holds `rows` and `cards` more and one more battle and the end event,
     whatever happens in it."""
@@ -58,7 +58,7 @@ def room(rows, cards, game, family):
             and log.fill[SEATS] + most_seats_per_battle(players, deck_size) <= log.seat_values.shape[0])
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def seen_before(stored, attempt, game, family, tally):
     """(DONE or the buffer to grow, the earlier position equal to this one or -1): every pile
     in order, and the war wins under wars:N (ruling 7; cycles.py)."""
@@ -98,13 +98,13 @@ def battle(battle, game, family, tally):
     return ON, NO_SEAT
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def plain_battles(played, most, game, family):
     """Duels one after another (battle.duels)."""
     return duels(played, most, game)
 
 
-@borrowing(inline="always")
+@borrowing(inline="linked")
 def finish(index, game, family, results):
     """Nothing to add to the results."""
 
@@ -127,16 +127,24 @@ def compile_rules(rules: RuleSet, policy: np.ndarray | None = None) -> Rules:
     shared = shared_rules(rules)._replace(card_rank=np.array(ranks_of(rules), dtype=np.int64))
     values = war_values(rules)
     if values is None:
-        return shared._replace(detect_cycles=keeps_positions(rules))
+        return shared._replace(detect_cycles=looks_for_cycles(rules))
     return shared._replace(rank_value=np.array([min(v, shared.deck_size + 1) for v in values], dtype=np.int64),
-                           down_by_rank=True, cards_down=0, detect_cycles=keeps_positions(rules))
+                           down_by_rank=True, cards_down=0, detect_cycles=looks_for_cycles(rules))
+
+
+def looks_for_cycles(rules: RuleSet) -> bool:
+    """Whether games of the rule set look for cycles: only a fixed pickup order can repeat a
+    position."""
+    return rules.pickup in FIXED_PICKUPS
 
 
 def keeps_positions(rules: RuleSet) -> bool:
-    """Whether games of the rule set keep their positions, to look for cycles: only a fixed
-    pickup order can repeat one. A game that does not has None for positions (state.Game), and
-    numba compiles a second engine for it, without the code that keeps them (state.py)."""
-    return rules.pickup in FIXED_PICKUPS
+    """The table family's games all have positions (state.Game), so one build of its engine
+    plays every rule set: whether a game keeps them up to date is its rules' detect_cycles
+    (looks_for_cycles), read as it plays. A build without their code was a second compile of
+    the whole engine (about 6 s of a first run, `pickup=winner_first` after the demo) for no
+    speed a games-only run could measure (docs/decisions.md, "One build a family")."""
+    return True
 
 
 def events_a_game(rules: RuleSet) -> int:
@@ -145,15 +153,13 @@ def events_a_game(rules: RuleSet) -> int:
     return {"pooled": 1200, "shuffled": 1000}.get(rules.pickup, 700) * rules.players * deck // 104 + 64
 
 
-# The steps the loop calls or links in (not inlined by numba), which numba compiles before the
-# games: on a first run this process compiles the first group while the helper compiles the
-# second (log.warm). A step of this process's that calls one of the helper's waits for the
-# helper to put it in the cache (Helper.awaited), so this group comes in the order that needs
-# the helper's latest, and the helper's starts with what this one needs (every draw calls
-# reshuffle, settle calls war_round). The build without positions calls no is_current_position
-# (state.called).
-STEPS = ((deal, collect, retire_empty, is_current_position, duel, duels, open_battle, settle, battle),
-         (reshuffle, forfeit, war_round, end_game))
+# The steps the loop calls or links in, which a first run compiles before the games, shared by
+# its two processes (log.warm): each takes the next that neither has claimed, so the list starts
+# with two that share little (the deal; the reshuffle, which every draw calls) and ends with
+# the battle, which calls most of the others. A game that looks for no cycles calls no
+# earlier_position (state.called).
+STEPS = (deal, reshuffle, war_round, duel, duels, collect, forfeit, settle, earlier_position, open_battle,
+         retire_empty, is_current_position, end_game, battle)
 
 ENGINE = Engine(policy_codes=policy_codes, compile_rules=compile_rules,
                 new_state=lambda rules, policy, game: TableFamily(), events_a_game=events_a_game,

@@ -11,6 +11,6 @@ what breaks if it goes, and what it is measured to save.
 - `warm`: a run's compiled code loaded (or compiled, on a first run) before its work starts.
 """
 
-from .compiler import HAVE_NUMBA, QUICK_OPT, borrowing, njit
+from .compiler import HAVE_NUMBA, INLINED_CALL, QUICK_OPT, borrowing, njit
 
-__all__ = ["HAVE_NUMBA", "QUICK_OPT", "borrowing", "njit"]
+__all__ = ["HAVE_NUMBA", "INLINED_CALL", "QUICK_OPT", "borrowing", "njit"]

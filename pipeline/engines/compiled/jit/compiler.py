@@ -67,6 +67,14 @@ if HAVE_NUMBA:
                 self.state.library = linked_library(self.state.targetctx, func.__qualname__)
             return super().compile_extra(func)
 
+    # The jit options of an overload that numba inlines and whose code only calls a step (the
+    # loop's family steps): numba compiles such an implementation whole to type its call,
+    # module passes and machine code included, then inlines its IR and throws the rest away
+    # (more than a second of each build's first compile, the step's linked code optimised and
+    # translated for nothing): compiled as a step, it stops at its IR.
+    INLINED_CALL = {"_nrt": False, "pipeline_class": LinkedCompiler, "no_cpython_wrapper": True,
+                    "no_cfunc_wrapper": True}
+
     def njit(*args, quick: bool = False, linked: bool = False, **options):
         """numba.njit; with `quick`, compiled at QUICK_OPT (QuickCompiler); with `linked` too,
         into code that only its callers link (LinkedCompiler). A cached function loads through
@@ -83,6 +91,8 @@ if HAVE_NUMBA:
             return cache_quickly(compiled)
         return lambda func: cache_quickly(compiled(func))
 else:  # pragma: no cover
+    INLINED_CALL = {}
+
     def njit(*args, quick: bool = False, linked: bool = False, **options):
         if args and callable(args[0]):
             return args[0]
@@ -98,18 +108,13 @@ def borrowing(function=None, *, inline="never", quick=True, entry=False):
     atomic operations an array and a call, which would cost more than the steps' work.
 
     A call that is not inlined passes every array of every structure it takes (seven words an
-    array or more), so the steps run for every battle or card are inlined into their callers.
-    The smallest, run for every card or event, by numba (`inline="always"`): numba then types
-    and lowers their code again at each call site. A battle's larger parts (`inline="linked"`:
-    the duel, the cards up, the wars, the collect) are compiled once, on their own, and LLVM
-    inlines them when their callers link them in (numba's `forceinline`): the game then
-    compiles in about 0.6x the time, and a first run compiles them in its two processes
-    (log.warm). The encoder's steps (log.compiled_codec), each called once in its pass,
-    are linked too: inlined by numba, they made its pass's compile nearly half again as long.
-    A war's round is linked too: one battle in seventeen of two seats is a war, and its call
-    passed some 270 words of the game's arrays, a fifth of a games-only run's time (linked, a
-    first run compiles about a second longer). Those run for a forfeit, a reshuffle or once a
-    game are called.
+    array or more), so the steps run for every battle or card are inlined into their callers:
+    `inline="linked"` (the moves of a card, an event's row, the duel, the wars, the collect)
+    compiles a step once, on its own, and LLVM inlines it where its callers link it in
+    (numba's `forceinline`). numba's own inlining (`inline="always"`) types, lowers and copies
+    a step's code again at every call site; linked, a first run compiles a build in about 0.6x
+    the CPU (docs/compiling.md has the figures), and the machine code is the same. Those run for
+    a forfeit, a reshuffle or once a game are called (`inline="never"`).
 
     Every step but the encoder's pass is compiled only as far as its callers need: its LLVM IR,
     without machine code of its own (linking.py).
@@ -123,10 +128,41 @@ def borrowing(function=None, *, inline="never", quick=True, entry=False):
     Such a step crashes the process if Python calls it. `entry=True` keeps Python's wrapper
     (not C's, which nothing calls), for the one step Python calls (the encoder's pass).
 
-    A number passed to a step is an int64 (state.ZERO, not a literal 0): numba compiles a
-    called step again for each new type of its arguments, and a literal 0 is a type of its own
-    (a test of the first run checks that it compiles nothing for a literal)."""
+    A number a step is called with is typed as a plain number, never as the literal the caller
+    wrote (plain_numbers): numba would compile a step again for each constant passed to it (an
+    event's kind: the event step fourteen times), where LLVM folds the constant once it inlines
+    the step. A number a step is called with should be an int64 (state.ZERO, not 0), the type a
+    first run's helper compiles it for (jit.warm.step_types)."""
     wrappers = {"no_cfunc_wrapper": True} if entry else {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     jit = njit(cache=True, inline="never" if inline == "linked" else inline, forceinline=inline == "linked",
                _nrt=False, quick=quick, linked=not entry, **wrappers)
-    return jit if function is None else jit(function)
+
+    def step(f):
+        dispatcher = jit(f) if entry or not HAVE_NUMBA else plain_numbers(jit(f))
+        ALL_STEPS.append(dispatcher)
+        return dispatcher
+
+    return step if function is None else step(function)
+
+
+# Every step `borrowing` has made, in the order they were made: a first run's two processes
+# share their compiles (jit.warm.Sharing).
+ALL_STEPS: list = []
+
+
+def plain_numbers(dispatcher):
+    """`dispatcher`, typed at its calls from compiled code with the literal types of the
+    arguments made plain (numba's `types.unliteral`: Literal[int](3) is int64), so that it
+    compiles once for every constant it is called with. This replaces the dispatcher's
+    `get_call_template` (through which numba's typing asks a dispatcher for the signature of a
+    call) on the instance; a dispatcher without it is left as it is (a test fails)."""
+    plain = getattr(dispatcher, "get_call_template", None)
+    if plain is None:
+        return dispatcher
+    from numba.core.types import unliteral
+
+    def get_call_template(args, kws):
+        return plain(tuple(unliteral(a) for a in args), {k: unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher

@@ -2,21 +2,24 @@
 processes: the mechanism (log.warm says what a run loads, and in which order).
 
 A build of a compiled engine is its family and whether its games keep positions (each compiled
-module's keeps_positions): the table family has both builds, one for the rule sets that look
-for cycles and one without their code, and a run compiles only those its rule sets need. Each
-family's spec names its builds and the tiny game that loads each (model.family.Warm).
+module's keeps_positions, one answer a family: the table family's games all have positions,
+kept up to date only when their rules look for cycles, so the demo's build plays a fixed
+pickup's games too). Each family's spec names its build and the tiny game that loads it
+(model.family.Warm).
 
-A first run compiles in two processes: this one and a Helper, each a group of the builds'
-steps (each compiled module's STEPS, compiled for the types a game calls them with:
-compile_steps), then this one the games, which load the helper's steps from numba's cache.
-This reaches into numba twice, neither a public API: its cache index (`cached`: whether a
-first run must compile, so that it can say so) and a dispatcher's compile (Helper.awaited: a
-step of this process waits for the helper's). docs/compiling.md says what breaks if they move.
+A first run compiles in two processes, this one and a Helper, which share the compiles of the
+builds' steps (each compiled module's STEPS, for the types a game calls them with:
+compile_steps) through Sharing: the first process to come to a compile claims it, and the
+other waits for it and loads it from numba's cache; then this one compiles the games. This
+reaches into numba twice, neither a public API: its cache index (`cached`: whether a first
+run must compile, so that it can say so) and a dispatcher's compile (Sharing.installed).
+docs/compiling.md says what breaks if they move.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import importlib
 import inspect
 import os
@@ -35,11 +38,9 @@ from ....model.schema import RuleSet
 from ...choice import ENGINES
 from ...families import FAMILIES, family_of
 from ....model.family import Warm
+from .compiler import ALL_STEPS
 
 Build = tuple[str, bool]  # (family, whether its games keep positions)
-
-STEPS_DONE = "steps"  # what the helper says once all its steps are in the cache
-
 
 # ---------------------------------------------------------------- builds
 
@@ -115,23 +116,26 @@ def step_types(step, structures: dict) -> tuple:
                  else types.int64 for name in names)
 
 
-def compile_steps(steps, structures: dict, compiled: Callable[[str], None] | None = None) -> None:
+def compile_steps(steps, structures: dict, share: Sharing | None = None) -> None:
     """Compile (or load from numba's cache) a game's called steps for the types a game calls
-    them with (step_types), without running them: a second process compiles some of them into
-    the cache while the first compiles the others, so the game that calls them, compiled next,
-    loads them instead (Helper). `compiled(step_key(...))` is called after each."""
+    them with (step_types), without running them, so that the game that calls them, compiled
+    next, loads them instead. With `share` (a first run's two processes), only those no process
+    has claimed yet (Sharing.take)."""
     for step in steps:
         if called(step, structures):
             types = step_types(step, structures)
-            step.compile(types)
-            if compiled is not None:
-                compiled(step_key(step, types))
+            if share is None:
+                step.compile(types)
+            else:
+                share.take(step, types)
 
 
 def step_key(step, types) -> str:
-    """A step and the argument types it is compiled for, as one line of text: how a first run's
-    helper says which step it has put in numba's cache (Helper)."""
-    return f"{step.py_func.__module__}.{step.py_func.__qualname__}{tuple(types)}"
+    """A step and the argument types it is compiled for, as one short line of text (a digest
+    of its module, name and types): the name of its claim, and what a first run's process says
+    once it is in numba's cache (Sharing)."""
+    text = f"{step.py_func.__module__}.{step.py_func.__qualname__}{tuple(types)}"
+    return hashlib.sha1(text.encode()).hexdigest()[:20]
 
 
 def called(step, structures: dict) -> bool:
@@ -148,12 +152,11 @@ def with_parts(structures: dict) -> dict:
             "tally": structures["results"].summaries[0]}
 
 
-def compile_steps_of(engines, group: int, compiled: Callable[[str], None] | None = None) -> None:
-    """Compile (or load) group `group` of the engine builds' called steps (their modules' STEPS:
-    0 for this process, 1 for the helper of a first run) for the types a game calls them with;
-    `compiled(step_key(...))` after each."""
+def compile_steps_of(engines, share: Sharing | None = None) -> None:
+    """Compile (or load) the engine builds' called steps (their modules' STEPS, in order) for
+    the types a game calls them with; with `share`, those no process has claimed yet."""
     for build in sorted(engines):
-        compile_steps(ENGINES[build[0]].STEPS[group], with_parts(structures(build)), compiled)
+        compile_steps(ENGINES[build[0]].STEPS, with_parts(structures(build)), share)
 
 
 # ---------------------------------------------------------------- the helper
@@ -194,99 +197,152 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+class Sharing:
+    """What one of a first run's two processes knows of the compiles they share: each compile of
+    a step for its types (step_key), and validation's checks' (named so), is claimed by the
+    first process to come to it (a file in `folder`, made at once or not at all:
+    claimed); a process says each of its claims on `say` once it is in numba's cache, and hears
+    the other's on `hear`. A step this process needs (a step it compiles calls it, or the game
+    does) that the other has claimed and not said is waited for, then loaded from the cache:
+    one process compiles it, and which one does not depend on the machine's load.
+
+    Waiting cannot deadlock: a process waits only while it compiles a caller of the step it
+    waits for, so two processes waiting on each other would need two steps each calling the
+    other (steps never recurse). When the other process has ended without saying a step (it
+    failed), this one compiles it."""
+
+    def __init__(self, folder: str, hear, say):
+        self.folder, self.hear, self.say = folder, hear, say
+        self.mine: set[str] = set()
+        self.heard: set[str] = set()
+        self.ended = False
+
+    def claim(self, key: str) -> bool:
+        """Whether this process is the first to claim `key`: it then does that compile, and says
+        it (done) once it is in the cache."""
+        if claimed(os.path.join(self.folder, key)):
+            self.mine.add(key)
+            return True
+        return False
+
+    def done(self, key: str) -> None:
+        """Say that the compile claimed as `key` is in numba's cache."""
+        try:
+            self.say.write(key + "\n")
+            self.say.flush()
+        except (OSError, ValueError):  # the other process has ended (or this one is closing)
+            pass
+
+    def wait_for(self, key: str) -> None:
+        """Wait until the other process has said `key`, or has ended."""
+        while not self.ended and key not in self.heard:
+            line = self.hear.readline()
+            if line:
+                self.heard.add(line.rstrip("\n"))
+            else:
+                self.ended = True
+
+    def take(self, step, types) -> None:
+        """Compile `step` for `types` if no process has claimed that compile yet (a process's
+        walk through the steps of its builds)."""
+        key = step_key(step, types)
+        if self.claim(key):
+            self._compile_claimed(getattr(step, "_plain_compile", None) or step.compile, types, key)
+
+    def _compile_claimed(self, compile_, types, key: str):
+        result = compile_(types)
+        self.done(key)
+        return result
+
+    def compiling(self, step, types):
+        """A compile of `step` for `types`, wherever numba asks for it (a caller's typing, a
+        walk): claimed and done here, or waited for and loaded."""
+        key = step_key(step, types)
+        compile_ = step._plain_compile
+        if key in self.mine or key in self.heard or self.ended:
+            return compile_(types)
+        if self.claim(key):
+            return self._compile_claimed(compile_, types, key)
+        self.wait_for(key)
+        return compile_(types)
+
+    @contextmanager
+    def installed(self, steps=None):
+        """Inside the block, every compile of a step (jit.compiler.ALL_STEPS by default) goes
+        through `compiling`: numba looks a dispatcher's compile up on the instance, where this
+        puts its own (not a public API; docs/compiling.md)."""
+        wrapped = []
+        for step in ALL_STEPS if steps is None else steps:
+            if hasattr(step, "compile") and "compile" not in vars(step):
+                step._plain_compile = step.compile
+                step.compile = self._wrapper(step)
+                wrapped.append(step)
+        try:
+            yield self
+        finally:
+            for step in wrapped:
+                del step.compile, step._plain_compile
+
+    def _wrapper(self, step):
+        def compile(types):
+            return self.compiling(step, types)
+        return compile
+
+
 class Helper:
     """The second process of a first run, which runs `work` ("module:function", called as
-    function(engines, claim, said)): it compiles group 1 of the builds' steps, saying each on
-    `said` (step_key) once it is in numba's cache, then STEPS_DONE, then what else it compiles
-    (log.warm.compile_in_helper). Forked when this process may fork (Linux, and no other
-    thread, whose locks a child would inherit half-held): it then starts at once, with
-    everything imported, instead of a second Python importing it all again (about 1.5 s of a
-    first run). Otherwise a new Python, which says its lines on stdout."""
+    function(engines, folder, validation, hear, say)): it shares the builds' compiles with
+    this process through a Sharing (`sharing`, this process's side), on two pipes, one each
+    way (log.warm.compile_in_helper says what it does). Forked when this process may fork
+    (Linux, and no other thread, whose locks a child would inherit half-held): it then starts
+    at once, with everything imported, instead of a second Python importing it all again
+    (about 1.5 s of a first run). Otherwise a new Python, which hears on its stdin and says on
+    its stdout."""
 
-    def __init__(self, work: str, engines, claims: bool = False):
+    def __init__(self, work: str, engines, validation: bool = False):
         self.pid = self.process = None
-        self.said_steps: set[str] = set()
-        self.done_steps = False
-        self.folder = tempfile.mkdtemp(prefix="war-compile-") if claims else None  # holds the claim (claimed)
+        self.folder = tempfile.mkdtemp(prefix="war-compile-")  # the claims (Sharing)
         module, _, name = work.partition(":")
         try:
             if sys.platform == "linux" and threading.active_count() == 1:
-                read, write = os.pipe()
+                hear, said = os.pipe()  # the helper says, this process hears
+                told, tell = os.pipe()  # this process says, the helper hears
                 parent = os.getpid()
                 self.pid = os.fork()
                 if self.pid == 0:
                     die_with_parent(parent)
-                    self._child(read, write, getattr(importlib.import_module(module), name), engines, self.claim)
-                os.close(write)
-                self.said = os.fdopen(read)
+                    os.close(hear)
+                    os.close(tell)
+                    self._child(getattr(importlib.import_module(module), name), engines, self.folder, validation,
+                                told, said)
+                os.close(said)
+                os.close(told)
+                self.sharing = Sharing(self.folder, os.fdopen(hear), os.fdopen(tell, "w"))
             else:
+                code = (f"import sys; from {module} import {name}; "
+                        f"{name}({sorted(engines)!r}, {self.folder!r}, {validation!r}, sys.stdin, sys.stdout)")
                 self.process = subprocess.Popen(
-                    [sys.executable, "-c", f"from {module} import {name}; {name}({sorted(engines)!r}, {self.claim!r})"],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-                self.said = self.process.stdout
+                    [sys.executable, "-c", code],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                self.sharing = Sharing(self.folder, self.process.stdout, self.process.stdin)
         except OSError:
             self._remove_folder()
             raise
 
-    @property
-    def claim(self) -> str | None:
-        """The path of the claim of the work either process may do (claimed); None without it."""
-        return os.path.join(self.folder, "claim") if self.folder is not None else None
-
     @staticmethod
-    def _child(read: int, write: int, work: Callable, engines, claim: str | None) -> None:
+    def _child(work: Callable, engines, folder: str, validation: bool, told: int, said: int) -> None:
         """The forked helper's whole life: it prints nothing (a failure only leaves its work to
         the first process) and leaves through os._exit, running none of the first's clean-ups."""
         code = 1
         try:
-            os.close(read)
             quiet = os.open(os.devnull, os.O_WRONLY)
             os.dup2(quiet, 1)
             os.dup2(quiet, 2)
-            with os.fdopen(write, "w") as said:
-                work(engines, claim, said)
+            with os.fdopen(told) as hear, os.fdopen(said, "w") as say:
+                work(engines, folder, validation, hear, say)
             code = 0
         finally:
             os._exit(code)
-
-    def wait_for(self, key: str | None = None) -> None:
-        """Wait until the helper has said `key` (a step_key: that step is in numba's
-        cache), or has said all its steps (None waits for that), or has ended (it failed:
-        what it did not say compiles here)."""
-        while not self.done_steps and (key is None or key not in self.said_steps):
-            line = self.said.readline()
-            if not line or line == STEPS_DONE + "\n":
-                self.done_steps = True
-            else:
-                self.said_steps.add(line.rstrip("\n"))
-
-    def steps_compiled(self) -> None:
-        """Wait until its steps are in the cache (or it has failed: they then compile here)."""
-        self.wait_for(None)
-
-    @contextmanager
-    def awaited(self, engines):
-        """Inside the block, a compile in this process of one of the helper's steps (a step of
-        this process's group calls it) waits until the helper has put it in numba's cache, then
-        loads it, instead of compiling it a second time beside the helper: which process comes
-        to it first otherwise depends on the machine's load."""
-        waiting = []
-        for build in engines:
-            for step in ENGINES[build[0]].STEPS[1]:
-                if "compile" not in vars(step):
-                    step.compile = self._waiting(step, step.compile)
-                    waiting.append(step)
-        try:
-            yield
-        finally:
-            for step in waiting:
-                del step.compile
-
-    def _waiting(self, step, compile_):
-        def waiting_compile(types):
-            self.wait_for(step_key(step, types))
-            return compile_(types)
-        return waiting_compile
 
     def stop(self) -> None:
         """End it now, and wait for its end."""
@@ -301,13 +357,16 @@ class Helper:
 
     def finish(self) -> None:
         """Wait for its end (all its work is in the cache)."""
+        for stream in (self.sharing.say, self.sharing.hear):
+            try:
+                stream.close()
+            except OSError:  # it has ended: nothing more can be said to it
+                pass
         if self.pid is not None:
             os.waitpid(self.pid, 0)
         else:
             self.process.wait()
-        self.said.close()
         self._remove_folder()
 
     def _remove_folder(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.folder, ignore_errors=True)

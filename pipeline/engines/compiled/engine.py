@@ -176,8 +176,7 @@ class Engine:
         watch = min(watch, compiled.max_battles) if compiled.detect_cycles else 0
         replays = 0
         while True:
-            unwatched = None if game.positions is None else \
-                game._replace(rules=game.rules._replace(detect_cycles=False))
+            unwatched = None if game.positions is None else game.rules._replace(detect_cycles=False)
             status, index, attempt, replayed = play_games(np.uint64(seed), np.int64(start), np.int64(index),
                                                           np.int64(attempt), np.int64(watch), dealt, game,
                                                           unwatched, family, results)

@@ -42,7 +42,7 @@ from .layout import (
 )
 from .moves import emit, push_cards, start_pile
 from .rng import _game_seed, _seed, _shuffle
-from .state import CARDS, LAID, ROWS, SEATS, ZERO
+from .state import CARDS, LAID, ROWS, SEATS, ZERO, Game
 
 # What play_game returns: the game is played, or a buffer must grow before it is played again,
 # or (LOOK_FOR_CYCLES) a game played without looking for cycles reached its watch and must be
@@ -67,6 +67,12 @@ def register(state: type, **steps) -> None:
         raise ValueError(f"a family registers the steps {_STEPS}, got {sorted(steps)}")
     for name, step in steps.items():
         _REGISTERED[name, state] = step
+
+
+def family_steps(state: type) -> tuple:
+    """The family steps registered for the family whose state is of class `state`, in the
+    loop's order (what a first run compiles before the games, beside the module's STEPS)."""
+    return tuple(_REGISTERED[name, state] for name in _STEPS if (name, state) in _REGISTERED)
 
 
 if HAVE_NUMBA:
@@ -259,7 +265,7 @@ def play_game(index, game_seed, attempt, watch, deals, game, family, results):
 
 
 @njit(cache=True, quick=True, no_cfunc_wrapper=True, _nrt=False)
-def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched, family, results):
+def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched_rules, family, results):
     """Play games start+index.. of master seed `master_seed` (uint64) under game.rules into
     `results` and game.log, from the explicit deals in `deals` (state.Deals, row i for game
     start+i) when it has rows. Returns (DONE, games, attempts, replays) when every game of
@@ -288,9 +294,9 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
         looking = watch == 0
         while True:  # one call of play_game: each call site would compile it again
             played = game
-            if unwatched is not None:  # pruned before typing for a game without positions
+            if unwatched_rules is not None:  # pruned before typing for a game without positions
                 if not looking:
-                    played = unwatched
+                    played = Game(unwatched_rules, game.rng, game.seats, game.table, game.positions, game.log)
             status = play_game(index, game_seed, attempt, never if looking else watch, deals, played, family, results)
             if status == DONE:
                 break

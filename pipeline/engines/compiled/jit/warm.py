@@ -153,10 +153,15 @@ def with_parts(structures: dict) -> dict:
 
 
 def compile_steps_of(engines, share: Sharing | None = None) -> None:
-    """Compile (or load) the engine builds' called steps (their modules' STEPS, in order) for
-    the types a game calls them with; with `share`, those no process has claimed yet."""
+    """Compile (or load) the engine builds' called steps (their modules' STEPS, in order, then
+    the family steps the loop calls: loop.family_steps) for the types a game calls them with;
+    with `share`, those no process has claimed yet."""
+    from ..loop import family_steps
+
     for build in sorted(engines):
-        compile_steps(ENGINES[build[0]].STEPS, with_parts(structures(build)), share)
+        parts = with_parts(structures(build))
+        steps = dict.fromkeys((*ENGINES[build[0]].STEPS, *family_steps(type(parts["family"]))))
+        compile_steps(steps, parts, share)
 
 
 # ---------------------------------------------------------------- the helper

@@ -142,10 +142,24 @@ def share_ticks(lo: float, hi: float, count: int = 5) -> tuple[list[float], str]
     raw = span / max(count, 1)
     power = 10.0 ** math.floor(math.log10(raw))
     step = next(s * power for s in (1, 2, 5, 10) if s * power >= raw * (1 - 1e-9))
-    first = math.ceil(lo / step - 1e-9)
-    ticks = [round(i * step, 12) for i in range(first, math.floor(hi / step + 1e-9) + 1)]
+    ticks = _ticks(lo, hi, step)
+    while len(ticks) < 2:  # the step overshoots the span (53% to 97% by halves: only 100%, beyond it)
+        step = _finer(step)
+        ticks = _ticks(lo, hi, step)
     decimals = max(0, -math.floor(math.log10(step * 100) + 1e-9))
     return ticks, f".{decimals}%"
+
+
+def _ticks(lo: float, hi: float, step: float) -> list[float]:
+    """The multiples of `step` from `lo` to `hi`."""
+    first = math.ceil(lo / step - 1e-9)
+    return [round(i * step, 12) for i in range(first, math.floor(hi / step + 1e-9) + 1)]
+
+
+def _finer(step: float) -> float:
+    """The 1-2-5 step below `step` (0.5 -> 0.2 -> 0.1 -> 0.05)."""
+    power = 10.0 ** math.floor(math.log10(step) + 1e-9)
+    return {1: 0.5, 2: 1, 5: 2, 10: 5}[round(step / power)] * power
 
 
 def share_axis(lo: float, hi: float, count: int = 5, **options) -> alt.Axis:

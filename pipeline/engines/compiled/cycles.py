@@ -8,10 +8,11 @@ from per-pile hashes of ranks (state.PILE_BASE) kept up to date move by move (mo
 costs O(players); positions live in an open-addressing table of their hashes (state.Positions),
 and a hash hit is compared rank for rank against the stored position before it counts.
 
-Most games never look: loop.play_games plays a game without positions first, and again with
-them only when it lasts (Workspace.watch; docs/decisions.md says why that finds the same cycles).
-A game whose rules cannot repeat a position has None for positions, and the steps here compile
-to nothing for it (see moves.py).
+Most games never look: loop.play_games plays a game without looking first (its rules'
+detect_cycles false: the positions are not kept up to date), and again looking only when it
+lasts (Workspace.watch; docs/decisions.md says why that finds the same cycles). A game of a
+family whose rules never repeat a position (Steal War) has None for positions, and the steps
+here compile to nothing for it (see moves.py).
 
 When a position comes back, the game's cycle is the stored positions from the earlier one on; its
 *key* (engines.cycle_key, the same function in Python) names the cycle whatever position the game

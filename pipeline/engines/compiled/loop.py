@@ -272,14 +272,16 @@ def play_games(master_seed, start, index, attempt, watch, deals, game, unwatched
     `results` is played, or (the buffer to grow, the game to play again from its start once it
     has grown, attempts, replays). `attempt` numbers the attempts at games (see cycles.py).
 
-    When `watch` > 0 (only for rules that look for cycles), each game is first played as `unwatched`
-    (game with rules that do not look for them) and played again as `game` only when it reaches
-    battle `watch` without an end; `replays` counts those. That is exact: play is then
+    When `watch` > 0 (only for rules that look for cycles), each game is first played under
+    `unwatched_rules` (game.rules that do not look for them: the same arrays, its positions not
+    kept up to date; None for a game without positions) and played again as `game` only when it
+    reaches battle `watch` without an end; `replays` counts those. That is exact: play is then
     deterministic in the position, so a game whose position repeats loops for ever and never
     ends, and a game that ends never repeated one (docs/decisions.md).
 
-    Compiled without reference counting (jit.borrowing says why): choosing `game` or `unwatched`
-    for each game counted a reference to each of their arrays, 4 % of a games-only run."""
+    Compiled without reference counting (jit.borrowing says why): choosing `game` or the
+    unwatched game for each game counted a reference to each of their arrays, 4 % of a
+    games-only run."""
     games = results.seeds.shape[0]
     log = game.log
     never = np.int64(1) << 62

@@ -29,7 +29,7 @@ from .compiled_codec import encode_pass
 from .invariants import balance, balance_of, cards_balance
 
 # Seconds a first run spends compiling the encoder and the checks alone (a build's own are in
-# its family's spec); `python bench/compiled_engines.py warm` measures them again.
+# its family's spec); `python bench/compiled_engines.py compile` measures them again.
 COMPILE_SECONDS = {"encode_pass": 2.3, "balance": 0.35}
 
 
@@ -101,7 +101,6 @@ def compile_in_helper(engines, folder: str, validation: bool, hear, say) -> None
         compile_encoder()
         if validation and share.claim("checks"):
             compile_checks()
-            share.done("checks")
 
 
 def reference_only(rule_sets) -> list[str]:
@@ -135,9 +134,9 @@ def warm(on_compile: Callable[[float, str], None] | None = None, validation: boo
     (compile_said), and the compile is shared with a second process (Helper): each compiles the
     builds' steps it claims first into numba's cache (one the other has claimed is waited for
     and loaded, jit.warm.Sharing), then this one the games that call them while the helper
-    compiles the encoder; then the checks, in whichever is first done. By default, the builds of the default rule set (default_builds).
-    A damaged file of numba's cache is discarded and compiled again, `on_damaged(folder)` called
-    first (once)."""
+    compiles the encoder; then the checks, in whichever is first done. By default, the builds
+    of the default rule set (default_builds). A damaged file of numba's cache is discarded and
+    compiled again, `on_damaged(folder)` called first (once)."""
     engines = default_builds() if engines is None else engines
     if not HAVE_NUMBA or not engines:
         return
@@ -155,24 +154,23 @@ def _warm(on_compile, validation: bool, engines) -> None:
     seconds = compile_estimate(validation, engines)
     if seconds and on_compile is not None:
         on_compile(seconds, compile_said(missing_builds(engines), validation))
-    helper = None
+    helper = share = None
     if seconds and not all(build_cached(build) for build in engines):
         try:
             helper = Helper(f"{__name__}:compile_in_helper", engines, validation)
+            share = helper.sharing
         except OSError:  # this process compiles it all
             helper = None
     try:
-        with helper.sharing.installed() if helper is not None else nullcontext():
-            if helper is not None:
-                compile_steps_of(engines, helper.sharing)
+        with share.installed() if share is not None else nullcontext():
+            if share is not None:
+                compile_steps_of(engines, share)
             played = []
             for build in sorted(engines):
                 rules = warm_rules(build)
                 played.append((rules, ENGINES[build[0]].play_arrays(rules, 0, 0, 1)))
-            if validation and (helper is None or helper.sharing.claim("checks")):
+            if validation and (share is None or share.claim("checks")):  # nobody waits for them: unsaid
                 compile_checks()
-                if helper is not None:
-                    helper.sharing.done("checks")
     except BaseException:  # Ctrl-C, or a compile that failed: the helper's work is not wanted
         if helper is not None:
             helper.stop()

@@ -175,11 +175,11 @@ class Engine:
         # no watch for rules without cycles; none beyond the cap, where a game unwatched is played again
         watch = min(watch, compiled.max_battles) if compiled.detect_cycles else 0
         replays = 0
+        unwatched_rules = None if game.positions is None else game.rules._replace(detect_cycles=False)
         while True:
-            unwatched = None if game.positions is None else game.rules._replace(detect_cycles=False)
             status, index, attempt, replayed = play_games(np.uint64(seed), np.int64(start), np.int64(index),
                                                           np.int64(attempt), np.int64(watch), dealt, game,
-                                                          unwatched, family, results)
+                                                          unwatched_rules, family, results)
             replays += replayed
             if status == DONE:
                 break

@@ -156,8 +156,7 @@ def events_a_game(rules: RuleSet) -> int:
 # The steps the loop calls or links in, which a first run compiles before the games, shared by
 # its two processes (log.warm): each takes the next that neither has claimed, so the list starts
 # with two that share little (the deal; the reshuffle, which every draw calls) and ends with
-# the battle, which calls most of the others. A game that looks for no cycles calls no
-# earlier_position (state.called).
+# the battle, which calls most of the others.
 STEPS = (deal, reshuffle, war_round, duel, duels, collect, forfeit, settle, earlier_position, open_battle,
          retire_empty, is_current_position, end_game, battle)
 

@@ -204,8 +204,8 @@ def die_with_parent(parent: int) -> None:
 
 class Sharing:
     """What one of a first run's two processes knows of the compiles they share: each compile of
-    a step for its types (step_key), and validation's checks' (named so), is claimed by the
-    first process to come to it (a file in `folder`, made at once or not at all:
+    a step for its types (step_key), and validation's checks' (named so, never waited for), is
+    claimed by the first process to come to it (a file in `folder`, made at once or not at all:
     claimed); a process says each of its claims on `say` once it is in numba's cache, and hears
     the other's on `hear`. A step this process needs (a step it compiles calls it, or the game
     does) that the other has claimed and not said is waited for, then loaded from the cache:
@@ -249,10 +249,10 @@ class Sharing:
 
     def take(self, step, types) -> None:
         """Compile `step` for `types` if no process has claimed that compile yet (a process's
-        walk through the steps of its builds)."""
+        walk through the steps of its builds, inside `installed`)."""
         key = step_key(step, types)
         if self.claim(key):
-            self._compile_claimed(getattr(step, "_plain_compile", None) or step.compile, types, key)
+            self._compile_claimed(step._plain_compile, types, key)
 
     def _compile_claimed(self, compile_, types, key: str):
         result = compile_(types)

@@ -189,14 +189,13 @@ def test_a_folder_named_variant_above_the_dataset_is_not_its_variant(tmp_path, m
 
 
 def test_a_damaged_compile_cache_is_discarded_and_compiled_again(tmp_path):
-    """A copy of the package compiles its engine into its own cache (numba's, in __pycache__);
-    some of those files are then cut short: war says so once, compiles them again and runs; the
-    next run loads them. The checkout's cache is not copied: files an older version of the
-    source left there are never loaded, and cutting only those would show nothing."""
+    """A copy of the package compiles its engine into a cache of its own (war's per-user cache,
+    WAR_CACHE_DIR here); some of those files are then cut short: war says so once, compiles them
+    again and runs; the next run loads them."""
     package = Path(__file__).resolve().parents[1] / "pipeline"
     copy = tmp_path / "pkg"
     shutil.copytree(package, copy / "pipeline", ignore=shutil.ignore_patterns("*.pyc", "*.nbi", "*.nbc"))
-    env = {**os.environ, "PYTHONPATH": str(copy)}
+    env = {**os.environ, "PYTHONPATH": str(copy), "WAR_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("NUMBA_CACHE_DIR", None)
 
     def generate_in_copy(out: str) -> subprocess.CompletedProcess:
@@ -206,7 +205,7 @@ def test_a_damaged_compile_cache_is_discarded_and_compiled_again(tmp_path):
 
     first = generate_in_copy("a")
     assert first.returncode == 0, first.stderr
-    cached = sorted((copy / "pipeline").rglob("*.nb[ci]"))
+    cached = sorted((tmp_path / "cache").rglob("*.nb[ci]"))
     assert cached, "no compile cache was written"
     for path in cached[::3]:
         data = path.read_bytes()

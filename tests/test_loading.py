@@ -147,3 +147,47 @@ def test_two_processes_saving_one_function_at_once_keep_both_signatures(tmp_path
             process.kill()
             process.wait()
     assert run_fresh(tmp_path, LOAD) == [7, 0.5, 2]
+
+
+def test_a_second_checkout_of_the_same_code_loads_what_the_first_compiled(tmp_path):
+    """The compiled engines are kept once per user and version of the code, not per checkout
+    (issue 51 item 7): a second copy of the same package, elsewhere, runs without compiling and
+    writes no cache of its own; a copy whose compiled code differs by one comment keys its cache
+    by another version, so it never runs machine code of other sources."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from clikit import COMPILING
+
+    package = Path(__file__).resolve().parents[1] / "pipeline"
+    env = {**os.environ, "WAR_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def checkout(name: str) -> Path:
+        shutil.copytree(package, tmp_path / name / "pipeline", ignore=shutil.ignore_patterns("__pycache__"))
+        return tmp_path / name
+
+    def run(root: Path, *args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=root, timeout=600,
+                              env={**env, "PYTHONPATH": str(root)})
+        assert done.returncode == 0, done.stderr
+        return done
+
+    def generate(root: Path) -> list[str]:
+        err = run(root, "-m", "pipeline.cli", "generate", "--games", "5", "--out", str(root / "out"), "-q").stderr
+        return [line for line in err.splitlines() if COMPILING.fullmatch(line)]
+
+    first, second, edited = checkout("first"), checkout("second"), checkout("edited")
+    assert generate(first), "an empty cache compiles, and says so"
+    assert generate(second) == []
+    assert not list(second.rglob("*.nb[ci]")) and not list(first.rglob("*.nb[ci]"))
+    versions = {path.name for path in (tmp_path / "cache" / "engines").iterdir()}
+    assert len(versions) == 1
+
+    moves = edited / "pipeline" / "engines" / "compiled" / "moves.py"
+    moves.write_text(moves.read_text(encoding="utf-8") + "\n# one comment more\n", encoding="utf-8")
+    stamp = "from pipeline.engines.compiled.jit import loading; print(loading.source_stamp())"
+    assert run(edited, "-c", stamp).stdout != run(second, "-c", stamp).stdout

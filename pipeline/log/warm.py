@@ -40,7 +40,7 @@ def _encoder_and_checks(validation: bool) -> list[tuple[str, object]]:
 def compile_estimate(validation: bool = False, engines=None) -> float:
     """About how many seconds numba will spend compiling the engine builds `engines` and the
     encoder (and with `validation` the checks validation runs) before they first play on this
-    machine: 0 when its cache (`__pycache__`, or NUMBA_CACHE_DIR) already holds them. When an
+    machine: 0 when its cache (war's per-user cache, jit.loading.CodeCache) already holds them. When an
     engine compiles, warm's two processes compile the encoder and checks beside it."""
     if not HAVE_NUMBA:
         return 0.0

@@ -11,9 +11,13 @@ more), a large part of the start-up that two workers wait for before they fork.
 A compile still refreshes both tables first (numba's compiler does so itself), and so does a
 lowering that misses a rule; so a function the cache does not hold compiles as before.
 
+The machine code is kept once per user and version of the code (`CodeCache`: war's per-user
+cache, keyed by the contents of the compiled code's sources), not in each checkout's
+`__pycache__`, so that a second clone loads what the first compiled.
+
 This reaches into numba's cache (numba.core.caching), which is not a public API. When it is not
-as this module expects, LOADING is False and functions load as numba loads them;
-tests/test_loading.py says which."""
+as this module expects, LOADING (or LOCATING) is False and functions load (or are kept) as numba
+does it; tests/test_loading.py says which."""
 
 from __future__ import annotations
 
@@ -21,11 +25,15 @@ import glob
 import hashlib
 import os
 import pickle
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
+from ....places import user_cache
+
 try:
+    from numba.core import config
     from numba.core.caching import FunctionCache, IndexDataCacheFile
     from numba.core.runtime import rtsys
 
@@ -34,19 +42,21 @@ try:
 except ImportError:  # pragma: no cover - without numba nothing compiles
     LOADING = False
 
+PACKAGE = Path(__file__).resolve().parents[3]  # pipeline/
+
 
 def source_stamp() -> str:
-    """A hash of the modification time and size of every source file of the compiled code (the
-    engines and the log's compiled encoder and checks) and of the model it reads its codes from
-    (the event kinds' order, model.kind and the families' declarations): numba keys a cached
-    function by its own file only, but the loop's machine code holds every family's steps, from
-    other files."""
+    """A hash of the contents of every source file of the compiled code (the engines and the
+    log's compiled encoder and checks) and of the model it reads its codes from (the event kinds'
+    order, model.kind and the families' declarations): numba keys a cached function by its own
+    file only, but the loop's machine code holds every family's steps, from other files. By
+    content, not by modification time, so that every checkout of the same code shares one cache."""
     global _STAMP
     if _STAMP is None:
-        root = Path(__file__).resolve().parents[3]  # pipeline/
-        stamps = sorted((str(p.relative_to(root)), p.stat().st_mtime_ns, p.stat().st_size)
-                        for folder in ("engines", "log", "model") for p in (root / folder).rglob("*.py"))
-        _STAMP = hashlib.sha256(repr(stamps).encode()).hexdigest()
+        digest = hashlib.sha256()
+        for path in sorted(p for folder in ("engines", "log", "model") for p in (PACKAGE / folder).rglob("*.py")):
+            digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
+        _STAMP = digest.hexdigest()
     return _STAMP
 
 
@@ -160,3 +170,62 @@ def _guard_cache_files() -> None:
 
 if LOADING:
     _guard_cache_files()
+
+
+# ---------------------------------------------------------------- where the cache is
+
+try:
+    from numba.core.caching import CacheImpl, _CacheLocator
+
+    LOCATING = isinstance(getattr(CacheImpl, "_locator_classes", None), list)
+except ImportError:  # pragma: no cover - without numba nothing compiles
+    LOCATING = False
+
+
+def engines_cache() -> Path:
+    """The folder of war's compiled code: under NUMBA_CACHE_DIR when it is set (a user's or a
+    test's own cache), else in war's per-user cache (places.user_cache)."""
+    chosen = config.CACHE_DIR if LOCATING else os.environ.get("NUMBA_CACHE_DIR", "")
+    return Path(chosen) / "war" if chosen else user_cache() / "engines"
+
+
+if LOCATING:
+    class CodeCache(_CacheLocator):
+        """Where numba keeps a compiled function of war's: one folder a version of the code (by
+        source_stamp, the contents of every source the machine code holds), so that a second
+        clone or checkout of the same code loads what the first compiled, and an edited one
+        compiles into a folder of its own. numba's own locators key the cache by the file's path
+        and modification time, so every checkout compiled everything again (not a public API:
+        numba.core.caching; a function outside war, or a cache folder that cannot be written,
+        falls through to numba's own locators)."""
+
+        def __init__(self, py_func, py_file: str) -> None:
+            self._lineno = py_func.__code__.co_firstlineno
+            folder = Path(py_file).resolve().parent.relative_to(PACKAGE)
+            version = f"{sys.implementation.cache_tag}-{source_stamp()[:20]}"
+            self._cache_path = str(engines_cache() / version / folder)
+
+        def get_cache_path(self) -> str:
+            return self._cache_path
+
+        def get_source_stamp(self) -> str:
+            return source_stamp()
+
+        def get_disambiguator(self) -> str:
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            try:
+                Path(py_file).resolve().relative_to(PACKAGE)
+            except (ValueError, OSError):
+                return None  # not war's: numba's own locators
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None  # no writable cache folder: numba's own (the checkout's __pycache__)
+            return self
+
+    if CodeCache not in CacheImpl._locator_classes:
+        CacheImpl._locator_classes.insert(0, CodeCache)

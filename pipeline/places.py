@@ -1,0 +1,22 @@
+"""Where war keeps what it works out once per user and reuses: the compiled engines' machine code
+(keyed by the code that compiled it, so every checkout of the same version shares it) and the
+reports `war serve` keeps (keyed by the data they show). Never inside a dataset or a checkout:
+reading a dataset writes nothing into it, and a new clone finds the engines compiled.
+
+WAR_CACHE_DIR names the folder; otherwise it is war's folder of the user's cache
+($XDG_CACHE_HOME/war, else ~/.cache/war).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def user_cache() -> Path:
+    """The folder of war's per-user cache (not made here)."""
+    chosen = os.environ.get("WAR_CACHE_DIR")
+    if chosen:
+        return Path(chosen).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base).expanduser() if base else Path.home() / ".cache") / "war"

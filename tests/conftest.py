@@ -40,6 +40,19 @@ def install_example() -> None:
 
 install_example()
 
+
+def own_report_cache() -> None:
+    """The reports `war serve` keeps (present/report_cache.py) in a folder of the session's, for
+    this process and the war processes tests start: no test reads or writes the user's (the
+    compiled engines stay in war's cache). A test that needs one of its own sets
+    WAR_REPORT_CACHE itself."""
+    folder = tempfile.mkdtemp(prefix="war-reports-")
+    atexit.register(shutil.rmtree, folder, True)
+    os.environ["WAR_REPORT_CACHE"] = folder
+
+
+own_report_cache()
+
 from browser import chromium  # noqa: E402
 
 # A dataset written before rule set ids were versioned, of schema version 4 (fixtures/README.md).

@@ -1,8 +1,10 @@
-"""war serve keeps its report beside the dataset's journal, keyed by the manifest's checksum
-(issue 46, item 8): a second start on the same data reads it instead of building it; a new
-manifest (an append) gets its own, the old one removed; the kept report is war's own file, which
-validation, --overwrite and outputs treat as such; a dataset the server cannot write to still
-serves, building its report each start. bench/serve.py times a start of each kind."""
+"""war serve keeps its report (issue 46, item 8), since issue 50 (item 4) in war's own cache, per
+user, keyed by exactly these data and this war: a second start on the same data reads it instead
+of building it; a new manifest (an append) gets its own, the old one removed; a `.war-report/`
+an older war left in a dataset is still war's own name, which validation, --overwrite and outputs
+treat as such; a cache the server cannot write to still serves, building its report each start.
+bench/serve.py times a start of each kind. tests/test_fault_corpus_lineage_report.py holds the
+faults."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from pipeline.storage.files import check_output
 
 
 @pytest.fixture
-def root(tmp_path):
+def root(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAR_REPORT_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "ds"
     generate(out, [Plan(build_rules("classic"), 60)], seed=4)
     return out
@@ -36,7 +39,7 @@ def _report(root) -> str:
 
 
 def _kept(root) -> list:
-    return sorted((root / REPORT_DIR).glob("report-*.html"))
+    return sorted(report_cache.cache_folder().glob("report-*.html"))
 
 
 def test_a_second_start_reads_the_kept_report(root, monkeypatch):
@@ -44,7 +47,8 @@ def test_a_second_start_reads_the_kept_report(root, monkeypatch):
     kept = _kept(root)
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == first
     digest = site_module.manifest_digest(root)
-    assert kept[0].name == f"report-{report_cache.report_key(digest, 'ds')}.html"
+    assert kept[0].name == f"report-{report_cache.report_key(root, digest, 'ds')}.html"
+    assert not (root / REPORT_DIR).exists()
 
     def no_build(*args, **kwargs):
         raise AssertionError("the report was built again")
@@ -63,12 +67,14 @@ def test_a_new_manifest_gets_its_own_report_and_the_old_one_goes(root):
     assert len(_kept(root)) == 1 and _kept(root) != old
     # another name shown, or other code, is another key
     digest = site_module.manifest_digest(root)
-    assert report_cache.report_key(digest, "ds") != report_cache.report_key(digest, "other")
+    assert report_cache.report_key(root, digest, "ds") != report_cache.report_key(root, digest, "other")
 
 
-def test_the_kept_report_is_wars_own_file(root, tmp_path):
-    _report(root)
-    rel = _kept(root)[0].relative_to(root).as_posix()
+def test_an_old_kept_report_is_wars_own_file(root, tmp_path):
+    """The `.war-report/` folder an older war kept its report in, never read now."""
+    (root / REPORT_DIR).mkdir()
+    rel = f"{REPORT_DIR}/report-{'0' * 64}.html"
+    (root / rel).write_text("<html></html>", encoding="utf-8")
     assert own(rel) and not own(f"{REPORT_DIR}/notes.txt")
     assert validate(root).ok
     with pytest.raises(DatasetError, match="only war generate writes"):
@@ -77,7 +83,7 @@ def test_the_kept_report_is_wars_own_file(root, tmp_path):
     assert not (root / REPORT_DIR).exists()
 
 
-def test_a_dataset_it_cannot_write_to_still_serves(root, monkeypatch):
+def test_a_cache_it_cannot_write_to_still_serves(root, monkeypatch):
     def refused(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 

@@ -34,6 +34,7 @@ from ..storage.dataset import MANIFEST, Dataset
 from ..storage.files import read_parquet_batches, read_whole_parquet
 from ..storage.location import is_remote
 from .counts import check_kept, compare_counts, count_again, count_checks
+from .lineage import lineage_problems
 from .parallel import check_workers, interrupts_deferred, run_tasks
 from .validate_layout import check_layout, read_deals, read_seeds
 from .validate_files import (  # noqa: F401  (Report and check_files: what callers and tests import from here)
@@ -90,6 +91,18 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
         return Problem(None, gid, None, f"game record disagrees with its events: {wrong[0]} "
                                         f"expected {expected[wrong[0]]!r}, found {row[wrong[0]]!r}")
     return None
+
+
+def check_lineage(ds: Dataset, seeds_by_set: dict[int, list], report: Report) -> None:
+    """Each taken or kept game's lineage (its seeds line's `from` and deal_index) held to its seed
+    (jobs.lineage): a game it refutes is a problem, and bad where it was counted good."""
+    found = [p for e in ds.manifest.rule_sets if e.ordinal in seeds_by_set
+             for p in lineage_problems(ds, e, seeds_by_set[e.ordinal])]
+    moved = min(report.good, len({p.game_id for p in found if p.game_id is not None} -
+                                 {p.game_id for p in report.problems}))
+    report.good -= moved
+    report.bad += moved
+    report.problems += found
 
 
 @dataclass(frozen=True)
@@ -182,6 +195,7 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
         digests.update(part.digests)
     resolve_checksums(ds, report, digests)
     report.problems.extend(shard_problems)
+    check_lineage(ds, seeds_by_set, report)
     report.problems += older_engine_notes(ds.manifest, shard_problems)
     return report
 

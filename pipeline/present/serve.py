@@ -17,8 +17,8 @@ manifest (site.py): after `war generate --append` the new rule sets and variants
 What it may do is narrow on purpose. It serves no file: every answer is built from the dataset
 through the library (the manifest's files, read by jobs.query and jobs.replay) and rendered
 from the package's templates, so no URL can name a path and a traversal (`/games/../../etc/passwd`,
-encoded or not) matches no route. It only reads the data (the one file it writes is its report,
-kept beside the dataset's journal for the next start: report_cache): its own SQL is fixed text with bound
+encoded or not) matches no route. It only reads the data and writes nothing into the dataset (its
+report is kept in war's cache, per user, for the next start: report_cache): its own SQL is fixed text with bound
 parameters (a sort column chosen from a list), and the SQL a visitor writes runs where `war
 query` runs it, refused before it runs unless it only reads, in a DuckDB locked to the
 dataset's files, with a time limit. A page is bounded (a list page at most MAX_PER_PAGE games, a

@@ -6,8 +6,9 @@ request runs in a cursor of it, so the views' set-up is paid once (the event vie
 every battle's shape, on the first query that reads them); a dataset on remote storage, whose
 views are connection-local, gets a session per query instead.
 
-A snapshot's report is kept beside the dataset for its manifest (report_cache), so a second start
-on the same data reads it instead of building it again.
+A snapshot's report is kept in war's own cache, per user, for exactly these data and this war
+(report_cache), so a second start on the same data reads it instead of building it again;
+nothing is written into the dataset.
 
 `Site.now()` is the current snapshot: at most once a second it reads manifest.json, and when its
 SHA-256 differs (`war generate --append` wrote a new one) it makes a new snapshot, whose report
@@ -104,18 +105,18 @@ class Snapshot:
     # ------------------------------------------------------------------ the report
 
     def build_report(self, progress: Progress | None = None) -> None:
-        """Build the report now (the server's first page), or read the one kept beside the
-        dataset for this manifest (report_cache); an error is kept and shown there."""
+        """Build the report now (the server's first page), or read the one kept in the user's
+        cache for these data (report_cache); an error is kept and shown there."""
         with self._report_lock:
             if self._report_done.is_set():
                 return
             try:
-                key = report_key(self.digest, self.name)
-                self._report = kept_report(self.root, key)
+                key = report_key(self.root, self.digest, self.name)
+                self._report = kept_report(key)
                 if self._report is None:
                     self._report = self._render_report(progress)
                     if manifest_digest(self.root) == self.digest:  # not a manifest written meanwhile
-                        keep_report(self.root, key, self._report)
+                        keep_report(key, self._report)
             except Exception as err:  # shown on the report's page; the server stays up
                 if interrupted(err) and threading.current_thread() is threading.main_thread():
                     raise  # Ctrl-C during the start-up, which DuckDB turns into its own error

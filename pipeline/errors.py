@@ -126,6 +126,35 @@ class LogMismatch(WarError):
         return self
 
 
+class PluginError(WarError):
+    """A family's own code (an outside package's policy or engine) failed as a game was played,
+    or broke what its declaration promises (a policy chose what it was not offered). `what` names
+    the family and its part (the decision, the policy and seat); the game is named by its seed
+    and, once known, its id. The error is the plugin's, not war's (`owner`, its package); a
+    built-in family's (owner "") is a bug of war's, exit 1."""
+
+    def __init__(self, what: str, seed: int | None = None, game_id: int | None = None, owner: str = "") -> None:
+        self.what, self.seed, self.game_id, self.owner = what, seed, game_id, owner
+        if not owner:
+            self.exit_code = 1
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        game = "a game" if self.game_id is None else f"game {self.game_id}"
+        if self.seed is not None:
+            game += f" (seed {self.seed})"
+        whose = f"the error is the plugin's ({self.owner}), not war's" if self.owner else "a bug of war's"
+        return f"{self.what}, in {game}; {whose}"
+
+    def at_game(self, game_id: int) -> "PluginError":
+        self.game_id = game_id
+        self.args = (self._text(),)
+        return self
+
+    def __reduce__(self):  # raised in a worker process, it reaches the parent whole
+        return type(self), (self.what, self.seed, self.game_id, self.owner)
+
+
 class UsageError(WarError):
     """Arguments that do not go together, or a value an argument does not take (a battle range,
     a card, an output file that exists)."""

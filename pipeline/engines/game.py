@@ -12,11 +12,12 @@ import gc
 from contextlib import contextmanager
 from typing import Mapping, Sequence, Union
 
-from ..errors import DealError, LogMismatch, RulesError
+from ..errors import DealError, LogMismatch, PluginError, RulesError, WarError, ctrl_c_pressed, interrupted
 from ..model.deal import Deal, check_deal, shuffled_deal
 from ..model.event_kinds import BY_NAME as KINDS
 from ..model.event_kinds import with_role
 from ..model.families import registry
+from ..model.family import Family, wrong_choice
 from ..model.rng import Xoshiro256
 from ..model.schema import RuleSet
 from .chance import LogChance, RandomChance
@@ -101,12 +102,33 @@ class LogChooser:
                               f"options {list(found.options)}")
         if registry().decisions[kind].chooses == "seats":
             chosen = tuple(found.seats)
-            if len(set(chosen)) != len(chosen) or not set(chosen) <= set(options):
+            if wrong_choice("seats", chosen, options) is not None:
                 raise LogMismatch(seq, f"seats among {list(options)}", f"{list(chosen)}")
             return chosen
-        if len(found.cards) != 1 or found.cards[0] not in options:
+        if len(found.cards) != 1 or wrong_choice("card", found.cards[0], options) is not None:
             raise LogMismatch(seq, f"one card among {list(options)}", f"cards {list(found.cards)}")
         return found.cards[0]
+
+
+def wrong_decision(log: list[Event]) -> tuple[int, str] | None:
+    """The first decision of a log whose choice is not among the options it records, as replay
+    reads a choice (LogChooser): its seq and what is wrong; None when every one is legal. What
+    validation checks before it regenerates a game, since a policy that chose so regenerates
+    the same log."""
+    decisions = registry().decisions
+    for seq, ev in enumerate(log):
+        if ev.kind not in DECIDES or ev.note not in decisions:
+            continue
+        chooses = decisions[ev.note].chooses
+        if chooses == "seats":
+            wrong = wrong_choice(chooses, tuple(ev.seats), tuple(ev.options))
+        elif len(ev.cards) != 1:
+            wrong = f"cards {list(ev.cards)}, not one card among its options {list(ev.options)}"
+        else:
+            wrong = wrong_choice(chooses, ev.cards[0], tuple(ev.options))
+        if wrong is not None:
+            return seq, f"seat {ev.seat}'s {ev.note} decision chose {wrong}"
+    return None
 
 
 def chooser_for(rules: RuleSet, policies, seed: int):
@@ -138,9 +160,33 @@ def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Rec
     if deal is None:
         deal = shuffled_deal(rules, rng)
     rec = recorder if recorder is not None else Recorder()
-    with _collector_paused():
-        summary = family_of(rules).reference()(rules, deal, RandomChance(rng), rec, chooser)
+    summary = _engine_plays(rules, deal, RandomChance(rng), rec, chooser, seed)
     return rec.events, summary, deal
+
+
+def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | None = None) -> Summary:
+    """The family's reference engine plays the game. An outside family's engine that fails (it
+    does not load, raises, exits) is the plugin's error (PluginError), naming the family, its
+    engine and the game's seed; a WarError (a log that disagrees, a policy's fault) and Ctrl-C
+    go through as they are, and a built-in family's failure is war's bug."""
+    family = family_of(rules)
+    try:
+        engine = family.reference()
+        with _collector_paused():
+            return engine(rules, deal, chance, rec, chooser)
+    except (WarError, MemoryError):
+        raise
+    except (Exception, SystemExit) as err:
+        if family.name in registry().built_in or interrupted(err) or ctrl_c_pressed():
+            raise  # war's bug, or a Ctrl-C the plugin's code turned into another error
+        raise engine_fault(family, err, seed) from err
+
+
+def engine_fault(family: Family, err: BaseException, seed: int | None = None) -> PluginError:
+    """The plugin's error of an outside family's engine that failed with `err`."""
+    engine = family.play if isinstance(family.play, str) else getattr(family.play, "__qualname__", "its engine")
+    said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    return PluginError(f"plugin family {family.name!r}: its engine {engine} failed: {said}", seed, owner=family.module)
 
 
 def _deals(ev: Event | None, at_start: bool = False) -> bool:
@@ -189,5 +235,4 @@ def replay_log(rules: RuleSet, log: list[Event], recorder: CheckingRecorder | No
     deal = deal_from_log(rules, log)
     rec = recorder if recorder is not None else CheckingRecorder(log)
     randomized = any(p.randomized for p in resolve_policies(rules, policies))
-    with _collector_paused():
-        return family_of(rules).reference()(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))
+    return _engine_plays(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))

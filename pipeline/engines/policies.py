@@ -19,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from ..errors import RulesError
+from ..errors import PluginError, RulesError, ctrl_c_pressed, interrupted
 from ..model.families import registry
+from ..model.family import wrong_choice
 from ..model.rng import Xoshiro256, policy_seed
 
 
@@ -42,6 +43,9 @@ def _registries():
 
 
 KINDS, RANDOMIZED, PARAMETERS, DEFAULTS, PROFILES = _registries()
+# each decision's family, and how its choice is held (model.family.Decision.chooses)
+OWNERS = {d.name: f for f in registry().families.values() for d in f.decisions}
+CHOOSES = {d.name: d.chooses for d in registry().decisions.values()}
 
 
 @dataclass(frozen=True)
@@ -152,12 +156,35 @@ def describe_policies() -> list[str]:
 
 
 class PolicyChooser:
-    """Decisions by each seat's policy, each with its own generator."""
+    """Decisions by each seat's policy, each with its own generator. Every answer is checked as
+    replay checks the log's (model.family.wrong_choice): a policy that chooses what it was not
+    offered, or raises, is its family's error (PluginError), named before its event is logged."""
 
     def __init__(self, policies: list[SeatPolicy], game_seed: int) -> None:
+        self.policies = policies
+        self.seed = game_seed
         self.functions = [p.functions() for p in policies]
         self.rngs = [Xoshiro256(policy_seed(game_seed, seat)) for seat in range(len(policies))]
         self.randomized = any(p.randomized for p in policies)  # then no position can be said to repeat
 
     def choose(self, kind: str, seat: int, view, options: tuple):
-        return self.functions[seat][kind](view, self.rngs[seat])
+        try:
+            choice = self.functions[seat][kind](view, self.rngs[seat])
+        except Exception as err:
+            if OWNERS[kind].name in registry().built_in or interrupted(err) or ctrl_c_pressed():
+                raise  # war's own policy (a bug of war's, said as one), or a Ctrl-C turned into another error
+            raise self.fault(kind, seat, f"raised {type(err).__name__}: {err}") from err
+        wrong = wrong_choice(CHOOSES[kind], choice, options)
+        if wrong is not None:
+            raise self.fault(kind, seat, f"chose {wrong}")
+        return choice
+
+    def fault(self, kind: str, seat: int, what: str) -> PluginError:
+        """The error of the policy of `seat` at a `kind` decision: its family, decision, policy
+        and seat, and this game's seed (the game's id is added where it is known)."""
+        family = OWNERS[kind]
+        spec = dict(self.policies[seat].choices).get(kind, "?")
+        plugin = family.name not in registry().built_in
+        return PluginError(f"{'plugin ' if plugin else ''}family {family.name!r}: the policy {kind}:{spec} "
+                           f"of seat {seat}, at a {kind!r} decision, {what}", self.seed,
+                           owner=family.module if plugin else "")

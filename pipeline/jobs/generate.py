@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..engines.game import Policies, policy_specs, tournament_seatings
-from ..errors import DatasetError, RulesError
+from ..errors import DatasetError, PluginError, RulesError
 from ..log.shard import shard_tables
 from ..log.tables import as_version
 from ..log.warm import engines_for, warm
@@ -213,10 +213,9 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
         deals = [check_deal(rules, [list(p) for p in piles], list(aside)) for piles, aside in shard.deals]
     elif shard.all_deals:
         deals = AllDeals(rules, shard.start, shard.stop)
-    with interrupts_deferred():
-        events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
-                                     deals, shard.policies, tick, shard.rules_id, events=shard.log == "events",
-                                     seeds=shard.seeds)
+    events, games = shard_tables(rules, shard.ordinal, shard.seed, shard.start, shard.stop,
+                                 deals, shard.policies, tick, shard.rules_id, events=shard.log == "events",
+                                 seeds=shard.seeds, compiled_in=interrupts_deferred)
     root = location(shard.root)
     out = []
     events, games = (None if t is None else as_version(t, shard.schema_version) for t in (events, games))
@@ -297,6 +296,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
     check_wait(wait)
     root = location(out)
     refuse_inside_dataset(root)
+    made = False  # whether this run makes the output folder
     with dask_client(scheduler) as client:
         if append:
             Dataset.open(root)  # a finished dataset, before a journal is made in it
@@ -307,6 +307,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
             _check_resumable(root)
             target = root
         else:
+            made = isinstance(root, Path) and not root.exists()
             target = prepare_output(root, overwrite)
         journal = RunJournal(target)
         journal.acquire(resume, wait=wait if append else 0.0, on_wait=on_wait)
@@ -323,10 +324,17 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
                 journal.sweep()
             manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
                                  client, kept_sets, kept_files, first_part, version, resumed)
-        except BaseException:
+        except BaseException as err:
             with interrupts_deferred():  # a second Ctrl-C must not leave half a staging folder
                 if append and journal.planned and not journal.has_records():
                     roll_back(root, journal)  # nothing finished: the dataset as it was
+                elif isinstance(err, PluginError) and not resume:
+                    # a plugin's policy or engine failed: its games would fail again the same way,
+                    # so the run is not one to resume; what it wrote goes (an append's dataset is
+                    # as it was, a new dataset's folder is gone)
+                    roll_back(target, journal)
+                    if target == root and not append and made:
+                        remove_tree(root)
                 else:
                     journal.release()
                 if target != root:

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..engines.event import CheckingRecorder, Event
-from ..engines.game import play_game, replay_log
+from ..engines.game import play_game, replay_log, wrong_decision
 from ..errors import LogMismatch, WarError
 from ..log.codec import CodecError, decode
 from ..log.ledger import audit
@@ -67,6 +67,9 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
     log = [ev for _, ev in logged]
     if row is None:
         return Problem(None, gid, None, "events of a game that has no record in games/")
+    wrong = wrong_decision(log)  # a policy that chose so regenerates the same log: checked first
+    if wrong is not None:
+        return Problem(None, gid, wrong[0], f"breaks the rules: {wrong[1]}")
     index = gid - entry.ordinal * GAME_ID_STRIDE
     seed = game_seed(master_seed, index) if seed is None else seed
     checker = CheckingRecorder(log)

@@ -3,11 +3,12 @@ the compiled engine a batch at a time (log.batches), else the reference engine g
 
 from __future__ import annotations
 
-from typing import Callable
-
+from contextlib import nullcontext
+from typing import Callable, ContextManager
 
 from ..engines.choice import compiled_engine
 from ..engines.game import play_game
+from ..errors import PluginError
 from ..model.deal import Deal
 from ..model.rng import game_seed
 from ..model.schema import GAME_ID_STRIDE, RuleSet
@@ -27,16 +28,21 @@ def play_range_fast(rules: RuleSet, ordinal: int, seed: int, start: int, stop: i
 
 
 def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, deals=None, policies=(),
-                 tick=None, rules_id: str | None = None, events: bool = True, seeds=None):
+                 tick=None, rules_id: str | None = None, events: bool = True, seeds=None,
+                 compiled_in: Callable[[], ContextManager] = nullcontext):
     """(events table, games table) of games start..stop-1: from the compiled engine when it
     plays them, else from the reference. What generate.run_shard writes; `rules_id`, the id its
     dataset gives the rule set (log.tables.game_record). Without `events`, the events table is
     None (a dataset that stores the games table alone). `seeds`: each game's own seed, where the
-    games keep those they had in another dataset (else game i's comes from `seed`)."""
+    games keep those they had in another dataset (else game i's comes from `seed`).
+    `compiled_in()`, the context the compiled engine plays in (generate's defers Ctrl-C, which
+    numba's machine code cannot take); the reference engine plays outside it, pure Python that a
+    Ctrl-C stops at once, however long its shard or a plugin's policy takes."""
     engine = compiled_engine(rules, policies)  # once a shard: the choice reads every option
     if engine is not None:
-        tables = compiled_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id,
-                                events=events, seeds=seeds, engine=engine)[:2]
+        with compiled_in():
+            tables = compiled_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id,
+                                    events=events, seeds=seeds, engine=engine)[:2]
         if tick is not None and stop > start:
             tick(stop - start)
         return tables
@@ -56,8 +62,11 @@ def play_range(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
     for index in range(start, stop):
         gid = ordinal * GAME_ID_STRIDE + index
         gseed = seeds[index - start] if seeds is not None else game_seed(seed, index)
-        events, summary, deal = play_game(rules, gseed, deals[index - start] if deals else None,
-                                          policies=policies)
+        try:
+            events, summary, deal = play_game(rules, gseed, deals[index - start] if deals else None,
+                                              policies=policies)
+        except PluginError as err:  # a plugin's policy or engine: named with the game
+            raise err.at_game(gid) from err.__cause__
         ids.append(gid)
         logs.append(encode_log(events) if encode else events)
         records.append(game_record(gid, index, gseed, rules, policies, deal, summary, events, rules_id))

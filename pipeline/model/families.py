@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from .family import MAX_INT32, Decision, Family, Option, Variant, load
+from .family import MAX_INT32, Decision, Family, Option, Variant, load, wrong_types
 from .kind import CORE, Kind
 from .words import plural
 
@@ -100,9 +100,20 @@ def _named_or_new(items, known: set[str], what: str) -> list[str]:
 
 
 def _problems(family: Family, reg: Registry) -> list[str]:
-    """What keeps `family` out of the registry `reg` built so far."""
+    """What keeps `family` out of the registry `reg` built so far: a part of the wrong type (an
+    `int` among its options) first, then what does not hold together."""
     if not isinstance(family, Family):
         return [f"it is a {type(family).__name__}, not a pipeline.model.family.Family"]
+    mistyped = wrong_types(family)
+    if mistyped:
+        return mistyped
+    try:
+        return _inconsistencies(family, reg)
+    except Exception as err:  # what the types do not say (a check that fails on the values)
+        return [f"its declaration cannot be read: {type(err).__name__}: {err}"]
+
+
+def _inconsistencies(family: Family, reg: Registry) -> list[str]:
     out: list[str] = []
     if not re.fullmatch(r"[a-z][a-z0-9_]*", family.name):
         out.append(f"family name {family.name!r}: lowercase letters, digits and _")
@@ -166,9 +177,17 @@ def _outside() -> Iterable[tuple[str, str, object]]:
     for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
         where = f"`{ep.name} = {ep.value}`"
         try:
-            yield where, ep.module, ep.load()
-        except Exception as err:  # a broken package must not stop war: it is named and left out
-            _left_out(where, f"it does not load: {type(err).__name__}: {err}")
+            family = ep.load()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # a broken package must not stop war: it is named and left out
+            # (sys.exit() as it imports, too: its SystemExit would end every command that reads rule sets)
+            said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+            if isinstance(err, SystemExit):
+                said = f"it exits as it is imported ({said})"
+            _left_out(where, f"it does not load: {said}")
+            continue
+        yield where, ep.module, family
 
 
 def build(outside: bool = True) -> Registry:

@@ -10,12 +10,18 @@ A declaration's module imports only this module (and its own policies).
 
 from __future__ import annotations
 
+import collections.abc
+import dataclasses
 import importlib
+import numbers
 import re
+import types
+import typing
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
+from ..errors import brief
 from .kind import Kind
 
 ANY = None  # an option the compiled engine plays at every value
@@ -73,6 +79,11 @@ class Option:
             out.append(f"option {self.name!r}: its default {self.default!r} is not one of its choices")
         if self.words and not self.integer:
             out.append(f"option {self.name!r}: only an integer option takes words besides")
+        if self.pattern:
+            try:
+                re.compile(self.pattern)
+            except re.error as err:
+                out.append(f"option {self.name!r}: its pattern is not a regular expression ({err})")
         return out
 
 
@@ -146,6 +157,29 @@ class Decision:
 CHOOSES = ("card", "seats")
 
 
+def _integer(value) -> bool:
+    """An integer (numpy's too), not True or False."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def wrong_choice(chooses: str, choice, options: tuple) -> str | None:
+    """What is wrong with `choice`, a choice among `options` held as a decision that `chooses`
+    (Decision.chooses) holds it: "card", one of the options; "seats", options each at most once.
+    None when it is legal. The one rule of generation (a policy's answer), replay (the choice
+    the log holds) and validation."""
+    if chooses == "seats":
+        try:
+            seats = tuple(choice)
+        except TypeError:
+            return f"{brief(choice)}, not seats among its options {list(options)}"
+        if not all(_integer(s) for s in seats) or len(set(seats)) != len(seats) or not set(seats) <= set(options):
+            return f"seats {brief(list(seats))}, not seats among its options {list(options)}, each once"
+        return None
+    if not _integer(choice) or choice not in options:
+        return f"{brief(choice)}, not one card among its options {list(options)}"
+    return None
+
+
 @dataclass(frozen=True)
 class Warm:
     """One build of a compiled engine (its games keep positions, or not) and the tiny game that
@@ -217,3 +251,92 @@ class Family:
     def reference(self) -> Callable:
         """Its reference engine, imported on first use."""
         return load(self.play)
+
+
+# ---------------------------------------------------------------- the types of a declaration's parts
+
+
+def wrong_types(declaration) -> list[str]:
+    """What in a declaration (a Family, and every Option, Variant, Kind, Decision, Policy and
+    Warm in it) is not of the type its part is declared with, each named by where it is
+    (`options[8]`, `decisions[0].policies[1].play`): a package's mistake that would otherwise
+    fail far from it, in whatever command first read it."""
+    return _typed(declaration, Family, "it")[:3]
+
+
+@lru_cache(maxsize=None)
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _outer_fits(value, hint) -> bool:
+    """Whether `value` is of the outer type of `hint` (a tuple for tuple[...], ...)."""
+    origin = typing.get_origin(hint) or hint
+    if hint is Any:
+        return True
+    if hint is None or hint is type(None):
+        return value is None
+    if origin in (tuple, list, collections.abc.Sequence):
+        return isinstance(value, (tuple, list))
+    if origin in (collections.abc.Mapping, dict):
+        return isinstance(value, collections.abc.Mapping)
+    if origin is collections.abc.Callable:
+        return callable(value) and not isinstance(value, (str, bytes))
+    if origin is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if origin is int:
+        return _integer(value)
+    if origin is bool:
+        return isinstance(value, bool)
+    return isinstance(value, origin) if isinstance(origin, type) else True
+
+
+def _said(hint) -> str:
+    origin = typing.get_origin(hint) or hint
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_said(arm) for arm in typing.get_args(hint))
+    named = {str: "a text", int: "an integer", bool: "True or False", float: "a number", tuple: "a tuple",
+             list: "a tuple", collections.abc.Mapping: "a mapping", dict: "a mapping",
+             collections.abc.Callable: "a callable (or \"module:function\")", type(None): "None"}
+    if hint is None:
+        return "None"
+    if origin in named:
+        return named[origin]
+    name = getattr(origin, "__name__", str(origin))
+    return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
+
+
+def _typed(value, hint, where: str) -> list[str]:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        for arm in args:
+            if _outer_fits(value, arm):
+                return _typed(value, arm, where)
+        return [_wrong(value, hint, where)]
+    if not _outer_fits(value, hint):
+        return [_wrong(value, hint, where)]
+    out: list[str] = []
+    if origin in (tuple, list, collections.abc.Sequence) and args:
+        if len(args) == 2 and args[1] is Ellipsis or origin is not tuple:
+            for i, item in enumerate(value):
+                out += _typed(item, args[0], f"{where}[{i}]")
+        elif len(value) != len(args):
+            out.append(f"{where}: {brief(value)} holds {len(value)} parts, not {len(args)}")
+        else:
+            for i, (item, arm) in enumerate(zip(value, args)):
+                out += _typed(item, arm, f"{where}[{i}]")
+    elif origin in (collections.abc.Mapping, dict) and args:
+        for key, item in value.items():
+            out += _typed(key, args[0], f"{where}: key {brief(key)}")
+            out += _typed(item, args[1], f"{where}[{brief(key)}]")
+    elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        hints = _hints(hint)
+        for f in dataclasses.fields(hint):
+            out += _typed(getattr(value, f.name), hints[f.name], f"{where}.{f.name}" if where != "it" else f.name)
+    return out
+
+
+def _wrong(value, hint, where: str) -> str:
+    kind = type(value).__name__
+    return f"{where}: {brief(value)} is {'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}, not {_said(hint)}"

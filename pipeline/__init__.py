@@ -37,6 +37,7 @@ API = {
     "log.warm": ("warm_engines",),
     "jobs.place": ("discard",),
     "jobs.combine": ("combine",),
+    "jobs.counts": ("counted_deals",),
     "jobs.search": ("search", "write_records"),
     "jobs.records": ("record_kind", "record_entry:entry", "read_records", "keep_record"),
     "jobs.demo": ("demo", "next_commands"),

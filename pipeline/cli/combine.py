@@ -21,4 +21,7 @@ def combine(
         whole = "every deal" if (first, stop) == (0, total) else \
             f"deals {first:,} .. {stop - 1:,} of {total:,} (a slice: its answers cover these deals only)"
         typer.echo(f"{name}: {whole}")
+    for entry in done.manifest.rule_sets:
+        if entry.keep is not None:
+            typer.echo(f"{entry.label}: keeps the games rows of {entry.games:,} deals (--keep {entry.keep})")
     typer.echo(f"joined {len(slices)} slice{'s' * (len(slices) != 1)} into {out}")

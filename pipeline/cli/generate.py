@@ -75,8 +75,11 @@ def generate(
     word = "deal" if log.value == "counts" else "game"
     if log.value == "counts":
         size = sum(f.path.startswith("counts/") and _size(request.out / f.path) for f in manifest.files)
-        typer.echo(f"counted {plural(total, 'deal')} ({plural(len(request.plans), 'rule set')}) into {request.out}: "
-                   f"counts {size / 1e6:.2f} MB; {rate(total, done_before, took, word)}")
+        counted = war.counted_deals(request.out, manifest, {p.rules.rules_id for p in request.plans})
+        classes = "" if counted == total else (f", the deals of the classes (a deal and its seats' piles swapped) "
+                                               f"whose first deal is one of the {total:,} deal numbers walked")
+        typer.echo(f"counted {plural(counted, 'deal')} ({plural(len(request.plans), 'rule set')}) into {request.out}"
+                   f"{classes}: counts {size / 1e6:.2f} MB; {rate(total, done_before, took, word)}")
         return
     size = request.sizes(manifest)
     typer.echo(f"wrote {plural(total, 'game')} ({plural(len(request.plans), 'rule set')}) to {request.out}: "

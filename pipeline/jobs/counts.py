@@ -62,12 +62,14 @@ KIND_COLUMNS = ("outcome", "winner", "first_of_class", "battles", "cards_laid", 
 def check_keep(condition: str) -> str:
     """`keep` as one condition over the counts' columns of a kind of game (outcome, winner,
     first_of_class, battles, cards_laid, cycle_length, cycle_key), refused before anything is
-    counted when it is not one or names another column."""
-    from .condition import one_condition
+    counted when it is not one, names another column, or calls a function whose value may
+    change from one run to the next (`random()`, `now()`: condition.refuse_changing)."""
+    from .condition import one_condition, refuse_changing
 
     text = one_condition(condition, "keep", "the counts' columns (outcome, winner, battles, cards_laid, "
                                             "cycle_length, cycle_key, first_of_class), such as battles > 140")
     kinds_chosen(tally_table(tallies.new_tally()), text)
+    refuse_changing(text, "keep", KIND_COLUMNS)
     return text
 
 
@@ -87,6 +89,18 @@ def kinds_chosen(table, condition: str) -> tallies.Tally:
     finally:
         con.close()
     return table_tally(table.take(pa.array(chosen, pa.int64())))
+
+
+def counted_deals(root, manifest, rules_ids=None) -> int:
+    """The deals the counts rule sets of a dataset's `manifest` count (of those whose rules id
+    is in `rules_ids`, when given): the games their counts files sum. A slice of the deal
+    numbers counted by classes counts the deals of the classes whose first deal lies in it, each
+    with its swapped deal, not the numbers walked."""
+    ordinals = {e.ordinal for e in manifest.rule_sets
+                if e.log == "counts" and (rules_ids is None or e.rules_id in rules_ids)}
+    root = location(root)
+    return sum(int(read_whole_parquet(root / f.path).column("games").to_numpy().sum())
+               for f in manifest.files if f.table == "counts" and f.rule_set in ordinals)
 
 
 def journal_path(part: int) -> str:
@@ -258,11 +272,6 @@ def keep_games(target, entry, plan, shards, workers: int, total: Tally, by_part:
     among the rule set's counts `total`, found by playing again the shards whose tallies
     (`by_part`) hold such games, written as the rule set's games, explicit deals (each line with
     its `deal_index`) and own seeds: the entry and its files."""
-    from ..log.shard import shard_tables
-    from ..model.all_deals import enumerated_deal
-    from ..model.deal import deal_line
-    from ..model.rng import game_seed
-    from ..storage.files import atomic_write_bytes
     from .parallel import run_tasks
 
     kinds = kinds_chosen(tally_table(total), plan.keep)
@@ -277,13 +286,34 @@ def keep_games(target, entry, plan, shards, workers: int, total: Tally, by_part:
     entry = entry.model_copy(update={"keep": plan.keep, "games": len(deals)})
     if not deals:
         return entry, []
-    dealt = [enumerated_deal(plan.rules, d) for d in deals]
+    return write_kept(target, entry, kept_rows(entry, deals), min(s[0] for s in shards))
+
+
+def kept_rows(entry, deals: list[int]) -> tuple[pa.Table, list, list[int], list[int]]:
+    """The kept games of a counts rule set (`entry`) whose deal numbers are `deals`, in order:
+    their games rows, played again from their deals, each as an explicit deal with its own
+    seed; their explicit deals, seeds and deal numbers."""
+    from ..log.shard import shard_tables
+    from ..model.all_deals import enumerated_deal
+    from ..model.rng import game_seed
+
+    dealt = [enumerated_deal(entry.rules, d) for d in deals]
     explicit = [type(d)(d.piles, d.set_aside, explicit=True) for d in dealt]
     seeds = [game_seed(entry.seed, d) for d in deals]
-    _, games = shard_tables(plan.rules, entry.ordinal, entry.seed, 0, len(deals), explicit, plan.policies,
+    _, games = shard_tables(entry.rules, entry.ordinal, entry.seed, 0, len(deals), explicit, tuple(entry.policies),
                             rules_id=entry.rules_id, events=False, seeds=seeds)
-    first_part = min(s[0] for s in shards)
-    rel = part_path("games", plan.rules.variant, first_part)
+    return games, explicit, seeds, list(deals)
+
+
+def write_kept(target, entry, rows, part: int):
+    """Write a counts rule set's kept games (`rows`: kept_rows') as its games (part file
+    `part`), explicit deals and own seeds (each line with its `deal_index`): the entry and its
+    files."""
+    from ..model.deal import deal_line
+    from ..storage.files import atomic_write_bytes
+
+    games, explicit, seeds, deals = rows
+    rel = part_path("games", entry.rules.variant, part)
     written = [{"path": rel, "table": "games", "rule_set": entry.ordinal, "first_game": 0, "games": len(deals),
                 "rows": games.num_rows, "sha256": write_parquet(games, target / rel, ("game_id",))}]
     entry = entry.model_copy(update={"deals": f"deals/rule_set-{entry.ordinal}.jsonl",

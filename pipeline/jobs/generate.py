@@ -241,7 +241,7 @@ def plan_entries(plans: list[Plan], seed: int, shard_size: int, first_ordinal: i
                          deals=f"deals/rule_set-{ordinal}.jsonl" if plan.deals is not None else None,
                          all_deals=plan.all_deals, log=plan.log,
                          seeds=f"seeds/rule_set-{ordinal}.jsonl" if plan.seeds is not None else None,
-                         name=plan.name, source=plan.source)
+                         name=plan.name, source=plan.source, keep=plan.keep)
             for ordinal, plan in enumerate(plans, first_ordinal)]
 
 

@@ -23,7 +23,7 @@ DEFAULT_SHARD_SIZE = 2000  # games a shard when a run does not say (`war generat
 # file cost more than a seventh of a games-only run's time
 GAMES_ONLY_SHARD_SIZE = 20_000
 
-PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals", "names")
+PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals", "names", "keep")
 
 
 class RunJournal(Journal):
@@ -113,8 +113,16 @@ def plan_differences(old: dict, new: dict) -> list[str]:
                            f"(the interrupted run: {' '.join(a.get('policies') or []) or 'none'})")
             if a.get("deals") != b.get("deals"):
                 out.append(f"`deals` for {name}")
+            if a.get("keep") != b.get("keep"):
+                out.append(f"`keep` {_condition(b.get('keep'))} for {name} (the interrupted run: "
+                           f"{_condition(a.get('keep'))})")
             if a.get("name") != b.get("name"):
                 out.append(f"`names` for {name}: {b.get('name')} (the interrupted run: {a.get('name')})")
     if not out and (old.get("kept") != new.get("kept") or old.get("first_part") != new.get("first_part")):
         out.append("the dataset appended to has changed since the interrupted run")
     return out
+
+
+def _condition(keep: str | None) -> str:
+    """A `keep` condition as a message says it: quoted, or none."""
+    return "none" if keep is None else repr(keep)

@@ -35,6 +35,15 @@ def count_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, 
     return tally
 
 
+def counts_classes(rules: RuleSet, policies=()) -> bool:
+    """Whether count_deals counts a range of deals by classes: the classes whose first deal lies
+    in the range, each with its swapped deal (which may lie outside it), rather than each deal of
+    the range once."""
+    from ..engines.table.open_duel import SYMMETRIC
+
+    return open_duel_plays(rules, None, policies, events=False) and rules.pickup in SYMMETRIC
+
+
 def _played(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies):
     """The games tables of deals start..stop-1, (first, last, games) a block of 65,536 deals,
     played by the engine the generic path chooses."""

@@ -177,8 +177,14 @@ class Dataset:
         entry = next((e for e in self.manifest.rule_sets if e.ordinal == ordinal), None)
         if game_id < 0 or entry is None or index >= entry.games:
             sizes = ", ".join(f"{e.ordinal * GAME_ID_STRIDE}..{e.ordinal * GAME_ID_STRIDE + e.games - 1}"
-                              for e in self.manifest.rule_sets)
-            raise GameNotFound(f"dataset {str(self.root)!r} has no game {game_id} (game ids: {sizes})")
+                              for e in self.manifest.rule_sets if e.games > 0)
+            counted = [str(e.ordinal) for e in self.manifest.rule_sets if e.log == "counts" and e.games == 0]
+            said = f"game ids: {sizes}" if sizes else "it has no games"
+            if counted:  # a rule set of counts alone (--log counts) has no games rows
+                said += (f"; rule set{'s' * (len(counted) > 1)} {', '.join(counted)} store"
+                         f"{'s' * (len(counted) == 1)} counts of {'its' if len(counted) == 1 else 'their'} deals "
+                         f"(--log counts), no games rows")
+            raise GameNotFound(f"dataset {str(self.root)!r} has no game {game_id} ({said})")
         found = {}
         for f in self.manifest.files:
             if f.rule_set == ordinal and f.first_game <= index < f.first_game + f.games and f.table in ("games", "events"):

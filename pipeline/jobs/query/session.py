@@ -212,6 +212,12 @@ def _no_files(ds: Dataset, table: str) -> str:
     """Why a dataset has no files of `table`: for events, its games were generated without their
     log, and how to get it."""
     if table == "events" and all(e.log == "counts" for e in ds.manifest.rule_sets):
+        kept = sum(e.games for e in ds.manifest.rule_sets)
+        if kept:
+            return (f"dataset {str(ds.root)!r} stores counts of its deals (`--log counts`) and the games rows of the "
+                    f"{kept:,} games it keeps (`--keep`), no event log: ask the games view or the counts view (war "
+                    f"query DATASET exact_outcomes, records, ...); war generate --from {str(ds.root)} --where \"...\" "
+                    f"--out NEW plays kept games again with their log")
         return (f"dataset {str(ds.root)!r} stores counts of its deals (`--log counts`), no event log nor games "
                 f"rows: ask the counts view (war query DATASET exact_outcomes, records, ...)")
     if table == "events" and any(e.log == "games" for e in ds.manifest.rule_sets):

@@ -22,6 +22,7 @@ which imports this package first, starts fast.
 from __future__ import annotations
 
 import importlib
+import inspect
 
 # Each name of the API once, by the module it comes from (under pipeline), in the order of the
 # data's way; "NAME:ATTRIBUTE" where the module calls it otherwise.
@@ -48,7 +49,7 @@ API = {
     "present.replay_page": ("render_page",),
     "jobs.validate": ("validate",),
     # questions: SQL and the named queries
-    "jobs.query": ("query:run", "open_query", "describe_query:describe", "named_queries", "named_query",
+    "jobs.query": ("query:run", "connect:open_connection", "open_query", "describe_query:describe", "named_queries", "named_query",
                    "queries_dir"),
     "present.output": ("write_result",),
     # seeing it: the report, the server
@@ -71,6 +72,8 @@ def __getattr__(name: str):
     value = importlib.import_module(f"{__name__}.{module}")
     for part in attribute.split("."):
         value = getattr(value, part)
+    if inspect.isfunction(value):  # help(war.query) titled `query` in `pipeline`, as numpy does for its own
+        value.__module__, value.__name__, value.__qualname__ = __name__, name, name
     globals()[name] = value
     return value
 

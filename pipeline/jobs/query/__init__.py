@@ -17,7 +17,7 @@ from .safety import Checked, check_sql, check_statement, parse_statements
 from .reads import EVENT_VIEWS, log_views, log_views_read, parse_tree, reads_event_views, reads_log, tables_named
 from .guard import Guard, scope as guard_scope
 from .log_views import events_sql
-from .session import Session, connect, schema_session
+from .session import Session, connect, open_connection, schema_session
 from .stream import BATCH_ROWS, Result, parquet_refusal
 
 __all__ = [
@@ -25,6 +25,6 @@ __all__ = [
     "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
     "check_sql", "Checked", "check_statement", "parse_statements",
     "EVENT_VIEWS", "log_views", "log_views_read", "parse_tree", "reads_event_views", "reads_log", "tables_named",
-    "Session", "connect", "events_sql", "schema_session",
+    "Session", "connect", "open_connection", "events_sql", "schema_session",
     "BATCH_ROWS", "Result", "parquet_refusal", "Guard", "guard_scope",
 ]

@@ -181,6 +181,21 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     return session
 
 
+def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection to the dataset at `root` with every view `war query` has (games,
+    events, event_rows, battles, rules, cards, and the macros), for a notebook or a program:
+    `con.sql("SELECT ...").df()` (pandas), `.pl()` (Polars), `.arrow()`. It reads the dataset in
+    place and can write nothing outside its own memory: files only inside the dataset (and
+    `allow_read`), no extensions, configuration frozen. `events=False` skips the event views'
+    set-up (a pass over the battles' shapes). Close it when done, or let it go: its spill
+    folder goes with it."""
+    session = connect(root, events, allow_read)
+    spill, session.spill = session.spill, None  # removed with the connection, not the session
+    _open.discard(session)
+    weakref.finalize(session.con, shutil.rmtree, spill, True)
+    return session.con
+
+
 def _counts_files(ds: Dataset) -> dict[int, str]:
     """Each counts rule set's counts file, by ordinal, as a local path."""
     if is_remote(ds.root):

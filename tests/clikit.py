@@ -64,8 +64,17 @@ COMPILING = re.compile(r"compiling .+, about \d+ s, once per machine")
 
 
 def error_lines(err: str) -> list[str]:
-    """stderr's lines, without the note that the engine is being compiled."""
-    return [line for line in err.strip("\n").splitlines() if not COMPILING.fullmatch(line)]
+    """stderr's lines, without the note that the engine is being compiled; an SQL error's hints
+    (DuckDB's "Candidate bindings", "Did you mean", its caret line: indented lines below an
+    `error: SQL error: ...` line) are part of its line, the one exception to one line an error."""
+    lines: list[str] = []
+    for line in err.strip("\n").splitlines():
+        if COMPILING.fullmatch(line):
+            continue
+        if line.startswith("  ") and lines and lines[-1].startswith("error: SQL error: "):
+            continue
+        lines.append(line)
+    return lines
 
 
 def assert_one_line_error(code: int, out: str, err: str, *, exit_code: int = 2, mentions: str | None = None):

@@ -203,3 +203,25 @@ def test_a_deals_path_outside_the_dataset_is_reported(ds, tmp_path):
     with pytest.raises(OutsideDataset, match="deals.jsonl"):
         Dataset.open(ds)
     assert any(p.file == "../../deals.jsonl" for p in validate(ds).problems)
+
+
+def test_duckdbs_hints_are_kept_below_the_error_line(ds, monkeypatch, capsys):
+    """An SQL error is its line `error: SQL error: ...` and DuckDB's hints below it, indented: the
+    candidate bindings, "Did you mean", the statement's line with a caret under the place (the
+    one error said on more than one line; clikit.error_lines reads it as one)."""
+    from clikit import error_lines
+
+    code, out, err = war(monkeypatch, capsys, "query", ds, "--sql", "SELECT outcom FROM games")
+    lines = err.splitlines()
+    assert code == 2 and lines[0].startswith("error: SQL error: Binder Error:") and '"outcom"' in lines[0]
+    assert lines[1].startswith("  Candidate bindings:") and '"outcome"' in lines[1]
+    assert error_lines(err) == lines[:1]
+    code, out, err = war(monkeypatch, capsys, "query", ds, "--sql", "SELECT * FROM gamez")
+    assert err.splitlines()[1:] == ['  Did you mean "games"?']
+    code, out, err = war(monkeypatch, capsys, "query", ds, "--sql", "SELECT 1 FROM games WHER battles > 3")
+    first, line, caret = err.splitlines()
+    assert first.startswith("error: SQL error: Parser Error:") and line == "  LINE 1: SELECT 1 FROM games WHER battles > 3"
+    assert line[caret.index("^"):].startswith("battles") and set(caret.strip()) == {"^"}
+    with pytest.raises(QueryError) as info:
+        run(ds, sql="SELECT outcom FROM games")
+    assert "\n  Candidate bindings:" in str(info.value)

@@ -146,7 +146,7 @@ def test_exports_and_the_lists_sql_hold_the_same_games(server, root):
     assert [int(r["game_id"]) for r in rows] == [r["game_id"] for r in expected]
     assert [int(r["battles"]) for r in rows] == [r["battles"] for r in expected]
     status, body = get(f"{server}games.json?{query}")
-    assert status == 200 and json.loads(body) == json.loads(war_query(
+    assert status == 200 and json.loads(body)["rows"] == json.loads(war_query(
         root, "--sql", "SELECT * FROM games WHERE variant = 'classic' AND battles BETWEEN 100 AND 400 "
                        "ORDER BY battles, game_id", "--format", "json"))
     # the list's page links its exports and its SQL, which gives the same games in order
@@ -172,12 +172,12 @@ def test_exports_give_the_page_asked_for_else_every_game(server, root):
     every = sql(root, f"SELECT game_id FROM games WHERE variant = 'classic' {order}")
     ids = [r["game_id"] for r in every]
     status, body = get(f"{server}games.json?variant=classic&per_page=5")
-    assert status == 200 and [r["game_id"] for r in json.loads(body)] == ids[:5]
+    assert status == 200 and [r["game_id"] for r in json.loads(body)["rows"]] == ids[:5]
     status, body = get(f"{server}games.json?variant=classic&page=3&per_page=7")
-    assert [r["game_id"] for r in json.loads(body)] == ids[14:21]
+    assert [r["game_id"] for r in json.loads(body)["rows"]] == ids[14:21]
     status, body = get(f"{server}games.json?variant=classic&page=2")  # the list's 50 a page
-    assert [r["game_id"] for r in json.loads(body)] == ids[50:100]
-    assert [r["game_id"] for r in json.loads(get(f"{server}games.json?variant=classic")[1])] == ids
+    assert [r["game_id"] for r in json.loads(body)["rows"]] == ids[50:100]
+    assert [r["game_id"] for r in json.loads(get(f"{server}games.json?variant=classic")[1])["rows"]] == ids
     status, body = get(f"{server}games.csv?variant=classic&per_page=3&col=battles&col=outcome")
     rows = list(csv.reader(io.StringIO(body.decode())))
     assert rows[0] == ["game_id", "battles", "outcome"] and [int(r[0]) for r in rows[1:]] == ids[:3]
@@ -211,7 +211,7 @@ def test_a_person_chooses_the_lists_columns(tab, server, root):
     the games view's; the choice stays through a sort and a page."""
     tab.page.goto(server + "games?variant=classic&per_page=20")
     tab.page.click("details.columns summary")
-    for key in ("wars", "policies", "deepest_war", "cycle_length", "variant"):
+    for key in ("wars", "policies", "max_war_depth", "cycle_length", "variant"):
         tab.page.uncheck(f"details.columns input[value={key}]")
     for key in ("cards_laid", "first_battle_war"):
         tab.page.check(f"details.columns input[value={key}]")
@@ -305,8 +305,8 @@ def test_a_click_on_a_histogram_bar_lists_the_games_in_it(tab, server, root):
     tallest = max(mine, key=lambda b: b["games"])
     low, high = bucket_battles(tallest["bucket"], 20)
     links = [link for link in _links(tab, "#fig-classic-length-histogram")
-             if parse_qs(urlsplit(link["href"]).query) == {"rule_set": [default], "min_battles": [str(low)],
-                                                           "max_battles": [str(high)], "ended": ["true"]}]
+             if parse_qs(urlsplit(link["href"]).query) == {"rule_set": [default], "battles__gte": [str(low)],
+                                                           "battles__lte": [str(high)], "ended": ["true"]}]
     assert len(links) == 1 and links[0]["h"] > 5
     # every bar of every rule set is a link to its bucket's games
     assert len(_links(tab, "#fig-classic-length-histogram")) == sum(1 for b in buckets if b["variant"] == "classic")

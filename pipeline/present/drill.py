@@ -52,7 +52,7 @@ def bucket_battles(bucket: int, per_decade: int) -> tuple[int, int]:
 def length_bucket(row: dict, per_decade: int) -> str:
     """The games of a `length_distribution` row: its rule set's games that end, in its bucket."""
     low, high = bucket_battles(row["bucket"], per_decade)
-    return games_link(rule_set=row["rule_set"], min_battles=low, max_battles=high, ended="true")
+    return games_link(rule_set=row["rule_set"], battles__gte=low, battles__lte=high, ended="true")
 
 
 def seat_wins(row: dict) -> str:

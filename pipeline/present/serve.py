@@ -29,6 +29,7 @@ binds to. docs/decisions.md says why Starlette and uvicorn.
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Callable
 from urllib.parse import parse_qsl, urlencode
@@ -39,7 +40,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import GameNotFound, QueryError, UsageError, WarError, ctrl_c_pressed, raise_lost_ctrl_c
@@ -72,25 +73,30 @@ def _filter(snap: Snapshot, query, most: int = MAX_PER_PAGE) -> GameFilter:
     return parse_filter(query, snap.infos, snap.players, most)
 
 
-def games(snap: Snapshot, site: Site, query) -> str:
-    """A page of the games list (templates/games.html)."""
+def games(snap: Snapshot, site: Site, query) -> Response:
+    """A page of the games list (templates/games.html); the form that adds a filter
+    (`_filter_column`, ...) is sent on to the list's own address with it."""
+    added = games_list.added_filter(query)
+    if added is not None:
+        return RedirectResponse(added, status_code=303)
     f = _filter(snap, query)
-    params = f.params()
-    rows = snap.run(f.list_sql(), f.page_params())
-    counts = snap.run(games_list.FACET_SQL, params)
-    total = games_list.total_of(f, counts)
+    rows = snap.run(*f.list_sql())
+    counts = snap.run(*f.facet_sql())
+    total = games_list.total_of(counts)
     here = f.query()
     every = f.query(page=None, per_page=None)
     this = f.query(page=f.number, per_page=f.size)
     exports = [("CSV", f"/games.csv?{every}"), ("JSON", f"/games.json?{every}"),
                ("SQL", "/sql?" + urlencode({"q": f.as_sql()}))]
     page_exports = [("CSV", f"/games.csv?{this}"), ("JSON", f"/games.json?{this}")]
-    return render("games.html", title=f"Games: {site.name}", heading="Games", links=SITE_LINKS, site=site,
+    page = render("games.html", title=f"Games: {site.name}", heading="Games", links=SITE_LINKS, site=site,
                   f=f, rows=rows, total=total, first=f.offset,
                   facets=games_list.facets(f, counts, snap.infos, snap.players), columns=f.shown,
                   choices=list(games_list.COLUMNS.values()), pages=games_list.pager(f, total),
                   last=games_list.last_page(f, total), exports=exports, page_exports=page_exports,
-                  back=urlencode({"list": here}) if here else "")
+                  back=urlencode({"list": here}) if here else "", ops=games_list.OPS,
+                  facet_size=games_list.FACET_SIZE)
+    return HTMLResponse(page)
 
 
 def game(snap: Snapshot, site: Site, game_id: int, query) -> str:
@@ -166,10 +172,40 @@ def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
 
 
 def export_games(snap: Snapshot, query, fmt: str) -> Response:
-    """The games of a list's filter, streamed as CSV or JSON: every one, or the page asked for
-    (`page`, `per_page`); every column, or those asked for (`col`)."""
+    """The games of a list's filter, streamed: every one, or the page asked for (`page`,
+    `per_page`); every column, or those asked for (`col`), in the order asked. CSV is the rows;
+    JSON an object: `total` (the filter's games), `page` and `per_page` (null for every game),
+    `next` (the next page's address, null on the last), `columns`, and `rows`, one object a
+    game, its keys in the columns' order."""
     f = _filter(snap, query, games_list.MAX_EXPORT_PAGE)
-    return _download(snap, fmt, f"games.{fmt}", sql=f.export_sql(), params=f.export_params())
+    sql, params = f.export_sql()
+    if fmt == "csv":
+        return _download(snap, fmt, f"games.{fmt}", sql=sql, params=params)
+    total = snap.run(*f.count_sql())[0]["n"]
+    try:
+        result = snap.open(sql=sql, params=params)
+    except QueryError as err:
+        raise HTTPException(400, sql_page.message(err)) from None
+    head = {"total": total, "page": f.number if f.paged else None, "per_page": f.size if f.paged else None,
+            "next": games_list.next_page(f, total), "columns": [name for name, _ in result.columns]}
+    try:
+        chunks = sql_page.download(result, fmt)
+    except QueryError as err:
+        raise HTTPException(400, sql_page.message(err)) from None
+    return Download(_enveloped(head, chunks), "the download of games.json", media_type=sql_page.MEDIA[fmt],
+                    headers={"content-disposition": 'inline; filename="games.json"'})
+
+
+def _enveloped(head: dict, rows):
+    """A JSON object of `head`'s fields and `rows`, the chunks of a JSON array, streamed."""
+    yield json.dumps(head, ensure_ascii=False)[:-1].encode() + b', "rows": '
+    try:
+        yield from rows
+    finally:
+        close = getattr(rows, "close", None)
+        if close is not None:
+            close()
+    yield b"}\n"
 
 
 def _download(snap: Snapshot, fmt: str, filename: str, **query) -> Response:
@@ -221,8 +257,7 @@ def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK,
         return HTMLResponse(site.now().report())
 
     def games_page(request: Request) -> Response:
-        snap = site.now()
-        return HTMLResponse(games(snap, site, request.query_params))
+        return games(site.now(), site, request.query_params)
 
     def games_csv(request: Request) -> Response:
         return export_games(site.now(), request.query_params, "csv")

@@ -41,8 +41,13 @@ SLOTS = Slots()        # the server's queries at once, whatever snapshot they re
 
 
 def manifest_digest(root) -> str:
-    """The SHA-256 of the dataset's manifest.json as it is now."""
-    return hashlib.sha256((location(root) / MANIFEST).read_bytes()).hexdigest()
+    """The SHA-256 of the dataset's manifest.json as it is now; without one, what every command
+    says of the folder (no dataset, one being written, an unfinished one: Dataset.open)."""
+    try:
+        return hashlib.sha256((location(root) / MANIFEST).read_bytes()).hexdigest()
+    except FileNotFoundError:
+        Dataset.open(root)
+        raise
 
 
 class Snapshot:

@@ -3,6 +3,7 @@ game's rows."""
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -24,7 +25,7 @@ from ..model.schema import (
     explain,
     rules_id_problem,
 )
-from .location import StorePath, location, real_path
+from .location import StorePath, is_remote, location, real_path
 
 MANIFEST = "manifest.json"
 WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
@@ -96,6 +97,29 @@ def _resolved(path: Path, folders: dict) -> Path:
     return target.resolve() if target.is_symlink() else target
 
 
+def being_written(root) -> str | None:
+    """Who writes the dataset at `root` now ("pid N", "pid N on HOST" for another machine's
+    writer, "another process" when its lock names none), as its journal's lock says; None when
+    no live writer holds it (no journal, or the journal of a run that died: `--resume` finishes
+    that). Local storage only: on an object store a lock's age says whether its writer lives,
+    which a reader cannot tell without writing (journal.Journal._store_now), so None there."""
+    from .journal import Journal  # the journal module builds on this one
+
+    if is_remote(root):
+        return None
+    journal = Journal(root)
+    try:
+        if not journal.lock.exists() or not journal.writing():
+            return None
+        holder = journal.holder() or {}
+    except OSError:
+        return None
+    pid, host = holder.get("pid"), holder.get("host")
+    if not isinstance(pid, int):
+        return "another process"
+    return f"pid {pid}" if host in (None, socket.gethostname()) else f"pid {pid} on {host}"
+
+
 @dataclass
 class Dataset:
     root: Path | StorePath
@@ -115,6 +139,10 @@ class Dataset:
         path = root / MANIFEST
         if not path.exists():
             if (root / WORK_DIR).exists():
+                writer = being_written(root)
+                if writer is not None:
+                    raise DatasetError(f"{str(root)!r} is being written by {writer} (war generate); "
+                                       f"try again when it finishes")
                 raise DatasetError(f"dataset {str(root)!r} is unfinished (no manifest.json; "
                                    f"generating it again with `resume` finishes it)", params=("resume",))
             raise DatasetError(f"{str(root)!r} is not a dataset: it has no manifest.json")

@@ -25,6 +25,9 @@ PRAGMA = re.compile(SKIP + r"PRAGMA\s+(\w+)", re.S | re.I)
 SAVE_HINT = "to save a result, use `output` FILE"
 PERMISSION = re.compile(r'Cannot access (?:file|directory) "([^"]*)"')
 PARAM_RANGE = re.compile(r"^Invalid Input Error: (parameter (\w+) .*)$")
+HINT_INDENT = "  "  # DuckDB's hints below an SQL error's line (`hints`)
+HINT_LINES = 12
+HINT_CHARS = 300
 
 
 def refusal(kind: str) -> QueryError:
@@ -117,10 +120,10 @@ def check_sql(sql: str) -> Checked:
 
 
 def sql_error(err: Exception) -> QueryError:
-    """A DuckDB (or Arrow) error as a one-line QueryError: a file outside the dataset names
-    `allow_read`, an extension load is refused as writing would be, a named query's own check of
-    a parameter's range (`error('parameter NAME ...')`) is said as it is, anything else is an SQL
-    error."""
+    """A DuckDB (or Arrow) error as a QueryError: a file outside the dataset names `allow_read`,
+    an extension load is refused as writing would be, a named query's own check of a parameter's
+    range (`error('parameter NAME ...')`) is said as it is, each on one line; anything else is an
+    SQL error, its first line DuckDB's and then DuckDB's hints, indented (`hints`)."""
     text = str(err).strip()
     m = PERMISSION.search(text)
     if m:
@@ -135,4 +138,17 @@ def sql_error(err: Exception) -> QueryError:
     m = PARAM_RANGE.match(first)
     if m:
         return QueryError(f"{m.group(1)} (`params` {m.group(2)}=...)", params=("params",))
-    return QueryError(f"SQL error: {first}")
+    return QueryError(f"SQL error: {first}{hints(text)}")
+
+
+def hints(text: str) -> str:
+    """What DuckDB says below its error's first line ("Candidate bindings: ...", "Did you mean
+    ...?", the statement's line and a caret under the place: `LINE 1: ...` then `^^^`), each line
+    indented by HINT_INDENT after a newline, blank lines left out, at most HINT_LINES of them of
+    HINT_CHARS each; "" when DuckDB said one line. The caret stays under its place: the line it
+    points into is indented alike."""
+    lines = [line.replace("\t", "  ").rstrip() for line in text.splitlines()[1:]]
+    lines = [line if len(line) <= HINT_CHARS else line[:HINT_CHARS - 1] + "…" for line in lines if line.strip()]
+    if len(lines) > HINT_LINES:
+        lines = lines[:HINT_LINES - 1] + [f"... ({len(lines) - HINT_LINES + 1} more lines)"]
+    return "".join(f"\n{HINT_INDENT}{line}" for line in lines)

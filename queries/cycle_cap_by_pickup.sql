@@ -9,6 +9,7 @@ SELECT
     g.variant,
     r.pickup,
     g.rules_id,
+    rule_set_policies(g.rule_set) AS policies,
     r.max_battles,
     count(*)                                      AS games,
     count(*) FILTER (WHERE g.outcome = 'cycle')   AS cycles,
@@ -19,4 +20,4 @@ SELECT
 FROM games g
 JOIN rule_options r USING (rules_id)
 GROUP BY g.rule_set, g.variant, r.pickup, g.rules_id, r.max_battles
-ORDER BY r.pickup, g.rule_set;
+ORDER BY r.pickup, rule_set_order(g.rule_set);

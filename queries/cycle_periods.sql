@@ -16,8 +16,8 @@ totalled AS (
     SELECT *, CAST(sum(numerator) OVER (PARTITION BY rule_set) AS BIGINT) AS denominator
     FROM grouped
 )
-SELECT rule_set, variant, rules_id, cycle_length AS period, numerator, denominator, numerator / denominator AS share,
+SELECT rule_set, variant, rules_id, rule_set_policies(rule_set) AS policies, cycle_length AS period, numerator, denominator, numerator / denominator AS share,
        cycles
 FROM totalled
 WHERE outcome = 'cycle'
-ORDER BY rule_set, period;
+ORDER BY rule_set_order(rule_set), period;

@@ -37,7 +37,7 @@ totals AS (
     GROUP BY c.rule_set
 ),
 cycles AS (SELECT * FROM sampled UNION ALL SELECT * FROM counted)
-SELECT c.rule_set, c.variant, c.rules_id,
+SELECT c.rule_set, c.variant, c.rules_id, rule_set_policies(c.rule_set) AS policies,
        row_number() OVER (PARTITION BY c.rule_set ORDER BY c.numerator DESC, c.first_game, c.first_deal) AS rank,
        c.cycle_key, c.period, c.numerator, t.denominator, c.numerator / t.denominator AS share,
        t.every_deal, c.first_game, c.first_deal
@@ -45,4 +45,4 @@ FROM cycles c JOIN totals t USING (rule_set)
 QUALIFY rank <= CASE WHEN $limit >= 0 THEN $limit
                      ELSE error('parameter limit must be at least 0, got ' || CAST($limit AS VARCHAR))
                 END
-ORDER BY c.rule_set, rank;
+ORDER BY rule_set_order(c.rule_set), rank;

@@ -83,6 +83,7 @@ SELECT
     s.rule_set,
     s.variant,
     s.rules_id,
+    rule_set_policies(s.rule_set) AS policies,
     s.players,
     s.by,
     s.low,
@@ -97,4 +98,4 @@ SELECT
     1.0 / s.players                                                        AS fair_share
 FROM shares s
 CROSS JOIN checked c
-ORDER BY s.rule_set, s.players, s.by DESC, s.low;
+ORDER BY rule_set_order(s.rule_set), s.players, s.by DESC, s.low;

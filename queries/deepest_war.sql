@@ -22,6 +22,7 @@ SELECT
     d.rule_set,
     d.variant,
     d.rules_id,
+    rule_set_policies(d.rule_set) AS policies,
     d.depth,
     coalesce(n.games, 0)                    AS games,
     coalesce(n.games, 0) / d.total::DOUBLE  AS share,
@@ -29,4 +30,4 @@ SELECT
         / d.total::DOUBLE                   AS at_least_share
 FROM depths d
 LEFT JOIN counts n USING (rule_set, depth)
-ORDER BY d.rule_set, d.depth;
+ORDER BY rule_set_order(d.rule_set), d.depth;

@@ -19,11 +19,11 @@ totalled AS (
            CAST(sum(numerator * cards_laid) OVER (PARTITION BY rule_set) AS BIGINT) AS mean_numerator
     FROM grouped
 )
-SELECT rule_set, variant, rules_id, cards_laid,
+SELECT rule_set, variant, rules_id, rule_set_policies(rule_set) AS policies, cards_laid,
        numerator,
        denominator,
        numerator / denominator AS share,
        mean_numerator,
        mean_numerator / denominator AS mean_cards_laid
 FROM totalled
-ORDER BY rule_set, cards_laid;
+ORDER BY rule_set_order(rule_set), cards_laid;

@@ -18,11 +18,11 @@ totalled AS (
            CAST(sum(numerator * battles) OVER (PARTITION BY rule_set) AS BIGINT) AS mean_numerator
     FROM grouped
 )
-SELECT rule_set, variant, rules_id, battles,
+SELECT rule_set, variant, rules_id, rule_set_policies(rule_set) AS policies, battles,
        numerator,
        denominator,
        numerator / denominator AS share,
        mean_numerator,
        mean_numerator / denominator AS mean_battles
 FROM totalled
-ORDER BY rule_set, battles;
+ORDER BY rule_set_order(rule_set), battles;

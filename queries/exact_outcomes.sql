@@ -39,13 +39,13 @@ totalled AS (
            CAST(sum(r.classes) FILTER (WHERE r.seat IS NULL) OVER (PARTITION BY r.rule_set) AS BIGINT) AS class_denominator
     FROM results r JOIN (SELECT rule_set, any_value(players) AS players FROM rules GROUP BY rule_set) s USING (rule_set)
 )
-SELECT rule_set, variant, rules_id, result,
+SELECT rule_set, variant, rules_id, rule_set_policies(rule_set) AS policies, result,
        numerator,
        denominator,
        numerator / denominator AS share,
        CASE WHEN players = 2 AND seat IS NULL THEN coalesce(classes, 0) END AS classes,
        CASE WHEN players = 2 AND seat IS NULL THEN class_denominator END AS class_denominator
 FROM totalled
-ORDER BY rule_set,
+ORDER BY rule_set_order(rule_set),
          CASE result WHEN 'decided' THEN 0 WHEN 'draw' THEN 2 WHEN 'capped' THEN 3 WHEN 'cycle' THEN 4 ELSE 1 END,
          seat;

@@ -6,9 +6,10 @@ SELECT
     rule_set,
     variant,
     rules_id,
+    rule_set_policies(rule_set) AS policies,
     count(*)                                AS games,
     count(*) FILTER (WHERE first_battle_war) AS first_battle_wars,
     avg(CASE WHEN first_battle_war THEN 1.0 ELSE 0.0 END) AS share
 FROM games
 GROUP BY rule_set, variant, rules_id
-ORDER BY rule_set;
+ORDER BY rule_set_order(rule_set);

@@ -61,6 +61,7 @@ SELECT
     n.rule_set,
     n.variant,
     n.rules_id,
+    rule_set_policies(n.rule_set) AS policies,
     n.games,
     n.first_battle_wars,
     n.first_battle_wars / n.games::DOUBLE AS share,
@@ -71,4 +72,4 @@ SELECT
 FROM counts n
 CROSS JOIN checked c
 JOIN exact e USING (rules_id)
-ORDER BY n.rule_set;
+ORDER BY rule_set_order(n.rule_set);

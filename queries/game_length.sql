@@ -11,6 +11,7 @@ SELECT
     rule_set,
     variant,
     rules_id,
+    rule_set_policies(rule_set) AS policies,
     count(*)                                                          AS games,
     count(*) FILTER (WHERE outcome IN ('win', 'draw'))                AS ended,
     count(*) FILTER (WHERE outcome = 'cycle')                         AS cycles,
@@ -23,4 +24,4 @@ SELECT
     max(battles) FILTER (WHERE outcome IN ('win', 'draw'))            AS max_battles
 FROM games
 GROUP BY rule_set, variant, rules_id
-ORDER BY rule_set;
+ORDER BY rule_set_order(rule_set);

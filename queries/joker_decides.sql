@@ -32,6 +32,7 @@ SELECT
     rule_set,
     variant,
     rules_id,
+    rule_set_policies(rule_set) AS policies,
     count(*)                                        AS battles,
     count(*) FILTER (WHERE by_joker)                AS joker_battles,
     avg(CASE WHEN by_joker THEN 1.0 ELSE 0.0 END)   AS joker_share,
@@ -41,4 +42,4 @@ SELECT
         / count(DISTINCT game_id)::DOUBLE           AS joker_last_battle_share
 FROM decided
 GROUP BY rule_set, variant, rules_id
-ORDER BY rule_set;
+ORDER BY rule_set_order(rule_set);

@@ -42,6 +42,7 @@ SELECT
     s.rule_set,
     s.variant,
     s.rules_id,
+    rule_set_policies(s.rule_set) AS policies,
     s.war_depth,
     s.battles,
     s.joker_battles,
@@ -50,4 +51,4 @@ SELECT
     wilson_high(s.p, s.n, c.z)                                     AS ci_high
 FROM shares s
 CROSS JOIN checked c
-ORDER BY s.rule_set, s.war_depth;
+ORDER BY rule_set_order(s.rule_set), s.war_depth;

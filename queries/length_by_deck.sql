@@ -17,6 +17,7 @@ SELECT
     d.suits,
     d.jokers,
     g.rules_id,
+    rule_set_policies(g.rule_set) AS policies,
     count(*)                                                               AS games,
     count(*) FILTER (WHERE g.outcome IN ('win', 'draw'))                   AS ended,
     avg(g.battles) FILTER (WHERE g.outcome IN ('win', 'draw'))             AS mean_battles,
@@ -29,4 +30,4 @@ SELECT
 FROM games g
 JOIN decks d USING (rules_id)
 GROUP BY g.rule_set, g.variant, d.deck_size, d.ranks, d.suits, d.jokers, g.rules_id
-ORDER BY d.deck_size, g.rule_set;
+ORDER BY d.deck_size, rule_set_order(g.rule_set);

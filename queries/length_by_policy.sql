@@ -20,4 +20,4 @@ SELECT
     avg(CASE WHEN outcome = 'capped' THEN 1.0 ELSE 0.0 END)              AS capped_share
 FROM games
 GROUP BY rule_set, variant, rules_id, policies
-ORDER BY rule_set, policies;
+ORDER BY rule_set_order(rule_set), policies;

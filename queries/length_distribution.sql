@@ -51,6 +51,7 @@ SELECT
     b.rule_set,
     b.variant,
     b.rules_id,
+    rule_set_policies(b.rule_set) AS policies,
     k.max_battles,
     b.bucket,
     power(10, b.bucket / c.per_decade::DOUBLE)        AS bucket_low,
@@ -66,4 +67,4 @@ CROSS JOIN checked c
 JOIN caps k USING (rules_id)
 JOIN unended u USING (rule_set)
 LEFT JOIN counts n USING (rule_set, bucket)
-ORDER BY b.rule_set, b.bucket;
+ORDER BY rule_set_order(b.rule_set), b.bucket;

@@ -39,6 +39,7 @@ SELECT
     b.rule_set,
     b.variant,
     b.rules_id,
+    rule_set_policies(b.rule_set) AS policies,
     b.bucket_start,
     b.bucket_start + c.width - 1            AS bucket_end,
     coalesce(n.games, 0)                    AS games,
@@ -48,4 +49,4 @@ SELECT
 FROM buckets b
 CROSS JOIN checked c
 LEFT JOIN counts n USING (rule_set, bucket_start)
-ORDER BY b.rule_set, b.bucket_start;
+ORDER BY rule_set_order(b.rule_set), b.bucket_start;

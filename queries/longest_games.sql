@@ -10,6 +10,7 @@ SELECT
     game_id,
     variant,
     rules_id,
+    rule_set_policies(rule_set) AS policies,
     battles,
     outcome,
     winner,
@@ -18,4 +19,4 @@ FROM games
 QUALIFY rank <= CASE WHEN $limit >= 0 THEN $limit
                      ELSE error('parameter limit must be at least 0, got ' || CAST($limit AS VARCHAR))
                 END
-ORDER BY rule_set, rank;
+ORDER BY rule_set_order(rule_set), rank;

@@ -42,7 +42,7 @@ medians AS (
     FROM bounded
     GROUP BY rule_set
 )
-SELECT s.rule_set, s.variant, s.rules_id, coalesce(m.ended, 0) AS ended, s.cycles, s.capped,
+SELECT s.rule_set, s.variant, s.rules_id, rule_set_policies(s.rule_set) AS policies, coalesce(m.ended, 0) AS ended, s.cycles, s.capped,
        m.median_battles, m.ci_low, m.ci_high
 FROM sets s LEFT JOIN medians m USING (rule_set)
-ORDER BY s.rule_set;
+ORDER BY rule_set_order(s.rule_set);

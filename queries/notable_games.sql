@@ -37,4 +37,4 @@ FROM kinds k
 JOIN games g USING (game_id)
 CROSS JOIN checked c
 WHERE k.rank <= c.n
-ORDER BY g.rule_set, k.kind_order, k.rank;
+ORDER BY rule_set_order(g.rule_set), k.kind_order, k.rank;

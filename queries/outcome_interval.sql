@@ -23,6 +23,7 @@ SELECT
     t.rule_set,
     t.variant,
     t.rules_id,
+    rule_set_policies(t.rule_set) AS policies,
     k.outcome,
     t.games,
     coalesce(n.ended, 0)                                              AS ended,
@@ -33,4 +34,4 @@ FROM totals t
 CROSS JOIN kinds k
 CROSS JOIN checked c
 LEFT JOIN counts n ON n.rule_set = t.rule_set AND n.outcome = k.outcome
-ORDER BY t.rule_set, k.ord;
+ORDER BY rule_set_order(t.rule_set), k.ord;

@@ -5,6 +5,7 @@ SELECT
     rule_set,
     variant,
     rules_id,
+    rule_set_policies(rule_set) AS policies,
     count(*)                                   AS games,
     count(*) FILTER (WHERE outcome = 'win')    AS wins,
     count(*) FILTER (WHERE outcome = 'draw')   AS draws,
@@ -16,4 +17,4 @@ SELECT
     avg(CASE WHEN outcome = 'cycle'  THEN 1.0 ELSE 0.0 END) AS cycle_share
 FROM games
 GROUP BY rule_set, variant, rules_id
-ORDER BY rule_set;
+ORDER BY rule_set_order(rule_set);

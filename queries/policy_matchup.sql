@@ -59,4 +59,4 @@ SELECT
     least(1.0, s.share_a + c.z * sqrt(s.share_a * (1 - s.share_a) / s.decided_games))    AS ci_high
 FROM shares s
 CROSS JOIN checked c
-ORDER BY s.rules_name, s.policy_a, s.policy_b;
+ORDER BY rule_set_order(s.rules_name), s.policy_a, s.policy_b;

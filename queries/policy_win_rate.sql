@@ -39,4 +39,4 @@ SELECT
 FROM seats s
 LEFT JOIN wins w
        ON w.rule_set = s.rule_set AND w.policies = s.policies AND w.seat = s.seat
-ORDER BY s.rule_set, s.policies, s.seat;
+ORDER BY rule_set_order(s.rule_set), s.policies, s.seat;

@@ -65,6 +65,7 @@ SELECT
     rule_set,
     variant,
     rules_id,
+    rule_set_policies(rule_set) AS policies,
     CASE WHEN rank_index >= ranks THEN 'JK'
          ELSE ['2','3','4','5','6','7','8','9','10','J','Q','K','A'][rank_index + 1] END AS tied_rank,
     value,
@@ -75,4 +76,4 @@ SELECT
     count(*) FILTER (WHERE took_part AND down_cards < value - 1) AS short_entries
 FROM entries
 GROUP BY rule_set, variant, rules_id, rank_index, ranks, value
-ORDER BY rule_set, rank_index;
+ORDER BY rule_set_order(rule_set), rank_index;

@@ -31,10 +31,10 @@ ranked AS (
            row_number() OVER (PARTITION BY rule_set ORDER BY cards_laid DESC, battles DESC, deal_index) AS rank, *
     FROM ended
 )
-SELECT r.rule_set, r.variant, r.rules_id, r.measure, r.rank, r.battles, r.cards_laid,
+SELECT r.rule_set, r.variant, r.rules_id, rule_set_policies(r.rule_set) AS policies, r.measure, r.rank, r.battles, r.cards_laid,
        r.cards_laid // s.players AS cards_a_player, r.deals, r.deal_index,
        CASE WHEN s.log <> 'counts' THEN r.ordinal * 1000000000 + r.deal_index END AS game_id,
        war_enumerated_piles(r.ordinal, r.deal_index) AS piles
 FROM ranked r JOIN rules s ON s.ordinal = r.ordinal, checked
 WHERE r.rank <= checked.most
-ORDER BY r.rule_set, r.measure, r.rank;
+ORDER BY rule_set_order(r.rule_set), r.measure, r.rank;

@@ -26,6 +26,7 @@ SELECT
     s.rule_set,
     s.variant,
     s.rules_id,
+    rule_set_policies(s.rule_set) AS policies,
     s.players,
     s.seat,
     coalesce(w.wins, 0)                                         AS wins,
@@ -36,4 +37,4 @@ SELECT
 FROM seats s
 LEFT JOIN wins w
        ON w.rule_set = s.rule_set AND w.seat = s.seat
-ORDER BY s.players, s.rule_set, s.seat;
+ORDER BY s.players, rule_set_order(s.rule_set), s.seat;

@@ -23,6 +23,7 @@ SELECT
     s.rule_set,
     s.variant,
     s.rules_id,
+    rule_set_policies(s.rule_set) AS policies,
     s.players,
     s.seat,
     coalesce(w.wins, 0)                                  AS wins,
@@ -33,4 +34,4 @@ SELECT
 FROM seats s
 LEFT JOIN wins w
        ON w.rule_set = s.rule_set AND w.seat = s.seat
-ORDER BY s.rule_set, s.players, s.seat;
+ORDER BY rule_set_order(s.rule_set), s.players, s.seat;

@@ -21,6 +21,7 @@ SELECT
     v.rule_set,
     v.variant,
     v.rules_id,
+    rule_set_policies(v.rule_set) AS policies,
     v.war_battles,
     coalesce(n.games, 0)                        AS games,
     coalesce(n.games, 0) / v.total::DOUBLE      AS share,
@@ -28,4 +29,4 @@ SELECT
         / v.total::DOUBLE                       AS cumulative_share
 FROM values_ v
 LEFT JOIN counts n USING (rule_set, war_battles)
-ORDER BY v.rule_set, v.war_battles;
+ORDER BY rule_set_order(v.rule_set), v.war_battles;

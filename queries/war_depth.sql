@@ -11,6 +11,7 @@ SELECT
     rule_set,
     variant,
     rules_id,
+    rule_set_policies(rule_set) AS policies,
     war_depth,
     battles,
     battles / sum(battles) OVER (PARTITION BY rule_set)::DOUBLE AS share_of_battles,
@@ -18,4 +19,4 @@ SELECT
         battles / sum(battles) FILTER (WHERE war_depth > 0) OVER (PARTITION BY rule_set)::DOUBLE
     END AS share_of_war_battles
 FROM counts
-ORDER BY rule_set, war_depth;
+ORDER BY rule_set_order(rule_set), war_depth;

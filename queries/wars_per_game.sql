@@ -7,6 +7,7 @@ SELECT
     rule_set,
     variant,
     rules_id,
+    rule_set_policies(rule_set) AS policies,
     count(*)                          AS games,
     avg(wars)                         AS mean_wars,
     quantile_cont(wars, 0.5)          AS median_wars,
@@ -16,4 +17,4 @@ SELECT
     max(war_battles)                  AS max_war_battles
 FROM games
 GROUP BY rule_set, variant, rules_id
-ORDER BY rule_set;
+ORDER BY rule_set_order(rule_set);

@@ -51,7 +51,48 @@ def test_a_tournament_names_each_seating():
                                     2: "steal war_down=1: always vs never", 3: "steal war_down=1: never vs always"}
     assert rule_set_names([_entry(steal, 0, policies, name="duel")]) == {0: "duel"}
     assert short_policies(["steal:always,top:highest", "steal:never,top:protect"]) == {
-        "steal:always,top:highest": "steal:always,top:highest", "steal:never,top:protect": "steal:never,top:protect"}
+        "steal:always,top:highest": "highest", "steal:never,top:protect": "cautious"}
+
+
+LONG = ["steal:threshold:4,top:protect", "steal:random,top:random", "steal:never,top:highest"]
+
+
+def test_long_profiles_get_short_distinct_names():
+    """A tournament of policies that differ in every decision: each seating's name at most
+    SEATING_WIDTH (24) characters, none two alike nor cut to a common prefix; a policy too long
+    to fit is numbered (its place among the policies sorted), its whole text in `policies`."""
+    steal = build_rules("steal")
+    seated = [_entry(steal, i, pair) for i, pair in enumerate(itertools.permutations(LONG, 2))]
+    names = rule_set_names(seated)
+    assert len(set(names.values())) == 6
+    assert all(len(n) <= 24 and "…" not in n for n in names.values()), names
+    short = short_policies(LONG)
+    assert short == {"steal:threshold:4,top:protect": "P3", "steal:random,top:random": "random",
+                     "steal:never,top:highest": "never,highest"}
+    assert names[0] == "P3 vs random"
+    # the parts every policy shares are left out, then the decisions' defaults; a part said
+    # by its policy's name where one decision alone has it
+    assert short_policies(["steal:threshold:4,top:as_played", "steal:random,top:random",
+                           "steal:always,top:as_played"]) == {
+        "steal:threshold:4,top:as_played": "threshold:4", "steal:random,top:random": "random",
+        "steal:always,top:as_played": "always"}
+    assert short_policies(["steal:random,top:as_played", "steal:always,top:as_played"]) == {
+        "steal:random,top:as_played": "steal:random", "steal:always,top:as_played": "always"}
+    assert short_policies(["hand:highest", "hand:save_high"]) == {"hand:highest": "highest",
+                                                                  "hand:save_high": "save_high"}
+
+
+def test_long_profiles_are_in_full_beside_their_names(tmp_path):
+    out = tmp_path / "long"
+    generate_request(GenerateArgs(variants=["steal"], tournament=LONG, games=4, out=out, seed=2)).run()
+    rows = run(out, name="game_length").to_pylist()
+    assert [r["rule_set"] for r in rows] == list(rule_set_names(Dataset.open(out).manifest.rule_sets).values())
+    for r in rows:
+        assert len(r["rule_set"]) <= 24
+        assert len(r["policies"]) == 2 and set(r["policies"]) <= set(LONG)
+        assert " vs ".join(short_policies(LONG)[p] for p in r["policies"]) == r["rule_set"]
+    games = run(out, sql="SELECT DISTINCT rule_set, policies, rule_set_policies(rule_set) AS seats FROM games").to_pylist()
+    assert len(games) == 6 and all(g["policies"] == g["seats"] for g in games)
 
 
 def test_the_views_name_every_seating(root):
@@ -68,6 +109,8 @@ def test_every_named_query_shows_the_rule_set_first(root):
     for name in named_queries():
         columns = describe(root, name=name).column("column").to_pylist()
         assert columns[0] == POOLED.get(name, "rule_set"), (name, columns)
+        if columns[0] == "rule_set":
+            assert "policies" in columns, name  # a seating's policies in full, beside its short name
 
 
 @pytest.mark.parametrize("name", ["game_length", "outcomes", "seat_win_interval", "median_interval",

@@ -6,30 +6,88 @@ file), else its label: its variant and the options that differ from the variant'
 (RuleSet.label). Policies are not rules (they are not in rules_id), so a rule set played in
 several seatings, as a tournament plays every ordered pair of its policies, is several rule sets
 of the dataset, each named by its seating: `always vs never` (seat 0's policy first), after its
-rules' name where two rule sets of the dataset have seatings. Entries of one rule set in one
-seating (the same rules appended twice) share their name, so a query grouped by name counts them
-together.
+rules' name where two rule sets of the dataset have seatings, each policy said as short as the
+others let it be (short_policies: `threshold:4 vs random`, a seating at most 24 characters, its
+policies in full in the `policies` column of the views and named queries). Entries of one rule
+set in one seating (the same rules appended twice) share their name, so a query grouped by name
+counts them together.
 """
 
 from __future__ import annotations
 
 
+SEATING_WIDTH = 24  # a seating's name (`threshold:4 vs cautious`) is at most this long, two seats
+
+
+def _parts(spec: str) -> list[tuple[str, str]]:
+    """A canonical policy string's (decision, policy) parts: `steal:threshold:4,top:protect` ->
+    [("steal", "threshold:4"), ("top", "protect")]."""
+    return [(k, v) if sep else ("", k) for k, sep, v in (x.partition(":") for x in spec.split(","))]
+
+
+def _decisions():
+    """Each decision's policies' names and default, and the profiles ({decision: policy} each),
+    from the families (model.families), as the policies' parser reads them."""
+    from .families import registry
+
+    reg = registry()
+    names = {d.name: {p.name for p in d.policies} for d in reg.decisions.values()}
+    defaults = {d.name: d.default for d in reg.decisions.values()}
+    profiles: dict[str, dict[str, str]] = {}
+    for family in reg.families.values():
+        for name, chosen in family.profiles.items():
+            profiles.setdefault(name, {}).update(chosen)
+    return names, defaults, profiles
+
+
 def short_policies(policies) -> dict[str, str]:
-    """Each policy string as short as it can be said among `policies`: without the parts (`,`
-    separated) that every one of them has, and without the decision's key (`steal:`) where every
-    part left is of one decision (`steal:always` -> `always`)."""
+    """Each policy string as short as it can be said among `policies`, never two alike:
+
+    - only its parts that differ among them (`steal:always,top:as_played` among policies that
+      all play top:as_played is `steal:always`), and of those the ones that are not their
+      decision's default, or the first if all are;
+    - each part as its policy's name alone where only one decision of theirs has a policy of
+      that name (`threshold:4`, `protect`; `steal:random`, as `top` has a random policy too);
+    - several parts that are together a profile as the profile's name (`random` for
+      steal:random,top:random, as `war generate --tournament random` reads it);
+    - two policies said alike are said in full; and while two of them would make a seating
+      (`A vs B`) longer than SEATING_WIDTH characters, the longest is numbered, `P2` (its place
+      among the policies sorted), its whole text being in the `policies` column."""
     policies = list(dict.fromkeys(policies))
-    parts = {p: p.split(",") for p in policies}
-    common = set.intersection(*(set(ps) for ps in parts.values())) if parts else set()
-    left = {p: [x for x in ps if x not in common] for p, ps in parts.items()}
-    keys = {x.split(":", 1)[0] for ps in left.values() for x in ps}
-    one_key = len(keys) == 1 and all(len(ps) == 1 and ":" in ps[0] for ps in left.values())
+    if not policies:
+        return {}
+    names, defaults, profiles = _decisions()
+    parsed = {p: _parts(p) for p in policies}
+    kinds = {k for parts in parsed.values() for k, _ in parts}
+    common = set.intersection(*(set(parts) for parts in parsed.values())) if len(parsed) > 1 else set()
+
+    def said(kind: str, value: str) -> str:
+        base = value.split(":", 1)[0]
+        owners = [k for k in kinds if base in names.get(k, ())]
+        return value if not kind or (owners == [kind]) else f"{kind}:{value}"
+
     out = {}
-    for p, ps in left.items():
-        if one_key:
-            out[p] = ps[0].split(":", 1)[1]
-        else:
-            out[p] = ",".join(ps) or p
+    for p, parts in parsed.items():
+        varying = [x for x in parts if x not in common] or parts
+        shown = [(k, v) for k, v in varying if v != defaults.get(k)] or varying[:1]
+        text = ",".join(said(k, v) for k, v in shown)
+        if len(shown) > 1:
+            whole = dict(parts)
+            named = sorted((n for n, chosen in profiles.items() if n != "default" and
+                            all(chosen.get(k, defaults.get(k)) == v for k, v in whole.items())), key=len)
+            text = named[0] if named else text
+        out[p] = text
+    said_by: dict[str, list[str]] = {}
+    for p, text in out.items():
+        said_by.setdefault(text, []).append(p)
+    out = {p: (p if len(said_by[text]) > 1 else text) for p, text in out.items()}
+    number = {p: f"P{i}" for i, p in enumerate(sorted(policies), start=1)}
+    budget = SEATING_WIDTH - len(" vs ")
+    while len(out) > 1:
+        longest = sorted(out, key=lambda p: (-len(out[p]), p))
+        if len(out[longest[0]]) + len(out[longest[1]]) <= budget or out[longest[0]] == number[longest[0]]:
+            break
+        out[longest[0]] = number[longest[0]]
     return out
 
 

@@ -12,9 +12,9 @@ import pyarrow as pa
 
 from ...engines.compiled.deals import deals_at, first_of_class, swapped_indexes
 from ...log.tables import GAME_SCHEMA, game_schema
-from ...model.names import rule_set_names
+from ...model.names import rule_set_names, rules_names
 from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION
-from .log_views import by_ordinal
+from .log_views import by_ordinal, sql_literal
 
 _SQL_TYPES = {"int32": "INTEGER", "int64": "BIGINT"}  # of the columns later schema versions added
 
@@ -30,7 +30,8 @@ def games_view(con, entries, version: int = SCHEMA_VERSION, lineage: Callable | 
     over every deal of a 12-card deck most of its time), `source_game_id` (a game taken from
     another dataset: its game_id there) and `rule_set` (its rule set's name, model.names).
     `lineage(entry)` gives each game of a rule set with a seeds file its (source game, deal
-    index) (Dataset.lineage), read when a query first asks."""
+    index) (Dataset.lineage), read when a query first asks. The macros of the rule sets' names
+    come with it (rule_set_macros)."""
     enumerated = {e.ordinal: e.rules for e in entries if e.all_deals and not e.deals}  # not a counts one's kept
     taken = {e.ordinal: e for e in entries if e.seeds is not None}
     read: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -122,3 +123,30 @@ def games_view(con, entries, version: int = SCHEMA_VERSION, lineage: Callable | 
                 "CASE WHEN deal = 'all' AND players = 2 THEN war_first_of_class(game_id) END AS first_of_class, "
                 f"CASE WHEN {copied} THEN war_source_game(game_id) END AS source_game_id, "
                 f"{by_ordinal(entries, lambda e: names[e.ordinal])} AS rule_set FROM game_rows")
+    rule_set_macros(con, entries)
+
+
+def rule_set_macros(con, entries) -> None:
+    """Two macros of a rule set's name (`rule_set`, or the rules' name `rules_name`):
+    `rule_set_order(name)`, its place in the dataset (the first ordinal of that name), by which
+    the named queries give their rule sets in the dataset's order, not the alphabet's; and
+    `rule_set_policies(name)`, its seats' policies in full, seat 0 first (games.policies; empty
+    for a variant without decisions), the `policies` beside a seating's short name. Null for a
+    name the dataset does not have."""
+    names, bases = rule_set_names(entries), rules_names(entries)
+    order: dict[str, int] = {}
+    seats: dict[str, list[str]] = {}
+    for e in sorted(entries, key=lambda e: e.ordinal):
+        for name in (names[e.ordinal], bases[(e.rules_id,)]):
+            order.setdefault(name, e.ordinal)
+        seats.setdefault(names[e.ordinal], list(e.policies))
+
+    def case(values: dict, said, none: str) -> str:
+        cases = " ".join(f"WHEN {sql_literal(k)} THEN {said(v)}" for k, v in values.items())
+        return f"CASE name {cases} END" if cases else none
+
+    def listed(policies: list[str]) -> str:
+        return f"CAST([{', '.join(map(sql_literal, policies))}] AS VARCHAR[])"
+
+    con.execute(f"CREATE MACRO rule_set_order(name) AS {case(order, str, 'CAST(NULL AS BIGINT)')}")
+    con.execute(f"CREATE MACRO rule_set_policies(name) AS {case(seats, listed, 'CAST(NULL AS VARCHAR[])')}")

@@ -86,4 +86,4 @@ SELECT
         / nullif(count(*) FILTER (WHERE outcome = 'win'), 0)::DOUBLE AS consolation_win_share
 FROM per_game
 GROUP BY rule_set, variant, rules_id, policies
-ORDER BY rule_set, policies;
+ORDER BY rule_set_order(rule_set), policies;

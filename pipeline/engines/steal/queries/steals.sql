@@ -60,4 +60,4 @@ SELECT
     sum(taken) / nullif(sum(opportunities), 0)::DOUBLE              AS taken_share
 FROM rows_of
 GROUP BY rule_set, variant, rules_id, policies, row_seat
-ORDER BY rule_set, policies, row_seat;
+ORDER BY rule_set_order(rule_set), policies, row_seat;

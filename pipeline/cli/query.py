@@ -34,6 +34,7 @@ def query(
     fmt: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f", metavar="FORMAT", help="table, csv, json, jsonl (one object a line) or parquet."),
     output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output file."),
+    columns: str | None = typer.Option(None, "--columns", "-c", metavar="A,B,C", help="Only these columns, in this order (any format); a table otherwise shows the answer first and leaves out columns of one value."),
     limit: int | None = typer.Option(None, "--limit", "-n", min=0, metavar="N", help="At most N rows (a table shows 40 unless told)."),
     all_rows: bool = typer.Option(False, "--all", help="A table shows every row."),
     allow_read: list[Path] = typer.Option([], "--allow-read", metavar="PATH", help="Let the SQL read files under PATH, outside the dataset (repeatable)."),
@@ -63,14 +64,14 @@ def query(
             raise war.QueryError(f"--param wants NAME=VALUE, got {pair!r}")
         params[key.strip()] = value.strip()
     if describe:
-        columns = war.describe_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
-        _write(columns, fmt.value, output, None, True)
+        described = war.describe_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
+        _write(_described(described, columns), fmt.value, output, None, True)
         return
     if output is None or fmt is OutputFormat.table:
-        _write(_open(dataset, sql, name, params, allow_read), fmt.value, output, limit, all_rows)
+        _write(_open(dataset, sql, name, params, allow_read), fmt.value, output, limit, all_rows, columns=columns)
         return
     with rows_counter(f"writing {output}:", quiet) as tick:  # from the start: setting up the views takes time too
-        _write(_open(dataset, sql, name, params, allow_read), fmt.value, output, limit, all_rows, tick)
+        _write(_open(dataset, sql, name, params, allow_read), fmt.value, output, limit, all_rows, tick, columns)
 
 
 def _open(dataset, sql, name, params, allow_read):
@@ -81,9 +82,23 @@ def _open(dataset, sql, name, params, allow_read):
     return result
 
 
-def _write(result, fmt: str, output, limit, all_rows, progress=None) -> None:
+def _described(described, columns: str | None):
+    """The description of a query's columns, of `columns` only (in their order) when given."""
+    if columns is None:
+        return described
+    import pyarrow as pa
+
+    from ..jobs.query import Result
+
+    with Result.of_table(pa.table({c: [None] for c in described.column("column").to_pylist()})) as empty:
+        chosen = empty.choose(columns).relation.columns
+    rows = {r["column"]: r for r in described.to_pylist()}
+    return pa.Table.from_pylist([rows[c] for c in chosen], described.schema)
+
+
+def _write(result, fmt: str, output, limit, all_rows, progress=None, columns=None) -> None:
     try:
-        war.write_result(result, fmt, output, limit=limit, all_rows=all_rows, progress=progress)
+        war.write_result(result, fmt, output, limit=limit, all_rows=all_rows, progress=progress, columns=columns)
     except BrokenPipeError:  # `| head`: the reader has seen enough, as with any shell tool
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -28,6 +28,7 @@ FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 TABLE_ROWS = 40  # rows a table shows unless told otherwise, as the duckdb shell
 CELL_WIDTH = 40  # a longer cell is cut, marked with …
 PAGE_ROWS = 1000  # `all` rows: column widths come from the first page
+SHOWN_CHARS = 4 * CELL_WIDTH  # of a text, the characters a table carries out of DuckDB
 
 
 # ---------------------------------------------------------------- files
@@ -161,6 +162,8 @@ def _numeric(t: pa.DataType) -> bool:
 class _Layout:
     """Which columns fit the width, and how wide each is, from the header and the first rows."""
 
+    columns: "_Columns | None" = None  # which of the result's columns, in which order
+
     def __init__(self, schema: pa.Schema, rows: list[list[str]], width: int) -> None:
         names = schema.names
         wanted = [min(CELL_WIDTH, max([len(n)] + [len(r[i]) for r in rows])) for i, n in enumerate(names)]
@@ -193,12 +196,64 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((80, 24)).columns
 
 
-def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | None = None) -> None:
+LABELS = ("rule_set", "rules_name")  # a column that names a row's rule set, shown first
+IDENTIFYING = ("rule_set", "rules_name", "variant", "rules_id", "policies")  # said by the label: shown after the answer
+
+
+class _Columns:
+    """Which of a result's columns a table shows, in which order, and which it leaves out as
+    holding one value in every row (said in a note below the table).
+
+    Chosen columns (`columns`) are shown as chosen. Otherwise a column with one value in every
+    row of a result of two rows or more is left out (unless every column is), and where a
+    column naming the rule set (`rule_set`, else `rules_name`) is left, it comes first, then
+    the answer, then the columns that only identify the rule set further (`variant`,
+    `rules_id`, `policies`)."""
+
+    def __init__(self, names: list[str], order: list[int], same: dict[int, str]) -> None:
+        self.order, self.same = order, same
+        self.names = [names[i] for i in order]
+
+    @classmethod
+    def of(cls, names: list[str], same: dict[int, str], chosen: bool) -> "_Columns":
+        if chosen:
+            return cls(names, list(range(len(names))), {})
+        kept = [i for i in range(len(names)) if i not in same]
+        if not kept:
+            kept, same = list(range(len(names))), {}
+        label = next((i for n in LABELS for i in kept if names[i] == n), None)
+        if label is None:
+            return cls(names, kept, same)
+        others = [i for i in kept if i != label]
+        answer = [i for i in others if names[i] not in IDENTIFYING]
+        return cls(names, [label] + answer + [i for i in others if names[i] in IDENTIFYING], same)
+
+    def note(self, names: list[str]) -> str | None:
+        if not self.same:
+            return None
+        return "same in every row: " + ", ".join(f"{names[i]} = {_cut(text, CELL_WIDTH)}"
+                                                 for i, text in sorted(self.same.items()))
+
+
+def _one_value(columns: list[list], rows: int) -> list[int]:
+    """The positions of the columns whose first `rows` values are all equal (a text as long as
+    the table carries out of DuckDB, which may have been cut, is never said to be)."""
+    return [i for i, values in enumerate(columns)
+            if not (isinstance(values[0], str) and len(values[0]) >= SHOWN_CHARS)
+            and all(v == values[0] and type(v) is type(values[0]) for v in values[1:rows])]
+
+
+def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | None = None,
+                chosen: bool = False) -> None:
     """The first `limit` rows (None: all of them) as a table fitted to `width` columns (cut
-    columns are marked … and named below it), then how many rows the result has. The rows are
-    printed as soon as they are in; the count comes after them."""
+    columns are marked … and named below it), then how many rows the result has, and which
+    columns it left out as holding one value in every row (_Columns; none of `chosen` ones).
+    The rows are printed as soon as the table knows its columns: after the first page of them,
+    and, when the result has more rows than that page, one pass over it in DuckDB that tells
+    whether the columns of one value in the page hold it in every row (and counts the rows)."""
     width = width or terminal_width()
-    reader = result.batches(limit) if result.explain else result.shown_batches(limit, 4 * CELL_WIDTH)
+    fetch = None if limit is None else limit + 1  # one more: whether the rows shown are the whole result
+    reader = result.batches(limit) if result.explain else result.shown_batches(fetch, SHOWN_CHARS)
     schema = reader.schema
     batches = iter(reader)
     if result.explain:
@@ -207,28 +262,34 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
                 sink.write((plan.rstrip("\n") + "\n").encode())
         return
     page = PAGE_ROWS if limit is None else min(limit, PAGE_ROWS)
-    first: list[list[str]] = []
-    total, layout, shown = 0, None, 0
+    first: list[list] = [[] for _ in schema.names]  # the first page, column by column
+    total, layout, shown, counted = 0, None, 0, None
     for batch in batches:
         total += batch.num_rows
         want = (limit - shown) if limit is not None else batch.num_rows
         if want <= 0:
             continue
-        rows = batch.slice(0, want).to_pylist() if want < batch.num_rows else batch.to_pylist()
-        shown += len(rows)
-        cells = [[_cell(v) for v in r.values()] for r in rows]
+        part = batch.slice(0, want) if want < batch.num_rows else batch
+        shown += part.num_rows
+        values = [column.to_pylist() for column in part.columns]
         if layout is None:
-            first.extend(cells)
-            if len(first) < page:
-                continue
-            layout = _start(sink, schema, first, width)
-            cells, first = first, []
-        sink.write("".join(layout.line(c) + "\n" for c in cells).encode())
+            for kept, more in zip(first, values):
+                kept.extend(more)
+            if len(first[0]) < page or (limit is not None and limit <= PAGE_ROWS):
+                continue  # the page is not full yet, or the rows after it are at most one, read before the header
+            counted, layout = _begin(sink, result, schema, first, width, chosen, whole=False, ended=False)
+            values, first = first, None
+        sink.write("".join(layout.line([_cell(c[r]) for c in (values[i] for i in layout.columns.order)]) + "\n"
+                           for r in range(len(values[0]) if values else 0)).encode())
     if layout is None:
-        layout = _start(sink, schema, first, width)
-        sink.write("".join(layout.line(c) + "\n" for c in first).encode())
+        whole = limit is None or total <= limit
+        counted, layout = _begin(sink, result, schema, first, width, chosen, whole=whole, ended=True)
+        sink.write("".join(layout.line([_cell(first[i][r]) for i in layout.columns.order]) + "\n"
+                           for r in range(len(first[0]) if first else 0)).encode())
     sink.flush()
-    if limit is not None and shown == limit:
+    if counted is not None:
+        total = counted
+    elif limit is not None and total > limit:
         total = result.count()  # a second, lighter run: DuckDB reads no column it need not count
     rows = plural(total, "row")
     if shown < total:
@@ -237,15 +298,34 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
     if layout.hidden:
         lines += textwrap.wrap(f"… {len(layout.hidden)} more column{'s' if len(layout.hidden) > 1 else ''}: "
                                + ", ".join(layout.hidden), max(width, 40), subsequent_indent="  ")
+    note = layout.columns.note(schema.names)
+    if note:
+        lines += textwrap.wrap(note, max(width, 40), subsequent_indent="  ")
     sink.write("".join(line + "\n" for line in lines).encode())
 
 
-def _start(sink: BinaryIO, schema: pa.Schema, rows: list[list[str]], width: int) -> _Layout:
-    layout = _Layout(schema, rows, width)
-    header = layout.line(schema.names)
+def _begin(sink: BinaryIO, result: Result, schema: pa.Schema, first: list[list], width: int, chosen: bool,
+           whole: bool, ended: bool) -> tuple[int | None, "_Layout"]:
+    """The table's columns from its first page of rows (`first`, column by column; `whole`: the
+    result's every row), its header written; and the result's row count when it took a pass
+    over the result to tell its columns of one value (None when it did not). The pass needs the
+    rows' stream `ended` (DuckDB runs one query at a time a connection): a table whose rows go on
+    after its first page (`--all`, a `--limit` over PAGE_ROWS) leaves out no column."""
+    rows = len(first[0]) if first else 0
+    same, counted = [], None
+    if not chosen and rows >= 2 and (whole or ended):
+        same = _one_value(first, rows)
+        if same and not whole:
+            counted, held = result.constant(same)
+            same = [i for i in same if i in held]
+    columns = _Columns.of(schema.names, {i: _cell(first[i][0]) for i in same}, chosen)
+    shown = pa.schema([schema.field(i) for i in columns.order])
+    layout = _Layout(shown, [[_cell(first[i][r]) for i in columns.order] for r in range(rows)], width)
+    layout.columns = columns
+    header = layout.line(shown.names)
     rule = "  ".join("─" * w for w in layout.widths) + ("  …" if layout.hidden else "")
     sink.write((header + "\n" + rule + "\n").encode())
-    return layout
+    return counted, layout
 
 
 # ---------------------------------------------------------------- any format
@@ -253,13 +333,18 @@ def _start(sink: BinaryIO, schema: pa.Schema, rows: list[list[str]], width: int)
 
 def write_result(result: "Result | pa.Table", fmt: str, output: Path | None = None,
                  limit: int | None = None, all_rows: bool = False, width: int | None = None,
-                 progress: Callable[[int], None] | None = None) -> None:
+                 progress: Callable[[int], None] | None = None, columns: "str | list[str] | None" = None) -> None:
     """Write `result` in `fmt` to `output` (None: stdout). `limit` caps the rows of any format; a
     table shows TABLE_ROWS unless `limit` is given or `all_rows`. `progress(rows)` is called as
-    each batch of rows of a CSV, JSON or Parquet result is written."""
+    each batch of rows of a CSV, JSON or Parquet result is written. `columns` (names, or a text
+    `a,b,c`) chooses the columns written and their order, in any format; without it a CSV, JSON
+    or Parquet result has every column in the query's order, and a table shows the answer first
+    and leaves out the columns of one value in every row, saying so (_Columns)."""
     if isinstance(result, pa.Table):
         result = Result.of_table(result)
     with result:
+        if columns is not None:
+            result.choose(columns)
         if fmt not in FORMATS:
             raise QueryError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
         if fmt == "parquet" and output is None:
@@ -276,4 +361,4 @@ def write_result(result: "Result | pa.Table", fmt: str, output: Path | None = No
             elif fmt == "parquet":
                 write_parquet(result, sink, limit, progress)
             else:
-                write_table(result, sink, limit, width)
+                write_table(result, sink, limit, width, chosen=columns is not None)

@@ -29,6 +29,8 @@ NUMBERS = {"boolean", "tinyint", "smallint", "integer", "bigint", "hugeint", "ut
            "ubigint", "uhugeint", "float", "double", "decimal"}
 CSV_AS_IS = NUMBERS | {"varchar", "date", "time", "time_ns", "timestamp", "timestamp_s", "timestamp_ms",
                        "timestamp_ns", "timestamp with time zone", "timestamptz_ns"}  # pyarrow's CSV writer writes these
+ORDERED = NUMBERS | {"varchar", "date", "time", "timestamp", "timestamp_s", "timestamp_ms", "timestamp_ns",
+                     "timestamp with time zone", "uuid", "enum"}  # each a column's one value can be told of
 SHOWN_NESTED = {"list", "struct", "array"}  # a person reads these as Python gives them, when their parts are plain
 
 
@@ -116,6 +118,42 @@ class Result:
                 return self.relation.aggregate("count(*)").fetchall()[0][0]
         except duckdb.Error as err:
             raise sql_error(err) from None
+
+    def choose(self, names) -> "Result":
+        """Only the columns `names`, in that order (`war query --columns a,b,c`); an unknown
+        or twice-given name is a QueryError naming it and the columns there are."""
+        names = [n.strip() for n in (names.split(",") if isinstance(names, str) else names)]
+        have = list(self.relation.columns)
+        if not names or not all(names):
+            raise QueryError("`columns` wants column names separated by commas (a,b,c)", params=("columns",))
+        picked = []
+        for name in names:
+            where = [i for i, c in enumerate(have, 1) if c == name] or \
+                    [i for i, c in enumerate(have, 1) if c.lower() == name.lower()]
+            if not where:
+                raise QueryError(f"`columns`: no column {name!r} in the result (its columns: {', '.join(have)})",
+                                 params=("columns",))
+            if where[0] in picked:
+                raise QueryError(f"`columns` gives {name!r} twice", params=("columns",))
+            picked.append(where[0])
+        self.relation = self.relation.project(", ".join(f"#{i} AS {_ident(have[i - 1])}" for i in picked))
+        return self
+
+    def constant(self, positions: list[int]) -> tuple[int, set[int]]:
+        """How many rows the result has, and which of the columns at `positions` (0-based) hold
+        one value in every row (a null in every row included), in one pass over the result in
+        DuckDB, carrying no row out of it. A column of a type that DuckDB does not order is
+        never said to be one value."""
+        ordered = [i for i in positions if _plain(self.relation.types[i], ORDERED)]
+        checks = [f"count(#{i + 1}) = 0 OR (count(#{i + 1}) = count(*) AND min(#{i + 1}) = max(#{i + 1}))"
+                  for i in ordered]
+        try:
+            with self.guard.step():
+                row = self.relation.aggregate(", ".join(["count(*)"] + [f"coalesce({c}, false)" for c in checks])
+                                              ).fetchall()[0]
+        except duckdb.Error as err:
+            raise sql_error(err) from None
+        return row[0], {i for i, same in zip(ordered, row[1:]) if same}
 
     def _projected(self, limit: int | None, form: Callable[[int, str, object], str]) -> "_Guarded":
         """The rows with each column as `form(position, quoted name, type)` says, as SQL."""

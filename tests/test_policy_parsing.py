@@ -312,3 +312,40 @@ def test_tournament_same_policy_spelled_twice(monkeypatch, capsys, tmp_path):
     code, _, err = run_main(monkeypatch, capsys, "generate", "-v", "steal", "-n", 3,
                             "-t", "always", "-t", "steal:always", "--out", out, "-q")
     assert_one_line_error(code, err, "two different")
+
+
+# =============================================================================================
+# 3. A name read two ways: said
+# =============================================================================================
+
+def test_profile_reading_says_how_a_name_of_two_readings_is_read():
+    from pipeline.engines.policies import profile_reading
+
+    said = profile_reading("random", STEAL_KINDS)
+    assert said.startswith("'random' is read as the profile steal:random,top:random")
+    assert "steal:random" in said.split(";")[1]          # how to give the policy alone
+    assert profile_reading("random", HAND_KINDS) is None  # hand:random either way
+    for text in ("always", "greedy", "steal:random", "threshold:4", "default"):
+        assert profile_reading(text, STEAL_KINDS) is None, text
+
+
+@pytest.mark.parametrize("args", [["--tournament", "random", "--tournament", "always"],
+                                  ["--policy", "0=random"], ["--policy", "*=random", "--policy", "1=random"]])
+def test_cli_warns_when_random_is_read_as_the_profile(monkeypatch, capsys, tmp_path, args):
+    code, _, err = run_main(monkeypatch, capsys, "generate", "-v", "steal", *args, "-n", 2, "--out",
+                            tmp_path / "ds", "-q")
+    assert code == 0, err
+    warnings = [line for line in error_lines(err) if line.startswith("warning:")]
+    assert len(warnings) == 1 and warnings[0].startswith(
+        "warning: 'random' is read as the profile steal:random,top:random"), err
+    entries = json.loads((tmp_path / "ds" / MANIFEST).read_text())["rule_sets"]
+    assert "steal:random,top:random" in entries[0]["policies"]  # read as before: the profile
+
+
+@pytest.mark.parametrize("variant,args", [("steal", ["--tournament", "steal:random", "--tournament", "always"]),
+                                          ("arneson", ["--policy", "0=random"])])
+def test_cli_says_nothing_of_a_name_read_one_way(monkeypatch, capsys, tmp_path, variant, args):
+    code, _, err = run_main(monkeypatch, capsys, "generate", "-v", variant, *args, "-n", 2, "--out",
+                            tmp_path / "ds", "-q")
+    assert code == 0, err
+    assert not [line for line in error_lines(err) if line.startswith("warning:")], err

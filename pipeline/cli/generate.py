@@ -54,6 +54,8 @@ def generate(
         seed=seed, out=out, overwrite=overwrite, append=append, resume=resume, wait=wait, discard=discard,
         workers=workers, shard_size=shard_size, executor=executor, scheduler=scheduler, deal_range=deal_range,
         keep=keep))
+    for warning in request.warnings:
+        say_error(f"warning: {warning}")
     if request.discard:
         done = request.run_discard()
         what = "append" if done.append else "run"

@@ -110,6 +110,23 @@ def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> Se
     return SeatPolicy(tuple((k, chosen.get(k, DEFAULTS[k])) for k in kinds))
 
 
+def profile_reading(text: str, kinds: tuple[str, ...]) -> str | None:
+    """How `text` is read when it is both a profile and the name of a policy of a decision of
+    `kinds` and the two readings differ: `random` in Steal War is the profile random
+    (steal:random,top:random), not the steal policy random alone; a sentence a command says as
+    a warning, None when `text` reads one way only. A profile wins, as parse_policy reads it."""
+    text = text.strip()
+    if text not in PROFILES or not kinds:
+        return None
+    owners = [k for k in kinds if text in KINDS.get(k, {})]
+    read = parse_policy(text, kinds).spec
+    others = [parse_policy(f"{k}:{text}", kinds).spec for k in owners]
+    if not others or all(o == read for o in others):
+        return None
+    alone = " or ".join(f"{k}:{text}" for k in owners)
+    return f"{text!r} is read as the profile {read}; for the policy alone, give {alone}"
+
+
 EVERY_SEAT = -1  # the seat of a seating that stands for every seat not named
 
 

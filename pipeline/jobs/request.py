@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..engines.choice import compiled_plays
-from ..engines.policies import parse_seating
+from ..engines.families import family_of
+from ..engines.policies import parse_seating, profile_reading
 from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted, storage_error
 from ..model.rules import build_rules, check_name, load_rules_file, parse_sets, read_rules_file
 from ..model.schema import Manifest, RuleSet
@@ -43,6 +44,7 @@ class GenerateRequest:
     scheduler: str | None = None
     wait: float = DEFAULT_WAIT
     discard: bool = False  # roll back the interrupted run in `out` instead (run_discard)
+    warnings: tuple[str, ...] = ()  # how an argument was read where it reads two ways (a profile's name)
 
     def run_discard(self) -> Discarded:
         """Roll back the interrupted run in `out` (jobs.place.discard): what it removed."""
@@ -236,7 +238,18 @@ def generate_request(args: GenerateArgs) -> GenerateRequest:
     if out is None:
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{args.seed or 0}"
     return GenerateRequest(plans, location(out), args.seed, args.workers, shard_size, args.overwrite, args.append,
-                           args.resume, args.scheduler, args.wait)
+                           args.resume, args.scheduler, args.wait, warnings=_readings(args, rule_sets))
+
+
+def _readings(args: GenerateArgs, rule_sets: Sequence[RuleSet]) -> tuple[str, ...]:
+    """How a policy given by a name of two readings was read, once each (profile_reading):
+    `war generate --tournament random` plays the profile random, whose every decision is random."""
+    texts = list(args.tournament) + list(parse_seating(args.policies).values())
+    said = []
+    for rules in rule_sets:
+        kinds = family_of(rules).decision_names
+        said += [profile_reading(text, kinds) for text in texts]
+    return tuple(dict.fromkeys(s for s in said if s))
 
 
 def _materialize_request(args: GenerateArgs) -> GenerateRequest:

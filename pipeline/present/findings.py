@@ -13,6 +13,7 @@ interval, and a difference between exact numbers is a fact, stated without a tes
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -46,7 +47,24 @@ def interval(lo: float, hi: float, small: bool = False) -> str:
     return f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
 
 
+def bound(x: float, up: bool) -> str:
+    """A bound of an interval at a share's edge, rounded away from the edge (a lower bound down,
+    an upper up) to the first decimal that keeps it off the edge: 0.99981 is `99.98%`, never
+    `100.0%`, which would read as exact."""
+    gap = 100 * (x if up else 1 - x)
+    digits = max(1, math.ceil(-math.log10(gap))) if gap > 0 else 1
+    scaled = 100 * x * 10 ** digits
+    value = (math.ceil(scaled - 1e-9) if up else math.floor(scaled + 1e-9)) / 10 ** digits
+    return f"{value:.{digits}f}%"
+
+
 def share_with_interval(x: float, lo: float, hi: float) -> str:
+    """A share with its interval, `50.3% [49.6, 51.0]`; a share of all or none with the one
+    bound its interval has, `100% (>= 99.98%)`."""
+    if x >= 1 and lo < 1:
+        return f"100% (≥ {bound(lo, False)})"
+    if x <= 0 < hi:
+        return f"0% (≤ {bound(hi, True)})"
     return f"{share(x)} {interval(lo, hi, 0 < x < 0.01 or 0 < hi < 0.01)}"
 
 
@@ -89,22 +107,53 @@ def _bounds(row: dict, exact: bool) -> tuple[float, float, float]:
     return (m, m, m) if exact else (m, row["ci_low"], row["ci_high"])
 
 
-def ratio(a: dict, b: dict, judge: Judge | None = None, key=None, exact: tuple[bool, bool] = (False, False)
-          ) -> tuple[str, float]:
+def times(r: float) -> str:
+    """How much longer or shorter a ratio of lengths is, in one style for every ratio: `8%
+    shorter than` (0.92), `50% longer than`, `2.5 times as long as`; a percentage under 10 keeps
+    a decimal (`0.4% longer`, never `0% longer`)."""
+    if r >= 2:
+        return f"{r:.1f} times as long as"
+    d = 100 * abs(r - 1)
+    said = f"{d:.0f}%" if d >= 9.5 else f"{d:.1f}%"
+    return f"{said} longer than" if r > 1 else f"{said} shorter than"
+
+
+def pair_row(data: ReportData, a: str, b: str) -> dict | None:
+    """The rule_set_pairs row of rule sets `a` and `b`, turned to compare `a` with `b` (its
+    median_z > 0: a's games tend to be longer)."""
+    for row in data.rows("rule_set_pairs"):
+        if (row["rule_set_a"], row["rule_set_b"]) == (a, b):
+            return row
+        if (row["rule_set_a"], row["rule_set_b"]) == (b, a):
+            flipped = dict(row)
+            flipped["median_z"] = None if row["median_z"] is None else -row["median_z"]
+            flipped["median_ratio"] = 1 / row["median_ratio"] if row["median_ratio"] else None
+            return flipped
+    return None
+
+
+def ratio(a: dict, b: dict, judge: Judge | None = None, key=None, exact: tuple[bool, bool] = (False, False),
+          pair: dict | None = None) -> tuple[str, float]:
     """How `a`'s median length compares with `b`'s, as words their numbers support, and the
     ratio of the medians. Two exact medians differ as they are; otherwise a difference is a
-    claim (`key`) that `judge` holds or not."""
+    claim (`key`) that `judge` holds or not, tested by ranks (`pair`, the rule_set_pairs row
+    of a against b: paired by deal where they share deals), else, without that row, by the
+    medians' intervals."""
     r = a["median_battles"] / b["median_battles"]
     (ma, _, _), (mb, _, _) = _bounds(a, exact[0]), _bounds(b, exact[1])
     if all(exact):
-        differs = ma != mb
+        differs, longer = ma != mb, ma > mb
     else:
         judge = judge or Judge()
-        differs = judge.holds(key, p_medians(_bounds(a, exact[0]), _bounds(b, exact[1])))
-    if differs and ma < mb:
-        return f"{mb / ma:.1f}x shorter than", r
-    if differs and ma > mb:
-        return f"{r:.1f}x longer than", r
+        if pair is not None and pair.get("median_p") is not None:
+            differs = judge.holds(key, pair["median_p"])
+            longer = (pair.get("median_z") or 0) > 0
+            differs = differs and longer == (ma > mb) and ma != mb  # the ranks and the medians agree
+        else:
+            differs = judge.holds(key, p_medians(_bounds(a, exact[0]), _bounds(b, exact[1])))
+            longer = ma > mb
+    if differs:
+        return times(ma / mb), r
     return "about as long as", r
 
 
@@ -152,7 +201,8 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
     if variant != "classic" and reference is not None and reference.name in medians:
         other = medians[reference.name]
         key = ("median", base.name, reference.name)
-        words, r = ratio(first, other, judge, key, (exact(base.name), exact(reference.name)))
+        words, r = ratio(first, other, judge, key, (exact(base.name), exact(reference.name)),
+                         pair_row(data, base.name, reference.name))
         text += f", {words} Classic War's {battles_with_interval(other, exact(reference.name))}"
         values.update(reference=reference.name, reference_median=other["median_battles"], ratio=r)
         keys += [] if exact(base.name) and exact(reference.name) else [key]
@@ -162,7 +212,8 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
         parts, values, keys = [], {"rule_set": base.name, "others": {}}, []
         for info, row in others:
             key = ("median", info.name, base.name)
-            words, r = ratio(row, first, judge, key, (exact(info.name), exact(base.name)))
+            words, r = ratio(row, first, judge, key, (exact(info.name), exact(base.name)),
+                             pair_row(data, info.name, base.name))
             keys += [] if exact(info.name) and exact(base.name) else [key]
             parts.append(f"{info.label} {battles_with_interval(row, exact(info.name))}, {words} {base.label}")
             values["others"][info.name] = {"median_battles": row["median_battles"], "ci_low": row["ci_low"],
@@ -205,9 +256,9 @@ def outcomes(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Ju
 
 def seats(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
     """Whether a seat of the first rule set whose seats play alike wins more (or less) than its
-    fair share (in a seating of different policies, a seat's share is its policy's): exactly,
-    over every deal, or as a claim judged with the report's others (one a seat but the last,
-    whose share the others fix)."""
+    fair share: exactly, over every deal, or as claims judged with the report's others, every
+    seat one (two seats: one claim, seat 1's share being 1 - seat 0's). Where no seat is told
+    apart, the sentence says how large an advantage the intervals leave room for."""
     alike = [i for i in infos if all(len(set(s)) <= 1 for s in i.seatings)]
     if not alike:
         return []
@@ -219,29 +270,36 @@ def seats(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge
     fair = best["fair_share"]
     where = f" under {alike[0].label}" if len(infos) > 1 else ""
     exact = data.is_exact(name)
-    keys = [] if exact else [("seat", name, r["seat"]) for r in rows[:max(1, len(rows) - 1)]]
+    tested = rows[:1] if len(rows) == 2 else rows
+    keys = [] if exact else [("seat", name, r["seat"]) for r in tested]
     if exact:
         players = best["players"]
         above, below = best["wins"] * players > best["decided_games"], worst["wins"] * players < worst["decided_games"]
+        row = best if above else worst if below else best
     else:
         held = {r["seat"]: judge.holds(("seat", name, r["seat"]), p_share(r["wins"], r["decided_games"], fair))
-                for r in rows[:max(1, len(rows) - 1)]}
+                for r in tested}
         if len(rows) == 2:  # one test for both seats: seat 1's share is 1 - seat 0's
             held[rows[1]["seat"]] = held[rows[0]["seat"]]
-        above, below = held.get(best["seat"], False) and best["share"] > fair, \
-            held.get(worst["seat"], False) and worst["share"] < fair
+        ups = [r for r in rows if held.get(r["seat"]) and r["share"] > fair]
+        downs = [r for r in rows if held.get(r["seat"]) and r["share"] < fair]
+        above, below = bool(ups), bool(downs)
+        row = max(ups, key=lambda r: r["share"]) if ups else min(downs, key=lambda r: r["share"]) if downs else best
     decided = "decided deals" if exact else "decided games"
     if above:
-        row, verdict = best, f"more than the fair {share(fair)}: an advantage"
+        verdict = f"more than the fair {share(fair)}: an advantage"
     elif below:
-        row, verdict = worst, f"less than the fair {share(fair)}: a disadvantage"
+        verdict = f"less than the fair {share(fair)}: a disadvantage"
     elif exact:
-        row, verdict = best, f"the fair {share(fair)} exactly: no advantage"
+        verdict = f"the fair {share(fair)} exactly: no advantage"
     else:
-        row, verdict = best, (f"no advantage: no seat's share is told apart from the fair {share(fair)}"
-                              f"{judge.caveat(*keys)}")
+        room = max(r["ci_high"] for r in rows) - fair
+        verdict = (f"no advantage found: no seat's share is told apart from the fair {share(fair)}"
+                   f"{judge.caveat(*keys)}; any advantage is under {math.ceil(1000 * room - 1e-9) / 10:.1f} points")
     text = f"Seat {row['seat']}{where} wins {share_said(row, exact, 'wins', 'decided_games')} of {decided}, {verdict}."
     values = {k: row[k] for k in ("rule_set", "seat", "share", "ci_low", "ci_high", "fair_share")}
+    if not exact and not above and not below:
+        values["at_most"] = max(r["ci_high"] for r in rows) - fair
     return [Finding(text, "seat_win_interval", {**values, "exact": exact, **_claimed(judge, *keys)}, tuple(keys))]
 
 
@@ -287,6 +345,8 @@ def deal(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge)
     exact = data.is_exact(name)
     key = ("deal", name)
     keys = [] if exact else [key]
+    if _one_view(high, low):
+        return _one_estimate(high, low, many, name, exact, judge, key)
     if exact:
         a, b = high["wins"] * low["decided_seats"], low["wins"] * high["decided_seats"]
         differs = a != b
@@ -304,6 +364,37 @@ def deal(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge)
     values = {"rule_set": name, "exact": exact,
               "most": {k: high[k] for k in ("low", "share", "ci_low", "ci_high")},
               "fewest": {k: low[k] for k in ("low", "share", "ci_low", "ci_high")}}
+    return [Finding(text, "deal_win_rate", {**values, **_claimed(judge, *keys)}, tuple(keys))]
+
+
+def _one_view(high: dict, low: dict) -> bool:
+    """Whether two buckets of a 2-player rule set are the same games seen from each seat: every
+    decided game has one seat dealt the most and the other the fewest (4 Aces and none), so
+    one's wins are the other's losses."""
+    return (high.get("players") == 2 and low["low"] == 0 and high["decided_seats"] == low["decided_seats"]
+            and high["wins"] + low["wins"] == high["decided_seats"])
+
+
+def _one_estimate(high: dict, low: dict, many: str, name: str, exact: bool, judge: Judge, key) -> list[Finding]:
+    """The most against the fewest where they are the same games: one share, the seat dealt the
+    most, against an even game (its claim a share against 50%, not two samples compared)."""
+    if exact:
+        differs = 2 * high["wins"] != high["decided_seats"]
+    else:
+        differs = judge.holds(key, p_share(high["wins"], high["decided_seats"], 0.5))
+    if differs and high["share"] > 0.5:
+        verdict = "more than half: the " + ("Aces count" if "Ace" in many else "top cards count")
+    elif differs:
+        verdict = "less than half: fewer do better"
+    else:
+        verdict = "not told apart from half" + ("" if exact else judge.caveat(key))
+    decided = "decided deals" if exact else "decided games"
+    text = (f"A seat dealt {many} (the other seat none: the same games from each side) wins "
+            f"{share_said(high, exact, 'wins', 'decided_seats')} of its {high['decided_seats']:,} {decided}, "
+            f"{verdict}.")
+    values = {"rule_set": name, "exact": exact, "one_view": True,
+              "most": {k: high[k] for k in ("low", "share", "ci_low", "ci_high")}}
+    keys = [] if exact else [key]
     return [Finding(text, "deal_win_rate", {**values, **_claimed(judge, *keys)}, tuple(keys))]
 
 

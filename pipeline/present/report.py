@@ -103,6 +103,7 @@ def report_queries(games_per_kind: int = 3) -> list[ReportQuery]:
         ReportQuery("outcome_interval"),
         ReportQuery("length_distribution", {"bins_per_decade": "20"}),
         ReportQuery("seat_win_interval"),
+        ReportQuery("rule_set_pairs", wanted=lambda rule_sets: sum(not r.counted for r in rule_sets) > 1),
         ReportQuery("wars_per_game"),
         ReportQuery("war_battles_distribution"),
         ReportQuery("deepest_war"),

@@ -25,6 +25,7 @@ from ..storage.files import atomic_write_bytes, check_output, is_stream, make_fo
 from .charts import Section, overview_palette, rule_set_palette, sections
 from .charts.figure import Figure, Palette
 from .charts.render import render_png, render_svg
+from .comparisons import comparisons
 from .findings import Finding, all_findings
 from .numbers import column_format
 from .pages import render
@@ -269,7 +270,7 @@ def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str
                   counted=counted,
                   summary_columns=SUMMARY_COLUMNS, games=games, game_columns=GAME_COLUMNS,
                   kind_titles=KIND_TITLES, game_href=game_href, pages=pages, judge=judge,
-                  names=True)
+                  comparisons=comparisons(data), names=True)
 
 
 # ----------------------------------------------------------------------------- files

@@ -250,9 +250,17 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
         y=alt.Y("y:Q", scale=y_scale))
     chart = alt.layer(fair_rule, bars, points).properties(width=HALF, height=220)
     fair = " and ".join(pct(f, 1) for f in fairs)
-    return Figure(f"{variant}-seat-advantage", "Does a seat win more often?", ["seat_win_interval"], chart,
+    policies = any(len(set(s)) > 1 for r in data.rule_sets_of(variant) for s in r.seatings)
+    if policies:  # a seat of a seating of different policies wins by its policy as much as by its place
+        title = "Does a seat's policy win more often?"
+        said = ("An interval clear of the line is, where the seats play different policies, the effect of the "
+                "seat's policy and its place together, not a seat advantage (policy_matchup pools both "
+                "seatings to tell the policy's)")
+    else:
+        title, said = "Does a seat win more often?", "An interval clear of the line is a seat advantage on its own"
+    return Figure(f"{variant}-seat-advantage", title, ["seat_win_interval"], chart,
                   f"Each seat's share of the decided games with its 95% interval; the dashed line is the "
-                  f"fair share, {fair}. An interval clear of the line is a seat advantage on its own "
+                  f"fair share, {fair}. {said} "
                   f"(the findings judge the report's claims together).{exact_said(rows)}")
 
 

@@ -1,0 +1,181 @@
+"""Comparisons between rule sets (issue 51, item 3): the named query rule_set_pairs checked
+against hand SQL and scipy over the games of a dataset with a known difference (games of
+war_down=1 last longer than Classic War's of three down, on the same deals), paired by deal where two rule
+sets share deals (Classic War and its war_down=1 do; Jokers' deck does not), and the report's
+table judging every test together (Holm). Then the findings a statistician signs (item 4): a
+3-player dataset whose last seat is dealt the Aces says that seat has an advantage."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pyarrow as pa
+import pytest
+from scipy import stats
+
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.query import run
+from pipeline.model.deal import check_deal
+from pipeline.model.rules import build_rules
+from pipeline.present.claims import ALPHA, Judge, holm
+from pipeline.present.comparisons import comparisons, judged
+from pipeline.present.findings import findings, ratio
+from pipeline.present.report import ReportData, build_report_data
+
+CLASSIC = build_rules("classic")
+ONE_DOWN = build_rules("classic", {"war_down": "1"})
+JOKERS = build_rules("jokers")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pairs") / "ds"
+    generate(out, [Plan(CLASSIC, 600), Plan(ONE_DOWN, 600),
+                   Plan(JOKERS, 500)], seed=7)
+    return out
+
+
+@pytest.fixture(scope="module")
+def rows(root):
+    return run(root, name="rule_set_pairs").to_pylist()
+
+
+def hand(root, sql: str) -> list[dict]:
+    return run(root, sql=sql).to_pylist()
+
+
+def lengths(root, rule_set: str) -> dict[int, int]:
+    """The battles of each game that ends, by game_index (hand SQL over games)."""
+    return {r["game_index"]: r["battles"] for r in hand(
+        root, f"SELECT game_index, battles FROM games WHERE rule_set = '{rule_set}' AND outcome IN ('win', 'draw')")}
+
+
+def test_every_pair_in_dataset_order_paired_where_the_deals_are_shared(rows):
+    names = [(r["rule_set_a"], r["rule_set_b"]) for r in rows]
+    assert names == [("classic", "classic war_down=1"), ("classic", "jokers"), ("classic war_down=1", "jokers")]
+    assert [r["paired"] for r in rows] == [True, False, False]
+    assert rows[0]["pairs"] == 600 and rows[1]["pairs"] is None
+    assert rows[0]["median_test"] == "wilcoxon signed-rank" and rows[1]["median_test"] == "mann-whitney"
+
+
+def test_paired_lengths_against_hand_sql_and_scipy(root, rows):
+    """Classic War against war_down=1, deal by deal: the medians of the pairs where both end,
+    their ratio, and the Wilcoxon signed-rank test of the per-deal log ratios (scipy, normal
+    approximation with ties corrected), which finds the known difference."""
+    a, b = lengths(root, "classic"), lengths(root, "classic war_down=1")
+    both = sorted(set(a) & set(b))
+    xs, ys = [a[i] for i in both], [b[i] for i in both]
+    row = rows[0]
+    assert (row["ended_a"], row["ended_b"]) == (len(both), len(both))
+    assert row["median_a"] == pytest.approx(float(stats.scoreatpercentile(xs, 50)))
+    assert row["median_ratio"] == pytest.approx(row["median_a"] / row["median_b"])
+    assert row["median_ratio_low"] < row["median_ratio"] < row["median_ratio_high"]
+    d = [math.log(x) - math.log(y) for x, y in zip(xs, ys)]
+    expected = stats.wilcoxon(d, zero_method="wilcox", correction=False, method="approx")
+    assert row["median_p"] == pytest.approx(expected.pvalue, rel=1e-5)
+    assert row["median_p"] < 1e-3  # the known difference
+    means = stats.ttest_rel(xs, ys)
+    assert row["mean_ratio"] == pytest.approx(sum(xs) / sum(ys))
+    assert (row["mean_p"] < ALPHA) == (means.pvalue < ALPHA)
+
+
+def test_unpaired_lengths_and_shares_against_hand_sql_and_scipy(root, rows):
+    """Classic War against Jokers (another deck: not paired): Mann-Whitney with mid-ranks, and
+    seat 0's share of decided games by the pooled two-proportion test with Newcombe's interval."""
+    a, b = list(lengths(root, "classic").values()), list(lengths(root, "jokers").values())
+    row = rows[1]
+    assert (row["ended_a"], row["ended_b"]) == (len(a), len(b))
+    mw = stats.mannwhitneyu(a, b, use_continuity=False, method="asymptotic")
+    assert row["median_p"] == pytest.approx(mw.pvalue, rel=1e-5)
+    counts = {r["rule_set"]: r for r in hand(root, "SELECT rule_set, count(*) FILTER (WHERE outcome = 'win') AS n, "
+                                                    "count(*) FILTER (WHERE winner = 0) AS k FROM games GROUP BY 1")}
+    (k1, n1), (k2, n2) = [(counts[x]["k"], counts[x]["n"]) for x in ("classic", "jokers")]
+    assert row["seat_share_diff"] == pytest.approx(k1 / n1 - k2 / n2)
+    pooled = (k1 + k2) / (n1 + n2)
+    z = (k1 / n1 - k2 / n2) / math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    assert row["seat_p"] == pytest.approx(math.erfc(abs(z) / math.sqrt(2)), rel=1e-5)
+    assert row["seat_share_low"] < row["seat_share_diff"] < row["seat_share_high"]
+    assert row["draw_p"] == 1.0 and row["cycle_p"] == 1.0  # no draw nor cycle in either: nothing to tell apart
+
+
+def test_paired_shares_are_mcnemar(root, rows):
+    joined = hand(root, """SELECT count(*) FILTER (WHERE x.winner = 0 AND y.winner <> 0) AS b,
+                                  count(*) FILTER (WHERE x.winner <> 0 AND y.winner = 0) AS c
+                           FROM games x JOIN games y USING (game_index)
+                           WHERE x.rule_set = 'classic' AND y.rule_set = 'classic war_down=1'
+                             AND x.outcome = 'win' AND y.outcome = 'win'""")[0]
+    b, c = joined["b"], joined["c"]
+    assert rows[0]["seat_p"] == pytest.approx(math.erfc(abs(b - c) / math.sqrt(b + c) / math.sqrt(2)), rel=1e-5)
+
+
+def test_the_report_table_judges_every_test_together(root):
+    data = build_report_data(root)
+    view = comparisons(data)
+    p, adjusted = judged(data.rows("rule_set_pairs"))
+    assert view.claims == len(p) == 3 * 5 and adjusted == holm(p)
+    first = view.pairs[0]
+    assert first.paired and first.cells["median"].holds
+    assert "classic war_down=1 longer" in first.cells["median"].text  # wars of one card down last
+    for pair in view.pairs:
+        for test, cell in pair.cells.items():
+            assert cell.holds == (adjusted[(pair.a, pair.b, test)] < ALPHA)
+
+
+def test_holm_not_each_alone():
+    """A test that passes alone (p = 0.03) does not hold among the table's fifteen."""
+    rows = [{"rule_set_a": "x", "rule_set_b": y, "paired": False, "games_a": 100, "games_b": 100, "pairs": None,
+             "median_ratio": 1.1, "median_ratio_low": 1.01, "median_ratio_high": 1.2, "median_z": 2.2,
+             "median_test": "mann-whitney", "median_p": 0.03 if y == "y" else 0.5, "mean_ratio": 1.0,
+             "mean_ratio_low": 0.9, "mean_ratio_high": 1.1, "mean_p": 0.5, "seat": 0,
+             **{f"{t}_{c}": 0.0 for t in ("seat", "draw", "cycle")
+                for c in ("share_a", "share_b", "share_diff", "share_low", "share_high")},
+             "seat_p": 0.5, "draw_p": 1.0, "cycle_p": 1.0} for y in ("y", "z", "w")]
+    data = ReportData("t", 0, "2", [], {"rule_set_pairs": pa.Table.from_pylist(rows)}, {})
+    view = comparisons(data)
+    assert view.claims == 15 and not view.pairs[0].cells["median"].holds
+    assert view.pairs[0].cells["median"].values["p_holm"] == pytest.approx(0.45)
+
+
+# ----------------------------------------------------------------------------- findings
+
+def test_a_median_comparison_on_tied_lengths_is_never_p_0(tmp_path):
+    """Four cards, two a seat: a handful of lengths, heavily tied. The medians' intervals have no
+    width, which the test of intervals took for certainty (p = 0); the rank test does not."""
+    tiny = build_rules("classic", {"ranks": "2", "suits": "2"})
+    tiny_one = build_rules("classic", {"ranks": "2", "suits": "2", "war_down": "1"})
+    out = tmp_path / "tiny"
+    generate(out, [Plan(tiny, 300, log="games"), Plan(tiny_one, 300, log="games")], seed=3)
+    rows = run(out, name="rule_set_pairs").to_pylist()
+    assert all(0 < r["median_p"] <= 1 for r in rows)
+    a = {"median_battles": 5.0, "ci_low": 5, "ci_high": 5}
+    b = {"median_battles": 6.0, "ci_low": 6, "ci_high": 6}
+    judge = Judge()
+    ratio(a, b, judge, "k", pair={"median_p": rows[0]["median_p"], "median_z": -1.0})
+    assert judge.p["k"] > 0
+
+
+def deals_favouring_the_last_seat(rules, n: int, rng: random.Random) -> list:
+    """`n` shuffled 3-player deals with every Ace moved into the last seat's pile."""
+    out = []
+    for _ in range(n):
+        cards = list(range(52))
+        rng.shuffle(cards)
+        aces = [c for c in cards if c // 4 == 12]
+        rest = [c for c in cards if c // 4 != 12]
+        last = aces + rest[:13]
+        others = rest[13:]
+        piles = [others[0:17], others[17:34], last]
+        out.append(check_deal(rules, piles, others[34:]))
+    return out
+
+
+def test_a_last_seat_that_wins_more_is_said_so(tmp_path):
+    rules = build_rules("multiplayer", {"players": "3"})
+    out = tmp_path / "last"
+    generate(out, [Plan(rules, 300, deals=deals_favouring_the_last_seat(rules, 300, random.Random(5)))], seed=1)
+    data = build_report_data(out)
+    found = findings(data, "multiplayer")
+    seat = next(f for f in found if f.query == "seat_win_interval")
+    assert seat.text.startswith("Seat 2 wins") and "an advantage" in seat.text, seat.text
+    assert set(seat.claims) == {("seat", rules.label, s) for s in range(3)}  # every seat tested

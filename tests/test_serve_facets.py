@@ -255,3 +255,17 @@ def test_the_sql_page_keeps_duckdbs_hints_escaped(server):
     line, caret = next((a, b) for a, b in zip(lines, lines[1:]) if a.lstrip().startswith("LINE 1:"))
     assert line.strip().endswith("SELECT <b>1</b> FROM games") and set(caret.strip()) == {"^"}
     assert line[caret.index("^"):].startswith("<")  # the caret under the place DuckDB points at
+
+
+def test_the_list_knows_every_column_of_the_games_view_by_its_name():
+    """Every column of the games view can be shown, filtered and faceted, by the view's name
+    (`max_war_depth`, not a name of the list's own), with the kind of value the view holds."""
+    from pipeline.present.games_list import COLUMNS
+    from pipeline.present.sql_page import views
+
+    typed = dict(c.split(" ", 1) for c in dict(views())["games"])
+    assert set(COLUMNS) == set(typed)
+    for name, col in COLUMNS.items():
+        base = typed[name].replace("[]", "")
+        kind = "bool" if base == "BOOLEAN" else "text" if base == "VARCHAR" else "int"
+        assert (col.kind, col.depth) == (kind, typed[name].count("[]")), name

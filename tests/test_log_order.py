@@ -69,3 +69,27 @@ def test_the_readme_s_csv_export_is_the_log_in_order(root, tmp_path):
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
     assert keys[0] == (0, 0) and rows[0]["kind"] == "deal"
     assert len(rows) == run(root, sql="SELECT count(*) AS n FROM events").column("n")[0].as_py()
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_battles_read_each_shape_s_values_as_the_table_of_shapes_says(root, monkeypatch, listed):
+    """`battles` reads what a row's shape says of its battle from values written in the view
+    (log_views.battle_columns): found in a list of the shapes (a few shapes) or by the ENUM of
+    them (many). Either way its rows are those of a join to the table of shapes, in the log's
+    order."""
+    import importlib
+
+    log_views = importlib.import_module("pipeline.jobs.query.log_views")
+    monkeypatch.setattr(log_views, "LISTED_SHAPES", 10_000 if listed else 0)
+    s = session.connect(root)
+    try:
+        got = s.con.execute("SELECT game_id, battle, variant, war_depth, winner, table_cards, set_aside FROM battles").fetchall()
+        want = s.con.execute("""
+            SELECT r.game_id, r.battle, r.variant, coalesce(b.war_depth, 0), b.winner, b.table_cards, b.set_aside
+            FROM event_rows r JOIN battle_shapes b ON b.shape = r.shape
+            WHERE r.battle > 0 AND b.fights ORDER BY r.game_id, r.battle""").fetchall()
+        shapes = s.con.execute("SELECT count(*) FROM battle_shapes").fetchone()[0]
+    finally:
+        s.close()
+    assert shapes > 1 and len(got) > 1000 and got == want
+    assert {row[4] for row in got} >= {0, 1} and {row[3] for row in got} >= {0, 1}

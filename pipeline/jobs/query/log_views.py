@@ -11,7 +11,8 @@ and a hash join's probe does reorder rows across files), so each row's decoded s
 joined from the table of shapes (events.sql's `shape_steps`) but looked up by a function of the
 row's shape: its code in an ENUM of the dataset's shapes, whose steps a Python function hands
 back for a chunk of rows at a time, the few distinct shapes of the chunk as an Arrow dictionary.
-docs/decisions.md ("Log order") says what else was tried.
+`battles` needs no Python: what it reads of a shape is written in the view itself
+(`battle_columns`). docs/decisions.md ("Log order") says what else was tried.
 """
 
 from __future__ import annotations
@@ -87,26 +88,62 @@ def event_views(con, entries) -> None:
                          "(`war validate` says more)")
     con.execute(f"CREATE TYPE {SHAPE_TYPE} AS ENUM (SELECT shape FROM shape_steps ORDER BY shape)")
     _lookup(con, "war_shape_steps", "SELECT steps FROM shape_steps ORDER BY shape")
-    _lookup(con, "war_battle_shape", "SELECT {'war_depth': coalesce(war_depth, 0), 'winner': winner, "
-                                     "'table_cards': CAST(table_cards AS BIGINT), 'set_aside': set_aside, "
-                                     "'fights': fights} FROM battle_shapes ORDER BY shape", nested=False)
     code = f"CAST(enum_code(CAST(shape AS {SHAPE_TYPE})) AS INTEGER)"
     con.execute(f"CREATE OR REPLACE VIEW event_row_steps AS SELECT *, war_shape_steps({code}) AS steps FROM event_rows")
     names = rule_set_names(entries)
+    shape = battle_columns(con)
     con.execute(f"""
 CREATE VIEW battles AS
-SELECT game_id, battle, variant, b.war_depth, b.winner, b.table_cards, b.set_aside,
+SELECT game_id, battle, variant, {shape['war_depth']} AS war_depth, {shape['winner']} AS winner,
+    {shape['table_cards']} AS table_cards, {shape['set_aside']} AS set_aside,
     {by_ordinal(entries, lambda e: e.rules_id)} AS rules_id, {by_ordinal(entries, lambda e: names[e.ordinal])} AS rule_set
-FROM (SELECT game_id, battle, variant, war_battle_shape({code}) AS b FROM event_rows)
-WHERE battle > 0 AND b.fights""")
+FROM (SELECT *, {shape['at']} AS shape_at FROM event_rows)
+WHERE battle > 0 AND {shape['fights']}""")
 
 
-def _lookup(con, name: str, sql: str, nested: bool = True) -> None:
+# Up to this many shapes, a battle row's shape is found in a list of them written in the view,
+# and its values in lists: DuckDB runs list_position and list_extract once per entry of a
+# Parquet page's dictionary, not once per row. Beyond it, by a cast to the ENUM of shapes (a
+# lookup per row, whatever their number), and its values cut out of strings: a list written in
+# a view is made again for every chunk of 2,048 rows, and list_position searches it from its
+# start, so their cost grows with the number of shapes.
+LISTED_SHAPES = 512
+
+BATTLE_COLUMNS = {"war_depth": "INTEGER", "winner": "TINYINT", "table_cards": "BIGINT", "set_aside": "BOOLEAN",
+                  "fights": "BOOLEAN"}
+
+
+def battle_columns(con) -> dict[str, str]:
+    """The SQL of each column `battles` reads from a row's shape (BATTLE_COLUMNS, and `at`, the
+    shape's place among the dataset's shapes, 0 first), each a native expression over values
+    written in the view. No join (it would not keep the log's order), no Python function (it had
+    every battle row cross into Python: 6 to 15 times the time of these)."""
+    rows = con.execute("SELECT shape, coalesce(war_depth, 0), winner, table_cards, set_aside, fights "
+                       "FROM battle_shapes ORDER BY shape").fetchall()
+    listed = len(rows) <= LISTED_SHAPES
+    if listed:
+        shapes = "CAST([" + ", ".join(sql_literal(row[0]) for row in rows) + "] AS VARCHAR[])"
+        columns = {"at": f"CAST(list_position({shapes}, shape) - 1 AS INTEGER)"}
+    else:
+        columns = {"at": f"CAST(enum_code(CAST(shape AS {SHAPE_TYPE})) AS INTEGER)"}
+    for i, (name, kind) in enumerate(BATTLE_COLUMNS.items(), start=1):
+        cells = ["" if row[i] is None else str(int(row[i])) for row in rows]
+        if listed:
+            values = ", ".join(cell or "NULL" for cell in cells)
+            columns[name] = f"CAST([{values}] AS {kind}[])[shape_at + 1]"
+            continue
+        width = max([len(c) for c in cells] + [1])
+        packed = sql_literal("".join(c.rjust(width) for c in cells))
+        cell = f"trim(substr({packed}, shape_at * {width} + 1, {width}))"
+        columns[name] = f"({cell} = '1')" if kind == "BOOLEAN" else f"CAST(nullif({cell}, '') AS {kind})"
+    return columns
+
+
+def _lookup(con, name: str, sql: str) -> None:
     """A function from a shape's code (in the ENUM of shapes) to the one value of `sql`'s row of
-    that code, for a chunk of rows at a time. A `nested` value (a list of steps) comes as the
-    dictionary of an Arrow dictionary array, the chunk's few distinct codes' values, so DuckDB
-    converts each once a chunk; a flat struct is taken row by row (DuckDB 2.0 reads a dictionary
-    of structs wrongly once rows are filtered: `Vector::SetSize out of range`)."""
+    that code (a list of steps), for a chunk of rows at a time: the dictionary of an Arrow
+    dictionary array, the chunk's few distinct codes' values, so DuckDB converts each once a
+    chunk."""
     relation = con.sql(sql)
     returns = str(relation.types[0])
     values = relation.to_arrow_table().column(0).combine_chunks()
@@ -114,8 +151,6 @@ def _lookup(con, name: str, sql: str, nested: bool = True) -> None:
     def look_up(codes: pa.Array) -> pa.Array:
         if isinstance(codes, pa.ChunkedArray):
             codes = codes.combine_chunks()
-        if not nested:
-            return values.take(codes)
         distinct, which = np.unique(codes.to_numpy(zero_copy_only=False), return_inverse=True)
         return pa.DictionaryArray.from_arrays(pa.array(which.astype(np.int32)), values.take(pa.array(distinct)))
 

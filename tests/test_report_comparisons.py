@@ -179,3 +179,15 @@ def test_a_last_seat_that_wins_more_is_said_so(tmp_path):
     seat = next(f for f in found if f.query == "seat_win_interval")
     assert seat.text.startswith("Seat 2 wins") and "an advantage" in seat.text, seat.text
     assert set(seat.claims) == {("seat", rules.label, s) for s in range(3)}  # every seat tested
+
+
+def test_the_summarys_percentiles_read_alike():
+    """A p99 of 1,071.2 and integer medians: the percentile columns share one format."""
+    from pipeline.present.report import RuleSetInfo
+    from pipeline.present.report_page import summary
+
+    info = RuleSetInfo("classic", CLASSIC.rules_id, "classic", CLASSIC.options(), (), 10)
+    row = {"rule_set": "classic", "median_battles": 355.0, "p90_battles": 700.0, "p99_battles": 1071.2}
+    data = ReportData("t", 0, "2", [info], {"game_length": pa.Table.from_pylist([row])}, {})
+    cells = {column: text for _, column, _, text in summary(data)[0][1] if column in row}
+    assert cells == {"median_battles": "355.0", "p90_battles": "700.0", "p99_battles": "1,071.2"}

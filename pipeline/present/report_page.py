@@ -187,6 +187,9 @@ def summary(data: ReportData) -> list[tuple[RuleSetInfo, list[tuple[str, str, ob
     values = {(name, col): [found[info.name].get((name, col), (name, col, None))[2] for info in data.rule_sets]
               for name, col, _ in SUMMARY_COLUMNS}
     formats = {key: column_format(column, key[1], share_digits=1) for key, column in values.items()}
+    quantiles = [("game_length", c) for c in ("median_battles", "p90_battles", "p99_battles")]
+    alike = column_format([v for key in quantiles for v in values[key]], "battles")  # one format: no 1,071.0 beside 355
+    formats.update({key: alike for key in quantiles})
     lines = []
     for info in data.rule_sets:
         cells = []

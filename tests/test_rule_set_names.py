@@ -20,7 +20,8 @@ from pipeline.storage.dataset import Dataset
 
 SEATINGS = ["always vs never", "always vs threshold:4", "never vs always", "never vs threshold:4",
             "threshold:4 vs always", "threshold:4 vs never"]
-POOLED = {"policy_matchup": "rules_name"}  # groups the two seatings of a pair of policies: by its rules' name
+POOLED = {"policy_matchup": "rules_name",  # groups the two seatings of a pair of policies: by its rules' name
+          "rule_set_pairs": "rule_set_a"}  # a row a pair of rule sets: rule_set_a and rule_set_b
 
 
 @pytest.fixture(scope="module")
@@ -131,5 +132,5 @@ def test_war_query_and_the_report_name_rule_sets_alike(root):
     names = rule_set_names(Dataset.open(root).manifest.rule_sets)
     assert sorted(set(names.values())) == sorted(r.name for r in data.rule_sets)
     for name, table in data.results.items():
-        column = POOLED.get(name, "rule_set")
-        assert set(table.column(column).to_pylist()) <= set(names.values()) | {"steal"}, name
+        for column in ("rule_set_a", "rule_set_b") if name == "rule_set_pairs" else (POOLED.get(name, "rule_set"),):
+            assert set(table.column(column).to_pylist()) <= set(names.values()) | {"steal"}, name

@@ -19,9 +19,10 @@ import psutil
 
 
 @contextmanager
-def war_serve(root: Path, *args: str, timeout: float = 300):
+def war_serve(root: Path, *args: str, timeout: float = 300, report: bool = True):
     """A `war serve ROOT --port 0 ARGS` process; yields (base URL, process). The URL is known
-    once the server says it listens, after its report is built."""
+    once the server says it listens, at once; with `report`, it is yielded once the home page
+    is the report (built meanwhile: until then the page says how far it is)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "serve", str(root), "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -37,6 +38,8 @@ def war_serve(root: Path, *args: str, timeout: float = 300):
                 url = m.group(1)
                 break
         assert url, f"war serve did not start: {proc.stderr.read() if proc.poll() is not None else ''}"
+        while report and time.time() < deadline and b'id="building"' in raw_get(url, "/")[1]:
+            time.sleep(0.2)
         yield url, proc
     finally:
         proc.send_signal(signal.SIGINT)

@@ -33,12 +33,11 @@ def serve(
             ended = True
             bar.__exit__(None, None, None)
 
-    def ready(url: str) -> None:
-        end()  # the report is built before the server listens
-        typer.echo(f"serving {dataset} at {url} (Ctrl-C stops)", err=True)
+    def ready(url: str) -> None:  # at once: the report is built while the server answers
+        typer.echo(f"serving {dataset} at {url} (Ctrl-C stops; the report is built meanwhile)", err=True)
 
     try:
         war.serve(dataset, host=host, port=port, name=dataset, ready=ready,
-                  progress=lambda n, total: tick(n, total=total))
+                  progress=lambda n, total: tick(n, total=total), built=end)
     finally:
         end()

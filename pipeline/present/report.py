@@ -21,7 +21,8 @@ from ..model.rules import build_rules
 from ..model.words import describe_rules
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
-from ..jobs.query import run
+from ..jobs.query import connect, named_query, needs_events, reads_log, run
+from ..storage.location import is_remote
 
 
 # Decided games below which a share (a deal bucket's win rate) swings too much to be joined to
@@ -141,6 +142,17 @@ class ReportData:
     rule_sets: list[RuleSetInfo]
     results: dict[str, pa.Table]
     params: dict[str, dict[str, str]]
+    left_out: tuple[str, ...] = ()  # the queries not run: they read what the dataset does not store
+    unlogged: tuple[str, ...] = ()  # the rule sets that store no event log (`--log games` or counts)
+    kept: int = 0  # the games rows its rule sets stored as counts keep (`--keep`)
+
+    @property
+    def missing(self) -> list[str]:
+        """What the report leaves out and why, a sentence each (none for a full log): the
+        sections that read the event log of a dataset that stores none (`--log games`), those
+        of games rows of rule sets stored as counts alone, the rule sets an event query has no
+        rows of."""
+        return missing_lines(self)
 
     @property
     def variants(self) -> list[str]:
@@ -221,12 +233,86 @@ def build_report_data(root, games_per_kind: int = 3, steps: Steps | None = None)
     infos = rule_sets(ds)
     results, params = {}, {}
     exact = {name for name, _ in EXACT_QUERIES}
-    wanted = [q for q in report_queries(games_per_kind) if q.wanted(infos)
-              and (q.name in exact or not all(r.counted for r in infos))]  # counts alone: no games rows
+    asked = [q for q in report_queries(games_per_kind) if q.wanted(infos)]
+    wanted, left_out = plan_queries(asked, infos, any(e.log == "events" for e in ds.manifest.rule_sets))
+    events = any(needs_events(name=q.name) for q in wanted)
     steps.add(len(wanted))
-    for q in wanted:
-        results[q.name] = run(root, name=q.name, params=q.params)
-        params[q.name] = dict(q.params)
-        steps.advance()
+    session = None if is_remote(ds.root) else connect(root, events=events)  # one session: the views set up once
+    try:
+        for q in wanted:
+            results[q.name] = run(root, name=q.name, params=q.params, session=session)
+            params[q.name] = dict(q.params)
+            steps.advance()
+    finally:
+        if session is not None:
+            session.close()
     name = getattr(ds.root, "name", "") or str(ds.root)
-    return ReportData(name, ds.manifest.master_seed, ds.manifest.engine_version, infos, results, params)
+    names = rule_set_names(ds.manifest.rule_sets)
+    unlogged = tuple(dict.fromkeys(names[e.ordinal] for e in ds.manifest.rule_sets if e.log != "events"))
+    kept = sum(e.games for e in ds.manifest.rule_sets if e.log == "counts")
+    return ReportData(name, ds.manifest.master_seed, ds.manifest.engine_version, infos, results, params,
+                      tuple(left_out), unlogged, kept)
+
+
+def plan_queries(asked: list[ReportQuery], infos: list[RuleSetInfo], logged: bool
+                 ) -> tuple[list[ReportQuery], list[str]]:
+    """The queries the report runs of those `asked`, chosen by what the dataset stores, and the
+    names of those it leaves out: with counts alone (`--log counts`) only the exact queries (it
+    has no games rows but those --keep chose, no sample); with no event log anywhere (`--log
+    games`), none of those that read the event views (needs_events)."""
+    exact = {name for name, _ in EXACT_QUERIES}
+    counted = bool(infos) and all(r.counted for r in infos)
+    wanted, left_out = [], []
+    for q in asked:
+        if (counted and q.name not in exact) or (not logged and reads_event_log(q.name)):
+            left_out.append(q.name)
+        else:
+            wanted.append(q)
+    return wanted, left_out
+
+
+def reads_event_log(name: str) -> bool:
+    """Whether the named query reads the event log (its rows, or the decoded events and battles)."""
+    return reads_log(named_query(name).sql)
+
+
+# What a query the report may leave out shows, in the words of the line that says so (a family's
+# query not named here is said by its name alone).
+SHOWS = {"razboi_war_sizes": "Război's war sizes", "joker_wars": "how often a Joker decides a war",
+         "steals": "Steal War's steals", "arneson_consolation": "Arneson's consolation cards",
+         "slaps": "Slap War's slaps", "outcomes": "how games end", "game_length": "game length",
+         "seat_win_interval": "seat advantage", "wars_per_game": "wars", "deal_win_rate": "what the deal decides",
+         "notable_games": "the games worth a look", "policy_matchup": "the matchup matrix"}
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(f"{SHOWS[n]} ({n})" if n in SHOWS else n for n in names)
+
+
+def missing_lines(data: ReportData) -> list[str]:
+    """The sentences of ReportData.missing (plain text, a flag or an option between backquotes)."""
+    lines = []
+    exact = {name for name, _ in EXACT_QUERIES}
+    counted = bool(data.rule_sets) and all(r.counted for r in data.rule_sets)
+    if counted:  # the games rows --keep chose are a choice, not a sample: no chart draws them
+        games = [n for n in data.left_out if n not in exact]
+        kept = (f"the {data.kept:,} games rows `--keep` chose (a choice, not a sample: war serve's games list "
+                "and war query show them)" if data.kept else "no games rows")
+        lines.append(f"This dataset stores counts of its deals (`--log counts`), no event log and {kept}: "
+                     + (f"{_shown([n for n in games if n in SHOWS] or games)} and every chart of games are left "
+                        "out; its exact results, which the counts answer, are shown" if games else
+                        "only its exact results are shown"))
+    elif not any(r.name not in data.unlogged for r in data.rule_sets):
+        events = [n for n in data.left_out if n not in exact]
+        lines.append("This dataset stores no event log (`--log games`): "
+                     + (f"{_shown(events)} {'is' if len(events) == 1 else 'are'} left out: "
+                        f"{'it reads' if len(events) == 1 else 'they read'} the event log" if events else
+                        "no section of this report reads it; war query's event views answer nothing here"))
+    elif data.unlogged:
+        partial = [n for n in data.results if reads_event_log(n)]
+        lines.append(f"Rule set{'s' if len(data.unlogged) > 1 else ''} {', '.join(data.unlogged)} "
+                     f"store{'' if len(data.unlogged) > 1 else 's'} no event log (`--log games` or counts): "
+                     + (f"{_shown(partial)} {'has' if len(partial) == 1 else 'have'} no rows of "
+                        f"{'them' if len(data.unlogged) > 1 else 'it'}: {'it reads' if len(partial) == 1 else 'they read'} the event log"
+                        if partial else "no section of this report reads it"))
+    return lines

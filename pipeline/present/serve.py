@@ -1,7 +1,7 @@
 """`war serve`: a read-only web app over one dataset, an explorer in the manner of datasette:
 
-- `/`: the report, built before the server listens (its first page answers at once), its
-  histogram bars, seats' win rates and matchup cells links to the games behind them;
+- `/`: the report, built while the server listens (until it is there, a page saying how far
+  it is, read again every two seconds), its histogram bars, seats' win rates and matchup cells links to the games behind them;
 - `/games`: the games, with facet counts beside each filter, sorted by a click on a column,
   in the columns a person chooses, in numbered pages; `/games.csv` and `/games.json`, the games
   of the same filter: every one, or a page of them when `page` or `per_page` is given
@@ -244,17 +244,34 @@ class Headers:
         return await self.app(scope, receive, with_headers)
 
 
+def building(snap: Snapshot, site: Site) -> Response:
+    """The home page while the report is built (templates/building.html): how far it is, read
+    again every two seconds until the report is there."""
+    done, total = snap.steps
+    return HTMLResponse(render("building.html", title=f"War report: {site.name}", heading="War report",
+                               links=SITE_LINKS, site=site, done=min(done, total), total=total, games=snap.games,
+                               rule_sets=len(snap.infos)))
+
+
 def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK, warm: bool = True,
-               progress: Progress | None = None) -> Starlette:
+               progress: Progress | None = None, background: bool = False,
+               built: Callable[[], None] | None = None) -> Starlette:
     """The app for the dataset at `root` (checked now: a bad dataset fails here, not on the first
     request). `hosts` are the Host headers it answers ("*" for any). With `warm` the report is
-    built now, `progress(advance, total)` told as it goes, so the first page answers at once."""
+    built now, `progress(advance, total)` told as it goes, so the first page answers at once;
+    with `background` too it is built in a thread while the app answers, its home page saying
+    how far the report is until it is there, and `built()` is called once it is."""
     site = Site(root, name, links=[("/games", "All games"), ("/sql", "SQL")])
-    if warm:
+    if warm and background:
+        site.now().build_report_later(progress, built)
+    elif warm:
         site.now().build_report(progress)
 
     def report(request: Request) -> Response:
-        return HTMLResponse(site.now().report())
+        snap = site.now()
+        if snap.building:
+            return building(snap, site)
+        return HTMLResponse(snap.report())
 
     def games_page(request: Request) -> Response:
         return games(site.now(), site, request.query_params)
@@ -300,16 +317,18 @@ def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK,
 
 
 def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = None,
-          ready: Callable[[str], None] | None = None, progress: Progress | None = None) -> None:
+          ready: Callable[[str], None] | None = None, progress: Progress | None = None,
+          built: Callable[[], None] | None = None) -> None:
     """Serve the dataset at `root` until interrupted. The port is taken first (a busy one is an
-    error at once), then the report is built (`progress(advance, total)` told as it goes),
-    then `ready(url)` is called once it listens."""
+    error at once), then `ready(url)` is called once it listens, at once: the report is built
+    meanwhile in a thread (`progress(advance, total)` told as it goes, `built()` once it is
+    done), its home page saying how far it is until then."""
     import uvicorn  # lazy: only the server needs it
 
     hosts = ("*",) if host in ("0.0.0.0", "::", "") else tuple(dict.fromkeys((*LOOPBACK, host)))
     sock = listen(host, port)
     try:
-        app = create_app(root, name, hosts, progress=progress)
+        app = create_app(root, name, hosts, progress=progress, background=True, built=built)
     except BaseException:
         sock.close()
         raise

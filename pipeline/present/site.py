@@ -69,6 +69,8 @@ class Snapshot:
         self._report_error: Exception | None = None
         self._report_done = threading.Event()
         self._report_lock = threading.Lock()
+        self.steps = (0, 0)  # the report's steps done and in all while it is built (report.Steps)
+        self._later = False  # its report is being built in a thread of its own (build_report_later)
         self._pages: OrderedDict[object, str] = OrderedDict()
         self._pages_lock = threading.Lock()
 
@@ -132,12 +134,32 @@ class Snapshot:
     def _render_report(self, progress: Progress | None) -> str:
         from .report_page import render_report  # lazy: Altair and vl-convert
 
-        steps = Steps(progress)
+        def counted(advance: int, total: int) -> None:  # kept for the page shown meanwhile
+            self.steps = (self.steps[0] + advance, total)
+            if progress is not None:
+                progress(advance, total)
+
+        steps = Steps(counted)
         data = build_report_data(self.root, steps=steps)
         return render_report(data, self.name, lambda gid: f"/games/{gid}", links=self.links, steps=steps, drill=True)
 
-    def build_report_later(self) -> None:
-        threading.Thread(target=self.build_report, name="war-report", daemon=True).start()
+    def build_report_later(self, progress: Progress | None = None, built: Callable[[], None] | None = None) -> None:
+        """Build the report in a thread of its own (the server answers meanwhile: `building`),
+        telling `progress` as it goes and calling `built()` when it is done or failed."""
+        def build() -> None:
+            try:
+                self.build_report(progress)
+            finally:
+                if built is not None:
+                    built()
+
+        self._later = True
+        threading.Thread(target=build, name="war-report", daemon=True).start()
+
+    @property
+    def building(self) -> bool:
+        """Whether its report is being built in the background and is not ready yet."""
+        return self._later and not self._report_done.is_set()
 
     def report(self) -> str:
         """The report page, waiting for it while it is built."""

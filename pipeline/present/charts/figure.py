@@ -110,8 +110,10 @@ class Figure:
     wide: bool = False
     extra: dict = field(default_factory=dict)
 
-    def spec(self) -> dict:
-        spec = self.chart.to_dict()
+    def spec(self, validate: bool = True) -> dict:
+        """Its Vega-Lite specification; `validate` holds it to the schema (the page's charts skip
+        it: a second of CPU a dozen charts, and tests validate every one)."""
+        spec = self.chart.to_dict(validate=validate)
         spec["config"] = CONFIG
         return spec
 

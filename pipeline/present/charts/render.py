@@ -16,7 +16,7 @@ def spec(fig: Figure) -> dict:
     import altair as alt
 
     with alt.utils.schemapi.debug_mode(False):
-        return fig.spec()
+        return fig.spec(validate=False)
 
 
 def render_svg(fig: Figure, links: bool = False) -> str:

@@ -46,12 +46,17 @@ winner_consolations AS (
     FROM consolations c
     JOIN arneson g ON g.game_id = c.game_id AND g.outcome = 'win' AND g.winner = c.seat
 ),
+won_plays AS MATERIALIZED (   -- each card a seat played in a battle it won, joined first: joined
+                               -- the other way, every consolation card met every battle its seat won
+    SELECT p.game_id, p.seat, p.battle, p.cards[1] AS card
+    FROM ev p
+    JOIN battle_winners b ON b.game_id = p.game_id AND b.battle = p.battle AND b.winner = p.seat
+    WHERE p.kind = 'play'
+),
 consolation_won AS (
     SELECT DISTINCT w.game_id
     FROM winner_consolations w
-    JOIN ev p ON p.game_id = w.game_id AND p.kind = 'play' AND p.seat = w.seat
-             AND p.battle > w.battle AND p.cards[1] = w.card
-    JOIN battle_winners b ON b.game_id = p.game_id AND b.battle = p.battle AND b.winner = w.seat
+    JOIN won_plays p ON p.game_id = w.game_id AND p.seat = w.seat AND p.card = w.card AND p.battle > w.battle
 ),
 game_consolations AS (
     SELECT game_id, count(*) AS consolations, sum(len(cards)) AS consolation_cards

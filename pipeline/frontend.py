@@ -40,6 +40,14 @@ def search_state(out, resume: bool, overwrite: bool):
     return state
 
 
+def search_lock(state):
+    """The lock of the search saved at `state`, held for a block: another search saved there is
+    refused at once (jobs.search.search_lock)."""
+    from .jobs.search import search_lock as lock
+
+    return lock(state)
+
+
 def render_found(rules, found, kind: str) -> str:
     """What `war search` prints of its records: a header, then each deal in card labels
     (jobs.records.render_found)."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import sys
 from pathlib import Path
 
 import typer
@@ -47,25 +49,40 @@ def search(
     frontend.check_records_out(out, overwrite or (resume and state is not None and state.exists()))
     if records is not None:
         war.read_records(records)
-    prepare_engine([rules])
-    command = "war " + shlex.join(command_line() or ["search"])
-    with progress(searchers * rounds if rounds and seconds is None else 0, "searching", quiet or seconds is not None) as tick:
-        found = war.search(rules, goal.value, rounds, seconds, searchers, seed, keep, workers, scheduler, tick,
-                           measure=measure.value, state=state, resume=resume, overwrite=overwrite, command=command)
-    kind = war.record_kind(goal.value, measure.value)
-    typer.echo(frontend.render_found(rules, found, kind))
-    war.write_records(out, rules, found.records, seed, overwrite=True if resume else overwrite)
-    polished = f", {found.taken_back:,} positions taken back" if found.taken_back else ""
-    typer.echo(f"{plural(len(found.records), 'record')} written to {out} (game i plays record i); "
-               f"{plural(found.deals, 'deal')} played{polished} in {found.wall_seconds:,.1f} s"
-               + (f" over {len(found.sessions)} sessions" if len(found.sessions) > 1 else ""))
-    if records is not None:
-        held = war.keep_record(records, war.record_entry(rules, found.records[0], found, kind))
-        if held is None:
-            typer.echo(f"kept in {records}: {_said(found.records[0], kind)}")
-        else:
-            typer.echo(f"not kept in {records}: it holds {held['battles']:,} battles, "
-                       f"{held['cards_laid']:,} cards laid for this rule set")
+    with frontend.search_lock(state):  # another search into --out is refused here, before any deal is played
+        prepare_engine([rules])
+        command = "war " + shlex.join(command_line() or ["search"])
+        with progress(searchers * rounds if rounds and seconds is None else 0, "searching",
+                      quiet or seconds is not None) as tick:
+            found = war.search(rules, goal.value, rounds, seconds, searchers, seed, keep, workers, scheduler, tick,
+                               measure=measure.value, state=state, resume=resume, overwrite=overwrite,
+                               command=command)
+        kind = war.record_kind(goal.value, measure.value)
+        _say(frontend.render_found(rules, found, kind))
+        war.write_records(out, rules, found.records, seed, overwrite=True if resume else overwrite)
+        polished = f", {found.taken_back:,} positions taken back" if found.taken_back else ""
+        _say(f"{plural(len(found.records), 'record')} written to {out} (game i plays record i); "
+             f"{plural(found.deals, 'deal')} played{polished} in {found.wall_seconds:,.1f} s"
+             + (f" over {len(found.sessions)} sessions" if len(found.sessions) > 1 else ""))
+        if records is not None:
+            held = war.keep_record(records, war.record_entry(rules, found.records[0], found, kind))
+            if held is None:
+                _say(f"kept in {records}: {_said(found.records[0], kind)}")
+            else:
+                _say(f"not kept in {records}: it holds {held['battles']:,} battles, "
+                     f"{held['cards_laid']:,} cards laid for this rule set")
+
+
+def _say(text: str) -> None:
+    """Print a line of the search's; a reader that hung up (`| head -1`) has what it wanted, and
+    the search goes on to write its dataset and records file, saying nothing more (as `war
+    query` does)."""
+    try:
+        typer.echo(text)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _said(record, kind: str) -> str:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..errors import DatasetError
+from ..errors import DatasetError, brief
 from ..model.deal import Deal, check_deal, deck_of
 from ..model.inputs import lines as split_lines
-from ..model.inputs import loads_json
+from ..model.inputs import loads_json, not_regular
 from ..model.schema import RuleSet
 from ..storage.files import atomic_write_bytes
 from .request import rule_set
@@ -47,8 +47,13 @@ def entry(rules: RuleSet, record: Record, found: Found, kind: str) -> dict:
 
 
 def read_records(path: str | Path) -> list[dict]:
-    """The records file's lines (none when it does not exist), each checked to hold a record."""
+    """The records file's lines (none when it does not exist), each checked to hold a record: its
+    rule set and outcome as text, its battles and cards laid as counts. A FIFO or a device in
+    its place is refused, never waited on nor written into (it is read, then replaced)."""
     path = Path(path)
+    kind = not_regular(path)
+    if kind is not None:
+        raise DatasetError(f"the records file {str(path)!r} is {kind}, not a file", params=("records",))
     if not path.exists():
         return []
     try:
@@ -67,8 +72,26 @@ def read_records(path: str | Path) -> list[dict]:
         if missing or data["record"] not in KINDS:
             said = f"no {', '.join(missing)}" if missing else f"record {data['record']!r} is not one of {KINDS}"
             raise DatasetError(f"{path.name} line {number}: not a record ({said})", params=("records",))
+        wrong = _mistyped(data)
+        if wrong is not None:
+            raise DatasetError(f"{path.name} line {number}: not a record ({wrong})", params=("records",))
         lines.append(data)
     return lines
+
+
+def _mistyped(line: dict) -> str | None:
+    """What of a records line is not of its type (the numbers a record is compared by, the
+    texts it is sorted and said by); None when all are."""
+    for name in ("rules", "outcome"):
+        if not isinstance(line[name], str):
+            return f"{name} is {brief(line[name])}, not text"
+    for name in ("battles", "cards_laid"):
+        value = line[name]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"{name} is {brief(value)}, not a number of {name.replace('_', ' ')}"
+    if not isinstance(line["piles"], list):
+        return f"piles is {brief(line['piles'])}, not a list of piles"
+    return None
 
 
 def _score(line: dict) -> int:

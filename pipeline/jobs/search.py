@@ -13,18 +13,21 @@ often it was stopped; `seconds` is the wall-clock budget of the whole search.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
+import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..engines.choice import compiled_engine
-from ..errors import Interrupted, RulesError, interrupted
+from ..errors import DatasetError, Interrupted, RulesError, brief, interrupted, storage_error
 from ..model.deal import check_deal
-from ..model.inputs import loads_json
+from ..model.inputs import loads_json, not_regular
 from ..model.rng import SplitMix64
 from ..model.schema import Manifest, RuleSet
 from ..storage.files import atomic_write_bytes
@@ -33,16 +36,18 @@ from .generate import Plan, check_seed, generate
 from .parallel import check_workers, dask_client, run_tasks, run_tasks_dask
 from .place import check_new_output
 from .searcher import (
-    GOALS, LEAST_POOL, MEASURES, Record, SearcherState, Task, on_open_duel, run_task, records_of, sorted_ranks,
+    GOALS, LEAST_POOL, MEASURES, Record, SearcherState, Task, misplayed, on_open_duel, run_task, records_of,
+    sorted_ranks,
 )
 
-__all__ = ["GOALS", "MEASURES", "Record", "Found", "check_search", "check_state", "search", "state_path",
-           "check_records_out", "write_records"]
+__all__ = ["GOALS", "MEASURES", "Record", "Found", "check_search", "check_state", "search", "search_lock",
+           "state_path", "check_records_out", "write_records"]
 
 EPOCH_SECONDS = 10.0  # the longest a search runs between two saves of its state
 MAX_SEARCHERS = 100_000  # each is a state held in memory and saved with the search
 MAX_KEEP = 1_000_000  # the records become a dataset's games
 STATE_VERSION = 1
+STATE_KEYS = ("war_search", "rules", "goal", "measure", "seed", "searchers", "sessions", "wall_seconds", "states")
 
 
 @dataclass
@@ -111,14 +116,28 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, secon
     With a `state` file the search is saved there after every epoch; `resume` continues the
     search saved there (the same rule set, goal, measure, seed and searchers), to `rounds` in
     all or for `seconds` more. A state already there is refused without `resume` or
-    `overwrite`. `command` is the command line that ran it, kept with the state."""
+    `overwrite`; so is a save damaged inside (DatasetError naming it), one whose scores are not
+    its deals' games played again among them. A search with a `state` holds its lock
+    (search_lock) from start to end: another search saved there is refused at its start.
+    `command` is the command line that ran it, kept with the state.
+
+    The records' numbers are their deals played again as the games of master seed `seed`
+    (searcher.records_of), what write_records with that seed writes."""
     check_search(rules, goal, rounds, seconds, searchers, keep, workers, scheduler, measure, seed)
     state = None if state is None else Path(state)
+    check_state(state, resume, overwrite)
+    with search_lock(state):
+        return _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, scheduler, progress, measure,
+                       state, resume, overwrite, command)
+
+
+def _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, scheduler, progress, measure, state,
+            resume, overwrite, command) -> Found:
     identity = {"war_search": STATE_VERSION, "rules": rules.model_dump(mode="json"), "goal": goal,
                 "measure": measure, "seed": seed, "searchers": searchers}
     saved = _load_state(state, identity, resume, overwrite)
     if saved is not None:
-        states = [SearcherState.from_json(s) for s in saved["states"]]
+        states = _saved_states(state, saved, rules, goal, measure, searchers)
         sessions, wall = saved["sessions"], saved["wall_seconds"]
     else:
         seeds = SplitMix64(seed)
@@ -162,9 +181,10 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, secon
                               f"continue it with the same command and --resume") from None
         raise
     save()
-    found = Found(records_of(rules, states, keep), sum(s.deals for s in states), sum(s.taken_back for s in states),
-                  sum(s.rounds for s in states), wall + time.monotonic() - began, sessions,
-                  sorted(g for s in states for g in s.grafts), "open duel" if on_open_duel(rules) else "compiled")
+    found = Found(records_of(rules, states, keep, goal, measure, seed), sum(s.deals for s in states),
+                  sum(s.taken_back for s in states), sum(s.rounds for s in states),
+                  wall + time.monotonic() - began, sessions, sorted(g for s in states for g in s.grafts),
+                  "open duel" if on_open_duel(rules) else "compiled")
     if not found.records:
         raise RulesError(f"the search played {found.deals:,} deals and found "
                          f"{'none that cycles' if goal == 'cycle' else 'no game that ends'}; nothing written "
@@ -182,8 +202,15 @@ def check_state(path: Path | None, resume: bool = False, overwrite: bool = False
     if not resume and path.exists() and not overwrite:
         raise RulesError(f"a search is saved in {str(path)!r}: continue it with `resume`, or start afresh "
                          f"with `overwrite`", params=("resume", "overwrite"))
+    holder = _running(path)
+    if holder is not None:
+        raise DatasetError(f"a search saved in {str(path)!r} is running{holder}: it holds {str(lock_path(path))!r}; "
+                           f"wait for it to end, or stop it", params=("out",))
     if resume and not path.is_file():
         raise RulesError(f"no search saved in {str(path)!r} to resume", params=("resume",))
+    kind = not_regular(path)
+    if kind is not None:
+        raise DatasetError(f"the search save {str(path)!r} is {kind}, not a file", params=("out",))
 
 
 def _load_state(path: Path | None, identity: dict, resume: bool, overwrite: bool) -> dict | None:
@@ -197,6 +224,11 @@ def _load_state(path: Path | None, identity: dict, resume: bool, overwrite: bool
         raise RulesError(f"cannot read the saved search {str(path)!r}: {err}", params=("resume",)) from None
     if not isinstance(saved, dict) or saved.get("war_search") != STATE_VERSION or "states" not in saved:
         raise RulesError(f"{str(path)!r} is not a search war saved", params=("resume",))
+    missing = [k for k in STATE_KEYS if k not in saved]
+    unknown = [str(k) for k in saved if k not in STATE_KEYS]
+    if missing or unknown:
+        _damaged(path, "; ".join(([f"no {', '.join(missing)}"] if missing else [])
+                                 + ([f"unknown {brief(', '.join(unknown))}"] if unknown else [])))
     for name in ("rules", "goal", "measure", "seed", "searchers"):
         if saved.get(name) != identity[name]:
             raise RulesError(f"the search saved in {str(path)!r} has another {name} ({_brief(saved.get(name))}, "
@@ -206,8 +238,161 @@ def _load_state(path: Path | None, identity: dict, resume: bool, overwrite: bool
 
 def _brief(value) -> str:
     if isinstance(value, dict):
-        return RuleSet.model_validate(value).label
-    return str(value)
+        try:
+            return RuleSet.model_validate(value).label
+        except ValueError:
+            return "another rule set"
+    return brief(value)
+
+
+def _saved_states(path: Path, saved: dict, rules: RuleSet, goal: str, measure: str,
+                  searchers: int) -> list[SearcherState]:
+    """The searchers' states of a saved search (_load_state: this search's), each checked to be
+    one a search makes, and their scores to be their deals' games played again; a save that is
+    not is refused as damaged, naming what is wrong."""
+    sessions, wall, states = saved["sessions"], saved["wall_seconds"], saved["states"]
+    if not isinstance(sessions, list) or not sessions or not all(isinstance(x, str) for x in sessions):
+        _damaged(path, "its sessions are not a list of command lines")
+    if isinstance(wall, bool) or not isinstance(wall, (int, float)) or not 0 <= wall < float("inf"):
+        _damaged(path, f"its wall_seconds are {brief(wall)}, not a number of seconds")
+    if not isinstance(states, list) or len(states) != searchers:
+        _damaged(path, f"it holds {len(states) if isinstance(states, list) else 'no list of'} searchers' states, "
+                       f"not {searchers:,}")
+    deck = [int(r) for r in sorted_ranks(rules)]
+    try:
+        checked = [SearcherState.checked(data, i, deck, rules.players, MAX_KEEP) for i, data in enumerate(states)]
+    except ValueError as err:
+        _damaged(path, str(err))
+    wrong = misplayed(rules, checked, goal, measure)
+    if wrong is not None:
+        _damaged(path, wrong)
+    return checked
+
+
+def _damaged(path: Path, what: str):
+    raise DatasetError(f"the search saved in {str(path)!r} is damaged: {what}; start it afresh with `overwrite`",
+                       params=("overwrite",))
+
+
+# ---------------------------------------------------------------- one search at a time
+
+_held: dict[str, list[int]] = {}  # lock file -> [its open descriptor, how many times this process took it]
+
+
+def _forget_locks_in_child() -> None:
+    """A forked worker closes its copy of its parent's lock files: the flock then ends with the
+    parent (as storage.journal's)."""
+    for fd, _ in _held.values():
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _held.clear()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
+
+
+def lock_path(state: Path) -> Path:
+    """The lock of the search saved at `state` (`OUT.search.json`): `OUT.search.lock` beside it."""
+    name = state.name[:-len(".json")] if state.name.endswith(".json") else state.name
+    return state.with_name(name + ".lock")
+
+
+def _running(state: Path | None) -> str | None:
+    """Whether another process holds the lock of the search saved at `state` (what it says of
+    itself, " in process N", or ""); None when none does. Reads only: the lock is not taken."""
+    if state is None or str(lock_path(state)) in _held:
+        return None
+    lock = lock_path(state)
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not_regular(lock) is not None:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder(fd)
+        except OSError:
+            return None
+        return None
+    finally:
+        os.close(fd)
+
+
+def _holder(fd: int) -> str:
+    try:
+        said = os.pread(fd, 200, 0).decode("ascii", "replace").split()
+    except OSError:
+        return ""
+    return f" in process {said[0]}" if said and said[0].isdigit() else ""
+
+
+@contextmanager
+def search_lock(state: str | Path | None):
+    """Hold the lock of the search saved at `state` (lock_path) for the block: the flock of a
+    file beside it, which ends with its process (a search killed with -9 leaves a file that the
+    next takes over). Another process's search saved there is refused (DatasetError) at once,
+    never waited for; this process may take it again inside the block. No lock for a search
+    on remote storage (`state` None), which is not saved."""
+    if state is None:
+        yield
+        return
+    lock = lock_path(Path(state))
+    key = str(lock)
+    if key in _held:
+        _held[key][1] += 1
+        try:
+            yield
+        finally:
+            _held[key][1] -= 1
+        return
+    fd = _take(Path(state), lock)
+    _held[key] = [fd, 1]
+    try:
+        yield
+    finally:
+        del _held[key]
+        try:
+            lock.unlink(missing_ok=True)  # under the flock: a search waiting for it finds it gone, and looks again
+        except OSError:
+            pass
+        os.close(fd)
+
+
+def _take(state: Path, lock: Path) -> int:
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise storage_error(err, lock.parent) from None
+    while True:
+        kind = not_regular(lock)
+        if kind is not None:
+            raise DatasetError(f"the search lock {str(lock)!r} is {kind}, not a file", params=("out",))
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK, 0o644)
+        except OSError as err:
+            raise storage_error(err, lock) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise DatasetError(f"a search saved in {str(state)!r} is running{holder}: it holds {str(lock)!r}; "
+                               f"wait for it to end, or stop it", params=("out",)) from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except OSError:
+            same = False
+        if not same:  # its holder ended and removed it between our open and our flock: again
+            os.close(fd)
+            continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {os.uname().nodename}\n".encode(), 0)
+        return fd
 
 
 def warm_search(rules: RuleSet) -> None:

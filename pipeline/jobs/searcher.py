@@ -11,13 +11,16 @@ that is what makes a search of a number of rounds deterministic and a stopped on
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
 from ..engines.choice import compiled_engine
-from ..engines.compiled.layout import OUTCOMES
+from ..engines.compiled.layout import (
+    OUTCOMES, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_OUTCOME, SUMMARY_WINNER,
+)
 from ..engines.compiled.state import Deals, Workspace
+from ..engines.play import FIXED_PICKUPS
 from ..engines.table import open_duel, open_search, unplay
 from ..model.deal import deck_of
 from ..model.rng import Xoshiro256
@@ -59,6 +62,73 @@ class SearcherState:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def checked(cls, data, number: int, deck: list[int], players: int, most: int) -> "SearcherState":
+        """Searcher `number`'s state as a save holds it, checked to be one a search could have
+        made with the deck's ranks `deck` (sorted) and at most `most` deals in its pool: every
+        field there, of its type and in its range, nothing else. A ValueError says what is
+        not. Whether its scores are its deals' games is misplayed's to say."""
+        if not isinstance(data, dict):
+            raise ValueError(f"searcher {number} is {_kind(data)}, not an object")
+        names = [f.name for f in fields(cls)]
+        missing = [n for n in names if n not in data]
+        unknown = [str(k) for k in data if k not in names]
+        if missing or unknown:
+            said = ([f"no {', '.join(missing)}"] if missing else []) + ([f"unknown {_shown(', '.join(unknown))}"]
+                                                                      if unknown else [])
+            raise ValueError(f"searcher {number}: " + "; ".join(said))
+        at = f"searcher {number}'s"
+        if data["number"] != number or not _count(data["number"]):
+            raise ValueError(f"the state in place {number} says it is searcher {_shown(data['number'])}")
+        rng = data["rng"]
+        if not isinstance(rng, list) or len(rng) != 4 or not all(_count(x, 1 << 64) for x in rng) or not any(rng):
+            raise ValueError(f"{at} rng is not a generator's state (4 numbers of 64 bits, not all 0)")
+        for name in ("rounds", "deals", "taken_back"):
+            if not _count(data[name]):
+                raise ValueError(f"{at} {name} is {_shown(data[name])}, not a count")
+        if not isinstance(data["grafts"], list) or not all(_count(g) and g > 0 for g in data["grafts"]):
+            raise ValueError(f"{at} grafts are not a list of counts above 0")
+        pool, rows, polished = data["pool"], data["rows"], data["polished"]
+        if not all(isinstance(x, list) for x in (pool, rows, polished)) \
+                or not LEAST_POOL <= len(pool) == len(rows) == len(polished) <= max(most, LEAST_POOL):
+            raise ValueError(f"{at} pool, rows and polished are not lists of one length "
+                             f"from {LEAST_POOL} to {max(most, LEAST_POOL):,}")
+        empty = [open_search.EMPTY] + [0] * (open_search.ROW_COLUMNS - 1)
+        for i, (ranks, row, done) in enumerate(zip(pool, rows, polished)):
+            if not isinstance(row, list) or len(row) != open_search.ROW_COLUMNS or not all(_number(x) for x in row):
+                raise ValueError(f"{at} row {i} is not {open_search.ROW_COLUMNS} numbers")
+            if not isinstance(done, bool):
+                raise ValueError(f"{at} polished {i} is {_shown(done)}, not true or false")
+            if not isinstance(ranks, list) or len(ranks) != len(deck) or not all(_count(r, 1 << 16) for r in ranks):
+                raise ValueError(f"{at} deal {i} is not {len(deck)} ranks")
+            if row[0] == open_search.EMPTY:
+                if row != empty or any(ranks) or done:
+                    raise ValueError(f"{at} row {i} holds no deal, but its deal, numbers or polish say otherwise")
+            elif sorted(ranks) != deck:
+                raise ValueError(f"{at} deal {i} is not an order of the deck's ranks")
+            elif row[0] < 0 or row[3] not in range(len(OUTCOMES)) or not -1 <= row[4] < players:
+                raise ValueError(f"{at} row {i} is not a game's score, length, outcome and winner")
+        return cls(**data)
+
+
+def _count(value, below: int = 1 << 63) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < below
+
+
+def _number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(1 << 63) <= value < 1 << 63
+
+
+def _kind(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(
+        type(value), "a number")
+
+
+def _shown(value) -> str:
+    from ..errors import brief
+
+    return brief(value)
 
 
 @dataclass(frozen=True)
@@ -196,21 +266,71 @@ class Record:
     deck: tuple[int, ...]
 
 
-def records_of(rules: RuleSet, states: list[SearcherState], keep: int) -> list[Record]:
+def records_of(rules: RuleSet, states: list[SearcherState], keep: int, goal: str = "longest",
+               measure: str = "battles", seed: int = 0) -> list[Record]:
     """The best `keep` deals of the searchers' pools, distinct by ranks, best first (ties by the
-    ranks), each dealt as the cards of its ranks in code order."""
-    deck = deck_of(rules)
-    by_rank = np.argsort(np.array(deck.rank), kind="stable")
+    ranks), each dealt as the cards of its ranks in code order. Each record's numbers are its
+    deal played again as game i of master seed `seed` (the dataset write_records makes of them
+    with that seed), never the pool's: where a game draws from its seed (the won cards
+    shuffled), the search's own draw is not the dataset's."""
     best: dict[tuple, list[int]] = {}
     for state in states:
         for ranks, row in zip(state.pool, state.rows):
             if row[0] != open_search.EMPTY and (tuple(ranks) not in best or best[tuple(ranks)][0] < row[0]):
                 best[tuple(ranks)] = row
-    chosen = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:keep]
-    records = []
-    for ranks, row in chosen:
-        codes = np.empty(len(ranks), np.int64)
-        codes[np.argsort(np.array(ranks), kind="stable")] = by_rank
-        records.append(Record(int(row[0]), int(row[1]), int(row[2]), OUTCOMES[row[3]], int(row[4]),
-                              tuple(int(c) for c in codes)))
-    return records
+    chosen = [ranks for ranks, _ in sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:keep]]
+    decks = codes_of(rules, chosen)
+    rows = played_again(rules, decks, goal, measure, seed)
+    return [Record(int(row[0]), int(row[1]), int(row[2]), OUTCOMES[row[3]], int(row[4]), tuple(int(c) for c in codes))
+            for codes, row in zip(decks, rows)]
+
+
+def codes_of(rules: RuleSet, ranks) -> np.ndarray:
+    """Deals by their ranks (one a row, card i to seat i mod n) as card codes: each rank's cards
+    in code order."""
+    by_rank = np.argsort(np.array(deck_of(rules).rank), kind="stable")
+    ranks = np.array(ranks, np.int64).reshape(len(ranks), len(by_rank))
+    codes = np.empty(ranks.shape, np.int64)
+    np.put_along_axis(codes, np.argsort(ranks, axis=1, kind="stable"), by_rank[None, :], axis=1)
+    return codes
+
+
+def played_again(rules: RuleSet, decks: np.ndarray, goal: str, measure: str, seed: int = 0) -> np.ndarray:
+    """Deck orders (card codes, one a row) played on the rule set's compiled engine as games
+    0.. of master seed `seed`: a pool row for each (open_search.ROW_*: its score, battles,
+    cards laid, outcome code and winner)."""
+    rows = np.zeros((len(decks), open_search.ROW_COLUMNS), np.int64)
+    if len(decks) == 0:
+        return rows
+    summaries = compiled_engine(rules).play_arrays(rules, seed, 0, len(decks),
+                                                   deals=deals_of(decks, rules.players)).summaries
+    for g, summary in enumerate(summaries):
+        rows[g] = (open_search.score_of(summary, GOALS.index(goal), MEASURES.index(measure)),
+                   summary[SUMMARY_BATTLES], summary[SUMMARY_CARDS_LAID], summary[SUMMARY_OUTCOME],
+                   summary[SUMMARY_WINNER])
+    return rows
+
+
+def played_alike(rules: RuleSet) -> bool:
+    """Whether a deal's game is a function of the deal alone (a fixed pickup order: docs/rules.md
+    2.4), so that a search's scores can be held to its deals played again."""
+    return rules.pickup in FIXED_PICKUPS
+
+
+def misplayed(rules: RuleSet, states: list[SearcherState], goal: str, measure: str) -> str | None:
+    """Where the searchers' pools hold a deal whose numbers are not its game's, played again
+    (rule sets whose games are their deal's alone: played_alike); None when every one is."""
+    if not played_alike(rules):
+        return None
+    held = [(state.number, i, ranks, row) for state in states
+            for i, (ranks, row) in enumerate(zip(state.pool, state.rows)) if row[0] != open_search.EMPTY]
+    rows = played_again(rules, codes_of(rules, [ranks for _, _, ranks, _ in held]), goal, measure)
+    for (number, i, _, row), again in zip(held, rows):
+        if list(row) != again.tolist():
+            return (f"searcher {number}'s deal {i} plays {again[1]:,} battles, {again[2]:,} cards laid "
+                    f"({OUTCOMES[again[3]]}), not the {row[1]:,}, {row[2]:,} ({_outcome(row[3])}) saved with it")
+    return None
+
+
+def _outcome(code: int) -> str:
+    return OUTCOMES[code] if 0 <= code < len(OUTCOMES) else f"outcome {code}"

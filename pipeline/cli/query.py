@@ -64,8 +64,9 @@ def query(
             raise war.QueryError(f"--param wants NAME=VALUE, got {pair!r}")
         params[key.strip()] = value.strip()
     if describe:
-        described = war.describe_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
-        _write(_described(described, columns), fmt.value, output, None, True)
+        described = war.describe_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read,
+                                       columns=columns)
+        _write(described, fmt.value, output, None, True)
         return
     if output is None or fmt is OutputFormat.table:
         _write(_open(dataset, sql, name, params, allow_read), fmt.value, output, limit, all_rows, columns=columns)
@@ -80,20 +81,6 @@ def _open(dataset, sql, name, params, allow_read):
     if result.note:
         say_error(f"warning: {result.note}")
     return result
-
-
-def _described(described, columns: str | None):
-    """The description of a query's columns, of `columns` only (in their order) when given."""
-    if columns is None:
-        return described
-    import pyarrow as pa
-
-    from ..jobs.query import Result
-
-    with Result.of_table(pa.table({c: [None] for c in described.column("column").to_pylist()})) as empty:
-        chosen = empty.choose(columns).relation.columns
-    rows = {r["column"]: r for r in described.to_pylist()}
-    return pa.Table.from_pylist([rows[c] for c in chosen], described.schema)
 
 
 def _write(result, fmt: str, output, limit, all_rows, progress=None, columns=None) -> None:

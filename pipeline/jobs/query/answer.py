@@ -111,9 +111,12 @@ def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Ses
 
 
 def describe(root, sql: str | None = None, name: str | None = None,
-             params: dict[str, str] | None = None, allow_read: Iterable = ()) -> pa.Table:
-    """The result's columns (`column`, `type`), found by binding the query, without running it."""
+             params: dict[str, str] | None = None, allow_read: Iterable = (), columns=None) -> pa.Table:
+    """The result's columns (`column`, `type`), found by binding the query, without running it;
+    only `columns` (names, or "a,b,c"), in their order, when given."""
     with open_query(root, sql, name, params, allow_read) as result:
+        if columns is not None:
+            result.choose(columns)
         cols = result.columns
     return pa.table({"column": [c for c, _ in cols], "type": [t for _, t in cols]})
 

@@ -280,7 +280,7 @@ def reads_event_log(name: str) -> bool:
 # query not named here is said by its name alone).
 SHOWS = {"razboi_war_sizes": "Război's war sizes", "joker_wars": "how often a Joker decides a war",
          "steals": "Steal War's steals", "arneson_consolation": "Arneson's consolation cards",
-         "slaps": "Slap War's slaps", "outcomes": "how games end", "game_length": "game length",
+         "outcomes": "how games end", "game_length": "game length",
          "seat_win_interval": "seat advantage", "wars_per_game": "wars", "deal_win_rate": "what the deal decides",
          "notable_games": "the games worth a look", "policy_matchup": "the matchup matrix"}
 

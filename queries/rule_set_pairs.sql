@@ -113,7 +113,10 @@ ranked AS (
 medians AS (
     SELECT k.rule_set_a, k.rule_set_b, k.side, any_value(k.n) AS n,
            quantile_cont(k.battles, 0.5) AS median, avg(k.battles) AS mean,
-           var_samp(k.battles) AS variance,
+           -- from exact integer sums, not var_samp (nor covar_samp below): their per-thread
+           -- double states combine in any order and differ in the last bits from run to run
+           (count(*) * sum(k.battles::BIGINT * k.battles) - sum(k.battles::BIGINT) * sum(k.battles::BIGINT))::DOUBLE
+           / nullif(count(*) * (count(*) - 1), 0) AS variance,
            (ln(greatest(1, max(k.battles) FILTER (WHERE k.r <= least(k.n, ceil(1 + k.n / 2 + c.z * sqrt(k.n) / 2)))))
             - ln(greatest(1, min(k.battles) FILTER (WHERE k.r >= greatest(1, floor(k.n / 2 - c.z * sqrt(k.n) / 2))))))
            / (2 * c.z) AS log_se
@@ -130,8 +133,9 @@ length_pairs AS (
 -- Paired: p11 (both at or below their medians) and the covariance of the lengths.
 joint AS (
     SELECT j.rule_set_a, j.rule_set_b,
-           avg(CASE WHEN j.battles_a <= l.median_a AND j.battles_b <= l.median_b THEN 1.0 ELSE 0.0 END) AS p11,
-           covar_samp(j.battles_a, j.battles_b) AS cov
+           count(*) FILTER (WHERE j.battles_a <= l.median_a AND j.battles_b <= l.median_b)::DOUBLE / count(*) AS p11,
+           (count(*) * sum(j.battles_a::BIGINT * j.battles_b) - sum(j.battles_a::BIGINT) * sum(j.battles_b::BIGINT))::DOUBLE
+           / nullif(count(*) * (count(*) - 1), 0) AS cov
     FROM joined j JOIN length_pairs l USING (rule_set_a, rule_set_b)
     WHERE j.both_ended
     GROUP BY j.rule_set_a, j.rule_set_b

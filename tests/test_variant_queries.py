@@ -1,12 +1,14 @@
 """The named queries on a dataset that mixes variants, player counts and decks: Classic, 3- and
 4-player Multiplayer War, War with Jokers, Război and Classic on a 28-card deck (7 ranks x 4
-suits), in one dataset. Every named query must run on it and answer per variant and rule set;
-the variant queries (seat advantage, length by deck, Război war sizes, Joker-decided battles)
-are checked against statistics recomputed in Python from the Parquet files (read with pyarrow,
-not DuckDB): the games rows, and the events replayed event by event."""
+suits), in one dataset. Every named query must run on it and answer per variant and rule set
+(a pair query per pair of rule sets); the variant queries (seat advantage, length by deck,
+Război war sizes, Joker-decided battles) are checked against statistics recomputed in Python
+from the Parquet files (read with pyarrow, not DuckDB): the games rows, and the events replayed
+event by event."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import pytest
 from pipeline.storage.dataset import Dataset
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import named_queries, run
+from pipeline.model.names import rule_set_names
 from pipeline.model.rules import build_rules
 from rulekit import games_rows, quantile_cont
 from pipeline.log.tables import game_logs
@@ -41,6 +44,9 @@ ONLY_FOR = {
     # cycles: only rule sets whose pickup can repeat a position (tests/test_cycles_and_cards_laid.py)
     "cycles": lambda rules: False,
 }
+
+# Queries that answer per pair of rule sets (rule_set_a, rule_set_b), not per rule set.
+PER_PAIR = {"rule_set_pairs"}
 
 
 def _family_queries() -> dict:
@@ -146,6 +152,9 @@ def test_dataset_mixes_variants(by_rules, rule_sets):
 @pytest.mark.parametrize("name", sorted(named_queries()))
 def test_every_query_answers_per_variant_and_rule_set(name, root, rule_sets):
     rows = run(root, name=name).to_pylist()
+    if name in PER_PAIR:
+        _answers_per_pair(rows, root, rule_sets)
+        return
     wanted = set(_rules_id_of(rule_sets, ONLY_FOR.get(name, FAMILY_QUERIES.get(name, lambda rules: True))))
     assert bool(rows) == bool(wanted), name
     assert {r["rules_id"] for r in rows} == wanted, name
@@ -155,6 +164,20 @@ def test_every_query_answers_per_variant_and_rule_set(name, root, rule_sets):
     key = "rules_name" if name == "policy_matchup" else "rule_set"
     runs = [k for i, k in enumerate(r[key] for r in rows) if i == 0 or rows[i - 1][key] != k]
     assert len(runs) == len(set(runs)), f"{name}: a rule set's rows are split"
+
+
+def _answers_per_pair(rows, root, rule_sets):
+    """A pair query answers per pair of rule sets, not per rule set: every pair once, the
+    earlier rule set (dataset order) as a, each side's variant; a seat compared only between
+    rule sets of the same players (the rest of its numbers: tests/test_report_comparisons.py)."""
+    entries = sorted(Dataset.open(root).manifest.rule_sets, key=lambda e: e.ordinal)
+    names = rule_set_names(entries)
+    rules = {names[e.ordinal]: rule_sets[e.rules_id] for e in entries}
+    assert [(r["rule_set_a"], r["rule_set_b"]) for r in rows] == list(itertools.combinations(rules, 2))
+    for r in rows:
+        a, b = rules[r["rule_set_a"]], rules[r["rule_set_b"]]
+        assert (r["variant_a"], r["variant_b"]) == (a.variant, b.variant)
+        assert (r["seat_p"] is not None) == (a.players == b.players), r
 
 
 # ---------------------------------------------------------------- seat advantage

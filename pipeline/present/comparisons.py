@@ -26,12 +26,18 @@ TESTS = (("median", "median_p", "length (ranks; ratio of medians)"), ("mean", "m
 
 @dataclass
 class Cell:
-    """One comparison of a pair as the table shows it: its text, whether the claim holds among
-    the table's others, and its numbers exactly (for a test to read back)."""
+    """One comparison of a pair as the table shows it: its estimate with its interval, what that
+    says (the length's: which rule set is longer, or not told apart), whether the claim holds
+    among the table's others, and its numbers exactly (for a test to read back)."""
 
-    text: str
+    estimate: str
     holds: bool
     values: dict = field(default_factory=dict)
+    words: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.estimate}: {self.words}" if self.words else self.estimate
 
 
 @dataclass
@@ -41,6 +47,7 @@ class Pair:
     paired: bool
     n: str
     cells: dict[str, Cell]
+    row: dict = field(default_factory=dict)  # its rule_set_pairs row, every column exactly
 
 
 @dataclass
@@ -96,10 +103,9 @@ def comparisons(data: ReportData) -> Comparisons | None:
         longer = (r["median_z"] or 0) > 0
         words = (f"{a if longer else b} longer" if held("median") else "not told apart") \
             if r["median_ratio"] is not None else ""
-        cells["median"] = Cell(f"{ratio_said(r['median_ratio'], r['median_ratio_low'], r['median_ratio_high'])}"
-                               f"{': ' + words if words else ''}", held("median"),
-                               values("median", ratio=r["median_ratio"], low=r["median_ratio_low"],
-                                      high=r["median_ratio_high"], method=r["median_test"]))
+        cells["median"] = Cell(ratio_said(r["median_ratio"], r["median_ratio_low"], r["median_ratio_high"]),
+                               held("median"), values("median", ratio=r["median_ratio"], low=r["median_ratio_low"],
+                                                      high=r["median_ratio_high"], method=r["median_test"]), words)
         cells["mean"] = Cell(ratio_said(r["mean_ratio"], r["mean_ratio_low"], r["mean_ratio_high"]), held("mean"),
                              values("mean", ratio=r["mean_ratio"], low=r["mean_ratio_low"],
                                     high=r["mean_ratio_high"]))
@@ -110,6 +116,6 @@ def comparisons(data: ReportData) -> Comparisons | None:
             cells[test] = Cell(text, held(test), values(test, diff=d, low=lo, high=hi,
                                                           share_a=r[f"{test}_share_a"], share_b=r[f"{test}_share_b"]))
         n = f"{r['pairs']:,} pairs" if r["paired"] else f"{r['games_a']:,} and {r['games_b']:,}"
-        pairs.append(Pair(a, b, bool(r["paired"]), n, cells))
+        pairs.append(Pair(a, b, bool(r["paired"]), n, cells, r))
     seat = next((r["seat"] for r in rows if r.get("seat") is not None), None)
     return Comparisons(pairs, len(p), adjusted, seat)

@@ -38,8 +38,8 @@ def war_serve(root: Path, *args: str, timeout: float = 300, report: bool = True)
                 url = m.group(1)
                 break
         assert url, f"war serve did not start: {proc.stderr.read() if proc.poll() is not None else ''}"
-        while report and time.time() < deadline and b'id="building"' in raw_get(url, "/")[1]:
-            time.sleep(0.2)
+        if report:
+            wait_for_report(url, deadline - time.time())
         yield url, proc
     finally:
         proc.send_signal(signal.SIGINT)
@@ -48,6 +48,17 @@ def war_serve(root: Path, *args: str, timeout: float = 300, report: bool = True)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def wait_for_report(url: str, timeout: float = 300) -> tuple[int, bytes]:
+    """The home page once it is the report (the server builds it in the background: at its
+    start, and again after the dataset's manifest changes), or the page there is at `timeout`."""
+    deadline = time.time() + timeout
+    while True:
+        status, body = raw_get(url, "/")
+        if b'id="building"' not in body or time.time() >= deadline:
+            return status, body
+        time.sleep(0.2)
 
 
 def raw_get(url: str, path: str, host: str | None = None, method: str = "GET") -> tuple[int, bytes]:

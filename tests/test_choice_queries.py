@@ -89,8 +89,20 @@ def _key(row: dict) -> tuple:
     return (row["variant"], row["rules_id"], tuple(row["policies"]))
 
 
-def _sorted_by_group(rows: list[dict], extra: tuple[str, ...] = ()) -> bool:
-    keys = [(r["variant"], r["rules_id"], r["policies"]) + tuple(r[c] for c in extra) for r in rows]
+@pytest.fixture(scope="module")
+def order(root) -> dict[str, int]:
+    """A rule set's name (or its rules' name) -> its place in the dataset: the manifest's order,
+    the rules view's first ordinal of that name (steal's six seatings, Arneson's two, Classic)."""
+    rows = run(root, sql="SELECT name, min(ordinal) AS at FROM (SELECT rule_set AS name, ordinal FROM rules "
+                         "UNION ALL SELECT rules_name, ordinal FROM rules) GROUP BY name").to_pylist()
+    return {r["name"]: r["at"] for r in rows}
+
+
+def _in_dataset_order(rows: list[dict], order: dict[str, int], extra: tuple[str, ...] = (),
+                      by: str = "rule_set") -> bool:
+    """Whether the rows give their rule sets in the dataset's order (issue 51: not the alphabet's),
+    and within one by `extra`."""
+    keys = [(order[r[by]],) + tuple(r[c] for c in extra) for r in rows]
     return keys == sorted(keys)
 
 
@@ -160,12 +172,12 @@ def _steal_counts(evs: list[Event], players: int) -> dict[int, Counter]:
 
 
 @pytest.mark.parametrize("per_seat", [False, True])
-def test_steals(root, by_group, events, per_seat):
+def test_steals(root, by_group, events, order, per_seat):
     rows = run(root, name="steals", params={"per_seat": str(per_seat).lower()}).to_pylist()
     steal_groups = {k: gs for k, gs in by_group.items() if k[0] == "steal"}
     assert {_key(r) for r in rows} == set(steal_groups)  # no rows for Arneson or Classic
     assert len(rows) == len(steal_groups) * (2 if per_seat else 1)
-    assert _sorted_by_group(rows, ("seat",) if per_seat else ())
+    assert _in_dataset_order(rows, order, ("policies", "seat") if per_seat else ("policies",))
     for r in rows:
         gs = steal_groups[_key(r)]
         totals = Counter()
@@ -211,9 +223,10 @@ def test_steal_policies_behave(root):
 
 # ---------------------------------------------------------------- win rate by policy and seat
 
-def test_policy_win_rate(root, by_group):
+def test_policy_win_rate(root, by_group, order):
     rows = run(root, name="policy_win_rate").to_pylist()
-    assert _sorted_by_group(rows, ("seat",))
+    assert _in_dataset_order(rows, order, ("policies", "seat"))
+    assert list(dict.fromkeys(r["variant"] for r in rows)) == ["steal", "arneson", "classic"]  # the plans' order
     got = {(_key(r), r["seat"]): r for r in rows}
     assert len(got) == len(rows) == sum(gs[0]["players"] for gs in by_group.values())
     for key, gs in by_group.items():
@@ -237,7 +250,7 @@ def _wald(share: float, n: int, z: float) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("z", [1.96, 2.576])
-def test_policy_matchup(root, games, z):
+def test_policy_matchup(root, games, order, z):
     rows = run(root, name="policy_matchup", params={"z": str(z)}).to_pylist()
     pools: dict[tuple, list[dict]] = defaultdict(list)
     for g in games:
@@ -246,8 +259,8 @@ def test_policy_matchup(root, games, z):
             pools[(g["variant"], g["rules_id"], min(p), max(p))].append(g)
     got = {(r["variant"], r["rules_id"], r["policy_a"], r["policy_b"]): r for r in rows}
     assert len(got) == len(rows) == len(pools) == 3 + 1  # three steal pairs, one Arneson pair
-    keys = list(got)
-    assert keys == sorted(keys)
+    assert _in_dataset_order(rows, order, ("policy_a", "policy_b"), by="rules_name")
+    assert [r["variant"] for r in rows] == ["steal"] * 3 + ["arneson"]  # the dataset's order, not the alphabet's
     for key, gs in pools.items():
         r = got[key]
         a, b = key[2], key[3]
@@ -300,9 +313,10 @@ def test_policy_matchup_agrees_with_policy_win_rate(root):
 
 # ---------------------------------------------------------------- length by policy
 
-def test_length_by_policy(root, by_group):
+def test_length_by_policy(root, by_group, order):
     rows = run(root, name="length_by_policy").to_pylist()
-    assert _sorted_by_group(rows)
+    assert _in_dataset_order(rows, order, ("policies",))
+    assert [order[r["rule_set"]] for r in rows] == list(range(len(by_group)))  # one row a rule set, in order
     got = {_key(r): r for r in rows}
     assert len(got) == len(rows) == len(by_group)
     for key, gs in by_group.items():
@@ -348,12 +362,12 @@ def _consolation_stats(game: dict, evs: list[Event]) -> dict:
             "consoled": bool(mine), "used": used}
 
 
-def test_arneson_consolation(root, by_group, events):
+def test_arneson_consolation(root, by_group, events, order):
     rows = run(root, name="arneson_consolation").to_pylist()
     arneson = {k: gs for k, gs in by_group.items() if k[0] == "arneson"}
     got = {_key(r): r for r in rows}
     assert len(got) == len(rows) and set(got) == set(arneson)
-    assert _sorted_by_group(rows)
+    assert _in_dataset_order(rows, order, ("policies",))
     consoled_total = used_total = 0
     for key, gs in arneson.items():
         r = got[key]

@@ -170,7 +170,9 @@ def test_the_report_and_war_serve_show_a_counts_dataset(slices, tmp_path):
             with urllib.request.urlopen(url + path, timeout=120) as response:
                 assert response.status == 200, path
         with urllib.request.urlopen(url + "games.json", timeout=120) as response:
-            assert json.loads(response.read()) == []
+            listing = json.loads(response.read())
+        assert listing["rows"] == [] and listing["total"] == 0 and listing["next"] is None
+        assert listing["columns"] and listing["columns"][0] == "game_id"
         with urllib.request.urlopen(url + "queries/exact_outcomes?format=json", timeout=120) as response:
             rows = json.loads(response.read())
         assert sum(r["numerator"] for r in rows if not r["result"].startswith("seat")) == 34650

@@ -519,12 +519,15 @@ def test_ctrl_c_at_a_random_point_is_exit_130_and_one_line(command, base, tmp_pa
             assert validate(tmp_path / "d").ok
 
 
-def test_a_ctrl_c_that_duckdb_or_a_library_swallows_stops_war_serve(base, monkeypatch, capsys):
-    """A Ctrl-C while one of the report's queries runs reaches DuckDB, which ends the query with
-    its own InterruptException: war serve's start-up stops there (exit 130, one line) instead of
-    keeping the error for the report's page and serving on, the Ctrl-C lost (seen once in five
-    full test runs). So does a Ctrl-C that a library swallows whole (pipeline.errors.ctrl_c_latch).
-    Built later in a thread of its own, the report keeps DuckDB's error for its page."""
+def test_a_ctrl_c_that_duckdb_or_a_library_swallows_stops_war_serve(base, tmp_path, monkeypatch, capsys):
+    """war serve listens at once and builds its report in a thread meanwhile. A Ctrl-C while one
+    of the report's queries runs reaches DuckDB, which ends the query with its own
+    InterruptException in that thread: war serve stops there (exit 130, one error line) instead
+    of keeping the error for the report's page and serving on, the Ctrl-C lost (seen once in five
+    full test runs when the report was built before listening). So does a Ctrl-C that a library
+    swallows whole, in the report's thread or while the app is made (pipeline.errors.ctrl_c_latch;
+    then the server does not start at all). A snapshot whose report is built in a thread with
+    no server to stop keeps DuckDB's error for its page."""
     import threading
 
     import duckdb
@@ -536,13 +539,32 @@ def test_a_ctrl_c_that_duckdb_or_a_library_swallows_stops_war_serve(base, monkey
     def interrupted_query(*args, **kwargs):
         raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
 
-    def serves(*args, **kwargs):
-        raise AssertionError("the server started after a Ctrl-C")
+    real_run, served_on = uvicorn.Server.run, []
 
+    def run_a_while(self, *args, **kwargs):  # the real server, ended by the test if the Ctrl-C is lost
+        def lost() -> None:
+            served_on.append(True)
+            self.should_exit = True
+
+        timer = threading.Timer(60, lost)
+        timer.start()
+        try:
+            return real_run(self, *args, **kwargs)
+        finally:
+            timer.cancel()
+
+    def serve(case: str) -> str:
+        monkeypatch.setenv("WAR_REPORT_CACHE", str(tmp_path / case))  # no kept report: it is built
+        code, out, err = run_main(monkeypatch, capsys, "serve", base, "--port", "0", "-q")
+        assert not served_on, f"{case}: war serve served on after a Ctrl-C"
+        said = "".join(line for line in err.splitlines(True) if not line.startswith("serving "))  # if it listened
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's own again after the command
+        assert not [t for t in threading.enumerate() if t.name == "war-report"], "the report's build went on"
+        return one_line(code, out, said, 130, "interrupted")
+
+    monkeypatch.setattr(uvicorn.Server, "run", run_a_while)
     monkeypatch.setattr(site, "build_report_data", interrupted_query)
-    monkeypatch.setattr(uvicorn.Server, "run", serves)
-    code, out, err = run_main(monkeypatch, capsys, "serve", base, "--port", "0", "-q")
-    assert one_line(code, out, err, 130, "interrupted").startswith("error: interrupted")
+    assert serve("duckdb").startswith("error: interrupted")
     real = site.build_report_data
 
     def swallowing(*args, **kwargs):  # a library that catches every exception, Ctrl-C's too
@@ -553,16 +575,37 @@ def test_a_ctrl_c_that_duckdb_or_a_library_swallows_stops_war_serve(base, monkey
         return real(*args, **kwargs)
 
     monkeypatch.setattr(site, "build_report_data", swallowing)
-    code, out, err = run_main(monkeypatch, capsys, "serve", base, "--port", "0", "-q")
-    assert one_line(code, out, err, 130, "interrupted").startswith("error: interrupted")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's own again after the command
+    assert serve("swallowed").startswith("error: interrupted")
+
+    def serves(*args, **kwargs):
+        raise AssertionError("the server started after a Ctrl-C")
+
+    real_rule_sets = site.rule_sets
+
+    def swallowing_at_the_start(*args, **kwargs):  # while the app is made, before uvicorn runs
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except BaseException:
+            pass
+        return real_rule_sets(*args, **kwargs)
+
+    monkeypatch.setattr(site, "build_report_data", real)
+    monkeypatch.setattr(site, "rule_sets", swallowing_at_the_start)
+    monkeypatch.setattr(uvicorn.Server, "run", serves)
+    assert serve("starting").startswith("error: interrupted")
+    monkeypatch.setattr(site, "rule_sets", real_rule_sets)
+
     monkeypatch.setattr(site, "build_report_data", interrupted_query)
-    later = site.Snapshot(base, "base", "digest", [])
-    thread = threading.Thread(target=later.build_report)
-    thread.start()
-    thread.join()
-    with pytest.raises(Exception, match="the report could not be built"):
-        later.report()
+    told = []
+    for hook in (None, lambda: told.append(True)):
+        later = site.Snapshot(base, "base", "digest", [], hook)
+        thread = threading.Thread(target=later.build_report)
+        thread.start()
+        thread.join()
+        with pytest.raises(Exception, match="the report could not be built"):
+            later.report()
+        later.close()
+    assert told == [True]  # the server's hook: it stops
 
 
 def test_a_ctrl_c_in_a_callback_from_c_while_the_engine_compiles_stops_war_generate(tmp_path, monkeypatch, capsys):

@@ -8,8 +8,9 @@ Chromium and raw HTTP; every page is held to what `war query` gives for the same
   behind them;
 - `/sql` and `/queries/NAME`: a query in the sandbox (COPY, ATTACH and files outside refused, a
   time limit, a row limit for the page), its result as CSV and JSON as `war query` writes them;
-- the first page answers at once (the report is built before the server listens), and after
-  `war generate --append` the variants follow the manifest.
+- the first page answers at once (the report is built in the background while the server
+  listens), and after `war generate --append` the variants and the report (built again in the
+  background) follow the manifest.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pipeline.jobs.query import run
 from pipeline.model.rules import build_rules
 from pipeline.present.drill import bucket_battles
 from pipeline.present.sql_page import HTML_ROWS
-from servekit import raw_get, war_serve
+from servekit import raw_get, wait_for_report, war_serve
 
 PAIR = ("steal:always", "steal:never")
 
@@ -426,7 +427,7 @@ def test_the_variants_follow_the_manifest_after_an_append(root, tmp_path):
         status, body = raw_get(url, "/games?variant=jokers")
         assert status == 200 and b'data-total="30"' in body
         assert b'data-facet="variant" data-value="jokers"' in body
-        status, body = raw_get(url, "/")
+        status, body = wait_for_report(url)  # the new manifest's report, built in the background
         assert status == 200 and b'id="jokers"' in body
         status, body = raw_get(url, "/sql?q=" + quote("SELECT count(*) AS n FROM games") + "&format=csv")
         assert body.split() == [b'"n"', b"570"]

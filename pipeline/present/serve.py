@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from collections.abc import Callable
 from urllib.parse import parse_qsl, urlencode
 
@@ -255,13 +256,15 @@ def building(snap: Snapshot, site: Site) -> Response:
 
 def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK, warm: bool = True,
                progress: Progress | None = None, background: bool = False,
-               built: Callable[[], None] | None = None) -> Starlette:
+               built: Callable[[], None] | None = None,
+               interrupted: Callable[[], None] | None = None) -> Starlette:
     """The app for the dataset at `root` (checked now: a bad dataset fails here, not on the first
     request). `hosts` are the Host headers it answers ("*" for any). With `warm` the report is
     built now, `progress(advance, total)` told as it goes, so the first page answers at once;
     with `background` too it is built in a thread while the app answers, its home page saying
-    how far the report is until it is there, and `built()` is called once it is."""
-    site = Site(root, name, links=[("/games", "All games"), ("/sql", "SQL")])
+    how far the report is until it is there, and `built()` is called once it is; `interrupted()`
+    is called when a Ctrl-C ends a report built in the background (site.py)."""
+    site = Site(root, name, links=[("/games", "All games"), ("/sql", "SQL")], interrupted=interrupted)
     if warm and background:
         site.now().build_report_later(progress, built)
     elif warm:
@@ -322,39 +325,56 @@ def serve(root, host: str = "127.0.0.1", port: int = 8000, name: str | None = No
     """Serve the dataset at `root` until interrupted. The port is taken first (a busy one is an
     error at once), then `ready(url)` is called once it listens, at once: the report is built
     meanwhile in a thread (`progress(advance, total)` told as it goes, `built()` once it is
-    done), its home page saying how far it is until then."""
+    done), its home page saying how far it is until then.
+
+    A Ctrl-C stops it at once, KeyboardInterrupt (war's exit 130), whenever it comes: while the
+    app is made (the server does not start), while uvicorn starts (swallowed by a library: the
+    latch keeps it), once uvicorn handles it, or while the report is built in its thread (which
+    DuckDB ends with its own error, or a library swallows there: `stopped` below)."""
     import uvicorn  # lazy: only the server needs it
 
     hosts = ("*",) if host in ("0.0.0.0", "::", "") else tuple(dict.fromkeys((*LOOPBACK, host)))
+    stopped = threading.Event()  # a Ctrl-C ended the report's build in its thread (told from there)
+
+    def lost() -> None:
+        raise_lost_ctrl_c()
+        if stopped.is_set():
+            raise KeyboardInterrupt
+
     sock = listen(host, port)
     try:
-        app = create_app(root, name, hosts, progress=progress, background=True, built=built)
+        app = create_app(root, name, hosts, progress=progress, background=True, built=built, interrupted=stopped.set)
     except BaseException:
         sock.close()
         raise
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            server_header=False, limit_concurrency=32, timeout_keep_alive=5,
-                            h11_max_incomplete_event_size=16 * 1024)
-    server = uvicorn.Server(config)
-    if ready is not None:
-        original = server.startup
+    try:
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                                server_header=False, limit_concurrency=32, timeout_keep_alive=5,
+                                h11_max_incomplete_event_size=16 * 1024)
+        server = uvicorn.Server(config)
+        original, ticked = server.startup, server.on_tick
 
         async def startup(sockets=None):
             await original(sockets)
             if ctrl_c_pressed():  # before uvicorn took Ctrl-C over, and swallowed by a library
                 server.should_exit = True
                 return
-            bound = server.servers[0].sockets[0].getsockname() if server.servers else (host, port)
-            ready(f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/")
+            if ready is not None and not stopped.is_set():
+                bound = server.servers[0].sockets[0].getsockname() if server.servers else (host, port)
+                ready(f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/")
 
-        server.startup = startup
-    try:
-        raise_lost_ctrl_c()  # lost while the app was built: the server does not start
+        async def on_tick(counter: int) -> bool:  # uvicorn's main loop asks every tenth of a second
+            # not should_exit: the Ctrl-C itself, reaching uvicorn's handler after this, would find
+            # it set and force the exit, skipping the app's shutdown
+            return await ticked(counter) or stopped.is_set()
+
+        server.startup, server.on_tick = startup, on_tick
+        lost()  # lost while the app was built: the server does not start
         server.run(sockets=[sock])
     finally:
         app.state.site.close()
         sock.close()
-    raise_lost_ctrl_c()  # lost before uvicorn took Ctrl-C over: the start-up stopped the server
+    lost()  # lost before uvicorn took Ctrl-C over, or in the report's thread: the server stopped
 
 
 def listen(host: str, port: int) -> socket.socket:

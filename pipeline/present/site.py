@@ -14,6 +14,12 @@ nothing is written into the dataset.
 SHA-256 differs (`war generate --append` wrote a new one) it makes a new snapshot, whose report
 is built in the background. So the variants, rule sets and report a request sees are those of the
 manifest on disk, and a snapshot's answers never mix two manifests.
+
+A Ctrl-C while a report is built in the background is not the report's error but the server's
+end: DuckDB ends the report's query with its own error (the process's stop interrupts every
+query: jobs.query.guard), which `interrupted` knows, and the site's `interrupted` hook is told
+(war serve stops at once, exit 130). A snapshot closed while its report is built stops it at its
+next step.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
-from ..errors import WarError, interrupted
+from ..errors import Interrupted, WarError, interrupted
 from ..jobs.query import Result, Session, connect, open_prepared, prepare
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.location import is_remote, location
@@ -53,7 +59,7 @@ def manifest_digest(root) -> str:
 class Snapshot:
     """The dataset as one manifest describes it (see the module's docstring)."""
 
-    def __init__(self, root, name: str, digest: str, links):
+    def __init__(self, root, name: str, digest: str, links, interrupted: Callable[[], None] | None = None):
         self.root = root
         self.name = name
         self.digest = digest
@@ -71,6 +77,9 @@ class Snapshot:
         self._report_lock = threading.Lock()
         self.steps = (0, 0)  # the report's steps done and in all while it is built (report.Steps)
         self._later = False  # its report is being built in a thread of its own (build_report_later)
+        self._builder: threading.Thread | None = None
+        self._closed = False
+        self._interrupted = interrupted  # told of a Ctrl-C that ended a report built in the background
         self._pages: OrderedDict[object, str] = OrderedDict()
         self._pages_lock = threading.Lock()
 
@@ -128,6 +137,8 @@ class Snapshot:
                 if interrupted(err) and threading.current_thread() is threading.main_thread():
                     raise  # Ctrl-C during the start-up, which DuckDB turns into its own error
                 self._report_error = err
+                if interrupted(err) and not self._closed and self._interrupted is not None:
+                    self._interrupted()  # a Ctrl-C while it was built in the background: the server stops
             finally:
                 self._report_done.set()
 
@@ -135,6 +146,8 @@ class Snapshot:
         from .report_page import render_report  # lazy: Altair and vl-convert
 
         def counted(advance: int, total: int) -> None:  # kept for the page shown meanwhile
+            if self._closed:
+                raise Interrupted("interrupted")  # the server stopped: the report is not wanted
             self.steps = (self.steps[0] + advance, total)
             if progress is not None:
                 progress(advance, total)
@@ -154,7 +167,8 @@ class Snapshot:
                     built()
 
         self._later = True
-        threading.Thread(target=build, name="war-report", daemon=True).start()
+        self._builder = threading.Thread(target=build, name="war-report", daemon=True)
+        self._builder.start()
 
     @property
     def building(self) -> bool:
@@ -186,7 +200,13 @@ class Snapshot:
                 self._pages.popitem(last=False)
         return page
 
-    def close(self) -> None:
+    def close(self, wait: float = 2.0) -> None:
+        """Close its sessions; a report being built stops at its next step (waited for up to
+        `wait` seconds)."""
+        self._closed = True
+        builder = self._builder
+        if builder is not None and builder is not threading.current_thread():
+            builder.join(wait)
         for session in self._sessions.values():
             session.close()
         self._sessions.clear()
@@ -194,15 +214,17 @@ class Snapshot:
 
 class Site:
     """The dataset at `root` as the server shows it: `now()`, the snapshot of its current
-    manifest. `links` are the (href, label) pairs of the report's bar of links."""
+    manifest. `links` are the (href, label) pairs of the report's bar of links; `interrupted()`
+    is called when a Ctrl-C ends a report built in the background (the module's docstring)."""
 
-    def __init__(self, root, name: str | None = None, links=()):
+    def __init__(self, root, name: str | None = None, links=(), interrupted: Callable[[], None] | None = None):
         self.root = root
         self.name = name or str(root)
         self.links = list(links)
+        self.interrupted = interrupted
         self._lock = threading.Lock()
         self._checked = time.monotonic()
-        self._current = Snapshot(root, self.name, manifest_digest(root), self.links)
+        self._current = Snapshot(root, self.name, manifest_digest(root), self.links, interrupted)
         self._retired: list[Snapshot] = []
 
     def now(self) -> Snapshot:
@@ -215,7 +237,7 @@ class Site:
             try:
                 digest = manifest_digest(self.root)
                 if digest != self._current.digest:
-                    fresh = Snapshot(self.root, self.name, digest, self.links)
+                    fresh = Snapshot(self.root, self.name, digest, self.links, self.interrupted)
                     self._retired.append(self._current)  # requests under way may still use it
                     self._current = fresh
                     fresh.build_report_later()

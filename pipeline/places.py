@@ -9,8 +9,10 @@ WAR_CACHE_DIR names the folder; otherwise it is war's folder of the user's cache
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
+from typing import Iterable
 
 
 def user_cache() -> Path:
@@ -20,3 +22,13 @@ def user_cache() -> Path:
         return Path(chosen).expanduser()
     base = os.environ.get("XDG_CACHE_HOME")
     return (Path(base).expanduser() if base else Path.home() / ".cache") / "war"
+
+
+def contents_digest(root: Path, paths: Iterable[Path]):
+    """A SHA-256 (a hashlib object, to add to) of the files `paths` under `root`: each one's path
+    from `root` and its bytes, in the order of their paths. By contents, not modification times,
+    so that every checkout of the same code gives the same digest."""
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest

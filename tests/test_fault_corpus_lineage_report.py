@@ -288,7 +288,7 @@ def test_replay_of_a_kept_game_does_not_say_it_was_copied(tmp_path, monkeypatch,
     rp = replay_game(root, row["game_id"])
     text = render_text(rp)
     assert "Copied" not in text and "None" not in text and "--from" not in text
-    assert f"Kept by --keep \"outcome = 'win' AND battles >= 3\"" in text
+    assert "Kept by --keep \"outcome = 'win' AND battles >= 3\"" in text
     assert f"deal {row['deal_index']} of every deal of its deck" in text
     assert as_json(rp)["source"] == {"keep": "outcome = 'win' AND battles >= 3", "deal_index": row["deal_index"]}
     code, out, err = war(monkeypatch, capsys, "replay", root, row["game_id"])

@@ -38,15 +38,17 @@ def refuse_changing(condition: str, param: str, columns) -> None:
     calls), naming the function: a condition that chooses games must choose the same games in
     every run, or a run and its validation disagree. `columns` are the condition's own columns
     (a name that is none of them is looked up as a function: `current_date`)."""
-    import json
-
     import duckdb
+
+    from .query.reads import parse_tree
 
     con = duckdb.connect()
     try:
         con.execute("SET enable_external_access = false")
         own = {c.lower() for c in columns}
-        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [f"SELECT {condition}"]).fetchall()[0][0])
+        tree = parse_tree(f"SELECT {condition}")
+        if tree is None:  # the condition was parsed before: not expected
+            raise QueryError(f"`{param}` {condition!r} does not parse", params=(param,))
         for name, args in _called(tree, own):
             why = _changing(con, name, args, set())
             if why is not None:
@@ -83,7 +85,7 @@ def _changing(con, name: str, args: int, seen: set[str]) -> str | None:
     """Why the function `name` called with `args` arguments may give another value in another
     run ("random() (volatile: ...)"), or None: DuckDB's stability of its overloads of that many
     parameters (of every overload when none has), a macro by the functions it calls."""
-    import json
+    from .query.reads import parse_tree
 
     if name in seen:
         return None
@@ -97,8 +99,7 @@ def _changing(con, name: str, args: int, seen: set[str]) -> str | None:
     fitting = [r for r in rows if len(r[0] or []) == args or (r[1] is not None and len(r[0] or []) <= args)] or rows
     for _, _, stability, kind, definition in fitting:
         if kind == "macro" and definition:
-            tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [f"SELECT {definition}"]).fetchall()[0][0])
-            for inner, inner_args in _called(tree, set()):
+            for inner, inner_args in _called(parse_tree(f"SELECT {definition}") or {}, set()):
                 why = _changing(con, inner, inner_args, seen)
                 if why is not None:
                     return f"{name}(), which calls {why}"

@@ -232,7 +232,6 @@ def build_report_data(root, games_per_kind: int = 3, steps: Steps | None = None)
     ds = Dataset.open(root)
     infos = rule_sets(ds)
     results, params = {}, {}
-    exact = {name for name, _ in EXACT_QUERIES}
     asked = [q for q in report_queries(games_per_kind) if q.wanted(infos)]
     wanted, left_out = plan_queries(asked, infos, any(e.log == "events" for e in ds.manifest.rule_sets))
     events = any(needs_events(name=q.name) for q in wanted)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..errors import WarError
 from ..jobs.query import named_queries
-from ..places import user_cache
+from ..places import contents_digest, user_cache
 from ..storage.dataset import Dataset
 from ..storage.files import atomic_write_bytes
 from ..storage.location import is_remote
@@ -44,10 +44,9 @@ MOST_KEPT = 64  # entries in the cache, the oldest removed first
 def code_stamp() -> str:
     """A SHA-256 of the code that makes the report: the package's source files and every named
     query's SQL (a few milliseconds)."""
-    h = hashlib.sha256()
     package = Path(__file__).resolve().parents[1]
-    for path in sorted(p for p in package.rglob("*") if p.suffix in CODE_SUFFIXES and "__pycache__" not in p.parts):
-        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    h = contents_digest(package, (p for p in package.rglob("*")
+                                  if p.suffix in CODE_SUFFIXES and "__pycache__" not in p.parts))
     for name, query in sorted(named_queries().items()):
         h.update(name.encode() + b"\0" + query.sql.encode() + b"\0")
     return h.hexdigest()

@@ -3,7 +3,6 @@ game's rows."""
 
 from __future__ import annotations
 
-import socket
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -25,36 +24,9 @@ from ..model.schema import (
     explain,
     rules_id_problem,
 )
-from .location import StorePath, is_remote, location, real_path
-
-MANIFEST = "manifest.json"
-WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
-REPORT_DIR = ".war-report"  # beside it: war serve's report of the manifest (present.report_cache)
-OWN_NAMES = (MANIFEST, WORK_DIR, REPORT_DIR, "games", "events", "deals", "seeds", "counts",
-             "count_shards")  # only war writes these
-
-
-def part_said(part: str) -> str:
-    """How a message names a part of a dataset (inside_dataset): "the manifest", "inside games/"."""
-    return "the manifest" if part == MANIFEST else f"inside {part}/"
-
-
-def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:
-    """The dataset folder whose own files or journal the local `path` is in (`DS/manifest.json`,
-    `DS/.war/x`, `DS/games/...`), and which of them; None elsewhere, and for remote paths. A
-    folder is a dataset here when it holds a manifest.json or a journal. Only war's own writes
-    go there: a query's output over a manifest, or a new dataset inside a journal that a later
-    run removes, would break or lose data. Symbolic links are followed (location.real_path: a
-    loop of them, or one to nothing, is refused as the argument `param`)."""
-    if not isinstance(path, (str, Path)) or isinstance(path, str) and "://" in path:
-        return None
-    target = real_path(path, param)
-    for parent in target.parents:
-        first = target.relative_to(parent).parts[0]
-        if first in OWN_NAMES and ((parent / MANIFEST).is_file() or (parent / WORK_DIR).is_dir()):
-            return parent, first
-    return None
-
+from .journal import being_written
+from .layout import MANIFEST, REPORT_DIR, WORK_DIR  # noqa: F401  (a dataset's names, also said from here)
+from .location import StorePath, location
 
 def part_path(table: str, variant: str, part: int) -> str:
     return f"{table}/variant={variant}/part-{part:05d}.parquet"
@@ -95,29 +67,6 @@ def _resolved(path: Path, folders: dict) -> Path:
         folder = folders[path.parent] = path.parent.resolve()
     target = folder / path.name
     return target.resolve() if target.is_symlink() else target
-
-
-def being_written(root) -> str | None:
-    """Who writes the dataset at `root` now ("pid N", "pid N on HOST" for another machine's
-    writer, "another process" when its lock names none), as its journal's lock says; None when
-    no live writer holds it (no journal, or the journal of a run that died: `--resume` finishes
-    that). Local storage only: on an object store a lock's age says whether its writer lives,
-    which a reader cannot tell without writing (journal.Journal._store_now), so None there."""
-    from .journal import Journal  # the journal module builds on this one
-
-    if is_remote(root):
-        return None
-    journal = Journal(root)
-    try:
-        if not journal.lock.exists() or not journal.writing():
-            return None
-        holder = journal.holder() or {}
-    except OSError:
-        return None
-    pid, host = holder.get("pid"), holder.get("host")
-    if not isinstance(pid, int):
-        return "another process"
-    return f"pid {pid}" if host in (None, socket.gethostname()) else f"pid {pid} on {host}"
 
 
 @dataclass

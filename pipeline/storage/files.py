@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from ..errors import DatasetError, storage_error
 from ..model.inputs import not_regular
-from .dataset import inside_dataset, part_said
+from .layout import inside_dataset, part_said
 from .location import is_remote, real_path, temporary_name
 
 ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group

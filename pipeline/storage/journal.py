@@ -24,7 +24,7 @@ from typing import Callable
 from ..errors import DatasetError
 from ..model.inputs import loads_json
 from ..model.schema import DataFile
-from .dataset import MANIFEST, WORK_DIR
+from .layout import MANIFEST, WORK_DIR
 from .files import atomic_write_bytes, remove_tree
 from .location import is_remote, location
 
@@ -459,3 +459,24 @@ def record_shard(journal_dir: str, part: int, entries: list[dict], durable: bool
     reads an unreadable record as none; generate checks each file's checksum)."""
     atomic_write_bytes(record_path(journal_dir, part), json.dumps(entries, sort_keys=True).encode(),
                        durable=durable, dataset=True)
+
+
+def being_written(root) -> str | None:
+    """Who writes the dataset at `root` now ("pid N", "pid N on HOST" for another machine's
+    writer, "another process" when its lock names none), as its journal's lock says; None when
+    no live writer holds it (no journal, or the journal of a run that died: `--resume` finishes
+    that). Local storage only: on an object store a lock's age says whether its writer lives,
+    which a reader cannot tell without writing (journal.Journal._store_now), so None there."""
+    if is_remote(root):
+        return None
+    journal = Journal(root)
+    try:
+        if not journal.lock.exists() or not journal.writing():
+            return None
+        holder = journal.holder() or {}
+    except OSError:
+        return None
+    pid, host = holder.get("pid"), holder.get("host")
+    if not isinstance(pid, int):
+        return "another process"
+    return f"pid {pid}" if host in (None, socket.gethostname()) else f"pid {pid} on {host}"

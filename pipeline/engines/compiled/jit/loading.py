@@ -22,7 +22,6 @@ does it; tests/test_loading.py says which."""
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 import pickle
 import sys
@@ -30,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
-from ....places import user_cache
+from ....places import contents_digest, user_cache
 
 try:
     from numba.core import config
@@ -53,10 +52,8 @@ def source_stamp() -> str:
     content, not by modification time, so that every checkout of the same code shares one cache."""
     global _STAMP
     if _STAMP is None:
-        digest = hashlib.sha256()
-        for path in sorted(p for folder in ("engines", "log", "model") for p in (PACKAGE / folder).rglob("*.py")):
-            digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
-        _STAMP = digest.hexdigest()
+        sources = (p for folder in ("engines", "log", "model") for p in (PACKAGE / folder).rglob("*.py"))
+        _STAMP = contents_digest(PACKAGE, sources).hexdigest()
     return _STAMP
 
 

@@ -1,0 +1,37 @@
+"""What a dataset folder holds of war's own: the manifest, the journal of a run writing it, and
+the folders of its files; and whether a path lies among them. The names every part of storage
+knows a dataset by (dataset, files, journal), in a module of their own below all three."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .location import real_path
+
+MANIFEST = "manifest.json"
+WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
+REPORT_DIR = ".war-report"  # beside it: war serve's report of the manifest (present.report_cache)
+OWN_NAMES = (MANIFEST, WORK_DIR, REPORT_DIR, "games", "events", "deals", "seeds", "counts",
+             "count_shards")  # only war writes these
+
+
+def part_said(part: str) -> str:
+    """How a message names a part of a dataset (inside_dataset): "the manifest", "inside games/"."""
+    return "the manifest" if part == MANIFEST else f"inside {part}/"
+
+
+def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:
+    """The dataset folder whose own files or journal the local `path` is in (`DS/manifest.json`,
+    `DS/.war/x`, `DS/games/...`), and which of them; None elsewhere, and for remote paths. A
+    folder is a dataset here when it holds a manifest.json or a journal. Only war's own writes
+    go there: a query's output over a manifest, or a new dataset inside a journal that a later
+    run removes, would break or lose data. Symbolic links are followed (location.real_path: a
+    loop of them, or one to nothing, is refused as the argument `param`)."""
+    if not isinstance(path, (str, Path)) or isinstance(path, str) and "://" in path:
+        return None
+    target = real_path(path, param)
+    for parent in target.parents:
+        first = target.relative_to(parent).parts[0]
+        if first in OWN_NAMES and ((parent / MANIFEST).is_file() or (parent / WORK_DIR).is_dir()):
+            return parent, first
+    return None

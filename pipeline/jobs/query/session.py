@@ -43,7 +43,8 @@ from ...storage.journal import process_alive
 from ...storage.location import glob_literal, is_remote
 from .counts_view import create_counts_view
 from .games_view import games_view
-from .log_views import event_views, in_log_order, local_scan, remote_view, sql_literal
+from . import event_copies
+from .log_views import by_ordinal, event_views, in_log_order, local_scan, remote_view, sql_literal
 
 
 @dataclass
@@ -168,17 +169,38 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         create_counts_view(con, ds.manifest.rule_sets, _counts_files(ds))
         session.counted = _counted(ds)
         _kinds_table(con)
+        copies: list[str] = []
         if events:
             event_views(con, ds.manifest.rule_sets)
+            copies = _event_copies(con, ds)
         _rules_table(con, ds.manifest.rule_sets)
         con.execute(CARD_SQL)
         dataset_folders = [] if is_remote(ds.root) else \
             sorted({_folder(ds.root.resolve()), _folder(Path(glob_literal(str(ds.root.resolve()))))})
-        lock(con, dataset_folders + [_folder(Path(spill))] + [_folder(Path(f)) for f in folders], files)
+        lock(con, dataset_folders + [_folder(Path(spill))] + [_folder(Path(f)) for f in folders], files + copies)
     except BaseException:
         session.close()
         raise
     return session
+
+
+def _event_copies(con, ds: Dataset) -> list[str]:
+    """Point the `events` view at the columnar copies of the dataset's events files (made now
+    where missing: event_copies.py), and return their paths; none, and the view left as
+    events.sql decodes it, for a dataset on remote storage, with copies turned off, or where
+    war's cache cannot be written."""
+    listed = in_log_order(ds.files("events"))
+    if not listed or is_remote(ds.root) or not event_copies.enabled():
+        return []
+    try:
+        copies = event_copies.ensure(event_copies.sources(ds.root, listed))
+    except OSError:
+        return []
+    scan = local_scan("copies", copies, ds.manifest.rule_sets)
+    variant = by_ordinal(ds.manifest.rule_sets, lambda e: e.rules.variant)
+    con.execute(f"CREATE OR REPLACE VIEW events AS SELECT game_id, seq, battle, kind, seat, cards, seats, options, "
+                f"value, note, {variant} AS variant FROM ({scan})")
+    return copies
 
 
 def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> duckdb.DuckDBPyConnection:

@@ -1,0 +1,360 @@
+"""The `events` view's columnar copy: each events file of a dataset decoded once into one row per
+event, every column native (kind, seat, cards, ...), kept in war's per-user cache and read by
+DuckDB with no Python on the query path.
+
+The log on disk stays one row per battle (pipeline/log/codec.py): that is what keeps generation
+fast and a game in about 850 bytes. Decoding it in SQL costs an UNNEST of every battle's steps
+per query; a copy costs that once. A copy is named by what it is made from (the events file's
+SHA-256 as the manifest records it, checked against the bytes read) and by what decodes it
+(events.sql, this module and the event kinds of the installed families), so a dataset that is
+appended to, or a war that decodes otherwise, makes new copies and never reads a stale one. The
+decoding is events.sql's own (its `event_steps` table: what each step of a shape reads of its
+row's cards), expanded to events with numpy; tests hold the copy to the SQL view row for row.
+docs/decisions.md ("Event SQL") gives the measurements.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable, Iterable
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ...engines.compiled.jit import njit
+from ...errors import QueryError
+from ...log.tables import kinds_table
+from ...places import contents_digest, user_cache
+from ...storage.journal import process_alive
+
+COPY_VERSION = "1"  # part of every copy's name: a change of the copy's columns makes new ones
+KEY = b"war.event_copy"  # the footer key that holds the copy's name, checked when it is read
+
+SCHEMA = pa.schema([
+    ("game_id", pa.int64()), ("seq", pa.int32()), ("battle", pa.int32()),
+    ("kind", pa.dictionary(pa.int32(), pa.string())), ("seat", pa.int8()), ("cards", pa.list_(pa.int16())),
+    ("seats", pa.list_(pa.int8())), ("options", pa.list_(pa.int16())),
+    ("value", pa.int32()), ("note", pa.dictionary(pa.int32(), pa.string())),
+])
+
+
+def folder() -> Path:
+    """Where the copies are kept: `$WAR_EVENT_CACHE`, else `events/` in war's per-user cache
+    (`$WAR_CACHE_DIR`, else ~/.cache/war). Anything in it may be deleted at any time."""
+    chosen = os.environ.get("WAR_EVENT_CACHE")
+    return Path(chosen).expanduser() if chosen else user_cache() / "events"
+
+
+_decoder: list[str] = []
+
+
+def decoder_digest() -> str:
+    """What decodes a copy: events.sql, this module, the copy's version and the event kinds of
+    the families installed (a plugin's kind that lays or takes cards decodes its rows)."""
+    if not _decoder:
+        here = Path(__file__).resolve()
+        sql = here.parents[2] / "log" / "events.sql"
+        digest = contents_digest(here.parents[2], [here, sql])
+        digest.update(COPY_VERSION.encode())
+        digest.update(kinds_table().to_pylist().__repr__().encode())
+        _decoder.append(digest.hexdigest()[:20])
+    return _decoder[0]
+
+
+def copy_path(sha256: str) -> Path:
+    """The copy of the events file whose SHA-256 is `sha256`."""
+    return folder() / f"{sha256[:40]}-{decoder_digest()}.parquet"
+
+
+def is_copy(path: Path, sha256: str) -> bool:
+    """Whether `path` is a whole copy of the file `sha256` by this decoder: its footer names it
+    (a copy is written whole or not at all, so a footer that reads is a whole file)."""
+    try:
+        meta = pq.read_metadata(path).metadata or {}
+    except (OSError, pa.ArrowInvalid):
+        return False
+    return meta.get(KEY) == path.name.encode() and meta.get(b"war.source") == sha256.encode()
+
+
+# Told (done, total) after each copy made, when set: the command line shows a progress line.
+on_progress: Callable[[int, int], None] | None = None
+
+
+def enabled() -> bool:
+    """Whether queries read the events through copies (`WAR_EVENT_COPIES=0` decodes them in SQL
+    each time, as events.sql does: the reference the copies are tested against)."""
+    return os.environ.get("WAR_EVENT_COPIES", "1") != "0"
+
+
+def ensure(files: list[tuple[Path, str]], progress: Callable[[int, int], None] | None = None,
+           workers: int | None = None) -> list[str]:
+    """The copies of the events files `files` ((path, manifest SHA-256), in the log's order), in
+    the same order: those missing are made first, `workers` at a time (threads: numpy, Arrow and
+    DuckDB work outside the GIL). `progress(done, total)` after each one made (on_progress when
+    not given)."""
+    progress = progress or on_progress
+    paths = [copy_path(sha) for _, sha in files]
+    missing = [(src, sha, dst) for (src, sha), dst in zip(files, paths) if not is_copy(dst, sha)]
+    if missing:
+        folder().mkdir(parents=True, exist_ok=True)
+        _sweep()
+        steps = Steps()
+        done = 0
+        workers = workers or min(len(missing), os.cpu_count() or 1, 4)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for _ in pool.map(lambda job: make_copy(*job, steps), missing):
+                done += 1
+                if progress is not None:
+                    progress(done, len(missing))
+    return [str(p) for p in paths]
+
+
+def _sweep() -> None:
+    """Remove the part-made copies of processes that are gone (killed mid-write)."""
+    for tmp in folder().glob("*.parquet.tmp-*"):
+        pid = tmp.name.rsplit("-", 2)[-2]
+        if pid.isdigit() and not process_alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
+class Steps:
+    """events.sql's `event_steps` of every shape met so far, as flat arrays a shape's steps are
+    a range of: computed by DuckDB for each new batch of shapes (once per shard at most)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.index: dict[str, int] = {}  # a shape's number
+        self.start = [0]  # its steps: start[k] to start[k + 1] in the flat step arrays
+        self.parts: list[pa.Table] = []
+        self.table: pa.Table | None = None
+
+    def numbers(self, shapes: list[str]) -> np.ndarray:
+        """Each shape's number (its steps computed here if new)."""
+        with self.lock:
+            new = sorted({s for s in shapes if s not in self.index})
+            if new:
+                self._add(new)
+            return np.array([self.index[s] for s in shapes], dtype=np.int64)
+
+    def _add(self, shapes: list[str]) -> None:
+        con = duckdb.connect()
+        try:
+            con.execute("SET threads = 1")
+            con.register("_shapes", pa.table({"shape": pa.array(shapes, pa.string())}))
+            con.execute("CREATE TABLE event_rows AS SELECT CAST(NULL AS BIGINT) AS game_id, CAST(NULL AS INTEGER) AS seq, "
+                        "CAST(NULL AS INTEGER) AS battle, shape, CAST(NULL AS SMALLINT[]) AS cards, "
+                        "CAST(NULL AS VARCHAR) AS variant FROM _shapes")
+            con.register("_kinds", kinds_table())
+            con.execute("CREATE TABLE event_kinds AS SELECT * FROM _kinds")
+            here = Path(__file__).resolve().parents[2] / "log" / "events.sql"
+            con.execute(here.read_text(encoding="utf-8"))
+            steps = con.sql("""
+                SELECT shape, pos, kind, seat, seats, coalesce(opts, []) AS opts, value, battle_value, note,
+                       coalesce(idx, []) AS idx, coalesce(tpos, []) AS tpos, ostart, well_formed
+                FROM event_steps ORDER BY shape, pos""").to_arrow_table()
+        finally:
+            con.close()
+        bad = [s for s, ok in zip(steps.column("shape").to_pylist(), steps.column("well_formed").to_pylist()) if not ok]
+        if bad:
+            raise QueryError(f"the dataset's events do not decode: shape {bad[0]!r} (`war validate` says more)")
+        counts = dict(zip(*np.unique(np.array(steps.column("shape").to_pylist(), dtype=object), return_counts=True)))
+        for s in shapes:
+            self.index[s] = len(self.start) - 1
+            self.start.append(self.start[-1] + int(counts.get(s, 0)))
+        self.parts.append(steps)
+        self.table = pa.concat_tables(self.parts).combine_chunks()
+
+
+def _lists(array) -> tuple[np.ndarray, np.ndarray]:
+    """A list array's offsets (int64, from 0) and values as numpy (nulls as empty lists)."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    array = array.fill_null([]) if array.null_count else array
+    offsets = array.offsets.to_numpy().astype(np.int64)
+    values = array.values.to_numpy(zero_copy_only=False)
+    values, offsets = values[offsets[0]:offsets[-1]], offsets - offsets[0]
+    return offsets, values
+
+
+@njit(cache=True)
+def _expand(codes, card_off, card_val, start, idx_off, idx_val, tpos_off, tpos_val, ostart, opt_off, opt_val):
+    """Each battle row's events (its shape's steps): the row and step of each event, its cards
+    and its options (offsets and values), and 0, or 1 where a step reads past its row's cards,
+    2 where a take's order names no card of its table. An ordinary step reads the row's cards
+    at its positions (idx, from 1); a take ordered in the row (`@*`, ostart >= 1) reads the
+    positions tpos[order], the orders being the row's values from ostart on."""
+    n_rows = codes.shape[0]
+    n_ev = 0
+    n_cards = 0
+    n_opts = 0
+    for r in range(n_rows):
+        k = codes[r]
+        for s in range(start[k], start[k + 1]):
+            n_ev += 1
+            n_cards += (tpos_off[s + 1] - tpos_off[s]) if ostart[s] > 0 else (idx_off[s + 1] - idx_off[s])
+            n_opts += opt_off[s + 1] - opt_off[s]
+    ev_row = np.empty(n_ev, np.int64)
+    ev_step = np.empty(n_ev, np.int64)
+    c_off = np.empty(n_ev + 1, np.int32)
+    c_val = np.empty(n_cards, np.int16)
+    o_off = np.empty(n_ev + 1, np.int32)
+    o_val = np.empty(n_opts, np.int16)
+    e = 0
+    c = 0
+    o = 0
+    c_off[0] = 0
+    o_off[0] = 0
+    for r in range(n_rows):
+        k = codes[r]
+        base = card_off[r]
+        size = card_off[r + 1] - base
+        for s in range(start[k], start[k + 1]):
+            ev_row[e] = r
+            ev_step[e] = s
+            if ostart[s] > 0:
+                length = tpos_off[s + 1] - tpos_off[s]
+                for j in range(length):
+                    at = ostart[s] - 1 + j
+                    if at >= size:
+                        return ev_row, ev_step, c_off, c_val, o_off, o_val, 1
+                    order = card_val[base + at]
+                    if order < 0 or order >= length:
+                        return ev_row, ev_step, c_off, c_val, o_off, o_val, 2
+                    at = tpos_val[tpos_off[s] + order] - 1
+                    if at < 0 or at >= size:
+                        return ev_row, ev_step, c_off, c_val, o_off, o_val, 1
+                    c_val[c] = card_val[base + at]
+                    c += 1
+            else:
+                for i in range(idx_off[s], idx_off[s + 1]):
+                    at = idx_val[i] - 1
+                    if at < 0 or at >= size:
+                        return ev_row, ev_step, c_off, c_val, o_off, o_val, 1
+                    c_val[c] = card_val[base + at]
+                    c += 1
+            for i in range(opt_off[s], opt_off[s + 1]):
+                at = opt_val[i] - 1
+                if at < 0 or at >= size:
+                    return ev_row, ev_step, c_off, c_val, o_off, o_val, 1
+                o_val[o] = card_val[base + at]
+                o += 1
+            e += 1
+            c_off[e] = c
+            o_off[e] = o
+    return ev_row, ev_step, c_off, c_val, o_off, o_val, 0
+
+
+@njit(cache=True)
+def _take_lists(off, val, which):
+    """The lists `which` of a list array (offsets `off`, values `val`): new offsets and values."""
+    out_off = np.empty(which.shape[0] + 1, np.int32)
+    out_off[0] = 0
+    n = 0
+    for i in range(which.shape[0]):
+        n += off[which[i] + 1] - off[which[i]]
+        out_off[i + 1] = n
+    out_val = np.empty(n, val.dtype)
+    n = 0
+    for i in range(which.shape[0]):
+        for j in range(off[which[i]], off[which[i] + 1]):
+            out_val[n] = val[j]
+            n += 1
+    return out_off, out_val
+
+
+def _column(column, step: np.ndarray, kind) -> pa.Array:
+    """A step table's column at each event's step, as `kind` (numpy indexing: pyarrow's take of
+    a million rows costs tens of milliseconds)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_list(column.type):
+        off, val = _lists(column)
+        new_off, new_val = _take_lists(off, val.astype(np.int8), step)
+        return pa.ListArray.from_arrays(pa.array(new_off), pa.array(new_val, kind.value_type))
+    if pa.types.is_string(column.type):
+        # the dictionary of the values used, sorted: the same bytes whatever order the steps
+        # table met its shapes in (copies are made on threads)
+        coded = column.dictionary_encode()
+        nulls = coded.indices.is_null().to_numpy(zero_copy_only=False)[step]
+        indices = coded.indices.fill_null(0).to_numpy().astype(np.int64)[step]
+        words = coded.dictionary.to_pylist()
+        used = np.bincount(indices[~nulls], minlength=len(words)) > 0
+        kept = sorted(w for w, u in zip(words, used) if u)
+        number = np.array([kept.index(w) if u else 0 for w, u in zip(words, used)] or [0], dtype=np.int32)
+        return pa.DictionaryArray.from_arrays(pa.array(number[indices], mask=nulls if nulls.any() else None),
+                                              pa.array(kept, pa.string()))
+    nulls = column.is_null().to_numpy(zero_copy_only=False)[step]
+    return pa.array(column.fill_null(0).to_numpy()[step].astype(kind.to_pandas_dtype()), kind,
+                    mask=nulls if nulls.any() else None)
+
+
+WHY = {1: "a step reads a card past its row's cards", 2: "a take's order names no card of its table"}
+
+
+def decode(rows: pa.Table, steps: Steps) -> pa.Table:
+    """The events of a table of battle rows (game_id, seq, battle, shape, cards), one row each,
+    as the `events` view of events.sql gives them, in the same order."""
+    shape = rows.column("shape").combine_chunks()
+    if isinstance(shape, pa.DictionaryArray):
+        codes = steps.numbers(shape.dictionary.to_pylist())[shape.indices.to_numpy(zero_copy_only=False)]
+    else:
+        codes = steps.numbers(shape.to_pylist())
+    with steps.lock:
+        t, start = steps.table, np.array(steps.start, dtype=np.int64)
+    card_off, card_val = _lists(rows.column("cards"))
+    idx_off, idx_val = _lists(t.column("idx"))
+    tpos_off, tpos_val = _lists(t.column("tpos"))
+    opt_off, opt_val = _lists(t.column("opts"))
+    ostart = t.column("ostart").fill_null(0).to_numpy().astype(np.int64)
+    row, step, c_off, c_val, o_off, o_val, err = _expand(
+        codes, card_off, card_val.astype(np.int16), start, idx_off, idx_val.astype(np.int64), tpos_off,
+        tpos_val.astype(np.int64), ostart, opt_off, opt_val.astype(np.int64))
+    if err:
+        raise QueryError(f"the dataset's events do not decode: {WHY[err]} (`war validate` says more)")
+    battle = rows.column("battle").to_numpy()[row]
+    pos = t.column("pos").to_numpy()[step]
+    value = t.column("value").fill_null(0).to_numpy()[step]
+    battle_value = t.column("battle_value").to_numpy(zero_copy_only=False)[step]
+    no_value = t.column("value").is_null().to_numpy(zero_copy_only=False)[step] & ~battle_value
+    return pa.table([
+        pa.array(rows.column("game_id").to_numpy()[row]), pa.array((rows.column("seq").to_numpy()[row] + pos).astype(np.int32)),
+        pa.array(battle),
+        _column(t.column("kind"), step, None), _column(t.column("seat"), step, pa.int8()),
+        pa.ListArray.from_arrays(pa.array(c_off), pa.array(c_val)),
+        _column(t.column("seats"), step, pa.list_(pa.int8())),
+        pa.ListArray.from_arrays(pa.array(o_off), pa.array(o_val)),
+        pa.array(np.where(battle_value, battle, value).astype(np.int32), mask=no_value),
+        _column(t.column("note"), step, None),
+    ], schema=SCHEMA)
+
+
+def make_copy(source: Path, sha256: str, target: Path, steps: Steps) -> None:
+    """Decode the events file `source` (whose manifest SHA-256 is `sha256`) into its copy at
+    `target`, atomically: written beside it, then renamed."""
+    data = Path(source).read_bytes()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise QueryError(f"dataset file {str(source)!r} does not match the checksum its manifest records "
+                         "(`war validate` says more)")
+    rows = pq.read_table(pa.BufferReader(data), columns=["game_id", "seq", "battle", "shape", "cards"])
+    events = decode(rows, steps)
+    events = events.replace_schema_metadata({KEY: target.name.encode(), b"war.source": sha256.encode()})
+    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    try:
+        pq.write_table(events, tmp, compression="zstd", compression_level=1, row_group_size=1 << 20,
+                       use_dictionary=["kind", "note", "seat"], write_statistics=["game_id", "battle", "seq"],
+                       column_encoding={"game_id": "DELTA_BINARY_PACKED", "seq": "DELTA_BINARY_PACKED",
+                                        "battle": "DELTA_BINARY_PACKED"})
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def sources(root: Path, files: Iterable) -> list[tuple[Path, str]]:
+    """(path, SHA-256) of a dataset's events files (DataFile entries), in the order given."""
+    return [(Path(root) / f.path, f.sha256) for f in files]
+

@@ -1,0 +1,138 @@
+"""The `events` view reads columnar copies of the events files, made once and kept in war's cache
+(jobs/query/event_copies.py): every variant and option decodes to the very rows events.sql gives
+(the reference, `WAR_EVENT_COPIES=0`), in the log's order; a copy is named by the file it is made
+from and by its decoder, so an append makes copies of the new files alone and a damaged copy is
+made again, never read; a file that is not the manifest's is refused; the same dataset gives
+the same copy bytes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.errors import QueryError
+from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.query import event_copies, run
+from pipeline.model.rules import build_rules
+from pipeline.storage.dataset import Dataset
+
+RULE_SETS = [  # every family, and the options that change what a battle row holds
+    ("classic", {}), ("classic", {"pickup": "winner_first"}), ("classic", {"pickup": "natural", "war_down": 1}),
+    ("classic", {"war_tiebreak": "single_up", "shortfall": "lose"}), ("classic", {"win": "wars:3"}),
+    ("classic", {"ranks": 4, "suits": 2, "pickup": "sorted"}), ("multiplayer", {"players": 5}),
+    ("multiplayer", {"players": 3, "pickup": "pooled"}), ("jokers", {}), ("razboi", {"aces": "low"}),
+    ("steal", {}), ("arneson", {}), ("arneson", {"pickup": "table_order"}), ("slap", {}),
+]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("copies") / "ds"
+    generate(out, [Plan(build_rules(v, o), 16) for v, o in RULE_SETS], seed=11, shard_size=5)
+    return out
+
+
+def _events(root, monkeypatch, copies: bool, sql: str = "SELECT * FROM events") -> pa.Table:
+    monkeypatch.setenv("WAR_EVENT_COPIES", "1" if copies else "0")
+    return run(root, sql=sql)
+
+
+def test_every_variant_decodes_to_the_rows_events_sql_gives_in_order(root, monkeypatch):
+    reference = _events(root, monkeypatch, copies=False)
+    copied = _events(root, monkeypatch, copies=True)
+    assert copied.schema == reference.schema
+    assert copied.num_rows == reference.num_rows > 10_000
+    for name in reference.column_names:  # column by column: a difference names its column
+        assert copied.column(name).to_pylist() == reference.column(name).to_pylist(), name
+    kinds = set(copied.column("kind").to_pylist())
+    assert {"war", "collect", "slap", "decision", "set_aside"} <= kinds  # the rows cover what they should
+
+
+def test_the_copies_answer_filters_and_one_game_as_the_sql_view_does(root, monkeypatch):
+    for sql in ("SELECT kind, count(*) AS n, sum(len(cards)) AS c FROM events GROUP BY ALL ORDER BY ALL",
+                "SELECT * FROM events WHERE game_id = 9000000007",
+                "SELECT variant, count(*) AS n FROM events WHERE kind = 'war' GROUP BY ALL ORDER BY ALL"):
+        assert _events(root, monkeypatch, True, sql).to_pylist() == _events(root, monkeypatch, False, sql).to_pylist()
+
+
+def test_a_copy_is_made_once_and_an_append_copies_the_new_files_alone(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 6)], seed=3, shard_size=3)
+    run(out, sql="SELECT count(*) FROM events")
+    first = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")}
+    assert len(first) == 2  # one a file of events
+    run(out, sql="SELECT count(*) FROM events")
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")} == first  # none made again
+    generate(out, [Plan(build_rules("jokers"), 3)], seed=3, shard_size=3, append=True)
+    n = run(out, sql="SELECT count(DISTINCT game_id) AS n FROM events").column("n")[0].as_py()
+    now = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")}
+    assert n == 9 and len(now) == 3 and all(now[name] == t for name, t in first.items())
+    assert not list(out.rglob("*.parquet.tmp-*")) and not any("cache" in str(p) for p in out.rglob("*"))
+
+
+def test_a_damaged_copy_is_made_again_not_read(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 4)], seed=3)
+    want = run(out, sql="SELECT * FROM events")
+    copy = next((tmp_path / "cache").glob("*.parquet"))
+    copy.write_bytes(copy.read_bytes()[:1000])  # cut short, as a full disk or a kill would leave it
+    assert run(out, sql="SELECT * FROM events").equals(want)
+    other = tmp_path / "other.parquet"  # a whole Parquet file that is some other copy
+    pq.write_table(pa.table({"game_id": [1]}), other)
+    shutil.copy(other, copy)
+    assert run(out, sql="SELECT * FROM events").equals(want)
+
+
+def test_a_file_that_is_not_the_manifest_s_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 4)], seed=3)
+    events = out / Dataset.open(out).files("events")[0].path
+    table = pq.read_table(events)
+    pq.write_table(table.slice(0, table.num_rows - 1), events)  # one battle row less: another file
+    with pytest.raises(QueryError, match="does not match the checksum its manifest records"):
+        run(out, sql="SELECT count(*) FROM events")
+    assert not list((tmp_path / "cache").glob("*.parquet"))
+
+
+def test_the_same_dataset_gives_the_same_copy_bytes(tmp_path, monkeypatch):
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("jokers"), 5), Plan(build_rules("steal"), 5)], seed=4)
+    made = []
+    for name in ("a", "b"):
+        monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / name))
+        run(out, sql="SELECT count(*) FROM events")
+        made.append({p.name: p.read_bytes() for p in (tmp_path / name).glob("*.parquet")})
+    assert made[0] == made[1] and len(made[0]) == 2
+
+
+def test_a_copy_left_half_written_by_a_killed_process_is_swept(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    dead = 2 ** 22 + 12345  # above any pid this machine hands out
+    left = tmp_path / "cache" / f"x.parquet.tmp-{dead}-1"
+    left.write_bytes(b"PAR1")
+    mine = tmp_path / "cache" / f"y.parquet.tmp-{os.getpid()}-1"
+    mine.write_bytes(b"PAR1")
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 2)], seed=3)
+    run(out, sql="SELECT count(*) FROM events")
+    assert not left.exists() and mine.exists()
+
+
+def test_copies_off_or_an_unwritable_cache_read_the_log_as_events_sql_does(tmp_path, monkeypatch):
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 3)], seed=3)
+    want = _events(out, monkeypatch, copies=False)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(blocker / "events"))
+    assert _events(out, monkeypatch, copies=True).equals(want)
+    assert event_copies.folder() == blocker / "events"

@@ -114,6 +114,18 @@ def progress(total: int, label: str, quiet: bool):
     return _Bar()
 
 
+def say_event_copies() -> None:
+    """Say on stderr, once, when a query starts making the columnar copies of a dataset's events
+    (jobs/query/event_copies.py): on a million games, a minute or two, once."""
+    from pipeline.jobs.query import event_copies  # lazy: keeps war --help fast
+
+    def note(done: int, total: int) -> None:
+        if done == 1 and total >= 20:
+            say_error(f"note: decoding the event log for SQL, once: {total:,} files, kept in {event_copies.folder()}")
+
+    event_copies.on_progress = note
+
+
 def _terminal_console(quiet: bool):
     """rich's Console on stderr, or None when quiet or stderr is not a terminal."""
     if quiet:

@@ -11,7 +11,7 @@ import typer
 
 import pipeline as war
 
-from .app import app, refuse_output, rows_counter, say_error
+from .app import app, refuse_output, rows_counter, say_error, say_event_copies
 
 
 class OutputFormat(str, Enum):
@@ -77,6 +77,7 @@ def query(
 
 def _open(dataset, sql, name, params, allow_read):
     """The query, opened, with what its reader should know said first (a log the dataset lacks)."""
+    say_event_copies()
     result = war.open_query(dataset, sql=sql, name=name, params=params, allow_read=allow_read)
     if result.note:
         say_error(f"warning: {result.note}")

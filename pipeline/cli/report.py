@@ -8,7 +8,7 @@ import typer
 
 import pipeline as war
 
-from .app import app, choices, progress
+from .app import app, choices, progress, say_event_copies
 
 
 ReportFormat = choices("ReportFormat", ("html", "svg", "png"))
@@ -32,6 +32,7 @@ def report(
         raise war.ReportError(f"--games must be 0 to 100, got {games}")
     if fmt is ReportFormat.html:
         target = output if output is not None else Path("report.html")
+        say_event_copies()
         with progress(0, "report", quiet) as tick:
             written = war.write_report(dataset, target, dataset=dataset, game_pages=game_pages,
                                        games_per_kind=games, overwrite=overwrite,

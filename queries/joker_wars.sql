@@ -19,20 +19,32 @@ joker_battles AS (
     FROM battles b
     JOIN joker_rules r USING (rules_id)
 ),
-last_plays AS (
-    SELECT e.game_id, e.battle, e.seat, arg_max(e.cards[1], e.seq) AS card
+joker_games AS (
+    SELECT g.game_id, r.first_joker FROM games g JOIN joker_rules r USING (rules_id)
+),
+joker_plays AS (   -- the plays of a Joker (a few in a hundred plays): only their battles are looked into
+    SELECT e.game_id, e.battle, e.seat, e.seq
+    FROM events e JOIN joker_games j USING (game_id)
+    WHERE e.kind = 'play' AND e.battle > 0 AND e.cards[1] >= j.first_joker
+),
+last_plays AS (   -- each seat's last play in a battle where a Joker was played
+    SELECT e.game_id, e.battle, e.seat, max(e.seq) AS seq
     FROM events e
     WHERE e.kind = 'play' AND e.battle > 0
-      AND e.game_id IN (SELECT g.game_id FROM games g JOIN joker_rules r USING (rules_id))
+      AND (e.game_id, e.battle) IN (SELECT game_id, battle FROM joker_plays)
     GROUP BY e.game_id, e.battle, e.seat
+),
+decided AS (   -- the battles whose winner's last play is a Joker
+    SELECT DISTINCT p.game_id, p.battle, p.seat
+    FROM joker_plays p JOIN last_plays l USING (game_id, battle, seat, seq)
 ),
 counts AS (
     SELECT jb.rule_set, jb.variant, jb.rules_id, jb.war_depth,
-           count(*)                                                        AS battles,
-           count(*) FILTER (WHERE coalesce(p.card >= jb.first_joker, false)) AS joker_battles
+           count(*)                                     AS battles,
+           count(*) FILTER (WHERE d.game_id IS NOT NULL) AS joker_battles
     FROM joker_battles jb
-    LEFT JOIN last_plays p
-           ON p.game_id = jb.game_id AND p.battle = jb.battle AND p.seat = jb.winner
+    LEFT JOIN decided d
+           ON d.game_id = jb.game_id AND d.battle = jb.battle AND d.seat = jb.winner
     GROUP BY jb.rule_set, jb.variant, jb.rules_id, jb.war_depth
 ),
 shares AS (

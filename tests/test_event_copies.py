@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -53,10 +54,21 @@ def test_every_variant_decodes_to_the_rows_events_sql_gives_in_order(root, monke
     assert {"war", "collect", "slap", "decision", "set_aside"} <= kinds  # the rows cover what they should
 
 
+def test_the_battles_of_the_copies_are_the_rows_events_sql_gives_in_order(root, monkeypatch):
+    reference = _events(root, monkeypatch, False, "SELECT * FROM battles")
+    copied = _events(root, monkeypatch, True, "SELECT * FROM battles")
+    assert copied.schema == reference.schema and copied.num_rows == reference.num_rows > 1_000
+    for name in reference.column_names:
+        assert copied.column(name).to_pylist() == reference.column(name).to_pylist(), name
+    assert set(copied.column("war_depth").to_pylist()) >= {0, 1, 2} and None in copied.column("winner").to_pylist()
+
+
 def test_the_copies_answer_filters_and_one_game_as_the_sql_view_does(root, monkeypatch):
     for sql in ("SELECT kind, count(*) AS n, sum(len(cards)) AS c FROM events GROUP BY ALL ORDER BY ALL",
                 "SELECT * FROM events WHERE game_id = 9000000007",
-                "SELECT variant, count(*) AS n FROM events WHERE kind = 'war' GROUP BY ALL ORDER BY ALL"):
+                "SELECT variant, count(*) AS n FROM events WHERE kind = 'war' GROUP BY ALL ORDER BY ALL",
+                "SELECT b.rule_set, b.war_depth, count(*) AS n, sum(len(e.cards)) AS c FROM battles b JOIN events e "
+                "USING (game_id, battle) WHERE e.kind = 'collect' GROUP BY ALL ORDER BY ALL"):
         assert _events(root, monkeypatch, True, sql).to_pylist() == _events(root, monkeypatch, False, sql).to_pylist()
 
 
@@ -66,13 +78,13 @@ def test_a_copy_is_made_once_and_an_append_copies_the_new_files_alone(tmp_path, 
     generate(out, [Plan(build_rules("classic"), 6)], seed=3, shard_size=3)
     run(out, sql="SELECT count(*) FROM events")
     first = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")}
-    assert len(first) == 2  # one a file of events
+    assert len(first) == 4  # one a file of events, and its battles
     run(out, sql="SELECT count(*) FROM events")
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")} == first  # none made again
     generate(out, [Plan(build_rules("jokers"), 3)], seed=3, shard_size=3, append=True)
     n = run(out, sql="SELECT count(DISTINCT game_id) AS n FROM events").column("n")[0].as_py()
     now = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")}
-    assert n == 9 and len(now) == 3 and all(now[name] == t for name, t in first.items())
+    assert n == 9 and len(now) == 6 and all(now[name] == t for name, t in first.items())
     assert not list(out.rglob("*.parquet.tmp-*")) and not any("cache" in str(p) for p in out.rglob("*"))
 
 
@@ -81,7 +93,7 @@ def test_a_damaged_copy_is_made_again_not_read(tmp_path, monkeypatch):
     out = tmp_path / "d"
     generate(out, [Plan(build_rules("classic"), 4)], seed=3)
     want = run(out, sql="SELECT * FROM events")
-    copy = next((tmp_path / "cache").glob("*.parquet"))
+    copy = next(p for p in (tmp_path / "cache").glob("*.parquet") if ".battles." not in p.name)
     copy.write_bytes(copy.read_bytes()[:1000])  # cut short, as a full disk or a kill would leave it
     assert run(out, sql="SELECT * FROM events").equals(want)
     other = tmp_path / "other.parquet"  # a whole Parquet file that is some other copy
@@ -110,10 +122,10 @@ def test_the_same_dataset_gives_the_same_copy_bytes(tmp_path, monkeypatch):
         monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / name))
         run(out, sql="SELECT count(*) FROM events")
         made.append({p.name: p.read_bytes() for p in (tmp_path / name).glob("*.parquet")})
-    assert made[0] == made[1] and len(made[0]) == 2
+    assert made[0] == made[1] and len(made[0]) == 4
 
 
-def test_a_copy_left_half_written_by_a_killed_process_is_swept(tmp_path, monkeypatch):
+def test_a_copy_left_half_written_by_a_killed_process_or_long_unread_is_swept(tmp_path, monkeypatch):
     monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
     (tmp_path / "cache").mkdir()
     dead = 2 ** 22 + 12345  # above any pid this machine hands out
@@ -121,10 +133,20 @@ def test_a_copy_left_half_written_by_a_killed_process_is_swept(tmp_path, monkeyp
     left.write_bytes(b"PAR1")
     mine = tmp_path / "cache" / f"y.parquet.tmp-{os.getpid()}-1"
     mine.write_bytes(b"PAR1")
+    stale = tmp_path / "cache" / "z-0.parquet"  # a copy not read for longer than war keeps one
+    stale.write_bytes(b"PAR1")
+    old = time.time() - (event_copies.UNUSED_DAYS + 1) * event_copies.DAY
+    os.utime(stale, (old, old))
     out = tmp_path / "d"
     generate(out, [Plan(build_rules("classic"), 2)], seed=3)
     run(out, sql="SELECT count(*) FROM events")
-    assert not left.exists() and mine.exists()
+    assert not left.exists() and mine.exists() and not stale.exists()
+    made = sorted((tmp_path / "cache").glob("*.parquet"))
+    for path in made:  # copies read again are kept, however old they were
+        os.utime(path, (old, old))
+    generate(out, [Plan(build_rules("jokers"), 2)], seed=3, append=True)
+    run(out, sql="SELECT count(*) FROM events")
+    assert all(p.exists() and time.time() - p.stat().st_mtime < 60 for p in made)
 
 
 def test_copies_off_or_an_unwritable_cache_read_the_log_as_events_sql_does(tmp_path, monkeypatch):

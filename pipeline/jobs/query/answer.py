@@ -85,7 +85,8 @@ def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Ses
             raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
         session = session.cursor()
     else:
-        session = schema_session(checked.events) if root is None else connect(root, checked.events, allow_read)
+        session = schema_session(checked.events) if root is None else \
+            connect(root, checked.events, allow_read, views=checked.log_views)
     guard = Guard(session, limit, step_limit)
     try:
         with guard.step():  # binding runs the table functions' arguments: range((SELECT ...))

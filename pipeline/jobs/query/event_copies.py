@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable
@@ -33,7 +34,7 @@ from ...log.tables import kinds_table
 from ...places import contents_digest, user_cache
 from ...storage.journal import process_alive
 
-COPY_VERSION = "1"  # part of every copy's name: a change of the copy's columns makes new ones
+COPY_VERSION = "2"  # part of every copy's name: a change of the copy's columns makes new ones
 KEY = b"war.event_copy"  # the footer key that holds the copy's name, checked when it is read
 
 SCHEMA = pa.schema([
@@ -72,14 +73,23 @@ def copy_path(sha256: str) -> Path:
     return folder() / f"{sha256[:40]}-{decoder_digest()}.parquet"
 
 
+def battles_path(copy: Path) -> Path:
+    """The battles file beside the events copy `copy`."""
+    return copy.with_name(copy.name.replace(".parquet", ".battles.parquet"))
+
+
 def is_copy(path: Path, sha256: str) -> bool:
-    """Whether `path` is a whole copy of the file `sha256` by this decoder: its footer names it
-    (a copy is written whole or not at all, so a footer that reads is a whole file)."""
-    try:
-        meta = pq.read_metadata(path).metadata or {}
-    except (OSError, pa.ArrowInvalid):
-        return False
-    return meta.get(KEY) == path.name.encode() and meta.get(b"war.source") == sha256.encode()
+    """Whether `path` and its battles file are a whole copy of the file `sha256` by this decoder:
+    their footers name them (a file is written whole or not at all, so a footer that reads is a
+    whole file)."""
+    for each in (path, battles_path(path)):
+        try:
+            meta = pq.read_metadata(each).metadata or {}
+        except (OSError, pa.ArrowInvalid):
+            return False
+        if meta.get(KEY) != each.name.encode() or meta.get(b"war.source") != sha256.encode():
+            return False
+    return True
 
 
 # Told (done, total) after each copy made, when set: the command line shows a progress line.
@@ -101,6 +111,7 @@ def ensure(files: list[tuple[Path, str]], progress: Callable[[int, int], None] |
     progress = progress or on_progress
     paths = [copy_path(sha) for _, sha in files]
     missing = [(src, sha, dst) for (src, sha), dst in zip(files, paths) if not is_copy(dst, sha)]
+    _used([p for p in paths if p not in {dst for _, _, dst in missing}])
     if missing:
         folder().mkdir(parents=True, exist_ok=True)
         _sweep()
@@ -115,12 +126,44 @@ def ensure(files: list[tuple[Path, str]], progress: Callable[[int, int], None] |
     return [str(p) for p in paths]
 
 
+UNUSED_DAYS = 30  # a copy not read for this long is removed when copies are next made
+DAY = 86400
+
+
+def _used(paths: list[Path]) -> None:
+    """Mark copies read today (their modification time, at most once a day: access times are
+    not kept on every file system), so that _sweep keeps them."""
+    now = time.time()
+    for path in paths:
+        for each in (path, battles_path(path)):
+            try:
+                if now - each.stat().st_mtime > DAY:
+                    os.utime(each)
+            except OSError:
+                pass
+
+
 def _sweep() -> None:
-    """Remove the part-made copies of processes that are gone (killed mid-write)."""
-    for tmp in folder().glob("*.parquet.tmp-*"):
-        pid = tmp.name.rsplit("-", 2)[-2]
-        if pid.isdigit() and not process_alive(int(pid)):
-            tmp.unlink(missing_ok=True)
+    """Remove the part-made copies of processes that are gone (killed mid-write), and copies not
+    read for UNUSED_DAYS: of a dataset since removed or changed, or made by another war."""
+    now = time.time()
+    for path in folder().glob("*.parquet*"):
+        if ".parquet.tmp-" in path.name:
+            pid = path.name.rsplit("-", 2)[-2]
+            if pid.isdigit() and not process_alive(int(pid)):
+                path.unlink(missing_ok=True)
+            continue
+        try:
+            if now - path.stat().st_mtime > UNUSED_DAYS * DAY:
+                path.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+BATTLE_TYPES = {"war_depth": np.int32, "winner": np.int8, "table_cards": np.int64, "set_aside": np.bool_,
+                "fights": np.bool_}
+BATTLE_SCHEMA = pa.schema([("game_id", pa.int64()), ("battle", pa.int32()), ("war_depth", pa.int32()),
+                           ("winner", pa.int8()), ("table_cards", pa.int64()), ("set_aside", pa.bool_())])
 
 
 class Steps:
@@ -133,6 +176,8 @@ class Steps:
         self.start = [0]  # its steps: start[k] to start[k + 1] in the flat step arrays
         self.parts: list[pa.Table] = []
         self.table: pa.Table | None = None
+        # what each shape says of its battle (events.sql's battle_shapes), by shape number
+        self.battle = {name: np.zeros(0, dtype) for name, dtype in BATTLE_TYPES.items()}
 
     def numbers(self, shapes: list[str]) -> np.ndarray:
         """Each shape's number (its steps computed here if new)."""
@@ -158,6 +203,8 @@ class Steps:
                 SELECT shape, pos, kind, seat, seats, coalesce(opts, []) AS opts, value, battle_value, note,
                        coalesce(idx, []) AS idx, coalesce(tpos, []) AS tpos, ostart, well_formed
                 FROM event_steps ORDER BY shape, pos""").to_arrow_table()
+            said = con.sql("SELECT shape, coalesce(war_depth, 0), coalesce(winner, -1), table_cards, set_aside, fights "
+                           "FROM battle_shapes").fetchall()
         finally:
             con.close()
         bad = [s for s, ok in zip(steps.column("shape").to_pylist(), steps.column("well_formed").to_pylist()) if not ok]
@@ -169,6 +216,10 @@ class Steps:
             self.start.append(self.start[-1] + int(counts.get(s, 0)))
         self.parts.append(steps)
         self.table = pa.concat_tables(self.parts).combine_chunks()
+        by_shape = {row[0]: row[1:] for row in said}
+        for i, (name, dtype) in enumerate(BATTLE_TYPES.items()):
+            added = np.array([by_shape[s][i] for s in shapes], dtype=dtype)
+            self.battle[name] = np.concatenate([self.battle[name], added])
 
 
 def _lists(array) -> tuple[np.ndarray, np.ndarray]:
@@ -296,14 +347,34 @@ def _column(column, step: np.ndarray, kind) -> pa.Array:
 WHY = {1: "a step reads a card past its row's cards", 2: "a take's order names no card of its table"}
 
 
-def decode(rows: pa.Table, steps: Steps) -> pa.Table:
-    """The events of a table of battle rows (game_id, seq, battle, shape, cards), one row each,
-    as the `events` view of events.sql gives them, in the same order."""
+def shape_numbers(rows: pa.Table, steps: Steps) -> np.ndarray:
+    """Each battle row's shape number in `steps`."""
     shape = rows.column("shape").combine_chunks()
     if isinstance(shape, pa.DictionaryArray):
-        codes = steps.numbers(shape.dictionary.to_pylist())[shape.indices.to_numpy(zero_copy_only=False)]
-    else:
-        codes = steps.numbers(shape.to_pylist())
+        return steps.numbers(shape.dictionary.to_pylist())[shape.indices.to_numpy(zero_copy_only=False)]
+    return steps.numbers(shape.to_pylist())
+
+
+def battles(rows: pa.Table, steps: Steps, codes: np.ndarray | None = None) -> pa.Table:
+    """The battles of a table of battle rows, one row each, as the `battles` view of events.sql's
+    battle_shapes gives them (a row of battle 0 or of no fight is none), in the same order."""
+    codes = shape_numbers(rows, steps) if codes is None else codes
+    with steps.lock:
+        said = {name: values[codes] for name, values in steps.battle.items()}
+    battle = rows.column("battle").to_numpy()
+    keep = (battle > 0) & said["fights"]
+    winner = said["winner"][keep]
+    return pa.table([
+        pa.array(rows.column("game_id").to_numpy()[keep]), pa.array(battle[keep]),
+        pa.array(said["war_depth"][keep]), pa.array(winner, mask=winner < 0),
+        pa.array(said["table_cards"][keep]), pa.array(said["set_aside"][keep]),
+    ], schema=BATTLE_SCHEMA)
+
+
+def decode(rows: pa.Table, steps: Steps, codes: np.ndarray | None = None) -> pa.Table:
+    """The events of a table of battle rows (game_id, seq, battle, shape, cards), one row each,
+    as the `events` view of events.sql gives them, in the same order."""
+    codes = shape_numbers(rows, steps) if codes is None else codes
     with steps.lock:
         t, start = steps.table, np.array(steps.start, dtype=np.int64)
     card_off, card_val = _lists(rows.column("cards"))
@@ -341,14 +412,20 @@ def make_copy(source: Path, sha256: str, target: Path, steps: Steps) -> None:
         raise QueryError(f"dataset file {str(source)!r} does not match the checksum its manifest records "
                          "(`war validate` says more)")
     rows = pq.read_table(pa.BufferReader(data), columns=["game_id", "seq", "battle", "shape", "cards"])
-    events = decode(rows, steps)
-    events = events.replace_schema_metadata({KEY: target.name.encode(), b"war.source": sha256.encode()})
+    codes = shape_numbers(rows, steps)
+    # the battles first: a copy whose events file is whole has its battles file whole too
+    _write(battles(rows, steps, codes), battles_path(target), sha256, ["game_id", "battle"], ["winner"])
+    _write(decode(rows, steps, codes), target, sha256, ["game_id", "battle", "seq"], ["kind", "note", "seat"])
+
+
+def _write(table: pa.Table, target: Path, sha256: str, stats: list[str], words: list[str]) -> None:
+    """Write a copy's file atomically: beside it, then renamed; its footer names it."""
+    table = table.replace_schema_metadata({KEY: target.name.encode(), b"war.source": sha256.encode()})
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    delta = {name: "DELTA_BINARY_PACKED" for name in ("game_id", "seq", "battle") if name in table.column_names}
     try:
-        pq.write_table(events, tmp, compression="zstd", compression_level=1, row_group_size=1 << 20,
-                       use_dictionary=["kind", "note", "seat"], write_statistics=["game_id", "battle", "seq"],
-                       column_encoding={"game_id": "DELTA_BINARY_PACKED", "seq": "DELTA_BINARY_PACKED",
-                                        "battle": "DELTA_BINARY_PACKED"})
+        pq.write_table(table, tmp, compression="zstd", compression_level=1, row_group_size=1 << 20,
+                       use_dictionary=words, write_statistics=stats, column_encoding=delta)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)

@@ -123,10 +123,12 @@ def _allowed(allow_read: Iterable) -> tuple[list[str], list[str]]:
     return folders, files
 
 
-def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
+def connect(root, events: bool = True, allow_read: Iterable = (), views: frozenset[str] | None = None) -> Session:
     """A locked-down DuckDB session with the dataset's views. `events=False` leaves out the
-    decoded `events` and `battles` views, whose set-up reads every battle's shape. Files are
-    readable only inside the dataset and the folders or files of `allow_read`."""
+    decoded `events` and `battles` views, whose set-up reads every battle's shape. `views`, the
+    log views a single query reads (reads.log_views), when given: a query of `events` alone,
+    read from its copies, skips the set-up of the others. Files are readable only inside the
+    dataset and the folders or files of `allow_read`."""
     folders, files = _allowed(allow_read)
     ds = Dataset.open(root)
     con = duckdb.connect()
@@ -171,8 +173,11 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
         _kinds_table(con)
         copies: list[str] = []
         if events:
-            event_views(con, ds.manifest.rule_sets)
-            copies = _event_copies(con, ds)
+            copies = _event_copies(ds) if views is None or views & COPIED else []
+            if not copies or views is None or views - COPIED:
+                event_views(con, ds.manifest.rule_sets)
+            if copies:
+                copies = _copy_views(con, ds, copies)
         _rules_table(con, ds.manifest.rule_sets)
         con.execute(CARD_SQL)
         dataset_folders = [] if is_remote(ds.root) else \
@@ -184,23 +189,36 @@ def connect(root, events: bool = True, allow_read: Iterable = ()) -> Session:
     return session
 
 
-def _event_copies(con, ds: Dataset) -> list[str]:
-    """Point the `events` view at the columnar copies of the dataset's events files (made now
-    where missing: event_copies.py), and return their paths; none, and the view left as
-    events.sql decodes it, for a dataset on remote storage, with copies turned off, or where
-    war's cache cannot be written."""
+COPIED = frozenset({"events", "battles"})  # the views read from the copies of the log (event_copies.py)
+
+
+def _event_copies(ds: Dataset) -> list[str]:
+    """The columnar copies of the dataset's events files, in the log's order (made now where
+    missing: event_copies.py); none for a dataset on remote storage, with copies turned off, or
+    where war's cache cannot be written: then the views are events.sql's."""
     listed = in_log_order(ds.files("events"))
     if not listed or is_remote(ds.root) or not event_copies.enabled():
         return []
     try:
-        copies = event_copies.ensure(event_copies.sources(ds.root, listed))
+        return event_copies.ensure(event_copies.sources(ds.root, listed))
     except OSError:
         return []
-    scan = local_scan("copies", copies, ds.manifest.rule_sets)
-    variant = by_ordinal(ds.manifest.rule_sets, lambda e: e.rules.variant)
+
+
+def _copy_views(con, ds: Dataset, copies: list[str]) -> list[str]:
+    """The `events` and `battles` views over the copies (their rows in the log's order, as
+    events.sql's give them); returns every file they read."""
+    entries = ds.manifest.rule_sets
+    names = rule_set_names(entries)
+    variant = by_ordinal(entries, lambda e: e.rules.variant)
+    fought = [str(event_copies.battles_path(Path(c))) for c in copies]
     con.execute(f"CREATE OR REPLACE VIEW events AS SELECT game_id, seq, battle, kind, seat, cards, seats, options, "
-                f"value, note, {variant} AS variant FROM ({scan})")
-    return copies
+                f"value, note, {variant} AS variant FROM ({local_scan('copies', copies, entries)})")
+    con.execute(f"CREATE OR REPLACE VIEW battles AS SELECT game_id, battle, {variant} AS variant, war_depth, winner, "
+                f"table_cards, set_aside, {by_ordinal(entries, lambda e: e.rules_id)} AS rules_id, "
+                f"{by_ordinal(entries, lambda e: names[e.ordinal])} AS rule_set "
+                f"FROM ({local_scan('copies', fought, entries)})")
+    return copies + fought
 
 
 def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> duckdb.DuckDBPyConnection:

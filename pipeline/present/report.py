@@ -21,7 +21,7 @@ from ..model.rules import build_rules
 from ..model.words import describe_rules
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
-from ..jobs.query import connect, named_query, needs_events, reads_log, run
+from ..jobs.query import connect, log_views_read, named_query, needs_events, reads_log, run
 from ..storage.location import is_remote
 
 
@@ -226,8 +226,11 @@ class Steps:
         self.report(n, self.total)
 
 
-def build_report_data(root, games_per_kind: int = 3, steps: Steps | None = None) -> ReportData:
-    """Run the report's named queries over the dataset at `root`, each a step of `steps`."""
+def build_report_data(root, games_per_kind: int = 3, steps: Steps | None = None,
+                      on_result: Callable[[str, object], None] | None = None) -> ReportData:
+    """Run the report's named queries over the dataset at `root`, each a step of `steps`;
+    `on_result(name, table)` hears of each as it comes, notable_games first (so that the replay
+    pages of its games can be written while DuckDB answers the rest)."""
     steps = steps or Steps()
     ds = Dataset.open(root)
     infos = rule_sets(ds)
@@ -235,13 +238,19 @@ def build_report_data(root, games_per_kind: int = 3, steps: Steps | None = None)
     asked = [q for q in report_queries(games_per_kind) if q.wanted(infos)]
     wanted, left_out = plan_queries(asked, infos, any(e.log == "events" for e in ds.manifest.rule_sets))
     events = any(needs_events(name=q.name) for q in wanted)
+    views = frozenset().union(*(log_views_read(named_query(q.name).sql) for q in wanted))
     steps.add(len(wanted))
-    session = None if is_remote(ds.root) else connect(root, events=events)  # one session: the views set up once
+    # one session: the views its queries read set up once
+    session = None if is_remote(ds.root) else connect(root, events=events, views=views)
     try:
-        for q in wanted:
+        for q in sorted(wanted, key=lambda q: q.name != "notable_games"):  # otherwise in their order
             results[q.name] = run(root, name=q.name, params=q.params, session=session)
             params[q.name] = dict(q.params)
             steps.advance()
+            if on_result is not None:
+                on_result(q.name, results[q.name])
+        results = {q.name: results[q.name] for q in wanted}  # in the report's order
+        params = {q.name: params[q.name] for q in wanted}
     finally:
         if session is not None:
             session.close()

@@ -10,6 +10,7 @@ report's numbers are those queries' results, and a test reads them back.
 from __future__ import annotations
 
 import shlex
+import threading
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -304,27 +305,72 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
     output = Path(output)
     _check_output(output, overwrite, game_pages)
     steps = Steps(progress)
-    data = build_report_data(root, games_per_kind, steps)
     dataset = dataset or str(root)
     stem = output.stem
-    written = []
     href = default_game_href(stem) if game_pages else None
-    if game_pages:
-        from .replay_page import replay_page  # lazy: the page builder of `war replay --format html`
-
-        folder = output.parent / GAME_PAGES.format(stem=stem)
-        make_folder(folder)  # and the report's own folder, when it is missing
-        games = sorted({r["game_id"] for r in data.rows("notable_games")})
-        steps.add(len(games))
-        for game_id in games:
-            path = folder / f"{game_id}.html"
-            atomic_write_bytes(path, replay_page(root, game_id).encode("utf-8"))
-            written.append(path)
-            steps.advance()
-    page = render_report(data, dataset, href, pages=GAME_PAGES.format(stem=stem) if game_pages else None,
-                         steps=steps)
+    pages = _Pages(root, output.parent / GAME_PAGES.format(stem=stem), steps) if game_pages else None
+    try:
+        data = build_report_data(root, games_per_kind, steps,
+                                 on_result=pages.start if pages is not None else None)
+        page = render_report(data, dataset, href, pages=GAME_PAGES.format(stem=stem) if game_pages else None,
+                             steps=steps)
+        written = pages.finish() if pages is not None else []
+    except BaseException:
+        if pages is not None:
+            pages.stop()
+        raise
     atomic_write_bytes(output, page.encode("utf-8"))
     return [output, *written]
+
+
+class _Pages:
+    """The replay pages of the report's notable games, written on a thread of their own as soon
+    as notable_games answers: Python's work (replaying, rendering) beside DuckDB's on the other
+    queries, which leaves the interpreter free. Each page is written atomically."""
+
+    def __init__(self, root, folder: Path, steps: Steps):
+        self.root, self.folder, self.steps = root, folder, steps
+        self.thread: threading.Thread | None = None
+        self.written: list[Path] = []
+        self.error: BaseException | None = None
+        self.stopping = threading.Event()
+
+    def start(self, name: str, table) -> None:
+        if name != "notable_games" or self.thread is not None:
+            return
+        games = sorted({r["game_id"] for r in table.to_pylist()})
+        make_folder(self.folder)  # and the report's own folder, when it is missing
+        self.steps.add(len(games))
+        self.thread = threading.Thread(target=self._write, args=(games,), name="war-replay-pages", daemon=True)
+        self.thread.start()
+
+    def _write(self, games: list[int]) -> None:
+        from .replay_page import replay_page  # lazy: the page builder of `war replay --format html`
+
+        try:
+            for game_id in games:
+                if self.stopping.is_set():
+                    return
+                path = self.folder / f"{game_id}.html"
+                atomic_write_bytes(path, replay_page(self.root, game_id).encode("utf-8"))
+                self.written.append(path)
+                self.steps.advance()
+        except BaseException as err:  # raised again where the report waits for the pages
+            self.error = err
+
+    def finish(self) -> list[Path]:
+        if self.thread is None:
+            make_folder(self.folder)  # no notable games: the folder the page names, empty
+        else:
+            self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.written
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join()
 
 
 def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False,

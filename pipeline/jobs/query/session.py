@@ -44,6 +44,7 @@ from ...storage.location import glob_literal, is_remote
 from .counts_view import create_counts_view
 from .games_view import games_view
 from . import event_copies
+from .reads import EVENT_VIEW_NAMES
 from .log_views import by_ordinal, event_views, in_log_order, local_scan, remote_view, sql_literal
 
 
@@ -174,7 +175,7 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
         copies: list[str] = []
         if events:
             copies = _event_copies(ds) if views is None or views & COPIED else []
-            if not copies or views is None or views - COPIED:
+            if not copies or views is None or views & (EVENT_VIEW_NAMES - COPIED):
                 event_views(con, ds.manifest.rule_sets)
             if copies:
                 copies = _copy_views(con, ds, copies)

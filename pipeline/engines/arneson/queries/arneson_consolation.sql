@@ -26,37 +26,35 @@ ev AS (
 war_battles AS (
     SELECT DISTINCT game_id, battle FROM ev WHERE kind = 'war'
 ),
-collects AS (
-    SELECT game_id, battle, seat, cards,
-           row_number() OVER (PARTITION BY game_id, battle ORDER BY seq) AS nth
-    FROM ev
-    WHERE kind = 'collect'
+war_collects AS (   -- the collects of battles with a war (a battle without one has a single collect)
+    SELECT c.game_id, c.battle, c.seat, c.cards,
+           row_number() OVER (PARTITION BY c.game_id, c.battle ORDER BY c.seq) AS nth
+    FROM ev c
+    JOIN war_battles w USING (game_id, battle)
+    WHERE c.kind = 'collect'
 ),
 consolations AS (
-    SELECT c.game_id, c.battle, c.seat, c.cards
-    FROM collects c
-    JOIN war_battles w USING (game_id, battle)
-    WHERE c.nth = 2
+    SELECT game_id, battle, seat, cards FROM war_collects WHERE nth = 2
 ),
-battle_winners AS (
-    SELECT game_id, battle, seat AS winner FROM collects WHERE nth = 1
+battle_winners AS (   -- the seat of each battle's first collect: the battles view's winner
+    SELECT game_id, battle, winner FROM battles
+    WHERE variant = 'arneson' AND winner IS NOT NULL AND game_id IN (SELECT game_id FROM arneson)
 ),
 winner_consolations AS (
     SELECT c.game_id, c.battle, c.seat, unnest(c.cards) AS card
     FROM consolations c
     JOIN arneson g ON g.game_id = c.game_id AND g.outcome = 'win' AND g.winner = c.seat
 ),
-won_plays AS MATERIALIZED (   -- each card a seat played in a battle it won, joined first: joined
-                               -- the other way, every consolation card met every battle its seat won
-    SELECT p.game_id, p.seat, p.battle, p.cards[1] AS card
+later_plays AS (   -- the plays, in a later battle, of a consolation card by the seat it consoled
+    SELECT p.game_id, p.seat, p.battle
     FROM ev p
-    JOIN battle_winners b ON b.game_id = p.game_id AND b.battle = p.battle AND b.winner = p.seat
-    WHERE p.kind = 'play'
+    JOIN winner_consolations w ON p.game_id = w.game_id AND p.seat = w.seat AND p.cards[1] = w.card
+    WHERE p.kind = 'play' AND p.battle > w.battle
 ),
-consolation_won AS (
-    SELECT DISTINCT w.game_id
-    FROM winner_consolations w
-    JOIN won_plays p ON p.game_id = w.game_id AND p.seat = w.seat AND p.card = w.card AND p.battle > w.battle
+consolation_won AS (   -- ... in a battle that seat won
+    SELECT DISTINCT p.game_id
+    FROM later_plays p
+    JOIN battle_winners b ON b.game_id = p.game_id AND b.battle = p.battle AND b.winner = p.seat
 ),
 game_consolations AS (
     SELECT game_id, count(*) AS consolations, sum(len(cards)) AS consolation_cards

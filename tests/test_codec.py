@@ -193,8 +193,10 @@ def test_sql_events_view_equals_the_python_decoding(every_variant):
     lambda shape: shape.replace("play:0#1", "play:0#1=b", 1),              # a play's value as its battle
     lambda shape: shape.replace("@1,0", "@w").replace("@0,1", "@w"),      # small take spelt @w
 ], ids=["unparsable", "not-a-permutation", "not-canonical", "battle-value-not-an-end", "not-canonical-w"])
-def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corrupt):
-    """Decoding is set up only for SQL that reads events, so the games stay queryable."""
+def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corrupt, monkeypatch):
+    """Decoding is set up only for SQL that reads events, so the games stay queryable. Read
+    through events.sql (`WAR_EVENT_COPIES=0`), the shape does not decode; through the columnar
+    copies (the default), the file is not the one its manifest names and is refused first."""
     import shutil
 
     import pyarrow as pa
@@ -211,6 +213,9 @@ def test_a_corrupt_shape_is_one_clear_query_error(every_variant, tmp_path, corru
     i = next(i for i, r in enumerate(rows) if "@1,0" in r["shape"] or "@0,1" in r["shape"])
     rows[i]["shape"] = corrupt(rows[i]["shape"])
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    with pytest.raises(QueryError, match="does not match the checksum its manifest records"):
+        run(root, sql="SELECT count(*) FROM events")
+    monkeypatch.setenv("WAR_EVENT_COPIES", "0")
     with pytest.raises(QueryError, match="do not decode"):
         run(root, sql="SELECT count(*) FROM events")
     games = sum(e.games for e in Dataset.open(root).manifest.rule_sets)

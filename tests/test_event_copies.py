@@ -114,6 +114,21 @@ def test_a_file_that_is_not_the_manifest_s_is_refused(tmp_path, monkeypatch):
     assert not list((tmp_path / "cache").glob("*.parquet"))
 
 
+def test_a_file_edited_after_its_copy_was_made_is_refused_not_answered_from_the_copy(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 4)], seed=3)
+    run(out, sql="SELECT count(*) FROM events")  # the copy made
+    twin = tmp_path / "twin"  # the same files elsewhere, with other times: their copies serve both
+    shutil.copytree(out, twin, copy_function=shutil.copy)
+    assert run(twin, sql="SELECT * FROM events").equals(run(out, sql="SELECT * FROM events"))
+    events = out / Dataset.open(out).files("events")[0].path
+    table = pq.read_table(events)
+    pq.write_table(table.slice(0, table.num_rows - 1), events)
+    with pytest.raises(QueryError, match="does not match the checksum its manifest records"):
+        run(out, sql="SELECT count(*) FROM events")
+
+
 def test_the_same_dataset_gives_the_same_copy_bytes(tmp_path, monkeypatch):
     out = tmp_path / "d"
     generate(out, [Plan(build_rules("jokers"), 5), Plan(build_rules("steal"), 5)], seed=4)

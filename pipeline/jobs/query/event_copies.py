@@ -78,10 +78,19 @@ def battles_path(copy: Path) -> Path:
     return copy.with_name(copy.name.replace(".parquet", ".battles.parquet"))
 
 
-def is_copy(path: Path, sha256: str) -> bool:
+def _stamp(path: Path) -> bytes:
+    """A file's size and modification time: what tells, without reading it, that it is the file
+    a copy was made from."""
+    st = os.stat(path)
+    return f"{st.st_size}:{st.st_mtime_ns}".encode()
+
+
+def is_copy(path: Path, sha256: str, source: Path) -> bool:
     """Whether `path` and its battles file are a whole copy of the file `sha256` by this decoder:
     their footers name them (a file is written whole or not at all, so a footer that reads is a
-    whole file)."""
+    whole file). A source whose size or time is not the one the copy was made from is hashed
+    again, and refused when it is not the manifest's: an edited file is never answered for by
+    the copy of what it was."""
     for each in (path, battles_path(path)):
         try:
             meta = pq.read_metadata(each).metadata or {}
@@ -89,7 +98,15 @@ def is_copy(path: Path, sha256: str) -> bool:
             return False
         if meta.get(KEY) != each.name.encode() or meta.get(b"war.source") != sha256.encode():
             return False
+    if meta.get(b"war.source_stamp") != _stamp(source):
+        _check(Path(source).read_bytes(), source, sha256)
     return True
+
+
+def _check(data: bytes, source: Path, sha256: str) -> None:
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise QueryError(f"dataset file {str(source)!r} does not match the checksum its manifest records "
+                         "(`war validate` says more)")
 
 
 # Told (done, total) after each copy made, when set: the command line shows a progress line.
@@ -110,7 +127,7 @@ def ensure(files: list[tuple[Path, str]], progress: Callable[[int, int], None] |
     not given)."""
     progress = progress or on_progress
     paths = [copy_path(sha) for _, sha in files]
-    missing = [(src, sha, dst) for (src, sha), dst in zip(files, paths) if not is_copy(dst, sha)]
+    missing = [(src, sha, dst) for (src, sha), dst in zip(files, paths) if not is_copy(dst, sha, src)]
     _used([p for p in paths if p not in {dst for _, _, dst in missing}])
     if missing:
         folder().mkdir(parents=True, exist_ok=True)
@@ -407,20 +424,21 @@ def decode(rows: pa.Table, steps: Steps, codes: np.ndarray | None = None) -> pa.
 def make_copy(source: Path, sha256: str, target: Path, steps: Steps) -> None:
     """Decode the events file `source` (whose manifest SHA-256 is `sha256`) into its copy at
     `target`, atomically: written beside it, then renamed."""
+    stamp = _stamp(source)
     data = Path(source).read_bytes()
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise QueryError(f"dataset file {str(source)!r} does not match the checksum its manifest records "
-                         "(`war validate` says more)")
+    _check(data, source, sha256)
     rows = pq.read_table(pa.BufferReader(data), columns=["game_id", "seq", "battle", "shape", "cards"])
     codes = shape_numbers(rows, steps)
     # the battles first: a copy whose events file is whole has its battles file whole too
-    _write(battles(rows, steps, codes), battles_path(target), sha256, ["game_id", "battle"], ["winner"])
-    _write(decode(rows, steps, codes), target, sha256, ["game_id", "battle", "seq"], ["kind", "note", "seat"])
+    _write(battles(rows, steps, codes), battles_path(target), sha256, stamp, ["game_id", "battle"], ["winner"])
+    _write(decode(rows, steps, codes), target, sha256, stamp, ["game_id", "battle", "seq"], ["kind", "note", "seat"])
 
 
-def _write(table: pa.Table, target: Path, sha256: str, stats: list[str], words: list[str]) -> None:
-    """Write a copy's file atomically: beside it, then renamed; its footer names it."""
-    table = table.replace_schema_metadata({KEY: target.name.encode(), b"war.source": sha256.encode()})
+def _write(table: pa.Table, target: Path, sha256: str, stamp: bytes, stats: list[str], words: list[str]) -> None:
+    """Write a copy's file atomically: beside it, then renamed; its footer names it, and the
+    file it was made from by checksum and stamp."""
+    table = table.replace_schema_metadata({KEY: target.name.encode(), b"war.source": sha256.encode(),
+                                           b"war.source_stamp": stamp})
     tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}-{threading.get_ident()}")
     delta = {name: "DELTA_BINARY_PACKED" for name in ("game_id", "seq", "battle") if name in table.column_names}
     try:

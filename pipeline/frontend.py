@@ -107,3 +107,11 @@ def wind_down(timeout: float = 2.0) -> None:
     session = sys.modules.get("pipeline.jobs.query.session")
     if session is not None:
         session.wind_down(timeout)
+
+
+def on_event_copies(hear) -> None:
+    """`hear(done, total, folder)` after each columnar copy of an events file a query makes
+    (jobs/query/event_copies.py): the command line says when that first work starts."""
+    from .jobs.query import event_copies  # lazy: the query machinery loads only when asked
+
+    event_copies.on_progress = lambda done, total: hear(done, total, event_copies.folder())

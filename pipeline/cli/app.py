@@ -115,15 +115,11 @@ def progress(total: int, label: str, quiet: bool):
 
 
 def say_event_copies() -> None:
-    """Say on stderr, once, when a query starts making the columnar copies of a dataset's events
-    (jobs/query/event_copies.py): on a million games, a minute or two, once."""
-    from pipeline.jobs.query import event_copies  # lazy: keeps war --help fast
-
-    def note(done: int, total: int) -> None:
-        if done == 1 and total >= 20:
-            say_error(f"note: decoding the event log for SQL, once: {total:,} files, kept in {event_copies.folder()}")
-
-    event_copies.on_progress = note
+    """Say on stderr, once, when a query starts making the columnar copies of a dataset's events:
+    on a million games, a minute or two, once."""
+    frontend.on_event_copies(lambda done, total, where: say_error(
+        f"note: decoding the event log for SQL, once: {total:,} files, kept in {where}")
+        if done == 1 and total >= 20 else None)
 
 
 def _terminal_console(quiet: bool):

@@ -173,3 +173,16 @@ def test_copies_off_or_an_unwritable_cache_read_the_log_as_events_sql_does(tmp_p
     monkeypatch.setenv("WAR_EVENT_CACHE", str(blocker / "events"))
     assert _events(out, monkeypatch, copies=True).equals(want)
     assert event_copies.folder() == blocker / "events"
+
+
+def test_every_named_query_of_the_log_answers_the_same_from_the_copies(root, monkeypatch):
+    """The queries that read `events` or `battles`, each with its defaults, over every family."""
+    from pipeline.jobs.query import log_views_read, named_queries, named_query
+
+    asked = [name for name in named_queries() if log_views_read(named_query(name).sql) & {"events", "battles"}]
+    assert {"joker_wars", "joker_decides", "arneson_consolation", "steals", "war_depth", "razboi_war_sizes"} <= set(asked)
+    for name in asked:
+        monkeypatch.setenv("WAR_EVENT_COPIES", "0")
+        want = run(root, name=name)
+        monkeypatch.setenv("WAR_EVENT_COPIES", "1")
+        assert run(root, name=name).equals(want), name

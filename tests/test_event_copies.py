@@ -186,3 +186,22 @@ def test_every_named_query_of_the_log_answers_the_same_from_the_copies(root, mon
         want = run(root, name=name)
         monkeypatch.setenv("WAR_EVENT_COPIES", "1")
         assert run(root, name=name).equals(want), name
+
+
+def test_an_interrupt_while_copies_are_made_stops_at_once_and_leaves_only_whole_copies(tmp_path, monkeypatch):
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 12)], seed=3, shard_size=2)
+    files = event_copies.sources(out, Dataset.open(out).files("events"))
+
+    def ctrl_c(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        event_copies.ensure(files, progress=ctrl_c, workers=1)
+    made = [p for p in (tmp_path / "cache").glob("*.parquet") if ".battles." not in p.name]
+    assert 1 <= len(made) <= 2 < len(files)  # the one heard of, perhaps the one under way; no more
+    assert not list((tmp_path / "cache").glob("*.tmp-*"))
+    assert all(event_copies.is_copy(p, sha, src) for src, sha in files for p in made if p == event_copies.copy_path(sha))
+    assert run(out, sql="SELECT count(DISTINCT game_id) AS n FROM events").column("n")[0].as_py() == 12
+

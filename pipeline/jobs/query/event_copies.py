@@ -133,13 +133,16 @@ def ensure(files: list[tuple[Path, str]], progress: Callable[[int, int], None] |
         folder().mkdir(parents=True, exist_ok=True)
         _sweep()
         steps = Steps()
-        done = 0
         workers = workers or min(len(missing), os.cpu_count() or 1, 4)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for _ in pool.map(lambda job: make_copy(*job, steps), missing):
-                done += 1
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="war-event-copies")
+        try:
+            made = [pool.submit(make_copy, *job, steps) for job in missing]
+            for done, future in enumerate(made, start=1):
+                future.result()
                 if progress is not None:
                     progress(done, len(missing))
+        finally:  # Ctrl-C or an error: the copies not begun are not made (each is whole or absent)
+            pool.shutdown(wait=True, cancel_futures=True)
     return [str(p) for p in paths]
 
 

@@ -115,3 +115,22 @@ def on_event_copies(hear) -> None:
     from .jobs.query import event_copies  # lazy: the query machinery loads only when asked
 
     event_copies.on_progress = lambda done, total: hear(done, total, event_copies.folder())
+
+
+def plain_warnings() -> None:
+    """A family left out (model.families.FamilyWarning) said as the command says a warning, one
+    line `warning: ...`, not as Python's `war:0: FamilyWarning: ...`; other warnings as before."""
+    import sys
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        from .model.families import FamilyWarning  # imported already: it is what warned
+
+        if issubclass(category, FamilyWarning):
+            (file or sys.stderr).write(f"warning: {message}\n")
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show

@@ -207,9 +207,10 @@ TYPED = Family(
              Option("typed_option", 1, "A number of the test's.", minimum=0, maximum=3)),
     variants=(Variant("typed", "Typed War", "the test", "Classic War under another name."),),
     events=("deal", "set_aside", "play", "down", "war", "war_out", "forfeit", "collect", "decision", "out", "end"),
-    decisions=(Decision("typed", "card", "seat {seat} picks {card}", "a card", (Policy("any", "x:y"),), "any"),),
+    decisions=(Decision("typed", "card", "seat {seat} picks {card}", "a card",
+                        (Policy("any", "war_slap.policies:always"),), "any"),),
     profiles={"greedy": {"typed": "any"}},
-    report=(("counts", {}),),
+    report=(("outcomes", {}),),
 )
 
 

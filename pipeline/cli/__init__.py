@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     the face) is then exit 130 and one line too, instead of a traceback."""
     from pipeline import frontend
 
+    frontend.plain_warnings()  # before the command modules read the registry
     with frontend.ctrl_c_latch():  # a Ctrl-C that a library swallows is not lost
         try:
             module = _load()

@@ -7,14 +7,18 @@ decisions, policies and engines, it reads here.
     [project.entry-points."war.families"]
     mine = "war_mine:FAMILY"
 
-A built-in declaration that does not hold together is a bug and raises; an outside one is left
-out with a warning (FamilyWarning) that names it and what is wrong, so a broken package never
-stops war. The registry is read once, when the rule set's model is built (model.schema).
+A declaration holds together when its names name something (its engines, policies and report
+queries, found without importing them) and its templates only fields war fills: a mistake
+is said when the family is read, not as a failure of its first game. A built-in declaration
+that does not hold together is a bug and raises; an outside one is left out with a warning
+(FamilyWarning) that names it and what is wrong, so a broken package never stops war, and a
+dataset of its variant is said to be of a family "installed but left out" (Registry.unplayed). The registry is read once, when the rule set's model is built (model.schema).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 import warnings
 from dataclasses import dataclass, field, replace
@@ -22,8 +26,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from .family import MAX_INT32, Decision, Family, Option, Variant, load, wrong_types
-from .kind import CORE, Kind
+from .family import MAX_INT32, Decision, Family, Option, Variant, load, unresolved, wrong_types
+from .kind import CONDITIONS, CORE, FIELDS, Kind, unknown_fields
 from .words import plural
 
 GROUP = "war.families"
@@ -58,9 +62,15 @@ class FamilyWarning(UserWarning):
     """An outside family left out: what war could not read of it."""
 
 
-def _left_out(where: str, why: str) -> None:
+def _left_out(reg: Registry, where: str, why: str, family=None) -> None:
     """Warn that the family of an entry point is left out, and why (its first problems), as a
-    line of war's, not of the code that happened to read the registry."""
+    line of war's, not of the code that happened to read the registry; and keep why, for the
+    reader of a dataset of its variants (Registry.unplayed)."""
+    reg.left_out[where] = why
+    variants = getattr(family, "variants", ())
+    for v in variants if isinstance(variants, (tuple, list)) else ():
+        if isinstance(getattr(v, "name", None), str):
+            reg.left_out_variants.setdefault(v.name, where)
     warnings.warn_explicit(f"the family of entry point {where} is left out: {why}", FamilyWarning, "war", 0)
 
 
@@ -75,9 +85,23 @@ class Registry:
     kinds: dict[str, Kind] = field(default_factory=dict)
     decisions: dict[str, Decision] = field(default_factory=dict)
     built_in: frozenset[str] = frozenset()  # the built-in families' names
+    left_out: dict[str, str] = field(default_factory=dict)  # by entry point: why it is left out
+    left_out_variants: dict[str, str] = field(default_factory=dict)  # a left-out family's variants: its entry point
 
     def family(self, variant: str) -> Family:
         return self.families[self.variants[variant].family]
+
+    def unplayed(self, variant: str) -> str:
+        """Why no family plays `variant`, in one line: its family is installed but left out (and
+        why), or none installed declares it (and which packages, left out, might)."""
+        if variant in self.left_out_variants:
+            where = self.left_out_variants[variant]
+            return f"variant {variant!r} is of the family of entry point {where}, installed but left out: " \
+                   f"{self.left_out[where]}"
+        said = (f"variant {variant!r} is played by no installed family (known: {', '.join(self.variants)}); "
+                f"a family of another package plays it once installed (`war variants` lists what is)")
+        unread = [w for w in self.left_out if w not in self.left_out_variants.values()]
+        return said + "".join(f"; {w} is installed but left out: {self.left_out[w]}" for w in unread)
 
 
 def _module(ref: str) -> str:
@@ -99,18 +123,68 @@ def _named_or_new(items, known: set[str], what: str) -> list[str]:
     return out
 
 
-def _problems(family: Family, reg: Registry) -> list[str]:
-    """What keeps `family` out of the registry `reg` built so far: a part of the wrong type (an
-    `int` among its options) first, then what does not hold together."""
+def _problems(family: Family, reg: Registry, module: str) -> list[str]:
+    """What keeps `family` (declared in `module`) out of the registry `reg` built so far: a part
+    of the wrong type (an `int` among its options) first, then what does not hold together,
+    then a name that names nothing and a template field war does not fill."""
     if not isinstance(family, Family):
         return [f"it is a {type(family).__name__}, not a pipeline.model.family.Family"]
     mistyped = wrong_types(family)
     if mistyped:
         return mistyped
     try:
-        return _inconsistencies(family, reg)
+        return _inconsistencies(family, reg) + _unresolved(replace(family, module=module), reg) + _templates(family)
     except Exception as err:  # what the types do not say (a check that fails on the values)
         return [f"its declaration cannot be read: {type(err).__name__}: {err}"]
+
+
+def _found(module: str) -> bool:
+    """Whether a module can be imported, found without running it (its parent packages aside)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except Exception:  # a parent package that is not there, or does not import
+        return False
+
+
+def _war_queries() -> set[str]:
+    """The names of war's own named queries (jobs.query.registry.queries_dir's folder)."""
+    package = Path(__file__).resolve().parent.parent
+    return {p.stem for folder in (package.parent / "queries", package / "_queries") for p in folder.glob("*.sql")}
+
+
+def _unresolved(family: Family, reg: Registry) -> list[str]:
+    """The names a declaration gives that name nothing: its engines, its policies, its queries
+    folder and the named queries its report runs. Each would fail only when first used, in a
+    game or a report, as an error that seems war's."""
+    refs = [("its engine", family.play)] + [(f"policy {d.name}:{p.name}", p.play)
+                                            for d in family.decisions for p in d.policies]
+    out = [f"{what} {problem}" for what, ref in refs if isinstance(ref, str) for problem in [unresolved(ref)] if problem]
+    if family.compiled and not _found(family.compiled):
+        out.append(f"its compiled engine: no module {family.compiled}")
+    taken = _war_queries() | {p.stem for f in reg.families.values() if f.queries
+                              for p in beside(f, f.queries).glob("*.sql")}
+    mine: set[str] = set()
+    if family.queries:
+        folder = beside(family, family.queries)
+        if not folder.is_dir():
+            out.append(f"its queries folder {family.queries!r} is not beside its declaration ({folder})")
+        mine = {p.stem for p in folder.glob("*.sql")}
+        out += [f"its query {name!r} takes the name of another named query" for name in sorted(mine & taken)]
+    out += [f"its report runs query {name!r}, which is no named query" for name, _ in family.report
+            if name not in taken | mine]
+    return out
+
+
+def _templates(family: Family) -> list[str]:
+    """Each template of a family's kinds and decisions that names a field war does not fill."""
+    templates = [(f"kind {k.name!r}", what, text) for k in family.events if not isinstance(k, str)
+                 for what, text in [("its text", k.text), ("its deal_text", k.deal_text),
+                                    *((f"its notes[{n!r}]", t) for n, t in k.notes.items())]]
+    templates += [(f"decision {d.name!r}", what, text) for d in family.decisions
+                  for what, text in (("its sentence", d.sentence), ("its title", d.title))]
+    return [f"family {family.name!r}, {part}, {what} {text!r}: {', '.join(bad)} is no field war fills "
+            f"(fields: {', '.join(FIELDS)}; conditions: {', '.join(CONDITIONS)})"
+            for part, what, text in templates for bad in [unknown_fields(text)] if bad]
 
 
 def _inconsistencies(family: Family, reg: Registry) -> list[str]:
@@ -170,8 +244,13 @@ def _add(reg: Registry, family: Family, module: str) -> None:
         reg.variants[v.name] = replace(v, family=family.name, options=tuple(options))
 
 
+class _Unloaded(str):
+    """What an entry point that does not load raised, in place of its declaration."""
+
+
 def _outside() -> Iterable[tuple[str, str, object]]:
-    """(where, module, declaration) of every family of the entry point group, by name."""
+    """(where, module, declaration) of every family of the entry point group, by name (for one
+    that does not load, what it raised: an _Unloaded)."""
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
@@ -185,7 +264,7 @@ def _outside() -> Iterable[tuple[str, str, object]]:
             said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
             if isinstance(err, SystemExit):
                 said = f"it exits as it is imported ({said})"
-            _left_out(where, f"it does not load: {said}")
+            yield where, ep.module, _Unloaded(said)
             continue
         yield where, ep.module, family
 
@@ -195,15 +274,18 @@ def build(outside: bool = True) -> Registry:
     reg = Registry(kinds={k.name: k for k in CORE})
     for ref in BUILT_IN:
         family = load(ref)
-        problems = _problems(family, reg)
+        problems = _problems(family, reg, _module(ref))
         if problems:
             raise TypeError(f"built-in family {ref}: " + "; ".join(problems))
         _add(reg, family, _module(ref))
     reg = replace(reg, built_in=frozenset(reg.families))
     for where, module, family in (_outside() if outside else ()):
-        problems = _problems(family, reg)
+        if isinstance(family, _Unloaded):
+            _left_out(reg, where, f"it does not load: {family}")
+            continue
+        problems = _problems(family, reg, module)
         if problems:
-            _left_out(where, "; ".join(problems[:3]) + ("; ..." if len(problems) > 3 else ""))
+            _left_out(reg, where, "; ".join(problems[:3]) + ("; ..." if len(problems) > 3 else ""), family)
             continue
         _add(reg, family, module)
     for o in CORE_OPTIONS:

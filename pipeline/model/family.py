@@ -10,15 +10,19 @@ A declaration's module imports only this module (and its own policies).
 
 from __future__ import annotations
 
+import ast
 import collections.abc
 import dataclasses
 import importlib
+import importlib.util
 import numbers
 import re
+import sys
 import types
 import typing
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..errors import brief
@@ -42,6 +46,61 @@ def _imported(ref: str) -> Any:
     for part in attribute.split(".") if attribute else ():
         value = getattr(value, part)
     return value
+
+
+def unresolved(ref: str) -> str | None:
+    """What keeps `"package.module:attribute"` from naming anything, or None: its module found
+    and the attribute bound at its top level, read from its source without running it (war
+    reads every declaration before it imports an engine), so that a misspelt name is the
+    declaration's problem when the family is read, not a failure of the first game."""
+    module, colon, attribute = ref.partition(":")
+    if not (module and colon and attribute):
+        return f"{ref!r} is not \"module:function\""
+    first = attribute.split(".")[0]
+    try:
+        spec = importlib.util.find_spec(module)
+    except Exception as err:  # a parent package that is not there, or does not import
+        return f"{ref!r}: its module does not load ({type(err).__name__}: {err})"
+    if spec is None:
+        return f"{ref!r}: no module {module}"
+    try:
+        bound = _binds(spec, first)
+    except SyntaxError as err:
+        return f"{ref!r}: its module does not parse (line {err.lineno}: {err.msg})"
+    if bound is None:  # no source to read: the module itself, when it is loaded already
+        bound = module not in sys.modules or hasattr(sys.modules[module], first)
+    return None if bound else f"{ref!r}: module {module} has no {first}"
+
+
+def _binds(spec, name: str) -> bool | None:
+    """Whether the module of `spec` binds `name` at its top level (a def, class, assignment or
+    import, also under an if or try), or is a package with a submodule `name`; True when its
+    source says it may (a `from ... import *`, a module __getattr__), None when it has none."""
+    if any((Path(place) / f"{name}.py").is_file() or (Path(place) / name / "__init__.py").is_file()
+           for place in spec.submodule_search_locations or ()):
+        return True
+    if not (spec.origin or "").endswith(".py"):
+        return None
+    try:
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"), spec.origin)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    bound: set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {a.asname or a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
+            targets = node.targets if isinstance(node, ast.Assign) else [
+                getattr(node, "target", None), *[i.optional_vars for i in getattr(node, "items", ())]]
+            bound |= {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if isinstance(node, (ast.If, ast.Try, ast.For, ast.With, ast.While)):
+            todo += [*node.body, *getattr(node, "orelse", ()), *getattr(node, "finalbody", ()),
+                     *(s for h in getattr(node, "handlers", ()) for s in h.body)]
+    return name in bound or bool(bound & {"*", "__getattr__"})
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,19 @@ ROLES = {
 
 FACES = ("up", "down")
 
+# The fields a sentence template may name (model.event_kinds.fill and the replay page's script
+# fill these, and print any other `{name}` as it is written), and those `[[FIELD?...]]` tests.
+FIELDS = ("kind", "seat", "seat_number", "cards", "n", "card", "seats", "options", "option_seats", "war", "value",
+          "note")
+CONDITIONS = ("seat", "cards", "seats", "options", "value")
+
+
+def unknown_fields(text: str) -> list[str]:
+    """The fields and conditions of template `text` that war does not fill (`{beaten}`,
+    `[[beaten?`): a declaration's mistake, which would otherwise be printed as it is written."""
+    return ([f"[[{m}?" for m in re.findall(r"\[\[(\w+)\?", text) if m not in CONDITIONS]
+            + [f"{{{m}}}" for m in re.findall(r"\{(\w+)\}", text) if m not in FIELDS])
+
 
 @dataclass(frozen=True)
 class Kind:

@@ -49,9 +49,7 @@ class RuleSetBase(BaseModel):
         only its family knows) are read as unknown ones."""
         name = data.get("variant") if isinstance(data, dict) else None
         if isinstance(name, str) and name not in registry().variants:
-            raise ValueError(f"variant {name!r} is played by no installed family (known: "
-                             f"{', '.join(registry().variants)}); a family of another package plays it once "
-                             f"installed (`war variants` lists what is)")
+            raise ValueError(registry().unplayed(name))
         return data
 
     @model_validator(mode="after")

@@ -19,5 +19,7 @@ def variant(name: str) -> Variant:
     try:
         return VARIANTS[name]
     except KeyError:
+        if name in registry().left_out_variants:  # its package is installed: say why war cannot play it
+            raise RulesError(registry().unplayed(name)) from None
         raise RulesError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})") from None
 

@@ -15,7 +15,7 @@ test:
 	python -m pytest
 
 golden:
-	python -m pipeline.golden
+	python -m pipeline.golden table steal arneson --out tests/golden
 
 schemas:
 	python -m pipeline.model.schema

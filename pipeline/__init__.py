@@ -29,7 +29,7 @@ import inspect
 API = {
     # what can be played: variants, policies, rule sets, one game in memory
     "model.variants": ("VARIANTS",),
-    "jobs.catalog": ("describe_variants", "describe_policies"),
+    "jobs.catalog": ("describe_variants", "describe_policies", "variant_details", "policy_details", "profile_details"),
     "model.rules": ("build_rules", "load_rules:load_rules_file"),
     "engines.game": ("play_game",),
     # writing a dataset

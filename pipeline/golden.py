@@ -1,14 +1,19 @@
-"""Golden playthroughs: for every registered variant, a few seeded games as readable text,
-checked in under tests/golden/ (or the folder its family's declaration names, beside it:
-Family.golden) and compared by a test. Rewrite them with
+"""Golden playthroughs: for every variant of a family, a few seeded games as readable text,
+checked in under tests/golden/ for war's own families (or the folder a family's declaration
+names, beside it: Family.golden) and compared by a test. After a deliberate change to an engine
+or to replay's text, rewrite them and read the diff:
 
-    python -m pipeline.golden
+    python -m pipeline.golden table steal arneson --out tests/golden     # war's own (make golden)
+    python -m pipeline.golden mine --out war_mine/golden                 # a plugin's, in its project
 
-after a deliberate change to the engine or to replay's text, and read the diff.
+The command writes only the families it is given, only into the folder it is given; without
+arguments it prints its usage and writes nothing.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import sys
 from pathlib import Path
 
@@ -23,6 +28,20 @@ from .model.variants import VARIANTS
 SEED = 2024
 CANDIDATES = 200
 GAMES = 3
+OWN = Path("tests") / "golden"  # war's own families' golden files, in this checkout
+
+
+def regenerate_command(variant: str) -> str:
+    """The command that rewrites a variant's golden file: its family, into its folder (for a
+    plugin, said from its project's folder, where its top-level package is)."""
+    family = registry().family(variant)
+    folder = OWN.as_posix()
+    if family.golden:
+        top = importlib.import_module(family.module.partition(".")[0])
+        root = Path(top.__file__).resolve().parent.parent if getattr(top, "__file__", None) else None
+        path = beside(family, family.golden)
+        folder = path.relative_to(root).as_posix() if root is not None and path.is_relative_to(root) else family.golden
+    return f"python -m pipeline.golden {family.name} --out {folder}"
 
 
 def golden_text(variant: str) -> str:
@@ -36,7 +55,7 @@ def golden_text(variant: str) -> str:
     ids, logs, records = play_range(rules, 0, SEED, 0, CANDIDATES, policies=policies)
     order = sorted(range(CANDIDATES), key=lambda i: (records[i]["outcome"] != "win", records[i]["battles"], i))
     parts = [f"# Golden playthroughs of {variant}: the {GAMES} shortest decided games among the first "
-             f"{CANDIDATES} of seed {SEED}.\n# Regenerate with: python -m pipeline.golden\n"]
+             f"{CANDIDATES} of seed {SEED}.\n# Regenerate with: {regenerate_command(variant)}\n"]
     for i in sorted(order[:GAMES]):
         parts.append(render_text(build_replay(entry, records[i], logs[i])) + "\n")
     return "\n".join(parts)
@@ -48,20 +67,68 @@ def golden_dir(variant: str | None = None) -> Path:
     family = registry().family(variant) if variant is not None else None
     if family is not None and family.golden:
         return beside(family, family.golden)
-    return Path(__file__).resolve().parent.parent / "tests" / "golden"
+    return Path(__file__).resolve().parent.parent / OWN
 
 
-def write_all(folder: Path | None = None) -> list[Path]:
-    """Every variant's golden file, into its folder (golden_dir), or all into `folder`."""
+def write(families: list[str], folder: Path) -> list[Path]:
+    """Every variant's golden file of each of `families` (by name), into `folder`."""
     written = []
-    for name in VARIANTS:
-        path = (folder or golden_dir(name)) / f"{name}.txt"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(golden_text(name), encoding="utf-8")
-        written.append(path)
+    for family in families:
+        for variant in (v.name for v in registry().families[family].variants):
+            path = Path(folder) / f"{variant}.txt"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(golden_text(variant), encoding="utf-8")
+            written.append(path)
     return written
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, not argparse's usage and message
+        self.exit(2, f"error: {message}; see python -m pipeline.golden --help\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m pipeline.golden",
+                description="Write the golden playthroughs of the families given (every variant of each: "
+                            "VARIANT.txt) into FOLDER. war's own: python -m pipeline.golden table steal arneson "
+                            "--out tests/golden (make golden).")
+    p.add_argument("families", nargs="+", metavar="FAMILY", help="a family's name (war variants --json: `family`)")
+    p.add_argument("--out", required=True, metavar="FOLDER", help="the folder the files are written into")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    if not argv:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write("error: give the families and --out FOLDER; nothing was written\n")
+        return 2
+    for i, arg in enumerate(argv):  # `--out --help` is a folder named like a flag, refused as such
+        folder = arg.partition("=")[2] if arg.startswith("--out=") else (
+            argv[i + 1] if arg == "--out" and i + 1 < len(argv) else None)
+        if folder is not None and folder.startswith("-"):
+            sys.stderr.write(f"error: --out {folder!r} looks like a flag, not a folder; "
+                             f"for a folder of that name give ./{folder}\n")
+            return 2
+    args = parser.parse_args(argv)
+    known = list(registry().families)
+    for i, name in enumerate(args.families):
+        if name not in known:
+            parser.error(f"no family {name!r} is installed (installed: {', '.join(known)})")
+        if name in args.families[:i]:
+            parser.error(f"family {name!r} is given twice")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        parser.error(f"--out {args.out!r} is a file, not a folder")
+    try:
+        for path in write(args.families, out):
+            print(f"wrote {path}")
+    except OSError as err:
+        sys.stderr.write(f"error: cannot write into {args.out!r}: {err.strerror or err}\n")
+        return 1
+    return 0
+
+
 if __name__ == "__main__":
-    for path in write_all(Path(sys.argv[1]) if len(sys.argv) > 1 else None):
-        print(f"wrote {path}")
+    sys.exit(main())

@@ -12,7 +12,7 @@ from pipeline.errors import RulesError
 from pipeline.engines.families import FAMILIES, family_of
 from pipeline.engines.game import play_game, replay_log
 from pipeline.jobs.generate import Plan, generate
-from pipeline.golden import golden_dir, golden_text
+from pipeline.golden import golden_dir, golden_text, regenerate_command
 from pipeline.log.ledger import ledger_for
 from pipeline.jobs.replay import load_game
 from pipeline.storage.dataset import Dataset
@@ -106,9 +106,10 @@ def test_dataset_round_trip(tmp_path, variant):
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_golden_playthrough(variant):
     """Fails when a variant has no golden file, or when its games changed: rerun
-    `python -m pipeline.golden` only for a deliberate change, and read the diff."""
+    the command its second line says (`make golden` for war's own) only for a deliberate change,
+    and read the diff."""
     path = golden_dir(variant) / f"{variant}.txt"
-    assert path.exists(), f"no golden playthrough for {variant}: run python -m pipeline.golden"
+    assert path.exists(), f"no golden playthrough for {variant}: run {regenerate_command(variant)}"
     assert golden_text(variant) == path.read_text(encoding="utf-8")
 
 

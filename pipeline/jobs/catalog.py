@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from ..engines import policies
 from ..engines.families import FAMILIES
+from ..model.families import registry
+from ..model.family import Decision, Option
 from ..model.rules import build_rules
 from ..model.variants import VARIANTS
 
@@ -32,3 +34,63 @@ def describe_policies() -> list[str]:
         if FAMILIES[v.family].decisions:
             lines.append(f"{v.name}: decides {', '.join(FAMILIES[v.family].decision_names)}")
     return lines
+
+
+def _declared_by() -> dict[str, str]:
+    """The family that declares each option (`war` for war's own, model.families.CORE_OPTIONS)."""
+    out: dict[str, str] = {}
+    for family in registry().families.values():
+        for o in family.options:
+            if not isinstance(o, str):
+                out.setdefault(o.name, family.name)
+    return out
+
+
+def _option_details(option: Option, default, family: str) -> dict:
+    """An option as `war variants --details` shows it: its help, default, the family that declares
+    it, and the values it takes (`choices`; an integer's `minimum` .. `maximum` and `words`
+    besides; a text's `pattern`), each None or empty when the option does not limit it so."""
+    return {"name": option.name, "default": default, "family": family, "help": option.help,
+            "kind": "integer" if option.integer else ("choice" if option.choices else "text"),
+            "choices": list(option.choices), "minimum": option.minimum, "maximum": option.maximum,
+            "words": list(option.words), "pattern": option.pattern or None}
+
+
+def _decision_details(decision: Decision, family: str) -> dict:
+    """A decision with its policies: each one's help, whether it draws (`randomized`), and its
+    parameter (`N`: what it is, the values the policy parser takes, no default: it must be given)."""
+    return {"name": decision.name, "family": family, "title": decision.title, "chooses": decision.chooses,
+            "default": decision.default,
+            "policies": [{"name": p.name, "help": p.help, "randomized": p.randomized,
+                          "parameter": {"name": "N", "help": p.parameter, "minimum": 0, "maximum": None,
+                                        "default": None} if p.parameter else None}
+                         for p in decision.policies]}
+
+
+def policy_details() -> list[dict]:
+    """Every kind of decision of every installed family, with its policies (see _decision_details):
+    a dict each, `name`, `family`, `title`, `chooses`, `default`, `policies`."""
+    return [_decision_details(d, f.name) for f in registry().families.values() for d in f.decisions]
+
+
+def profile_details() -> dict[str, dict[str, str]]:
+    """The profiles: each a {decision: policy} over every family that names it."""
+    return {name: dict(chosen) for name, chosen in policies.PROFILES.items()}
+
+
+def variant_details() -> list[dict]:
+    """What `war variants --details` shows: describe_variants' dict a variant, its `options` each
+    with its help, values, its default in this variant and the family that declares it (`war` for
+    war's own), and its `decisions` each with its policies' help and parameter. All of it from the
+    families' declarations, the built-in ones and those of installed packages alike."""
+    reg = registry()
+    by = _declared_by()
+    out = []
+    for v in describe_variants():
+        family = FAMILIES[v["family"]]
+        v = dict(v)
+        v["options"] = [_option_details(reg.options[name], default, by.get(name, "war"))
+                        for name, default in v["defaults"].items()]
+        v["decisions"] = [_decision_details(d, family.name) for d in family.decisions]
+        out.append(v)
+    return out

@@ -8,9 +8,13 @@ several seatings, as a tournament plays every ordered pair of its policies, is s
 of the dataset, each named by its seating: `always vs never` (seat 0's policy first), after its
 rules' name where two rule sets of the dataset have seatings, each policy said as short as the
 others let it be (short_policies: `threshold:4 vs random`, a seating at most 24 characters, its
-policies in full in the `policies` column of the views and named queries). Entries of one rule
-set in one seating (the same rules appended twice) share their name, so a query grouped by name
-counts them together.
+policies in full in the `policies` column of the views and named queries). A rule set generated
+alone keeps its own name beside them: of the seatings of its rules, the first in which every seat
+plays the same policy (the default seating, a profile or `--policy '*=...'`), which a tournament,
+playing pairs of two policies, never is, keeps the rules' name (`steal` beside `always vs never`),
+so appending a tournament renames no rule set already there. Entries of one rule set in one
+seating (the same rules appended twice) share their name, so a query grouped by name counts them
+together.
 """
 
 from __future__ import annotations
@@ -129,11 +133,14 @@ def rule_set_names(entries) -> dict[int, str]:
         if tuple(e.policies) not in seats:
             seats.append(tuple(e.policies))
     seated = [rid for rid, s in seatings.items() if len(s) > 1]
+    # the seating of each seated rules that keeps its rules' name: its first in which every seat
+    # plays one policy (a rule set generated alone; a tournament plays pairs of two policies)
+    own = {rid: next((s for s in seatings[rid] if len(set(s)) == 1), None) for rid in seated}
     identity: dict[int, tuple] = {}
     wanted: dict[tuple, str] = {}
     for e in entries:
-        if e.rules_id in seated:
-            short = short_policies([p for s in seatings[e.rules_id] for p in s])
+        if e.rules_id in seated and tuple(e.policies) != own[e.rules_id]:
+            short = short_policies([p for s in seatings[e.rules_id] if s != own[e.rules_id] for p in s])
             name = seating_name(e.policies, short)
             if len(seated) > 1 or name in base.values():
                 name = f"{base[e.rules_id]}: {name}"

@@ -23,6 +23,7 @@ from ..model.schema import RuleSet
 from .chance import LogChance, RandomChance
 from .event import CheckingRecorder, Event, Recorder, describe
 from .families import family_of
+from .play import CHOICES_DRAWN
 from .policies import PolicyChooser, SeatPolicy, parse_policy, seat_policies
 from .summary import Summary
 
@@ -56,6 +57,12 @@ def policy_specs(rules: RuleSet, policies: Policies = ()) -> tuple[str, ...]:
     return tuple(p.spec for p in resolve_policies(rules, policies))
 
 
+def drawn_seats(seats: Sequence[SeatPolicy]) -> list[str]:
+    """`seat N plays KIND:NAME` for every seat whose policy draws (declared `randomized`): a
+    game of such seats never repeats a position for certain, so it is never a cycle."""
+    return [f"seat {seat} plays {', '.join(p.drawn())}" for seat, p in enumerate(seats) if p.drawn()]
+
+
 def tournament_seatings(rules: RuleSet, policies: Sequence[str]) -> list[tuple[str, ...]]:
     """A tournament among `policies` (two or more, 2 players): every ordered pair of different
     policies, as canonical specs, so that each pair plays in both seat orders."""
@@ -76,6 +83,7 @@ def tournament_seatings(rules: RuleSet, policies: Sequence[str]) -> list[tuple[s
 
 class NoChooser:
     randomized = False
+    policies: tuple = ()
 
     def choose(self, kind, seat, view, options):
         raise AssertionError(f"a decision ({kind}) in a variant without policies")
@@ -88,9 +96,10 @@ class LogChooser:
     """Decisions read from the log, after checking that each was one of the legal options, as
     its declaration says the choice is held (model.family.Decision.chooses)."""
 
-    def __init__(self, recorder: CheckingRecorder, randomized: bool) -> None:
+    def __init__(self, recorder: CheckingRecorder, policies: Sequence[SeatPolicy] = ()) -> None:
         self.recorder = recorder
-        self.randomized = randomized
+        self.policies = policies  # the seats' policies the log was played by
+        self.randomized = any(p.randomized for p in policies)
 
     def choose(self, kind: str, seat: int, view, options: tuple):
         seq = self.recorder.position
@@ -168,12 +177,22 @@ def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | 
     """The family's reference engine plays the game. An outside family's engine that fails (it
     does not load, raises, exits) is the plugin's error (PluginError), naming the family, its
     engine and the game's seed; a WarError (a log that disagrees, a policy's fault) and Ctrl-C
-    go through as they are, and a built-in family's failure is war's bug."""
+    go through as they are, and a built-in family's failure is war's bug.
+    In a game where a seat's policy draws, war's loop (play.Game) looks for no cycle, and an
+    engine that says the game is a cycle all the same is refused (cycle_fault)."""
     family = family_of(rules)
+    drawn = bool(getattr(chooser, "randomized", False))
     try:
         engine = family.reference()
-        with _collector_paused():
-            return engine(rules, deal, chance, rec, chooser)
+        token = CHOICES_DRAWN.set(drawn)
+        try:
+            with _collector_paused():
+                summary = engine(rules, deal, chance, rec, chooser)
+        finally:
+            CHOICES_DRAWN.reset(token)
+        if drawn and getattr(summary, "outcome", None) == "cycle":
+            raise cycle_fault(family, chooser, seed)
+        return summary
     except (WarError, MemoryError):
         raise
     except (Exception, SystemExit) as err:
@@ -187,6 +206,18 @@ def engine_fault(family: Family, err: BaseException, seed: int | None = None) ->
     engine = family.play if isinstance(family.play, str) else getattr(family.play, "__qualname__", "its engine")
     said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
     return PluginError(f"plugin family {family.name!r}: its engine {engine} failed: {said}", seed, owner=family.module)
+
+
+def cycle_fault(family: Family, chooser, seed: int | None = None) -> PluginError:
+    """The error of an engine that ended a game as a cycle while a seat's policy draws: the
+    plugin's for an outside family, a bug of war's for a built-in one."""
+    engine = family.play if isinstance(family.play, str) else getattr(family.play, "__qualname__", "its engine")
+    plugin = family.name not in registry().built_in
+    seats = "; ".join(drawn_seats(getattr(chooser, "policies", ()))) or "a seat plays a randomized policy"
+    return PluginError(f"{'plugin ' if plugin else ''}family {family.name!r}: its engine {engine} ended the game "
+                       f"as a cycle, though {seats}, a randomized policy: a game whose choices are drawn never "
+                       f"repeats a position for certain, so it is never a cycle", seed,
+                       owner=family.module if plugin else "")
 
 
 def _deals(ev: Event | None, at_start: bool = False) -> bool:
@@ -234,5 +265,4 @@ def replay_log(rules: RuleSet, log: list[Event], recorder: CheckingRecorder | No
     decision against the options the player had (the policies are not called)."""
     deal = deal_from_log(rules, log)
     rec = recorder if recorder is not None else CheckingRecorder(log)
-    randomized = any(p.randomized for p in resolve_policies(rules, policies))
-    return _engine_plays(rules, deal, LogChance(rec), rec, LogChooser(rec, randomized))
+    return _engine_plays(rules, deal, LogChance(rec), rec, LogChooser(rec, resolve_policies(rules, policies)))

@@ -9,6 +9,7 @@ here are the ones its rules share with the other families, word for word.
 from __future__ import annotations
 
 from collections import deque
+from contextvars import ContextVar
 
 from ..model.deal import Deal, deck_of
 from ..model.schema import RuleSet
@@ -18,6 +19,12 @@ from .summary import Summary
 
 # The pickup orders under which a position can repeat for certain (ruling 7).
 FIXED_PICKUPS = ("table_order", "winner_first", "natural", "sorted")
+
+# Whether a seat of the game being played follows a randomized policy (its choices drawn): set
+# by the one path every reference engine is called through (engines.game), read by every Game.
+# Such a game never repeats a position for certain, so war's loop looks for no cycle in it,
+# whatever its family's engine asks (docs/plugins.md).
+CHOICES_DRAWN: ContextVar[bool] = ContextVar("war_choices_drawn", default=False)
 
 
 def winner_first(by_seat, winner: int) -> list:
@@ -49,7 +56,8 @@ class Game:
     still in, this battle's table and the summary so far."""
 
     __slots__ = ("n", "rank", "chance", "rec", "emit", "deal", "piles", "won", "alive", "summary",
-                 "pooled", "wars_to_win", "max_battles", "seen", "table", "played", "laid", "step")
+                 "pooled", "wars_to_win", "max_battles", "seen", "table", "played", "laid", "step",
+                 "drawn")
 
     def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder) -> None:
         self.n = n = rules.players
@@ -66,6 +74,7 @@ class Game:
         self.wars_to_win = rules.wars_to_win
         self.max_battles = rules.max_battles
         self.seen: dict | None = None  # the battle of each position, when the family looks for cycles
+        self.drawn = CHOICES_DRAWN.get()  # a seat's choices are drawn: no cycle, whatever `seen` says
         self.table: list[int] = []  # this battle's cards, in the order they came onto the table
         self.played: list[list[int]] = []  # this battle's cards by seat
         self.laid: dict[int, tuple[int, bool]] = {}  # this battle's cards: (step, face up) each
@@ -100,7 +109,12 @@ class Game:
         return battle
 
     def repeats(self, battle: int) -> bool:
-        """Whether the position after `battle` battles came before: the game is then a `cycle`."""
+        """Whether the position after `battle` battles came before: the game is then a `cycle`.
+        Never in a game where a seat's choices are drawn (CHOICES_DRAWN): no position is kept,
+        and the family's loop, which asks while `seen` is kept, asks no more."""
+        if self.drawn:
+            self.seen = None
+            return False
         key = self.position()
         first = self.seen.get(key)
         if first is None:

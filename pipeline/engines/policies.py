@@ -62,6 +62,10 @@ class SeatPolicy:
     def randomized(self) -> bool:
         return any((k, n.split(":")[0]) in RANDOMIZED for k, n in self.choices)
 
+    def drawn(self) -> tuple[str, ...]:
+        """The seat's policies that draw (declared `randomized`), as `kind:name`."""
+        return tuple(f"{k}:{n}" for k, n in self.choices if (k, n.split(":")[0]) in RANDOMIZED)
+
     def functions(self) -> dict[str, Callable]:
         out = {}
         for kind, name in self.choices:

@@ -16,9 +16,10 @@ from typing import Callable
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..engines.event import CheckingRecorder, Event
-from ..engines.game import play_game, replay_log, wrong_decision
+from ..engines.game import DECIDES, drawn_seats, play_game, replay_log, resolve_policies, wrong_decision
 from ..errors import LogMismatch, WarError
 from ..log.codec import CodecError, decode
 from ..log.ledger import audit
@@ -27,6 +28,7 @@ from ..log.batches import compiled_shard
 from ..log.tables import EVENT_SCHEMA, as_version, differing_columns, game_record, game_schema, rows_by_game
 from ..model.all_deals import AllDeals, enumerated_deal
 from ..model.deal import Deal, check_deal
+from ..model.event_kinds import with_role
 from ..model.rng import game_seed
 from ..model.schema import ENGINE_VERSION, GAME_ID_STRIDE, RULES_ID_VERSIONS, RuleSetEntry, rules_id, rules_id_problem
 from ..model.words import plural
@@ -56,6 +58,42 @@ def _decode_game(gid: int, game_rows: list) -> list[tuple[int, Event]] | Problem
         return Problem(None, gid, err.seq, f"events do not decode: {err}")
 
 
+ENDS = with_role("ends_game")  # the kinds of a game's last event, whose note is its outcome
+
+
+def claimed_cycle(entry: RuleSetEntry, gid: int, row: dict | None, log: list[Event] | None) -> Problem | None:
+    """The problem of a game that claims a cycle (its end event's or its record's outcome) while
+    a seat plays a randomized policy: its choices are drawn, so no position repeats for certain
+    and war never ends such a game as a cycle (engines.play.Game.repeats), whatever its engine
+    says. Named at the end event when the log says it, else at the record; None otherwise."""
+    ends = log[-1] if log and log[-1].kind in ENDS else None
+    said = ends is not None and ends.note == "cycle"
+    if not said and (row is None or row.get("outcome") != "cycle"):
+        return None
+    seats = drawn_seats(resolve_policies(entry.rules, entry.policies))
+    if not seats:
+        return None
+    return Problem(None, gid, len(log) - 1 if said else None,
+                   f"claims a cycle (outcome cycle), though {'; '.join(seats)}, a randomized policy: a game "
+                   f"whose choices are drawn never repeats a position for certain, so it is never a cycle")
+
+
+def _decision_not_followed(log: list[Event], regen: LogMismatch, replay: LogMismatch) -> str | None:
+    """Where the regenerated game first differs at a decision the replay took from the log (a
+    legal choice), and the replay breaks only later, the decision is what was changed: the
+    events after it follow another choice. What to say of it, named at the decision; None when
+    that is not so."""
+    if not 0 <= regen.seq < replay.seq or regen.seq >= len(log):
+        return None
+    ev = log[regen.seq]
+    if ev.kind not in DECIDES:
+        return None
+    return (f"breaks the rules: seat {ev.seat}'s {ev.note} decision at battle {ev.battle} is not its "
+            f"policy's choice (expected {regen.expected}, found {regen.found}), and the game does not "
+            f"follow from it: replayed from the log, seq {replay.seq} expected {replay.expected}, "
+            f"found {replay.found}")
+
+
 def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None,
                logged: list[tuple[int, Event]], deal=None, seed: int | None = None) -> Problem | None:
     """Every check on one game; the first problem found, or None."""
@@ -70,6 +108,9 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
     wrong = wrong_decision(log)  # a policy that chose so regenerates the same log: checked first
     if wrong is not None:
         return Problem(None, gid, wrong[0], f"breaks the rules: {wrong[1]}")
+    claimed = claimed_cycle(entry, gid, row, log)
+    if claimed is not None:
+        return claimed
     index = gid - entry.ordinal * GAME_ID_STRIDE
     seed = game_seed(master_seed, index) if seed is None else seed
     checker = CheckingRecorder(log)
@@ -79,6 +120,9 @@ def check_game(entry: RuleSetEntry, master_seed: int, gid: int, row: dict | None
         try:
             replay_log(rules, log, policies=entry.policies)
         except LogMismatch as err:
+            decision = _decision_not_followed(log, regen, err)
+            if decision is not None:
+                return Problem(None, gid, regen.seq, decision)
             return Problem(None, gid, err.seq, f"breaks the rules (replay from the log): "
                                                f"expected {err.expected}, found {err.found}")
         return Problem(None, gid, regen.seq, f"regenerates differently from its seed: "
@@ -245,9 +289,9 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     if isinstance(games, Problem):
         return _unchecked(task, report, games, progress)
     with interrupts_deferred():
-        exact = not task.deep and _shard_is_exact(entry, ds.manifest.master_seed, task, games,
-                                                  task.events_path and ds.root / task.events_path,
-                                                  data.get(task.events_path), version)
+        exact = not task.deep and not _claims_cycles(entry, games) and \
+            _shard_is_exact(entry, ds.manifest.master_seed, task, games, task.events_path and ds.root / task.events_path,
+                            data.get(task.events_path), version)
     if exact:
         report.games_checked = report.good = task.games
         if progress:
@@ -313,6 +357,15 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     return report
 
 
+def _claims_cycles(entry: RuleSetEntry, games: pa.Table) -> bool:
+    """Whether a games row of the shard says cycle while a seat plays a randomized policy: the
+    shard is then checked game by game, which names each such game (claimed_cycle), whatever
+    the engine that regenerates it says."""
+    if "outcome" not in games.column_names or not drawn_seats(resolve_policies(entry.rules, entry.policies)):
+        return False
+    return bool(pc.any(pc.equal(games.column("outcome").cast(pa.string()), "cycle")).as_py())
+
+
 def _unsorted(path: str, table: pa.Table, key: str, then: str | None = None) -> Problem | None:
     """The problem of a part file whose rows are not in the order the format gives them: by
     `key` (each value once, for games), or by (`key`, `then`) (events); None when they are.
@@ -353,6 +406,12 @@ def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, game
         elif task.all_deals:
             deal = enumerated_deal(entry.rules, index)
         seed = game_seed(master_seed, index) if task.seeds is None else task.seeds[n]
+        claimed = claimed_cycle(entry, gid, by_id.get(gid), None)
+        if claimed is not None:
+            claimed.file = task.games_path
+            report.bad += 1
+            report.problems.append(claimed)
+            continue
         try:
             log, summary, played = play_game(entry.rules, seed, deal, policies=entry.policies)
             audit(log, entry.rules)

@@ -26,8 +26,7 @@ class SlapGame(TableGame):
         self.after_winner = rules.slap_order == "after_winner"
         self.last_winner: int | None = None  # the seat that took the last table
         self.slapped = False  # this battle's table goes to a slap
-        if chooser.randomized:
-            self.seen = None  # a policy that draws: no position can be said to repeat
+        # a seat whose policy draws (slap:random): war's loop then looks for no cycle itself
 
     def position(self) -> tuple:
         """Classic War's position (every pile as ranks, the war wins under wars:N) and, when the

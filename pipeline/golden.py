@@ -23,7 +23,6 @@ from .log.shard import play_range
 from .model.rules import build_rules
 from .model.schema import RULES_ID_VERSION, RuleSetEntry
 from .model.families import beside, registry
-from .model.variants import VARIANTS
 
 SEED = 2024
 CANDIDATES = 200

@@ -267,7 +267,9 @@ def test_a_game_page_has_breadcrumbs_and_its_tables(tab, server, root):
     assert got == [[e["seq"], e["battle"], e["kind"], e["seat"], e["cards"]] for e in events][:1000]
     # a battle number jumps the replay
     tab.page.click("#battles-table a[href='#battle=5']")
-    tab.page.wait_for_function("document.body.dataset.battle === '5'")
+    # waited for by a selector: a predicate polled as a string is eval, which the server's
+    # content policy refuses (a page slower than the first check failed the test under load)
+    tab.page.wait_for_selector("body[data-battle='5']", state="attached")
     # the replay's own download works under the server's content policy
     with tab.page.expect_download() as info:
         tab.page.click("#download")

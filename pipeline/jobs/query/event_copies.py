@@ -194,8 +194,11 @@ class Steps:
         self.lock = threading.Lock()
         self.index: dict[str, int] = {}  # a shape's number
         self.start = [0]  # its steps: start[k] to start[k + 1] in the flat step arrays
-        self.parts: list[pa.Table] = []
-        self.table: pa.Table | None = None
+        # each step's fields as flat arrays (its lists as offsets and values), grown as shapes
+        # are met; strings (kind, note) as numbers into `words`
+        self.flat = {name: np.zeros(0, dtype) for name, dtype in STEP_TYPES.items()}
+        self.lists = {name: (np.zeros(1, np.int64), np.zeros(0, np.int64)) for name in STEP_LISTS}
+        self.words: dict[str, list[str]] = {"kind": [], "note": []}
         # what each shape says of its battle (events.sql's battle_shapes), by shape number
         self.battle = {name: np.zeros(0, dtype) for name, dtype in BATTLE_TYPES.items()}
 
@@ -234,12 +237,45 @@ class Steps:
         for s in shapes:
             self.index[s] = len(self.start) - 1
             self.start.append(self.start[-1] + int(counts.get(s, 0)))
-        self.parts.append(steps)
-        self.table = pa.concat_tables(self.parts).combine_chunks()
+        self._grow(steps)
         by_shape = {row[0]: row[1:] for row in said}
         for i, (name, dtype) in enumerate(BATTLE_TYPES.items()):
             added = np.array([by_shape[s][i] for s in shapes], dtype=dtype)
             self.battle[name] = np.concatenate([self.battle[name], added])
+
+
+    def _grow(self, steps: pa.Table) -> None:
+        """Append the steps of new shapes (events.sql's rows, in shape order) to the flat arrays."""
+        def numbers(name: str) -> np.ndarray:
+            words, out = self.words[name], []
+            for word in steps.column(name).to_pylist():
+                if word is None:
+                    out.append(-1)
+                    continue
+                if word not in words:
+                    words.append(word)
+                out.append(words.index(word))
+            return np.array(out, dtype=np.int32)
+
+        seat = steps.column("seat")
+        value = steps.column("value")
+        new = {"pos": steps.column("pos").to_numpy(), "kind": numbers("kind"), "note": numbers("note"),
+               "seat": seat.fill_null(-1).to_numpy(), "value": value.fill_null(0).to_numpy(),
+               "value_null": value.is_null().to_numpy(zero_copy_only=False),
+               "battle_value": steps.column("battle_value").to_numpy(zero_copy_only=False),
+               "ostart": steps.column("ostart").fill_null(0).to_numpy()}
+        for name, dtype in STEP_TYPES.items():
+            self.flat[name] = np.concatenate([self.flat[name], new[name].astype(dtype)])
+        for name in STEP_LISTS:
+            off, val = _lists(steps.column(name))
+            old_off, old_val = self.lists[name]
+            self.lists[name] = (np.concatenate([old_off, off[1:] + old_off[-1]]),
+                                np.concatenate([old_val, val.astype(np.int64)]))
+
+
+STEP_TYPES = {"pos": np.int32, "kind": np.int32, "note": np.int32, "seat": np.int8, "value": np.int32,
+              "value_null": np.bool_, "battle_value": np.bool_, "ostart": np.int64}
+STEP_LISTS = ("idx", "tpos", "opts", "seats")
 
 
 def _lists(array) -> tuple[np.ndarray, np.ndarray]:
@@ -339,29 +375,48 @@ def _take_lists(off, val, which):
     return out_off, out_val
 
 
-def _column(column, step: np.ndarray, kind) -> pa.Array:
-    """A step table's column at each event's step, as `kind` (numpy indexing: pyarrow's take of
-    a million rows costs tens of milliseconds)."""
-    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    if pa.types.is_list(column.type):
-        off, val = _lists(column)
-        new_off, new_val = _take_lists(off, val.astype(np.int8), step)
-        return pa.ListArray.from_arrays(pa.array(new_off), pa.array(new_val, kind.value_type))
-    if pa.types.is_string(column.type):
-        # the dictionary of the values used, sorted: the same bytes whatever order the steps
-        # table met its shapes in (copies are made on threads)
-        coded = column.dictionary_encode()
-        nulls = coded.indices.is_null().to_numpy(zero_copy_only=False)[step]
-        indices = coded.indices.fill_null(0).to_numpy().astype(np.int64)[step]
-        words = coded.dictionary.to_pylist()
-        used = np.bincount(indices[~nulls], minlength=len(words)) > 0
-        kept = sorted(w for w, u in zip(words, used) if u)
-        number = np.array([kept.index(w) if u else 0 for w, u in zip(words, used)] or [0], dtype=np.int32)
-        return pa.DictionaryArray.from_arrays(pa.array(number[indices], mask=nulls if nulls.any() else None),
-                                              pa.array(kept, pa.string()))
-    nulls = column.is_null().to_numpy(zero_copy_only=False)[step]
-    return pa.array(column.fill_null(0).to_numpy()[step].astype(kind.to_pandas_dtype()), kind,
-                    mask=nulls if nulls.any() else None)
+def _words(numbers: np.ndarray, words: list[str]) -> pa.DictionaryArray:
+    """Strings by their numbers (-1: null) as a dictionary array of the words used, sorted: the
+    same bytes whatever order the steps met their shapes in (copies are made on threads)."""
+    nulls = numbers < 0
+    used = np.bincount(numbers[~nulls], minlength=len(words)) > 0 if len(words) else np.zeros(0, bool)
+    kept = sorted(w for w, u in zip(words, used) if u)
+    renumber = np.array([kept.index(w) if u else 0 for w, u in zip(words, used)] or [0], dtype=np.int32)
+    indices = renumber[np.where(nulls, 0, numbers)]
+    return pa.DictionaryArray.from_arrays(pa.array(indices, mask=nulls if nulls.any() else None),
+                                          pa.array(kept, pa.string()))
+
+
+@njit(cache=True)
+def _gather(row, step, game_id, seq, battle, pos, value, value_null, battle_value, seat, kind, note):
+    """Each event's own fields from its row and its step: game_id, seq (the row's plus the
+    step's place), battle, value (the row's battle for an end spelt `=b`) and whether it is
+    null, seat (-1: none), kind and note (numbers; -1: none)."""
+    n = row.shape[0]
+    out_game = np.empty(n, np.int64)
+    out_seq = np.empty(n, np.int32)
+    out_battle = np.empty(n, np.int32)
+    out_value = np.empty(n, np.int32)
+    out_null = np.empty(n, np.bool_)
+    out_seat = np.empty(n, np.int8)
+    out_kind = np.empty(n, np.int32)
+    out_note = np.empty(n, np.int32)
+    for e in range(n):
+        r = row[e]
+        s = step[e]
+        out_game[e] = game_id[r]
+        out_seq[e] = seq[r] + pos[s]
+        out_battle[e] = battle[r]
+        if battle_value[s]:
+            out_value[e] = battle[r]
+            out_null[e] = False
+        else:
+            out_value[e] = value[s]
+            out_null[e] = value_null[s]
+        out_seat[e] = seat[s]
+        out_kind[e] = kind[s]
+        out_note[e] = note[s]
+    return out_game, out_seq, out_battle, out_value, out_null, out_seat, out_kind, out_note
 
 
 WHY = {1: "a step reads a card past its row's cards", 2: "a take's order names no card of its table"}
@@ -396,31 +451,27 @@ def decode(rows: pa.Table, steps: Steps, codes: np.ndarray | None = None) -> pa.
     as the `events` view of events.sql gives them, in the same order."""
     codes = shape_numbers(rows, steps) if codes is None else codes
     with steps.lock:
-        t, start = steps.table, np.array(steps.start, dtype=np.int64)
+        start = np.array(steps.start, dtype=np.int64)
+        flat, lists, words = dict(steps.flat), dict(steps.lists), {k: list(v) for k, v in steps.words.items()}
     card_off, card_val = _lists(rows.column("cards"))
-    idx_off, idx_val = _lists(t.column("idx"))
-    tpos_off, tpos_val = _lists(t.column("tpos"))
-    opt_off, opt_val = _lists(t.column("opts"))
-    ostart = t.column("ostart").fill_null(0).to_numpy().astype(np.int64)
+    (idx_off, idx_val), (tpos_off, tpos_val), (opt_off, opt_val) = lists["idx"], lists["tpos"], lists["opts"]
     row, step, c_off, c_val, o_off, o_val, err = _expand(
-        codes, card_off, card_val.astype(np.int16), start, idx_off, idx_val.astype(np.int64), tpos_off,
-        tpos_val.astype(np.int64), ostart, opt_off, opt_val.astype(np.int64))
+        codes, card_off, card_val.astype(np.int16), start, idx_off, idx_val, tpos_off, tpos_val, flat["ostart"],
+        opt_off, opt_val)
     if err:
         raise QueryError(f"the dataset's events do not decode: {WHY[err]} (`war validate` says more)")
-    battle = rows.column("battle").to_numpy()[row]
-    pos = t.column("pos").to_numpy()[step]
-    value = t.column("value").fill_null(0).to_numpy()[step]
-    battle_value = t.column("battle_value").to_numpy(zero_copy_only=False)[step]
-    no_value = t.column("value").is_null().to_numpy(zero_copy_only=False)[step] & ~battle_value
+    game, seq, battle, value, no_value, seat, kind, note = _gather(
+        row, step, rows.column("game_id").to_numpy(), rows.column("seq").to_numpy(), rows.column("battle").to_numpy(),
+        flat["pos"], flat["value"], flat["value_null"], flat["battle_value"], flat["seat"], flat["kind"], flat["note"])
+    seats_off, seats_val = lists["seats"]
+    s_off, s_val = _take_lists(seats_off, seats_val.astype(np.int8), step)
     return pa.table([
-        pa.array(rows.column("game_id").to_numpy()[row]), pa.array((rows.column("seq").to_numpy()[row] + pos).astype(np.int32)),
-        pa.array(battle),
-        _column(t.column("kind"), step, None), _column(t.column("seat"), step, pa.int8()),
+        pa.array(game), pa.array(seq), pa.array(battle), _words(kind, words["kind"]),
+        pa.array(seat, mask=seat < 0),
         pa.ListArray.from_arrays(pa.array(c_off), pa.array(c_val)),
-        _column(t.column("seats"), step, pa.list_(pa.int8())),
+        pa.ListArray.from_arrays(pa.array(s_off), pa.array(s_val)),
         pa.ListArray.from_arrays(pa.array(o_off), pa.array(o_val)),
-        pa.array(np.where(battle_value, battle, value).astype(np.int32), mask=no_value),
-        _column(t.column("note"), step, None),
+        pa.array(value, mask=no_value), _words(note, words["note"]),
     ], schema=SCHEMA)
 
 

@@ -205,3 +205,22 @@ def test_an_interrupt_while_copies_are_made_stops_at_once_and_leaves_only_whole_
     assert all(event_copies.is_copy(p, sha, src) for src, sha in files for p in made if p == event_copies.copy_path(sha))
     assert run(out, sql="SELECT count(DISTINCT game_id) AS n FROM events").column("n")[0].as_py() == 12
 
+
+def test_two_sessions_of_one_process_make_each_copy_once(tmp_path, monkeypatch):
+    """A server's report and its SQL page open sessions at once: the second waits for the first."""
+    import threading
+
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 8)], seed=3, shard_size=2)
+    made = []
+    make = event_copies.make_copy
+    monkeypatch.setattr(event_copies, "make_copy", lambda *a: (made.append(a[2]), make(*a)))
+    files = event_copies.sources(out, Dataset.open(out).files("events"))
+    threads = [threading.Thread(target=event_copies.ensure, args=(files,)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(made) == sorted(event_copies.copy_path(sha) for _, sha in files)
+

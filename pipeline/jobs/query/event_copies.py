@@ -127,23 +127,32 @@ def ensure(files: list[tuple[Path, str]], progress: Callable[[int, int], None] |
     not given)."""
     progress = progress or on_progress
     paths = [copy_path(sha) for _, sha in files]
-    missing = [(src, sha, dst) for (src, sha), dst in zip(files, paths) if not is_copy(dst, sha, src)]
-    _used([p for p in paths if p not in {dst for _, _, dst in missing}])
-    if missing:
-        folder().mkdir(parents=True, exist_ok=True)
-        _sweep()
-        steps = Steps()
-        workers = workers or min(len(missing), os.cpu_count() or 1, 4)
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="war-event-copies")
-        try:
-            made = [pool.submit(make_copy, *job, steps) for job in missing]
-            for done, future in enumerate(made, start=1):
-                future.result()
-                if progress is not None:
-                    progress(done, len(missing))
-        finally:  # Ctrl-C or an error: the copies not begun are not made (each is whole or absent)
-            pool.shutdown(wait=True, cancel_futures=True)
+    with _making:  # a server's report and its SQL page wait for one another, not make twice
+        missing = [(src, sha, dst) for (src, sha), dst in zip(files, paths) if not is_copy(dst, sha, src)]
+        _used([p for p in paths if p not in {dst for _, _, dst in missing}])
+        if missing:
+            _make(missing, progress, workers)
     return [str(p) for p in paths]
+
+
+_making = threading.Lock()
+
+
+def _make(missing: list, progress, workers: int | None) -> None:
+    """Make the copies `missing` ((source, sha256, target) each), `workers` at a time."""
+    folder().mkdir(parents=True, exist_ok=True)
+    _sweep()
+    steps = Steps()
+    workers = workers or min(len(missing), os.cpu_count() or 1, 4)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="war-event-copies")
+    try:
+        made = [pool.submit(make_copy, *job, steps) for job in missing]
+        for done, future in enumerate(made, start=1):
+            future.result()
+            if progress is not None:
+                progress(done, len(missing))
+    finally:  # Ctrl-C or an error: the copies not begun are not made (each is whole or absent)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 UNUSED_DAYS = 30  # a copy not read for this long is removed when copies are next made

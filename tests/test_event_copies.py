@@ -85,7 +85,7 @@ def test_a_copy_is_made_once_and_an_append_copies_the_new_files_alone(tmp_path, 
     n = run(out, sql="SELECT count(DISTINCT game_id) AS n FROM events").column("n")[0].as_py()
     now = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")}
     assert n == 9 and len(now) == 6 and all(now[name] == t for name, t in first.items())
-    assert not list(out.rglob("*.parquet.tmp-*")) and not any("cache" in str(p) for p in out.rglob("*"))
+    assert not list(out.rglob(".*.tmp")) and not any("cache" in str(p) for p in out.rglob("*"))
 
 
 def test_a_damaged_copy_is_made_again_not_read(tmp_path, monkeypatch):
@@ -144,9 +144,9 @@ def test_a_copy_left_half_written_by_a_killed_process_or_long_unread_is_swept(tm
     monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
     (tmp_path / "cache").mkdir()
     dead = 2 ** 22 + 12345  # above any pid this machine hands out
-    left = tmp_path / "cache" / f"x.parquet.tmp-{dead}-1"
+    left = tmp_path / "cache" / f".x.parquet.{dead}.tmp"  # atomic_file's temporary name
     left.write_bytes(b"PAR1")
-    mine = tmp_path / "cache" / f"y.parquet.tmp-{os.getpid()}-1"
+    mine = tmp_path / "cache" / f".y.parquet.{os.getpid()}.tmp"
     mine.write_bytes(b"PAR1")
     stale = tmp_path / "cache" / "z-0.parquet"  # a copy not read for longer than war keeps one
     stale.write_bytes(b"PAR1")
@@ -201,7 +201,7 @@ def test_an_interrupt_while_copies_are_made_stops_at_once_and_leaves_only_whole_
         event_copies.ensure(files, progress=ctrl_c, workers=1)
     made = [p for p in (tmp_path / "cache").glob("*.parquet") if ".battles." not in p.name]
     assert 1 <= len(made) <= 2 < len(files)  # the one heard of, perhaps the one under way; no more
-    assert not list((tmp_path / "cache").glob("*.tmp-*"))
+    assert not list((tmp_path / "cache").glob(".*.tmp"))
     assert all(event_copies.is_copy(p, sha, src) for src, sha in files for p in made if p == event_copies.copy_path(sha))
     assert run(out, sql="SELECT count(DISTINCT game_id) AS n FROM events").column("n")[0].as_py() == 12
 

@@ -21,7 +21,7 @@ from ..model.rules import build_rules
 from ..model.words import describe_rules
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
-from ..jobs.query import connect, log_views_read, named_query, needs_events, reads_log, run
+from ..jobs.query import EVENT_VIEW_NAMES, connect, log_views_read, named_query, reads_log, run
 from ..storage.location import is_remote
 
 
@@ -237,8 +237,8 @@ def build_report_data(root, games_per_kind: int = 3, steps: Steps | None = None,
     results, params = {}, {}
     asked = [q for q in report_queries(games_per_kind) if q.wanted(infos)]
     wanted, left_out = plan_queries(asked, infos, any(e.log == "events" for e in ds.manifest.rule_sets))
-    events = any(needs_events(name=q.name) for q in wanted)
     views = frozenset().union(*(log_views_read(named_query(q.name).sql) for q in wanted))
+    events = bool(views & EVENT_VIEW_NAMES)  # needs_events of some query: each parsed once
     steps.add(len(wanted))
     # one session: the views its queries read set up once
     session = None if is_remote(ds.root) else connect(root, events=events, views=views)

@@ -32,7 +32,9 @@ from ...engines.compiled.jit import njit
 from ...errors import QueryError
 from ...log.tables import kinds_table
 from ...places import contents_digest, user_cache
+from ...storage.files import atomic_write_bytes
 from ...storage.journal import process_alive
+from .log_views import BATTLE_COLUMNS, events_sql
 
 COPY_VERSION = "2"  # part of every copy's name: a change of the copy's columns makes new ones
 KEY = b"war.event_copy"  # the footer key that holds the copy's name, checked when it is read
@@ -60,8 +62,8 @@ def decoder_digest() -> str:
     the families installed (a plugin's kind that lays or takes cards decodes its rows)."""
     if not _decoder:
         here = Path(__file__).resolve()
-        sql = here.parents[2] / "log" / "events.sql"
-        digest = contents_digest(here.parents[2], [here, sql])
+        digest = contents_digest(here.parent, [here])
+        digest.update(events_sql().encode())
         digest.update(COPY_VERSION.encode())
         digest.update(kinds_table().to_pylist().__repr__().encode())
         _decoder.append(digest.hexdigest()[:20])
@@ -173,15 +175,15 @@ def _used(paths: list[Path]) -> None:
 
 
 def _sweep() -> None:
-    """Remove the part-made copies of processes that are gone (killed mid-write), and copies not
-    read for UNUSED_DAYS: of a dataset since removed or changed, or made by another war."""
+    """Remove the part-made copies of processes that are gone (killed mid-write: atomic_file's
+    temporary names), and copies not read for UNUSED_DAYS: of a dataset since removed or
+    changed, or made by another war."""
     now = time.time()
-    for path in folder().glob("*.parquet*"):
-        if ".parquet.tmp-" in path.name:
-            pid = path.name.rsplit("-", 2)[-2]
-            if pid.isdigit() and not process_alive(int(pid)):
-                path.unlink(missing_ok=True)
-            continue
+    for path in folder().glob(".*.parquet.*.tmp"):
+        pid = path.name.rsplit(".", 2)[-2]
+        if pid.isdigit() and not process_alive(int(pid)):
+            path.unlink(missing_ok=True)
+    for path in folder().glob("*.parquet"):
         try:
             if now - path.stat().st_mtime > UNUSED_DAYS * DAY:
                 path.unlink(missing_ok=True)
@@ -189,10 +191,14 @@ def _sweep() -> None:
             pass
 
 
-BATTLE_TYPES = {"war_depth": np.int32, "winner": np.int8, "table_cards": np.int64, "set_aside": np.bool_,
-                "fights": np.bool_}
-BATTLE_SCHEMA = pa.schema([("game_id", pa.int64()), ("battle", pa.int32()), ("war_depth", pa.int32()),
-                           ("winner", pa.int8()), ("table_cards", pa.int64()), ("set_aside", pa.bool_())])
+# what a shape says of its battle (log_views.BATTLE_COLUMNS), as numpy and Arrow types; a null
+# (no war, no winner) as NO_VALUE
+_TYPES = {"INTEGER": (np.int32, pa.int32()), "TINYINT": (np.int8, pa.int8()), "BIGINT": (np.int64, pa.int64()),
+          "BOOLEAN": (np.bool_, pa.bool_())}
+BATTLE_TYPES = {name: _TYPES[kind][0] for name, kind in BATTLE_COLUMNS.items()}
+BATTLE_SCHEMA = pa.schema([("game_id", pa.int64()), ("battle", pa.int32())] +
+                          [(name, _TYPES[kind][1]) for name, kind in BATTLE_COLUMNS.items() if name != "fights"])
+NO_VALUE = {"war_depth": 0, "winner": -1}
 
 
 class Steps:
@@ -229,14 +235,13 @@ class Steps:
                         "CAST(NULL AS VARCHAR) AS variant FROM _shapes")
             con.register("_kinds", kinds_table())
             con.execute("CREATE TABLE event_kinds AS SELECT * FROM _kinds")
-            here = Path(__file__).resolve().parents[2] / "log" / "events.sql"
-            con.execute(here.read_text(encoding="utf-8"))
+            con.execute(events_sql())
             steps = con.sql("""
                 SELECT shape, pos, kind, seat, seats, coalesce(opts, []) AS opts, value, battle_value, note,
                        coalesce(idx, []) AS idx, coalesce(tpos, []) AS tpos, ostart, well_formed
                 FROM event_steps ORDER BY shape, pos""").to_arrow_table()
-            said = con.sql("SELECT shape, coalesce(war_depth, 0), coalesce(winner, -1), table_cards, set_aside, fights "
-                           "FROM battle_shapes").fetchall()
+            said = con.sql("SELECT shape, " + ", ".join(f"coalesce({name}, {NO_VALUE.get(name, 'NULL')})"
+                                                        for name in BATTLE_COLUMNS) + " FROM battle_shapes").fetchall()
         finally:
             con.close()
         bad = [s for s, ok in zip(steps.column("shape").to_pylist(), steps.column("well_formed").to_pylist()) if not ok]
@@ -251,7 +256,6 @@ class Steps:
         for i, (name, dtype) in enumerate(BATTLE_TYPES.items()):
             added = np.array([by_shape[s][i] for s in shapes], dtype=dtype)
             self.battle[name] = np.concatenate([self.battle[name], added])
-
 
     def _grow(self, steps: pa.Table) -> None:
         """Append the steps of new shapes (events.sql's rows, in shape order) to the flat arrays."""
@@ -498,18 +502,15 @@ def make_copy(source: Path, sha256: str, target: Path, steps: Steps) -> None:
 
 
 def _write(table: pa.Table, target: Path, sha256: str, stamp: bytes, stats: list[str], words: list[str]) -> None:
-    """Write a copy's file atomically: beside it, then renamed; its footer names it, and the
-    file it was made from by checksum and stamp."""
+    """Write a copy's file atomically (atomic_write_bytes; a cache needs no fsync); its footer
+    names it, and the file it was made from by checksum and stamp."""
     table = table.replace_schema_metadata({KEY: target.name.encode(), b"war.source": sha256.encode(),
                                            b"war.source_stamp": stamp})
-    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}-{threading.get_ident()}")
     delta = {name: "DELTA_BINARY_PACKED" for name in ("game_id", "seq", "battle") if name in table.column_names}
-    try:
-        pq.write_table(table, tmp, compression="zstd", compression_level=1, row_group_size=1 << 20,
-                       use_dictionary=words, write_statistics=stats, column_encoding=delta)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    buf = pa.BufferOutputStream()
+    pq.write_table(table, buf, compression="zstd", compression_level=1, row_group_size=1 << 20,
+                   use_dictionary=words, write_statistics=stats, column_encoding=delta)
+    atomic_write_bytes(target, buf.getvalue(), durable=False)
 
 
 def sources(root: Path, files: Iterable) -> list[tuple[Path, str]]:

@@ -90,15 +90,27 @@ def event_views(con, entries) -> None:
     _lookup(con, "war_shape_steps", "SELECT steps FROM shape_steps ORDER BY shape")
     code = f"CAST(enum_code(CAST(shape AS {SHAPE_TYPE})) AS INTEGER)"
     con.execute(f"CREATE OR REPLACE VIEW event_row_steps AS SELECT *, war_shape_steps({code}) AS steps FROM event_rows")
-    names = rule_set_names(entries)
     shape = battle_columns(con)
-    con.execute(f"""
-CREATE VIEW battles AS
-SELECT game_id, battle, variant, {shape['war_depth']} AS war_depth, {shape['winner']} AS winner,
-    {shape['table_cards']} AS table_cards, {shape['set_aside']} AS set_aside,
-    {by_ordinal(entries, lambda e: e.rules_id)} AS rules_id, {by_ordinal(entries, lambda e: names[e.ordinal])} AS rule_set
-FROM (SELECT *, {shape['at']} AS shape_at FROM event_rows)
-WHERE battle > 0 AND {shape['fights']}""")
+    battles_view(con, entries, f"(SELECT *, {shape['at']} AS shape_at FROM event_rows)", shape,
+                 f"battle > 0 AND {shape['fights']}")
+
+
+def battles_view(con, entries, source: str, columns: dict[str, str], where: str = "true") -> None:
+    """The `battles` view over `source` (rows with game_id, battle and variant): each column of
+    BATTLE_COLUMNS but `fights` by its SQL in `columns`, then its rule set's id and name."""
+    names = rule_set_names(entries)
+    said = ", ".join(f"{columns[name]} AS {name}" for name in BATTLE_COLUMNS if name != "fights")
+    con.execute(f"CREATE OR REPLACE VIEW battles AS SELECT game_id, battle, variant, {said}, "
+                f"{by_ordinal(entries, lambda e: e.rules_id)} AS rules_id, "
+                f"{by_ordinal(entries, lambda e: names[e.ordinal])} AS rule_set FROM {source} WHERE {where}")
+
+
+def copy_views(con, entries, copies: list[str], fought: list[str]) -> None:
+    """The `events` and `battles` views over the columnar copies of the events files
+    (event_copies.py: `copies`, one row an event, and `fought`, one row a battle, each in the
+    log's order), with the variant of each row's rule set as the events files have it."""
+    con.execute(f"CREATE OR REPLACE VIEW events AS {local_scan('events', copies, entries)}")
+    battles_view(con, entries, f"({local_scan('events', fought, entries)})", {name: name for name in BATTLE_COLUMNS})
 
 
 # Up to this many shapes, a battle row's shape is found in a list of them written in the view,

@@ -45,7 +45,7 @@ from .counts_view import create_counts_view
 from .games_view import games_view
 from . import event_copies
 from .reads import EVENT_VIEW_NAMES
-from .log_views import by_ordinal, event_views, in_log_order, local_scan, remote_view, sql_literal
+from .log_views import copy_views, event_views, in_log_order, local_scan, remote_view, sql_literal
 
 
 @dataclass
@@ -178,7 +178,9 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
             if not copies or views is None or views & (EVENT_VIEW_NAMES - COPIED):
                 event_views(con, ds.manifest.rule_sets)
             if copies:
-                copies = _copy_views(con, ds, copies)
+                fought = [str(event_copies.battles_path(Path(c))) for c in copies]
+                copy_views(con, ds.manifest.rule_sets, copies, fought)
+                copies += fought
         _rules_table(con, ds.manifest.rule_sets)
         con.execute(CARD_SQL)
         dataset_folders = [] if is_remote(ds.root) else \
@@ -204,22 +206,6 @@ def _event_copies(ds: Dataset) -> list[str]:
         return event_copies.ensure(event_copies.sources(ds.root, listed))
     except OSError:
         return []
-
-
-def _copy_views(con, ds: Dataset, copies: list[str]) -> list[str]:
-    """The `events` and `battles` views over the copies (their rows in the log's order, as
-    events.sql's give them); returns every file they read."""
-    entries = ds.manifest.rule_sets
-    names = rule_set_names(entries)
-    variant = by_ordinal(entries, lambda e: e.rules.variant)
-    fought = [str(event_copies.battles_path(Path(c))) for c in copies]
-    con.execute(f"CREATE OR REPLACE VIEW events AS SELECT game_id, seq, battle, kind, seat, cards, seats, options, "
-                f"value, note, {variant} AS variant FROM ({local_scan('copies', copies, entries)})")
-    con.execute(f"CREATE OR REPLACE VIEW battles AS SELECT game_id, battle, {variant} AS variant, war_depth, winner, "
-                f"table_cards, set_aside, {by_ordinal(entries, lambda e: e.rules_id)} AS rules_id, "
-                f"{by_ordinal(entries, lambda e: names[e.ordinal])} AS rule_set "
-                f"FROM ({local_scan('copies', fought, entries)})")
-    return copies + fought
 
 
 def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> duckdb.DuckDBPyConnection:

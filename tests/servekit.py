@@ -11,6 +11,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -59,6 +61,15 @@ def wait_for_report(url: str, timeout: float = 300) -> tuple[int, bytes]:
         if b'id="building"' not in body or time.time() >= deadline:
             return status, body
         time.sleep(0.2)
+
+
+def get(url: str) -> tuple[int, bytes]:
+    """A page's status and body through urllib (an error status too, with its body)."""
+    try:
+        with urllib.request.urlopen(url, timeout=120) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
 
 
 def raw_get(url: str, path: str, host: str | None = None, method: str = "GET") -> tuple[int, bytes]:

@@ -21,7 +21,6 @@ import json
 import re
 import shutil
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -35,7 +34,7 @@ from pipeline.jobs.query import run
 from pipeline.model.rules import build_rules
 from pipeline.present.drill import bucket_battles
 from pipeline.present.sql_page import HTML_ROWS
-from servekit import raw_get, wait_for_report, war_serve
+from servekit import get, raw_get, wait_for_report, war_serve
 
 PAIR = ("steal:always", "steal:never")
 
@@ -64,14 +63,6 @@ def tab(browser, server):
 
 def sql(root, text: str, params=None) -> list[dict]:
     return run(root, sql=text, params=params).to_pylist()
-
-
-def get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=120) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as err:
-        return err.code, err.read()
 
 
 def war_query(*args) -> bytes:

@@ -18,8 +18,6 @@ import html
 import io
 import json
 import re
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
@@ -29,7 +27,7 @@ from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run
 from pipeline.model.rules import build_rules
 from pipeline.present.games_list import FACET_SIZE
-from servekit import raw_get, war_serve
+from servekit import get, raw_get, war_serve
 
 PAIR = ("steal:always", "steal:never")
 
@@ -51,14 +49,6 @@ def server(root):
 
 def sql(root, text: str, params=None) -> list[dict]:
     return run(root, sql=text, params=params).to_pylist()
-
-
-def get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=120) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as err:
-        return err.code, err.read()
 
 
 def facet_counts(body: bytes, facet: str) -> dict[str, int]:

@@ -60,7 +60,7 @@ class SeatPolicy:
 
     @property
     def randomized(self) -> bool:
-        return any((k, n.split(":")[0]) in RANDOMIZED for k, n in self.choices)
+        return bool(self.drawn())
 
     def drawn(self) -> tuple[str, ...]:
         """The seat's policies that draw (declared `randomized`), as `kind:name`."""

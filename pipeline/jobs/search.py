@@ -26,7 +26,7 @@ import numpy as np
 
 from ..engines.choice import compiled_engine
 from ..errors import DatasetError, Interrupted, RulesError, brief, interrupted, storage_error
-from ..model.deal import check_deal
+from ..model.deal import check_deal, deal_deck
 from ..model.inputs import loads_json, not_regular
 from ..model.rng import SplitMix64
 from ..model.schema import Manifest, RuleSet
@@ -429,9 +429,8 @@ def write_records(out: str | Path, rules: RuleSet, records: list[Record], seed: 
 
 
 def piles_of(rules: RuleSet, deck) -> tuple[list[list[int]], list[int]]:
-    """Each seat's pile (top first) and the cards set aside, of a deck order dealt card i to
-    seat i mod n (docs/rules.md 1.4)."""
-    n = rules.players
-    deck = list(deck)
-    dealt = len(deck) // n * n
-    return [deck[s:dealt:n] for s in range(n)], deck[dealt:]
+    """Each seat's pile (top first) and the cards set aside, of a deck order dealt as the rule
+    set deals (docs/rules.md 1.4, model.deal.deal_deck: card i to seat i mod n under `deal =
+    even`)."""
+    piles, aside = deal_deck(rules, list(deck))
+    return [list(p) for p in piles], list(aside)

@@ -22,7 +22,7 @@ from ..engines.compiled.layout import (
 from ..engines.compiled.state import Deals, Workspace
 from ..engines.play import FIXED_PICKUPS
 from ..engines.table import open_duel, open_search, unplay
-from ..model.deal import deck_of
+from ..model.deal import deal_plan, deck_of, pile_sizes
 from ..model.rng import Xoshiro256
 from ..model.schema import RuleSet
 
@@ -145,9 +145,10 @@ class Task:
 
 
 def on_open_duel(rules: RuleSet) -> bool:
-    """Whether the open duel's search kernel plays this search's deals (open_duel.fits), else the
+    """Whether the open duel's search kernel plays this search's deals (open_duel.fits, the seats
+    dealt as many cards: its polish takes battles back to deals of two equal piles), else the
     rule set's compiled engine does."""
-    return open_duel.fits(rules) and compiled_engine(rules) is not None
+    return open_duel.fits(rules) and not open_duel.extra_card(rules) and compiled_engine(rules) is not None
 
 
 def sorted_ranks(rules: RuleSet) -> np.ndarray:
@@ -224,7 +225,7 @@ def _compiled_round(rules: RuleSet):
         decks = open_search.shuffles(ranks, rng, ROUND_COMPILED)
         codes = np.empty(decks.shape, np.int64)
         np.put_along_axis(codes, np.argsort(decks, axis=1, kind="stable"), by_rank[None, :], axis=1)
-        summaries = engine.play_arrays(rules, 0, 0, len(decks), deals=deals_of(codes, rules.players),
+        summaries = engine.play_arrays(rules, 0, 0, len(decks), deals=deals_of(codes, rules),
                                        workspace=workspace).summaries
         for g in range(len(decks)):
             score = open_search.score_of(summaries[g], goal, measure)
@@ -235,20 +236,21 @@ def _compiled_round(rules: RuleSet):
     return play
 
 
-def deals_of(decks: np.ndarray, players: int) -> Deals:
-    """Deck orders (one a row, card codes) dealt as a shuffled deck is (docs/rules.md 1.4), as the
-    compiled engines' deal arrays."""
+def deals_of(decks: np.ndarray, rules: RuleSet) -> Deals:
+    """Deck orders (one a row, card codes) dealt as a shuffled deck is (docs/rules.md 1.4,
+    model.deal.deal_plan), as the compiled engines' deal arrays."""
     games, size = decks.shape
-    each = size // players
+    players = rules.players
+    dealt, start = deal_plan(rules)
+    counts = pile_sizes(rules)
     cards = np.empty((games, size), np.int32)
     at = 0
     for s in range(players):
-        cards[:, at:at + each] = decks[:, s:each * players:players]
-        at += each
-    cards[:, at:] = decks[:, each * players:]
+        cards[:, at:at + counts[s]] = decks[:, (s - start) % players:dealt:players]
+        at += counts[s]
+    cards[:, at:] = decks[:, dealt:]
     sizes = np.empty((games, players + 1), np.int64)
-    sizes[:, :players] = each
-    sizes[:, players] = size - each * players
+    sizes[:] = counts
     return Deals(cards, sizes)
 
 
@@ -256,7 +258,8 @@ def deals_of(decks: np.ndarray, players: int) -> Deals:
 class Record:
     """A deal found: its score (battles or cards laid of a game that ends; 1 for a cycle), its
     game's battles, cards laid, outcome and winner (-1: none), and the deck order that deals it
-    (card codes, top first: card i to seat i mod n)."""
+    (card codes, top first, dealt as the rule set deals: card i to seat i mod n under `deal =
+    even`, model.deal.deal_plan)."""
 
     score: int
     battles: int
@@ -303,7 +306,7 @@ def played_again(rules: RuleSet, decks: np.ndarray, goal: str, measure: str, see
     if len(decks) == 0:
         return rows
     summaries = compiled_engine(rules).play_arrays(rules, seed, 0, len(decks),
-                                                   deals=deals_of(decks, rules.players)).summaries
+                                                   deals=deals_of(decks, rules)).summaries
     for g, summary in enumerate(summaries):
         rows[g] = (open_search.score_of(summary, GOALS.index(goal), MEASURES.index(measure)),
                    summary[SUMMARY_BATTLES], summary[SUMMARY_CARDS_LAID], summary[SUMMARY_OUTCOME],

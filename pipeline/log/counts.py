@@ -3,7 +3,8 @@
 
 A two-seat rule set in open play is counted by the open-play engine, which plays one deal of
 each class (a deal and the deal with the seats' piles swapped) where the pickup treats the seats
-alike; any other rule set that plays every deal is counted from the games rows its engine gives.
+alike (and the seats hold as many cards: not `deal = first_short` with an odd deck); any other
+rule set that plays every deal is counted from the games rows its engine gives.
 Either way the tally is that of every deal of the range, one by one (a test holds them equal).
 """
 
@@ -17,7 +18,7 @@ from ..engines.compiled import tally as tallies
 from ..engines.compiled.deals import first_of_class
 from ..engines.compiled.tally import Tally
 from ..engines.table import open_counts
-from ..model.all_deals import AllDeals
+from ..model.all_deals import AllDeals, seats_alike
 from ..model.schema import OUTCOMES, CountRow, CountShard, RuleSet
 from .tables import arrow_schema
 
@@ -41,7 +42,7 @@ def counts_classes(rules: RuleSet, policies=()) -> bool:
     the range once."""
     from ..engines.table.open_duel import SYMMETRIC
 
-    return open_duel_plays(rules, None, policies, events=False) and rules.pickup in SYMMETRIC
+    return open_duel_plays(rules, None, policies, events=False) and rules.pickup in SYMMETRIC and seats_alike(rules)
 
 
 def _played(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies):

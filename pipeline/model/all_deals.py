@@ -2,7 +2,8 @@
 
 Suits never decide a game, so two decks that differ only by suits are one deal: a deal is a
 sequence of ranks, the deck's order after a shuffle (position 0 on top), dealt as the rules deal
-a shuffled deck (1.4: card i to seat i mod n, the rest set aside). Deal `i` is the sequence of
+a shuffled deck (1.4, model.deal.deal_deck: card i to seat i mod n, the rest set aside; under
+`deal = first_short` every card, the deal begun so that the last seats hold one card more). Deal `i` is the sequence of
 lexicographic rank `i` among every distinct sequence of the deck's ranks (a permutation of a
 multiset: rank r appears as often as the deck holds cards of it), computed from `i` alone
 (`ranks_of`), so a shard of deals needs nothing but its first index. The k-th card of rank r in
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from math import factorial
 
 from ..errors import RulesError
-from .deal import Deal, deck_of
+from .deal import Deal, deal_deck, dealt_deck, deck_of, pile_sizes
 from .schema import RuleSet
 
 MAX_DEALS = 10**10  # an enumeration this war plays at most
@@ -137,20 +138,23 @@ def deck_order(rules: RuleSet, ranks) -> list[int]:
 
 def enumerated_deal(rules: RuleSet, index: int) -> Deal:
     """Deal number `index` of the rule set's enumeration, dealt as a shuffled deck is (1.4)."""
-    deck = deck_order(rules, ranks_of(rank_counts(rules), index))
-    n = rules.players
-    dealt = len(deck) // n * n
-    return Deal(tuple(tuple(deck[s:dealt:n]) for s in range(n)), tuple(deck[dealt:]), explicit=True,
-                enumerated=True)
+    piles, aside = deal_deck(rules, deck_order(rules, ranks_of(rank_counts(rules), index)))
+    return Deal(piles, aside, explicit=True, enumerated=True)
 
 
 def deal_index(rules: RuleSet, deal: Deal) -> int:
     """The number of a deal in the enumeration (its deck's rank sequence)."""
-    n = rules.players
     rank = deck_of(rules).rank
-    dealt = sum(map(len, deal.piles))
-    deck = [deal.piles[i % n][i // n] for i in range(dealt)] + list(deal.set_aside)
+    deck = dealt_deck(rules, deal.piles, deal.set_aside)
     return index_of(rank_counts(rules), [rank[c] for c in deck])
+
+
+def seats_alike(rules: RuleSet) -> bool:
+    """Whether a two-seat deal's piles can be swapped and still be a deal of the enumeration: the
+    seats hold as many cards (never under `deal = first_short` with an odd deck), so that a deal
+    and its swap are a class (engines.compiled.deals.first_of_class)."""
+    sizes = pile_sizes(rules)
+    return rules.players == 2 and sizes[0] == sizes[1]
 
 
 @dataclass(frozen=True)

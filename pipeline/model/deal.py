@@ -33,16 +33,53 @@ class Deal:
         return "all" if self.enumerated else "explicit" if self.explicit else "shuffle"
 
 
+DEALS = ("even", "first_short")  # the option `deal` (docs/rules.md 1.4)
+
+
+def deal_plan(rules: RuleSet) -> tuple[int, int]:
+    """How a deck in order (position 0 on top) is dealt: (cards dealt, the seat the deal begins
+    at); card i goes to seat (i + start) mod n. `even`: floor(deck / n) cards each from seat 0,
+    the rest set aside. `first_short`: every card, the deal begun at seat n - r (r = deck mod n)
+    so that the last card reaches the last seat: the first n - r seats hold one card fewer than
+    the last r. A deck that divides among the seats deals the same either way."""
+    n = rules.players
+    size = rules.ranks * rules.suits + rules.jokers
+    if getattr(rules, "deal", "even") == "first_short":
+        return size, -size % n
+    return size // n * n, 0
+
+
+def deal_deck(rules: RuleSet, deck) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """A deck in order (top first) dealt as the rule set deals (deal_plan): each seat's pile, top
+    first, and the cards set aside."""
+    dealt, start = deal_plan(rules)
+    n = rules.players
+    piles = tuple(tuple(deck[(s - start) % n:dealt:n]) for s in range(n))
+    return piles, tuple(deck[dealt:])
+
+
+def dealt_deck(rules: RuleSet, piles, set_aside) -> list:
+    """The deck in order whose deal (deal_deck) gives these piles and cards set aside."""
+    dealt, start = deal_plan(rules)
+    n = rules.players
+    return [piles[(k + start) % n][k // n] for k in range(dealt)] + list(set_aside)
+
+
+def pile_sizes(rules: RuleSet) -> tuple[int, ...]:
+    """How many cards each seat is dealt (deal_plan), and then how many are set aside."""
+    dealt, start = deal_plan(rules)
+    n = rules.players
+    size = rules.ranks * rules.suits + rules.jokers
+    return tuple(len(range((s - start) % n, dealt, n)) for s in range(n)) + (size - dealt,)
+
+
 def shuffled_deal(rules: RuleSet, rng: Xoshiro256) -> Deal:
-    """Shuffle the deck in ascending code order, then card i to seat i mod n until every seat
-    has floor(deck / n) cards; the rest is set aside."""
+    """Shuffle the deck in ascending code order, then deal it (deal_deck): under `even` card i to
+    seat i mod n until every seat has floor(deck / n) cards, the rest set aside."""
     deck = list(range(rules.ranks * rules.suits + rules.jokers))
     rng.shuffle(deck)
-    n = rules.players
-    each = len(deck) // n
-    dealt = each * n
-    piles = tuple(tuple(deck[s:dealt:n]) for s in range(n))
-    return Deal(piles, tuple(deck[dealt:]))
+    piles, aside = deal_deck(rules, deck)
+    return Deal(piles, aside)
 
 
 def _codes(deck: Deck, cards: list) -> list[int]:

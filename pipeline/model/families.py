@@ -43,8 +43,9 @@ def _enough_cards(rules) -> str | None:
     return None
 
 
-# The options every family's games share: the seats, the deck, how a game is won and capped, and
-# the order won cards join a pile (the shared engine, engines.play, reads them).
+# The options every family's games share: the seats, the deck and its deal, how a game is won and
+# capped, and the order won cards join a pile (the shared engine, engines.play, reads them; the
+# deal, model.deal).
 CORE_OPTIONS: tuple[Option, ...] = (
     Option("players", 2, "Number of seats, 2..8 (rules 1.4).", minimum=2, maximum=8, check=_enough_cards),
     Option("jokers", 0, "0 or 2 Jokers, which beat every other rank (rules 1.1).", choices=(0, 2)),
@@ -55,6 +56,9 @@ CORE_OPTIONS: tuple[Option, ...] = (
     Option("win", "all_cards", "`all_cards`, or `wars:N`: first to win N wars (rules 2.7).",
            pattern=r"^(all_cards|wars:[1-9][0-9]{0,8})$"),
     Option("max_battles", 10_000, "Cap on battles; the game ends `capped`.", minimum=1, maximum=MAX_INT32),
+    Option("deal", "even", "`even`: equal piles, the rest set aside; `first_short`: every card dealt, the first "
+                           "seats one card fewer when the deck does not divide (rules 1.4).",
+           choices=("even", "first_short")),
 )
 
 

@@ -11,13 +11,14 @@ POLICIES = "pipeline.engines.arneson.policies:"
 
 FAMILY = Family(
     "arneson", "pipeline.engines.arneson.reference:play_arneson", hands=True,
-    options=("jokers", "war_tiebreak", "shortfall", "pickup", "ranks", "suits", "win", "max_battles",
+    options=("jokers", "war_tiebreak", "shortfall", "pickup", "ranks", "suits", "win", "max_battles", "deal",
              Option("hand_size", 0, "Cards in hand (Arneson's War: 3).", choices=(0, 3))),
     variants=(
         Variant("arneson", "Arneson's War", "docs/rules.md 7",
                 "Hands of three: each player chooses the card it plays; the war's loser takes the cause.",
                 defaults={"hand_size": 3},
-                options=("jokers", "war_tiebreak", "shortfall", "pickup", "ranks", "suits", "win", "max_battles"),
+                options=("jokers", "war_tiebreak", "shortfall", "pickup", "ranks", "suits", "win", "max_battles",
+                         "deal"),
                 fixed_players=2),
     ),
     events=("deal", "set_aside",
@@ -39,7 +40,8 @@ FAMILY = Family(
     compiled_options={"players": (2,), "jokers": ANY, "war_down": ANY, "ace_value": ANY,
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
                       "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
-                      "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "hand_size": (0, 3)},
+                      "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "hand_size": (0, 3),
+                      "deal": ANY},
     warm=(Warm(True, "arneson", {"ranks": "5", "suits": "2"}, 6.4, "Arneson's War's engine"),),
     queries="queries",
     report=(("arneson_consolation", {}),),

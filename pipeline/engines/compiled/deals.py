@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model.all_deals import first_codes, rank_counts
+from ...model.all_deals import first_codes, rank_counts, seats_alike
+from ...model.deal import deal_plan
 from .jit import njit
 from .state import Deals
 
@@ -72,11 +73,11 @@ def _next_sequence(seq):
 
 
 @njit(cache=True)
-def _deal_row(seq, firsts, players, used, deck, cards, sizes):
+def _deal_row(seq, firsts, players, dealt, start, used, deck, cards, sizes):
     """One deal into a row of cards and sizes: the rank sequence's cards (each rank's in code
-    order), dealt one a seat in turn, the rest set aside."""
+    order), dealt one a seat in turn from seat `start` until `dealt` cards are dealt
+    (model.deal.deal_plan), the rest set aside."""
     n = seq.shape[0]
-    each = n // players
     used[:] = 0
     for i in range(n):
         r = seq[i]
@@ -84,20 +85,23 @@ def _deal_row(seq, firsts, players, used, deck, cards, sizes):
         used[r] += 1
     at = 0
     for s in range(players):
-        for k in range(each):
-            cards[at] = deck[s + k * players]
+        first = (s - start) % players
+        size = (dealt - first + players - 1) // players
+        for k in range(size):
+            cards[at] = deck[first + k * players]
             at += 1
-        sizes[s] = each
-    for i in range(each * players, n):
+        sizes[s] = size
+    for i in range(dealt, n):
         cards[at] = deck[i]
         at += 1
-    sizes[players] = n - each * players
+    sizes[players] = n - dealt
 
 
 @njit(cache=True)
-def _fill(counts, firsts, players, start, indexes, cards, sizes):
+def _fill(counts, firsts, players, dealt, deal_start, start, indexes, cards, sizes):
     """Deals into cards and sizes (state.Deals' rows), one a row: deals start.. in order, or,
-    when `indexes` has rows, deal indexes[g] into row g, each unranked on its own."""
+    when `indexes` has rows, deal indexes[g] into row g, each unranked on its own; each dealt as
+    deal_plan says (`dealt` cards, from seat `deal_start`)."""
     n = cards.shape[1]
     seq = np.empty(n, np.int64)
     used = np.empty(counts.shape[0], np.int64)
@@ -110,7 +114,7 @@ def _fill(counts, firsts, players, start, indexes, cards, sizes):
             _unrank(counts, indexes[g], seq)
         elif g:
             _next_sequence(seq)
-        _deal_row(seq, firsts, players, used, deck, cards[g], sizes[g])
+        _deal_row(seq, firsts, players, dealt, deal_start, used, deck, cards[g], sizes[g])
 
 
 def enumerated_deals(rules, start: int, stop: int) -> Deals:
@@ -121,8 +125,14 @@ def enumerated_deals(rules, start: int, stop: int) -> Deals:
     sizes = np.empty((games, rules.players + 1), np.int64)
     if games:
         _fill(np.array(rank_counts(rules), np.int64), np.array(first_codes(rules), np.int64), np.int64(rules.players),
-              np.int64(start), np.empty(0, np.int64), cards, sizes)
+              *_plan(rules), np.int64(start), np.empty(0, np.int64), cards, sizes)
     return Deals(cards, sizes)
+
+
+def _plan(rules) -> tuple:
+    """model.deal.deal_plan as the compiled steps take it."""
+    dealt, start = deal_plan(rules)
+    return np.int64(dealt), np.int64(start)
 
 
 def deals_at(rules, indexes) -> Deals:
@@ -133,7 +143,7 @@ def deals_at(rules, indexes) -> Deals:
     sizes = np.empty((indexes.shape[0], rules.players + 1), np.int64)
     if indexes.shape[0]:
         _fill(np.array(rank_counts(rules), np.int64), np.array(first_codes(rules), np.int64),
-              np.int64(rules.players), np.int64(0), indexes, cards, sizes)
+              np.int64(rules.players), *_plan(rules), np.int64(0), indexes, cards, sizes)
     return Deals(cards, sizes)
 
 
@@ -178,8 +188,12 @@ def _swap_each(counts, indexes, out):
 
 
 def swapped_indexes(rules, indexes) -> np.ndarray:
-    """The numbers of these deals (of a two-seat rule set's enumeration) with the seats swapped."""
+    """The numbers of these deals (of a two-seat rule set's enumeration) with the seats swapped.
+    Where the seats hold different numbers of cards (`deal = first_short`, an odd deck) a deal's
+    swap is no deal of the enumeration: its class is the deal alone, and its number is its own."""
     indexes = np.ascontiguousarray(indexes, np.int64)
+    if not seats_alike(rules):
+        return indexes.copy()
     out = np.empty(indexes.shape[0], np.int64)
     if indexes.shape[0]:
         _swap_each(np.array(rank_counts(rules), np.int64), indexes, out)
@@ -211,8 +225,11 @@ def _first_of_class_each(counts, indexes, out):
 
 def first_of_class(rules, indexes) -> np.ndarray:
     """Whether each of these deals (of a two-seat rule set's enumeration) is the first of its
-    class: its number is at most its swapped deal's (swapped_indexes), found without it."""
+    class: its number is at most its swapped deal's (swapped_indexes), found without it. Every
+    deal is where the seats hold different numbers of cards (a class of one deal)."""
     indexes = np.ascontiguousarray(indexes, np.int64)
+    if not seats_alike(rules):
+        return np.ones(indexes.shape[0], np.bool_)
     out = np.empty(indexes.shape[0], np.bool_)
     if indexes.shape[0]:
         _first_of_class_each(np.array(rank_counts(rules), np.int64), indexes, out)

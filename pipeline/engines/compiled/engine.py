@@ -19,7 +19,7 @@ import numpy as np
 
 from ...model.cards import Deck
 from ...model.all_deals import AllDeals
-from ...model.deal import Deal
+from ...model.deal import Deal, deal_plan
 from ...model.schema import PICKUPS, RuleSet
 from .deals import enumerated_deals
 from .jit import HAVE_NUMBA
@@ -37,6 +37,7 @@ def shared_rules(rules: RuleSet) -> Rules:
     int64: a cap or a war count beyond any game plays exactly as the clamped value does."""
     size = rules.ranks * rules.suits + rules.jokers
     big = 1 << 62
+    dealt, deal_start = deal_plan(rules)
     return Rules(
         players=rules.players, deck_size=size,
         card_rank=np.array(Deck(rules.ranks, rules.suits, rules.jokers).rank, dtype=np.int64),
@@ -44,7 +45,7 @@ def shared_rules(rules: RuleSet) -> Rules:
         cards_down=min(int(rules.war_down), size) if isinstance(rules.war_down, int) else 0,
         single_up=rules.war_tiebreak == "single_up", shortfall_loses=rules.shortfall == "lose",
         pickup=PICKUPS.index(rules.pickup), wars_to_win=min(int(rules.wars_to_win or 0), big),
-        max_battles=min(int(rules.max_battles), big), detect_cycles=False,
+        max_battles=min(int(rules.max_battles), big), detect_cycles=False, dealt=dealt, deal_start=deal_start,
     )
 
 

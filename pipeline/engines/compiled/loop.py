@@ -123,12 +123,12 @@ def no_plain_battles(played, most, game, family):
 
 @borrowing
 def deal(index, game_seed, deals, game):
-    """The game's generator seeded; the deck shuffled and dealt one card a seat in turn, the cards
-    left over set aside; or, when `deals` holds explicit deals, game `index`'s piles and cards set
-    aside as given (the generator then only serves later shuffles). Returns how many cards are
-    set aside."""
+    """The game's generator seeded; the deck shuffled and dealt one card a seat in turn (from seat
+    rules.deal_start, model.deal.deal_plan), the cards left over set aside; or, when `deals` holds
+    explicit deals, game `index`'s piles and cards set aside as given (the generator then only
+    serves later shuffles). Returns how many cards are set aside."""
     rules, seats, positions, log = game.rules, game.seats, game.positions, game.log
-    players, deck_size = rules.players, rules.deck_size
+    players, deck_size, shuffled_dealt, deal_start = rules.players, rules.deck_size, rules.dealt, rules.deal_start
     deck = game.table.deck
     _seed(game.rng, game_seed)
     explicit = deals.sizes.shape[0] > 0
@@ -141,14 +141,15 @@ def deal(index, game_seed, deals, game):
         _shuffle(game.rng, deck, deck_size)
     dealt = ZERO
     for s in range(players):
-        size = deals.sizes[index, s] if explicit else deck_size // players
+        first = (s - deal_start) % players  # a shuffled deck's first card to seat s
+        size = deals.sizes[index, s] if explicit else (shuffled_dealt - first + players - 1) // players
         seats.pile_head[s] = 0
         seats.pile_size[s] = size
         seats.won_size[s] = 0
         seats.alive[s] = True
         seats.war_wins[s] = 0
         for i in range(size):
-            seats.pile[s, i] = deck[dealt + i] if explicit else deck[s + i * players]
+            seats.pile[s, i] = deck[dealt + i] if explicit else deck[first + i * players]
         dealt += size
         start_pile(s, seats.pile[s], size, rules, positions)
         push_cards(log, seats.pile[s], 0, size)

@@ -37,6 +37,8 @@ class Rules(NamedTuple):
     wars_to_win: int            # 0: play for all the cards
     max_battles: int
     detect_cycles: bool         # fixed pickup orders can repeat a position: look for it
+    dealt: int = 0              # cards a shuffled deck deals (model.deal.deal_plan), the rest set aside
+    deal_start: int = 0         # the seat a shuffled deck's deal begins at: card i to seat (i + deal_start) mod n
 
 
 class Seats(NamedTuple):

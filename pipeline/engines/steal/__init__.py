@@ -19,12 +19,14 @@ POLICIES = "pipeline.engines.steal.policies:"
 FAMILY = Family(
     "steal", "pipeline.engines.steal.reference:play_steal", won_piles=True,
     # shortfall: Steal War's rules fix it (a seat that runs out of cards in a war loses at once, 6.6)
-    options=("players", "jokers", "war_down", "war_tiebreak", "shortfall", "ranks", "suits", "win", "max_battles"),
+    options=("players", "jokers", "war_down", "war_tiebreak", "shortfall", "ranks", "suits", "win", "max_battles",
+             "deal"),
     variants=(
         Variant("steal", "Steal War", "docs/rules.md 6",
                 "Draw and won piles; steal opponents' won piles with a card of the same rank.",
                 defaults={"jokers": 2, "shortfall": "lose"},
-                options=("players", "jokers", "war_down", "war_tiebreak", "ranks", "suits", "win", "max_battles")),
+                options=("players", "jokers", "war_down", "war_tiebreak", "ranks", "suits", "win", "max_battles",
+                         "deal")),
     ),
     events=("deal", "set_aside", "play", "down", "war", "collect", "reshuffle",
             Kind("steal", "the seat steals `seats`' won piles with its top card; cards = the bundle, top first",
@@ -56,7 +58,7 @@ FAMILY = Family(
     # shortfall, pickup and ace_value: Steal War's rules fix them, and both engines ignore them
     compiled_options={"players": ANY, "jokers": ANY, "war_down": ANY, "ace_value": ANY,
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ANY, "pickup": ANY,
-                      "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY},
+                      "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "deal": ANY},
     warm=(Warm(False, "steal", {"ranks": "5", "suits": "2"}, 4.4, "Steal War's engine"),),
     queries="queries",
     report=(("steals", {"per_seat": "true"}),),

@@ -28,7 +28,7 @@ FAMILY = Family(
                choices=("high", "low")),
         Option("war_tiebreak", "repeat", "rules 2.5.", choices=("repeat", "single_up")),
         Option("shortfall", "last_card_up", "rules 2.3.", choices=("last_card_up", "lose")),
-        "pickup", "ranks", "suits", "win", "max_battles",
+        "pickup", "ranks", "suits", "win", "max_battles", "deal",
     ),
     variants=(
         Variant("classic", "Classic War", "docs/rules.md 2", "2 players, 52 cards, wars of 3 down and 1 up."),
@@ -41,7 +41,7 @@ FAMILY = Family(
                 "The Romanian war: a war's size comes from the rank of the tied cards.",
                 defaults={"war_down": "by_rank"},
                 options=("players", "jokers", "war_down", "ace_value", "aces", "war_tiebreak", "shortfall", "pickup",
-                         "win", "max_battles"),
+                         "win", "max_battles", "deal"),
                 standard_deck=True),
     ),
     events=("deal", "set_aside", "play", "down", "war", "war_out", "forfeit", "collect", "reshuffle",
@@ -50,7 +50,7 @@ FAMILY = Family(
     compiled_options={"players": ANY, "jokers": ANY, "war_down": ANY, "ace_value": ANY, "aces": ("high", "low"),
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
                       "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
-                      "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY},
+                      "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "deal": ANY},
     warm=(Warm(True, "classic", {"ranks": "5", "suits": "2", "pickup": "winner_first"}, 5.5,
                "the engine of Classic War and its kin (Multiplayer, Jokers, Război)"),),
 )

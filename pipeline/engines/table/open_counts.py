@@ -7,7 +7,9 @@ A deal and the deal with the seats' piles swapped play the same game with the wi
 (under winner's cards first, natural and sorted pickups); the first of the two in lexicographic
 order is the one whose first pair of cards that differ has seat 0's the lower, so whether a deal
 is first of its class is a comparison, and the swapped deal's number is computed only when it is
-wanted (the least deal of a kind, or a kept deal).
+wanted (the least deal of a kind, or a kept deal). Where the seats are dealt different numbers of
+cards (`deal = first_short`, an odd deck) a deal's swap is no deal: every deal is played, each the
+first of its class of one.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ..compiled.layout import (
     SUMMARY_OUTCOME, SUMMARY_WINNER,
 )
 from ..compiled.tally import Tally, grown, new_tally, pack, put, slot_of
-from .open_duel import PICKUPS_CODE, SYMMETRIC, _game, _ring_cap
+from .open_duel import PICKUPS_CODE, SYMMETRIC, _game, _ring_cap, extra_card
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -36,19 +38,20 @@ def _swapped_number(counts, seq, mirror, half):
 
 
 @njit(cache=True)
-def _walk(counts, seq, index, stop, pickup, max_battles, classes, keys, games, first, fill, kept, most):
+def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, keys, games, first, fill, kept, most):
     """Deals index..stop-1 of the enumeration (`seq` holds deal `index`'s ranks, and is left
     holding the first deal not walked). With `classes`, only the first deal of each class is
     played (a deal and the deal with the seats' piles swapped play the same game with the winner
     swapped), and both deals count. Without `kept` rows, each game is tallied into the tally
     (keys, games, first, fill); with them, the tally holds the kinds asked for, and the number
     of each deal of those kinds goes into `kept` (at most `most`; a swapped deal's after its
-    class's first). Returns (the first deal not walked: `stop`, or sooner when the tally must
+    class's first). With `extra` (seat 1 dealt one card more: open_duel._deal_as) no deal's
+    swap is a deal, and each is the first of its class of one. Returns (the first deal not walked: `stop`, or sooner when the tally must
     grow first, or `kept` is full; the deals kept)."""
     keeping = kept.shape[0] > 0
     size = seq.shape[0]
     half = size // 2
-    aside = size - 2 * half
+    aside = size - 2 * half - extra
     deal = np.empty(size, np.uint8)
     mirror = np.empty(size, np.int64)
     ring = np.zeros(2 * _ring_cap(size), np.uint8)
@@ -64,7 +67,7 @@ def _walk(counts, seq, index, stop, pickup, max_battles, classes, keys, games, f
             return index, found
         own = True  # its own swap
         first_of_class = True
-        for k in range(0, 2 * half, 2):
+        for k in range(0, 2 * half * (1 - extra), 2):
             if seq[k] != seq[k + 1]:
                 own = False
                 first_of_class = seq[k] < seq[k + 1]
@@ -72,8 +75,8 @@ def _walk(counts, seq, index, stop, pickup, max_battles, classes, keys, games, f
         if first_of_class or not classes:
             for i in range(size):
                 deal[i] = seq[i]
-            mirror_key = _game(deal, half, aside, pickup, max_battles, ring, snap, table, out, 0, summaries, wins,
-                               final)
+            mirror_key = _game(deal, half, extra, aside, pickup, max_battles, ring, snap, table, out, 0, summaries,
+                               wins, final)
             row = summaries[0]
             outcome, winner, battles = row[SUMMARY_OUTCOME], row[SUMMARY_WINNER], row[SUMMARY_BATTLES]
             laid, length = row[SUMMARY_CARDS_LAID], row[SUMMARY_CYCLE_LENGTH]
@@ -110,8 +113,9 @@ def _walker(rules: RuleSet, start: int):
     counts = np.array(rank_counts(rules), np.int64)
     seq = np.empty(int(counts.sum()), np.int64)
     _unrank(counts, np.int64(start), seq)
-    return counts, seq, (np.int64(PICKUPS_CODE[rules.pickup]), np.int64(rules.max_battles),
-                         rules.pickup in SYMMETRIC)
+    extra = extra_card(rules)
+    return counts, seq, (np.int64(extra), np.int64(PICKUPS_CODE[rules.pickup]), np.int64(rules.max_battles),
+                         rules.pickup in SYMMETRIC and not extra)
 
 
 def count_deals(rules: RuleSet, start: int, stop: int, tally: Tally | None = None) -> Tally:

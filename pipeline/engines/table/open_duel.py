@@ -42,6 +42,15 @@ PICKUPS_CODE = {"table_order": PICKUP_TABLE_ORDER, "winner_first": PICKUP_WINNER
 MOST_RANKS = 255          # a rank is a byte
 MOST_BATTLES = 1 << 40    # a game's cap, played on four times over, stays in int64
 
+def extra_card(rules: RuleSet) -> int:
+    """1 where seat 1 is dealt one card more than seat 0 (`deal = first_short`, an odd deck:
+    model.deal.deal_plan), else 0."""
+    from ...model.deal import pile_sizes
+
+    sizes = pile_sizes(rules)
+    return sizes[1] - sizes[0]
+
+
 # What _play returns besides the position counts.
 ENDED, CAPPED, CYCLE = 0, 1, 2
 
@@ -177,6 +186,20 @@ def _deal(ring, mask, cap, deal, half):
         ring[cap + i] = deal[2 * i + 1]
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _deal_as(ring, mask, cap, deal, half, extra):
+    """The deal's ranks dealt as the rule set deals them (model.deal.deal_plan): with `extra` 0,
+    card i to seat i mod 2 (_deal); with 1 (`deal = first_short`, an odd deck), every card, card
+    i to seat (i + 1) mod 2, so that seat 1 holds the one card more."""
+    if extra == 0:
+        _deal(ring, mask, cap, deal, half)
+        return
+    for i in range(half):
+        ring[i] = deal[2 * i + 1]
+        ring[cap + i] = deal[2 * i]
+    ring[cap + half] = deal[2 * half]
+
+
 @njit(cache=True, _nrt=False)
 def _position_keys(ring, mask, cap, h0, h1, n0, n1):
     """The position's key (engines.cycle_key.position_key) and its mirror's, seats swapped."""
@@ -200,7 +223,7 @@ def _position_keys(ring, mask, cap, h0, h1, n0, n1):
 # ---------------------------------------------------------------- one game
 
 @njit(cache=True, _nrt=False)
-def _play(deal, half, pickup, stop, detect, key_from, ring, snap, table, out):
+def _play(deal, half, extra, pickup, stop, detect, key_from, ring, snap, table, out):
     """Play the deal until it ends, `stop` battles are played or (with `detect`) Brent's check
     finds its period. `out`: battles, wars, war battles, deepest war, first battle a war, war wins
     of each seat, cards laid and events beyond 2 and 3 a battle, cards set aside, each seat's
@@ -208,9 +231,10 @@ def _play(deal, half, pickup, stop, detect, key_from, ring, snap, table, out):
     mirrors. Returns (ENDED, CAPPED or CYCLE, the period found)."""
     cap = ring.shape[0] // 2
     mask = cap - 1
-    _deal(ring, mask, cap, deal, half)
+    _deal_as(ring, mask, cap, deal, half, extra)
     h0 = h1 = 0
-    n0 = n1 = half
+    n0 = half
+    n1 = half + extra
     battles = wars = war_battles = deepest = first_war = wins0 = wins1 = laid = events = aside = 0
     least = mirror_least = np.uint64(0xFFFFFFFFFFFFFFFF)
     sh0 = sh1 = sn0 = 0
@@ -263,15 +287,16 @@ def _play(deal, half, pickup, stop, detect, key_from, ring, snap, table, out):
 
 
 @njit(cache=True, _nrt=False)
-def _first_repeat(deal, half, pickup, period, ring, snap, table):
+def _first_repeat(deal, half, extra, pickup, period, ring, snap, table):
     """μ: the first battle count whose position comes back `period` battles later, from two
     copies of the game `period` battles apart played in step."""
     cap = ring.shape[0] // 2
     mask = cap - 1
-    _deal(ring, mask, cap, deal, half)
-    _deal(snap, mask, cap, deal, half)
+    _deal_as(ring, mask, cap, deal, half, extra)
+    _deal_as(snap, mask, cap, deal, half, extra)
     h0 = h1 = s0 = s1 = 0
-    n0 = n1 = m0 = m1 = half
+    n0 = m0 = half
+    n1 = m1 = half + extra
     for _ in range(period):
         h0, h1, n0, n1, _w, _d, _l, _e, _a = _battle(ring, mask, cap, h0, h1, n0, n1, pickup, table)
     mu = 0
@@ -283,27 +308,28 @@ def _first_repeat(deal, half, pickup, period, ring, snap, table):
 
 
 @njit(cache=True, _nrt=False)
-def _game(deal, half, aside, pickup, max_battles, ring, snap, table, out, g, summaries, wins, final):
-    """One game of the deal (its ranks; the last `aside` are set aside), into its summaries row
+def _game(deal, half, extra, aside, pickup, max_battles, ring, snap, table, out, g, summaries, wins, final):
+    """One game of the deal (its ranks, seat 0 dealt `half`, seat 1 `half + extra` as _deal_as
+    deals them; the last `aside` are set aside), into its summaries row
     (layout.SUMMARY_COLUMNS), war wins and final cards, as the table family's engine gives them.
     Returns the key of the mirrored cycle (the seats' piles swapped), for a cycle."""
-    status, period = _play(deal, half, pickup, max_battles, True, -1, ring, snap, table, out)
+    status, period = _play(deal, half, extra, pickup, max_battles, True, -1, ring, snap, table, out)
     outcome = OUTCOME_WIN
     cycle_length = -1
     mu = -1  # the battle the cycle starts at, once found
     if status == CAPPED:
-        again, period = _play(deal, half, pickup, 4 * max_battles + 4 * half, True, -1, ring, snap, table,
+        again, period = _play(deal, half, extra, pickup, 4 * max_battles + 4 * half, True, -1, ring, snap, table,
                               out[16:])
         if again == CYCLE:
-            mu = _first_repeat(deal, half, pickup, period, ring, snap, table)
+            mu = _first_repeat(deal, half, extra, pickup, period, ring, snap, table)
             if mu + period < max_battles:
                 status = CYCLE
         if status == CAPPED:  # `out` holds the game at its cap
             outcome = OUTCOME_CAPPED
     if status == CYCLE:
         if mu < 0:
-            mu = _first_repeat(deal, half, pickup, period, ring, snap, table)
-        _play(deal, half, pickup, mu + period, False, mu, ring, snap, table, out)
+            mu = _first_repeat(deal, half, extra, pickup, period, ring, snap, table)
+        _play(deal, half, extra, pickup, mu + period, False, mu, ring, snap, table, out)
         outcome = OUTCOME_CYCLE
         cycle_length = period
     battles = out[0]
@@ -339,9 +365,10 @@ def _game(deal, half, aside, pickup, max_battles, ring, snap, table, out, g, sum
 # ---------------------------------------------------------------- ranges of games
 
 @njit(cache=True)
-def _enumerated(counts, start, games, size, pickup, max_battles, master_seed, summaries, wins, final, seeds,
+def _enumerated(counts, start, games, size, extra, pickup, max_battles, master_seed, summaries, wins, final, seeds,
                 mirror_keys):
-    """Deals start..start+games-1 of the deck's enumeration (model.all_deals), each played."""
+    """Deals start..start+games-1 of the deck's enumeration (model.all_deals), each played (with
+    `extra`, every card dealt: _deal_as)."""
     seq = np.empty(size, np.int64)
     deal = np.empty(size, np.uint8)
     half = size // 2
@@ -355,8 +382,8 @@ def _enumerated(counts, start, games, size, pickup, max_battles, master_seed, su
             _next_sequence(seq)
         for i in range(size):
             deal[i] = seq[i]
-        mirror_keys[g] = _game(deal, half, size - 2 * half, pickup, max_battles, ring, snap, table, out, g,
-                               summaries, wins, final)
+        mirror_keys[g] = _game(deal, half, extra, size - 2 * half - extra, pickup, max_battles, ring, snap, table,
+                               out, g, summaries, wins, final)
         seeds[g] = _game_seed(master_seed, np.uint64(start + g))
 
 
@@ -369,9 +396,9 @@ def _ring_cap(size):
 
 
 @njit(cache=True)
-def _shuffled(card_rank, start, games, pickup, max_battles, master_seed, summaries, wins, final, seeds):
+def _shuffled(card_rank, start, games, extra, pickup, max_battles, master_seed, summaries, wins, final, seeds):
     """Games start.. of master seed `master_seed`, each deck shuffled from its seed (docs/rules.md,
-    Randomness) and read as ranks."""
+    Randomness) and read as ranks (with `extra`, every card dealt: _deal_as)."""
     size = card_rank.shape[0]
     half = size // 2
     codes = np.empty(size, np.int64)
@@ -389,7 +416,8 @@ def _shuffled(card_rank, start, games, pickup, max_battles, master_seed, summari
         _shuffle(rng, codes, size)
         for i in range(size):
             deal[i] = card_rank[codes[i]]
-        _game(deal, half, size - 2 * half, pickup, max_battles, ring, snap, table, out, g, summaries, wins, final)
+        _game(deal, half, extra, size - 2 * half - extra, pickup, max_battles, ring, snap, table, out, g, summaries,
+              wins, final)
         seeds[g] = seed
 
 
@@ -411,13 +439,14 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, enumerated: bo
     games = max(stop - start, 0)
     summaries, wins, final, seeds, mirror_keys = _results(games)
     pickup = PICKUPS_CODE[rules.pickup]
+    extra = np.int64(extra_card(rules))
     if games and enumerated:
         counts = np.array(rank_counts(rules), np.int64)
-        _enumerated(counts, np.int64(start), np.int64(games), np.int64(int(counts.sum())), np.int64(pickup),
+        _enumerated(counts, np.int64(start), np.int64(games), np.int64(int(counts.sum())), extra, np.int64(pickup),
                     np.int64(rules.max_battles), np.uint64(seed), summaries, wins, final, seeds, mirror_keys)
     elif games:
         card_rank = np.array(deck_of(rules).rank, np.int64)
-        _shuffled(card_rank, np.int64(start), np.int64(games), np.int64(pickup), np.int64(rules.max_battles),
+        _shuffled(card_rank, np.int64(start), np.int64(games), extra, np.int64(pickup), np.int64(rules.max_battles),
                   np.uint64(seed), summaries, wins, final, seeds)
     arrays = GameArrays(np.zeros((0, 7), np.int32), np.zeros(0, np.int16), np.zeros(0, np.int8), summaries, wins,
                         final, seeds)

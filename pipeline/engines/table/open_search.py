@@ -90,7 +90,7 @@ def sample(deck, rng, deals, pickup, max_battles, goal, measure, pool, rows, pol
     deal = deck.copy()
     for _ in range(deals):
         _shuffle(rng, deal, size)  # Fisher-Yates, as model.rng's shuffle
-        _game(deal, half, size - 2 * half, pickup, max_battles, ring, snap, table, out, 0, summaries, wins, final)
+        _game(deal, half, 0, size - 2 * half, pickup, max_battles, ring, snap, table, out, 0, summaries, wins, final)
         score = score_of(summaries[0], goal, measure)
         if score != EMPTY:
             offer(pool, rows, polished, deal, score, summaries[0], False)
@@ -135,7 +135,7 @@ def polish(row, pool, rows, polished, pickup, max_battles, goal, measure, starts
                 grafted[2 * i + 1] = found[f, 1, i]
             for i in range(aside):
                 grafted[2 * half + i] = deal[2 * half + i]
-            _game(grafted, half, aside, pickup, max_battles, ring, snap, table, out, 0, summaries, wins, final)
+            _game(grafted, half, 0, aside, pickup, max_battles, ring, snap, table, out, 0, summaries, wins, final)
             played += 1
             score = score_of(summaries[0], goal, measure)
             if score > best:

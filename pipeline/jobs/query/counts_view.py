@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ...engines.compiled.deals import deals_at
 from ...model.names import rule_set_names
 from ...model.schema import GAME_ID_STRIDE
 from ...storage.location import glob_literal
@@ -42,6 +41,8 @@ def create_counts_view(con, entries, files: dict[int, str]) -> None:
     enumerated = {e.ordinal: e.rules for e in entries if e.all_deals}
 
     def piles(ordinals: pa.Array, deals: pa.Array) -> pa.Array:
+        from ...engines.compiled.deals import deals_at  # numba: only when a counts dataset's deals are read
+
         ords = ordinals.to_numpy(zero_copy_only=False)
         idx = deals.to_numpy(zero_copy_only=False)
         out = [None] * len(ords)

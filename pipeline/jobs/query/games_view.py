@@ -10,7 +10,6 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
-from ...engines.compiled.deals import deals_at, first_of_class, swapped_indexes
 from ...log.tables import GAME_SCHEMA, game_schema
 from ...model.names import rule_set_names, rules_names
 from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION
@@ -68,7 +67,7 @@ def games_view(con, entries, version: int = SCHEMA_VERSION, lineage: Callable | 
             where, numbers = where[numbers >= 0], numbers[numbers >= 0]
             if not len(where):
                 continue
-            dealt = deals_at(rules, numbers)
+            dealt = _deals().deals_at(rules, numbers)
             for row, cards, sizes in zip(where, dealt.cards, dealt.sizes):
                 bounds = np.concatenate([[0], np.cumsum(sizes[:-1])])
                 out[row] = [cards[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
@@ -102,10 +101,10 @@ def games_view(con, entries, version: int = SCHEMA_VERSION, lineage: Callable | 
         return answer
 
     def swapped(game_ids: pa.Array) -> pa.Array:
-        return of_two_seats(game_ids, swapped_indexes, np.int64, pa.int64())
+        return of_two_seats(game_ids, _deals().swapped_indexes, np.int64, pa.int64())
 
     def first(game_ids: pa.Array) -> pa.Array:
-        return of_two_seats(game_ids, first_of_class, np.bool_, pa.bool_())
+        return of_two_seats(game_ids, _deals().first_of_class, np.bool_, pa.bool_())
 
     for name, function, returns in (("war_deal_piles", piles, "SMALLINT[][]"), ("war_swapped_deal", swapped, "BIGINT"),
                                     ("war_first_of_class", first, "BOOLEAN"),
@@ -150,3 +149,11 @@ def rule_set_macros(con, entries) -> None:
 
     con.execute(f"CREATE MACRO rule_set_order(name) AS {case(order, str, 'CAST(NULL AS BIGINT)')}")
     con.execute(f"CREATE MACRO rule_set_policies(name) AS {case(seats, listed, 'CAST(NULL AS VARCHAR[])')}")
+
+
+def _deals():
+    """The compiled deals (numba): imported when a view's deal columns are read, not when a
+    session opens, so a query that reads none of them starts without numba."""
+    from ...engines.compiled import deals
+
+    return deals

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.dataset as pads
 from pyarrow import fs
 
 from ...errors import QueryError
@@ -67,6 +66,8 @@ def remote_view(con, root, view: str, table: str, files: list, entries) -> None:
     for f, info in zip(files, root.fs.get_file_info([f.path for f in files])):
         if info.type != fs.FileType.File:
             raise QueryError(f"dataset file {str(f)!r} is missing (`war validate` says more)")
+    import pyarrow.dataset as pads  # pandas comes with it: only for a remote dataset
+
     data = pads.dataset([f.path for f in files], filesystem=root.fs, format="parquet")
     con.register(f"_{view}_files", data)
     variant = f", {by_ordinal(entries, lambda e: e.rules.variant)} AS variant" if table == "events" else ""

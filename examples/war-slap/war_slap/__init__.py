@@ -1,12 +1,11 @@
 """Slap War, a family of War that war plays as a plugin: its declaration, everything war knows
-of it (pipeline.model.family.Family). The rules are in this package's README.md.
+of it (pipeline.plugin's Family). The rules are in this package's README.md.
 
-war reads this module before it imports any engine, so it imports only pipeline.model.family
-and pipeline.model.kind, and names its engine and policies as "module:function".
+war reads this module before it imports any engine, so it imports only the declaration's types
+from pipeline.plugin, and names its engine and policies as "module:function".
 """
 
-from pipeline.model.family import Decision, Family, Option, Policy, Variant
-from pipeline.model.kind import Kind
+from pipeline.plugin import Decision, Family, Kind, Option, Policy, Variant
 
 POLICIES = "war_slap.policies:"
 

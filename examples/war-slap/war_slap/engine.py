@@ -1,11 +1,12 @@
-"""Slap War's reference engine (README): Classic War's (pipeline.engines.table.reference), with a
-slap before a war. It asks the chooser for every slap and logs each as a `decision`, and the
-table a slap takes as a `slap` event.
+"""Slap War's reference engine (README): Classic War's game (pipeline.plugin.TableGame) with one
+hook changed, `wars`: a tie for the best card is first a pair to slap. It asks each seat's policy
+through `decide` (logged as a `decision`), and the table a slap takes is logged as a `slap`
+event (hooks `pick_up`, `collect`); `position` counts who may slap first.
 """
 
 from __future__ import annotations
 
-from pipeline.engines.table.reference import TableGame
+from pipeline.plugin import TableGame
 
 from .policies import SlapView
 
@@ -18,20 +19,18 @@ def play_slap(rules, deal, chance, rec, chooser):
 class SlapGame(TableGame):
     """A game of Classic War in which a tie for the best card is a pair to slap first."""
 
-    __slots__ = ("chooser", "after_winner", "last_winner", "slapped")
+    __slots__ = ("after_winner", "last_winner", "slapped")
 
     def __init__(self, rules, deal, chance, rec, chooser) -> None:
-        super().__init__(rules, deal, chance, rec)
-        self.chooser = chooser
+        super().__init__(rules, deal, chance, rec, chooser)
         self.after_winner = rules.slap_order == "after_winner"
         self.last_winner: int | None = None  # the seat that took the last table
         self.slapped = False  # this battle's table goes to a slap
-        # a seat whose policy draws (slap:random): war's loop then looks for no cycle itself
 
     def position(self) -> tuple:
-        """Classic War's position (every pile as ranks, the war wins under wars:N) and, when the
-        seat after the last winner may slap first, that winner, as one more pile of one number:
-        the cycle's key (pipeline.engines.cycle_key) then tells the two positions apart."""
+        """Classic War's position (every pile as strengths, the war wins under wars:N) and, when
+        the seat after the last winner may slap first, that winner, as one more pile of one
+        number: the cycle's key then tells the two positions apart."""
         piles, war_wins = super().position()
         if self.after_winner:
             piles += ((-1 if self.last_winner is None else self.last_winner,),)
@@ -46,25 +45,17 @@ class SlapGame(TableGame):
             if not self.alive[seat]:
                 continue
             view = SlapView(seat, best, len(self.table), self.holding(seat))
-            chosen = self.chooser.choose("slap", seat, view, (seat,))
-            self.emit(battle, "decision", seat, (), chosen, (seat,), None, "slap")
-            if chosen:
+            if self.decide(battle, "slap", seat, view, (seat,)):
                 self.slapped = True
                 return seat, 0
         return super().wars(battle, tied, best)
 
-    def pick_up(self, winner: int, battle: int) -> list[int]:
+    def pick_up(self, seat: int, battle: int) -> list[int]:
         """A slapped table is taken as it lies; any other by the pickup rule."""
-        return list(self.table) if self.slapped else super().pick_up(winner, battle)
+        return list(self.table) if self.slapped else super().pick_up(seat, battle)
 
-    def collect(self, seat: int, cards: list[int], battle: int) -> None:
+    def collect(self, seat: int, cards: list[int], battle: int, kind: str = "collect") -> None:
+        """A slapped table joins the seat's cards as any won table does, logged as `slap`."""
         self.last_winner = seat
-        if not self.slapped:
-            super().collect(seat, cards, battle)
-            return
+        super().collect(seat, cards, battle, "slap" if self.slapped else kind)
         self.slapped = False
-        if self.pooled:
-            self.won[seat][:0] = cards
-        else:
-            self.piles[seat].extend(cards)
-        self.emit(battle, "slap", seat, cards)

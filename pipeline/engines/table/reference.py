@@ -10,6 +10,7 @@ replay passes one that reads the orders from the log. The engine reports every s
 from __future__ import annotations
 
 from ...model.deal import Deal, deck_of
+from ...model.families import registry
 from ...model.schema import RuleSet
 from ..event import Recorder
 from ..play import FIXED_PICKUPS, Game, by_rank, natural, winner_first
@@ -44,13 +45,33 @@ def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) 
 
 class TableGame(Game):
     """A game of the table family: every seat still in plays its top card, and the best card
-    takes the table."""
+    takes the table.
 
-    __slots__ = ("values", "fixed_down", "single_up", "lose", "pickup", "up")
+    It is also the game a plugin's engine subclasses (pipeline.plugin, docs/plugins.md): each
+    rule people change is one method, a *hook*, that the battle calls at its step, so a rule is
+    written by overriding its hook alone:
 
-    def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder) -> None:
+    - how cards compare: `strength(card)` (asked once per card, then kept), `best(battle, seats)`;
+    - what happens on a tie for the best card: `wars(battle, tied, best)`; what a war lays:
+      `war_size(depth, card)`;
+    - who collects the table and in what order: `collector(battle, winner, depth)`,
+      `pick_up(seat, battle)`, `collect(seat, cards, battle)`;
+    - when the game ends: `game_over(battle)`; what must come back for a cycle: `position()`.
+
+    A hook reads the game through the attributes named in pipeline.plugin's docstring, reports
+    through `emit` and asks a seat's policy through `decide`; anything else here is the engine's
+    own, free to change."""
+
+    __slots__ = ("rules", "deck", "strengths", "values", "fixed_down", "single_up", "lose", "pickup", "up",
+                 "chooser")
+
+    def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> None:
         super().__init__(rules, deal, chance, rec)
+        self.rules = rules
+        self.deck = deck_of(rules)
+        self.chooser = chooser
         self.rank = ranks_of(rules)
+        self.strengths = tuple(self.strength(c) for c in range(self.deck.size))
         self.values = war_values(rules)
         self.fixed_down = rules.war_down if self.values is None else 0
         self.single_up = rules.war_tiebreak == "single_up"
@@ -60,11 +81,118 @@ class TableGame(Game):
         if rules.pickup in FIXED_PICKUPS:
             self.seen = {}
 
+    # ------------------------------------------------------------------ the hooks
+
+    def strength(self, card: int) -> int:
+        """Hook: how strong `card` is when face-up cards meet; the strongest takes the table,
+        equal strengths tie (2.1). Asked once per card code as the game starts (kept in
+        `strengths`). Here its rank as the game orders ranks (`rank`: aces high or low, Jokers
+        above all). Two cards of one strength must be alike to every other hook too: a position
+        is kept as strengths."""
+        return self.rank[card]
+
+    def best(self, battle: int, seats: list[int]) -> list[int]:
+        """Hook: the seats among `seats` whose face-up card (`up[seat]`) is best, in seat order:
+        one takes the table, more go to war. Here those of the greatest strength. Override it
+        for a comparison a strength cannot say (a 2 that beats only the Ace)."""
+        strengths, up = self.strengths, self.up
+        top = max(strengths[up[seat]] for seat in seats)
+        return [seat for seat in seats if strengths[up[seat]] == top]
+
     def position(self) -> tuple:
-        """Every pile in order as ranks, and the war wins under wars:N (2.6, ruling 7)."""
-        rank = self.rank
-        return (tuple(tuple(rank[c] for c in pile) for pile in self.piles),
+        """Hook: what must come back for the game to be a cycle: every pile in order as
+        strengths, and the war wins under wars:N (2.6, ruling 7)."""
+        strengths = self.strengths
+        return (tuple(tuple(strengths[c] for c in pile) for pile in self.piles),
                 tuple(self.summary.war_wins) if self.wars_to_win else ())
+
+    def wars(self, battle: int, tied: list[int], best: int) -> tuple[int | None, int]:
+        """Hook: the seats `tied` for the best card (of strength `best`) settle it: wars among
+        them until one card is best. The winner (None when nobody could go on) and how many
+        wars it took. A seat short of cards lays fewer down, keeping its last card to play up
+        (2.3)."""
+        up = self.up
+        depth = 0
+        while len(tied) > 1:
+            depth += 1
+            self.step = depth
+            self.emit(battle, "war", None, (), tied, (), depth)
+            down = self.war_size(depth, up[tied[0]])
+            ready = self.join_war(battle, tied, down)
+            if len(ready) <= 1:
+                return (ready[0] if ready else None), depth
+            for seat in ready:
+                k = min(down, self.holding(seat) - 1)
+                if k:
+                    self.played[seat].extend(self.lay_down(seat, k, battle))
+                self.play_up(seat, battle)
+            tied = self.best(battle, ready)
+        return tied[0], depth
+
+    def war_size(self, depth: int, card: int) -> int:
+        """Hook: how many cards each seat in war number `depth` lays face down before its face-up
+        card, `card` being one of the tied cards: fixed (`war_down`), or by the tied rank in
+        Război (5.1); none after the first war under single_up (2.5)."""
+        if self.single_up and depth >= 2:
+            return 0
+        if self.values is not None:
+            return self.values[self.rank[card]] - 1
+        return self.fixed_down
+
+    def collector(self, battle: int, winner: int, depth: int) -> int | None:
+        """Hook: the seat that takes the table the battle's `winner` won after `depth` wars (None:
+        the table is set aside). Here the winner."""
+        return winner
+
+    def pick_up(self, seat: int, battle: int) -> list[int]:
+        """Hook: the table in the order the collecting seat takes it (`pickup`, docs/rules.md
+        2.4): shuffled, as it lies, the winner's own cards first and then each other seat's in
+        seat order, as people gather it, or by rank."""
+        if self.pickup == "shuffled":
+            return self.chance.order("collect", seat, self.table)
+        if self.pickup == "winner_first":
+            return winner_first(self.played, seat)
+        if self.pickup == "natural":
+            return natural(self.table, self.laid, self.rank)
+        if self.pickup == "sorted":
+            return by_rank(self.table, self.rank)
+        return self.table
+
+    def collect(self, seat: int, cards: list[int], battle: int, kind: str = "collect") -> None:
+        """Hook: `cards`, the table in pick_up's order, join the seat's cards: under its pile, or
+        on top of its won pile under pickup=pooled (ruling 5); logged as a `kind` event (a take
+        of the table its family declares: from `table` to `gains`)."""
+        if self.pooled:
+            self.won[seat][:0] = cards
+        else:
+            self.piles[seat].extend(cards)
+        self.emit(battle, kind, seat, cards)
+
+    def game_over(self, battle: int) -> bool:
+        """Hook: after a battle that left two or more seats in the game, whether the game ends
+        by a rule of its own; before it says True it sets `summary.outcome` (`win`, with
+        `summary.winner`, or `draw`). Here never: a game ends as 2.6 says."""
+        return False
+
+    # ------------------------------------------------------------------ what hooks call
+
+    def suit(self, card: int) -> int | None:
+        """The card's suit index (0 .. suits-1: C D H S in a standard deck), None for a Joker."""
+        deck = self.deck
+        return card % deck.suits if card < deck.ranks * deck.suits else None
+
+    def decide(self, battle: int, decision: str, seat: int, view, options: tuple):
+        """Ask the seat's policy for its choice at a decision of the family's (`decision`, its
+        declared name), among `options`, showing it `view`, and log the choice as a `decision`
+        event, as war reads it back (its cards or its seats, Decision.chooses). The choice."""
+        chosen = self.chooser.choose(decision, seat, view, options)
+        if registry().decisions[decision].chooses == "seats":
+            self.emit(battle, "decision", seat, (), chosen, options, None, decision)
+        else:
+            self.emit(battle, "decision", seat, (chosen,), (), options, None, decision)
+        return chosen
+
+    # ------------------------------------------------------------------ the battle
 
     def battles(self) -> int:
         """Battles until the game is over (docs/rules.md 2.2-2.7): every seat still in plays its top card
@@ -72,7 +200,7 @@ class TableGame(Game):
         under wars:N, then seats holding nothing are out. The loop is written out here rather than
         left to Game.battles, whose method call per battle would cost the reference speed. How
         many battles were played."""
-        rank, piles, alive, emit = self.rank, self.piles, self.alive, self.emit
+        piles, alive, emit, strengths = self.piles, self.alive, self.emit, self.strengths
         battle = 0
         while battle < self.max_battles:
             if self.seen is not None and self.repeats(battle):
@@ -93,13 +221,27 @@ class TableGame(Game):
                 laid[c] = (0, True)
                 up[seat] = c
                 emit(battle, "play", seat, (c,))
-            best = max(rank[up[seat]] for seat in contenders)
-            tied = [seat for seat in contenders if rank[up[seat]] == best]
-            winner, depth = (tied[0], 0) if len(tied) == 1 else self.wars(battle, tied, best)
-            if self.close_battle(battle, winner, depth):
+            tied = self.best(battle, contenders)
+            winner, depth = (tied[0], 0) if len(tied) == 1 else self.wars(battle, tied, strengths[up[tied[0]]])
+            if self.close_battle(battle, winner, depth) or self.game_over(battle):
                 return battle
         self.summary.outcome = "capped"
         return battle
+
+    def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
+        """After the wars: the collector picks up the table (or it is set aside), a war won may
+        win the game under wars:N before eliminations (ruling 6), then seats holding nothing are
+        out. True when the game is over. (play.Game's, with the collector a hook.)"""
+        s = self.summary
+        s.count_war(battle, depth)
+        seat = None if winner is None else self.collector(battle, winner, depth)
+        if seat is None:
+            self.set_aside(battle)
+        else:
+            self.collect(seat, self.pick_up(seat, battle), battle)
+        if winner is not None and depth and s.won_war(winner, self.wars_to_win):
+            return True
+        return s.eliminate(battle, self.alive, self.holding, self.emit)
 
     def play_up(self, seat: int, battle: int) -> None:
         """In a war, the seat plays its top card face up."""
@@ -112,38 +254,6 @@ class TableGame(Game):
         self.laid[c] = (self.step, True)
         self.up[seat] = c
         self.emit(battle, "play", seat, (c,))
-
-    def wars(self, battle: int, tied: list[int], best: int) -> tuple[int | None, int]:
-        """Wars among the seats tied for the best card until one card is best: the winner (None
-        when nobody could go on) and how many wars it took. A seat short of cards lays fewer
-        down, keeping its last card to play up (2.3)."""
-        rank, up = self.rank, self.up
-        depth = 0
-        while len(tied) > 1:
-            depth += 1
-            self.step = depth
-            self.emit(battle, "war", None, (), tied, (), depth)
-            down = self.war_size(depth, best)
-            ready = self.join_war(battle, tied, down)
-            if len(ready) <= 1:
-                return (ready[0] if ready else None), depth
-            for seat in ready:
-                k = min(down, self.holding(seat) - 1)
-                if k:
-                    self.played[seat].extend(self.lay_down(seat, k, battle))
-                self.play_up(seat, battle)
-            best = max(rank[up[seat]] for seat in ready)
-            tied = [seat for seat in ready if rank[up[seat]] == best]
-        return tied[0], depth
-
-    def war_size(self, depth: int, best: int) -> int:
-        """Cards face down: fixed, or by the tied rank in Război (5.1); none after the first war
-        under single_up (2.5)."""
-        if self.single_up and depth >= 2:
-            return 0
-        if self.values is not None:
-            return self.values[best] - 1
-        return self.fixed_down
 
     def join_war(self, battle: int, tied: list[int], down: int) -> list[int]:
         """The tied seats able to fight, settled before anyone lays a card down (ruling 1): a seat
@@ -159,16 +269,3 @@ class TableGame(Game):
             else:
                 ready.append(seat)
         return ready
-
-    def pick_up(self, winner: int, battle: int) -> list[int]:
-        """The table in `pickup` order (docs/rules.md 2.4): shuffled, as it lies, the winner's own
-        cards first and then each other seat's in seat order, as people gather it, or by rank."""
-        if self.pickup == "shuffled":
-            return self.chance.order("collect", winner, self.table)
-        if self.pickup == "winner_first":
-            return winner_first(self.played, winner)
-        if self.pickup == "natural":
-            return natural(self.table, self.laid, self.rank)
-        if self.pickup == "sorted":
-            return by_rank(self.table, self.rank)
-        return self.table

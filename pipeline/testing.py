@@ -1,0 +1,347 @@
+"""The conformance kit: what war checks of a family, for a plugin to run in its own pytest
+(docs/plugins.md, "Test it"). war's own conformance suite (tests/test_conformance.py) runs the
+same checks on every installed family.
+
+    # tests/test_conformance.py of a plugin's project
+    from pipeline.plugin import testing
+
+    testing.install(Path(__file__).resolve().parent.parent)   # unless pip installed it already
+
+    def test_cards_replay_and_regenerate(): testing.check_games("mine")
+    def test_validation_catches_tampers(tmp_path): testing.check_tampers("mine", tmp_path)
+    def test_golden(): testing.check_golden("mine")
+    def test_drawn_never_cycle(): testing.check_drawn_never_cycle("mine")
+
+or all of them at once, `testing.check_family("mine", tmp_path)`. Each check raises an
+AssertionError saying the variant, the options and the game. The cases are drawn from the
+family's declaration (`cases`): its variants at their defaults, then every option each takes,
+one at a time, at each of its declared values (choices, words, a range's ends, a pattern's
+shortest strings): no hand-written grid, so an option a plugin adds is played at once.
+
+This module imports nothing of war's until a check runs, so `install` can come first, before
+anything reads war's registry of families.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+GAMES = 8  # random games per case
+SEED = 99
+TAMPER_GAMES = 16  # games of each variant written and validated, whose events are tampered with
+
+
+# ---------------------------------------------------------------- installing a project as pip would
+
+
+def install(project: str | Path) -> bool:
+    """A plugin's project folder (its pyproject.toml beside its package) installed as `pip
+    install` would install it, for this process and (PYTHONPATH) the processes it starts: its
+    folder on the path and its entry points in a dist-info folder beside it, removed at exit.
+    Nothing when its entry points are installed already. Call it before anything reads war's
+    registry (the first rule set built). Whether it installed."""
+    from importlib.metadata import entry_points
+
+    project = Path(project).resolve()
+    meta = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    groups = meta.get("entry-points", {})
+    if all(any(ep.name == name for ep in entry_points(group=group)) for group, points in groups.items()
+           for name in points):
+        return False
+    site = Path(tempfile.mkdtemp(prefix=f"{meta['name']}-site-"))
+    atexit.register(shutil.rmtree, site, True)
+    info = site / f"{meta['name'].replace('-', '_')}-{meta['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {meta['name']}\nVersion: {meta['version']}\n",
+                                   encoding="utf-8")
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()) + "\n"
+        for group, points in groups.items()), encoding="utf-8")
+    sys.path[:0] = [str(project), str(site)]
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(project), str(site), os.environ.get("PYTHONPATH")]))
+    return True
+
+
+# ---------------------------------------------------------------- the cases, from the declaration
+
+
+def _shortest(pattern: str) -> list[str]:
+    """The shortest strings of each top-level alternative of a regular expression (`^(all_cards|
+    wars:[1-9][0-9]{0,8})$` gives all_cards and wars:1); [] for one it cannot say."""
+    import re._parser as parser  # noqa: PLC0415  (the standard library's own parser)
+    from re._constants import ANY, AT, BRANCH, IN, LITERAL, MAX_REPEAT, MIN_REPEAT, RANGE, SUBPATTERN
+
+    def one(items) -> list[str]:
+        outs = [""]
+        for op, arg in items:
+            if op is LITERAL:
+                outs = [o + chr(arg) for o in outs]
+            elif op is AT:
+                continue
+            elif op is IN:
+                first = next(((o, a) for o, a in arg if o in (LITERAL, RANGE)), None)
+                if first is None:
+                    return []
+                outs = [o + chr(first[1] if first[0] is LITERAL else first[1][0]) for o in outs]
+            elif op is ANY:
+                outs = [o + "x" for o in outs]
+            elif op in (MAX_REPEAT, MIN_REPEAT):
+                low, _, sub = arg
+                inner = one(sub)
+                if not inner and low:
+                    return []
+                outs = [o + (inner[0] * low if low else "") for o in outs]
+            elif op is SUBPATTERN:
+                inner = one(arg[-1])
+                outs = [o + i for o in outs for i in inner]
+            elif op is BRANCH:
+                outs = [o + i for o in outs for branch in arg[1] for i in one(branch)]
+            else:
+                return []
+        return outs
+
+    try:
+        return [s for s in one(parser.parse(pattern)) if re.fullmatch(pattern, s)]
+    except Exception:
+        return []
+
+
+def option_values(option) -> list:
+    """The values an option is played at besides its default, from its declaration: every choice
+    and word; an integer range's minimum, the one above it and the one above the default (within
+    its maximum); a text pattern's shortest strings."""
+    values: list = []
+    if option.choices:
+        values += list(option.choices)
+    elif option.integer:
+        low = option.minimum if option.minimum is not None else option.default - 1
+        values += [low, low + 1, option.default + 1]
+        if option.maximum is not None:
+            values = [min(v, option.maximum) for v in values]
+    elif option.pattern:
+        values += _shortest(option.pattern)
+    values += list(option.words)
+    seen: list = []
+    for v in values:
+        if v != option.default and v not in seen:
+            seen.append(v)
+    return seen
+
+
+def cases(family: str) -> list[tuple[str, dict]]:
+    """Every variant of the family at its defaults, then with each option it takes set to each of
+    option_values, one option at a time: (variant, {option: value as text})."""
+    from .model.families import registry
+
+    reg = registry()
+    out = []
+    for variant in reg.families[family].variants:
+        out.append((variant.name, {}))
+        for name in variant.options or reg.families[family].option_names:
+            for value in option_values(reg.options[name]):
+                out.append((variant.name, {name: str(value)}))
+    return out
+
+
+def case_id(case: tuple[str, dict]) -> str:
+    variant, options = case
+    return variant + "".join(f"-{k}={v}" for k, v in options.items())
+
+
+def playable(case: tuple[str, dict]):
+    """The case's rule set, or None when its declaration refuses the combination (a RulesError)."""
+    from .errors import RulesError
+    from .model.rules import build_rules
+
+    try:
+        return build_rules(*case)
+    except RulesError:
+        if not case[1]:
+            raise
+        return None
+
+
+# ---------------------------------------------------------------- one game, for rules worked out by hand
+
+
+def play(variant: str, options: dict | None = None, seed: int = 1, piles=None, policies=()):
+    """One game of `variant` with `options` (values as `--set` takes them): of `seed`, or of an
+    explicit deal (`piles`, each seat's cards top first as labels such as "10H", "AS", "JK1"; every
+    other card set aside), later random orders drawn from `seed`. Its events (each with battle,
+    kind, seat, cards, seats, options, value, note) and its summary."""
+    from .engines.game import play_game
+    from .model.deal import check_deal, deck_of
+    from .model.rules import build_rules
+
+    rules = build_rules(variant, {k: str(v) for k, v in (options or {}).items()})
+    deal = None
+    if piles is not None:
+        deck = deck_of(rules)
+        codes = [[deck.parse(c) if isinstance(c, str) else c for c in pile] for pile in piles]
+        used = {c for pile in codes for c in pile}
+        deal = check_deal(rules, codes, [c for c in range(deck.size) if c not in used])
+    events, summary, _ = play_game(rules, seed, deal, policies=policies)
+    return events, summary
+
+
+def label(variant: str, card: int, options: dict | None = None) -> str:
+    """A card code's label in the variant's deck ("J♠")."""
+    from .model.deal import deck_of
+    from .model.rules import build_rules
+
+    return deck_of(build_rules(variant, {k: str(v) for k, v in (options or {}).items()})).label(card)
+
+
+# ---------------------------------------------------------------- the checks
+
+
+def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=None) -> int:
+    """For every case: random games keep every card in exactly one place at every step (the
+    ledger, which knows only the kinds' declared places), end as a game ends, log only kinds the
+    family declares, replay from the log alone to the same summary and regenerate from the seed
+    to the same events. The number of cases played."""
+    from .engines.families import family_of
+    from .engines.game import play_game, replay_log
+    from .log.ledger import ledger_for
+    from .model.deal import deck_of
+    from .model.rng import game_seed
+
+    played = 0
+    for case in case_list if case_list is not None else cases(family):
+        rules = playable(case)
+        if rules is None:
+            continue
+        played += 1
+        size = deck_of(rules).size
+        kinds = set(family_of(rules).kind_names)
+        for i in range(games):
+            where = f"{case_id(case)}, game {i} of seed {seed}"
+            events, summary, _ = play_game(rules, game_seed(seed, i))
+            ledger = ledger_for(rules)
+            for seq, ev in enumerate(events):
+                ledger.apply(ev)
+                if ev.kind != "deal":
+                    assert sorted(ledger.places()) == list(range(size)), f"{where}, seq {seq}: a card lost or doubled"
+            assert events[-1].kind == "end" and events[-1].note == summary.outcome, where
+            assert summary.outcome in ("win", "draw", "capped", "cycle"), where
+            assert 0 < summary.battles <= rules.max_battles, where
+            assert (summary.winner is not None) == (summary.outcome == "win"), where
+            assert sum(summary.final_cards) + summary.cards_set_aside == size, where
+            assert {ev.kind for ev in events} <= kinds, f"{where}: a kind its family does not declare"
+            assert replay_log(rules, events) == summary, f"{where}: replay from the log differs"
+            again, summary_again, _ = play_game(rules, game_seed(seed, i))
+            assert again == events and summary_again == summary, f"{where}: regenerates differently"
+    return played
+
+
+def _tampered(ev, deck_size: int, players: int):
+    """One event changed as a careless or dishonest edit would: its first card another card,
+    else its seat another seat, else its value or its seats."""
+    if ev.cards:
+        other = next(c for c in range(deck_size) if c not in ev.cards)
+        return ev._replace(cards=(other,) + tuple(ev.cards[1:]))
+    if ev.seat is not None:
+        return ev._replace(seat=(ev.seat + 1) % players)
+    if ev.value is not None:
+        return ev._replace(value=ev.value + 1)
+    if ev.seats:
+        return ev._replace(seats=tuple(ev.seats[1:]) or ((ev.seats[0] + 1) % players,))
+    return None
+
+
+def check_tampers(family: str, folder: str | Path, games: int = TAMPER_GAMES, seed: int = 5) -> dict[str, int]:
+    """A dataset of every variant of the family at its defaults, written and read back: `war
+    validate` finds every game good; and for every event kind the family's games log, one event
+    of that kind changed (_tampered) makes validation's check of that game name it, at that
+    event. The kinds tampered, each with the seq it was named at."""
+    from .jobs.generate import Plan, generate
+    from .jobs.replay import load_game
+    from .jobs.validate import check_game, validate
+    from .model.deal import deck_of
+    from .model.families import registry
+    from .model.rules import build_rules
+    from .model.schema import GAME_ID_STRIDE
+    from .storage.dataset import Dataset
+
+    variants = [v.name for v in registry().families[family].variants]
+    root = Path(folder) / f"{family}-tampers"
+    generate(root, [Plan(build_rules(v), games) for v in variants], seed=seed, shard_size=games)
+    report = validate(root)
+    assert report.ok and report.good == games * len(variants), [str(p) for p in report.problems[:3]]
+    ds = Dataset.open(root)
+    named: dict[str, int] = {}
+    for ordinal in range(len(variants)):
+        for index in range(games):
+            gid = ordinal * GAME_ID_STRIDE + index
+            entry, record, log = load_game(ds, gid)
+            size, n = deck_of(entry.rules).size, entry.rules.players
+            for kind in sorted({ev.kind for ev in log} - set(named)):
+                seq = [i for i, ev in enumerate(log) if ev.kind == kind][len([e for e in log if e.kind == kind]) // 2]
+                bad = _tampered(log[seq], size, n)
+                if bad is None:
+                    continue
+                changed = log[:seq] + [bad] + log[seq + 1:]
+                problem = check_game(entry, ds.manifest.master_seed, gid, record, list(enumerate(changed)))
+                assert problem is not None, f"game {gid}: a changed {kind} event (seq {seq}) passes validation"
+                assert problem.seq == seq, f"game {gid}: a changed {kind} event (seq {seq}) is named at {problem}"
+                named[kind] = seq
+    logged = {kind for ordinal in range(len(variants)) for index in range(games)
+              for kind in (ev.kind for ev in load_game(ds, ordinal * GAME_ID_STRIDE + index)[2])}
+    assert set(named) == logged, f"kinds no tamper was tried on: {sorted(logged - set(named))}"
+    return named
+
+
+def check_golden(family: str) -> list[str]:
+    """Every variant of the family has its golden playthroughs (Family.golden) and its games
+    still play them: a change that alters them fails until they are written again, deliberately,
+    with the command their second line says. The variants checked."""
+    from .golden import golden_dir, golden_text, regenerate_command
+    from .model.families import registry
+
+    checked = []
+    for variant in (v.name for v in registry().families[family].variants):
+        path = golden_dir(variant) / f"{variant}.txt"
+        assert path.exists(), f"no golden playthrough for {variant}: run {regenerate_command(variant)}"
+        assert golden_text(variant) == path.read_text(encoding="utf-8"), \
+            f"{variant}'s games changed: read the diff of {regenerate_command(variant)}"
+        checked.append(variant)
+    return checked
+
+
+def check_drawn_never_cycle(family: str, games: int = GAMES, seed: int = SEED, max_battles: int = 3000) -> list[str]:
+    """A game in which a seat plays a randomized policy is never a cycle: for every randomized
+    policy of the family's decisions, every variant plays games under a fixed pickup order (where
+    positions can repeat), that policy at every seat, and none ends as a cycle (an engine that
+    says `cycle` all the same is refused by war: a PluginError). The policies played."""
+    from .engines.game import play_game
+    from .model.families import registry
+    from .model.rng import game_seed
+
+    fam = registry().families[family]
+    drawn = [f"{d.name}:{p.name}" for d in fam.decisions for p in d.policies if p.randomized and not p.parameter]
+    for variant in fam.variants:
+        takes = variant.options or fam.option_names
+        options = {"max_battles": str(max_battles)} if "max_battles" in takes else {}
+        if "pickup" in takes:
+            options["pickup"] = "table_order"
+        rules = playable((variant.name, options)) or playable((variant.name, {}))
+        for policy in drawn:
+            for i in range(games):
+                _, summary, _ = play_game(rules, game_seed(seed, i), policies=(policy,) * rules.players)
+                assert summary.outcome != "cycle", f"{variant.name}, {policy} at every seat, game {i}: a cycle"
+    return drawn
+
+
+def check_family(family: str, folder: str | Path) -> None:
+    """Every check of the kit on one family (`folder`: where its test dataset is written)."""
+    check_games(family)
+    check_tampers(family, folder)
+    check_golden(family)
+    check_drawn_never_cycle(family)

@@ -3,39 +3,26 @@
 import atexit
 import os
 import shutil
-import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "war-slap"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE = EXAMPLES / "war-slap"
 
 
 def install_example() -> None:
-    """examples/war-slap installed as `pip install` would install it, before anything reads
-    war's registry: its package on the path and its entry point (the one its pyproject.toml
-    declares) in a dist-info folder beside it, for this process and (PYTHONPATH) the war
-    processes tests start. Nothing of war changes; a session where it is installed already
-    (`pip install -e examples/war-slap`) uses that."""
-    from importlib.metadata import entry_points
+    """examples/war-slap and examples/war-trump installed as `pip install` would install them,
+    before anything reads war's registry: each package on the path and its entry point (the one
+    its pyproject.toml declares) in a dist-info folder beside it, for this process and
+    (PYTHONPATH) the war processes tests start (pipeline.testing.install, the kit's). Nothing of
+    war changes; a session where one is installed already (`pip install -e examples/war-slap`)
+    uses that."""
+    from pipeline import testing
 
-    if any(ep.name == "slap" for ep in entry_points(group="war.families")):
-        return
-    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    site = Path(tempfile.mkdtemp(prefix="war-slap-site-"))
-    atexit.register(shutil.rmtree, site, True)
-    info = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n",
-                                   encoding="utf-8")
-    groups = project["entry-points"]
-    (info / "entry_points.txt").write_text("".join(
-        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()) + "\n"
-        for group, points in groups.items()), encoding="utf-8")
-    sys.path[:0] = [str(EXAMPLE), str(site)]
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(EXAMPLE), str(site), os.environ.get("PYTHONPATH")]))
+    for name in ("war-slap", "war-trump"):
+        testing.install(EXAMPLES / name)
 
 
 install_example()

@@ -164,13 +164,19 @@ def _collector_paused():
 def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Recorder | None = None,
               policies=()) -> tuple[list[Event], Summary, Deal]:
     """Play the game of `seed` (or of an explicit deal, shuffling later orders with `seed`)."""
+    rec = recorder if recorder is not None else Recorder()
+    summary, deal = play_seeded(rules, seed, rec, deal, policies)
+    return rec.events, summary, deal
+
+
+def play_seeded(rules: RuleSet, seed: int, recorder, deal: Deal | None = None, policies=()) -> tuple[Summary, Deal]:
+    """play_game into any recorder (one that keeps no Event list, log.array_recorder's): the
+    summary and the deal."""
     rng = Xoshiro256(seed)
     chooser = chooser_for(rules, policies, seed)
     if deal is None:
         deal = shuffled_deal(rules, rng)
-    rec = recorder if recorder is not None else Recorder()
-    summary = _engine_plays(rules, deal, RandomChance(rng), rec, chooser, seed)
-    return rec.events, summary, deal
+    return _engine_plays(rules, deal, RandomChance(rng), recorder, chooser, seed), deal
 
 
 def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | None = None) -> Summary:

@@ -24,7 +24,7 @@ from ..errors import LogMismatch, WarError
 from ..log.codec import CodecError, decode
 from ..log.ledger import audit
 from ..engines.choice import compiled_engine
-from ..log.batches import compiled_shard
+from ..log.batches import Lost, compiled_shard, reference_shard
 from ..log.tables import EVENT_SCHEMA, as_version, differing_columns, game_record, game_schema, rows_by_game
 from ..model.all_deals import AllDeals, enumerated_deal
 from ..model.deal import Deal, check_deal
@@ -288,10 +288,9 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     games = _read_as(ds, task.games_path, data.get(task.games_path), game_schema(version))
     if isinstance(games, Problem):
         return _unchecked(task, report, games, progress)
-    with interrupts_deferred():
-        exact = not task.deep and not _claims_cycles(entry, games) and \
-            _shard_is_exact(entry, ds.manifest.master_seed, task, games, task.events_path and ds.root / task.events_path,
-                            data.get(task.events_path), version)
+    exact = not task.deep and not _claims_cycles(entry, games) and \
+        _shard_is_exact(entry, ds.manifest.master_seed, task, games, task.events_path and ds.root / task.events_path,
+                        data.get(task.events_path), version)
     if exact:
         report.games_checked = report.good = task.games
         if progress:
@@ -463,7 +462,9 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
                     events_data: bytes | None, version: int) -> bool:
     """True when the shard's files are exactly what its seeds (and explicit deals) regenerate and
     every battle's cards balance; False sends the shard to the game-by-game checks, which name
-    the problem (a file that cannot be read included).
+    the problem (a file that cannot be read included). The compiled engine regenerates it where
+    it plays the games, else the reference engine recording into the same arrays
+    (log.batches.reference_shard): the same tables, byte for byte, as generation wrote.
     The files equal the encoding of the regenerated events, and the encoding is lossless, so
     the invariants are checked on the regenerated events without decoding the files; the
     events file is compared a batch of rows at a time (storage.files.read_parquet_batches)."""
@@ -476,12 +477,23 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
     elif task.all_deals:
         deals = AllDeals(entry.rules, task.first, task.first + task.games)
     engine = compiled_engine(entry.rules, tuple(entry.policies))  # once a shard
-    if engine is None:
-        return False
-    ref_events, ref_games, balanced = compiled_shard(entry.rules, entry.ordinal, master_seed, task.first,
-                                                     task.first + task.games, tuple(entry.policies), deals,
-                                                     check_balance=True, rules_id=entry.rules_id,
-                                                     events=events_path is not None, seeds=task.seeds, engine=engine)
+    if engine is not None:
+        with interrupts_deferred():  # numba's machine code cannot take a Ctrl-C
+            ref_events, ref_games, balanced = compiled_shard(
+                entry.rules, entry.ordinal, master_seed, task.first, task.first + task.games, tuple(entry.policies),
+                deals, check_balance=True, rules_id=entry.rules_id, events=events_path is not None, seeds=task.seeds,
+                engine=engine)
+    else:  # the reference engine into the same arrays: its Python, which a Ctrl-C stops at once
+        try:
+            found = reference_shard(entry.rules, entry.ordinal, master_seed, task.first, task.first + task.games,
+                                    tuple(entry.policies), deals, check_balance=True, rules_id=entry.rules_id,
+                                    events=events_path is not None, seeds=task.seeds,
+                                    compiled_in=interrupts_deferred)
+        except WarError:  # a game that cannot be played (a plugin's fault): the game-by-game checks name it
+            return False
+        if isinstance(found, Lost):
+            return False
+        ref_events, ref_games, balanced = found
     ref_games = as_version(ref_games, version)  # the columns of the dataset's schema version
     if events_path is None:  # no log stored: the games rows, and the regenerated cards' balance
         return balanced and games.equals(ref_games)

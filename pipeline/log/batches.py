@@ -1,4 +1,5 @@
-"""A shard's games from the compiled engine, a batch at a time, and how many games a batch holds.
+"""A shard's games a batch at a time, from the compiled engine or the reference engine recording
+into the compiled engine's arrays, and how many games a batch holds.
 
 A shard's games are played and encoded a batch at a time, so that a batch's events (28 bytes an
 event, and its cards) are still in the processor's cache when the encoder (and validation's
@@ -8,13 +9,20 @@ shard is played a batch at a time"). A shard's tables do not depend on the batch
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+from typing import Callable, ContextManager
+
 from ..engines.choice import ENGINES, compiled_engine, open_duel_plays
 from ..engines.table import open_duel
 from ..engines.compiled.state import Workspace
 from ..engines.families import family_of
+from ..engines.game import play_seeded
+from ..errors import PluginError
 from ..model.all_deals import deal_kind
 from ..model.deal import deck_of
-from ..model.schema import RuleSet
+from ..model.rng import game_seed
+from ..model.schema import GAME_ID_STRIDE, RuleSet
+from .array_recorder import ArrayRecorder, Unrepresentable
 from .compiled import ShardBuilder
 from .invariants import cards_balance
 
@@ -75,3 +83,72 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
         if first >= stop:
             break
     return (*shard.tables(), balanced)
+
+
+class Lost:
+    """What reference_shard gives when the arrays cannot hold its games: how many games it told
+    `tick` of already, so that the Event path that plays the shard again tells only the rest."""
+
+    def __init__(self, ticked: int, why: str) -> None:
+        self.ticked, self.why = ticked, why
+
+    def rest(self, tick):
+        """`tick` without the games told already."""
+        if tick is None:
+            return None
+        left = [self.ticked]
+
+        def told(games: int) -> None:
+            skip = min(left[0], games)
+            left[0] -= skip
+            if games > skip:
+                tick(games - skip)
+        return told
+
+
+def reference_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=(), deals=None,
+                    check_balance: bool = False, rules_id: str | None = None, events: bool = True, seeds=None,
+                    tick=None, compiled_in: Callable[[], ContextManager] = nullcontext):
+    """compiled_shard's (events table, games table, whether the cards balance) from the family's
+    reference engine, game by game, its events recorded straight into the compiled engine's
+    arrays (log.array_recorder) and encoded a batch at a time by the same encoder: the tables
+    log.shard.play_range's games give, byte for byte. Lost when an event or a game's summary
+    does not fit the arrays (the caller then takes the Event path, which spells anything).
+    `tick(games)` as play_range calls it. The engine plays in Python, which a Ctrl-C stops at
+    once; the encoder and the balance check run in `compiled_in()` (generate's and validate's
+    defer Ctrl-C, which numba's machine code cannot take)."""
+    shard = ShardBuilder(rules, ordinal, start, stop, policies, deal_kind(deals), rules_id, events)
+    rec = ArrayRecorder(rules.players)
+    balanced = True if check_balance else None
+    deck = deck_of(rules).size
+    base = ordinal * GAME_ID_STRIDE
+    ticked = 0
+    try:
+        for index in range(start, stop):
+            gseed = seeds[index - start] if seeds is not None else game_seed(seed, index)
+            rec.begin()
+            try:
+                summary = play_seeded(rules, gseed, rec, deals[index - start] if deals else None, policies)[0]
+            except PluginError as err:  # a plugin's policy or engine: named with the game
+                if rec.lost is not None:  # the recorder's error, wrapped as the engine's
+                    raise Unrepresentable(rec.lost) from None
+                raise err.at_game(base + index) from err.__cause__
+            if rec.lost is not None:  # an engine that caught the recorder's error and went on
+                raise Unrepresentable(rec.lost)
+            rec.end_game(summary, gseed)
+            if rec.events >= BATCH_EVENTS or index == stop - 1:
+                arrays = rec.arrays()
+                with compiled_in():
+                    shard.add(arrays)
+                    if check_balance and balanced:
+                        balanced = cards_balance(arrays, deck)
+                rec.clear()
+            if tick is not None and (index - start) % 100 == 99:
+                tick(100)
+                ticked += 100
+    except Unrepresentable as err:
+        return Lost(ticked, str(err))
+    if tick is not None and (stop - start) % 100:
+        tick((stop - start) % 100)
+    with compiled_in():
+        return (*shard.tables(), balanced)

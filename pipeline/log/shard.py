@@ -1,5 +1,7 @@
 """The tables of a range of games (a shard), from whichever engine plays them (engines.choice):
-the compiled engine a batch at a time (log.batches), else the reference engine game by game."""
+the compiled engine a batch at a time (log.batches), else the reference engine game by game,
+recording into the compiled engine's arrays (log.batches.reference_shard) or, for events those
+cannot hold, as Event lists (play_range)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from ..errors import PluginError
 from ..model.deal import Deal
 from ..model.rng import game_seed
 from ..model.schema import GAME_ID_STRIDE, RuleSet
-from .batches import compiled_shard
+from .batches import Lost, compiled_shard, reference_shard
 from .codec import encode as encode_log
 from .tables import game_record, games_table, rows_table
 
@@ -46,8 +48,12 @@ def shard_tables(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int,
         if tick is not None and stop > start:
             tick(stop - start)
         return tables
-    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tick, encode=events,
-                                    rules_id=rules_id, seeds=seeds)
+    tables = reference_shard(rules, ordinal, seed, start, stop, policies, deals, rules_id=rules_id, events=events,
+                             seeds=seeds, tick=tick, compiled_in=compiled_in)
+    if not isinstance(tables, Lost):
+        return tables[:2]
+    ids, rows, records = play_range(rules, ordinal, seed, start, stop, deals, policies, tables.rest(tick),
+                                    encode=events, rules_id=rules_id, seeds=seeds)
     return (rows_table(ids, rows) if events else None), games_table(records)
 
 

@@ -1,0 +1,326 @@
+"""The game under shuffled pickup as a Markov chain on positions by rank (docs/solve.md).
+
+A position is both piles as sequences of ranks (top first). It is stored as one sequence, pile 0
+then pile 1, and the size of pile 0: its index is (size - 1) * M + the lexicographic rank of the
+sequence among the M distinct sequences of the deck's ranks (a permutation of a multiset, as
+model.all_deals numbers deals). Every index is a position and every position one index: the
+ranking is a bijection, so the chain's arrays need no table of positions.
+
+A battle is played as the table engine plays it (engines/table/reference.py): the cards it lays
+follow from the position alone; only the order of the won cards under the winner's pile is
+random, a uniform shuffle of the table, so in ranks every distinct order of the table's ranks is
+equally likely (each is the same number of the shuffle's orders). A position either ends the game
+in its battle (a win or a draw) or moves to one of D equally likely positions, D the number of
+distinct orders of the table's ranks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# What a position's battle does (`kind` of a row).
+GOES_ON, WIN0, WIN1, DRAW = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def multinomial(counts) -> int:
+    """The number of distinct sequences of a multiset with these counts."""
+    total, m = 0, 1
+    for c in counts:
+        for j in range(1, c + 1):
+            total += 1
+            m = m * total // j
+    return m
+
+
+@njit(cache=True)
+def seq_rank(seq, counts, m_all) -> int:
+    """The lexicographic rank of `seq` among the distinct sequences of `counts`' multiset
+    (`m_all` their number)."""
+    cnt = counts.copy()
+    rank, m, rem = 0, m_all, seq.shape[0]
+    for i in range(seq.shape[0]):
+        x = seq[i]
+        for r in range(x):
+            if cnt[r]:
+                rank += m * cnt[r] // rem
+        m = m * cnt[x] // rem
+        cnt[x] -= 1
+        rem -= 1
+    return rank
+
+
+@njit(cache=True)
+def seq_unrank(rank, counts, m_all, out) -> None:
+    """The sequence of lexicographic rank `rank` (seq_rank's inverse), written into `out`."""
+    cnt = counts.copy()
+    m, rem = m_all, out.shape[0]
+    for i in range(out.shape[0]):
+        for r in range(cnt.shape[0]):
+            if not cnt[r]:
+                continue
+            block = m * cnt[r] // rem
+            if rank < block:
+                out[i] = r
+                m = block
+                cnt[r] -= 1
+                break
+            rank -= block
+        rem -= 1
+
+
+@njit(cache=True)
+def battle(s, k, down, single_up, lose, tcnt):
+    """One battle from the position (`s`, pile 0 = s[:k], pile 1 = s[k:]), as the table engine
+    plays it for 2 seats: the table's ranks counted into `tcnt`; the winner (-1: nobody, the
+    table set aside), where each pile's rest starts (i0, i1) and the cards laid."""
+    n = s.shape[0]
+    tcnt[:] = 0
+    i0, i1, e0, e1 = 0, k, k, n
+    c0, c1 = s[i0], s[i1]
+    i0 += 1
+    i1 += 1
+    tcnt[c0] += 1
+    tcnt[c1] += 1
+    laid = 2
+    if c0 != c1:
+        return (0 if c0 > c1 else 1), i0, i1, laid
+    depth = 0
+    while True:
+        depth += 1
+        d = 0 if (single_up and depth >= 2) else down
+        h0, h1 = e0 - i0, e1 - i1
+        r0, r1 = h0 > 0, h1 > 0
+        if lose:  # a seat that cannot complete the war puts all it holds on the table (2.3)
+            if r0 and h0 <= d:
+                for j in range(i0, e0):
+                    tcnt[s[j]] += 1
+                laid += h0
+                i0, r0 = e0, False
+            if r1 and h1 <= d:
+                for j in range(i1, e1):
+                    tcnt[s[j]] += 1
+                laid += h1
+                i1, r1 = e1, False
+        if not (r0 and r1):
+            return (0 if r0 else 1 if r1 else -1), i0, i1, laid
+        k0, k1 = min(d, h0 - 1), min(d, h1 - 1)
+        for j in range(i0, i0 + k0 + 1):
+            tcnt[s[j]] += 1
+        for j in range(i1, i1 + k1 + 1):
+            tcnt[s[j]] += 1
+        u0, u1 = s[i0 + k0], s[i1 + k1]
+        i0 += k0 + 1
+        i1 += k1 + 1
+        laid += k0 + k1 + 2
+        if u0 != u1:
+            return (0 if u0 > u1 else 1), i0, i1, laid
+
+
+@njit(cache=True)
+def _outcome(s, k, down, single_up, lose, tcnt):
+    """The battle's kind (GOES_ON, WIN0, WIN1, DRAW), winner, pile rests and cards laid."""
+    n = s.shape[0]
+    w, i0, i1, laid = battle(s, k, down, single_up, lose, tcnt)
+    if w < 0:
+        return DRAW, w, i0, i1, laid
+    if w == 0 and i1 == n:
+        return WIN0, w, i0, i1, laid
+    if w == 1 and i0 == k:
+        return WIN1, w, i0, i1, laid
+    return GOES_ON, w, i0, i1, laid
+
+
+@njit(cache=True)
+def _next_perm(a) -> bool:
+    """The next distinct order of `a` in lexicographic order, in place; False after the last."""
+    n = a.shape[0]
+    i = n - 2
+    while i >= 0 and a[i] >= a[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = n - 1
+    while a[j] <= a[i]:
+        j -= 1
+    a[i], a[j] = a[j], a[i]
+    a[i + 1:] = a[i + 1:][::-1].copy()
+    return True
+
+
+@njit(cache=True)
+def _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t) -> int:
+    """Every position the battle can lead to (one per distinct order of the table's ranks under
+    the winner's pile), their indices written into `out`; how many. `t` is scratch."""
+    n = s.shape[0]
+    size = 0
+    for r in range(tcnt.shape[0]):
+        for _ in range(tcnt[r]):
+            t[size] = r
+            size += 1
+    table = t[:size]
+    rest0 = k - i0
+    nxt = np.empty(n, np.int8)
+    count = 0
+    while True:
+        p = 0
+        for j in range(i0, k):
+            nxt[p] = s[j]
+            p += 1
+        if w == 0:
+            for j in range(size):
+                nxt[p] = table[j]
+                p += 1
+            k2 = rest0 + size
+        for j in range(i1, n):
+            nxt[p] = s[j]
+            p += 1
+        if w == 1:
+            for j in range(size):
+                nxt[p] = table[j]
+                p += 1
+            k2 = rest0
+        out[count] = (k2 - 1) * m_all + seq_rank(nxt, counts, m_all)
+        count += 1
+        if not _next_perm(table):
+            return count
+    return count  # unreachable; numba wants every path to return
+
+
+@njit(cache=True)
+def deal_index(deal_seq, counts, m_all) -> int:
+    """The position a deal (the deck's ranks in order) starts: card i to seat i mod 2."""
+    n = deal_seq.shape[0]
+    s = np.empty(n, np.int8)
+    h = n // 2
+    for i in range(h):
+        s[i] = deal_seq[2 * i]
+        s[h + i] = deal_seq[2 * i + 1]
+    return (h - 1) * m_all + seq_rank(s, counts, m_all)
+
+
+@njit(cache=True)
+def all_deal_positions(deck_counts, to_game, counts, m_all, n):
+    """The starting position of every deal: deal i is the sequence of the deck's rank indices
+    of lexicographic rank i (as model.all_deals numbers them), each mapped to its rank in play
+    (`to_game`: aces low moves the Ace)."""
+    out = np.empty(m_all, np.int64)
+    seq = np.empty(n, np.int8)
+    for i in range(m_all):
+        seq_unrank(i, deck_counts, m_all, seq)
+        for j in range(n):
+            seq[j] = to_game[seq[j]]
+        out[i] = deal_index(seq, counts, m_all)
+    return out
+
+
+@njit(cache=True)
+def reachable(starts, counts, m_all, n, down, single_up, lose, most_succ):
+    """Which indices the deals reach (a search from every start), as a mask over all indices."""
+    total = (n - 1) * m_all
+    seen = np.zeros(total, np.bool_)
+    queue = np.empty(total, np.int64)
+    head, tail = 0, 0
+    for x in starts:
+        if not seen[x]:
+            seen[x] = True
+            queue[tail] = x
+            tail += 1
+    s = np.empty(n, np.int8)
+    tcnt = np.zeros(counts.shape[0], np.int64)
+    out = np.empty(most_succ, np.int64)
+    t = np.empty(n, np.int8)
+    while head < tail:
+        x = queue[head]
+        head += 1
+        k = x // m_all + 1
+        seq_unrank(x % m_all, counts, m_all, s)
+        kind, w, i0, i1, laid = _outcome(s, k, down, single_up, lose, tcnt)
+        if kind != GOES_ON:
+            continue
+        if multinomial(tcnt) > most_succ:
+            return seen, -1
+        c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t)
+        for j in range(c):
+            y = out[j]
+            if not seen[y]:
+                seen[y] = True
+                queue[tail] = y
+                tail += 1
+    return seen, tail
+
+
+@njit(cache=True)
+def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ):
+    """The chain over the reached positions `ids` (compact[index] = row): each row's kind, cards
+    laid, and successors as compressed rows (start[row] .. start[row + 1] in `succ`)."""
+    rows = ids.shape[0]
+    kind = np.empty(rows, np.int8)
+    laid = np.empty(rows, np.int16)
+    start = np.zeros(rows + 1, np.int64)
+    s = np.empty(n, np.int8)
+    tcnt = np.zeros(counts.shape[0], np.int64)
+    for row in range(rows):  # first pass: how many successors
+        x = ids[row]
+        k = x // m_all + 1
+        seq_unrank(x % m_all, counts, m_all, s)
+        kd, w, i0, i1, ld = _outcome(s, k, down, single_up, lose, tcnt)
+        kind[row], laid[row] = kd, ld
+        start[row + 1] = start[row] + (multinomial(tcnt) if kd == GOES_ON else 0)
+    succ = np.empty(start[rows], np.int32)
+    out = np.empty(most_succ, np.int64)
+    t = np.empty(n, np.int8)
+    for row in range(rows):
+        if kind[row] != GOES_ON:
+            continue
+        x = ids[row]
+        k = x // m_all + 1
+        seq_unrank(x % m_all, counts, m_all, s)
+        kd, w, i0, i1, ld = _outcome(s, k, down, single_up, lose, tcnt)
+        c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t)
+        for j in range(c):
+            succ[start[row] + j] = compact[out[j]]
+    return kind, laid, start, succ
+
+
+@njit(cache=True)
+def reverse(start, succ, rows):
+    """The predecessors of each row, as compressed rows (a counting sort of the edges)."""
+    rstart = np.zeros(rows + 1, np.int64)
+    for e in range(succ.shape[0]):
+        rstart[succ[e] + 1] += 1
+    for r in range(rows):
+        rstart[r + 1] += rstart[r]
+    fill = rstart[:-1].copy()
+    pred = np.empty(succ.shape[0], np.int32)
+    for r in range(rows):
+        for e in range(start[r], start[r + 1]):
+            y = succ[e]
+            pred[fill[y]] = r
+            fill[y] += 1
+    return rstart, pred
+
+
+@njit(cache=True)
+def backward_closure(marked, rstart, pred):
+    """Every row from which a marked row can be reached (the marked rows included)."""
+    rows = marked.shape[0]
+    seen = marked.copy()
+    queue = np.empty(rows, np.int64)
+    tail = 0
+    for r in range(rows):
+        if seen[r]:
+            queue[tail] = r
+            tail += 1
+    head = 0
+    while head < tail:
+        y = queue[head]
+        head += 1
+        for e in range(rstart[y], rstart[y + 1]):
+            x = pred[e]
+            if not seen[x]:
+                seen[x] = True
+                queue[tail] = x
+                tail += 1
+    return seen

@@ -1,0 +1,97 @@
+"""Float values of the chain by iterating the battle distribution (docs/solve.md, "Method").
+
+After t sweeps, F[i] = P(the game from row i has ended within t battles), W0 and W1 the chances
+that seat 0 and seat 1 have won within t battles, S[i] = E[min(N, t)] and L[i] the expected cards
+laid in those battles. Each sweep is one battle more (Jacobi: every row from the last sweep's
+values), so the sweeps are the distribution of N itself and the error is bounded by the mass not
+yet ended (docs/solve.md, "Error bound").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .chain import GOES_ON, WIN0, WIN1
+
+
+@njit(cache=True)
+def sweep(kind, laid, start, succ, F, W0, W1, L, nF, nW0, nW1, nL, live):
+    """One battle more for every row that can end (`live`); the largest mass not yet ended."""
+    rows = kind.shape[0]
+    worst = 0.0
+    for r in range(rows):
+        if not live[r]:
+            continue
+        kd = kind[r]
+        if kd != GOES_ON:
+            nF[r] = 1.0
+            nW0[r] = 1.0 if kd == WIN0 else 0.0
+            nW1[r] = 1.0 if kd == WIN1 else 0.0
+            nL[r] = laid[r]
+            continue
+        a, b = start[r], start[r + 1]
+        f = w0 = w1 = ll = 0.0
+        for e in range(a, b):
+            y = succ[e]
+            f += F[y]
+            w0 += W0[y]
+            w1 += W1[y]
+            ll += L[y]
+        d = b - a
+        nF[r] = f / d
+        nW0[r] = w0 / d
+        nW1[r] = w1 / d
+        nL[r] = laid[r] + ll / d
+        if 1.0 - nF[r] > worst:
+            worst = 1.0 - nF[r]
+    return worst
+
+
+@njit(cache=True)
+def _add_tail(F, S, live):
+    """S += P(N > t), the mass not yet ended."""
+    for r in range(F.shape[0]):
+        if live[r]:
+            S[r] += 1.0 - F[r]
+
+
+@njit(cache=True)
+def _quantiles(F, t, qs, quant, live):
+    """Note the battles t where F first reaches each quantile."""
+    for r in range(F.shape[0]):
+        if not live[r]:
+            continue
+        for j in range(qs.shape[0]):
+            if quant[r, j] < 0 and F[r] >= qs[j]:
+                quant[r, j] = t
+
+
+def iterate(chain, live, tol: float, most_sweeps: int, qs, cap: int, deal_weights):
+    """Sweep until every row that can end has ended with probability >= 1 - tol (or most_sweeps):
+    the values, their bound, the quantiles of N, the deck's distribution of N (averaged over
+    deals with `deal_weights`) and each row's P(N > cap)."""
+    rows = chain.rows
+    F, W0, W1, L, S = (np.zeros(rows) for _ in range(5))
+    nF, nW0, nW1, nL = (np.zeros(rows) for _ in range(4))
+    quant = np.full((rows, len(qs)), -1, np.int64)
+    qs = np.asarray(qs, np.float64)
+    weights = deal_weights / deal_weights.sum()
+    cdf = [0.0]  # the deck's P(N <= t), t = 0, 1, ...
+    over_cap = np.zeros(rows)
+    t, worst = 0, 1.0
+    while t < most_sweeps:
+        _add_tail(F, S, live)
+        worst = sweep(chain.kind, chain.laid, chain.start, chain.succ, F, W0, W1, L, nF, nW0, nW1, nL, live)
+        F, nF, W0, nW0, W1, nW1, L, nL = nF, F, nW0, W0, nW1, W1, nL, L
+        t += 1
+        _quantiles(F, t, qs, quant, live)
+        cdf.append(float(weights @ F))
+        if t == cap:
+            over_cap = 1.0 - F
+        if worst <= tol:
+            break
+    if t < cap:
+        over_cap = 1.0 - F  # P(N > cap) <= P(N > t)
+    return dict(F=F, W0=W0, W1=W1, L=L, S=S, quant=quant, cdf=np.array(cdf), sweeps=t, worst=worst,
+                over_cap=over_cap)

@@ -1,0 +1,250 @@
+"""`war solve`: the exact game of a 2-seat rule set under shuffled pickup (docs/solve.md).
+
+build_chain enumerates the positions the deals reach and each one's battle; solve gives every
+position's and every deal's values: the chances of each outcome, the expected battles and cards
+laid, and quantiles of the number of battles, in float64 with a stated bound, and in Fractions
+when the chain is small enough.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import RulesError
+from ..model.all_deals import multinomial as count_sequences
+from ..model.all_deals import rank_counts
+from ..model.deal import deck_of
+from ..model.schema import RuleSet
+from . import chain as ch
+
+TABLE_VARIANTS = ("classic", "multiplayer", "jokers", "razboi")
+EXACT_ROWS = 20_000  # the largest chain solved in Fractions by default (docs/solve.md, measured)
+MAX_INDICES = 2**31 - 1  # positions (both piles held) of the deck: rows are int32
+MOST_TABLE_ORDERS = 1_000_000  # distinct orders of one battle's table, the most a row may have
+QUANTILES = (0.5, 0.9, 0.99)
+UNIT = 2.0**-53  # float64's unit roundoff
+
+
+def check_solvable(rules: RuleSet) -> None:
+    """Refuse, in one line, a rule set this solver does not model."""
+    problems = []
+    if rules.variant not in TABLE_VARIANTS:
+        problems.append(f"variant {rules.variant} (the table family: {', '.join(TABLE_VARIANTS)})")
+    if rules.players != 2:
+        problems.append(f"players={rules.players} (2)")
+    if rules.pickup != "shuffled":
+        problems.append(f"pickup={rules.pickup} (shuffled: fixed orders are decided by the deal, `war generate --all-deals`)")
+    if not isinstance(rules.war_down, int):
+        problems.append(f"war_down={rules.war_down} (a number of cards)")
+    if rules.win != "all_cards":
+        problems.append(f"win={rules.win} (all_cards)")
+    if getattr(rules, "hand_size", 0):
+        problems.append(f"hand_size={rules.hand_size} (0)")
+    size = deck_of(rules).size
+    if size % 2:
+        problems.append(f"a deck of {size} cards (an even deck: an odd one sets a card aside)")
+    if problems:
+        raise RulesError("war solve plays 2 seats, shuffled pickup, all cards to win, no choices: not "
+                         + "; ".join(problems), params=("rules",))
+    counts = game_counts(rules)
+    indices = (size - 1) * count_sequences(counts)
+    if indices > MAX_INDICES:
+        raise RulesError(f"a deck of {size} cards has {indices:,} positions, more than {MAX_INDICES:,}: "
+                         "solve a smaller deck (`ranks`, `suits`)", params=("rules",))
+
+
+def game_counts(rules: RuleSet) -> tuple[int, ...]:
+    """The cards of each rank as the game orders ranks (aces low moves the Ace below the 2)."""
+    to_game = rank_map(rules)
+    counts = [0] * (max(to_game) + 1)
+    for r, c in enumerate(rank_counts(rules)):
+        counts[to_game[r]] += c
+    return tuple(counts)
+
+
+def rank_map(rules: RuleSet) -> tuple[int, ...]:
+    """Each rank index of the deck (model.all_deals's) as the game orders ranks (the table
+    engine's ranks_of: under aces=low the Ace below the 2)."""
+    from ..engines.table.reference import ranks_of
+
+    order, deck = ranks_of(rules), deck_of(rules).rank
+    to_game = {}
+    for code in range(len(deck)):
+        to_game[deck[code]] = order[code]
+    return tuple(to_game[r] for r in range(len(to_game)))
+
+
+@dataclass
+class Chain:
+    """The reached positions (rows) and each one's battle: its kind (chain.GOES_ON or how it
+    ends the game), the cards it lays and its equally likely successors (succ[start[r]:start[r+1]])."""
+
+    rules: RuleSet
+    counts: np.ndarray
+    sequences: int  # M: distinct sequences of the deck's ranks
+    cards: int
+    ids: np.ndarray  # row -> position index
+    kind: np.ndarray
+    laid: np.ndarray
+    start: np.ndarray
+    succ: np.ndarray
+    deal_rows: np.ndarray  # deal i -> its starting row
+    seconds: float = 0.0
+
+    @property
+    def rows(self) -> int:
+        return int(self.ids.shape[0])
+
+    def row_of(self, index: int) -> int:
+        row = int(np.searchsorted(self.ids, index))
+        if row >= self.rows or int(self.ids[row]) != index:
+            raise RulesError(f"position {index} is not reached from any deal", params=("position",))
+        return row
+
+    def position(self, row: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Both piles of a row, top first, as ranks."""
+        index = int(self.ids[row])
+        seq = np.empty(self.cards, np.int8)
+        ch.seq_unrank(index % self.sequences, self.counts, self.sequences, seq)
+        k = index // self.sequences + 1
+        return tuple(int(v) for v in seq[:k]), tuple(int(v) for v in seq[k:])
+
+    def index_of(self, pile0, pile1) -> int:
+        """The index of a position (both piles, top first, as ranks of the deck)."""
+        seq = np.array(list(pile0) + list(pile1), np.int8)
+        if not pile0 or not pile1 or sorted(seq.tolist()) != sorted(
+                r for r, c in enumerate(self.counts.tolist()) for _ in range(c)):
+            raise RulesError("a position is two piles, neither empty, of the deck's ranks", params=("position",))
+        return (len(pile0) - 1) * self.sequences + int(ch.seq_rank(seq, self.counts, self.sequences))
+
+
+def build_chain(rules: RuleSet) -> Chain:
+    """Every position the deals reach, and each one's battle."""
+    check_solvable(rules)
+    began = time.process_time()
+    counts = np.array(game_counts(rules), np.int64)
+    n = int(counts.sum())
+    m_all = count_sequences(counts.tolist())
+    down, single_up, lose = rules.war_down, rules.war_tiebreak == "single_up", rules.shortfall == "lose"
+    starts = ch.all_deal_positions(np.array(rank_counts(rules), np.int64), np.array(rank_map(rules), np.int8),
+                                   counts, m_all, n)
+    seen, reached = ch.reachable(starts, counts, m_all, n, down, single_up, lose, MOST_TABLE_ORDERS)
+    if reached < 0:
+        raise RulesError(f"a battle of this deck lays a table with more than {MOST_TABLE_ORDERS:,} orders: "
+                         "solve a smaller deck or fewer cards down", params=("rules",))
+    ids = np.flatnonzero(seen).astype(np.int64)
+    del seen
+    compact = np.full((n - 1) * m_all, -1, np.int32)
+    compact[ids] = np.arange(ids.shape[0], dtype=np.int32)
+    kind, laid, start, succ = ch.transitions(ids, compact, counts, m_all, n, down, single_up, lose, MOST_TABLE_ORDERS)
+    deal_rows = compact[starts]
+    del compact
+    return Chain(rules, counts, m_all, n, ids, kind, laid, start, succ, deal_rows,
+                 seconds=time.process_time() - began)
+
+
+@dataclass
+class Solution:
+    """Every row's values (float64; Fractions in `exact` when solved exactly) and the deck's."""
+
+    chain: Chain
+    p_win0: np.ndarray
+    p_win1: np.ndarray
+    p_draw: np.ndarray
+    p_end: np.ndarray
+    battles: np.ndarray  # E[N]; inf where the game may never end
+    laid: np.ndarray  # E[cards laid]; inf likewise
+    quantiles: np.ndarray  # rows x QUANTILES: the least t with P(N <= t) >= q (-1: past the sweeps)
+    never_ends: np.ndarray  # the row cannot reach an end (a closed class of its own)
+    may_not_end: np.ndarray  # the row can reach such a class: P(end) < 1
+    over_cap: np.ndarray  # P(N > max_battles): the engine stops such a game as `capped`
+    cdf: np.ndarray  # the deck's P(N <= t) over its deals, t = 0 .. sweeps
+    sweeps: int
+    bound: float  # on every probability above
+    battles_bound: np.ndarray  # on each row's E[N]
+    exact: dict | None = None  # name -> list of Fractions by row
+    seconds: dict = field(default_factory=dict)
+
+    def deck(self) -> dict:
+        """The deck's figures: each value averaged over its deals (each deal equally likely)."""
+        rows = self.chain.deal_rows
+        out = {name: float(np.mean(getattr(self, name)[rows]))
+               for name in ("p_win0", "p_win1", "p_draw", "battles", "laid", "over_cap")}
+        out["battles_bound"] = float(np.mean(self.battles_bound[rows]))
+        if self.exact is not None:
+            deals = len(rows)
+            for name, values in self.exact.items():
+                if any(values[r] is None for r in rows):
+                    out[f"exact_{name}"] = None
+                    continue
+                out[f"exact_{name}"] = sum((values[r] for r in rows.tolist()), Fraction(0)) / deals
+        return out
+
+
+def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sweeps: int = 10**6,
+          chain: Chain | None = None, interrupted=lambda: None) -> Solution:
+    """Solve the chain of `rules`: floats always (iterated to `tol`), Fractions too when `exact`
+    (default: when it has at most EXACT_ROWS rows)."""
+    from .exact import solve_exact
+    from .iterate import iterate
+
+    chain = chain or build_chain(rules)
+    began = time.process_time()
+    rstart, pred = ch.reverse(chain.start, chain.succ, chain.rows)
+    ends_here = chain.kind != ch.GOES_ON
+    can_end = ch.backward_closure(ends_here, rstart, pred)
+    never_ends = ~can_end
+    may_not_end = ch.backward_closure(never_ends, rstart, pred)
+    del rstart, pred
+    sure = ~may_not_end
+    weights = np.bincount(chain.deal_rows, minlength=chain.rows).astype(np.float64)
+    it = iterate(chain, sure, tol, most_sweeps, QUANTILES, rules.max_battles, weights)
+    t, worst = it["sweeps"], it["worst"]
+    max_table = int(np.max(np.diff(chain.start))) if chain.rows else 0
+    rounding = t * (max_table + 2) * UNIT  # each sweep's averages, rounded (docs/solve.md)
+    bound = worst + rounding
+    tail = (1.0 - it["F"]) * (t / (1.0 - worst)) if worst < 1 else np.full(chain.rows, np.inf)
+    battles = it["S"] + 0.0
+    laid = it["L"] + 0.0
+    battles[may_not_end] = np.inf
+    laid[may_not_end] = np.inf
+    p_win0, p_win1 = it["W0"], it["W1"]
+    p_end = it["F"].copy()
+    if may_not_end.any():  # not iterated: their chances, to the same tolerance, come from the exact or float solve below
+        p_win0, p_win1, p_end = _chances_beyond(chain, can_end, may_not_end, p_win0, p_win1, p_end, tol, most_sweeps)
+    solution = Solution(
+        chain, p_win0, p_win1, p_end - p_win0 - p_win1, p_end, battles, laid, it["quant"], never_ends, may_not_end,
+        it["over_cap"], it["cdf"], t, bound, tail * (1 + 0.0) + rounding * np.maximum(battles, 1.0))
+    solution.seconds["iterate"] = time.process_time() - began
+    if exact is None:
+        exact = chain.rows <= EXACT_ROWS
+    if exact:
+        began = time.process_time()
+        w0, w1, n, laid_exact = solve_exact(chain, can_end, sure, interrupted)
+        solution.exact = {"p_win0": w0, "p_win1": w1, "battles": n, "laid": laid_exact}
+        solution.seconds["exact"] = time.process_time() - began
+    solution.seconds["chain"] = chain.seconds
+    return solution
+
+
+def _chances_beyond(chain, can_end, may_not_end, p_win0, p_win1, p_end, tol, most_sweeps):
+    """The outcome chances of rows that may never end: iterated (Jacobi) over them with the rows
+    that surely end held at their values, until a sweep changes none by more than `tol` (no
+    proven bound: say so)."""
+    from .iterate import sweep
+
+    live = may_not_end & can_end
+    F, W0, W1 = p_end.copy(), p_win0.copy(), p_win1.copy()
+    L = np.zeros(chain.rows)
+    nF, nW0, nW1, nL = F.copy(), W0.copy(), W1.copy(), L.copy()
+    for _ in range(most_sweeps):
+        sweep(chain.kind, chain.laid, chain.start, chain.succ, F, W0, W1, L, nF, nW0, nW1, nL, live)
+        change = float(np.max(np.abs(nF - F))) if live.any() else 0.0
+        F, nF, W0, nW0, W1, nW1 = nF, F.copy(), nW0, W0.copy(), nW1, W1.copy()
+        if change <= tol:
+            break
+    return W0, W1, F

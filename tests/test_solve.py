@@ -1,0 +1,142 @@
+"""war solve: the chain is the table engine's game with its shuffles made chance (docs/solve.md).
+
+Checked three ways: positions ranked one to one, small decks solved by hand, and the real engine's
+seeded games from a few deals, whose win rate and mean battles must fall within sampling error of
+the solved values."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pipeline as war
+from pipeline.model.all_deals import enumerated_deal
+from pipeline.model.deal import deck_of
+from pipeline.solve import chain as ch
+from pipeline.solve.solver import Chain, build_chain, solve
+
+
+def rules(ranks, suits, **options):
+    return war.build_rules("classic", {"ranks": ranks, "suits": suits, "war_down": 0, **options})
+
+
+def test_ranking_is_a_bijection():
+    """Every index of a deck with ties unranks to a sequence that ranks back to it, and the
+    sequences are all distinct: the arrays need no table of positions."""
+    counts = np.array([2, 1, 3], np.int64)
+    m = ch.multinomial(counts)
+    assert m == math.factorial(6) // (2 * 1 * 6)
+    seen = set()
+    seq = np.empty(6, np.int8)
+    for i in range(m):
+        ch.seq_unrank(i, counts, m, seq)
+        assert ch.seq_rank(seq, counts, m) == i
+        seen.add(tuple(seq.tolist()))
+    assert len(seen) == m and all(sorted(s) == [0, 0, 1, 2, 2, 2] for s in seen)
+    chain = build_chain(rules(3, 2, war_down=1))
+    for row in range(0, chain.rows, 7):
+        assert chain.index_of(*chain.position(row)) == int(chain.ids[row])
+
+
+def test_deals_start_where_the_engine_deals():
+    """Deal i's row holds the piles model.all_deals deals for it, as ranks."""
+    r = rules(3, 2)
+    chain = build_chain(r)
+    rank = deck_of(r).rank
+    for i in range(0, len(chain.deal_rows), 5):
+        piles = enumerated_deal(r, i).piles
+        assert chain.position(int(chain.deal_rows[i])) == tuple(tuple(rank[c] for c in p) for p in piles)
+
+
+def test_one_suit_lasts_n_over_2_squared():
+    """One suit of n ranks (no ties): (n/2)^2 battles expected (the published result), even
+    chances, exactly."""
+    for n in (4, 6):
+        s = solve(rules(n, 1), exact=True)
+        deck = s.deck()
+        assert deck["exact_battles"] == Fraction(n * n, 4)
+        assert deck["exact_p_win0"] == deck["exact_p_win1"] == Fraction(1, 2)
+        assert abs(deck["battles"] - n * n / 4) <= deck["battles_bound"]
+
+
+def test_two_by_two_by_hand():
+    """2 suits of 2 ranks, open wars, solved on paper: deals 0011 and 1100 draw in one battle,
+    0101 and 1010 are won in two, and 0110, 1001 reach the position X (two random piles of one
+    of each) from which every path draws: from X half the battles draw at once and half take two
+    back to X, so E = 2 + 3 battles and 4 + 8 cards. The deck: 1/6, 1/6, 2/3, 16/6 battles,
+    40/6 cards."""
+    s = solve(rules(2, 2), exact=True)
+    deck = s.deck()
+    assert (deck["exact_p_win0"], deck["exact_p_win1"]) == (Fraction(1, 6), Fraction(1, 6))
+    assert deck["exact_battles"] == Fraction(8, 3) and deck["exact_laid"] == Fraction(20, 3)
+    by_deal = {tuple(np.concatenate(s.chain.position(int(r))).tolist()): int(r) for r in s.chain.deal_rows}
+    x = by_deal[(0, 1, 1, 0)]  # piles (0, 1) and (1, 0): deal 0110 dealt alternately
+    assert s.exact["battles"][x] == 5 and s.exact["laid"][x] == 12
+    assert s.exact["p_win0"][x] == s.exact["p_win1"][x] == 0
+    assert abs(s.p_draw[x] - 1) <= s.bound
+
+
+@pytest.mark.parametrize("options", [dict(war_down=0), dict(war_down=1), dict(war_down=2, shortfall="lose"),
+                                     dict(war_down=1, war_tiebreak="single_up")])
+def test_fractions_and_floats_agree(options):
+    """Where both run, the floats are the fractions within the stated bound, and swapping the
+    seats swaps the chances."""
+    s = solve(rules(3, 2, **options), exact=True)
+    for name in ("p_win0", "p_win1", "battles", "laid"):
+        exact = np.array([float(v) for v in s.exact[name]])
+        bound = s.bound if name.startswith("p_") else s.battles_bound * (1 if name == "battles" else 8)
+        assert np.all(np.abs(getattr(s, name) - exact) <= bound + 1e-15)
+    chain = s.chain
+    for row in range(0, chain.rows, 11):
+        a, b = chain.position(row)
+        swapped = chain.row_of(chain.index_of(b, a))
+        assert s.exact["p_win0"][row] == s.exact["p_win1"][swapped]
+
+
+def test_a_class_without_an_end_is_said():
+    """A chain with a closed class (rows 1 and 2 lead only to each other) says those rows never
+    end, and a row that may fall into it has infinite expectations and its true chances."""
+    r = rules(2, 1)
+    chain = Chain(r, np.array([1, 1], np.int64), 2, 2, np.arange(4, dtype=np.int64),
+                  kind=np.array([ch.WIN0, ch.GOES_ON, ch.GOES_ON, ch.GOES_ON], np.int8),
+                  laid=np.array([2, 2, 2, 2], np.int16), start=np.array([0, 0, 1, 2, 4], np.int64),
+                  succ=np.array([2, 1, 0, 1], np.int32), deal_rows=np.array([3], np.int64))
+    s = solve(r, exact=True, chain=chain)
+    assert s.never_ends.tolist() == [False, True, True, False]
+    assert s.may_not_end.tolist() == [False, True, True, True]
+    assert s.exact["p_win0"][3] == Fraction(1, 2) and s.exact["battles"][3] is None
+    assert math.isinf(s.battles[3]) and abs(s.p_win0[3] - 0.5) < 1e-12
+
+
+def test_refused_rules_say_why():
+    for options in (dict(pickup="table_order"), dict(ranks=3, suits=1)):
+        with pytest.raises(war.RulesError, match="war solve plays"):
+            build_chain(war.build_rules("classic", {"ranks": 4, "suits": 2, **options}))
+
+
+@pytest.mark.parametrize("options", [dict(war_down=0), dict(war_down=1)])
+def test_the_engine_plays_the_solved_game(options):
+    """The real engine's seeded games from three deals: their win rate and mean battles are
+    within 4.5 standard errors of the solved values (a loose check; fixed seeds, so it is the
+    same every run)."""
+    r = rules(3, 2, **options)
+    s = solve(r, exact=False)
+    games = 3000
+    for deal_index in (0, 17, 61):
+        row = int(s.chain.deal_rows[deal_index])
+        deal = enumerated_deal(r, deal_index)
+        wins = battles = 0
+        squares = 0
+        for seed in range(games):
+            _, summary, _ = war.play_game(r, seed, deal=deal)
+            wins += summary.outcome == "win" and summary.winner == 0
+            battles += summary.battles
+            squares += summary.battles ** 2
+        p = s.p_win0[row]
+        assert abs(wins / games - p) <= 4.5 * math.sqrt(max(p * (1 - p), 1e-9) / games) + 1e-9
+        mean = battles / games
+        sd = math.sqrt(max(squares / games - mean * mean, 0.0))
+        assert abs(mean - s.battles[row]) <= 4.5 * sd / math.sqrt(games) + 1e-9

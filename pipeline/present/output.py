@@ -58,7 +58,14 @@ def _text_bytes(array: pa.Array) -> memoryview:
 
 
 def csv_chunks(batches) -> Iterator[bytes]:
-    """CSV text, a header then each batch (of `Result.csv_batches`), as it comes."""
+    """CSV text, a header then each batch (of `Result.csv_batches`), as it comes: by csv_text's
+    compiled writer when it writes every column, else by pyarrow's."""
+    from . import csv_text
+
+    if csv_text.supported(batches.schema):
+        for _, data in csv_text.chunks(batches):
+            yield bytes(data)  # its memory is formatted into again once the next is asked for
+        return
     import pyarrow.csv as pacsv
 
     first = True
@@ -88,9 +95,18 @@ class _Counted:
 
 
 def write_csv(result: Result, sink: BinaryIO, limit: int | None, progress=None) -> None:
+    """By csv_text's compiled writer when every column is of a type it writes (its lists of
+    integers straight from Arrow, not as DuckDB's JSON text), else by pyarrow's: the same bytes."""
+    from . import csv_text
+
+    native = result.csv_native()
+    batches = result.csv_batches(limit, native=native)
+    if csv_text.supported(batches.schema):
+        csv_text.write(batches, sink, progress)
+        return
     import pyarrow.csv as pacsv
 
-    reader = _Counted(result.csv_batches(limit), progress)
+    reader = _Counted(batches, progress)
     with pacsv.CSVWriter(sink, reader.schema) as writer:
         for batch in reader:
             writer.write_batch(batch)

@@ -31,6 +31,8 @@ CSV_AS_IS = NUMBERS | {"varchar", "date", "time", "time_ns", "timestamp", "times
                        "timestamp_ns", "timestamp with time zone", "timestamptz_ns"}  # pyarrow's CSV writer writes these
 ORDERED = NUMBERS | {"varchar", "date", "time", "timestamp", "timestamp_s", "timestamp_ms", "timestamp_ns",
                      "timestamp with time zone", "uuid", "enum"}  # each a column's one value can be told of
+INTEGERS = {"tinyint", "smallint", "integer", "bigint", "utinyint", "usmallint", "uinteger", "ubigint"}
+CSV_NATIVE = INTEGERS | {"boolean", "varchar", "enum"}  # csv_text writes these, and lists of INTEGERS
 SHOWN_NESTED = {"list", "struct", "array"}  # a person reads these as Python gives them, when their parts are plain
 
 
@@ -175,10 +177,19 @@ class Result:
             return f"left(CAST(#{i} AS VARCHAR), {chars}) AS {name}"
         return self._projected(limit, form)
 
-    def csv_batches(self, limit: int | None = None) -> "_Guarded":
+    def csv_native(self) -> bool:
+        """Whether every column is of a type the compiled CSV writer formats from Arrow itself
+        (present/csv_text.py): integers, booleans, text, enums and lists of integers."""
+        return all(_csv_native(t) for t in self.relation.types)
+
+    def csv_batches(self, limit: int | None = None, native: bool = False) -> "_Guarded":
         """The rows with lists, structs, maps, unions and variants as JSON text, and any type
-        pyarrow's CSV writer does not write as DuckDB's text of it: what CSV needs."""
+        pyarrow's CSV writer does not write as DuckDB's text of it: what CSV needs. `native`
+        (when `csv_native`): lists of integers and enums as they are, for csv_text to write
+        (DuckDB's to_json of every list was most of the time of events to CSV)."""
         def form(i: int, name: str, type_) -> str:
+            if native and _csv_native(type_):
+                return f"#{i} AS {name}"
             if type_.id in NESTED:
                 return f"CAST(to_json(#{i}) AS VARCHAR) AS {name}"
             if type_.id not in CSV_AS_IS:
@@ -203,6 +214,12 @@ class Result:
 
 def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def _csv_native(type_) -> bool:
+    if type_.id == "list":
+        return type_.children[0][1].id in INTEGERS
+    return type_.id in CSV_NATIVE
 
 
 def _plain(type_, allowed: set[str]) -> bool:

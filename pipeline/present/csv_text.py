@@ -1,0 +1,189 @@
+"""CSV text made from Arrow record batches by a compiled kernel, batches formatted in parallel.
+
+pyarrow's CSV writer runs on one thread at about 180 MB/s, and the lists it cannot write had
+to become JSON text in DuckDB first (to_json, a string per row): events to CSV spent most of its
+time there. This writer formats the columns war's views produce straight from their Arrow
+buffers: integers of every width, booleans, strings and dictionary strings, lists of integers.
+Its bytes are pyarrow's writer's for the same rows with the lists as DuckDB's JSON text: a
+header of quoted names, strings always quoted with their quotes doubled, a null as nothing,
+booleans `true`/`false`, a list as `"[1,null,-3]"`, `\\n` after each row. A result with a column
+of any other type is not for this writer (`supported`): it goes through pyarrow's, as before.
+
+The kernel releases the GIL (nogil), so batches are formatted on a few threads while the next
+ones are read; they are written in the order they came, at most a few in flight (memory stays
+bounded whatever the result's size).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Iterator
+
+import pyarrow as pa
+
+
+# how a column's cells are written (csv_kernel's kinds)
+INT, UINT, BOOL, TEXT, LIST, ULIST = 0, 1, 2, 3, 4, 5
+
+
+def _compiled() -> bool:
+    """Whether numba is installed (without it, pyarrow writes every result)."""
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover (not Linux)
+        return max(1, os.cpu_count() or 1)
+
+
+# ---------------------------------------------------------------- which results
+
+
+def _list_value(t: pa.DataType) -> pa.DataType | None:
+    """The value type of a list-like type, None for any other type."""
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t) \
+            or pa.types.is_large_list_view(t):
+        return t.value_type
+    return None
+
+
+def _text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def kind(t: pa.DataType) -> int | None:
+    """How a column of Arrow type `t` is written, None when this writer does not write it."""
+    if pa.types.is_boolean(t):
+        return BOOL
+    if pa.types.is_integer(t):
+        return UINT if t == pa.uint64() else INT
+    if _text(t) or (pa.types.is_dictionary(t) and _text(t.value_type)):
+        return TEXT
+    value = _list_value(t)
+    if value is not None and pa.types.is_integer(value):
+        return ULIST if value == pa.uint64() else LIST
+    return None
+
+
+def supported(schema: pa.Schema) -> bool:
+    """Whether this writer writes every column of `schema` (else pyarrow's writer must)."""
+    return all(kind(f.type) is not None for f in schema)
+
+
+def header(names: list[str]) -> bytes:
+    """The header line as pyarrow writes it: every name quoted, its quotes doubled."""
+    return (",".join('"' + n.replace('"', '""') + '"' for n in names) + "\n").encode()
+
+
+def json_lists(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The batch with each list of integers as DuckDB's JSON text of it (`[1,null,-3]`), by
+    Arrow's compute functions: what pyarrow's writer needs to write a small result alike."""
+    import pyarrow.compute as pc
+
+    columns = []
+    for col in batch.columns:
+        if kind(col.type) in (LIST, ULIST):
+            if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)):
+                col = col.cast(pa.large_list(col.type.value_type))
+            words = col.cast(pa.large_list(pa.large_string()))
+            items = pc.fill_null(words.values, "null")
+            words = pa.LargeListArray.from_arrays(words.offsets.cast(pa.int64()), items, mask=col.is_null())
+            text = [pa.scalar(c, pa.large_string()) for c in "[,]"]
+            col = pc.binary_join_element_wise(text[0], pc.binary_join(words, text[1]), text[2],
+                                              pa.scalar("", pa.large_string()))
+        columns.append(col)
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def _pyarrow_lines(batch: pa.RecordBatch) -> bytes:
+    import pyarrow.csv as pacsv
+
+    sink = pa.BufferOutputStream()
+    pacsv.write_csv(pa.Table.from_batches([json_lists(batch)]), sink, pacsv.WriteOptions(include_header=False))
+    return sink.getvalue().to_pybytes()
+
+
+# ---------------------------------------------------------------- a stream of batches
+
+SMALL_ROWS = 1 << 16  # a result of one batch of at most this many rows: written by pyarrow (no numba to load)
+_UNREAD = object()
+
+
+def chunks(batches, workers: int | None = None, small_rows: int | None = None
+           ) -> Iterator[tuple[int | None, memoryview | bytes]]:
+    """(rows, bytes) of CSV: the header (rows None), then each batch's lines in order (a
+    memoryview valid until the next is asked for). A result
+    of one batch of at most `small_rows` rows is written by pyarrow's writer (loading the
+    compiled kernel would take longer); a longer one by csv_kernel, `workers` batches at a time
+    (default: the cores this process may use) while the next are read, at most one more
+    batch than that waiting to be written."""
+    yield None, header(batches.schema.names)
+    small_rows = SMALL_ROWS if small_rows is None else small_rows
+    rest = iter(batches)
+    first = next(rest, None)
+    if first is None:
+        return
+    second = next(rest, None) if first.num_rows <= small_rows else _UNREAD
+    if second is None or not _compiled():
+        yield first.num_rows, _pyarrow_lines(first)
+        for batch in ([] if second is None else [second]):
+            yield batch.num_rows, _pyarrow_lines(batch)
+        for batch in rest:
+            yield batch.num_rows, _pyarrow_lines(batch)
+        return
+    from .csv_kernel import Room, lines
+
+    def ahead():
+        yield first
+        if second is not _UNREAD:
+            yield second
+        yield from rest
+
+    workers = workers or _cores()
+    if workers == 1:
+        room = Room()
+        for batch in ahead():
+            yield batch.num_rows, lines(batch, room)
+        return
+    rooms: deque = deque()  # rooms free to format in (deque's append and pop are atomic)
+
+    def formatted(batch):
+        try:
+            room = rooms.pop()
+        except IndexError:
+            room = Room()
+        return room, lines(batch, room)
+
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="csv")
+    pending: deque = deque()
+    try:
+        for batch in ahead():
+            pending.append((batch.num_rows, pool.submit(formatted, batch)))
+            while len(pending) > workers:
+                rows, done = pending.popleft()
+                room, data = done.result()
+                yield rows, data
+                rooms.append(room)
+        while pending:
+            rows, done = pending.popleft()
+            room, data = done.result()
+            yield rows, data
+            rooms.append(room)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def write(batches, sink, progress: Callable[[int], None] | None = None, workers: int | None = None,
+          small_rows: int | None = None) -> None:
+    """Every batch of `batches` (a reader with a `schema`) to `sink` as CSV, `progress(rows)`
+    called as each batch is written."""
+    for rows, data in chunks(batches, workers, small_rows):
+        sink.write(data)
+        if rows is not None and progress is not None:
+            progress(rows)

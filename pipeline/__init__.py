@@ -42,6 +42,10 @@ API = {
     "jobs.search": ("search", "write_records"),
     "jobs.records": ("record_kind", "record_entry:entry", "read_records", "keep_record"),
     "jobs.demo": ("demo", "next_commands"),
+    # the game under chance, solved (docs/solve.md)
+    "solve.solver": ("solve_rules:solve", "build_chain", "check_solvable"),
+    "solve.figures": ("solution_lines:lines",),
+    "solve.dataset": ("write_solution", "check_solution_out", "solution_query"),
     # reading one: a game, the whole
     "storage.dataset": ("open_dataset:Dataset.open",),
     "jobs.replay": ("replay_game", "render_text"),

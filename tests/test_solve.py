@@ -140,3 +140,48 @@ def test_the_engine_plays_the_solved_game(options):
         mean = battles / games
         sd = math.sqrt(max(squares / games - mean * mean, 0.0))
         assert abs(mean - s.battles[row]) <= 4.5 * sd / math.sqrt(games) + 1e-9
+
+
+def test_the_dataset_answers_its_named_queries(tmp_path):
+    """--out writes every deal's values; the named queries answer what the solution says, the
+    fractions in full; the same solution gives the same bytes; a folder that holds something is
+    not written over without --overwrite."""
+    from pipeline.solve.dataset import read_manifest, solution_query, write_solution
+
+    s = solve(rules(3, 2), exact=True)
+    out = tmp_path / "solved"
+    write_solution(out, s, positions=True)
+    deck = solution_query(out, "deck").to_pylist()[0]
+    assert deck["deals"] == 90 and abs(deck["p_win0"] - s.deck()["p_win0"]) < 1e-15
+    row = solution_query(out, "deal", deal=7).to_pylist()[0]
+    r = int(s.chain.deal_rows[7])
+    assert Fraction(row["exact_p_win0"]) == s.exact["p_win0"][r] and row["position"] == int(s.chain.ids[r])
+    tops = solution_query(out, "by_top_cards").to_pylist()
+    assert sum(t["deals"] for t in tops) == 90 and [t["top_cards"] for t in tops] == [0, 1, 2]
+    dist = solution_query(out, "distribution").to_pylist()
+    assert abs(sum(d["p"] for d in dist) - 1) <= s.bound and dist[-1]["cdf"] == pytest.approx(1, abs=s.bound)
+    first = read_manifest(out)["files"]
+    write_solution(out, s, positions=True, overwrite=True)
+    assert read_manifest(out)["files"] == first
+    with pytest.raises(war.DatasetError, match="not empty"):
+        write_solution(out, s)
+    with pytest.raises(war.QueryError, match="no query"):
+        solution_query(out, "odds")
+
+
+def test_the_command_prints_and_refuses_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    result = CliRunner().invoke(app, ["solve", "--set", "ranks=4", "--set", "suits=1", "--set", "war_down=0",
+                                      "--out", str(tmp_path / "s")], catch_exceptions=False)
+    assert result.exit_code == 0 and "exact 4" in result.output and "exact 1/2" in result.output
+    result = CliRunner().invoke(app, ["solve", "--from", str(tmp_path / "s"), "--query", "deal", "--deal", "0"])
+    assert result.exit_code == 0 and result.output.splitlines()[0].startswith("deal\tposition")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pipeline.cli", "solve", "--set", "pickup=sorted", "--set", "ranks=2",
+                           "--set", "suits=2"], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "pickup=sorted" in done.stderr

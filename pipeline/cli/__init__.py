@@ -30,7 +30,7 @@ if "numba" not in sys.modules:
 __all__ = ["app", "flag", "main"]
 
 
-COMMANDS = ("combine", "generate", "info", "query", "replay", "report", "search", "serve", "validate")
+COMMANDS = ("combine", "generate", "info", "query", "replay", "report", "search", "serve", "solve", "validate")
 
 
 def _load():

@@ -52,7 +52,7 @@ def source_stamp() -> str:
     content, not by modification time, so that every checkout of the same code shares one cache."""
     global _STAMP
     if _STAMP is None:
-        sources = (p for folder in ("engines", "log", "model") for p in (PACKAGE / folder).rglob("*.py"))
+        sources = (p for folder in ("engines", "log", "model", "solve") for p in (PACKAGE / folder).rglob("*.py"))
         _STAMP = contents_digest(PACKAGE, sources).hexdigest()
     return _STAMP
 

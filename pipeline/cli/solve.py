@@ -1,0 +1,53 @@
+"""`war solve`: the exact game under shuffled pickup (docs/solve.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+import pipeline as war
+from pipeline import frontend
+
+from .app import app
+
+
+@app.command()
+def solve(
+    variant: str | None = typer.Option(None, "--variant", "-v", metavar="VARIANT", help="Variant [default: classic]."),
+    set_: list[str] = typer.Option([], "--set", metavar="OPTION=VALUE", help="A rule option, repeatable (`war variants`)."),
+    rules_file: Path | None = typer.Option(None, "--rules", metavar="FILE", help="A whole rule set in TOML or JSON."),
+    exact: bool | None = typer.Option(None, "--exact/--float", help="Solve in fractions too, or in float64 only [default: fractions up to 5,000 positions]."),
+    tol: float = typer.Option(1e-13, "--tol", metavar="EPS", help="Iterate until every position has ended with probability 1 - EPS."),
+    out: str | None = typer.Option(None, "--out", "-o", metavar="PATH", help="Write the values of every deal as a dataset (a folder)."),
+    positions: bool = typer.Option(False, "--positions", help="With --out: every position's values too."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a solution already in --out."),
+    from_: str | None = typer.Option(None, "--from", metavar="PATH", help="Solve nothing: ask a solution written by --out (with --query)."),
+    query: str = typer.Option("deck", "--query", metavar="NAME", help="With --from: deck, deal, by_top_cards or distribution."),
+    deal: int | None = typer.Option(None, "--deal", metavar="I", help="With --query deal: the deal's number."),
+) -> None:
+    """The exact game of a 2-seat rule set under shuffled pickup: each deal's chances to win and
+    draw, its expected battles and cards laid and the distribution of its battles, by solving
+    the chain of its positions."""
+    if from_ is not None:
+        table = war.solution_query(from_, query, deal)
+        typer.echo("\t".join(table.column_names))
+        for row in table.to_pylist():
+            typer.echo("\t".join(_said(v) for v in row.values()))
+        return
+    rules = frontend.rule_set(variant, set_, rules_file)
+    war.check_solvable(rules)
+    if not 0 < tol < 1:
+        raise war.UsageError("`tol` is a probability between 0 and 1, such as 1e-13", params=("tol",))
+    if out is not None:
+        war.check_solution_out(out, overwrite)
+    solution = war.solve_rules(rules, exact=exact, tol=tol)
+    for line in war.solution_lines(solution):
+        typer.echo(line)
+    if out is not None:
+        written = war.write_solution(out, solution, positions=positions, overwrite=overwrite)
+        typer.echo(f"written to {out}: {written}")
+
+
+def _said(value) -> str:
+    return f"{value:.15g}" if isinstance(value, float) else str(value)

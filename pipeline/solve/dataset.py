@@ -1,0 +1,152 @@
+"""A solution as data: Parquet files and a manifest of its own, `solution.json`, written last
+(docs/solve.md, "The dataset"). A folder without it is unfinished.
+
+    deals.parquet         one row a deal (deal i of model.all_deals's numbering)
+    positions.parquet     one row a reached position (with --positions)
+    distribution.parquet  the deck's distribution of battles: P(N = t), P(N <= t)
+    solution.json         the rules, the deck's figures (fractions in full), the files and their SHA-256
+
+Every value is a column (float64, and the exact fraction as text where solved exactly), so the
+named queries (QUERIES) are plain SQL over the files, in DuckDB as the rest of war asks its data.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import DatasetError, QueryError
+from ..storage.files import atomic_write_bytes, make_folder, write_parquet
+from .figures import deck_quantiles, top_cards
+from .solver import QUANTILES
+
+MANIFEST = "solution.json"
+FORMAT = "war-solution/1"
+
+# The named queries, each SQL over the views deals, positions, distribution (and $deal).
+QUERIES = {
+    "deck": ("The deck's figures: each value averaged over its deals.",
+             "SELECT count(*) AS deals, avg(p_win0) AS p_win0, avg(p_win1) AS p_win1, avg(p_draw) AS p_draw, "
+             "avg(mean_battles) AS mean_battles, avg(mean_laid) AS mean_laid, avg(p_capped) AS p_capped FROM deals"),
+    "deal": ("The odds of one deal (--deal I): its chances, expectations, quantiles and exact fractions.",
+             "SELECT * FROM deals WHERE deal = $deal"),
+    "by_top_cards": ("The odds by the number of top-rank cards seat 0 is dealt.",
+                     "SELECT top_cards, count(*) AS deals, count(*) / (SELECT count(*) FROM deals) AS share, "
+                     "avg(p_win0) AS p_win0, avg(p_win1) AS p_win1, avg(p_draw) AS p_draw, avg(mean_battles) AS mean_battles "
+                     "FROM deals GROUP BY top_cards ORDER BY top_cards"),
+    "distribution": ("The deck's distribution of the number of battles: P(N = t) and P(N <= t).",
+                     "SELECT battles, p, cdf FROM distribution ORDER BY battles"),
+}
+
+
+def check_solution_out(out, overwrite: bool) -> None:
+    """Refuse an --out that holds something, unless overwriting a solution."""
+    path = Path(out)
+    if "://" in str(out):
+        raise DatasetError("`out` of war solve is a local folder", params=("out",))
+    if path.exists() and not path.is_dir():
+        raise DatasetError(f"{out!r} is a file; give a folder", params=("out",))
+    if path.is_dir() and any(path.iterdir()):
+        if not overwrite:
+            raise DatasetError(f"{out!r} is not empty; give --overwrite to replace a solution", params=("out",))
+        if not (path / MANIFEST).is_file():
+            raise DatasetError(f"{out!r} holds something other than a solution; not replaced", params=("out",))
+
+
+def _fractions(values, rows) -> pa.Array:
+    return pa.array([None if values[r] is None else str(values[r]) for r in rows], pa.string())
+
+
+def _value_columns(solution, rows: np.ndarray) -> dict:
+    cols = {
+        "p_win0": solution.p_win0[rows], "p_win1": solution.p_win1[rows], "p_draw": solution.p_draw[rows],
+        "mean_battles": solution.battles[rows], "mean_laid": solution.laid[rows], "p_capped": solution.over_cap[rows],
+        "battles_bound": solution.battles_bound[rows],
+    }
+    for j, q in enumerate(QUANTILES):
+        cols[f"battles_q{int(q * 100)}"] = pa.array(solution.quantiles[rows, j], pa.int64())
+    cols["never_ends"] = solution.never_ends[rows]
+    cols["may_not_end"] = solution.may_not_end[rows]
+    if solution.exact is not None:
+        listed = rows.tolist()
+        for name, values in solution.exact.items():
+            column = {"battles": "mean_battles", "laid": "mean_laid"}.get(name, name)
+            cols[f"exact_{column}"] = _fractions(values, listed)
+    return cols
+
+
+def _ranks(pile) -> str:
+    return " ".join(map(str, pile))
+
+
+def write_solution(out, solution, positions: bool = False, overwrite: bool = False) -> str:
+    """Write the solution's dataset into the folder `out`; what was written, said in a few words."""
+    check_solution_out(out, overwrite)
+    root = Path(out)
+    make_folder(root)
+    manifest = root / MANIFEST
+    if manifest.exists():
+        manifest.unlink()  # unfinished from here until it is written again, last
+    chain = solution.chain
+    files = []
+    deals = np.arange(len(chain.deal_rows), dtype=np.int64)
+    rows = chain.deal_rows.astype(np.int64)
+    table = pa.table({"deal": deals, "position": chain.ids[rows], "top_cards": top_cards(solution),
+                      **_value_columns(solution, rows)})
+    files.append(("deals.parquet", write_parquet(table, root / "deals.parquet", sort_key=("deal",)), table.num_rows))
+    if positions:
+        every = np.arange(chain.rows, dtype=np.int64)
+        piles = [chain.position(r) for r in range(chain.rows)]
+        table = pa.table({"position": chain.ids, "pile0": pa.array([_ranks(p[0]) for p in piles]),
+                          "pile1": pa.array([_ranks(p[1]) for p in piles]), **_value_columns(solution, every)})
+        files.append(("positions.parquet", write_parquet(table, root / "positions.parquet", sort_key=("position",)),
+                      table.num_rows))
+    elif (root / "positions.parquet").exists():
+        (root / "positions.parquet").unlink()
+    cdf = solution.cdf
+    table = pa.table({"battles": np.arange(len(cdf), dtype=np.int64), "p": np.diff(cdf, prepend=0.0), "cdf": cdf})
+    files.append(("distribution.parquet", write_parquet(table, root / "distribution.parquet", sort_key=("battles",)),
+                  table.num_rows))
+    deck = solution.deck()
+    body = {
+        "format": FORMAT, "rules": chain.rules.model_dump(mode="json"), "rules_label": chain.rules.label,
+        "cards": chain.cards, "deals": len(chain.deal_rows), "positions": chain.rows, "moves": int(chain.succ.shape[0]),
+        "sweeps": solution.sweeps, "bound": solution.bound, "exact": solution.exact is not None,
+        "deck": {k: (str(v) if v is not None and not isinstance(v, float) else v) for k, v in deck.items()},
+        "quantiles": {str(q): t for q, t in deck_quantiles(solution.cdf).items()},
+        "files": [{"path": p, "sha256": h, "rows": n} for p, h, n in files],
+    }
+    atomic_write_bytes(manifest, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode(), dataset=True)
+    return ", ".join(f"{p} ({n:,} rows)" for p, _, n in files)
+
+
+def read_manifest(path) -> dict:
+    """A solution's manifest, refused in one line when the folder is not a finished solution."""
+    try:
+        body = json.loads((Path(path) / MANIFEST).read_text())
+    except (OSError, ValueError):
+        raise DatasetError(f"{str(path)!r} is not a finished solution of war solve (no readable {MANIFEST})") from None
+    if body.get("format") != FORMAT:
+        raise DatasetError(f"{str(path)!r}: {MANIFEST} is not a {FORMAT} manifest")
+    return body
+
+
+def solution_query(path, name: str, deal: int | None = None) -> pa.Table:
+    """A named query (QUERIES) over a solution's dataset: a pyarrow Table."""
+    import duckdb
+
+    body = read_manifest(path)
+    if name not in QUERIES:
+        raise QueryError(f"no query `{name}` of a solution: {', '.join(QUERIES)}", params=("query",))
+    if name == "deal" and deal is None:
+        raise QueryError("the query deal needs --deal I", params=("deal",))
+    con = duckdb.connect()
+    for entry in body["files"]:
+        view = entry["path"].removesuffix(".parquet")
+        file = str(Path(path) / entry["path"]).replace("'", "''")
+        con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet('{file}')")
+    sql = QUERIES[name][1]
+    return con.sql(sql, params={"deal": deal} if "$deal" in sql else None).to_arrow_table()

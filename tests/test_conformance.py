@@ -2,19 +2,19 @@
 
 A variant joins by being registered in pipeline.variants: random games are checked for
 invariants at every step (every card in exactly one place), termination, replay from the log
-alone, regeneration from the seed, and a round trip through a dataset on disk.
+alone, regeneration from the seed (the conformance kit's checks, pipeline.testing, which a
+plugin runs in its own pytest), and a round trip through a dataset on disk.
 """
 
 import pytest
 
-from pipeline.model.deal import deck_of
-from pipeline.errors import RulesError
-from pipeline.engines.families import FAMILIES, family_of
+from pipeline import testing
+from pipeline.engines.families import FAMILIES
 from pipeline.engines.game import play_game, replay_log
 from pipeline.jobs.generate import Plan, generate
 from pipeline.golden import golden_dir, golden_text, regenerate_command
-from pipeline.log.ledger import ledger_for
 from pipeline.jobs.replay import load_game
+from pipeline.model.families import registry
 from pipeline.storage.dataset import Dataset
 from pipeline.model.rng import game_seed
 from pipeline.model.rules import build_rules
@@ -26,20 +26,25 @@ GAMES = 20
 
 
 def grid():
+    """The built-in families' variants over OPTION_GRID (the values rulekit holds the compiled
+    engines to); an outside family's over the kit's cases, every option its declaration gives at
+    each of its values, its own options too."""
+    built_in = registry().built_in
     for name, spec in VARIANTS.items():
+        if spec.family not in built_in:
+            continue
         yield name, {}
         for option, values in OPTION_GRID.items():
             if option in spec.options:
                 for value in values:
                     yield name, {option: value}
+    for family in registry().families:
+        if family not in built_in:
+            yield from testing.cases(family)
 
 
 CASES = list(grid())
-
-
-def case_id(case):
-    name, options = case
-    return name + "".join(f"-{k}={v}" for k, v in options.items())
+case_id = testing.case_id
 
 
 def test_every_variant_has_its_defaults_in_the_grid():
@@ -48,35 +53,12 @@ def test_every_variant_has_its_defaults_in_the_grid():
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_random_games_keep_every_card_and_replay(case):
-    name, options = case
-    try:
-        rules = build_rules(name, options)
-    except RulesError as err:
-        if not options:
-            raise
-        pytest.skip(f"not a playable combination: {err}")
-    size = deck_of(rules).size
-    for i in range(GAMES):
-        seed = game_seed(99, i)
-        events, summary, deal = play_game(rules, seed)
-        ledger = ledger_for(rules)
-        for seq, ev in enumerate(events):
-            ledger.apply(ev)
-            if ev.kind != "deal" and (i < 3 or ev.kind in ("collect", "set_aside", "end")):
-                cards = ledger.places()
-                assert sorted(cards) == list(range(size)), f"game {i} seq {seq}: a card lost or doubled"
-        assert events[-1].kind == "end" and events[-1].note == summary.outcome
-        assert summary.outcome in ("win", "draw", "capped", "cycle")
-        assert 0 < summary.battles <= rules.max_battles
-        assert (summary.winner is not None) == (summary.outcome == "win")
-        held = sum(summary.final_cards) + summary.cards_set_aside
-        assert held == size
-        if summary.outcome == "win" and rules.wars_to_win is None:
-            assert summary.final_cards[summary.winner] == size - summary.cards_set_aside
-        assert {ev.kind for ev in events} <= set(family_of(rules).kind_names), "a kind its family's spec does not declare"
-        assert replay_log(rules, events) == summary
-        again, summary_again, _ = play_game(rules, seed)
-        assert again == events and summary_again == summary
+    """The kit's check (pipeline.testing.check_games): every card in one place, a proper end,
+    replay from the log and regeneration from the seed; a combination the declarations refuse
+    is skipped."""
+    if testing.playable(case) is None:
+        pytest.skip("not a playable combination")
+    testing.check_games(registry().variants[case[0]].family, GAMES, seed=99, case_list=[case])
 
 
 def test_every_event_kind_is_logged_by_a_family_that_declares_it():

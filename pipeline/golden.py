@@ -23,6 +23,7 @@ from .log.shard import play_range
 from .model.rules import build_rules
 from .model.schema import RULES_ID_VERSION, RuleSetEntry
 from .model.families import beside, registry
+from .storage.files import atomic_write_bytes
 
 SEED = 2024
 CANDIDATES = 200
@@ -76,7 +77,7 @@ def write(families: list[str], folder: Path) -> list[Path]:
         for variant in (v.name for v in registry().families[family].variants):
             path = Path(folder) / f"{variant}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(golden_text(variant), encoding="utf-8")
+            atomic_write_bytes(path, golden_text(variant).encode("utf-8"))  # whole or as it was
             written.append(path)
     return written
 

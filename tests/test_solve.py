@@ -87,7 +87,7 @@ def test_fractions_and_floats_agree(options):
     s = solve(rules(3, 2, **options), exact=True)
     for name in ("p_win0", "p_win1", "battles", "laid"):
         exact = np.array([float(v) for v in s.exact[name]])
-        bound = s.bound if name.startswith("p_") else s.battles_bound * (1 if name == "battles" else 8)
+        bound = s.bound if name.startswith("p_") else getattr(s, f"{name}_bound")
         assert np.all(np.abs(getattr(s, name) - exact) <= bound + 1e-15)
     chain = s.chain
     for row in range(0, chain.rows, 11):

@@ -73,7 +73,8 @@ def lines(solution) -> list[str]:
                                                  for k, v in q.items()))
     out.append(f"  P(capped)       {deck['over_cap']:.3g}  (the engine stops a game at max_battles={rules.max_battles:,}; "
                "the figures above are the game without the cap)")
-    out.append(f"  error bound     {solution.bound:.2g} on each probability, {deck['battles_bound']:.2g} on E[battles] "
+    out.append(f"  error bound     {solution.bound:.2g} on each probability, {deck['battles_bound']:.2g} on E[battles], "
+               f"{deck['laid_bound']:.2g} on E[cards laid] "
                f"({solution.sweeps:,} sweeps)" + ("; the fractions are exact" if exact else ""))
     never, may = int(solution.never_ends.sum()), int(solution.may_not_end.sum())
     if may:

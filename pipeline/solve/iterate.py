@@ -15,9 +15,22 @@ from numba import njit
 from .chain import GOES_ON, WIN0, WIN1
 
 
+@njit(cache=True, inline="always")
+def _add(total, carry, x):
+    """Neumaier's compensated sum: total + x, the rounding kept in `carry`."""
+    t = total + x
+    if abs(total) >= abs(x):
+        carry += (total - t) + x
+    else:
+        carry += (x - t) + total
+    return t, carry
+
+
 @njit(cache=True)
 def sweep(kind, laid, start, succ, F, W0, W1, L, nF, nW0, nW1, nL, live):
-    """One battle more for every row that can end (`live`); the largest mass not yet ended."""
+    """One battle more for every row that can end (`live`); the largest mass not yet ended.
+    Each row's mean is a compensated sum, so a sweep adds at most a few units of roundoff
+    whatever the number of successors (docs/solve.md, "Error bound")."""
     rows = kind.shape[0]
     worst = 0.0
     for r in range(rows):
@@ -32,17 +45,18 @@ def sweep(kind, laid, start, succ, F, W0, W1, L, nF, nW0, nW1, nL, live):
             continue
         a, b = start[r], start[r + 1]
         f = w0 = w1 = ll = 0.0
+        cf = cw0 = cw1 = cl = 0.0
         for e in range(a, b):
             y = succ[e]
-            f += F[y]
-            w0 += W0[y]
-            w1 += W1[y]
-            ll += L[y]
+            f, cf = _add(f, cf, F[y])
+            w0, cw0 = _add(w0, cw0, W0[y])
+            w1, cw1 = _add(w1, cw1, W1[y])
+            ll, cl = _add(ll, cl, L[y])
         d = b - a
-        nF[r] = f / d
-        nW0[r] = w0 / d
-        nW1[r] = w1 / d
-        nL[r] = laid[r] + ll / d
+        nF[r] = (f + cf) / d
+        nW0[r] = (w0 + cw0) / d
+        nW1[r] = (w1 + cw1) / d
+        nL[r] = laid[r] + (ll + cl) / d
         if 1.0 - nF[r] > worst:
             worst = 1.0 - nF[r]
     return worst

@@ -27,6 +27,9 @@ MAX_INDICES = 2**31 - 1  # positions (both piles held) of the deck: rows are int
 MOST_TABLE_ORDERS = 1_000_000  # distinct orders of one battle's table, the most a row may have
 QUANTILES = (0.5, 0.9, 0.99)
 UNIT = 2.0**-53  # float64's unit roundoff
+# Units of roundoff one sweep may add to a value: a compensated sum (2u, and u^2 terms), the
+# division by D (u), the subtraction 1 - F in the bound (u): 4, with a margin of 2.
+ROUNDING = 6
 
 
 def check_solvable(rules: RuleSet) -> None:
@@ -166,6 +169,7 @@ class Solution:
     sweeps: int
     bound: float  # on every probability above
     battles_bound: np.ndarray  # on each row's E[N]
+    laid_bound: np.ndarray  # on each row's E[cards laid]
     exact: dict | None = None  # name -> list of Fractions by row
     seconds: dict = field(default_factory=dict)
 
@@ -174,7 +178,8 @@ class Solution:
         rows = self.chain.deal_rows
         out = {name: float(np.mean(getattr(self, name)[rows]))
                for name in ("p_win0", "p_win1", "p_draw", "battles", "laid", "over_cap")}
-        out["battles_bound"] = float(np.mean(self.battles_bound[rows]))
+        out["battles_bound"] = float(np.max(self.battles_bound[rows]))
+        out["laid_bound"] = float(np.max(self.laid_bound[rows]))
         if self.exact is not None:
             deals = len(rows)
             for name, values in self.exact.items():
@@ -204,10 +209,12 @@ def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sw
     weights = np.bincount(chain.deal_rows, minlength=chain.rows).astype(np.float64)
     it = iterate(chain, sure, tol, most_sweeps, QUANTILES, rules.max_battles, weights)
     t, worst = it["sweeps"], it["worst"]
-    max_table = int(np.max(np.diff(chain.start))) if chain.rows else 0
-    rounding = t * (max_table + 2) * UNIT  # each sweep's averages, rounded (docs/solve.md)
+    rounding = t * ROUNDING * UNIT  # each sweep's compensated means, rounded (docs/solve.md)
     bound = worst + rounding
+    # E[(N - t)+] <= P(N > t) * t / (1 - worst): every t battles end the game with probability
+    # >= 1 - worst from any row (docs/solve.md, "Error bound")
     tail = (1.0 - it["F"]) * (t / (1.0 - worst)) if worst < 1 else np.full(chain.rows, np.inf)
+    most_laid = float(chain.laid.max()) if chain.rows else 0.0
     battles = it["S"] + 0.0
     laid = it["L"] + 0.0
     battles[may_not_end] = np.inf
@@ -218,7 +225,9 @@ def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sw
         p_win0, p_win1, p_end = _chances_beyond(chain, can_end, may_not_end, p_win0, p_win1, p_end, tol, most_sweeps)
     solution = Solution(
         chain, p_win0, p_win1, p_end - p_win0 - p_win1, p_end, battles, laid, it["quant"], never_ends, may_not_end,
-        it["over_cap"], it["cdf"], t, bound, tail * (1 + 0.0) + rounding * np.maximum(battles, 1.0))
+        it["over_cap"], it["cdf"], t, bound,
+        tail + (t * (t + 1) / 2 * ROUNDING + t) * UNIT,  # S sums t values of 1 - F, the u-th off by u sweeps' rounding
+        most_laid * tail + rounding * np.where(np.isfinite(laid), laid, 0.0))
     solution.seconds["iterate"] = time.process_time() - began
     if exact is None:
         exact = chain.rows <= EXACT_ROWS

@@ -12,7 +12,7 @@ from .. import drill
 from ..numbers import pct
 from ..report import FEW_GAMES, ReportData
 from .figure import (
-    CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Figure, Palette, beside, depth_name, exact_said, from_rows, ink_on,
+    CAP, FULL, HALF, INK, MUTED, OUTCOME_COLORS, Chart, Figure, Palette, beside, depth_name, exact_said, from_rows, ink_on,
     log_ticks, mark_exact, share_axis, text_width, values, with_label,
 )
 
@@ -91,7 +91,7 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
         height = BARS + band
         x_axis = alt.Axis(title="battles per game (log scale)" if last else None, labels=last,
                           ticks=last, format="~s", values=log_ticks(lo, hi))
-        bars = alt.Chart(values(rows)).mark_rect(color=palette.color(rid), opacity=0.85,
+        bars = Chart(values(rows)).mark_rect(color=palette.color(rid), opacity=0.85,
                                                   stroke="white", strokeWidth=0.3).encode(
             x=alt.X("bucket_low:Q", scale=x_scale, axis=x_axis),
             x2="bucket_high:Q",
@@ -104,14 +104,14 @@ def length_histograms(data: ReportData, variant: str, palette: Palette) -> Figur
         layers = [bars]
         for these, dash, color in ((marks[:-1], [3, 2], INK), (marks[-1:], [1, 0], CAP)):
             if these:  # the statistics dashed, the cap solid red; each line ends under its label
-                layers.append(alt.Chart(values(these)).mark_rule(strokeWidth=1, strokeDash=dash, color=color).encode(
+                layers.append(Chart(values(these)).mark_rule(strokeWidth=1, strokeDash=dash, color=color).encode(
                     x=alt.X("value:Q", scale=x_scale), y=alt.Y("line_top:Q", scale=None),
                     y2=alt.Y2Value("height")))
         for align in ("left", "right"):
             these = [m for m in marks if m["align"] == align]
             if not these:
                 continue
-            layers.append(alt.Chart(values(these)).mark_text(
+            layers.append(Chart(values(these)).mark_text(
                 align=align, dx=3 if align == "left" else -3, baseline="top", fontSize=10).encode(
                 x=alt.X("value:Q", scale=x_scale), y=alt.Y("y:Q", scale=None), text="text:N",
                 color=alt.Color("color:N", scale=None)))
@@ -139,7 +139,7 @@ def length_ecdf(data: ReportData, variant: str | None, palette: Palette,
     x_scale = alt.Scale(type="log", domain=[lo, hi], nice=False)
     wide = variant is None
     width = FULL - 360 if wide else HALF
-    lines = alt.Chart(values(points)).mark_line(interpolate="monotone", strokeWidth=2).encode(
+    lines = Chart(values(points)).mark_line(interpolate="monotone", strokeWidth=2).encode(
         x=alt.X("bucket_high:Q", scale=x_scale, title="battles per game (log scale)",
                 axis=alt.Axis(format="~s", values=log_ticks(lo, hi))),
         y=alt.Y("cumulative_share:Q", title="share of games shorter", axis=alt.Axis(format="~%"),
@@ -149,8 +149,8 @@ def length_ecdf(data: ReportData, variant: str | None, palette: Palette,
         tooltip=["rule_set:N", alt.Tooltip("bucket_high:Q", format=".0f", title="battles below"),
                  alt.Tooltip("cumulative_share:Q", format=".2%", title="share")])
     guides = [{"y": q, "text": t} for q, t in ((0.5, "median"), (0.9, "p90"), (0.99, "p99"))]
-    guide_rules = alt.Chart(values(guides)).mark_rule(color="#9aa5b1", strokeDash=[2, 3]).encode(y="y:Q")
-    guide_text = alt.Chart(values(guides)).mark_text(align="left", x=4, dy=-5, fontSize=10,
+    guide_rules = Chart(values(guides)).mark_rule(color="#9aa5b1", strokeDash=[2, 3]).encode(y="y:Q")
+    guide_text = Chart(values(guides)).mark_text(align="left", x=4, dy=-5, fontSize=10,
                                                       color=MUTED).encode(y="y:Q", text="text:N")
     # a cap's label hangs below the top of the plot, on the left of its line, in a row of its
     # own when two caps are close
@@ -163,9 +163,9 @@ def length_ecdf(data: ReportData, variant: str | None, palette: Palette,
     for align in ("left", "right"):
         these = [c for c in caps if c["align"] == align]
         if these:
-            layers.append(alt.Chart(values(these)).mark_rule(color=CAP, strokeWidth=1.5).encode(
+            layers.append(Chart(values(these)).mark_rule(color=CAP, strokeWidth=1.5).encode(
                 x=alt.X("value:Q", scale=x_scale)))
-            layers.append(alt.Chart(values(these)).mark_text(
+            layers.append(Chart(values(these)).mark_text(
                 align=align, dx=3 if align == "left" else -3, fontSize=10, color=CAP, baseline="top").encode(
                 x=alt.X("value:Q", scale=x_scale), y=alt.Y("y:Q", scale=None), text="text:N"))
     chart = alt.layer(*layers).properties(width=width, height=260 if wide else 240)
@@ -197,7 +197,7 @@ def outcome_bars(data: ReportData, variant: str | None, palette: Palette) -> Fig
                          "order": list(OUTCOME_COLORS).index(key), "text": text if fits else "",
                          "ink": ink_on(OUTCOME_COLORS[key])})
     y = alt.Y("rule_set:N", title=None, sort=palette.domain, axis=alt.Axis(labelLimit=260))
-    bars = alt.Chart(values(long)).mark_bar(height={"band": 0.7}).encode(
+    bars = Chart(values(long)).mark_bar(height={"band": 0.7}).encode(
         x=alt.X("share:Q", stack="zero", title="share of games", axis=alt.Axis(format="~%"),
                 scale=alt.Scale(domain=[0, 1])),
         y=y,
@@ -206,7 +206,7 @@ def outcome_bars(data: ReportData, variant: str | None, palette: Palette) -> Fig
                         legend=alt.Legend(orient="top", direction="horizontal", title=None)),
         order="order:Q",
         tooltip=["rule_set:N", "outcome:N", alt.Tooltip("share:Q", format=".2%")])
-    text = alt.Chart(values(long)).transform_stack(
+    text = Chart(values(long)).transform_stack(
         stack="share", groupby=["rule_set"], sort=[alt.SortField("order")], as_=["x0", "x1"]
     ).transform_calculate(mid="(datum.x0 + datum.x1) / 2").mark_text(fontSize=10, fontWeight=600).encode(
         x="mid:Q", y=y, text="text:N", color=alt.Color("ink:N", scale=None))
@@ -234,7 +234,7 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
     hi = max(max(r["ci_high"] for r in rows), max(r["fair_share"] for r in rows))
     pad = max(0.01, (hi - lo) * 0.15)
     y_scale = alt.Scale(domain=[max(0, lo - pad), min(1, hi + pad)], zero=False, nice=False)
-    base = alt.Chart(values(rows))
+    base = Chart(values(rows))
     bars = base.transform_filter("!datum.every_deal").mark_rule(strokeWidth=2).encode(
         x=x, xOffset=offset, y=alt.Y("ci_low:Q", scale=y_scale, title="share of decided games won",
                                      axis=share_axis(max(0, lo - pad), min(1, hi + pad))),
@@ -246,7 +246,7 @@ def seat_advantage(data: ReportData, variant: str, palette: Palette) -> Figure |
                  alt.Tooltip("share:Q", format=".2%"), alt.Tooltip("ci_low:Q", format=".2%"),
                  alt.Tooltip("ci_high:Q", format=".2%")])
     fairs = sorted({r["fair_share"] for r in rows})
-    fair_rule = alt.Chart(values([{"y": f} for f in fairs])).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(
+    fair_rule = Chart(values([{"y": f} for f in fairs])).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(
         y=alt.Y("y:Q", scale=y_scale))
     chart = alt.layer(fair_rule, bars, points).properties(width=HALF, height=220)
     fair = " and ".join(pct(f, 1) for f in fairs)
@@ -272,7 +272,7 @@ def war_battles(rows: list[dict], data: ReportData, variant: str, palette: Palet
                   default=0) for rid in {r["rule_set"] for r in rows})
     shown = [r for r in rows if r["war_battles"] <= cut]
     x_scale = alt.Scale(domain=[0, cut])
-    lines = alt.Chart(values(shown)).mark_line(interpolate="step-after", strokeWidth=1.6).encode(
+    lines = Chart(values(shown)).mark_line(interpolate="step-after", strokeWidth=1.6).encode(
         x=alt.X("war_battles:Q", title="battles with a war, per game", scale=x_scale),
         y=alt.Y("share:Q", title="share of games", axis=share_axis(0, max(r["share"] for r in shown))),
         color=palette.encode(), strokeDash=palette.dash(), detail="rule_set:N",
@@ -280,7 +280,7 @@ def war_battles(rows: list[dict], data: ReportData, variant: str, palette: Palet
     means = [{"rule_set": palette.label(r["rule_set"]), "value": r["mean_war_battles"],
               "median": r["median_war_battles"]}
              for r in data.rows("wars_per_game", variant) if r["rule_set"] in palette.labels]
-    mean_rules = alt.Chart(values(means)).mark_rule(strokeDash=[4, 3], strokeWidth=1.2).encode(
+    mean_rules = Chart(values(means)).mark_rule(strokeDash=[4, 3], strokeWidth=1.2).encode(
         x=alt.X("value:Q", scale=x_scale), color=palette.encode(),
         tooltip=["rule_set:N", alt.Tooltip("value:Q", format=".2f", title="mean war battles"),
                  alt.Tooltip("median:Q", format=".1f", title="median")])
@@ -304,12 +304,12 @@ def deepest_war(data: ReportData, variant: str, palette: Palette) -> Figure | No
     y = alt.Y("at_least_share:Q", title="share of games (log scale)", scale=alt.Scale(type="log"),
               axis=alt.Axis(format="~%", values=log_ticks(min(r["at_least_share"] for r in rows), 1.0,
                                                           steps=(1,))))
-    lines = alt.Chart(values(rows)).mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(filled=True, size=45)).encode(
+    lines = Chart(values(rows)).mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(filled=True, size=45)).encode(
         x=x, y=y, color=palette.encode(), strokeDash=palette.dash(), detail="rule_set:N",
         tooltip=["rule_set:N", "depth_name:N", "games:Q", alt.Tooltip("at_least_share:Q", format=".3%")])
     layers = [lines]
     if len(palette.domain) == 1:
-        layers.append(alt.Chart(values(rows)).mark_text(dy=-9, fontSize=10, color=INK).encode(
+        layers.append(Chart(values(rows)).mark_text(dy=-9, fontSize=10, color=INK).encode(
             x=x, y=y, text="text:N"))
     chart = alt.layer(*layers).properties(width=HALF, height=200)
     return Figure(f"{variant}-deepest-war", "How deep wars go", ["deepest_war"], chart,
@@ -341,8 +341,8 @@ def first_battle_war(rows: list[dict], data: ReportData, variant: str, palette: 
     x_scale = alt.Scale(domain=domain, zero=False, nice=False)
     x = alt.X("ci_low:Q", title="share of games whose first battle is a war", scale=x_scale,
               axis=share_axis(*domain))
-    sampled = alt.Chart(values([r for r in rows if not r["every_deal"]]))
-    base = alt.Chart(values(rows))
+    sampled = Chart(values([r for r in rows if not r["every_deal"]]))
+    base = Chart(values(rows))
     layers = []
     if any(not r["every_deal"] for r in rows):
         layers.append(sampled.mark_rule(strokeWidth=2).encode(x=x, x2="ci_high:Q", y=y,
@@ -381,22 +381,22 @@ def _win_rate_chart(rows: list[dict], palette: Palette, x: alt.X, y_title: str, 
     y_scale = alt.Scale(domain=[0, 1])
     tooltip = ["rule_set:N", f"{x_field}:Q", "decided_seats:Q", "wins:Q", alt.Tooltip("share:Q", format=".2%"),
                alt.Tooltip("ci_low:Q", format=".2%"), alt.Tooltip("ci_high:Q", format=".2%")]
-    base = alt.Chart(values(rows))
+    base = Chart(values(rows))
     ci = base.transform_filter("!datum.every_deal").mark_rule(strokeWidth=1.5).encode(
         x=x, y=alt.Y("ci_low:Q", scale=y_scale, title=y_title, axis=alt.Axis(format="~%")),
         y2="ci_high:Q", color=palette.encode(),
         opacity=alt.condition("datum.sparse", alt.value(0.3), alt.value(0.7)))
     solid = [r for r in rows if not r["sparse"]]
-    line = alt.Chart(values(solid)).mark_line(strokeWidth=1.5).encode(
+    line = Chart(values(solid)).mark_line(strokeWidth=1.5).encode(
         x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), strokeDash=palette.dash(),
         detail="rule_set:N")
-    filled = alt.Chart(values(solid)).mark_point(filled=True, size=40, opacity=1).encode(
+    filled = Chart(values(solid)).mark_point(filled=True, size=40, opacity=1).encode(
         x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), tooltip=tooltip)
-    hollow = alt.Chart(values([r for r in rows if r["sparse"]])).mark_point(
+    hollow = Chart(values([r for r in rows if r["sparse"]])).mark_point(
         filled=False, size=40, strokeWidth=1.5, opacity=1).encode(
         x=x, y=alt.Y("share:Q", scale=y_scale), color=palette.encode(), tooltip=tooltip)
     fair = [{"y": f} for f in sorted({r["fair_share"] for r in rows})]
-    fair_rule = alt.Chart(values(fair)).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(y=alt.Y("y:Q", scale=y_scale))
+    fair_rule = Chart(values(fair)).mark_rule(color=MUTED, strokeDash=[4, 3]).encode(y=alt.Y("y:Q", scale=y_scale))
     return alt.layer(fair_rule, ci, line, filled, hollow)
 
 

@@ -118,6 +118,23 @@ class Figure:
         return spec
 
 
+class Chart(alt.Chart):
+    """Altair's Chart, whose encode() builds a channel given as text ("share:Q") as its class
+    (alt.Y) itself: Altair's own way, from_dict, hashes every class of the Vega-Lite schema at
+    each call, a third of the report's chart building. The same specification either way."""
+
+    def encode(self, *args, **channels) -> "Chart":
+        return super().encode(*args, **{name: _channel(name, value) for name, value in channels.items()})
+
+
+def _channel(name: str, value):
+    if isinstance(value, str):
+        return getattr(alt, name[0].upper() + name[1:])(value)
+    if isinstance(value, (list, tuple)):
+        return [_channel(name, each) for each in value]
+    return value
+
+
 def values(rows: list[dict]) -> alt.Data:
     """Query rows as a chart's data: NaN and infinities as null, list and struct columns left out."""
     clean = []

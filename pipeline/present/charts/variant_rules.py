@@ -10,7 +10,7 @@ from .. import drill
 from ..numbers import pct
 from ...model.names import short_policies
 from ..report import ReportData
-from .figure import (HALF, INK, PALETTE, Figure, Palette, beside, blend, depth_name, exact_said, from_rows, ink_on,
+from .figure import (HALF, INK, PALETTE, Chart, Figure, Palette, beside, blend, depth_name, exact_said, from_rows, ink_on,
                      mark_exact, values)
 
 RANK_NAMES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK"]
@@ -21,17 +21,17 @@ def razboi_sizes(rows: list[dict], data: ReportData, variant: str, palette: Pale
     ranks = [r for r in RANK_NAMES if r in {row["tied_rank"] for row in rows}]
     offset = alt.XOffset("rule_set:N", sort=palette.domain) if len(palette.domain) > 1 else alt.XOffset()
     x = alt.X("tied_rank:N", sort=ranks, title="rank of the tied cards", axis=alt.Axis(labelAngle=0))
-    wars = alt.Chart(values(rows)).mark_bar().encode(
+    wars = Chart(values(rows)).mark_bar().encode(
         x=x, xOffset=offset, y=alt.Y("wars:Q", title="wars"), color=palette.encode(),
         tooltip=["rule_set:N", "tied_rank:N", "wars:Q", "value:Q", "full_down:Q"]
     ).properties(width=HALF, height=150, title="Wars on each rank")
     size_rows = [r for r in rows if r["mean_down_per_player"] is not None]
-    down = alt.Chart(values(size_rows)).mark_bar(opacity=0.85).encode(
+    down = Chart(values(size_rows)).mark_bar(opacity=0.85).encode(
         x=x, xOffset=offset, y=alt.Y("mean_down_per_player:Q", title="cards down per player"),
         color=palette.encode(),
         tooltip=["rule_set:N", "tied_rank:N", alt.Tooltip("mean_down_per_player:Q", format=".2f"),
                  "full_down:Q", "short_entries:Q", "player_entries:Q"])
-    full = alt.Chart(values(size_rows)).mark_tick(color=INK, thickness=2).encode(
+    full = Chart(values(size_rows)).mark_tick(color=INK, thickness=2).encode(
         x=x, xOffset=offset, y="full_down:Q")
     chart = alt.vconcat(wars, alt.layer(down, full).properties(
         width=HALF, height=150, title="Face-down cards per player: mean (bar) and the full size v - 1 (tick)"))
@@ -47,7 +47,7 @@ def joker_wars(rows: list[dict], data: ReportData, variant: str, palette: Palett
     offset = alt.XOffset("rule_set:N", sort=palette.domain) if len(palette.domain) > 1 else alt.XOffset()
     x = alt.X("depth_name:N", sort=order, title="battle", axis=alt.Axis(labelAngle=0))
     y_scale = alt.Scale(domain=[0, min(1, max(r["ci_high"] for r in rows) * 1.1)])
-    base = alt.Chart(values(rows))
+    base = Chart(values(rows))
     ci = base.transform_filter("!datum.every_deal").mark_rule(strokeWidth=2).encode(
         x=x, xOffset=offset, y=alt.Y("ci_low:Q", scale=y_scale, title="share won by a Joker",
                                      axis=alt.Axis(format="~%")),
@@ -108,7 +108,7 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
             c["ink"] = ink_on(c["fill"])
         order = [short[n] for n in names]
         side = max(70, min(140, 520 // max(1, len(names))))
-        base = alt.Chart(values(cells)).encode(
+        base = Chart(values(cells)).encode(
             x=alt.X("col:N", sort=order, title="against", axis=alt.Axis(orient="top", labelAngle=0, labelLimit=side)),
             y=alt.Y("row:N", sort=order, title="policy", axis=alt.Axis(labelLimit=200)))
         heat = base.mark_rect(stroke="white", strokeWidth=2).encode(
@@ -118,7 +118,7 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
         # the legend: the same scale, drawn by marks no one sees
         domain = [low, fair, high] if low < fair < high else [low, high]
         colors = [share_color(v, low, fair, high) for v in domain]
-        key = alt.Chart(values([{"share": v} for v in domain])).mark_point(opacity=0).encode(
+        key = Chart(values([{"share": v} for v in domain])).mark_point(opacity=0).encode(
             color=alt.Color("share:Q", title="win rate",
                             scale=alt.Scale(domain=domain, range=colors, interpolate="rgb"),
                             legend=alt.Legend(format=legend_format(sorted({low, fair, high})), orient="right",
@@ -157,12 +157,12 @@ def steal_effect(data: ReportData, variant: str, palette: Palette) -> Figure | N
                       legend=alt.Legend(orient="top", direction="horizontal"))
     # both seatings of a pairing are separate rows: each is drawn, not averaged (the bars overlap
     # exactly when equal); the numbers table lists both.
-    per_game = alt.Chart(values(out)).mark_tick(thickness=3, size=18).encode(
+    per_game = Chart(values(out)).mark_tick(thickness=3, size=18).encode(
         x=x, xOffset=offset, y=alt.Y("steals_per_game:Q", title="steals per game"), color=color,
         tooltip=["policy:N", "against:N", "seat_label:N", alt.Tooltip("steals_per_game:Q", format=".2f"),
                  alt.Tooltip("cards_per_steal:Q", format=".2f"), alt.Tooltip("taken_share:Q", format=".1%")]
     ).properties(width=HALF, height=160, title="Steals per game, each seating")
-    taken = alt.Chart(values([r for r in out if r["taken_share"] is not None])).mark_tick(thickness=3, size=18).encode(
+    taken = Chart(values([r for r in out if r["taken_share"] is not None])).mark_tick(thickness=3, size=18).encode(
         x=x, xOffset=offset, y=alt.Y("taken_share:Q", title="opportunities taken", axis=alt.Axis(format="~%"),
                                      scale=alt.Scale(domain=[0, 1])), color=color,
         tooltip=["policy:N", "against:N", "seat_label:N", "opportunities:Q", "taken:Q",
@@ -187,7 +187,7 @@ def length_by_policy(data: ReportData, variant: str, palette: Palette) -> Figure
         for col, stat in (("mean_battles", "mean"), ("median_battles", "median"), ("p90_battles", "p90")):
             long.append({"policies": label, "stat": stat, "battles": r[col], "games": r["games"]})
     y = alt.Y("policies:N", title=None, axis=alt.Axis(labelLimit=260))
-    chart = alt.Chart(values(long)).mark_point(filled=True, size=70).encode(
+    chart = Chart(values(long)).mark_point(filled=True, size=70).encode(
         x=alt.X("battles:Q", title="battles per game"), y=y,
         shape=alt.Shape("stat:N", title=None, sort=["median", "mean", "p90"],
                         legend=alt.Legend(orient="top", direction="horizontal")),
@@ -227,13 +227,13 @@ def arneson_consolation(data: ReportData, variant: str, palette: Palette) -> Fig
     if not long:
         return None
     y = alt.Y("policies:N", title=None, axis=alt.Axis(labelLimit=260))
-    bars = alt.Chart(values(long)).mark_bar().encode(
+    bars = Chart(values(long)).mark_bar().encode(
         x=alt.X("share:Q", title="share of decided games", axis=alt.Axis(format="~%"), scale=alt.Scale(domain=[0, 1])),
         y=y, yOffset="measure:N",
         color=alt.Color("measure:N", title=None, scale=alt.Scale(range=[PALETTE[0], PALETTE[2]]),
                         legend=alt.Legend(orient="top", direction="vertical")),
         tooltip=["policies:N", "measure:N", alt.Tooltip("share:Q", format=".2%")])
-    text = alt.Chart(values(long)).mark_text(align="left", dx=3, fontSize=10, color=INK).encode(
+    text = Chart(values(long)).mark_text(align="left", dx=3, fontSize=10, color=INK).encode(
         x="share:Q", y=y, yOffset="measure:N", text="text:N")
     chart = alt.layer(bars, text).properties(width=beside(r["policies"] for r in long),
                                              height=max(80, 50 * len(rows)))

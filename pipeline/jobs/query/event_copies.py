@@ -33,7 +33,7 @@ from ...storage.files import atomic_write_bytes
 from ...storage.journal import process_alive
 from .log_views import events_sql
 
-COPY_VERSION = "2"  # part of every copy's name: a change of the copy's columns makes new ones
+COPY_VERSION = "2"  # part of every copy's name: a change of its columns or of how _write writes it makes new ones
 KEY = b"war.event_copy"  # the footer key that holds the copy's name, checked when it is read
 
 def folder() -> Path:
@@ -47,12 +47,13 @@ _decoder: list[str] = []
 
 
 def decoder_digest() -> str:
-    """What decodes a copy: events.sql, this module and event_decode's, the copy's version and
-    the event kinds of the families installed (a plugin's kind that lays or takes cards decodes
-    its rows)."""
+    """What decodes a copy: events.sql, event_decode.py, the copy's version (COPY_VERSION: how
+    this module writes it) and the event kinds of the families installed (a plugin's kind that
+    lays or takes cards decodes its rows). Not this module's code: how copies are kept and found
+    changes no copy."""
     if not _decoder:
-        here = Path(__file__).resolve()
-        digest = contents_digest(here.parent, [here, here.with_name("event_decode.py")])
+        decoder = Path(__file__).resolve().with_name("event_decode.py")
+        digest = contents_digest(decoder.parent, [decoder])
         digest.update(events_sql().encode())
         digest.update(COPY_VERSION.encode())
         digest.update(kinds_table().to_pylist().__repr__().encode())
@@ -83,16 +84,49 @@ def is_copy(path: Path, sha256: str, source: Path) -> bool:
     whole file). A source whose size or time is not the one the copy was made from is hashed
     again, and refused when it is not the manifest's: an edited file is never answered for by
     the copy of what it was."""
+    stamp = _stamp(source)
+    fresh = True
     for each in (path, battles_path(path)):
-        try:
-            meta = pq.read_metadata(each).metadata or {}
-        except (OSError, pa.ArrowInvalid):
+        footer = _footer(each)
+        if footer is None or _pair(KEY, each.name.encode()) not in footer \
+                or _pair(b"war.source", sha256.encode()) not in footer:
             return False
-        if meta.get(KEY) != each.name.encode() or meta.get(b"war.source") != sha256.encode():
-            return False
-    if meta.get(b"war.source_stamp") != _stamp(source):
+        fresh = fresh and _pair(b"war.source_stamp", stamp) in footer
+    if not fresh:
         _check(Path(source).read_bytes(), source, sha256)
     return True
+
+
+def _footer(path: Path) -> bytes | None:
+    """A Parquet file's footer (its metadata, Thrift-encoded), or None when the file does not end
+    as a Parquet file does. Read as bytes: a query of a million games checks a thousand copies,
+    and pyarrow's parse of each footer cost four times this."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < 12:
+                return None
+            f.seek(size - 8)
+            end = f.read(8)
+            length = int.from_bytes(end[:4], "little")
+            if end[4:] != b"PAR1" or length > size - 12:
+                return None
+            f.seek(size - 8 - length)
+            return f.read(length)
+    except OSError:
+        return None
+
+
+def _pair(key: bytes, value: bytes) -> bytes:
+    """A key and its value as a footer's key-value metadata holds them (Thrift's compact
+    protocol: the key's bytes, the value's field header, its length as a varint, its bytes)."""
+    n, length = len(value), b""
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        length += bytes([byte | (0x80 if n else 0)])
+        if not n:
+            break
+    return key + b"\x18" + length + value
 
 
 def _check(data: bytes, source: Path, sha256: str) -> None:

@@ -101,3 +101,23 @@ def test_validation_regenerates_a_reference_shard_and_finds_a_change(tmp_path, m
         dict(e, cards=list(reversed(e["cards"]))) if e["kind"] == "collect" and len(e["cards"]) > 1 else e
         for e in events])
     assert_caught(validate(out), 17, "stale", (rel,))
+
+
+@pytest.mark.parametrize("options", [{"pickup": "table_order", "ranks": "4", "suits": "4"},
+                                     {"pickup": "table_order", "win": "wars:2", "ranks": "4", "suits": "3"}])
+def test_positions_kept_as_bytes_play_the_same_games(options, monkeypatch):
+    """A table game whose positions are kept as bytes (Game.piles_by) cycles at the same battle,
+    with the same cycle length and key, as with tuples: every game's tables are the same."""
+    from pipeline.engines.cycle_key import position_key
+    from pipeline.engines.table.reference import TableGame
+
+    rules = build_rules("classic", options)
+    tuples = reference_shard(rules, 0, 5, 0, 80)
+    assert any(o == "cycle" for o in tuples[1].column("outcome").to_pylist())
+    monkeypatch.setattr(TableGame, "position", lambda self: (
+        self.piles_by(self.strengths), tuple(self.summary.war_wins) if self.wars_to_win else ()))
+    as_bytes = reference_shard(rules, 0, 5, 0, 80)
+    assert_same_tables(as_bytes[1], tuples[1], "games")
+    assert_same_tables(as_bytes[0], tuples[0], "events")
+    piles = ((3, 1, 2), (0,))
+    assert position_key(((bytes(piles[0]), bytes(piles[1])), ()), False) == position_key((piles, ()), False)

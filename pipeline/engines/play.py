@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections import deque
 from contextvars import ContextVar
+from functools import lru_cache
 
-from ..model.deal import Deal, deck_of
+from ..model.cards import Deck
+from ..model.deal import Deal
 from ..model.schema import RuleSet
 from .cycle_key import cycle_key
 from .event import Recorder
@@ -51,17 +53,24 @@ def by_rank(cards, rank) -> list:
     return sorted(cards, key=lambda c: -rank[c])
 
 
+@lru_cache(maxsize=256)
+def deck_ranks(ranks: int, suits: int, jokers: int) -> tuple[int, ...]:
+    """Each card code's rank index in the deck (model.cards.Deck.rank), made once a deck, not
+    once a game."""
+    return Deck(ranks, suits, jokers).rank
+
+
 class Game:
     """One game in play: each seat's pile (face down, top first) and won pile (top first), who is
     still in, this battle's table and the summary so far."""
 
     __slots__ = ("n", "rank", "chance", "rec", "emit", "deal", "piles", "won", "alive", "summary",
                  "pooled", "wars_to_win", "max_battles", "seen", "table", "played", "laid", "step",
-                 "drawn")
+                 "drawn", "byte_values")
 
     def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder) -> None:
         self.n = n = rules.players
-        self.rank = deck_of(rules).rank
+        self.rank = deck_ranks(rules.ranks, rules.suits, rules.jokers)
         self.chance = chance
         self.rec = rec
         self.emit = rec.emit
@@ -79,6 +88,7 @@ class Game:
         self.played: list[list[int]] = []  # this battle's cards by seat
         self.laid: dict[int, tuple[int, bool]] = {}  # this battle's cards: (step, face up) each
         self.step = 0  # the step of the battle cards are laid at: 0, then each war's depth
+        self.byte_values: tuple | None = None  # (values, their translation table) of piles_by
 
     def play(self) -> Summary:
         """The whole game: the deal, battles until it is over, the end event."""
@@ -149,6 +159,21 @@ class Game:
     def position(self) -> tuple:
         """What must come back for the game to be in a cycle."""
         raise NotImplementedError
+
+    def piles_by(self, values: tuple[int, ...]) -> tuple:
+        """Every pile, top first, each card as `values[card]` (its rank, its strength): what a
+        position() keeps. As bytes, one C call a pile, when every code and value fits a byte;
+        else as tuples. Either way the same numbers in the same order, so cycle_key folds the
+        same key, and every position of a game is kept the one way."""
+        kept = self.byte_values
+        if kept is None or kept[0] is not values:
+            table = bytes(values).ljust(256, b"\0") if len(values) <= 256 and all(
+                type(v) is int and 0 <= v < 256 for v in values) else None
+            kept = self.byte_values = (values, table)
+        table = kept[1]
+        if table is None:
+            return tuple(tuple(values[c] for c in pile) for pile in self.piles)
+        return tuple(bytes(pile).translate(table) for pile in self.piles)
 
     def holding(self, seat: int) -> int:
         return len(self.piles[seat]) + len(self.won[seat])

@@ -18,7 +18,7 @@ _ONE, _TWO, _TEN, _HUNDRED = np.uint64(1), np.uint64(2), np.uint64(10), np.uint6
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()  # "00" to "99"
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lends, items, item_valid,
           checked, out):
     """CSV lines of `n` rows, a column each of `kinds` (its values in row `slots[c]` of the
@@ -72,6 +72,15 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
                     u = np.uint64(-(x + 1)) + _ONE
                 else:
                     u = np.uint64(x)
+                if u < _TEN:  # most numbers of a game are one or two digits
+                    out[p] = np.uint8(u) + 48
+                    p += 1
+                    continue
+                if u < _HUNDRED:
+                    out[p] = _PAIRS[u * _TWO]
+                    out[p + 1] = _PAIRS[u * _TWO + _ONE]
+                    p += 2
+                    continue
                 d = 1  # digits
                 t = u
                 while t >= _HUNDRED:
@@ -117,6 +126,15 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
                         u = np.uint64(-(x + 1)) + _ONE
                     else:
                         u = np.uint64(x)
+                    if u < _TEN:  # most numbers of a game are one or two digits
+                        out[p] = np.uint8(u) + 48
+                        p += 1
+                        continue
+                    if u < _HUNDRED:
+                        out[p] = _PAIRS[u * _TWO]
+                        out[p + 1] = _PAIRS[u * _TWO + _ONE]
+                        p += 2
+                        continue
                     d = 1  # digits
                     t = u
                     while t >= _HUNDRED:
@@ -200,9 +218,18 @@ class Room:
         return have[:size].reshape(shape)
 
 
+def _span(col: pa.Array, k: int) -> tuple[int, int]:
+    """Where a text or list column's bytes or items are in its data: [first, last)."""
+    if k == TEXT and pa.types.is_dictionary(col.type):
+        return 0, int(_offsets(col.dictionary)[-1])  # its every word
+    offsets = _offsets(col)
+    return int(offsets[0]), int(offsets[-1])
+
+
 def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
     """The CSV lines of one batch (no header) by the kernel, in `room`'s arrays (valid until the
-    room formats another batch); empty for a batch of no rows."""
+    room formats another batch); empty for a batch of no rows. Each column is read once: its
+    values widened, its offsets moved to where its bytes or items are put back to back."""
     n = batch.num_rows
     if n == 0:
         return memoryview(b"")
@@ -212,24 +239,31 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
     nulls = np.full(len(columns), -1, np.int64)
     is_text, is_list = kinds == TEXT, (kinds == LIST) | (kinds == ULIST)
     texts, lists = int(is_text.sum()), int(is_list.sum())
+    spans = [_span(col, k) if k in (TEXT, LIST, ULIST) else (0, 0) for col, k in zip(columns, kinds)]
+    text_size = sum(last - first for (first, last), t in zip(spans, is_text) if t)
+    item_size = sum(last - first for (first, last), t in zip(spans, is_list) if t)
+    checked = np.array([col.values.null_count > 0 for col, t in zip(columns, is_list) if t], np.uint8)
     ints = room.array("ints", (len(columns) - texts - lists, n), np.int64)
     valid = room.array("valid", (sum(bool(c.null_count) for c in columns), n), np.uint8)
     starts = room.array("starts", (texts, n), np.int64)
     ends = room.array("ends", (texts, n), np.int64)
     lstarts = room.array("lstarts", (lists, n), np.int64)
     lends = room.array("lends", (lists, n), np.int64)
-    checked = np.zeros(lists, np.uint8)
-    bound = len(columns) * n + 1  # the commas and line ends
-    text_parts, item_parts = [], []  # (slot, its bytes or items, their validity or None)
+    text = room.array("text", text_size, np.uint8)
+    items = room.array("items", item_size, np.int64)
+    item_valid = room.array("item_valid", item_size if checked.any() else 0, np.uint8)
+    bound = len(columns) * n + 1 + 2 * text_size + 21 * item_size  # commas, line ends, bytes, items
     counts = {INT: 0, TEXT: 0, LIST: 0}
+    text_at = item_at = nulled = 0
     for c, col in enumerate(columns):
         k = int(kinds[c])
         group = TEXT if k == TEXT else LIST if k in (LIST, ULIST) else INT
         s = slots[c] = counts[group]
         counts[group] += 1
         if col.null_count:
-            nulls[c] = nulls.max() + 1
-            valid[nulls[c]] = _bits(col.buffers()[0], col.offset, n)
+            valid[nulled] = _bits(col.buffers()[0], col.offset, n)
+            nulls[c] = nulled
+            nulled += 1
         if k == BOOL:
             ints[s] = _bits(col.buffers()[1], col.offset, n)
             bound += 5 * n
@@ -238,9 +272,10 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
             ints[s] = values.view(np.int64) if k == UINT else values
             bound += 20 * n
         elif k == TEXT:
+            first, last = spans[c]
             if pa.types.is_dictionary(col.type):
                 words = col.dictionary
-                offsets = _offsets(words).astype(np.int64)  # a few words
+                offsets = _offsets(words).astype(np.int64) + (text_at - first)  # a few words
                 index = room.array("index", n, np.int64)
                 index[:] = _values(col.indices)
                 np.take(offsets, index, mode="clip", out=starts[s])
@@ -249,47 +284,26 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
                 data = words.buffers()[2]
             else:
                 offsets = _offsets(col)
-                starts[s] = offsets[:-1]
-                ends[s] = offsets[1:]
+                np.add(offsets[:-1], text_at - first, out=starts[s])
+                np.add(offsets[1:], text_at - first, out=ends[s])
                 data = col.buffers()[2]
-            first, last = int(starts[s].min()), int(ends[s].max())
-            part = np.frombuffer(data, np.uint8, count=last)[first:] if data is not None and last > first \
-                else np.zeros(0, np.uint8)
-            starts[s] -= first
-            ends[s] -= first
-            text_parts.append((s, part))
-            bound += 2 * n + 2 * len(part)
+            if last > first:
+                text[text_at:text_at + last - first] = np.frombuffer(data, np.uint8, count=last)[first:]
+            text_at += last - first
+            bound += 2 * n
         else:
+            first, last = spans[c]
             offsets = _offsets(col)
             child = col.values
-            first, last = int(offsets[0]), int(offsets[-1])
+            np.add(offsets[:-1], item_at - first, out=lstarts[s])
+            np.add(offsets[1:], item_at - first, out=lends[s])
             part = _values(child)[first:last]
-            lstarts[s] = offsets[:-1]
-            lends[s] = offsets[1:]
-            lstarts[s] -= first
-            lends[s] -= first
-            seen = _bits(child.buffers()[0], child.offset + first, last - first) if child.null_count else None
-            checked[s] = seen is not None
-            item_parts.append((s, part.view(np.int64) if k == ULIST else part, seen))
-            bound += 4 * n + 21 * len(part)
-    text = room.array("text", sum(len(p) for _, p in text_parts), np.uint8)
-    at = 0
-    for s, part in text_parts:
-        text[at:at + len(part)] = part
-        starts[s] += at
-        ends[s] += at
-        at += len(part)
-    size = sum(len(p) for _, p, _ in item_parts)
-    items = room.array("items", size, np.int64)
-    item_valid = room.array("item_valid", size if checked.any() else 0, np.uint8)
-    at = 0
-    for s, part, seen in item_parts:
-        items[at:at + len(part)] = part
-        if len(item_valid):
-            item_valid[at:at + len(part)] = 1 if seen is None else seen
-        lstarts[s] += at
-        lends[s] += at
-        at += len(part)
+            items[item_at:item_at + last - first] = part.view(np.int64) if k == ULIST else part
+            if len(item_valid):
+                item_valid[item_at:item_at + last - first] = \
+                    _bits(child.buffers()[0], child.offset + first, last - first) if checked[s] else 1
+            item_at += last - first
+            bound += 4 * n
     out = room.array("out", bound, np.uint8)
     used = _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lends, items, item_valid,
                  checked, out)

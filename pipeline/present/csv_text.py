@@ -118,11 +118,30 @@ _UNREAD = object()
 def chunks(batches, workers: int | None = None, small_rows: int | None = None
            ) -> Iterator[tuple[int | None, memoryview | bytes]]:
     """(rows, bytes) of CSV: the header (rows None), then each batch's lines in order (a
-    memoryview valid until the next is asked for). A result
+    memoryview valid until the next is asked for); `_lines` says how they are made."""
+    return _lines(batches, workers, small_rows, None)
+
+
+def write(batches, sink, progress: Callable[[int], None] | None = None, workers: int | None = None,
+          small_rows: int | None = None) -> None:
+    """Every batch of `batches` (a reader with a `schema`) to `sink` as CSV, `progress(rows)`
+    called as each batch is written. Batches formatted on threads are written by them, in
+    order, so that writing (as long as formatting, to a file) overlaps DuckDB's reading."""
+    for rows, data in _lines(batches, workers, small_rows, sink):
+        if data is not None:
+            sink.write(data)
+        if rows is not None and progress is not None:
+            progress(rows)
+
+
+def _lines(batches, workers: int | None, small_rows: int | None, sink
+           ) -> Iterator[tuple[int | None, memoryview | bytes | None]]:
+    """(rows, bytes) of CSV: the header (rows None), then each batch's lines in order. A result
     of one batch of at most `small_rows` rows is written by pyarrow's writer (loading the
     compiled kernel would take longer); a longer one by csv_kernel, `workers` batches at a time
     (default: the cores this process may use) while the next are read, at most one more
-    batch than that waiting to be written."""
+    batch than that in flight. With `sink`, threads write the batches they format, each after
+    the one before it (their bytes then None)."""
     yield None, header(batches.schema.names)
     small_rows = SMALL_ROWS if small_rows is None else small_rows
     rest = iter(batches)
@@ -153,37 +172,38 @@ def chunks(batches, workers: int | None = None, small_rows: int | None = None
         return
     rooms: deque = deque()  # rooms free to format in (deque's append and pop are atomic)
 
-    def formatted(batch):
+    def formatted(batch, before):
         try:
             room = rooms.pop()
         except IndexError:
             room = Room()
-        return room, lines(batch, room)
+        data = lines(batch, room)
+        if sink is None:
+            return room, data
+        if before is not None:
+            before.result()  # the batch before this one written (its error raised again here)
+        sink.write(data)
+        rooms.append(room)
+        return None, None
 
     pool = ThreadPoolExecutor(workers, thread_name_prefix="csv")
     pending: deque = deque()
+    before = None
     try:
         for batch in ahead():
-            pending.append((batch.num_rows, pool.submit(formatted, batch)))
+            before = pool.submit(formatted, batch, before)
+            pending.append((batch.num_rows, before))
             while len(pending) > workers:
-                rows, done = pending.popleft()
-                room, data = done.result()
-                yield rows, data
-                rooms.append(room)
+                yield from _done(pending, rooms)
         while pending:
-            rows, done = pending.popleft()
-            room, data = done.result()
-            yield rows, data
-            rooms.append(room)
+            yield from _done(pending, rooms)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def write(batches, sink, progress: Callable[[int], None] | None = None, workers: int | None = None,
-          small_rows: int | None = None) -> None:
-    """Every batch of `batches` (a reader with a `schema`) to `sink` as CSV, `progress(rows)`
-    called as each batch is written."""
-    for rows, data in chunks(batches, workers, small_rows):
-        sink.write(data)
-        if rows is not None and progress is not None:
-            progress(rows)
+def _done(pending: deque, rooms: deque):
+    rows, done = pending.popleft()
+    room, data = done.result()
+    yield rows, data
+    if room is not None:
+        rooms.append(room)

@@ -359,6 +359,7 @@ OPTION_GRID = {
     "ranks": ["6"],
     "max_battles": ["60"],
     "aces": ["low"],
+    "deal": ["first_short"],
 }
 
 

@@ -18,7 +18,7 @@ from pipeline.model.rng import Xoshiro256
 DEFAULTS = {
     "players": 2, "jokers": 0, "war_down": 3, "ace_value": 11, "war_tiebreak": "repeat",
     "shortfall": "last_card_up", "pickup": "shuffled", "ranks": 13, "suits": 4,
-    "win": "all_cards", "max_battles": 10_000, "aces": "high",
+    "win": "all_cards", "max_battles": 10_000, "aces": "high", "deal": "even",
 }
 
 
@@ -44,10 +44,15 @@ class _Game:
         if deck is None:
             deck = list(range(plain + self.jokers))
             self.rng.shuffle(deck)
-        each = len(deck) // self.n
         self.pile = [deque() for _ in range(self.n)]
-        for i in range(each * self.n):
-            self.pile[i % self.n].append(deck[i])
+        if r["deal"] == "first_short":  # every card, one a seat in turn, the last to the last seat (1.4)
+            over = len(deck) % self.n
+            for i, card in enumerate(deck):
+                self.pile[(i + self.n - over) % self.n].append(card)
+        else:
+            each = len(deck) // self.n
+            for i in range(each * self.n):
+                self.pile[i % self.n].append(deck[i])
         # Under `pooled`: each seat's won pile, index 0 = top.
         self.won: list[list[int]] = [[] for _ in range(self.n)]
         self.in_game = [True] * self.n

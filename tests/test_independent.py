@@ -76,6 +76,12 @@ GRID = [
     ("classic", {"aces": "low", "pickup": "sorted", "jokers": 2}, 200),
     ("razboi", {"aces": "low", "pickup": "natural", "players": 3}, 150),
     ("classic", {"aces": "low", "ranks": 4, "suits": 4, "pickup": "natural", "war_down": 0}, 300),
+    # every card dealt, the first seats one card fewer (1.4, deal = first_short)
+    ("classic", {"deal": "first_short", "ranks": 13, "suits": 1, "pickup": "natural"}, 200),
+    ("classic", {"deal": "first_short", "ranks": 5, "suits": 3, "pickup": "winner_first"}, 200),
+    ("multiplayer", {"players": 3, "deal": "first_short"}, 150),
+    ("multiplayer", {"players": 5, "deal": "first_short", "ranks": 4, "suits": 4, "pickup": "sorted"}, 150),
+    ("razboi", {"players": 3, "deal": "first_short", "shortfall": "lose"}, 150),
 ]
 
 
@@ -109,7 +115,7 @@ def test_grid_covers_every_option_value():
     seen: dict[str, set] = {}
     for variant, options, _ in GRID:
         rules = build_rules(variant, options)
-        for name in ("players", "jokers", "war_down", "war_tiebreak", "shortfall", "pickup", "win", "aces"):
+        for name in ("players", "jokers", "war_down", "war_tiebreak", "shortfall", "pickup", "win", "aces", "deal"):
             value = getattr(rules, name)
             if name == "win":
                 value = value.split(":")[0]
@@ -122,3 +128,4 @@ def test_grid_covers_every_option_value():
     assert seen["pickup"] == {"shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"}
     assert seen["win"] == {"all_cards", "wars"}
     assert seen["aces"] == {"high", "low"}
+    assert seen["deal"] == {"even", "first_short"}

@@ -41,11 +41,15 @@ def test_ranking_is_a_bijection():
         assert chain.index_of(*chain.position(row)) == int(chain.ids[row])
 
 
-def test_deals_start_where_the_engine_deals():
-    """Deal i's row holds the piles model.all_deals deals for it, as ranks."""
-    r = rules(3, 2)
+@pytest.mark.parametrize("options", [dict(), dict(aces="low"), dict(jokers=2, ranks=2)])
+def test_deals_start_where_the_engine_deals(options):
+    """Deal i's row holds the piles model.all_deals deals for it, as the engine ranks them
+    (under aces=low the Ace below the 2; Jokers above all)."""
+    from pipeline.engines.table.reference import ranks_of
+
+    r = rules(**{"ranks": 3, "suits": 2, **options})
     chain = build_chain(r)
-    rank = deck_of(r).rank
+    rank = ranks_of(r)
     for i in range(0, len(chain.deal_rows), 5):
         piles = enumerated_deal(r, i).piles
         assert chain.position(int(chain.deal_rows[i])) == tuple(tuple(rank[c] for c in p) for p in piles)

@@ -134,3 +134,30 @@ def plain_warnings() -> None:
             shown(message, category, filename, lineno, file, line)
 
     warnings.showwarning = show
+
+
+def pyarrow_without_pandas() -> None:
+    """Tell pyarrow, once a process, that pandas is not there, unless it is imported already.
+    pyarrow imports pandas (0.2 to 0.3 s) the first time it turns Python values into an array,
+    only to ask whether they are pandas objects; a war command hands it none. pandas itself
+    stays importable (a plugin may use it) and pyarrow's to_pandas() still works: it asks again."""
+    import importlib.abc
+    import sys
+
+    if "pandas" in sys.modules:
+        return
+
+    class Absent(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "pandas" or name.startswith("pandas."):
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    import pyarrow as pa
+
+    absent = Absent()
+    sys.meta_path.insert(0, absent)
+    try:
+        pa.array([0])  # pyarrow's probe: it finds no pandas, and does not look again
+    finally:
+        sys.meta_path.remove(absent)

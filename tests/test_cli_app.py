@@ -95,3 +95,26 @@ def test_the_war_process_keeps_numba_from_importing_scipy():
     code = "import sys, pipeline.log.shard; print('scipy.linalg' in sys.modules and sys.modules['scipy.linalg'] is None)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.split() == ["False"]
+
+
+def test_a_war_command_does_not_import_pandas_and_pandas_still_works(tmp_path):
+    """pyarrow imports pandas (0.2 s or more) the first time it makes an array, to ask whether
+    it was handed pandas objects; a war command tells it pandas is absent. pandas itself still
+    imports afterwards, and pyarrow's to_pandas() still works; `--help` imports no pyarrow."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "d"
+    code = ("import sys; from pipeline.cli import main\n"
+            f"try: main(['generate', '-o', {str(out)!r}, '--games', '3', '-q'])\n"
+            "except SystemExit as e: assert not e.code, e.code\n"
+            "print('pandas' in sys.modules)\n"
+            "import pyarrow as pa, pandas; print(pa.table({'a': [1, 2]}).to_pandas()['a'].sum())")
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert got[-2:] == ["False", "3"]
+    code = ("import sys; from pipeline.cli import main\n"
+            "try: main(['generate', '--help'])\n"
+            "except SystemExit: pass\n"
+            "print('pyarrow' in sys.modules, 'pandas' in sys.modules, file=sys.stderr)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stderr.split()[-2:] == ["False", "False"]

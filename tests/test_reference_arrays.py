@@ -57,6 +57,15 @@ def test_the_arrays_give_the_event_paths_tables(name, options, dealt, seating, t
         assert write_parquet(table, tmp_path / "a.parquet", key) == write_parquet(ref, tmp_path / "b.parquet", key)
 
 
+def test_a_shard_of_no_games_has_the_empty_tables():
+    rules = build_rules("classic")
+    events, games_, balanced = reference_shard(rules, 0, 1, 5, 5, check_balance=True)
+    ids, logs, records = play_range(rules, 0, 1, 5, 5)
+    assert balanced is True
+    assert_same_tables(events, events_table(ids, logs), "events")
+    assert_same_tables(games_, games_table(records), "games")
+
+
 def test_an_event_the_arrays_cannot_hold_sends_the_shard_to_the_event_path(monkeypatch):
     """Without a code for `war` (as for a plugin's event the arrays cannot say), the first war
     loses the arrays, some games in: the shard is played again as Event lists, with the same

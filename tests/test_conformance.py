@@ -98,3 +98,12 @@ def test_golden_playthrough(variant):
 def test_no_golden_file_without_a_variant():
     """tests/golden holds the playthroughs of the variants whose family keeps none of its own."""
     assert {p.stem for p in golden_dir().glob("*.txt")} == {v for v in VARIANTS if golden_dir(v) == golden_dir()}
+
+
+@pytest.mark.parametrize("family", list(registry().families))
+def test_the_kit_holds_every_family(family, tmp_path):
+    """The kit's dataset checks on every installed family, built-in ones too: a tamper of each
+    kind its games log is named at its event, and a randomized policy's games are never cycles."""
+    tampered = testing.check_tampers(family, tmp_path, games=8)
+    assert {"deal", "play", "end"} <= set(tampered)
+    testing.check_drawn_never_cycle(family, games=3)

@@ -27,7 +27,7 @@ from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import Result, open_query
 from pipeline.model.rules import build_rules
 from pipeline.present import csv_text
-from pipeline.present.output import csv_chunks, write_result
+from pipeline.present.output import write_result
 
 INTS = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64}
 UINTS = {pa.uint8(): 8, pa.uint16(): 16, pa.uint32(): 32, pa.uint64(): 64}
@@ -195,14 +195,6 @@ def test_named_query_and_limit(root):
     for limit in (0, 1, 5):
         assert rendered(root, "SELECT * FROM events", limit=limit) == \
             today(open_query(root, sql=f"SELECT * FROM events LIMIT {limit}"))
-
-
-def test_download_chunks(root, monkeypatch):
-    """The SQL page's download (csv_chunks over today's batches, lists as JSON text) too."""
-    monkeypatch.setattr(csv_text, "SMALL_ROWS", 0)
-    with open_query(root, sql="SELECT * FROM events") as result:
-        got = b"".join(csv_chunks(result.csv_batches()))
-    assert got == today(open_query(root, sql="SELECT * FROM events"))
 
 
 def war(*args: str, pipe: str = "") -> subprocess.CompletedProcess:

@@ -58,14 +58,9 @@ def _text_bytes(array: pa.Array) -> memoryview:
 
 
 def csv_chunks(batches) -> Iterator[bytes]:
-    """CSV text, a header then each batch (of `Result.csv_batches`), as it comes: by csv_text's
-    compiled writer when it writes every column, else by pyarrow's."""
-    from . import csv_text
-
-    if csv_text.supported(batches.schema):
-        for _, data in csv_text.chunks(batches):
-            yield bytes(data)  # its memory is formatted into again once the next is asked for
-        return
+    """CSV text, a header then each batch (of `Result.csv_batches`), as it comes. By pyarrow's
+    writer: a server that streams a result keeps its memory (numba and the compiled writer
+    would add some 140 MB to it)."""
     import pyarrow.csv as pacsv
 
     first = True

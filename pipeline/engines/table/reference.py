@@ -101,10 +101,9 @@ class TableGame(Game):
 
     def position(self) -> tuple:
         """Hook: what must come back for the game to be a cycle: every pile in order as
-        strengths, and the war wins under wars:N (2.6, ruling 7)."""
-        strengths = self.strengths
-        return (tuple(tuple(strengths[c] for c in pile) for pile in self.piles),
-                tuple(self.summary.war_wins) if self.wars_to_win else ())
+        strengths (play.Game.piles_by: as bytes where they fit), and the war wins under wars:N
+        (2.6, ruling 7)."""
+        return self.piles_by(self.strengths), tuple(self.summary.war_wins) if self.wars_to_win else ()
 
     def wars(self, battle: int, tied: list[int], best: int) -> tuple[int | None, int]:
         """Hook: the seats `tied` for the best card (of strength `best`) settle it: wars among

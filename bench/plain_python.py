@@ -1,0 +1,85 @@
+"""The plain-Python path: games a second of CPU of `war generate` and `war validate` played by
+the reference engines (WAR_ENGINE=reference), the path a plugin family without a compiled engine
+takes, full event log, one worker pinned to one core (issue 52, item 4).
+
+    python bench/plain_python.py [--games N] [--runs R] [--only NAME] [--source DIR]
+
+Each row is a variant and its options; its games scale with `--games` [2,000] (the slower
+families play fewer). Each command runs `--runs` [2] times; the figure is the best run's
+games per CPU second (user + system of the process, start-up included, as bench/measure.py
+counts it). Slap War, the plugin example (examples/war-slap), is installed for the run as
+tests/conftest.py installs it (its package and entry point on PYTHONPATH, nothing of war
+changed). `--source DIR` times another checkout of war (its `pipeline` and its example imported
+first): the figures before a change, from `git archive COMMIT | tar -x -C DIR`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+from measure import fresh, measure, one_core, print_table, war
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (name, variant, options, share of --games)
+ROWS = [
+    ("classic", "classic", (), 1.0),
+    ("classic winner_first", "classic", ("pickup=winner_first",), 1.0),
+    ("slap (plugin)", "slap", (), 0.5),
+    ("steal", "steal", (), 0.5),
+    ("arneson", "arneson", (), 0.25),
+]
+
+
+def example_site(into: Path, root: Path = ROOT) -> list[str]:
+    """The PYTHONPATH entries that install the example family of the checkout at `root`
+    (tests/conftest.py's way)."""
+    example = root / "examples" / "war-slap"
+    project = tomllib.loads((example / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    info = into / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n",
+                                   encoding="utf-8")
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()) + "\n"
+        for group, points in project["entry-points"].items()), encoding="utf-8")
+    return [str(example), str(into)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--source", type=Path, default=None)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="war-plain-"))
+    paths = ([str(args.source.resolve())] if args.source else []) + example_site(work / "site", args.source.resolve() if args.source else ROOT)
+    env = dict(os.environ, WAR_ENGINE="reference",
+               PYTHONPATH=os.pathsep.join(filter(None, [*paths, os.environ.get("PYTHONPATH")])))
+    core = one_core()
+    rows = []
+    for name, variant, options, share in ROWS:
+        if args.only and not any(o in name for o in args.only):
+            continue
+        games = max(1, int(args.games * share))
+        out = work / name.replace(" ", "_")
+        sets = [a for o in options for a in ("--set", o)]
+        gen = val = float("inf")
+        for _ in range(args.runs):
+            fresh(out)
+            gen = min(gen, measure(war("generate", "-o", out, "--variant", variant, *sets, "--games", games,
+                                       "--seed", 1, "--workers", 1, "-q"), env=env, core=core).cpu)
+            val = min(val, measure(war("validate", out, "--workers", 1, "-q"), env=env, core=core).cpu)
+        rows.append([name, f"{games:,}", f"{games / gen:,.0f}", f"{games / val:,.0f}"])
+        print(f"{name}: generate {games / gen:,.0f}, validate {games / val:,.0f} games/s of CPU", file=sys.stderr)
+    print_table(["variant", "games", "generate, games/s of CPU", "validate, games/s of CPU"], rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -9,9 +9,12 @@ header of quoted names, strings always quoted with their quotes doubled, a null 
 booleans `true`/`false`, a list as `"[1,null,-3]"`, `\\n` after each row. A result with a column
 of any other type is not for this writer (`supported`): it goes through pyarrow's, as before.
 
-The kernel releases the GIL (nogil), so batches are formatted on a few threads while the next
-ones are read; they are written in the order they came, at most a few in flight (memory stays
-bounded whatever the result's size).
+The kernel releases the GIL (nogil), so batches are formatted on a thread a core while DuckDB
+reads the next ones, and each thread writes the batch it formatted once the one before it is
+written: the output is in the result's order, its writing (as long as the formatting, to a
+file) overlaps the reading, and at most a batch a thread and one more are in flight (memory
+stays bounded whatever the result's size). A small result (one batch) is written by pyarrow,
+lists made JSON text by Arrow's compute functions: loading numba would take longer.
 """
 
 from __future__ import annotations
@@ -115,13 +118,6 @@ SMALL_ROWS = 1 << 16  # a result of one batch of at most this many rows: written
 _UNREAD = object()
 
 
-def chunks(batches, workers: int | None = None, small_rows: int | None = None
-           ) -> Iterator[tuple[int | None, memoryview | bytes]]:
-    """(rows, bytes) of CSV: the header (rows None), then each batch's lines in order (a
-    memoryview valid until the next is asked for); `_lines` says how they are made."""
-    return _lines(batches, workers, small_rows, None)
-
-
 def write(batches, sink, progress: Callable[[int], None] | None = None, workers: int | None = None,
           small_rows: int | None = None) -> None:
     """Every batch of `batches` (a reader with a `schema`) to `sink` as CSV, `progress(rows)`
@@ -136,12 +132,13 @@ def write(batches, sink, progress: Callable[[int], None] | None = None, workers:
 
 def _lines(batches, workers: int | None, small_rows: int | None, sink
            ) -> Iterator[tuple[int | None, memoryview | bytes | None]]:
-    """(rows, bytes) of CSV: the header (rows None), then each batch's lines in order. A result
+    """(rows, bytes) of CSV for `sink`: the header (rows None), then each batch's lines in
+    order (a memoryview valid until the next is asked for). A result
     of one batch of at most `small_rows` rows is written by pyarrow's writer (loading the
     compiled kernel would take longer); a longer one by csv_kernel, `workers` batches at a time
     (default: the cores this process may use) while the next are read, at most one more
-    batch than that in flight. With `sink`, threads write the batches they format, each after
-    the one before it (their bytes then None)."""
+    batch than that in flight; threads write the batches they format to `sink` themselves,
+    each after the one before it (their bytes then None)."""
     yield None, header(batches.schema.names)
     small_rows = SMALL_ROWS if small_rows is None else small_rows
     rest = iter(batches)
@@ -178,13 +175,10 @@ def _lines(batches, workers: int | None, small_rows: int | None, sink
         except IndexError:
             room = Room()
         data = lines(batch, room)
-        if sink is None:
-            return room, data
         if before is not None:
             before.result()  # the batch before this one written (its error raised again here)
         sink.write(data)
         rooms.append(room)
-        return None, None
 
     pool = ThreadPoolExecutor(workers, thread_name_prefix="csv")
     pending: deque = deque()
@@ -194,16 +188,12 @@ def _lines(batches, workers: int | None, small_rows: int | None, sink
             before = pool.submit(formatted, batch, before)
             pending.append((batch.num_rows, before))
             while len(pending) > workers:
-                yield from _done(pending, rooms)
+                rows, done = pending.popleft()
+                done.result()
+                yield rows, None
         while pending:
-            yield from _done(pending, rooms)
+            rows, done = pending.popleft()
+            done.result()
+            yield rows, None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _done(pending: deque, rooms: deque):
-    rows, done = pending.popleft()
-    room, data = done.result()
-    yield rows, data
-    if room is not None:
-        rooms.append(room)

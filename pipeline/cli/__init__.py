@@ -19,6 +19,11 @@ none. A library caller's process is left as it is.
 Nor does a `war` command import pandas: pyarrow would, to ask whether the first values it turns
 into an array are pandas objects (0.2 to 0.3 s); frontend.pyarrow_without_pandas tells it no.
 
+The commands are found by registration: every module of this package but `app` (and those
+named with `_`) defines commands and registers them on the app when imported, so a new
+command module is a command without a list to add it to (tests/test_family_readers.py holds
+the commands to the modules).
+
 `main` imports the command modules itself (`app` and `flag` are imported when first asked for),
 so that a Ctrl-C while they load is caught by it.
 """
@@ -33,7 +38,12 @@ if "numba" not in sys.modules:
 __all__ = ["app", "flag", "main"]
 
 
-COMMANDS = ("combine", "generate", "info", "query", "replay", "report", "search", "serve", "solve", "validate")
+def command_modules() -> tuple[str, ...]:
+    """The names of the modules that define the commands, by name: every module of this
+    package but `app` and those named with `_` (found in its folder, not imported)."""
+    from pkgutil import iter_modules
+
+    return tuple(sorted(m.name for m in iter_modules(__path__) if m.name != "app" and not m.name.startswith("_")))
 
 
 def _load():
@@ -41,7 +51,7 @@ def _load():
     command module registers its own when imported."""
     from importlib import import_module
 
-    for name in COMMANDS:
+    for name in command_modules():
         import_module(f"{__name__}.{name}")
     module = import_module(f"{__name__}.app")
     globals().update(app=module.app, flag=module.flag)

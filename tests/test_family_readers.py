@@ -1,0 +1,42 @@
+"""Readers know a family only by its declaration, and war's own lists are found, not written by
+hand: the commands are the modules of pipeline/cli that define them; the words said of an
+option's value are the option's (Option.said); a family's charts are those it declares
+(Family.charts), resolved when the registry reads it."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pipeline.cli as cli
+
+
+def _defines_a_command(path: Path) -> bool:
+    """Whether a module's source decorates a function with `app.command` (typer's)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "command"
+               for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) for d in node.decorator_list)
+
+
+def test_the_commands_are_the_modules_that_define_them():
+    folder = Path(cli.__file__).parent
+    defining = {p.stem for p in folder.glob("*.py") if _defines_a_command(p)}
+    assert set(cli.command_modules()) == defining
+    app = cli.app  # every command module loaded, each registering its own
+    registered = {c.callback.__module__.rpartition(".")[2] for c in app.registered_commands}
+    assert registered == defining
+    for name in defining:  # each module's commands are on the app
+        module = importlib.import_module(f"pipeline.cli.{name}")
+        own = {f for f in vars(module).values() if getattr(f, "__module__", None) == module.__name__ and callable(f)}
+        assert any(c.callback in own for c in app.registered_commands), name
+
+
+def test_a_new_command_module_is_a_command(tmp_path, monkeypatch):
+    """A module dropped into the package is found without a list naming it."""
+    folder = Path(cli.__file__).parent
+    monkeypatch.setattr(cli, "__path__", [*cli.__path__, str(tmp_path)])
+    (tmp_path / "hello.py").write_text("from pipeline.cli.app import app\n\n@app.command()\ndef hello():\n    pass\n")
+    assert "hello" in cli.command_modules()
+    assert "app" not in cli.command_modules() and "__main__" not in cli.command_modules()
+    assert set(cli.command_modules()) - {"hello"} == {p.stem for p in folder.glob("*.py") if _defines_a_command(p)}

@@ -1,5 +1,5 @@
 -- answers: In Trump War (war-trump's README.md), how often does the trump suit decide? Per rule set
---   (by name, `rule_set`): games; battles; trumped, the battles in which a trump decided a step
+--   (by name, `rule_set`; `policies`, its seats' policies): games; battles; trumped, the battles in which a trump decided a step
 --   (a `trump` event: a trump beat a card of another suit that ranks as high or higher), and their
 --   share of the battles; trumps_per_game; and the decided games (outcome win) won by the seat
 --   whose trumps decided most steps in the game (ties: none).
@@ -30,7 +30,7 @@ per_game AS (
     FROM trump_games g LEFT JOIN trumps t USING (game_id)
     GROUP BY ALL
 )
-SELECT g.rule_set, g.variant, g.rules_id,
+SELECT g.rule_set, g.variant, g.rules_id, rule_set_policies(g.rule_set) AS policies,
        count(*) AS games,
        sum(g.battles) AS battles,
        sum(g.trumped) AS trumped,

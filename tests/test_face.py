@@ -41,6 +41,26 @@ def test_connect_answers_as_war_query_does_with_every_view(dataset):
         con.close()
 
 
+def test_connect_reads_the_copies_and_leaves_the_decoding_views_out(dataset, monkeypatch):
+    """events and battles come from the log's columnar copies, so the decoding's own views (a
+    pass over every shape to set up) are not made; without copies they are, as war query's."""
+    con = war.connect(dataset)
+    try:
+        names = {r[0] for r in con.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+        assert {"events", "battles", "cards"} <= names and "event_row_steps" not in names
+        sql = "SELECT count(*) AS n FROM events WHERE kind = 'war'"
+        assert con.sql(sql).fetchall()[0][0] == war.query(dataset, sql=sql).column("n")[0].as_py() > 0
+    finally:
+        con.close()
+    monkeypatch.setenv("WAR_EVENT_COPIES", "0")
+    con = war.connect(dataset)
+    try:
+        names = {r[0] for r in con.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+        assert {"events", "battles", "event_row_steps"} <= names
+    finally:
+        con.close()
+
+
 def test_connect_reads_in_place_and_writes_no_file(dataset, tmp_path):
     con = war.connect(dataset)
     try:

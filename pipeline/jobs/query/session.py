@@ -214,9 +214,12 @@ def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> duc
     `con.sql("SELECT ...").df()` (pandas), `.pl()` (Polars), `.arrow()`. It reads the dataset in
     place and can write nothing outside its own memory: files only inside the dataset (and
     `allow_read`), no extensions, configuration frozen. `events=False` skips the event views'
-    set-up (a pass over the battles' shapes). Close it when done, or let it go: its spill
-    folder goes with it."""
-    session = connect(root, events, allow_read)
+    set-up. `events` and `battles` are read from the log's columnar copies (event_copies.py)
+    where they can be, and then events.sql's views of its decoding (`event_steps`,
+    `battle_shapes`, ...), which `war query` sets up when a query names them, are left out: they
+    cost a pass over every battle's shape (a second for a million games). Close it when done,
+    or let it go: its spill folder goes with it."""
+    session = connect(root, events, allow_read, views=COPIED)
     spill, session.spill = session.spill, None  # removed with the connection, not the session
     _open.discard(session)
     weakref.finalize(session.con, shutil.rmtree, spill, True)

@@ -40,3 +40,57 @@ def test_a_new_command_module_is_a_command(tmp_path, monkeypatch):
     assert "hello" in cli.command_modules()
     assert "app" not in cli.command_modules() and "__main__" not in cli.command_modules()
     assert set(cli.command_modules()) - {"hello"} == {p.stem for p in folder.glob("*.py") if _defines_a_command(p)}
+
+
+# ------------------------------------------------------------------------- words of option values
+
+from dataclasses import replace  # noqa: E402
+
+from pipeline.model import words  # noqa: E402
+from pipeline.model.families import registry  # noqa: E402
+from pipeline.model.family import Option, wrong_types  # noqa: E402
+from pipeline.model.rules import build_rules  # noqa: E402
+
+
+def _values(option: Option) -> list:
+    if option.choices:
+        return list(option.choices)
+    if option.integer:
+        return [option.default, option.minimum or 0, 7, *option.words]
+    return [option.default]
+
+
+def test_a_rule_set_s_description_says_each_option_s_own_words():
+    """Every value a variant lets a user set is described by its option's declared words, and
+    only they: a variant's unsaid options say nothing."""
+    reg = registry()
+    for name, variant in reg.variants.items():
+        for option in (reg.options[o] for o in variant.options):
+            for value in _values(option):
+                try:
+                    rules = build_rules(name, {option.name: str(value)}).options()
+                except Exception:  # a value the rule set refuses (a deck too small, ...)
+                    continue
+                described = words.describe_rules(rules)
+                said = option.saying(rules[option.name])
+                if said and option.name not in variant.unsaid:
+                    assert said in described.split(", "), (name, option.name, value, described)
+        default = build_rules(name).options()
+        for o in variant.unsaid:
+            said = reg.options[o].saying(default.get(o, reg.options[o].default))
+            assert not said or said not in words.describe_rules(default).split(", "), (name, o)
+
+
+def test_the_words_module_names_no_variant():
+    source = Path(words.__file__).read_text(encoding="utf-8")
+    for name in set(registry().variants) - set(registry().options):  # `jokers` is an option too
+        assert f'"{name}"' not in source and f"'{name}'" not in source, name
+
+
+def test_an_option_s_words_are_typed():
+    assert wrong_types(replace(registry().families["table"], options=(Option("x", 0, "x", said=5),)))
+    assert not wrong_types(replace(registry().families["table"],
+                                   options=(Option("x", 0, "x", said={1: "one"}), Option("y", 0, "y", said=str))))
+    assert Option("x", 0, "x", said={1: "one"}).saying(1) == "one"
+    assert Option("x", 0, "x", said={1: "one"}).saying(2) is None
+    assert Option("x", 0, "x").saying(0) is None

@@ -112,7 +112,9 @@ class Option:
     `maximum`, and some words besides (`words`: war_down's `by_rank`); a choice option (a text
     default with `choices`) one of its choices; a text option any text matching `pattern`.
     `check(rules)` says what is wrong with a whole rule set because of this option (None when
-    nothing), for conditions across options."""
+    nothing), for conditions across options. `said`: the words a rule set's description (the
+    report's) says of a value, a mapping of values to words or `said(value) -> words or None`;
+    a value with none is not said."""
 
     name: str
     default: int | str
@@ -123,6 +125,13 @@ class Option:
     words: tuple[str, ...] = ()
     pattern: str = ""
     check: Callable[[Any], str | None] | None = None
+    said: Mapping[Any, str] | Callable[[Any], str | None] | None = None
+
+    def saying(self, value) -> str | None:
+        """The words said of `value` in a rule set's description, or None."""
+        if self.said is None:
+            return None
+        return self.said(value) if callable(self.said) else self.said.get(value)
 
     @property
     def integer(self) -> bool:
@@ -150,7 +159,9 @@ class Option:
 class Variant:
     """A variant: a name, a title, where its rules are written (`rules`: docs/rules.md's section
     for the built-ins), a one-line summary, its defaults over the options' and the options a
-    user may set (None: every option of its family). The family is filled in by the registry."""
+    user may set (None: every option of its family), and `unsaid`, the options a rule set's
+    description leaves out (Option.said) because the variant's own rules fix them or its family
+    does not read them. The family is filled in by the registry."""
 
     name: str
     title: str
@@ -160,6 +171,7 @@ class Variant:
     options: tuple[str, ...] | None = None
     standard_deck: bool = False  # played only with the 52-card deck (ranks=13, suits=4)
     fixed_players: int | None = None  # played by exactly this many seats
+    unsaid: tuple[str, ...] = ()
     family: str = ""
 
 

@@ -10,40 +10,31 @@ def plural(n: int, word: str, many: str | None = None, grouped: bool = True) -> 
     return f"{number} {word if n == 1 else (many or word + 's')}"
 
 
-PICKUP_WORDS = {"shuffled": "won cards shuffled", "table_order": "won cards in table order",
-                "winner_first": "winner's cards first", "pooled": "won cards pooled and shuffled",
-                "natural": "won cards gathered as one stack (natural)", "sorted": "won cards highest first (sorted)"}
+# The order a rule set's description says its options in, after its players and deck: the order
+# it said them in before options declared their words; any other option after them, in the
+# order the registry lists the options.
+SAID_FIRST = ("aces", "hand_size", "war_down", "war_tiebreak", "shortfall", "pickup", "win", "max_battles")
 
 
 def describe_rules(rules: dict) -> str:
-    """A rule set's deck and play in words, from its options (a RuleSet dumped as JSON):
+    """A rule set's deck and play in words, from its options (RuleSet.options(), as JSON):
     `2 players, 12 cards (4 ranks × 3 suits), wars of 1 up and none down (open), won cards
     gathered as one stack (natural)`. What a variant's one-line summary says of its defaults,
-    said of the rule set itself."""
+    said of the rule set itself: the players and the deck, then what each of its options
+    says of its value (model.family.Option.said), but those its variant leaves unsaid."""
+    from .families import registry  # the registry's options say their own words (and use plural)
+
+    reg = registry()
+    variant = reg.variants.get(rules.get("variant"))
+    unsaid = set(variant.unsaid) if variant is not None else set()
     deck = rules.get("ranks", 13) * rules.get("suits", 4) + rules.get("jokers", 0)
     parts = [plural(rules.get("players", 2), "player"),
              f"{plural(deck, 'card')} ({rules.get('ranks', 13)} ranks × {plural(rules.get('suits', 4), 'suit')}"
              + (f" and {rules['jokers']} Jokers)" if rules.get("jokers") else ")")]
-    if rules.get("aces") == "low":
-        parts.append("Aces low")
-    if rules.get("hand_size"):
-        parts.append(f"hands of {rules['hand_size']}")
-    down = rules.get("war_down", 3)
-    if down == "by_rank":
-        parts.append("wars sized by the tied rank")
-    elif down == 0:
-        parts.append("open wars: 1 up and none down")
-    else:
-        parts.append(f"wars of {down} down and 1 up")
-    if rules.get("war_tiebreak") == "single_up":
-        parts.append("a tied war settled by 1 card up")
-    if rules.get("shortfall") == "lose" and rules.get("variant") != "steal":
-        parts.append("a player short of a war loses")
-    if rules.get("variant") not in ("steal",):
-        parts.append(PICKUP_WORDS.get(rules.get("pickup", "shuffled"), f"pickup {rules.get('pickup')}"))
-    win = rules.get("win", "all_cards")
-    if win != "all_cards":
-        parts.append(f"first to win {win.split(':')[1]} wars wins")
-    if rules.get("max_battles", 10_000) != 10_000:
-        parts.append(f"capped at {plural(rules['max_battles'], 'battle')}")
+    names = [n for n in SAID_FIRST if n in reg.options] + [n for n in reg.options if n not in SAID_FIRST]
+    for name in names:
+        if name in rules and name not in unsaid:
+            words = reg.options[name].saying(rules[name])
+            if words:
+                parts.append(words)
     return ", ".join(parts)

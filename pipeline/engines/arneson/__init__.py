@@ -12,7 +12,8 @@ POLICIES = "pipeline.engines.arneson.policies:"
 FAMILY = Family(
     "arneson", "pipeline.engines.arneson.reference:play_arneson", hands=True,
     options=("jokers", "war_tiebreak", "shortfall", "pickup", "ranks", "suits", "win", "max_battles", "deal",
-             Option("hand_size", 0, "Cards in hand (Arneson's War: 3).", choices=(0, 3))),
+             Option("hand_size", 0, "Cards in hand (Arneson's War: 3).", choices=(0, 3),
+                    said={3: "hands of 3"})),
     variants=(
         Variant("arneson", "Arneson's War", "docs/rules.md 7",
                 "Hands of three: each player chooses the card it plays; the war's loser takes the cause.",

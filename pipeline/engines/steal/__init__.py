@@ -26,7 +26,9 @@ FAMILY = Family(
                 "Draw and won piles; steal opponents' won piles with a card of the same rank.",
                 defaults={"jokers": 2, "shortfall": "lose"},
                 options=("players", "jokers", "war_down", "war_tiebreak", "ranks", "suits", "win", "max_battles",
-                         "deal")),
+                         "deal"),
+                # its rules (6.6) fix shortfall, and it collects as its rules say, not by pickup
+                unsaid=("shortfall", "pickup")),
     ),
     events=("deal", "set_aside", "play", "down", "war", "collect", "reshuffle",
             Kind("steal", "the seat steals `seats`' won piles with its top card; cards = the bundle, top first",

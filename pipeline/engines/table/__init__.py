@@ -17,17 +17,25 @@ def _by_rank_deck(rules) -> str | None:
     return None
 
 
+def _war_down_said(down) -> str:
+    if down == "by_rank":
+        return "wars sized by the tied rank"
+    return "open wars: 1 up and none down" if down == 0 else f"wars of {down} down and 1 up"
+
+
 FAMILY = Family(
     "table", "pipeline.engines.table.reference:play_table",
     options=(
         "players", "jokers",
         Option("war_down", 3, "Cards face down in a war, or `by_rank` (Război, rules 5.1).",
-               minimum=0, maximum=MAX_DECK, words=("by_rank",), check=_by_rank_deck),
+               minimum=0, maximum=MAX_DECK, words=("by_rank",), check=_by_rank_deck, said=_war_down_said),
         Option("ace_value", 11, "The Ace's value when war size is by rank.", minimum=1, maximum=MAX_DECK),
         Option("aces", "high", "The Ace above the King (`high`) or below the 2 (`low`) (rules 2.8).",
-               choices=("high", "low")),
-        Option("war_tiebreak", "repeat", "rules 2.5.", choices=("repeat", "single_up")),
-        Option("shortfall", "last_card_up", "rules 2.3.", choices=("last_card_up", "lose")),
+               choices=("high", "low"), said={"low": "Aces low"}),
+        Option("war_tiebreak", "repeat", "rules 2.5.", choices=("repeat", "single_up"),
+               said={"single_up": "a tied war settled by 1 card up"}),
+        Option("shortfall", "last_card_up", "rules 2.3.", choices=("last_card_up", "lose"),
+               said={"lose": "a player short of a war loses"}),
         "pickup", "ranks", "suits", "win", "max_battles", "deal",
     ),
     variants=(

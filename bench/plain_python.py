@@ -7,9 +7,9 @@ takes, full event log, one worker pinned to one core (issue 52, item 4).
 Each row is a variant and its options; its games scale with `--games` [2,000] (the slower
 families play fewer). Each command runs `--runs` [2] times; the figure is the best run's
 games per CPU second (user + system of the process, start-up included, as bench/measure.py
-counts it). Slap War, the plugin example (examples/war-slap), is installed for the run as
-tests/conftest.py installs it (its package and entry point on PYTHONPATH, nothing of war
-changed). `--source DIR` times another checkout of war (its `pipeline` and its example imported
+counts it). The example plugins (examples/: Slap War, Trump War) are installed for the run as
+tests/conftest.py installs Slap War (their packages and entry points on PYTHONPATH, nothing of
+war changed); a checkout without one leaves its row out. `--source DIR` times another checkout of war (its `pipeline` and its example imported
 first): the figures before a change, from `git archive COMMIT | tar -x -C DIR`.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import tomllib
@@ -31,24 +32,28 @@ ROWS = [
     ("classic", "classic", (), 1.0),
     ("classic winner_first", "classic", ("pickup=winner_first",), 1.0),
     ("slap (plugin)", "slap", (), 0.5),
+    ("trump (plugin)", "trump", (), 0.5),
     ("steal", "steal", (), 0.5),
     ("arneson", "arneson", (), 0.25),
 ]
 
 
 def example_site(into: Path, root: Path = ROOT) -> list[str]:
-    """The PYTHONPATH entries that install the example family of the checkout at `root`
-    (tests/conftest.py's way)."""
-    example = root / "examples" / "war-slap"
-    project = tomllib.loads((example / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    info = into / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
-    info.mkdir(parents=True, exist_ok=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n",
-                                   encoding="utf-8")
-    (info / "entry_points.txt").write_text("".join(
-        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()) + "\n"
-        for group, points in project["entry-points"].items()), encoding="utf-8")
-    return [str(example), str(into)]
+    """The PYTHONPATH entries that install the example families of the checkout at `root`
+    (examples/*, tests/conftest.py's way): each package's folder, and one folder of their
+    dist-info (its entry points)."""
+    paths = []
+    for example in sorted((root / "examples").glob("war-*")):
+        project = tomllib.loads((example / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        info = into / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
+                                       f"Version: {project['version']}\n", encoding="utf-8")
+        (info / "entry_points.txt").write_text("".join(
+            f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()) + "\n"
+            for group, points in project["entry-points"].items()), encoding="utf-8")
+        paths.append(str(example))
+    return [*paths, str(into)]
 
 
 def main() -> None:
@@ -59,13 +64,24 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=None)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="war-plain-"))
-    paths = ([str(args.source.resolve())] if args.source else []) + example_site(work / "site", args.source.resolve() if args.source else ROOT)
+    try:
+        run(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args, work: Path) -> None:
+    """Every row's runs, its datasets under `work`; the table printed."""
+    source = args.source.resolve() if args.source else None
+    paths = ([str(source)] if source else []) + example_site(work / "site", source or ROOT)
     env = dict(os.environ, WAR_ENGINE="reference",
                PYTHONPATH=os.pathsep.join(filter(None, [*paths, os.environ.get("PYTHONPATH")])))
     core = one_core()
     rows = []
     for name, variant, options, share in ROWS:
         if args.only and not any(o in name for o in args.only):
+            continue
+        if "plugin" in name and not any(Path(p).name == f"war-{variant}" for p in paths):
             continue
         games = max(1, int(args.games * share))
         out = work / name.replace(" ", "_")

@@ -247,13 +247,13 @@ def _chances_beyond(chain, can_end, may_not_end, p_win0, p_win1, p_end, tol, mos
     from .iterate import sweep
 
     live = may_not_end & can_end
-    F, W0, W1 = p_end.copy(), p_win0.copy(), p_win1.copy()
-    L = np.zeros(chain.rows)
-    nF, nW0, nW1, nL = F.copy(), W0.copy(), W1.copy(), L.copy()
+    V = np.stack([p_end, p_win0, p_win1, np.zeros(chain.rows)], axis=1)
+    nV = V.copy()
     for _ in range(most_sweeps):
-        sweep(chain.kind, chain.laid, chain.start, chain.succ, F, W0, W1, L, nF, nW0, nW1, nL, live)
-        change = float(np.max(np.abs(nF - F))) if live.any() else 0.0
-        F, nF, W0, nW0, W1, nW1 = nF, F.copy(), nW0, W0.copy(), nW1, W1.copy()
+        sweep(chain.kind, chain.laid, chain.start, chain.succ, V, nV, live)
+        change = float(np.max(np.abs(nV[:, 0] - V[:, 0]))) if live.any() else 0.0
+        V, nV = nV, V.copy()
         if change <= tol:
             break
+    W0, W1, F = V[:, 1].copy(), V[:, 2].copy(), V[:, 0].copy()
     return W0, W1, F

@@ -52,7 +52,8 @@ def source_stamp() -> str:
     content, not by modification time, so that every checkout of the same code shares one cache."""
     global _STAMP
     if _STAMP is None:
-        sources = (p for folder in ("engines", "log", "model", "solve") for p in (PACKAGE / folder).rglob("*.py"))
+        sources = [p for folder in ("engines", "log", "model", "solve") for p in (PACKAGE / folder).rglob("*.py")]
+        sources.append(PACKAGE / "jobs" / "query" / "event_decode.py")  # the event copies' kernels
         _STAMP = contents_digest(PACKAGE, sources).hexdigest()
     return _STAMP
 

@@ -116,6 +116,7 @@ def _pyarrow_lines(batch: pa.RecordBatch) -> bytes:
 
 SMALL_ROWS = 1 << 16  # a result of one batch of at most this many rows: written by pyarrow (no numba to load)
 _UNREAD = object()
+WRITE_BYTES = 1 << 20  # a batch's lines written a MiB at a time (4.9 GB to a file in 7 MB writes: 6-12 s of kernel time here, in 1 MiB writes 3-4.5 s)
 
 
 def write(batches, sink, progress: Callable[[int], None] | None = None, workers: int | None = None,
@@ -125,9 +126,14 @@ def write(batches, sink, progress: Callable[[int], None] | None = None, workers:
     order, so that writing (as long as formatting, to a file) overlaps DuckDB's reading."""
     for rows, data in _lines(batches, workers, small_rows, sink):
         if data is not None:
-            sink.write(data)
+            _put(sink, data)
         if rows is not None and progress is not None:
             progress(rows)
+
+
+def _put(sink, data) -> None:
+    for at in range(0, len(data), WRITE_BYTES):
+        sink.write(data[at:at + WRITE_BYTES])
 
 
 def _lines(batches, workers: int | None, small_rows: int | None, sink
@@ -177,7 +183,7 @@ def _lines(batches, workers: int | None, small_rows: int | None, sink
         data = lines(batch, room)
         if before is not None:
             before.result()  # the batch before this one written (its error raised again here)
-        sink.write(data)
+        _put(sink, data)
         rooms.append(room)
 
     pool = ThreadPoolExecutor(workers, thread_name_prefix="csv")

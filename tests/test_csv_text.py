@@ -214,3 +214,13 @@ def test_command_to_stdout_file_and_head(root, tmp_path):
     head = war("query", str(root), "--sql", sql, "--format", "csv", pipe=" | head -3")
     assert head.stdout == b"".join(expected.splitlines(keepends=True)[:3])
     assert b"Traceback" not in head.stderr and b"Error" not in head.stderr, head.stderr
+
+
+def test_long_words_of_a_dictionary_many_times():
+    """A dictionary's words are written once a row that names them: the kernel's buffer is
+    sized by the rows' words, not by the dictionary (a few words, many rows, quotes doubled)."""
+    words = pa.array(['"' * 50 + "x" * 50, None, "é" * 30]).dictionary_encode()
+    table = pa.table({"w": words.take(pa.array([i % 3 for i in range(20_000)]))})
+    expected = today(Result.of_table(table))
+    for workers in (1, 2):
+        assert fast(table, 7_000, workers, small_rows=0) == expected

@@ -252,7 +252,9 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
     text = room.array("text", text_size, np.uint8)
     items = room.array("items", item_size, np.int64)
     item_valid = room.array("item_valid", item_size if checked.any() else 0, np.uint8)
-    bound = len(columns) * n + 1 + 2 * text_size + 21 * item_size  # commas, line ends, bytes, items
+    bound = len(columns) * n + 1 + 21 * item_size  # commas, line ends, items
+    bound += 2 * sum(last - first for (first, last), t, col in zip(spans, is_text, columns)
+                     if t and not pa.types.is_dictionary(col.type))  # texts' bytes, each twice at most
     counts = {INT: 0, TEXT: 0, LIST: 0}
     text_at = item_at = nulled = 0
     for c, col in enumerate(columns):
@@ -282,6 +284,8 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
                 index += 1
                 np.take(offsets, index, mode="clip", out=ends[s])
                 data = words.buffers()[2]
+                np.subtract(ends[s], starts[s], out=index)
+                bound += 2 * int(index.sum())  # a word is written for each row that names it, each byte twice at most
             else:
                 offsets = _offsets(col)
                 np.add(offsets[:-1], text_at - first, out=starts[s])

@@ -53,7 +53,8 @@ def source_stamp() -> str:
     global _STAMP
     if _STAMP is None:
         sources = [p for folder in ("engines", "log", "model", "solve") for p in (PACKAGE / folder).rglob("*.py")]
-        sources.append(PACKAGE / "jobs" / "query" / "event_decode.py")  # the event copies' kernels
+        # and the compiled kernels outside those folders: the event copies' and the CSV writer's
+        sources += [PACKAGE / "jobs" / "query" / "event_decode.py", PACKAGE / "present" / "csv_kernel.py"]
         _STAMP = contents_digest(PACKAGE, sources).hexdigest()
     return _STAMP
 

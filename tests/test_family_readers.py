@@ -94,3 +94,71 @@ def test_an_option_s_words_are_typed():
     assert Option("x", 0, "x", said={1: "one"}).saying(1) == "one"
     assert Option("x", 0, "x", said={1: "one"}).saying(2) is None
     assert Option("x", 0, "x").saying(0) is None
+
+
+# ------------------------------------------------------------------------------ a family's charts
+
+import sys  # noqa: E402
+import types  # noqa: E402
+
+from pipeline.model import families  # noqa: E402
+from pipeline.model.families import _problems, build  # noqa: E402
+
+
+def _texts(path: Path) -> list[str]:
+    """The text constants of a module's code, its docstrings left out, lowercase."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return [n.value.lower() for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
+
+
+def test_the_report_s_charts_name_no_family():
+    """The code of the report's own chart modules names no family's variant, by its name or its
+    title: a family's charts are found through its declaration."""
+    reg = registry()
+    names = set(reg.variants) - set(reg.options)  # `jokers` is an option too
+    folder = Path(families.__file__).parents[1] / "present" / "charts"
+    for path in folder.glob("*.py"):
+        texts = _texts(path)
+        for name in names:
+            assert name not in texts, (path.name, name)
+        for variant in reg.variants.values():  # nor their titles (`Steal War: ...`)
+            assert not any(variant.title.lower() in t for t in texts), (path.name, variant.title)
+
+
+def test_a_family_s_charts_are_resolved_when_it_is_read():
+    reg = build(outside=False)
+    table = reg.families["table"]
+    for bad in ("pipeline.engines.table.charts:nothing", "pipeline.engines.no_such:charts", "charts"):
+        problems = _problems(replace(table, name="other", variants=(), charts=bad), replace(reg, families={}),
+                             "pipeline.engines.table")
+        assert any("its charts" in p and bad in p for p in problems), (bad, problems)
+    assert not [p for p in _problems(replace(table, name="other", variants=()), replace(reg, families={}),
+                                     "pipeline.engines.table") if "charts" in p]
+    for family in reg.families.values():  # the built-ins declare theirs, and each names a function
+        assert family.charts and callable(families.load(family.charts))
+
+
+def test_every_family_s_charts_are_drawn_in_turn(monkeypatch):
+    """The report draws every declared family's charts, in the registry's order, those with rows
+    (not None) alone: a plugin's charts too, without a list in war naming them."""
+    from pipeline.present import charts
+
+    module = types.ModuleType("war_test_charts")
+    drawn = []
+
+    def mine(data, variant, palette):
+        drawn.append(variant)
+        return [None, f"{variant}-mine"]
+
+    module.charts = mine
+    monkeypatch.setitem(sys.modules, "war_test_charts", module)
+    reg = registry()
+    plugin = replace(reg.families["table"], name="plugin", charts="war_test_charts:charts")
+    fake = replace(reg, families={"plugin": plugin, **{k: replace(f, charts="") for k, f in reg.families.items()}})
+    monkeypatch.setattr(families, "registry", lambda outside=True: fake)
+    assert charts.family_figures(None, "classic", None) == [None, "classic-mine"]
+    assert drawn == ["classic"]

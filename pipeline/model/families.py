@@ -163,11 +163,12 @@ def _war_queries() -> set[str]:
 
 
 def _unresolved(family: Family, reg: Registry) -> list[str]:
-    """The names a declaration gives that name nothing: its engines, its policies, its queries
-    folder and the named queries its report runs. Each would fail only when first used, in a
-    game or a report, as an error that seems war's."""
+    """The names a declaration gives that name nothing: its engines, its policies, its charts,
+    its queries folder and the named queries its report runs. Each would fail only when first
+    used, in a game or a report, as an error that seems war's."""
     refs = [("its engine", family.play)] + [(f"policy {d.name}:{p.name}", p.play)
                                             for d in family.decisions for p in d.policies]
+    refs += [("its charts", family.charts)] if family.charts else []
     out = [f"{what} {problem}" for what, ref in refs if isinstance(ref, str) for problem in [unresolved(ref)] if problem]
     if family.compiled and not _found(family.compiled):
         out.append(f"its compiled engine: no module {family.compiled}")

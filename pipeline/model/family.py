@@ -283,7 +283,10 @@ class Family:
     - `won_piles`, `hands`: whether seats keep a won pile beside their pile, or hold a hand;
     - `queries`: a folder of named queries (`.sql`, as queries/ holds) beside the declaration;
       `report`: those the report runs for the family's rule sets, with their parameters;
-      `golden`: the folder of its golden playthroughs beside the declaration ("" for tests/golden).
+      `golden`: the folder of its golden playthroughs beside the declaration ("" for tests/golden);
+      `charts`: its charts, `"module:function"`, `charts(data, variant, palette) -> [Figure or
+      None]` (present.charts), drawn under "Rules of this variant" in the report's section of
+      every variant whose rows they have ("" for none).
     """
 
     name: str
@@ -301,6 +304,7 @@ class Family:
     queries: str = ""
     report: tuple[tuple[str, Mapping[str, str]], ...] = ()
     golden: str = ""
+    charts: str = ""
     module: str = ""  # where it was declared (filled in by the registry): its folders are beside it
 
     @property

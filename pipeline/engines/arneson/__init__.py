@@ -43,6 +43,7 @@ FAMILY = Family(
                       "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "hand_size": (0, 3),
                       "deal": ANY},
+    charts="pipeline.engines.arneson.charts:charts",
     warm=(Warm(True, "arneson", {"ranks": "5", "suits": "2"}, 6.4, "Arneson's War's engine"),),
     queries="queries",
     report=(("arneson_consolation", {}),),

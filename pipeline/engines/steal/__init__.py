@@ -61,6 +61,7 @@ FAMILY = Family(
     compiled_options={"players": ANY, "jokers": ANY, "war_down": ANY, "ace_value": ANY,
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ANY, "pickup": ANY,
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "deal": ANY},
+    charts="pipeline.engines.steal.charts:charts",
     warm=(Warm(False, "steal", {"ranks": "5", "suits": "2"}, 4.4, "Steal War's engine"),),
     queries="queries",
     report=(("steals", {"per_seat": "true"}),),

@@ -59,6 +59,7 @@ FAMILY = Family(
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
                       "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "deal": ANY},
+    charts="pipeline.engines.table.charts:charts",
     warm=(Warm(True, "classic", {"ranks": "5", "suits": "2", "pickup": "winner_first"}, 5.5,
                "the engine of Classic War and its kin (Multiplayer, Jokers, Război)"),),
 )

@@ -3,8 +3,10 @@ variant. Each chart is a Vega-Lite specification built with Altair from the rows
 report's named queries (figure.py says what a chart may do with them).
 
 figure.py holds what the charts share, all_variants.py the charts every variant's section has,
-variant_rules.py those of one variant's own rules, and render.py draws a chart to SVG or PNG
-with vl-convert, without a browser.
+variant_rules.py those of the rules of a variant whose seats follow policies, and render.py
+draws a chart to SVG or PNG with vl-convert, without a browser. A family's charts of its own
+rules are its own, named by its declaration (Family.charts) and found in the registry: each
+family's in turn, in the registry's order, in every variant's section that has their rows.
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ from ..report import ReportData
 from .all_variants import (deal_strength, deal_top_cards, deepest_war, first_battle_war, length_ecdf,
                            length_histograms, outcome_bars, seat_advantage, war_battles)
 from .figure import Figure, Palette
-from .variant_rules import (arneson_consolation, joker_wars, length_by_policy, matchup_matrix, razboi_sizes,
-                            steal_effect)
+from .variant_rules import length_by_policy, matchup_matrix
 
 
 def rule_set_palette(data: ReportData, variant: str) -> Palette:
@@ -49,13 +50,21 @@ def variant_figures(data: ReportData, variant: str) -> list[tuple[str, list[Figu
                   first_battle_war(data, variant, palette)]),
         ("What the deal decides", [deal_top_cards(data, variant, palette), deal_strength(data, variant, palette)]),
     ]
-    special = [razboi_sizes(data, variant, palette), joker_wars(data, variant, palette),
-               steal_effect(data, variant, palette), arneson_consolation(data, variant, palette),
-               length_by_policy(data, variant, palette),
+    special = [*family_figures(data, variant, palette), length_by_policy(data, variant, palette),
                *matchup_matrix(data, variant, palette)]
     groups.append(("Rules of this variant", special))
     return [(title, [f for f in figs if f is not None]) for title, figs in groups
             if any(f is not None for f in figs)]
+
+
+def family_figures(data: ReportData, variant: str, palette: Palette) -> list[Figure | None]:
+    """Every installed family's charts (Family.charts) of `variant`'s section, family by family
+    in the registry's order: a chart with no rows for the variant is None."""
+    from ...model.families import registry
+    from ...model.family import load
+
+    return [figure for family in registry().families.values() if family.charts
+            for figure in load(family.charts)(data, variant, palette)]
 
 
 def sections(data: ReportData) -> list[Section]:

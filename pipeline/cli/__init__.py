@@ -66,10 +66,10 @@ def main(argv: list[str] | None = None) -> None:
 
     frontend.plain_warnings()  # before the command modules read the registry
     args = sys.argv[1:] if argv is None else list(argv)
-    if args and not {"--help", "-h", "--version"} & set(args):
-        frontend.pyarrow_without_pandas()  # a command that reads or writes data: 0.2 s sooner
     with frontend.ctrl_c_latch():  # a Ctrl-C that a library swallows is not lost
         try:
+            if args and not {"--help", "-h", "--version"} & set(args):
+                frontend.pyarrow_without_pandas()  # a command that reads or writes data: 0.2 s sooner
             module = _load()
             frontend.raise_lost_ctrl_c()
         except KeyboardInterrupt:

@@ -130,9 +130,13 @@ class Game:
         if first is None:
             self.seen[key] = battle
             return False
+        self._cycle(battle, first)
+        return True
+
+    def _cycle(self, battle: int, first: int) -> None:
+        """The position after `battle` battles came first after `first`: the game is a `cycle`."""
         self.summary.outcome, self.summary.cycle_length = "cycle", battle - first
         self.summary.cycle_key = cycle_key(self.seen, first, bool(self.wars_to_win))
-        return True
 
     def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
         """After the wars: the winner picks up the table (or it is set aside), a war won may win

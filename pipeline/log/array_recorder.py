@@ -43,18 +43,20 @@ class ArrayRecorder:
     `end_game(summary, seed)`."""
 
     __slots__ = ("rows", "cards", "seats", "summaries", "war_wins", "final_cards", "seeds", "players",
-                 "game_row", "depth", "depth_battle", "lost")
+                 "game_row", "depth", "depth_battle", "lost", "emit")
 
     def __init__(self, players: int) -> None:
         self.players = players
         self.lost: str | None = None  # why an event or summary could not be held, once one could not
-        self.clear()
-
-    def clear(self) -> None:
-        """Empty, for the next batch."""
         self.rows: list[int] = []
         self.cards: list[int] = []
         self.seats: list[int] = []
+        self.emit = self._emitter(self.rows, self.cards, self.seats)
+        self.clear()
+
+    def clear(self) -> None:
+        """Empty, for the next batch (the event lists emptied in place: `emit` writes into them)."""
+        del self.rows[:], self.cards[:], self.seats[:]
         self.summaries: list[int] = []
         self.war_wins: list[int] = []
         self.final_cards: list[int] = []
@@ -75,17 +77,24 @@ class ArrayRecorder:
         self.game_row = len(self.rows)
         self.depth, self.depth_battle = 0, None
 
-    def emit(self, battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
-             value: int | None = None, note: str | None = None) -> None:
-        code = PLAIN_CODES.get(kind)
-        if code is not None and value is None and note is None and not options:
-            all_cards = self.cards
-            all_cards += cards
+    def _emitter(self, rows: list[int], all_cards: list[int], all_seats: list[int]):
+        """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`
+        (engines.event.Recorder.emit): a function over the batch's three lists, not a method,
+        for it is called for every event the engines play. An event of a kind that carries no
+        value, with no value, note or options, is written here; any other by `_emit`."""
+        plain, slow = PLAIN_CODES.get, self._emit
+
+        def emit(battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
+                 value: int | None = None, note: str | None = None) -> None:
+            code = plain(kind)
+            if code is None or value is not None or note is not None or options:
+                return slow(battle, kind, seat, cards, seats, options, value, note)
+            all_cards.extend(cards)
             if seats:
-                self.seats += seats
-            self.rows += (battle, code, -1 if seat is None else seat, 0, -1, len(all_cards), len(self.seats))
-            return
-        self._emit(battle, kind, seat, cards, seats, options, value, note)
+                all_seats.extend(seats)
+            rows.extend((battle, code, -1 if seat is None else seat, 0, -1, len(all_cards), len(all_seats)))
+
+        return emit
 
     def _emit(self, battle, kind, seat, cards, seats, options, value, note) -> None:
         """An event of any kind: its value column as layout says (a war's depth, an end's battles,

@@ -198,31 +198,134 @@ class TableGame(Game):
         and the best card takes the table, a tie for it going to war; a war won may win the game
         under wars:N, then seats holding nothing are out. The loop is written out here rather than
         left to Game.battles, whose method call per battle would cost the reference speed. How
-        many battles were played."""
-        piles, alive, emit, strengths = self.piles, self.alive, self.emit, self.strengths
+        many battles were played.
+
+        A hook the game's class leaves as TableGame's is done here in line rather than called
+        (`best`, `collector`, `pick_up`, `collect`, `close_battle`, `game_over`): the same steps
+        in the same order, a method call less each. A battle without a war, after which every
+        seat still in holds a card and two or more are in, ends nobody's game (Summary.eliminate
+        would find so): it is not asked. A hook a subclass overrides is called at its step."""
+        cls = type(self)
+        own = TableGame
+        best_hook = None if cls.best is own.best else self.best
+        collector_hook = None if cls.collector is own.collector else self.collector
+        pick_up_hook = None if cls.pick_up is own.pick_up else self.pick_up
+        collect_hook = None if cls.collect is own.collect else self.collect
+        game_over_hook = None if cls.game_over is own.game_over else self.game_over
+        close_hook = None if cls.close_battle is own.close_battle else self.close_battle
+        known_holding = cls.holding is Game.holding
+        piles, won, alive, emit, strengths = self.piles, self.won, self.alive, self.emit, self.strengths
+        s, wars_to_win, pooled, chance = self.summary, self.wars_to_win, self.pooled, self.chance
+        pickup, natural_laid = self.pickup, self.pickup == "natural"
+        seats = range(self.n)
+        no_cards = ((),) * self.n
+        # who is still in, counted again after a battle that may have put a seat out (a war, an
+        # elimination), or, when a hook is the class's own, once fewer seats are in
+        moved = not (best_hook is None and collector_hook is None and pick_up_hook is None
+                     and collect_hook is None and game_over_hook is None and close_hook is None)
+        recount, contenders = True, []
+        if not natural_laid:
+            self.laid = laid = {}  # written by wars only: nobody reads it but pickup=natural
+        # position() in line, as Game.repeats asks it: every pile as bytes of strengths (piles_by),
+        # where the class's position is TableGame's, wars:N is off and every strength fits a byte
+        seen = self.seen
+        keys = None
+        if (seen is not None and not self.drawn and cls.position is own.position and not wars_to_win
+                and cls.piles_by is Game.piles_by):
+            self.piles_by(strengths)
+            keys = self.byte_values[1]
         battle = 0
         while battle < self.max_battles:
-            if self.seen is not None and self.repeats(battle):
+            if keys is not None:
+                key = tuple([bytes(pile).translate(keys) for pile in piles]), ()
+                first = seen.get(key)
+                if first is None:
+                    seen[key] = battle
+                else:
+                    self._cycle(battle, first)
+                    return battle
+            elif self.seen is not None and self.repeats(battle):
                 return battle
             battle += 1
             self.table = table = []
-            self.played = played = [[] for _ in range(self.n)]
+            self.played = played = [*map(list, no_cards)]
             self.up = up = {}
-            self.laid = laid = {}
+            if natural_laid:
+                self.laid = laid = {}
             self.step = 0
-            contenders = [seat for seat in range(self.n) if alive[seat]]
+            if recount or moved and alive.count(True) != len(contenders):
+                contenders = [seat for seat in seats if alive[seat]]
+                recount = False
+            top, tied = None, []
             for seat in contenders:
-                if not piles[seat]:
+                pile = piles[seat]
+                if not pile:
                     self.reshuffle(seat, battle)
-                c = piles[seat].popleft()
+                c = pile.popleft()
                 table.append(c)
                 played[seat].append(c)
-                laid[c] = (0, True)
+                if natural_laid:
+                    laid[c] = (0, True)
                 up[seat] = c
                 emit(battle, "play", seat, (c,))
-            tied = self.best(battle, contenders)
-            winner, depth = (tied[0], 0) if len(tied) == 1 else self.wars(battle, tied, strengths[up[tied[0]]])
-            if self.close_battle(battle, winner, depth) or self.game_over(battle):
+                # best, in line: the seats of the greatest strength, in seat order
+                strength = strengths[c]
+                if top is None or strength > top:
+                    top, tied = strength, [seat]
+                elif strength == top:
+                    tied.append(seat)
+            if best_hook is not None:
+                tied = best_hook(battle, contenders)
+            if len(tied) == 1:
+                winner, depth = tied[0], 0
+            else:
+                winner, depth = self.wars(battle, tied, strengths[up[tied[0]]])
+                recount = True
+            if close_hook is not None:
+                if close_hook(battle, winner, depth):
+                    return battle
+            else:
+                # close_battle, in line
+                if depth:
+                    s.count_war(battle, depth)
+                seat = winner if winner is None or collector_hook is None else collector_hook(battle, winner, depth)
+                if seat is None:
+                    self.set_aside(battle)
+                else:
+                    if pick_up_hook is not None:
+                        cards = pick_up_hook(seat, battle)
+                    elif pickup == "shuffled":
+                        cards = chance.order("collect", seat, table)
+                    elif pickup == "winner_first":
+                        cards = winner_first(played, seat)
+                    elif pickup == "natural":
+                        cards = natural(table, laid, self.rank)
+                    elif pickup == "sorted":
+                        cards = by_rank(table, self.rank)
+                    else:
+                        cards = table
+                    if collect_hook is not None:
+                        collect_hook(seat, cards, battle)
+                    else:
+                        if pooled:
+                            won[seat][:0] = cards
+                        else:
+                            piles[seat].extend(cards)
+                        emit(battle, "collect", seat, cards)
+                if winner is not None and depth and s.won_war(winner, wars_to_win):
+                    return battle
+                # Summary.eliminate, asked unless plainly nobody is out
+                out = len(tied) > 1 or not known_holding or len(contenders) < 2
+                if not out:
+                    for seat in contenders:
+                        if not (alive[seat] and (piles[seat] or won[seat])):
+                            out = True
+                            break
+                if out:
+                    recount = True
+                    if s.eliminate(battle, alive, self.holding, emit):
+                        return battle
+            if game_over_hook is not None and game_over_hook(battle):
                 return battle
         self.summary.outcome = "capped"
         return battle

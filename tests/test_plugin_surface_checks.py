@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import pipeline as war
-from clikit import invoke, ok, run_main
+from clikit import ok, run_main
 from pipeline.golden import golden_text
 from pipeline.jobs.query import run
 from pipeline.jobs.request import GenerateArgs, generate_request

@@ -14,7 +14,6 @@ import pytest
 
 import pipeline as war
 from pipeline.model.all_deals import enumerated_deal
-from pipeline.model.deal import deck_of
 from pipeline.solve import chain as ch
 from pipeline.solve.solver import Chain, build_chain, solve
 

@@ -143,7 +143,8 @@ class Game:
         the game under wars:N before eliminations (ruling 6), then seats holding nothing are out.
         True when the game is over."""
         s = self.summary
-        s.count_war(battle, depth)
+        if depth:
+            s.count_war(battle, depth)
         if winner is None:
             self.set_aside(battle)
         else:
@@ -195,6 +196,12 @@ class Game:
         each run of cards between reshuffles. The cards taken."""
         start = len(into)
         pile, emit = self.piles[seat], self.emit
+        if len(pile) >= k:  # no reshuffle: one run
+            run = [pile.popleft() for _ in range(k)]
+            into += run
+            if run:
+                emit(battle, kind, seat, run)
+            return into[start:]
         run: list[int] = []
         for _ in range(k):
             if not pile:

@@ -43,17 +43,17 @@ class Summary:
 
     def eliminate(self, battle: int, alive: list[bool], holding, emit) -> bool:
         """After a battle, players holding no card are out (2.6); True when the game is over."""
-        left = []
-        for seat in range(len(alive)):
-            if alive[seat]:
+        left, last = 0, None
+        for seat, still_in in enumerate(alive):
+            if still_in:
                 if holding(seat):
-                    left.append(seat)
+                    left, last = left + 1, seat
                 else:
                     alive[seat] = False
                     emit(battle, "out", seat)
-        if len(left) <= 1:
+        if left <= 1:
             self.outcome = "win" if left else "draw"
-            self.winner = left[0] if left else None
+            self.winner = last
             return True
         return False
 

@@ -292,21 +292,22 @@ class TableGame(Game):
                 if seat is None:
                     self.set_aside(battle)
                 else:
+                    # pick_up, in line (the table read from the game, as TableGame.pick_up reads it)
                     if pick_up_hook is not None:
                         cards = pick_up_hook(seat, battle)
                     elif pickup == "shuffled":
-                        cards = chance.order("collect", seat, table)
+                        cards = chance.order("collect", seat, self.table)
                     elif pickup == "winner_first":
-                        cards = winner_first(played, seat)
+                        cards = winner_first(self.played, seat)
                     elif pickup == "natural":
-                        cards = natural(table, laid, self.rank)
+                        cards = natural(self.table, self.laid, self.rank)
                     elif pickup == "sorted":
-                        cards = by_rank(table, self.rank)
+                        cards = by_rank(self.table, self.rank)
                     else:
-                        cards = table
+                        cards = self.table
                     if collect_hook is not None:
                         collect_hook(seat, cards, battle)
-                    else:
+                    else:  # collect, in line
                         if pooled:
                             won[seat][:0] = cards
                         else:
@@ -335,7 +336,8 @@ class TableGame(Game):
         win the game under wars:N before eliminations (ruling 6), then seats holding nothing are
         out. True when the game is over. (play.Game's, with the collector a hook.)"""
         s = self.summary
-        s.count_war(battle, depth)
+        if depth:
+            s.count_war(battle, depth)
         seat = None if winner is None else self.collector(battle, winner, depth)
         if seat is None:
             self.set_aside(battle)

@@ -23,7 +23,7 @@ from ..model.names import rule_set_names
 from .lineage import source_line, source_of
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..model.variants import variant
-from ..model.words import plural
+from ..model.plural import plural
 from ..storage.dataset import Dataset
 from ..storage.files import read_rows_of
 

@@ -31,7 +31,7 @@ from ..model.deal import Deal, check_deal
 from ..model.event_kinds import with_role
 from ..model.rng import game_seed
 from ..model.schema import ENGINE_VERSION, GAME_ID_STRIDE, RULES_ID_VERSIONS, RuleSetEntry, rules_id, rules_id_problem
-from ..model.words import plural
+from ..model.plural import plural
 from ..storage.dataset import MANIFEST, Dataset
 from ..storage.files import read_parquet_batches, read_whole_parquet
 from ..storage.location import is_remote

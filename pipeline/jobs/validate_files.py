@@ -12,7 +12,7 @@ import pyarrow as pa
 from ..log.counts import COUNT_SCHEMA, COUNT_SHARD_SCHEMA
 from ..log.tables import event_schema, game_schema
 from ..model.inputs import not_regular
-from ..model.words import plural
+from ..model.plural import plural
 from ..storage.dataset import Dataset
 from ..storage.files import parquet_file, sha256_file
 

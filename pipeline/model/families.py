@@ -28,7 +28,7 @@ from typing import Iterable
 
 from .family import MAX_INT32, Decision, Family, Option, Variant, load, unresolved, wrong_types
 from .kind import CONDITIONS, CORE, FIELDS, Kind, unknown_fields
-from .words import plural
+from .plural import plural
 
 GROUP = "war.families"
 # The built-in families, named as an entry point names one.

@@ -1,13 +1,9 @@
-"""Counts said in words for messages and pages: `1 battle`, `2 battles`."""
+"""A rule set described in words for pages and messages (`2 players, 52 cards ...`): each
+option's words are its declaration's (Option.said)."""
 
 from __future__ import annotations
 
-
-def plural(n: int, word: str, many: str | None = None, grouped: bool = True) -> str:
-    """`1 game`, `2,000 games` (`many` for an irregular plural); `grouped=False` writes the
-    number as the text around it does (a replay's battles are numbered `Battle 1024`)."""
-    number = f"{n:,}" if grouped else str(n)
-    return f"{number} {word if n == 1 else (many or word + 's')}"
+from .plural import plural
 
 
 # The order a rule set's description says its options in, after its players and deck: the order

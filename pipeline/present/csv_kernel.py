@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..engines.compiled.jit import njit
-from .csv_text import BOOL, INT, LIST, TEXT, UINT, ULIST, kind
+from .csv_kinds import BOOL, INT, LIST, TEXT, UINT, ULIST, kind
 
 _ONE, _TWO, _TEN, _HUNDRED = np.uint64(1), np.uint64(2), np.uint64(10), np.uint64(100)
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()  # "00" to "99"

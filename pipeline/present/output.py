@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from ..errors import QueryError
 from ..storage.files import atomic_file
 from ..jobs.query import Result, parquet_refusal
-from ..model.words import plural
+from ..model.plural import plural
 
 FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 TABLE_ROWS = 40  # rows a table shows unless told otherwise, as the duckdb shell

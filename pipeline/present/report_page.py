@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from ..errors import ReportError
 from ..model.families import registry
-from ..model.words import plural
+from ..model.plural import plural
 from ..model.variants import VARIANTS, Variant
 from ..storage.files import atomic_write_bytes, check_output, is_stream, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...model.all_deals import MAX_DEALS, deal_count, plays_every_deal
 from ...model.names import rule_set_names
 from ...model.variants import variant
-from ...model.words import plural
+from ...model.plural import plural
 
 
 def every_deal_note(root, rule_sets, query: str, exact: str) -> str | None:

@@ -54,7 +54,8 @@ def source_stamp() -> str:
     if _STAMP is None:
         sources = [p for folder in ("engines", "log", "model", "solve") for p in (PACKAGE / folder).rglob("*.py")]
         # and the compiled kernels outside those folders: the event copies' and the CSV writer's
-        sources += [PACKAGE / "jobs" / "query" / "event_decode.py", PACKAGE / "present" / "csv_kernel.py"]
+        sources += [PACKAGE / "jobs" / "query" / "event_decode.py", PACKAGE / "present" / "csv_kernel.py",
+                    PACKAGE / "present" / "csv_kinds.py"]
         _STAMP = contents_digest(PACKAGE, sources).hexdigest()
     return _STAMP
 

@@ -90,8 +90,9 @@ def run(args, work: Path) -> None:
         for _ in range(args.runs):
             fresh(out)
             gen = min(gen, measure(war("generate", "-o", out, "--variant", variant, *sets, "--games", games,
-                                       "--seed", 1, "--workers", 1, "-q"), env=env, core=core).cpu)
-            val = min(val, measure(war("validate", out, "--workers", 1, "-q"), env=env, core=core).cpu)
+                                       "--seed", 1, "--workers", 1, "-q"), env=env, core=core, cwd=work).cpu)
+            # cwd: `python -m` puts the working folder first on the path, ahead of --source's
+            val = min(val, measure(war("validate", out, "--workers", 1, "-q"), env=env, core=core, cwd=work).cpu)
         rows.append([name, f"{games:,}", f"{games / gen:,.0f}", f"{games / val:,.0f}"])
         print(f"{name}: generate {games / gen:,.0f}, validate {games / val:,.0f} games/s of CPU", file=sys.stderr)
     print_table(["variant", "games", "generate, games/s of CPU", "validate, games/s of CPU"], rows)

@@ -176,6 +176,9 @@ def test_all_deals_counts_and_rows_answer_the_same_exact_queries(tmp_path):
     queries = ("exact_outcomes", "exact_length", "cycle_periods")
     rows = {q: run(tmp_path / "rows", name=q).to_pylist() for q in queries}
     assert rows == {q: run(tmp_path / "counts", name=q).to_pylist() for q in queries}
+    # a 3|4 deal's swap is no deal: the games view says so (null), and each is first of its class
+    sql = "SELECT count(*) AS n, count(swapped_index) AS swapped, bool_and(first_of_class) AS first FROM games"
+    assert run(tmp_path / "rows", sql=sql).to_pylist() == [{"n": deal_count(rules), "swapped": 0, "first": True}]
     decided = next(r for r in rows["exact_outcomes"] if r["result"] == "decided")
     assert decided["denominator"] == deal_count(rules) == decided["class_denominator"]
     assert validate(tmp_path / "counts").ok and validate(tmp_path / "rows").ok

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...log.tables import GAME_SCHEMA, game_schema
+from ...model.all_deals import seats_alike
 from ...model.names import rule_set_names, rules_names
 from ...model.schema import GAME_ID_STRIDE, SCHEMA_VERSION
 from .log_views import by_ordinal, sql_literal
@@ -24,7 +25,8 @@ def games_view(con, entries, version: int = SCHEMA_VERSION, lineage: Callable | 
     set that plays every deal, `--all-deals`, its game_index; for a game taken from a dataset
     where it had one, that one; else null), `piles` (that deal: each seat's pile, card codes top
     first, computed from its number), `swapped_index` (two seats, `--all-deals`: the number of
-    the same deal with the seats' piles swapped), `first_of_class` (two seats: whether
+    the same deal with the seats' piles swapped; null where the seats hold different numbers of
+    cards, `deal = first_short` of an odd deck, whose swap is no deal), `first_of_class` (two seats: whether
     deal_index <= swapped_index, found without computing swapped_index, which would cost a query
     over every deal of a 12-card deck most of its time), `source_game_id` (a game taken from
     another dataset: its game_id there) and `rule_set` (its rule set's name, model.names).
@@ -73,16 +75,16 @@ def games_view(con, entries, version: int = SCHEMA_VERSION, lineage: Callable | 
                 out[row] = [cards[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
         return pa.array(out, pa.list_(pa.list_(pa.int16())))
 
-    def of_two_seats(game_ids: pa.Array, answer, dtype, arrow_type) -> pa.Array:
+    def of_two_seats(game_ids: pa.Array, answer, dtype, arrow_type, alike: bool = False) -> pa.Array:
         """`answer(rules, deal numbers)` for the games of two-seat rule sets that play every
-        deal, null for the others."""
+        deal (with `alike`, only those whose seats hold as many cards), null for the others."""
         ids = game_ids.to_numpy(zero_copy_only=False)
         out = np.zeros(len(ids), dtype)
         known = np.zeros(len(ids), np.bool_)
         ordinals = ids // GAME_ID_STRIDE
         for ordinal in np.unique(ordinals):
             rules = enumerated.get(int(ordinal))
-            if rules is not None and rules.players == 2:
+            if rules is not None and rules.players == 2 and (not alike or seats_alike(rules)):
                 where = np.flatnonzero(ordinals == ordinal)
                 out[where] = answer(rules, ids[where] - ordinal * GAME_ID_STRIDE)
                 known[where] = True
@@ -101,7 +103,7 @@ def games_view(con, entries, version: int = SCHEMA_VERSION, lineage: Callable | 
         return answer
 
     def swapped(game_ids: pa.Array) -> pa.Array:
-        return of_two_seats(game_ids, _deals().swapped_indexes, np.int64, pa.int64())
+        return of_two_seats(game_ids, _deals().swapped_indexes, np.int64, pa.int64(), alike=True)
 
     def first(game_ids: pa.Array) -> pa.Array:
         return of_two_seats(game_ids, _deals().first_of_class, np.bool_, pa.bool_())

@@ -35,7 +35,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if "numba" not in sys.modules:
     sys.modules.setdefault("scipy.linalg", None)  # an import of it now raises ImportError
 
-__all__ = ["app", "flag", "main"]
+__all__ = ["app", "command", "flag", "main"]
 
 
 def command_modules() -> tuple[str, ...]:
@@ -79,6 +79,19 @@ def main(argv: list[str] | None = None) -> None:
             interrupt_handled()
             sys.exit(130)
         module.main(argv)
+
+
+def command() -> None:
+    """The `war` process itself (the console script, `python -m pipeline.cli`): main(), then no
+    Ctrl-C while the interpreter shuts down. A Ctrl-C that lands once the command is done, as
+    Python runs its exit handlers (a temporary folder's clean-up), has nothing left to stop, and
+    would print a traceback from inside them. Not in main(), which a caller's process may run."""
+    try:
+        main()
+    finally:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def __getattr__(name: str):

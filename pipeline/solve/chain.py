@@ -17,57 +17,24 @@ distinct orders of the table's ranks.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..engines.compiled.deals import _multinomial as multinomial, sequence_rank, sequence_unrank
+from ..engines.compiled.jit import njit
 
 # What a position's battle does (`kind` of a row).
 GOES_ON, WIN0, WIN1, DRAW = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def multinomial(counts) -> int:
-    """The number of distinct sequences of a multiset with these counts."""
-    total, m = 0, 1
-    for c in counts:
-        for j in range(1, c + 1):
-            total += 1
-            m = m * total // j
-    return m
-
-
-@njit(cache=True)
 def seq_rank(seq, counts, m_all) -> int:
     """The lexicographic rank of `seq` among the distinct sequences of `counts`' multiset
-    (`m_all` their number)."""
-    cnt = counts.copy()
-    rank, m, rem = 0, m_all, seq.shape[0]
-    for i in range(seq.shape[0]):
-        x = seq[i]
-        for r in range(x):
-            if cnt[r]:
-                rank += m * cnt[r] // rem
-        m = m * cnt[x] // rem
-        cnt[x] -= 1
-        rem -= 1
-    return rank
+    (`m_all` their number): the enumeration's own ranking (engines.compiled.deals)."""
+    return sequence_rank(counts, m_all, seq)
 
 
 @njit(cache=True)
 def seq_unrank(rank, counts, m_all, out) -> None:
     """The sequence of lexicographic rank `rank` (seq_rank's inverse), written into `out`."""
-    cnt = counts.copy()
-    m, rem = m_all, out.shape[0]
-    for i in range(out.shape[0]):
-        for r in range(cnt.shape[0]):
-            if not cnt[r]:
-                continue
-            block = m * cnt[r] // rem
-            if rank < block:
-                out[i] = r
-                m = block
-                cnt[r] -= 1
-                break
-            rank -= block
-        rem -= 1
+    sequence_unrank(counts, m_all, rank, out)
 
 
 @njit(cache=True)

@@ -33,9 +33,15 @@ def _multinomial(counts):
 @njit(cache=True)
 def _unrank(counts, index, out):
     """The rank sequence of lexicographic rank `index` into `out` (model.all_deals.ranks_of)."""
+    sequence_unrank(counts, _multinomial(counts), index, out)
+
+
+@njit(cache=True)
+def sequence_unrank(counts, total, index, out):
+    """_unrank with the multinomial of `counts` (`total`) given: what a caller that unranks many
+    sequences of one multiset computes once (solve.chain)."""
     counts = counts.copy()
     left = counts.sum()
-    total = _multinomial(counts)
     for i in range(out.shape[0]):
         for r in range(counts.shape[0]):
             c = counts[r]
@@ -150,9 +156,14 @@ def deals_at(rules, indexes) -> Deals:
 @njit(cache=True)
 def _index_of(counts, seq):
     """The lexicographic rank of a rank sequence (model.all_deals.index_of)."""
+    return sequence_rank(counts, _multinomial(counts), seq)
+
+
+@njit(cache=True)
+def sequence_rank(counts, total, seq):
+    """_index_of with the multinomial of `counts` (`total`) given (solve.chain ranks positions)."""
     counts = counts.copy()
     left = seq.shape[0]
-    total = _multinomial(counts)
     index = np.int64(0)
     for i in range(seq.shape[0]):
         rank = seq[i]

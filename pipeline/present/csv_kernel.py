@@ -2,8 +2,8 @@
 flat arrays by kind, and one kernel that writes its CSV lines from them. A module of its own so
 that a small result's CSV imports no numba (csv_text writes it with pyarrow).
 
-The kernel is one function with no compiled helpers: war's cache of compiled code keys a
-function outside the engines by its own bytecode, so an edited helper would not be seen.
+Its compiled code is keyed by this module's source with the engines' (jit.loading.source_stamp),
+so its helper (_number, inlined) is never run from an older compile.
 """
 
 from __future__ import annotations
@@ -16,6 +16,45 @@ from .csv_kinds import BOOL, INT, LIST, TEXT, UINT, ULIST, kind
 
 _ONE, _TWO, _TEN, _HUNDRED = np.uint64(1), np.uint64(2), np.uint64(10), np.uint64(100)
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()  # "00" to "99"
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _number(out, p, x, signed):
+    """An integer's digits written at out[p], a minus sign first when `signed` and it is
+    negative (else its 64 bits read unsigned); returns where the next cell starts."""
+    if signed and x < 0:
+        out[p] = 45  # -
+        p += 1
+        u = np.uint64(-(x + 1)) + _ONE
+    else:
+        u = np.uint64(x)
+    if u < _TEN:  # most numbers of a game are one or two digits
+        out[p] = np.uint8(u) + 48
+        return p + 1
+    if u < _HUNDRED:
+        out[p] = _PAIRS[u * _TWO]
+        out[p + 1] = _PAIRS[u * _TWO + _ONE]
+        return p + 2
+    d = 1  # digits
+    t = u
+    while t >= _HUNDRED:
+        t //= _HUNDRED
+        d += 2
+    if t >= _TEN:
+        d += 1
+    q = p + d
+    while u >= _HUNDRED:  # two digits at a time
+        two = (u % _HUNDRED) * _TWO
+        u //= _HUNDRED
+        q -= 2
+        out[q] = _PAIRS[two]
+        out[q + 1] = _PAIRS[two + _ONE]
+    if u >= _TEN:
+        out[q - 2] = _PAIRS[u * _TWO]
+        out[q - 1] = _PAIRS[u * _TWO + _ONE]
+    else:
+        out[q - 1] = np.uint8(u) + 48
+    return p + d
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -65,42 +104,7 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
                 out[p] = 34
                 p += 1
             elif k == INT or k == UINT:
-                x = ints[s, r]
-                if k == INT and x < 0:
-                    out[p] = 45  # -
-                    p += 1
-                    u = np.uint64(-(x + 1)) + _ONE
-                else:
-                    u = np.uint64(x)
-                if u < _TEN:  # most numbers of a game are one or two digits
-                    out[p] = np.uint8(u) + 48
-                    p += 1
-                    continue
-                if u < _HUNDRED:
-                    out[p] = _PAIRS[u * _TWO]
-                    out[p + 1] = _PAIRS[u * _TWO + _ONE]
-                    p += 2
-                    continue
-                d = 1  # digits
-                t = u
-                while t >= _HUNDRED:
-                    t //= _HUNDRED
-                    d += 2
-                if t >= _TEN:
-                    d += 1
-                q = p + d
-                while u >= _HUNDRED:  # two digits at a time
-                    two = (u % _HUNDRED) * _TWO
-                    u //= _HUNDRED
-                    q -= 2
-                    out[q] = _PAIRS[two]
-                    out[q + 1] = _PAIRS[two + _ONE]
-                if u >= _TEN:
-                    out[q - 2] = _PAIRS[u * _TWO]
-                    out[q - 1] = _PAIRS[u * _TWO + _ONE]
-                else:
-                    out[q - 1] = np.uint8(u) + 48
-                p += d
+                p = _number(out, p, ints[s, r], k == INT)
             else:
                 out[p] = 34
                 out[p + 1] = 91  # [
@@ -119,42 +123,7 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
                         out[p + 3] = 108
                         p += 4
                         continue
-                    x = items[i]
-                    if k == LIST and x < 0:
-                        out[p] = 45
-                        p += 1
-                        u = np.uint64(-(x + 1)) + _ONE
-                    else:
-                        u = np.uint64(x)
-                    if u < _TEN:  # most numbers of a game are one or two digits
-                        out[p] = np.uint8(u) + 48
-                        p += 1
-                        continue
-                    if u < _HUNDRED:
-                        out[p] = _PAIRS[u * _TWO]
-                        out[p + 1] = _PAIRS[u * _TWO + _ONE]
-                        p += 2
-                        continue
-                    d = 1  # digits
-                    t = u
-                    while t >= _HUNDRED:
-                        t //= _HUNDRED
-                        d += 2
-                    if t >= _TEN:
-                        d += 1
-                    q = p + d
-                    while u >= _HUNDRED:  # two digits at a time
-                        two = (u % _HUNDRED) * _TWO
-                        u //= _HUNDRED
-                        q -= 2
-                        out[q] = _PAIRS[two]
-                        out[q + 1] = _PAIRS[two + _ONE]
-                    if u >= _TEN:
-                        out[q - 2] = _PAIRS[u * _TWO]
-                        out[q - 1] = _PAIRS[u * _TWO + _ONE]
-                    else:
-                        out[q - 1] = np.uint8(u) + 48
-                    p += d
+                    p = _number(out, p, items[i], k == LIST)
                 out[p] = 93  # ]
                 out[p + 1] = 34
                 p += 2

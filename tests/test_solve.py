@@ -38,6 +38,8 @@ def test_ranking_is_a_bijection():
     chain = build_chain(rules(3, 2, war_down=1))
     for row in range(0, chain.rows, 7):
         assert chain.index_of(*chain.position(row)) == int(chain.ids[row])
+        a, b = chain.position(row)
+        assert chain.locate(chain.index_of(b, a)) == (row, a != b)  # the twin: the same row, flipped
 
 
 @pytest.mark.parametrize("options", [dict(), dict(aces="low"), dict(jokers=2, ranks=2)])
@@ -51,7 +53,8 @@ def test_deals_start_where_the_engine_deals(options):
     rank = ranks_of(r)
     for i in range(0, len(chain.deal_rows), 5):
         piles = enumerated_deal(r, i).piles
-        assert chain.position(int(chain.deal_rows[i])) == tuple(tuple(rank[c] for c in p) for p in piles)
+        dealt = chain.position(int(chain.deal_rows[i]), bool(chain.deal_flips[i]))
+        assert dealt == tuple(tuple(rank[c] for c in p) for p in piles)
 
 
 def test_one_suit_lasts_n_over_2_squared():
@@ -75,8 +78,7 @@ def test_two_by_two_by_hand():
     deck = s.deck()
     assert (deck["exact_p_win0"], deck["exact_p_win1"]) == (Fraction(1, 6), Fraction(1, 6))
     assert deck["exact_battles"] == Fraction(8, 3) and deck["exact_laid"] == Fraction(20, 3)
-    by_deal = {tuple(np.concatenate(s.chain.position(int(r))).tolist()): int(r) for r in s.chain.deal_rows}
-    x = by_deal[(0, 1, 1, 0)]  # piles (0, 1) and (1, 0): deal 0110 dealt alternately
+    x, _ = s.chain.locate(s.chain.index_of((0, 1), (1, 0)))  # deal 0110 dealt alternately
     assert s.exact["battles"][x] == 5 and s.exact["laid"][x] == 12
     assert s.exact["p_win0"][x] == s.exact["p_win1"][x] == 0
     assert abs(s.p_draw[x] - 1) <= s.bound
@@ -92,11 +94,11 @@ def test_fractions_and_floats_agree(options):
         exact = np.array([float(v) for v in s.exact[name]])
         bound = s.bound if name.startswith("p_") else getattr(s, f"{name}_bound")
         assert np.all(np.abs(getattr(s, name) - exact) <= bound + 1e-15)
-    chain = s.chain
-    for row in range(0, chain.rows, 11):
-        a, b = chain.position(row)
-        swapped = chain.row_of(chain.index_of(b, a))
-        assert s.exact["p_win0"][row] == s.exact["p_win1"][swapped]
+    whole = solve(rules(3, 2, **options), exact=False, chain=build_chain(rules(3, 2, **options), halve=False))
+    for row in range(0, whole.chain.rows, 11):
+        a, b = whole.chain.position(row)
+        swapped = whole.chain.row_of(whole.chain.index_of(b, a))
+        assert abs(whole.p_win0[row] - whole.p_win1[swapped]) <= 2 * whole.bound
 
 
 def test_a_class_without_an_end_is_said():
@@ -106,7 +108,7 @@ def test_a_class_without_an_end_is_said():
     chain = Chain(r, np.array([1, 1], np.int64), 2, 2, np.arange(4, dtype=np.int64),
                   kind=np.array([ch.WIN0, ch.GOES_ON, ch.GOES_ON, ch.GOES_ON], np.int8),
                   laid=np.array([2, 2, 2, 2], np.int16), start=np.array([0, 0, 1, 2, 4], np.int64),
-                  succ=np.array([2, 1, 0, 1], np.int32), deal_rows=np.array([3], np.int64))
+                  succ=2 * np.array([2, 1, 0, 1], np.int32), deal_rows=np.array([3], np.int64))
     s = solve(r, exact=True, chain=chain)
     assert s.never_ends.tolist() == [False, True, True, False]
     assert s.may_not_end.tolist() == [False, True, True, True]
@@ -129,7 +131,7 @@ def test_the_engine_plays_the_solved_game(options):
     s = solve(r, exact=False)
     games = 3000
     for deal_index in (0, 17, 61):
-        row = int(s.chain.deal_rows[deal_index])
+        row, flip = s.chain.deal_rows[deal_index:deal_index + 1], s.chain.deal_flips[deal_index:deal_index + 1]
         deal = enumerated_deal(r, deal_index)
         wins = battles = 0
         squares = 0
@@ -138,11 +140,11 @@ def test_the_engine_plays_the_solved_game(options):
             wins += summary.outcome == "win" and summary.winner == 0
             battles += summary.battles
             squares += summary.battles ** 2
-        p = s.p_win0[row]
+        p = float(s.at("p_win0", row, flip)[0])
         assert abs(wins / games - p) <= 4.5 * math.sqrt(max(p * (1 - p), 1e-9) / games) + 1e-9
         mean = battles / games
         sd = math.sqrt(max(squares / games - mean * mean, 0.0))
-        assert abs(mean - s.battles[row]) <= 4.5 * sd / math.sqrt(games) + 1e-9
+        assert abs(mean - float(s.at("battles", row, flip)[0])) <= 4.5 * sd / math.sqrt(games) + 1e-9
 
 
 def test_the_dataset_answers_its_named_queries(tmp_path):
@@ -156,9 +158,16 @@ def test_the_dataset_answers_its_named_queries(tmp_path):
     write_solution(out, s, positions=True)
     deck = solution_query(out, "deck").to_pylist()[0]
     assert deck["deals"] == 90 and abs(deck["p_win0"] - s.deck()["p_win0"]) < 1e-15
-    row = solution_query(out, "deal", deal=7).to_pylist()[0]
-    r = int(s.chain.deal_rows[7])
-    assert Fraction(row["exact_p_win0"]) == s.exact["p_win0"][r] and row["position"] == int(s.chain.ids[r])
+    for d in range(90):
+        row = solution_query(out, "deal", deal=d).to_pylist()[0]
+        r, flip = s.chain.deal_rows[d:d + 1], s.chain.deal_flips[d:d + 1]
+        assert Fraction(row["exact_p_win0"]) == s.exact_at("p_win0", r, flip)[0]
+        assert s.chain.locate(row["position"]) == (int(r[0]), bool(flip[0]))
+    import pyarrow.parquet as pq
+
+    every = pq.read_table(out / "positions.parquet")
+    whole = build_chain(rules(3, 2), halve=False)  # every position reached, each once
+    assert every.column("position").to_pylist() == whole.ids.tolist()
     tops = solution_query(out, "by_top_cards").to_pylist()
     assert sum(t["deals"] for t in tops) == 90 and [t["top_cards"] for t in tops] == [0, 1, 2]
     dist = solution_query(out, "distribution").to_pylist()

@@ -17,7 +17,7 @@ def solve(
     variant: str | None = typer.Option(None, "--variant", "-v", metavar="VARIANT", help="Variant [default: classic]."),
     set_: list[str] = typer.Option([], "--set", metavar="OPTION=VALUE", help="A rule option, repeatable (`war variants`)."),
     rules_file: Path | None = typer.Option(None, "--rules", metavar="FILE", help="A whole rule set in TOML or JSON."),
-    exact: bool | None = typer.Option(None, "--exact/--float", help="Solve in fractions too, or in float64 only [default: fractions up to 5,000 positions]."),
+    exact: bool | None = typer.Option(None, "--exact/--float", help="Solve in fractions too, or in float64 only [default: fractions up to 100,000 positions, counted up to the seat swap]."),
     tol: float = typer.Option(1e-13, "--tol", metavar="EPS", help="Iterate until every position has ended with probability 1 - EPS."),
     out: str | None = typer.Option(None, "--out", "-o", metavar="PATH", help="Write the values of every deal as a dataset (a folder)."),
     positions: bool = typer.Option(False, "--positions", help="With --out: every position's values too."),

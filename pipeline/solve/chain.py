@@ -12,6 +12,13 @@ random, a uniform shuffle of the table, so in ranks every distinct order of the 
 equally likely (each is the same number of the shuffle's orders). A position either ends the game
 in its battle (a win or a draw) or moves to one of D equally likely positions, D the number of
 distinct orders of the table's ranks.
+
+Seat swap: a position and its twin with the piles swapped have mirrored values (P(seat 0 wins)
+of one is P(seat 1 wins) of the other; the battles and cards laid are the same), so only one of
+each pair is a row: the one of smaller index (pile 0 the shorter, or at equal sizes the smaller
+rank). A successor or a deal is then a code 2 * row + flip, flip 1 when it is the row's twin. A
+symmetric position (both piles the same sequence) is its own twin, a row of its own whose
+successors come in mirrored pairs, so its two chances are equal without being told.
 """
 
 from __future__ import annotations
@@ -117,9 +124,43 @@ def _next_perm(a) -> bool:
 
 
 @njit(cache=True)
-def _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t) -> int:
+def canonical(seq, k, counts, m_all, halve, twin) -> int:
+    """The code 2 * index + flip of the position (`seq`, pile 0 = seq[:k]): its own index, flip
+    0, or with `halve` its twin's (the piles swapped) when that index is smaller, flip 1. The
+    twin of a shorter pile 0 has the longer one, so only equal piles need the twin ranked.
+    `twin` is scratch."""
+    n = seq.shape[0]
+    own = (k - 1) * m_all + seq_rank(seq, counts, m_all)
+    if not halve or 2 * k < n:
+        return 2 * own
+    for j in range(n - k):
+        twin[j] = seq[k + j]
+    for j in range(k):
+        twin[n - k + j] = seq[j]
+    other = (n - k - 1) * m_all + seq_rank(twin, counts, m_all)
+    if other < own:
+        return 2 * other + 1
+    return 2 * own
+
+
+@njit(cache=True)
+def twin_index(x, counts, m_all, n) -> int:
+    """The index of position x's twin, the piles swapped."""
+    k = x // m_all + 1
+    s = np.empty(n, np.int8)
+    t = np.empty(n, np.int8)
+    seq_unrank(x % m_all, counts, m_all, s)
+    for j in range(n - k):
+        t[j] = s[k + j]
+    for j in range(k):
+        t[n - k + j] = s[j]
+    return (n - k - 1) * m_all + seq_rank(t, counts, m_all)
+
+
+@njit(cache=True)
+def _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t, halve) -> int:
     """Every position the battle can lead to (one per distinct order of the table's ranks under
-    the winner's pile), their indices written into `out`; how many. `t` is scratch."""
+    the winner's pile), their codes (canonical) written into `out`; how many. `t` is scratch."""
     n = s.shape[0]
     size = 0
     for r in range(tcnt.shape[0]):
@@ -129,6 +170,7 @@ def _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t) -> int:
     table = t[:size]
     rest0 = k - i0
     nxt = np.empty(n, np.int8)
+    twin = np.empty(n, np.int8)
     count = 0
     while True:
         p = 0
@@ -148,7 +190,7 @@ def _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t) -> int:
                 nxt[p] = table[j]
                 p += 1
             k2 = rest0
-        out[count] = (k2 - 1) * m_all + seq_rank(nxt, counts, m_all)
+        out[count] = canonical(nxt, k2, counts, m_all, halve, twin)
         count += 1
         if not _next_perm(table):
             return count
@@ -156,40 +198,45 @@ def _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t) -> int:
 
 
 @njit(cache=True)
-def deal_index(deal_seq, counts, m_all) -> int:
-    """The position a deal (the deck's ranks in order) starts: card i to seat i mod 2."""
+def deal_index(deal_seq, counts, m_all, halve=False) -> int:
+    """The position a deal (the deck's ranks in order) starts: card i to seat i mod 2; its
+    code 2 * index + flip (canonical)."""
     n = deal_seq.shape[0]
     s = np.empty(n, np.int8)
+    twin = np.empty(n, np.int8)
     h = n // 2
     for i in range(h):
         s[i] = deal_seq[2 * i]
         s[h + i] = deal_seq[2 * i + 1]
-    return (h - 1) * m_all + seq_rank(s, counts, m_all)
+    return canonical(s, h, counts, m_all, halve, twin)
 
 
 @njit(cache=True)
-def all_deal_positions(deck_counts, to_game, counts, m_all, n):
-    """The starting position of every deal: deal i is the sequence of the deck's rank indices
-    of lexicographic rank i (as model.all_deals numbers them), each mapped to its rank in play
-    (`to_game`: aces low moves the Ace)."""
+def all_deal_positions(deck_counts, to_game, counts, m_all, n, halve):
+    """The starting position of every deal, as a code 2 * index + flip: deal i is the sequence
+    of the deck's rank indices of lexicographic rank i (as model.all_deals numbers them), each
+    mapped to its rank in play (`to_game`: aces low moves the Ace)."""
     out = np.empty(m_all, np.int64)
     seq = np.empty(n, np.int8)
     for i in range(m_all):
         seq_unrank(i, deck_counts, m_all, seq)
         for j in range(n):
             seq[j] = to_game[seq[j]]
-        out[i] = deal_index(seq, counts, m_all)
+        out[i] = deal_index(seq, counts, m_all, halve)
     return out
 
 
 @njit(cache=True)
-def reachable(starts, counts, m_all, n, down, single_up, lose, most_succ):
-    """Which indices the deals reach (a search from every start), as a mask over all indices."""
+def reachable(starts, counts, m_all, n, down, single_up, lose, most_succ, halve):
+    """Which indices the deals reach (a search from every start's code), as a mask over all
+    indices: with `halve`, only one of each pair of twins (chain's docstring)."""
     total = (n - 1) * m_all
     seen = np.zeros(total, np.bool_)
-    queue = np.empty(total, np.int64)
+    # with halve, at most half the indices and the symmetric ones (at most m_all) are rows
+    queue = np.empty(total // 2 + m_all if halve else total, np.int64)
     head, tail = 0, 0
-    for x in starts:
+    for code in starts:
+        x = code >> 1
         if not seen[x]:
             seen[x] = True
             queue[tail] = x
@@ -208,9 +255,9 @@ def reachable(starts, counts, m_all, n, down, single_up, lose, most_succ):
             continue
         if multinomial(tcnt) > most_succ:
             return seen, -1
-        c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t)
+        c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t, halve)
         for j in range(c):
-            y = out[j]
+            y = out[j] >> 1
             if not seen[y]:
                 seen[y] = True
                 queue[tail] = y
@@ -219,9 +266,10 @@ def reachable(starts, counts, m_all, n, down, single_up, lose, most_succ):
 
 
 @njit(cache=True)
-def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ):
+def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ, halve):
     """The chain over the reached positions `ids` (compact[index] = row): each row's kind, cards
-    laid, and successors as compressed rows (start[row] .. start[row + 1] in `succ`)."""
+    laid, and successors as compressed rows (start[row] .. start[row + 1] in `succ`), each
+    successor the code 2 * row + flip."""
     rows = ids.shape[0]
     kind = np.empty(rows, np.int8)
     laid = np.empty(rows, np.int16)
@@ -245,25 +293,27 @@ def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ
         k = x // m_all + 1
         seq_unrank(x % m_all, counts, m_all, s)
         kd, w, i0, i1, ld = _outcome(s, k, down, single_up, lose, tcnt)
-        c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t)
+        c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t, halve)
         for j in range(c):
-            succ[start[row] + j] = compact[out[j]]
+            code = out[j]
+            succ[start[row] + j] = 2 * compact[code >> 1] + (code & 1)
     return kind, laid, start, succ
 
 
 @njit(cache=True)
 def reverse(start, succ, rows):
-    """The predecessors of each row, as compressed rows (a counting sort of the edges)."""
+    """The predecessors of each row, as compressed rows (a counting sort of the edges; a
+    successor's flip does not matter to who reaches whom)."""
     rstart = np.zeros(rows + 1, np.int64)
     for e in range(succ.shape[0]):
-        rstart[succ[e] + 1] += 1
+        rstart[(succ[e] >> 1) + 1] += 1
     for r in range(rows):
         rstart[r + 1] += rstart[r]
     fill = rstart[:-1].copy()
     pred = np.empty(succ.shape[0], np.int32)
     for r in range(rows):
         for e in range(start[r], start[r + 1]):
-            y = succ[e]
+            y = succ[e] >> 1
             pred[fill[y]] = r
             fill[y] += 1
     return rstart, pred
@@ -291,3 +341,32 @@ def backward_closure(marked, rstart, pred):
                 queue[tail] = x
                 tail += 1
     return seen
+
+
+@njit(cache=True)
+def symmetric(ids, counts, m_all, n):
+    """Which positions are their own twin (both piles the same sequence of ranks)."""
+    out = np.zeros(ids.shape[0], np.bool_)
+    s = np.empty(n, np.int8)
+    h = n // 2
+    for r in range(ids.shape[0]):
+        x = ids[r]
+        if 2 * (x // m_all + 1) != n:
+            continue
+        seq_unrank(x % m_all, counts, m_all, s)
+        same = True
+        for j in range(h):
+            if s[j] != s[h + j]:
+                same = False
+                break
+        out[r] = same
+    return out
+
+
+@njit(cache=True)
+def twin_indices(xs, counts, m_all, n):
+    """twin_index of each of `xs`."""
+    out = np.empty(xs.shape[0], np.int64)
+    for i in range(xs.shape[0]):
+        out[i] = twin_index(xs[i], counts, m_all, n)
+    return out

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ..errors import DatasetError, QueryError
 from ..storage.files import atomic_write_bytes, make_folder, write_parquet
-from .figures import deck_quantiles, top_cards
+from .figures import deck_quantiles, positions_reached, symmetric_rows, top_cards
 from .solver import QUANTILES
 
 MANIFEST = "solution.json"
@@ -56,26 +56,40 @@ def check_solution_out(out, overwrite: bool) -> None:
             raise DatasetError(f"{out!r} holds something other than a solution; not replaced", params=("out",))
 
 
-def _fractions(values, rows) -> pa.Array:
-    return pa.array([None if values[r] is None else str(values[r]) for r in rows], pa.string())
+def _fractions(values) -> pa.Array:
+    return pa.array([None if v is None else str(v) for v in values], pa.string())
 
 
-def _value_columns(solution, rows: np.ndarray) -> dict:
+def _value_columns(solution, rows: np.ndarray, flips: np.ndarray) -> dict:
+    """The values of some rows, each of the row's twin where `flips` says (solver.Solution.at)."""
+    def at(name):
+        return solution.at(name, rows, flips)
+
     cols = {
-        "p_win0": solution.p_win0[rows], "p_win1": solution.p_win1[rows], "p_draw": solution.p_draw[rows],
-        "mean_battles": solution.battles[rows], "mean_laid": solution.laid[rows], "p_capped": solution.over_cap[rows],
-        "battles_bound": solution.battles_bound[rows],
+        "p_win0": at("p_win0"), "p_win1": at("p_win1"), "p_draw": at("p_draw"),
+        "mean_battles": at("battles"), "mean_laid": at("laid"), "p_capped": at("over_cap"),
+        "battles_bound": at("battles_bound"),
     }
     for j, q in enumerate(QUANTILES):
         cols[f"battles_q{int(q * 100)}"] = pa.array(solution.quantiles[rows, j], pa.int64())
     cols["never_ends"] = solution.never_ends[rows]
     cols["may_not_end"] = solution.may_not_end[rows]
     if solution.exact is not None:
-        listed = rows.tolist()
-        for name, values in solution.exact.items():
+        for name in solution.exact:
             column = {"battles": "mean_battles", "laid": "mean_laid"}.get(name, name)
-            cols[f"exact_{column}"] = _fractions(values, listed)
+            cols[f"exact_{column}"] = _fractions(solution.exact_at(name, rows, flips))
     return cols
+
+
+def _indices(chain, rows, flips) -> np.ndarray:
+    """The position index of each row, or of its twin where `flips` says."""
+    from .chain import twin_indices
+
+    index = chain.ids[rows]
+    if np.any(flips):
+        index = index.copy()
+        index[flips] = twin_indices(index[flips], chain.counts, chain.sequences, chain.cards)
+    return index
 
 
 def _ranks(pile) -> str:
@@ -93,15 +107,21 @@ def write_solution(out, solution, positions: bool = False, overwrite: bool = Fal
     chain = solution.chain
     files = []
     deals = np.arange(len(chain.deal_rows), dtype=np.int64)
-    rows = chain.deal_rows.astype(np.int64)
-    table = pa.table({"deal": deals, "position": chain.ids[rows], "top_cards": top_cards(solution),
-                      **_value_columns(solution, rows)})
+    rows, flips = chain.deal_rows.astype(np.int64), chain.deal_flips
+    table = pa.table({"deal": deals, "position": _indices(chain, rows, flips), "top_cards": top_cards(solution),
+                      **_value_columns(solution, rows, flips)})
     files.append(("deals.parquet", write_parquet(table, root / "deals.parquet", sort_key=("deal",)), table.num_rows))
-    if positions:
+    if positions:  # every position reached: each row and its twin (a symmetric one once), by index
         every = np.arange(chain.rows, dtype=np.int64)
-        piles = [chain.position(r) for r in range(chain.rows)]
-        table = pa.table({"position": chain.ids, "pile0": pa.array([_ranks(p[0]) for p in piles]),
-                          "pile1": pa.array([_ranks(p[1]) for p in piles]), **_value_columns(solution, every)})
+        twins = every[~symmetric_rows(chain)] if chain.halved else every[:0]
+        rows = np.concatenate([every, twins])
+        flips = np.concatenate([np.zeros(every.size, np.bool_), np.ones(twins.size, np.bool_)])
+        index = _indices(chain, rows, flips)
+        order = np.argsort(index, kind="stable")
+        rows, flips, index = rows[order], flips[order], index[order]
+        piles = [chain.position(r, f) for r, f in zip(rows.tolist(), flips.tolist())]
+        table = pa.table({"position": index, "pile0": pa.array([_ranks(p[0]) for p in piles]),
+                          "pile1": pa.array([_ranks(p[1]) for p in piles]), **_value_columns(solution, rows, flips)})
         files.append(("positions.parquet", write_parquet(table, root / "positions.parquet", sort_key=("position",)),
                       table.num_rows))
     elif (root / "positions.parquet").exists():
@@ -113,7 +133,8 @@ def write_solution(out, solution, positions: bool = False, overwrite: bool = Fal
     deck = solution.deck()
     body = {
         "format": FORMAT, "rules": chain.rules.model_dump(mode="json"), "rules_label": chain.rules.label,
-        "cards": chain.cards, "deals": len(chain.deal_rows), "positions": chain.rows, "moves": int(chain.succ.shape[0]),
+        "cards": chain.cards, "deals": len(chain.deal_rows), "positions": positions_reached(chain),
+        "moves": int(chain.succ.shape[0]),
         "sweeps": solution.sweeps, "bound": solution.bound, "exact": solution.exact is not None,
         "deck": {k: (str(v) if v is not None and not isinstance(v, float) else v) for k, v in deck.items()},
         "quantiles": {str(q): t for q, t in deck_quantiles(solution.cdf).items()},

@@ -21,8 +21,8 @@ def top_cards(solution) -> np.ndarray:
     chain = solution.chain
     top = len(chain.counts) - 1
     out = np.empty(len(chain.deal_rows), np.int64)
-    for d, row in enumerate(chain.deal_rows.tolist()):
-        out[d] = sum(1 for r in chain.position(row)[0] if r == top)
+    for d, (row, flip) in enumerate(zip(chain.deal_rows.tolist(), chain.deal_flips.tolist())):
+        out[d] = sum(1 for r in chain.position(row, flip)[0] if r == top)
     return out
 
 
@@ -30,17 +30,33 @@ def by_top_cards(solution) -> list[dict]:
     """The deals by how many cards of the top rank seat 0 holds: their share and seat 0's mean
     chances and battles (exact Fractions where solved exactly)."""
     held = top_cards(solution)
-    rows = solution.chain.deal_rows
+    rows, flips = solution.chain.deal_rows, solution.chain.deal_flips
     out = []
     for k in sorted(set(held.tolist())):
-        pick = rows[held == k]
-        entry = {"top_cards": k, "deals": int(pick.size), "share": Fraction(int(pick.size), len(rows)),
-                 "p_win0": float(np.mean(solution.p_win0[pick])), "p_win1": float(np.mean(solution.p_win1[pick])),
-                 "p_draw": float(np.mean(solution.p_draw[pick])), "battles": float(np.mean(solution.battles[pick]))}
-        if solution.exact is not None and all(solution.exact["p_win0"][r] is not None for r in pick.tolist()):
-            entry["exact_p_win0"] = sum((solution.exact["p_win0"][r] for r in pick.tolist()), Fraction(0)) / int(pick.size)
+        pick, flip = rows[held == k], flips[held == k]
+        entry = {"top_cards": k, "deals": int(pick.size), "share": Fraction(int(pick.size), len(rows))}
+        for name in ("p_win0", "p_win1", "p_draw", "battles"):
+            entry[name] = float(np.mean(solution.at(name, pick, flip)))
+        if solution.exact is not None:
+            exact = solution.exact_at("p_win0", pick, flip)
+            if all(v is not None for v in exact):
+                entry["exact_p_win0"] = sum(exact, Fraction(0)) / int(pick.size)
         out.append(entry)
     return out
+
+
+def positions_reached(chain) -> int:
+    """The positions the deals reach: each row and its twin, a symmetric position once."""
+    if not chain.halved:
+        return chain.rows
+    return 2 * chain.rows - int(np.count_nonzero(symmetric_rows(chain)))
+
+
+def symmetric_rows(chain) -> np.ndarray:
+    """Which rows are their own twin: equal piles, the same ranks in the same order."""
+    from .chain import symmetric
+
+    return symmetric(chain.ids, chain.counts, chain.sequences, chain.cards)
 
 
 def _fraction(value) -> str:
@@ -59,7 +75,8 @@ def lines(solution) -> list[str]:
     rules = chain.rules
     full = (chain.cards - 1) * chain.sequences
     out = [f"{rules.label}: {chain.cards} cards, {len(chain.deal_rows):,} deals, "
-           f"{chain.rows:,} positions reached of {full:,} (both piles held), {int(chain.succ.shape[0]):,} moves"]
+           f"{positions_reached(chain):,} positions reached of {full:,} (both piles held), "
+           f"{chain.rows:,} up to the seat swap, {int(chain.succ.shape[0]):,} moves"]
     exact = solution.exact is not None
     for name, label in (("p_win0", "P(seat 0 wins)"), ("p_win1", "P(seat 1 wins)"), ("p_draw", "P(draw)"),
                         ("battles", "E[battles]"), ("laid", "E[cards laid]")):

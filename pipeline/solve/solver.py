@@ -22,10 +22,11 @@ from ..model.schema import RuleSet
 from . import chain as ch
 
 TABLE_VARIANTS = ("classic", "multiplayer", "jokers", "razboi")
-EXACT_ROWS = 5_000  # the largest chain solved in Fractions by default (docs/solve.md: 1 suit of 6 ranks, 3,600 rows, 4 s of CPU; 2x4, 17,400 rows, over 4 minutes)
+EXACT_ROWS = 100_000  # the largest chain (rows: positions up to the seat swap) solved in Fractions by default (docs/solve.md)
 MAX_INDICES = 2**31 - 1  # positions (both piles held) of the deck: rows are int32
 MOST_TABLE_ORDERS = 1_000_000  # distinct orders of one battle's table, the most a row may have
 QUANTILES = (0.5, 0.9, 0.99)
+MIRRORED = {"p_win0": "p_win1", "p_win1": "p_win0"}  # the values a seat swap exchanges
 UNIT = 2.0**-53  # float64's unit roundoff
 # Units of roundoff one sweep may add to a value: a compensated sum (2u, and u^2 terms), the
 # division by D (u), the subtraction 1 - F in the bound (u): 4, with a margin of 2.
@@ -97,24 +98,46 @@ class Chain:
     succ: np.ndarray
     deal_rows: np.ndarray  # deal i -> its starting row
     seconds: float = 0.0
+    deal_flips: np.ndarray | None = None  # deal i starts at its row's twin (the seats swapped)
+    halved: bool = False  # a row stands for a position and its twin (chain.py's docstring)
+
+    def __post_init__(self):
+        if self.deal_flips is None:
+            self.deal_flips = np.zeros(len(self.deal_rows), np.bool_)
 
     @property
     def rows(self) -> int:
         return int(self.ids.shape[0])
 
-    def row_of(self, index: int) -> int:
+    def locate(self, index: int) -> tuple[int, bool]:
+        """The row of a reached position, and whether the position is the row's twin."""
+        flip = False
+        if self.halved and ch.twin_index(index, self.counts, self.sequences, self.cards) < index:
+            index, flip = int(ch.twin_index(index, self.counts, self.sequences, self.cards)), True
         row = int(np.searchsorted(self.ids, index))
         if row >= self.rows or int(self.ids[row]) != index:
             raise RulesError(f"position {index} is not reached from any deal", params=("position",))
+        return row, flip
+
+    def row_of(self, index: int) -> int:
+        """The row of a reached position that is a row (not a twin)."""
+        row, flip = self.locate(index)
+        if flip:
+            raise RulesError(f"position {index} is the twin of row {row}, not a row", params=("position",))
         return row
 
-    def position(self, row: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Both piles of a row, top first, as ranks."""
+    def twin(self, row: int) -> int:
+        """The index of a row's twin (the same index when the position is symmetric)."""
+        return int(ch.twin_index(int(self.ids[row]), self.counts, self.sequences, self.cards))
+
+    def position(self, row: int, flip: bool = False) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Both piles of a row (of its twin with `flip`), top first, as ranks."""
         index = int(self.ids[row])
         seq = np.empty(self.cards, np.int8)
         ch.seq_unrank(index % self.sequences, self.counts, self.sequences, seq)
         k = index // self.sequences + 1
-        return tuple(int(v) for v in seq[:k]), tuple(int(v) for v in seq[k:])
+        piles = tuple(int(v) for v in seq[:k]), tuple(int(v) for v in seq[k:])
+        return (piles[1], piles[0]) if flip else piles
 
     def index_of(self, pile0, pile1) -> int:
         """The index of a position (both piles, top first, as ranks of the deck)."""
@@ -125,8 +148,9 @@ class Chain:
         return (len(pile0) - 1) * self.sequences + int(ch.seq_rank(seq, self.counts, self.sequences))
 
 
-def build_chain(rules: RuleSet) -> Chain:
-    """Every position the deals reach, and each one's battle."""
+def build_chain(rules: RuleSet, halve: bool = True) -> Chain:
+    """Every position the deals reach, and each one's battle; with `halve` (the default) one
+    row for a position and its twin, the seats swapped (chain.py's docstring)."""
     check_solvable(rules)
     began = time.process_time()
     counts = np.array(game_counts(rules), np.int64)
@@ -134,8 +158,8 @@ def build_chain(rules: RuleSet) -> Chain:
     m_all = count_sequences(counts.tolist())
     down, single_up, lose = rules.war_down, rules.war_tiebreak == "single_up", rules.shortfall == "lose"
     starts = ch.all_deal_positions(np.array(rank_counts(rules), np.int64), np.array(rank_map(rules), np.int8),
-                                   counts, m_all, n)
-    seen, reached = ch.reachable(starts, counts, m_all, n, down, single_up, lose, MOST_TABLE_ORDERS)
+                                   counts, m_all, n, halve)
+    seen, reached = ch.reachable(starts, counts, m_all, n, down, single_up, lose, MOST_TABLE_ORDERS, halve)
     if reached < 0:
         raise RulesError(f"a battle of this deck lays a table with more than {MOST_TABLE_ORDERS:,} orders: "
                          "solve a smaller deck or fewer cards down", params=("rules",))
@@ -143,11 +167,12 @@ def build_chain(rules: RuleSet) -> Chain:
     del seen
     compact = np.full((n - 1) * m_all, -1, np.int32)
     compact[ids] = np.arange(ids.shape[0], dtype=np.int32)
-    kind, laid, start, succ = ch.transitions(ids, compact, counts, m_all, n, down, single_up, lose, MOST_TABLE_ORDERS)
-    deal_rows = compact[starts]
+    kind, laid, start, succ = ch.transitions(ids, compact, counts, m_all, n, down, single_up, lose,
+                                             MOST_TABLE_ORDERS, halve)
+    deal_rows = compact[starts >> 1].astype(np.int64)
     del compact
     return Chain(rules, counts, m_all, n, ids, kind, laid, start, succ, deal_rows,
-                 seconds=time.process_time() - began)
+                 seconds=time.process_time() - began, deal_flips=(starts & 1).astype(np.bool_), halved=halve)
 
 
 @dataclass
@@ -173,20 +198,39 @@ class Solution:
     exact: dict | None = None  # name -> list of Fractions by row
     seconds: dict = field(default_factory=dict)
 
+    def at(self, name: str, rows, flips=None) -> np.ndarray:
+        """A value of some rows, each of the row's twin where `flips` says (the seats swapped:
+        P(seat 0 wins) is the row's P(seat 1 wins), every other value the row's own)."""
+        values = getattr(self, name)[rows]
+        if flips is not None and name in MIRRORED and np.any(flips):
+            values = np.where(flips, getattr(self, MIRRORED[name])[rows], values)
+        return values
+
+    def exact_at(self, name: str, rows, flips=None) -> list:
+        """Exact values (Fractions, None where there is none) of some rows or their twins."""
+        flips = np.zeros(len(rows), np.bool_) if flips is None else flips
+        mine, theirs = self.exact[name], self.exact[MIRRORED.get(name, name)]
+        return [theirs[r] if f else mine[r] for r, f in zip(np.asarray(rows).tolist(), np.asarray(flips).tolist())]
+
+    def deal_values(self, name: str) -> np.ndarray:
+        """Every deal's value of `name`, in deal order."""
+        return self.at(name, self.chain.deal_rows, self.chain.deal_flips)
+
     def deck(self) -> dict:
         """The deck's figures: each value averaged over its deals (each deal equally likely)."""
         rows = self.chain.deal_rows
-        out = {name: float(np.mean(getattr(self, name)[rows]))
+        out = {name: float(np.mean(self.deal_values(name)))
                for name in ("p_win0", "p_win1", "p_draw", "battles", "laid", "over_cap")}
         out["battles_bound"] = float(np.max(self.battles_bound[rows]))
         out["laid_bound"] = float(np.max(self.laid_bound[rows]))
         if self.exact is not None:
             deals = len(rows)
-            for name, values in self.exact.items():
-                if any(values[r] is None for r in rows):
+            for name in self.exact:
+                values = self.exact_at(name, rows, self.chain.deal_flips)
+                if any(v is None for v in values):
                     out[f"exact_{name}"] = None
                     continue
-                out[f"exact_{name}"] = sum((values[r] for r in rows.tolist()), Fraction(0)) / deals
+                out[f"exact_{name}"] = sum(values, Fraction(0)) / deals
         return out
 
 
@@ -194,7 +238,7 @@ def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sw
           chain: Chain | None = None, interrupted=lambda: None) -> Solution:
     """Solve the chain of `rules`: floats always (iterated to `tol`), Fractions too when `exact`
     (default: when it has at most EXACT_ROWS rows)."""
-    from .exact import solve_exact
+    from .exact import MOST_STEPS, NotCertified, solve_exact
     from .iterate import iterate
 
     chain = chain or build_chain(rules)
@@ -229,12 +273,20 @@ def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sw
         tail + (t * (t + 1) / 2 * ROUNDING + t) * UNIT,  # S sums t values of 1 - F, the u-th off by u sweeps' rounding
         most_laid * tail + rounding * np.where(np.isfinite(laid), laid, 0.0))
     solution.seconds["iterate"] = time.process_time() - began
+    forced = bool(exact)
     if exact is None:
         exact = chain.rows <= EXACT_ROWS
     if exact:
         began = time.process_time()
-        w0, w1, n, laid_exact = solve_exact(chain, can_end, sure, interrupted)
-        solution.exact = {"p_win0": w0, "p_win1": w1, "battles": n, "laid": laid_exact}
+        floats = np.stack([p_win0, p_win1, battles, laid], axis=1)
+        try:
+            w0, w1, n, laid_exact = solve_exact(chain, can_end, sure, floats, interrupted)
+        except NotCertified:
+            if forced:
+                raise RulesError(f"no exact fractions found for this deck's {chain.rows:,} positions within "
+                                 f"{MOST_STEPS} refinement steps: solve it with --float", params=("exact",)) from None
+        else:
+            solution.exact = {"p_win0": w0, "p_win1": w1, "battles": n, "laid": laid_exact}
         solution.seconds["exact"] = time.process_time() - began
     solution.seconds["chain"] = chain.seconds
     return solution
@@ -244,13 +296,15 @@ def _chances_beyond(chain, can_end, may_not_end, p_win0, p_win1, p_end, tol, mos
     """The outcome chances of rows that may never end: iterated (Jacobi) over them with the rows
     that surely end held at their values, until a sweep changes none by more than `tol` (no
     proven bound: say so)."""
-    from .iterate import sweep
+    from .iterate import blocks_of, sweep
 
     live = may_not_end & can_end
     V = np.stack([p_end, p_win0, p_win1, np.zeros(chain.rows)], axis=1)
     nV = V.copy()
-    for _ in range(most_sweeps):
-        sweep(chain.kind, chain.laid, chain.start, chain.succ, V, nV, live)
+    bounds, S = blocks_of(chain.start), np.zeros(chain.rows)
+    quant, qs = np.zeros((chain.rows, 1), np.int32), np.zeros(1)
+    for t in range(most_sweeps):
+        sweep(chain.kind, chain.laid, chain.start, chain.succ, V, nV, live, bounds, S, quant, qs, t)
         change = float(np.max(np.abs(nV[:, 0] - V[:, 0]))) if live.any() else 0.0
         V, nV = nV, V.copy()
         if change <= tol:

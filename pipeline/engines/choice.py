@@ -12,6 +12,18 @@ Every compiled module has the same entry points: `play_arrays(rules, seed, start
 policies, capacity=, deals=, workspace=)` (layout.GameArrays), `fits(rules, policies)`,
 `keeps_positions(rules)`, `events_a_game(rules)`, `structures(rules)`, `play_games` and
 `STEPS` (for warm-up, log.warm).
+
+A family's fast path (Family.fast) gives the games rows alone of the games whose events are not
+kept, in its compiled engine's stead, of the rule sets its declaration names (Family.fast_options,
+read as compiled_options are, the variant too): generation, the counts of an enumeration and the
+record search find it here, by the declaration, as they would a plugin's. Its module's entry
+points: `fits(rules)` (what the options do not say: the deck's size, a cap, numba) and
+`play_arrays(rules, seed, start, stop, enumerated=)` (layout.GameArrays without events, and
+the keys of the games' mirrored cycles); and, where it counts an enumeration itself,
+`count_deals(rules, start, stop)`, `keep_deals(rules, start, stop, kinds, most)` and
+`counts_classes(rules)` (log.counts); where it searches for records, `searches(rules)`,
+`search_round(rules, deck, rng, goal, measure, pool, rows, polished)` and `warm_search(rules,
+deck, rng, rows)` (jobs.searcher).
 """
 
 from __future__ import annotations
@@ -31,15 +43,18 @@ _NOT_NAMED = object()
 def supported(family: Family, rules: RuleSet) -> bool:
     """Whether every option of `rules` is one the family's compiled engine plays: named in its
     spec with that value (or ANY), or left at its default."""
-    if not family.compiled:
-        return False
+    return bool(family.compiled) and plays_options(family.compiled_options, rules)
+
+
+def plays_options(spec: Mapping[str, tuple | None], rules: RuleSet) -> bool:
+    """Whether `spec` (Family.compiled_options, Family.fast_options) plays every option of
+    `rules`: each named with its value (or ANY), or not named and left at its default. The
+    variant counts only where the spec names it (an engine plays every variant of its family)."""
     for name, field in type(rules).model_fields.items():
-        if name == "variant":
-            continue
         value = getattr(rules, name)
-        allowed = family.compiled_options.get(name, _NOT_NAMED)
+        allowed = spec.get(name, _NOT_NAMED)
         if allowed is _NOT_NAMED:
-            if value != field.default:
+            if name != "variant" and value != field.default:
                 return False
         elif allowed is not ANY and value not in allowed:
             return False
@@ -80,17 +95,31 @@ def compiled_engine(rules: RuleSet, policies=()) -> ModuleType | None:
     return engine if engine.fits(rules, policies) else None
 
 
+def fast_path(rules: RuleSet, deals=None, policies=(), seeds=None, events: bool = True,
+              engine: ModuleType | None = None) -> ModuleType | None:
+    """The family's fast path (Family.fast) when it gives these games' rows, else None: games
+    whose events are not kept, shuffled from their seeds or every deal of the deck, of a rule set
+    its declaration plays (Family.fast_options) and its module fits, where the compiled engine
+    plays them too (which it stands in for; `engine`, the one chosen already, when the caller
+    has chosen)."""
+    from ..model.all_deals import AllDeals
+
+    if events or seeds is not None or policies or not (deals is None or isinstance(deals, AllDeals)):
+        return None
+    family = family_of(rules)
+    if not family.fast or not plays_options(family.fast_options, rules):
+        return None
+    fast = importlib.import_module(family.fast)
+    if not fast.fits(rules) or (engine or compiled_engine(rules, policies)) is None:
+        return None
+    return fast
+
+
 def open_duel_plays(rules: RuleSet, deals=None, policies=(), seeds=None, events: bool = True,
                     engine: ModuleType | None = None) -> bool:
-    """Whether the two-seat open-play engine (table.open_duel) gives these games' rows: games whose
-    events are not kept, shuffled from their seeds or every deal of the deck, of a rule set it
-    plays, where the compiled engine plays them too (which it stands in for; `engine`, the one
-    chosen already, when the caller has chosen)."""
-    from ..model.all_deals import AllDeals
-    from .table import open_duel
-
-    return (not events and seeds is None and not policies and (deals is None or isinstance(deals, AllDeals))
-            and open_duel.fits(rules) and (engine or compiled_engine(rules, policies)) is not None)
+    """Whether a fast path gives these games' rows (fast_path): for Classic War's kin, the
+    two-seat open-play engine (table.open_duel)."""
+    return fast_path(rules, deals, policies, seeds, events, engine) is not None
 
 
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:

@@ -1,9 +1,9 @@
 """Records by search: deals of a deck too big to play whole that give the longest game that ends
 (by battles or by cards laid), or a game that cycles, on the compiled engine.
 
-Searchers (jobs.searcher) each play rounds of random deals into a pool of their best and, in
-open play, give the pool's best deals a longer past (engines.table.unplay): the search that
-measured best (docs/decisions.md, "Records by search"). They run on every worker, or on a Dask
+Searchers (jobs.searcher) each play rounds of random deals into a pool of their best and, on a
+fast path that searches (Family.fast: in open play, engines.table.unplay), give the pool's best
+deals a longer past: the search that measured best (docs/decisions.md, "Records by search"). They run on every worker, or on a Dask
 cluster, in epochs of at most EPOCH_SECONDS, after each of which the whole search is saved to
 its state file: a search stopped by Ctrl-C or a kill continues from there (`resume`), losing at
 most the epoch it was in. With a number of `rounds` the records are a pure function of the
@@ -36,7 +36,7 @@ from .generate import Plan, check_seed, generate
 from .parallel import check_workers, dask_client, run_tasks, run_tasks_dask
 from .place import check_new_output
 from .searcher import (
-    GOALS, LEAST_POOL, MEASURES, Record, SearcherState, Task, misplayed, on_open_duel, run_task, records_of,
+    GOALS, LEAST_POOL, MEASURES, Record, SearcherState, Task, misplayed, fast_search, run_task, records_of,
     sorted_ranks,
 )
 
@@ -184,7 +184,7 @@ def _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, schedu
     found = Found(records_of(rules, states, keep, goal, measure, seed), sum(s.deals for s in states),
                   sum(s.taken_back for s in states), sum(s.rounds for s in states),
                   wall + time.monotonic() - began, sessions, sorted(g for s in states for g in s.grafts),
-                  "open duel" if on_open_duel(rules) else "compiled")
+                  _engine_title(rules))
     if not found.records:
         raise RulesError(f"the search played {found.deals:,} deals and found "
                          f"{'none that cycles' if goal == 'cycle' else 'no game that ends'}; nothing written "
@@ -397,19 +397,23 @@ def _take(state: Path, lock: Path) -> int:
 
 def warm_search(rules: RuleSet) -> None:
     """Load (or compile) what a searcher runs, before its workers are forked."""
-    from ..engines.table import open_duel, open_search
+    from ..engines.compiled.search_pool import shuffles
 
     deck = sorted_ranks(rules)
     state = SearcherState.fresh(0, 0, len(deck), 1)
     rng = np.array(state.rng, np.uint64)
-    if not on_open_duel(rules):
-        open_search.shuffles(deck, rng, 1)
+    fast = fast_search(rules)
+    if fast is None:
+        shuffles(deck, rng, 1)
         return
-    pool, rows, polished = np.array([deck]), np.array(state.rows, np.int64), np.zeros(1, np.bool_)
-    pickup, cap = np.int64(open_duel.PICKUPS_CODE[rules.pickup]), np.int64(rules.max_battles)
-    open_search.sample(deck, rng, 1, pickup, cap, 0, 0, pool, rows, polished)
-    rows[0, 0] = 0
-    open_search.polish(0, pool, rows, polished, pickup, cap, 0, 0, np.zeros(1, np.int64), 2, rng)
+    fast.warm_search(rules, deck, rng, np.array(state.rows, np.int64))
+
+
+def _engine_title(rules: RuleSet) -> str:
+    """What a search ran on: its fast path's name (for Classic War's kin, "open duel") or
+    "compiled"."""
+    fast = fast_search(rules)
+    return getattr(fast, "TITLE", "fast path") if fast is not None else "compiled"
 
 
 def check_records_out(out: str | Path, overwrite: bool = False) -> None:

@@ -2,8 +2,9 @@
 
 A searcher's state is its generator, a pool of the best deals it has played (ranks, card i to
 seat i mod n, distinct by their ranks) and its counters; a round plays a fixed number of random
-deals into the pool, then, where open play allows it, gives the best deal of the pool not yet
-polished a longer past (engines.table.unplay). The state after r rounds is a function of the
+deals into the pool, then, on a fast path that searches (Family.fast: for Classic War's kin in
+open play, engines.table.open_search), gives the best deal of the pool not yet polished a longer
+past. The state after r rounds is a function of the
 search's arguments alone, however the rounds were split between tasks, workers or sessions:
 that is what makes a search of a number of rounds deterministic and a stopped one resumable.
 """
@@ -15,24 +16,21 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
-from ..engines.choice import compiled_engine
+from ..engines.choice import compiled_engine, fast_path
 from ..engines.compiled.layout import (
     OUTCOMES, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_OUTCOME, SUMMARY_WINNER,
 )
+from ..engines.compiled.search_pool import EMPTY, ROW_COLUMNS, ROW_SCORE, offer, score_of, shuffles
 from ..engines.compiled.state import Deals, Workspace
 from ..engines.play import FIXED_PICKUPS
-from ..engines.table import open_duel, open_search, unplay
 from ..model.deal import deal_plan, deck_of, pile_sizes
 from ..model.rng import Xoshiro256
 from ..model.schema import RuleSet
 
 GOALS = ("longest", "cycle")
 MEASURES = ("battles", "cards")
-ROUND_OPEN = 1 << 14     # deals a round on the open duel's search kernel
-ROUND_COMPILED = 1 << 10  # deals a round on another compiled engine (a call of play_arrays)
+ROUND_COMPILED = 1 << 10  # deals a round on a compiled engine (a call of play_arrays)
 LEAST_POOL = 16           # a searcher keeps at least this many deals
-POLISH_TOP = 4            # only the best few deals of a pool are polished
-POLISH_WIDTH = 3000       # positions the beam keeps a battle back (docs/decisions.md has the trials)
 
 
 @dataclass
@@ -42,7 +40,7 @@ class SearcherState:
     number: int
     rng: list[int]
     pool: list[list[int]]
-    rows: list[list[int]]   # score, battles, cards laid, outcome code, winner (open_search.ROW_*)
+    rows: list[list[int]]   # score, battles, cards laid, outcome code, winner (search_pool.ROW_*)
     polished: list[bool]
     rounds: int = 0
     deals: int = 0          # games played, polishing's included
@@ -53,7 +51,7 @@ class SearcherState:
     def fresh(cls, number: int, seed: int, size: int, pool: int) -> "SearcherState":
         rng = Xoshiro256(seed)
         return cls(number, [rng.s0, rng.s1, rng.s2, rng.s3], [[0] * size for _ in range(pool)],
-                   [[open_search.EMPTY] + [0] * (open_search.ROW_COLUMNS - 1) for _ in range(pool)],
+                   [[EMPTY] + [0] * (ROW_COLUMNS - 1) for _ in range(pool)],
                    [False] * pool)
 
     @classmethod
@@ -94,15 +92,15 @@ class SearcherState:
                 or not LEAST_POOL <= len(pool) == len(rows) == len(polished) <= max(most, LEAST_POOL):
             raise ValueError(f"{at} pool, rows and polished are not lists of one length "
                              f"from {LEAST_POOL} to {max(most, LEAST_POOL):,}")
-        empty = [open_search.EMPTY] + [0] * (open_search.ROW_COLUMNS - 1)
+        empty = [EMPTY] + [0] * (ROW_COLUMNS - 1)
         for i, (ranks, row, done) in enumerate(zip(pool, rows, polished)):
-            if not isinstance(row, list) or len(row) != open_search.ROW_COLUMNS or not all(_number(x) for x in row):
-                raise ValueError(f"{at} row {i} is not {open_search.ROW_COLUMNS} numbers")
+            if not isinstance(row, list) or len(row) != ROW_COLUMNS or not all(_number(x) for x in row):
+                raise ValueError(f"{at} row {i} is not {ROW_COLUMNS} numbers")
             if not isinstance(done, bool):
                 raise ValueError(f"{at} polished {i} is {_shown(done)}, not true or false")
             if not isinstance(ranks, list) or len(ranks) != len(deck) or not all(_count(r, 1 << 16) for r in ranks):
                 raise ValueError(f"{at} deal {i} is not {len(deck)} ranks")
-            if row[0] == open_search.EMPTY:
+            if row[0] == EMPTY:
                 if row != empty or any(ranks) or done:
                     raise ValueError(f"{at} row {i} holds no deal, but its deal, numbers or polish say otherwise")
             elif sorted(ranks) != deck:
@@ -144,11 +142,12 @@ class Task:
     seconds: float
 
 
-def on_open_duel(rules: RuleSet) -> bool:
-    """Whether the open duel's search kernel plays this search's deals (open_duel.fits, the seats
-    dealt as many cards: its polish takes battles back to deals of two equal piles), else the
-    rule set's compiled engine does."""
-    return open_duel.fits(rules) and not open_duel.extra_card(rules) and compiled_engine(rules) is not None
+def fast_search(rules: RuleSet):
+    """The family's fast path when its search kernel plays this search's deals (Family.fast, its
+    `searches`: for the open duel, the seats dealt as many cards), else None: the rule set's
+    compiled engine does."""
+    fast = fast_path(rules, None, (), events=False)
+    return fast if fast is not None and hasattr(fast, "search_round") and fast.searches(rules) else None
 
 
 def sorted_ranks(rules: RuleSet) -> np.ndarray:
@@ -168,7 +167,8 @@ def run_task(task: Task, tick=None) -> dict:
     polished = np.array(state.polished, np.bool_)
     goal = GOALS.index(task.goal)
     measure = MEASURES.index(task.measure)
-    play = _open_round if on_open_duel(rules) else _compiled_round(rules)
+    fast = fast_search(rules)
+    play = fast.search_round if fast is not None else _compiled_round(rules)
     stop = time.monotonic() + task.seconds
     while task.rounds is None or state.rounds < task.rounds:
         played, taken, graft = play(rules, deck, rng, goal, measure, pool, rows, polished)
@@ -188,31 +188,6 @@ def run_task(task: Task, tick=None) -> dict:
     return state.to_json()
 
 
-def polish_starts(size: int) -> np.ndarray:
-    """The battles of a deal's game from whose positions the beam looks for a longer past: the
-    first battles, where the deal's own past is short enough for the beam to reach round it."""
-    return np.unique(np.array([0, size // 4, size // 2, size, 2 * size, 3 * size], np.int64))
-
-
-def _open_round(rules, deck, rng, goal, measure, pool, rows, polished):
-    """A round on the open duel's kernel: ROUND_OPEN random deals, then one polish. Returns the
-    games played, the positions taken back and what the polish added to its deal's score."""
-    pickup = np.int64(open_duel.PICKUPS_CODE[rules.pickup])
-    cap = np.int64(rules.max_battles)
-    played = open_search.sample(deck, rng, ROUND_OPEN, pickup, cap, goal, measure, pool, rows, polished)
-    if goal != open_search.GOAL_LONGEST or not unplay.takes_back(rules.pickup):
-        return played, 0, 0
-    scores = rows[:, open_search.ROW_SCORE]
-    top = [i for i in np.argsort(-scores, kind="stable")[:POLISH_TOP] if scores[i] != open_search.EMPTY]
-    row = next((int(i) for i in top if not polished[i]), -1)
-    if row < 0:
-        return played, 0, 0
-    before = int(scores[row])
-    more, taken, found = open_search.polish(row, pool, rows, polished, pickup, cap, goal, measure,
-                                            polish_starts(deck.shape[0]), POLISH_WIDTH, rng)
-    return played + more, taken, max(int(found) - before, 0)
-
-
 def _compiled_round(rules: RuleSet):
     """A round on the rule set's compiled engine: ROUND_COMPILED random deals (each a shuffle of
     the deck's ranks, dealt as the cards of those ranks in code order), played in one call."""
@@ -222,15 +197,15 @@ def _compiled_round(rules: RuleSet):
     workspace = Workspace()
 
     def play(rules, ranks, rng, goal, measure, pool, rows, polished):
-        decks = open_search.shuffles(ranks, rng, ROUND_COMPILED)
+        decks = shuffles(ranks, rng, ROUND_COMPILED)
         codes = np.empty(decks.shape, np.int64)
         np.put_along_axis(codes, np.argsort(decks, axis=1, kind="stable"), by_rank[None, :], axis=1)
         summaries = engine.play_arrays(rules, 0, 0, len(decks), deals=deals_of(codes, rules),
                                        workspace=workspace).summaries
         for g in range(len(decks)):
-            score = open_search.score_of(summaries[g], goal, measure)
-            if score > rows[:, open_search.ROW_SCORE].min():
-                open_search.offer(pool, rows, polished, decks[g], score, summaries[g], True)
+            score = score_of(summaries[g], goal, measure)
+            if score > rows[:, ROW_SCORE].min():
+                offer(pool, rows, polished, decks[g], score, summaries[g], True)
         return len(decks), 0, 0
 
     return play
@@ -279,7 +254,7 @@ def records_of(rules: RuleSet, states: list[SearcherState], keep: int, goal: str
     best: dict[tuple, list[int]] = {}
     for state in states:
         for ranks, row in zip(state.pool, state.rows):
-            if row[0] != open_search.EMPTY and (tuple(ranks) not in best or best[tuple(ranks)][0] < row[0]):
+            if row[0] != EMPTY and (tuple(ranks) not in best or best[tuple(ranks)][0] < row[0]):
                 best[tuple(ranks)] = row
     chosen = [ranks for ranks, _ in sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:keep]]
     decks = codes_of(rules, chosen)
@@ -300,15 +275,15 @@ def codes_of(rules: RuleSet, ranks) -> np.ndarray:
 
 def played_again(rules: RuleSet, decks: np.ndarray, goal: str, measure: str, seed: int = 0) -> np.ndarray:
     """Deck orders (card codes, one a row) played on the rule set's compiled engine as games
-    0.. of master seed `seed`: a pool row for each (open_search.ROW_*: its score, battles,
+    0.. of master seed `seed`: a pool row for each (ROW_*: its score, battles,
     cards laid, outcome code and winner)."""
-    rows = np.zeros((len(decks), open_search.ROW_COLUMNS), np.int64)
+    rows = np.zeros((len(decks), ROW_COLUMNS), np.int64)
     if len(decks) == 0:
         return rows
     summaries = compiled_engine(rules).play_arrays(rules, seed, 0, len(decks),
                                                    deals=deals_of(decks, rules)).summaries
     for g, summary in enumerate(summaries):
-        rows[g] = (open_search.score_of(summary, GOALS.index(goal), MEASURES.index(measure)),
+        rows[g] = (score_of(summary, GOALS.index(goal), MEASURES.index(measure)),
                    summary[SUMMARY_BATTLES], summary[SUMMARY_CARDS_LAID], summary[SUMMARY_OUTCOME],
                    summary[SUMMARY_WINNER])
     return rows
@@ -326,7 +301,7 @@ def misplayed(rules: RuleSet, states: list[SearcherState], goal: str, measure: s
     if not played_alike(rules):
         return None
     held = [(state.number, i, ranks, row) for state in states
-            for i, (ranks, row) in enumerate(zip(state.pool, state.rows)) if row[0] != open_search.EMPTY]
+            for i, (ranks, row) in enumerate(zip(state.pool, state.rows)) if row[0] != EMPTY]
     rows = played_again(rules, codes_of(rules, [ranks for _, _, ranks, _ in held]), goal, measure)
     for (number, i, _, row), again in zip(held, rows):
         if list(row) != again.tolist():

@@ -12,8 +12,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Callable, ContextManager
 
-from ..engines.choice import ENGINES, compiled_engine, open_duel_plays
-from ..engines.table import open_duel
+from ..engines.choice import ENGINES, compiled_engine, fast_path
 from ..engines.compiled.state import Workspace
 from ..engines.families import family_of
 from ..engines.game import play_seeded
@@ -59,10 +58,11 @@ def compiled_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: in
     if engine is None:
         raise ValueError(f"the compiled engine does not play rule set {rules.variant} {rules.rules_id}")
     shard = ShardBuilder(rules, ordinal, start, stop, policies, deal_kind(deals), rules_id, events)
-    if not check_balance and open_duel_plays(rules, deals, policies, seeds, events, engine):
+    fast = None if check_balance else fast_path(rules, deals, policies, seeds, events, engine)
+    if fast is not None:  # the family's fast path (Family.fast): games rows alone
         for first in range(start, stop, OPEN_DUEL_BATCH):
             last = min(first + OPEN_DUEL_BATCH, stop)
-            shard.add(open_duel.play_arrays(rules, seed, first, last, enumerated=deals is not None)[0])
+            shard.add(fast.play_arrays(rules, seed, first, last, enumerated=deals is not None)[0])
         return (*shard.tables(), None)
     balanced = True if check_balance else None
     deck = deck_of(rules).size if check_balance else 0

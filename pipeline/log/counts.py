@@ -1,10 +1,11 @@
 """The counts of an enumeration (`--log counts`): a range of deals as a tally of its games by kind
 (engines.compiled.tally), and the tally as the Arrow table of `counts/` files and back.
 
-A two-seat rule set in open play is counted by the open-play engine, which plays one deal of
-each class (a deal and the deal with the seats' piles swapped) where the pickup treats the seats
-alike (and the seats hold as many cards: not `deal = first_short` with an odd deck); any other
-rule set that plays every deal is counted from the games rows its engine gives.
+A rule set its family's fast path plays (Family.fast: for Classic War's kin, two seats in open
+play) is counted by the fast path where it counts (`count_deals`: the open-play engine plays one
+deal of each class, a deal and the deal with the seats' piles swapped, where the pickup treats
+the seats alike and the seats hold as many cards); any other rule set that plays every deal is
+counted from the games rows its engine gives.
 Either way the tally is that of every deal of the range, one by one (a test holds them equal).
 """
 
@@ -13,12 +14,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..engines.choice import open_duel_plays
+from ..engines.choice import fast_path
 from ..engines.compiled import tally as tallies
 from ..engines.compiled.deals import first_of_class
 from ..engines.compiled.tally import Tally
-from ..engines.table import open_counts
-from ..model.all_deals import AllDeals, seats_alike
+from ..model.all_deals import AllDeals
 from ..model.schema import OUTCOMES, CountRow, CountShard, RuleSet
 from .tables import arrow_schema
 
@@ -28,8 +28,9 @@ COUNT_SHARD_SCHEMA = arrow_schema(CountShard)
 
 def count_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=()) -> Tally:
     """The tally of deals start..stop-1 of the rule set's enumeration."""
-    if open_duel_plays(rules, None, policies, events=False):
-        return open_counts.count_deals(rules, start, stop)
+    fast = _counting(rules, policies)
+    if fast is not None:
+        return fast.count_deals(rules, start, stop)
     tally = tallies.new_tally()
     for first, last, games in _played(rules, ordinal, seed, start, stop, policies):
         tally = tallies.add_games(tally, game_columns(rules, games, first), np.arange(first, last, dtype=np.int64))
@@ -40,9 +41,15 @@ def counts_classes(rules: RuleSet, policies=()) -> bool:
     """Whether count_deals counts a range of deals by classes: the classes whose first deal lies
     in the range, each with its swapped deal (which may lie outside it), rather than each deal of
     the range once."""
-    from ..engines.table.open_duel import SYMMETRIC
+    fast = _counting(rules, policies)
+    return fast is not None and fast.counts_classes(rules)
 
-    return open_duel_plays(rules, None, policies, events=False) and rules.pickup in SYMMETRIC and seats_alike(rules)
+
+def _counting(rules: RuleSet, policies=()):
+    """The family's fast path when it plays these games and counts an enumeration itself, else
+    None."""
+    fast = fast_path(rules, None, policies, events=False)
+    return fast if fast is not None and hasattr(fast, "count_deals") else None
 
 
 def _played(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies):
@@ -62,8 +69,9 @@ def keep_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, k
                policies=()) -> np.ndarray:
     """The numbers of the deals start..stop-1 whose games are of the kinds `kinds` holds, in
     order, the `most` first."""
-    if open_duel_plays(rules, None, policies, events=False):
-        return open_counts.keep_deals(rules, start, stop, kinds, most)
+    fast = _counting(rules, policies)
+    if fast is not None:
+        return fast.keep_deals(rules, start, stop, kinds, most)
     found = []
     for first, _, games in _played(rules, ordinal, seed, start, stop, policies):
         found.append(np.flatnonzero(tallies.members(kinds, game_columns(rules, games, first))) + first)

@@ -172,6 +172,8 @@ def _unresolved(family: Family, reg: Registry) -> list[str]:
     out = [f"{what} {problem}" for what, ref in refs if isinstance(ref, str) for problem in [unresolved(ref)] if problem]
     if family.compiled and not _found(family.compiled):
         out.append(f"its compiled engine: no module {family.compiled}")
+    if family.fast and not _found(family.fast):
+        out.append(f"its fast path: no module {family.fast}")
     taken = _war_queries() | {p.stem for f in reg.families.values() if f.queries
                               for p in beside(f, f.queries).glob("*.sql")}
     mine: set[str] = set()
@@ -233,6 +235,14 @@ def _inconsistencies(family: Family, reg: Registry) -> list[str]:
     for o in family.compiled_options:
         if o not in names and o not in known:
             out.append(f"compiled option {o!r} is not an option")
+    for o, values in family.fast_options.items():
+        if o == "variant":
+            out += [f"fast path variant {v!r} is not one of the family's" for v in values or ()
+                    if v not in {x.name for x in family.variants}]
+        elif o not in names and o not in known:
+            out.append(f"fast path option {o!r} is not an option")
+    if family.fast and not family.compiled:
+        out.append("its fast path stands in for its compiled engine, and it declares none (`compiled`)")
     return out
 
 

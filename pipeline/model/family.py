@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping
 from ..errors import brief
 from .kind import Kind
 
-ANY = None  # an option the compiled engine plays at every value
+ANY = None  # an option the compiled engine (or a fast path) plays at every value
 
 MAX_DECK = 32_768            # card codes 0 .. 32767
 MAX_INT32 = 2**31 - 1        # battles, wars, a war's size
@@ -280,6 +280,11 @@ class Family:
     - `compiled`: its compiled engine's module ("" for none: its games are played by the
       reference), the options and values it plays (ANY: every value; an option not named, set
       away from its default, sends the games to the reference), its builds' warm-up games;
+    - `fast`: a fast path's module ("" for none), an engine that gives the games rows alone (no
+      events) of the rule sets it plays, in the compiled engine's stead, and `fast_options`, the
+      options and values it plays, read as `compiled_options` are (`variant` may be named too):
+      a game of any other value goes to the compiled engine, so a new option or value is never
+      played by a fast path that does not know it (engines.choice says its entry points);
     - `won_piles`, `hands`: whether seats keep a won pile beside their pile, or hold a hand;
     - `queries`: a folder of named queries (`.sql`, as queries/ holds) beside the declaration;
       `report`: those the report runs for the family's rule sets, with their parameters;
@@ -301,6 +306,8 @@ class Family:
     compiled: str = ""
     compiled_options: Mapping[str, tuple | None] = field(default_factory=dict)
     warm: tuple[Warm, ...] = ()
+    fast: str = ""
+    fast_options: Mapping[str, tuple | None] = field(default_factory=dict)
     queries: str = ""
     report: tuple[tuple[str, Mapping[str, str]], ...] = ()
     golden: str = ""

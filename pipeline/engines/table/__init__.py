@@ -5,7 +5,9 @@ This module is the family's declaration (model.family.Family), read by the regis
 (model.families) before any engine is imported; beside it:
 
 - reference.py: the readable engine, the definition of the rules;
-- battle.py and compiled.py: the compiled engine, event for event the same games.
+- battle.py and compiled.py: the compiled engine, event for event the same games;
+- open_play.py: the fast path of two seats in open play (open_duel.py, open_counts.py,
+  open_search.py, unplay.py), games rows alone, for the rule sets `fast_options` names.
 """
 
 from ...model.family import ANY, MAX_DECK, Family, Option, Variant, Warm
@@ -59,6 +61,14 @@ FAMILY = Family(
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
                       "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "deal": ANY},
+    # Two seats in open play (no card down), a fixed pickup, won by every card, the Ace high: the
+    # same ranks whatever the suits (docs/rules.md 2.6). With no card down, a war's tiebreak and a
+    # shortfall play alike, and the Ace's war value is not read.
+    fast="pipeline.engines.table.open_play",
+    fast_options={"variant": ("classic", "jokers"), "players": (2,), "jokers": (0, 2), "war_down": (0,),
+                  "ace_value": ANY, "aces": ("high",), "war_tiebreak": ("repeat", "single_up"),
+                  "shortfall": ("last_card_up", "lose"), "pickup": ("table_order", "winner_first", "natural", "sorted"),
+                  "ranks": ANY, "suits": ANY, "win": ("all_cards",), "max_battles": ANY, "deal": ("even", "first_short")},
     charts="pipeline.engines.table.charts:charts",
     warm=(Warm(True, "classic", {"ranks": "5", "suits": "2", "pickup": "winner_first"}, 5.5,
                "the engine of Classic War and its kin (Multiplayer, Jokers, Război)"),),

@@ -56,12 +56,10 @@ ENDED, CAPPED, CYCLE = 0, 1, 2
 
 
 def fits(rules: RuleSet) -> bool:
-    """Whether this engine plays the rule set's games: two seats, open play, a fixed pickup,
-    won by every card (wars:N adds the war wins to the position, which it does not keep), the
-    Ace high (it reads the deck's ranks as they are)."""
-    return (HAVE_NUMBA and rules.players == 2 and getattr(rules, "aces", "high") == "high" and rules.war_down == 0 and rules.pickup in FIXED
-            and rules.win == "all_cards" and rules.ranks + (rules.jokers > 0) <= MOST_RANKS
-            and rules.max_battles <= MOST_BATTLES and rules.variant in ("classic", "jokers"))
+    """Whether this engine plays the rule set's games, of those the family's declaration sends it
+    (its `fast_options`: two seats, open play, a fixed pickup, won by every card, the Ace high):
+    numba there, ranks that fit a byte and a cap that fits its counts."""
+    return HAVE_NUMBA and rules.ranks + (rules.jokers > 0) <= MOST_RANKS and rules.max_battles <= MOST_BATTLES
 
 
 # ---------------------------------------------------------------- one battle

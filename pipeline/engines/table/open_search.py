@@ -1,74 +1,32 @@
 """The search for record deals of the open duel (two seats, open play, a fixed pickup), compiled:
-rounds of random deals played on table.open_duel, the best kept in a pool, and the best of the
-pool given a longer past by table.unplay (docs/decisions.md, "Records by search").
+rounds of random deals played on table.open_duel, the best kept in a pool (compiled.search_pool),
+and the best of the pool given a longer past by table.unplay (docs/decisions.md, "Records by
+search"). A round is the fast path's (open_play.search_round), which a searcher finds through the
+family's declaration (Family.fast).
 
-A deal is its ranks, card i to seat i mod 2. A pool row is (score, battles, cards laid, outcome, winner);
-the score is what the search ranks deals by: battles or cards laid of a game that ends, or 1 for
-a game that cycles. A searcher's whole state is its generator, its pool and its counters, so a
-round played after a resumed search is the round it would have played without the stop.
+A deal is its ranks, card i to seat i mod 2. A searcher's whole state is its generator, its pool
+and its counters, so a round played after a resumed search is the round it would have played
+without the stop.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...model.schema import RuleSet
 from ..compiled.jit import njit
-from ..compiled.layout import (
-    OUTCOME_CYCLE, OUTCOME_DRAW, OUTCOME_WIN, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS, SUMMARY_OUTCOME,
-    SUMMARY_WINNER,
-)
+from ..compiled.layout import SUMMARY_COLUMNS
 from ..compiled.rng import _shuffle
-from .open_duel import _game, _ring_cap
-from .unplay import beam, position_at
+from ..compiled.search_pool import (  # noqa: F401 (the pool's names, as this module gave them)
+    EMPTY, GOAL_CYCLE, GOAL_LONGEST, MEASURE_BATTLES, MEASURE_LAID, ROW_BATTLES, ROW_COLUMNS, ROW_LAID, ROW_OUTCOME,
+    ROW_SCORE, ROW_WINNER, offer, score_of, shuffles,
+)
+from .open_duel import PICKUPS_CODE, _game, _ring_cap
+from .unplay import beam, position_at, takes_back
 
-# What a search looks for (GOAL_*) and ranks its deals by (MEASURE_*).
-GOAL_LONGEST, GOAL_CYCLE = 0, 1
-MEASURE_BATTLES, MEASURE_LAID = 0, 1
-# The columns of a pool row.
-ROW_SCORE, ROW_BATTLES, ROW_LAID, ROW_OUTCOME, ROW_WINNER = 0, 1, 2, 3, 4
-ROW_COLUMNS = 5
-EMPTY = -1  # the score of a pool row that holds no deal
-
-
-@njit(cache=True, inline="always")
-def score_of(summary, goal, measure):
-    """A game's score (module docstring), or EMPTY when the search does not keep it."""
-    outcome = summary[SUMMARY_OUTCOME]
-    if goal == GOAL_CYCLE:
-        return 1 if outcome == OUTCOME_CYCLE else EMPTY
-    if outcome != OUTCOME_WIN and outcome != OUTCOME_DRAW:
-        return EMPTY
-    return summary[SUMMARY_CARDS_LAID] if measure == MEASURE_LAID else summary[SUMMARY_BATTLES]
-
-
-@njit(cache=True)
-def offer(pool, rows, polished, deal, score, summary, done):
-    """Keep the deal in the pool when it beats the pool's least and is not there already (by its
-    ranks). Returns the row it took, or -1."""
-    least = 0
-    for i in range(1, rows.shape[0]):
-        if rows[i, ROW_SCORE] < rows[least, ROW_SCORE]:
-            least = i
-    if score <= rows[least, ROW_SCORE]:
-        return -1
-    size = deal.shape[0]
-    for i in range(rows.shape[0]):
-        if rows[i, ROW_SCORE] == score:
-            same = True
-            for j in range(size):
-                if pool[i, j] != deal[j]:
-                    same = False
-                    break
-            if same:
-                return -1
-    pool[least] = deal
-    rows[least, ROW_SCORE] = score
-    rows[least, ROW_BATTLES] = summary[SUMMARY_BATTLES]
-    rows[least, ROW_LAID] = summary[SUMMARY_CARDS_LAID]
-    rows[least, ROW_OUTCOME] = summary[SUMMARY_OUTCOME]
-    rows[least, ROW_WINNER] = summary[SUMMARY_WINNER]
-    polished[least] = done
-    return least
+ROUND_OPEN = 1 << 14     # deals a round
+POLISH_TOP = 4            # only the best few deals of a pool are polished
+POLISH_WIDTH = 3000       # positions the beam keeps a battle back (docs/decisions.md has the trials)
 
 
 @njit(cache=True)
@@ -147,14 +105,38 @@ def polish(row, pool, rows, polished, pickup, max_battles, goal, measure, starts
     return played, taken, best
 
 
-@njit(cache=True)
-def shuffles(deck, rng, games):
-    """`games` shuffles of `deck` (one a row), drawn as `sample` draws them: the deals of a
-    rule set that another compiled engine plays."""
-    size = deck.shape[0]
-    decks = np.empty((games, size), deck.dtype)
-    deal = deck.copy()
-    for g in range(games):
-        _shuffle(rng, deal, size)
-        decks[g] = deal
-    return decks
+# ---------------------------------------------------------------- a searcher's round
+
+def polish_starts(size: int) -> np.ndarray:
+    """The battles of a deal's game from whose positions the beam looks for a longer past: the
+    first battles, where the deal's own past is short enough for the beam to reach round it."""
+    return np.unique(np.array([0, size // 4, size // 2, size, 2 * size, 3 * size], np.int64))
+
+
+def search_round(rules: RuleSet, deck, rng, goal, measure, pool, rows, polished):
+    """A searcher's round (jobs.searcher): ROUND_OPEN random deals, then one polish of the best
+    deal of the pool not yet polished. Returns the games played, the positions taken back and
+    what the polish added to its deal's score."""
+    pickup = np.int64(PICKUPS_CODE[rules.pickup])
+    cap = np.int64(rules.max_battles)
+    played = sample(deck, rng, ROUND_OPEN, pickup, cap, goal, measure, pool, rows, polished)
+    if goal != GOAL_LONGEST or not takes_back(rules.pickup):
+        return played, 0, 0
+    scores = rows[:, ROW_SCORE]
+    top = [i for i in np.argsort(-scores, kind="stable")[:POLISH_TOP] if scores[i] != EMPTY]
+    row = next((int(i) for i in top if not polished[i]), -1)
+    if row < 0:
+        return played, 0, 0
+    before = int(scores[row])
+    more, taken, found = polish(row, pool, rows, polished, pickup, cap, goal, measure,
+                                polish_starts(deck.shape[0]), POLISH_WIDTH, rng)
+    return played + more, taken, max(int(found) - before, 0)
+
+
+def warm_search(rules: RuleSet, deck, rng, rows) -> None:
+    """Load (or compile) what a round runs: a deal sampled into a pool of one row, polished."""
+    pool, polished = np.array([deck]), np.zeros(1, np.bool_)
+    pickup, cap = np.int64(PICKUPS_CODE[rules.pickup]), np.int64(rules.max_battles)
+    sample(deck, rng, 1, pickup, cap, 0, 0, pool, rows, polished)
+    rows[0, 0] = 0
+    polish(0, pool, rows, polished, pickup, cap, 0, 0, np.zeros(1, np.int64), 2, rng)

@@ -1,7 +1,7 @@
 """The face a plugin family is written against (docs/plugins.md): everything a package that adds
 a family of War imports from war, from this one module, and nothing else of war's is promised.
 
-    from pipeline.plugin import Decision, Family, Kind, Option, Policy, Variant   # the declaration
+    from pipeline.plugin import Decision, Family, Kind, Option, Policy, Report, Variant   # the declaration
     from pipeline.plugin import TableGame                                        # the engine
     from pipeline.plugin import testing                                          # its tests (the kit)
 
@@ -50,14 +50,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from .model.family import Decision, Family, Option, Policy, Variant
+from .model.family import Decision, Family, Option, Policy, Report, Variant
 from .model.kind import Kind
 
 if TYPE_CHECKING:  # loaded on first use, below
     from . import testing
     from .engines.table.reference import TableGame
 
-__all__ = ["Decision", "Family", "Kind", "Option", "Policy", "TableGame", "Variant", "testing",
+__all__ = ["Decision", "Family", "Kind", "Option", "Policy", "Report", "TableGame", "Variant", "testing",
            "HOOKS", "CALLS", "STATE"]
 
 # The hooks a plugin's game overrides, what it calls, and what it reads (the docstring's tables).

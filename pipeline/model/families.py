@@ -183,8 +183,8 @@ def _unresolved(family: Family, reg: Registry) -> list[str]:
             out.append(f"its queries folder {family.queries!r} is not beside its declaration ({folder})")
         mine = {p.stem for p in folder.glob("*.sql")}
         out += [f"its query {name!r} takes the name of another named query" for name in sorted(mine & taken)]
-    out += [f"its report runs query {name!r}, which is no named query" for name, _ in family.report
-            if name not in taken | mine]
+    out += [f"its report runs query {r.query!r}, which is no named query" for r in family.reports
+            if r.query not in taken | mine]
     return out
 
 

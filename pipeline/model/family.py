@@ -200,7 +200,10 @@ class Decision:
     one card among the options (the event's cards); "seats", seats among the options, each once
     (the event's seats). `sentence` is what a person reads of one (model.kind's templates),
     `title` how the replay page heads it ("the top card of its won bundle"); `policies` the ways
-    to decide, `default` the one a seat follows unless told."""
+    to decide, `default` the one a seat follows unless told. `war_depth`: its event's value is
+    the depth of the war it is made in (0 in a battle without one), as Arneson's War's choice of
+    a war's fourth card; else it has no value (the log's readers know it from here, not by its
+    name)."""
 
     name: str
     chooses: str
@@ -208,6 +211,7 @@ class Decision:
     title: str
     policies: tuple[Policy, ...]
     default: str
+    war_depth: bool = False
 
     def policy(self, name: str) -> Policy | None:
         return next((p for p in self.policies if p.name == name), None)
@@ -252,6 +256,20 @@ def wrong_choice(chooses: str, choice, options: tuple) -> str | None:
 
 
 @dataclass(frozen=True)
+class Report:
+    """A named query the report runs (Family.report): its parameters; `shows`, what its rows
+    show in the words of the line that says the report left it out ("Steal War's steals"; ""
+    for its name alone); `when(rules) -> bool`, the rule sets it is about, given each one's
+    options as a mapping (`rules.get("war_down") == "by_rank"`): it runs when the dataset has
+    one (None: when it has a rule set of the family)."""
+
+    query: str
+    params: Mapping[str, str] = field(default_factory=dict)
+    shows: str = ""
+    when: Callable[[Mapping[str, Any]], bool] | None = None
+
+
+@dataclass(frozen=True)
 class Warm:
     """One build of a compiled engine (its games keep positions, or not) and the tiny game that
     loads or compiles it: a variant and options; `seconds`, what a first run's compile of it
@@ -287,7 +305,8 @@ class Family:
       played by a fast path that does not know it (engines.choice says its entry points);
     - `won_piles`, `hands`: whether seats keep a won pile beside their pile, or hold a hand;
     - `queries`: a folder of named queries (`.sql`, as queries/ holds) beside the declaration;
-      `report`: those the report runs for the family's rule sets, with their parameters;
+      `report`: those the report runs, each a Report (or `(query, params)`, run for the
+      family's rule sets);
       `golden`: the folder of its golden playthroughs beside the declaration ("" for tests/golden);
       `charts`: its charts, `"module:function"`, `charts(data, variant, palette) -> [Figure or
       None]` (present.charts), drawn under "Rules of this variant" in the report's section of
@@ -309,7 +328,7 @@ class Family:
     fast: str = ""
     fast_options: Mapping[str, tuple | None] = field(default_factory=dict)
     queries: str = ""
-    report: tuple[tuple[str, Mapping[str, str]], ...] = ()
+    report: tuple[Report | tuple[str, Mapping[str, str]], ...] = ()
     golden: str = ""
     charts: str = ""
     module: str = ""  # where it was declared (filled in by the registry): its folders are beside it
@@ -325,6 +344,11 @@ class Family:
     @property
     def option_names(self) -> tuple[str, ...]:
         return tuple(o if isinstance(o, str) else o.name for o in self.options)
+
+    @property
+    def reports(self) -> tuple[Report, ...]:
+        """Its `report`, each a Report (a `(query, params)` pair read as one)."""
+        return tuple(r if isinstance(r, Report) else Report(r[0], r[1]) for r in self.report)
 
     def has_won_piles(self, rules) -> bool:
         """Whether a seat keeps a won pile: the family's own, or pickup=pooled in any family."""

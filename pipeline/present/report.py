@@ -113,18 +113,18 @@ def report_queries(games_per_kind: int = 3) -> list[ReportQuery]:
         ReportQuery("notable_games", {"limit": str(games_per_kind)}),
         ReportQuery("length_by_policy", wanted=_has(lambda r: any(r.seatings))),
         ReportQuery("policy_matchup", wanted=_has(_policy_pairs)),
-        ReportQuery("razboi_war_sizes", wanted=_has(lambda r: r.rules.get("war_down") == "by_rank")),
-        ReportQuery("joker_wars", wanted=_has(lambda r: r.rules.get("jokers", 0) > 0)),
         *family_queries(),
         *(ReportQuery(name, params, wanted=_has(lambda r: r.all_deals)) for name, params in EXACT_QUERIES),
     ]
 
 
 def family_queries() -> list[ReportQuery]:
-    """The queries each family's declaration asks the report to run (Family.report), each when
-    the dataset has a rule set of that family."""
-    return [ReportQuery(name, dict(params), wanted=_has(lambda r, f=family.name: r.family == f))
-            for family in registry().families.values() for name, params in family.report]
+    """The queries each family's declaration asks the report to run (Family.report, in the
+    registry's order), each when the dataset has a rule set it is about (Report.when), or else
+    one of that family."""
+    return [ReportQuery(r.query, dict(r.params), wanted=_has(
+                (lambda i, when=r.when: when(i.rules)) if r.when else (lambda i, f=family.name: i.family == f)))
+            for family in registry().families.values() for r in family.reports]
 
 
 # The queries of the exact results a section shows for its rule sets that play every deal.
@@ -284,17 +284,23 @@ def reads_event_log(name: str) -> bool:
     return reads_log(named_query(name).sql)
 
 
-# What a query the report may leave out shows, in the words of the line that says so (a family's
-# query not named here is said by its name alone).
-SHOWS = {"razboi_war_sizes": "Război's war sizes", "joker_wars": "how often a Joker decides a war",
-         "steals": "Steal War's steals", "arneson_consolation": "Arneson's consolation cards",
-         "outcomes": "how games end", "game_length": "game length",
+# What a query of war's own the report may leave out shows, in the words of the line that says so;
+# a family's say theirs in its declaration (Report.shows), and a query with none is said by its
+# name alone (shows()).
+SHOWS = {"outcomes": "how games end", "game_length": "game length",
          "seat_win_interval": "seat advantage", "wars_per_game": "wars", "deal_win_rate": "what the deal decides",
          "notable_games": "the games worth a look", "policy_matchup": "the matchup matrix"}
 
 
+def shows() -> dict[str, str]:
+    """What each query the report may leave out shows: war's own (SHOWS), then each family's."""
+    return {**SHOWS, **{r.query: r.shows for family in registry().families.values() for r in family.reports
+                        if r.shows}}
+
+
 def _shown(names: list[str]) -> str:
-    return ", ".join(f"{SHOWS[n]} ({n})" if n in SHOWS else n for n in names)
+    said = shows()
+    return ", ".join(f"{said[n]} ({n})" if n in said else n for n in names)
 
 
 def missing_lines(data: ReportData) -> list[str]:
@@ -303,11 +309,11 @@ def missing_lines(data: ReportData) -> list[str]:
     exact = {name for name, _ in EXACT_QUERIES}
     counted = bool(data.rule_sets) and all(r.counted for r in data.rule_sets)
     if counted:  # the games rows --keep chose are a choice, not a sample: no chart draws them
-        games = [n for n in data.left_out if n not in exact]
+        games, said = [n for n in data.left_out if n not in exact], shows()
         kept = (f"the {data.kept:,} games rows `--keep` chose (a choice, not a sample: war serve's games list "
                 "and war query show them)" if data.kept else "no games rows")
         lines.append(f"This dataset stores counts of its deals (`--log counts`), no event log and {kept}: "
-                     + (f"{_shown([n for n in games if n in SHOWS] or games)} and every chart of games are left "
+                     + (f"{_shown([n for n in games if n in said] or games)} and every chart of games are left "
                         "out; its exact results, which the counts answer, are shown" if games else
                         "only its exact results are shown"))
     elif not any(r.name not in data.unlogged for r in data.rule_sets):

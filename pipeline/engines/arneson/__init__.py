@@ -4,7 +4,7 @@ registry reads first; the folder holds its reference engine (reference.py), its 
 (policies.py), its consolation query (queries/) and its compiled engine (compiled.py, hands.py).
 """
 
-from ...model.family import ANY, Decision, Family, Option, Policy, Variant, Warm
+from ...model.family import ANY, Decision, Family, Option, Policy, Report, Variant, Warm
 from ...model.kind import Kind
 
 POLICIES = "pipeline.engines.arneson.policies:"
@@ -33,7 +33,7 @@ FAMILY = Family(
                   Policy("highest", POLICIES + "hand_highest", "the highest rank"),
                   Policy("lowest", POLICIES + "hand_lowest", "the lowest rank"),
                   Policy("save_high", POLICIES + "hand_save_high", "the lowest in a battle, the highest in a war")),
-                 "random"),
+                 "random", war_depth=True),
     ),
     profiles={"greedy": {"hand": "highest"}, "cautious": {"hand": "save_high"}, "random": {"hand": "random"}},
     compiled="pipeline.engines.arneson.compiled",
@@ -46,5 +46,5 @@ FAMILY = Family(
     charts="pipeline.engines.arneson.charts:charts",
     warm=(Warm(True, "arneson", {"ranks": "5", "suits": "2"}, 6.4, "Arneson's War's engine"),),
     queries="queries",
-    report=(("arneson_consolation", {}),),
+    report=(Report("arneson_consolation", shows="Arneson's consolation cards"),),
 )

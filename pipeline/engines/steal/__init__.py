@@ -11,7 +11,7 @@ This module is the family's declaration (model.family.Family), read by the regis
   built-in policies.
 """
 
-from ...model.family import ANY, Decision, Family, Policy, Variant, Warm
+from ...model.family import ANY, Decision, Family, Policy, Report, Variant, Warm
 from ...model.kind import Kind
 
 POLICIES = "pipeline.engines.steal.policies:"
@@ -64,5 +64,5 @@ FAMILY = Family(
     charts="pipeline.engines.steal.charts:charts",
     warm=(Warm(False, "steal", {"ranks": "5", "suits": "2"}, 4.4, "Steal War's engine"),),
     queries="queries",
-    report=(("steals", {"per_seat": "true"}),),
+    report=(Report("steals", {"per_seat": "true"}, shows="Steal War's steals"),),
 )

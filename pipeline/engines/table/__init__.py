@@ -10,7 +10,7 @@ This module is the family's declaration (model.family.Family), read by the regis
   open_search.py, unplay.py), games rows alone, for the rule sets `fast_options` names.
 """
 
-from ...model.family import ANY, MAX_DECK, Family, Option, Variant, Warm
+from ...model.family import ANY, MAX_DECK, Family, Option, Report, Variant, Warm
 
 
 def _by_rank_deck(rules) -> str | None:
@@ -23,6 +23,14 @@ def _war_down_said(down) -> str:
     if down == "by_rank":
         return "wars sized by the tied rank"
     return "open wars: 1 up and none down" if down == 0 else f"wars of {down} down and 1 up"
+
+
+def _wars_by_rank(rules) -> bool:
+    return rules.get("war_down") == "by_rank"
+
+
+def _with_jokers(rules) -> bool:
+    return rules.get("jokers", 0) > 0
 
 
 FAMILY = Family(
@@ -70,6 +78,9 @@ FAMILY = Family(
                   "shortfall": ("last_card_up", "lose"), "pickup": ("table_order", "winner_first", "natural", "sorted"),
                   "ranks": ANY, "suits": ANY, "win": ("all_cards",), "max_battles": ANY, "deal": ("even", "first_short")},
     charts="pipeline.engines.table.charts:charts",
+    # war's own queries (queries/), which its charts draw, for every rule set they are about
+    report=(Report("razboi_war_sizes", shows="Război's war sizes", when=_wars_by_rank),
+            Report("joker_wars", shows="how often a Joker decides a war", when=_with_jokers)),
     warm=(Warm(True, "classic", {"ranks": "5", "suits": "2", "pickup": "winner_first"}, 5.5,
                "the engine of Classic War and its kin (Multiplayer, Jokers, Război)"),),
 )

@@ -24,6 +24,8 @@ successors come in mirrored pairs, so its two chances are equal without being to
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
+
 from ..engines.compiled.deals import _multinomial as multinomial, sequence_rank, sequence_unrank
 from ..engines.compiled.jit import njit
 
@@ -265,38 +267,47 @@ def reachable(starts, counts, m_all, n, down, single_up, lose, most_succ, halve)
     return seen, tail
 
 
-@njit(cache=True)
-def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ, halve):
+@njit(cache=True, parallel=True)
+def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ, halve, bounds):
     """The chain over the reached positions `ids` (compact[index] = row): each row's kind, cards
     laid, and successors as compressed rows (start[row] .. start[row + 1] in `succ`), each
-    successor the code 2 * row + flip."""
+    successor the code 2 * row + flip. Rows are independent: the blocks of rows `bounds` cuts
+    are shared out among the threads (each with its own scratch), in two passes (how many
+    successors, then which)."""
     rows = ids.shape[0]
+    blocks = bounds.shape[0] - 1
     kind = np.empty(rows, np.int8)
     laid = np.empty(rows, np.int16)
     start = np.zeros(rows + 1, np.int64)
-    s = np.empty(n, np.int8)
-    tcnt = np.zeros(counts.shape[0], np.int64)
-    for row in range(rows):  # first pass: how many successors
-        x = ids[row]
-        k = x // m_all + 1
-        seq_unrank(x % m_all, counts, m_all, s)
-        kd, w, i0, i1, ld = _outcome(s, k, down, single_up, lose, tcnt)
-        kind[row], laid[row] = kd, ld
-        start[row + 1] = start[row] + (multinomial(tcnt) if kd == GOES_ON else 0)
-    succ = np.empty(start[rows], np.int32)
-    out = np.empty(most_succ, np.int64)
-    t = np.empty(n, np.int8)
+    for block in prange(blocks):  # first pass: how many successors
+        s = np.empty(n, np.int8)
+        tcnt = np.zeros(counts.shape[0], np.int64)
+        for row in range(bounds[block], bounds[block + 1]):
+            x = ids[row]
+            k = x // m_all + 1
+            seq_unrank(x % m_all, counts, m_all, s)
+            kd, w, i0, i1, ld = _outcome(s, k, down, single_up, lose, tcnt)
+            kind[row], laid[row] = kd, ld
+            start[row + 1] = multinomial(tcnt) if kd == GOES_ON else 0
     for row in range(rows):
-        if kind[row] != GOES_ON:
-            continue
-        x = ids[row]
-        k = x // m_all + 1
-        seq_unrank(x % m_all, counts, m_all, s)
-        kd, w, i0, i1, ld = _outcome(s, k, down, single_up, lose, tcnt)
-        c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t, halve)
-        for j in range(c):
-            code = out[j]
-            succ[start[row] + j] = 2 * compact[code >> 1] + (code & 1)
+        start[row + 1] += start[row]
+    succ = np.empty(start[rows], np.int32)
+    for block in prange(blocks):
+        s = np.empty(n, np.int8)
+        tcnt = np.zeros(counts.shape[0], np.int64)
+        out = np.empty(most_succ, np.int64)
+        t = np.empty(n, np.int8)
+        for row in range(bounds[block], bounds[block + 1]):
+            if kind[row] != GOES_ON:
+                continue
+            x = ids[row]
+            k = x // m_all + 1
+            seq_unrank(x % m_all, counts, m_all, s)
+            kd, w, i0, i1, ld = _outcome(s, k, down, single_up, lose, tcnt)
+            c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t, halve)
+            for j in range(c):
+                code = out[j]
+                succ[start[row] + j] = 2 * compact[code >> 1] + (code & 1)
     return kind, laid, start, succ
 
 

@@ -167,8 +167,9 @@ def build_chain(rules: RuleSet, halve: bool = True) -> Chain:
     del seen
     compact = np.full((n - 1) * m_all, -1, np.int32)
     compact[ids] = np.arange(ids.shape[0], dtype=np.int32)
+    bounds = np.linspace(0, ids.shape[0], min(ids.shape[0], 1024) + 1).astype(np.int64)
     kind, laid, start, succ = ch.transitions(ids, compact, counts, m_all, n, down, single_up, lose,
-                                             MOST_TABLE_ORDERS, halve)
+                                             MOST_TABLE_ORDERS, halve, bounds)
     deal_rows = compact[starts >> 1].astype(np.int64)
     del compact
     return Chain(rules, counts, m_all, n, ids, kind, laid, start, succ, deal_rows,

@@ -41,6 +41,7 @@ PICKUPS_CODE = {"table_order": PICKUP_TABLE_ORDER, "winner_first": PICKUP_WINNER
                 "sorted": PICKUP_SORTED}
 MOST_RANKS = 255          # a rank is a byte
 MOST_BATTLES = 1 << 40    # a game's cap, played on four times over, stays in int64
+MOST_DEALS = 1 << 63      # a deal's number in the enumeration is an int64 (compiled.deals._unrank)
 
 def extra_card(rules: RuleSet) -> int:
     """1 where seat 1 is dealt one card more than seat 0 (`deal = first_short`, an odd deck:
@@ -430,7 +431,7 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, enumerated: bo
     """The games start..stop-1 of master seed `seed` (deals start.. of the deck's enumeration
     with `enumerated`, else shuffled from each game's seed) as the compiled engines' arrays
     (layout.GameArrays) without events, and the keys of their mirrored cycles."""
-    from ...model.all_deals import rank_counts
+    from ...model.all_deals import deal_count, rank_counts
     from ...model.deal import deck_of
     from ..compiled.layout import GameArrays
 
@@ -439,6 +440,8 @@ def play_arrays(rules: RuleSet, seed: int, start: int, stop: int, enumerated: bo
     pickup = PICKUPS_CODE[rules.pickup]
     extra = np.int64(extra_card(rules))
     if games and enumerated:
+        if deal_count(rules) >= MOST_DEALS:  # past what generate enumerates (check_enumerable) by far
+            raise ValueError(f"the open duel numbers deals in 64 bits: {deal_count(rules)} deals are too many")
         counts = np.array(rank_counts(rules), np.int64)
         _enumerated(counts, np.int64(start), np.int64(games), np.int64(int(counts.sum())), extra, np.int64(pickup),
                     np.int64(rules.max_battles), np.uint64(seed), summaries, wins, final, seeds, mirror_keys)

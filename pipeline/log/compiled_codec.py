@@ -6,9 +6,9 @@ words; equal keys are equal shapes and get one id, numbered in order of first ap
 text of each distinct shape is spelt once, in Python (`shape_texts`).
 
 A key holds per event two words, then its value when it has one (a war's depth, an end's
-battles, a hand decision's war depth: the value of the row's last war before it, 0 when none,
-as the Arneson engine's decisions give their option count in the value column), then its
-seats, eight bytes a word:
+battles, the war depth of a decision declared `war_depth` (Arneson's hand): the value of the
+row's last war before it, 0 when none, as the engines' decisions give their option count in
+the value column), then its seats, eight bytes a word:
 
 - the event word: `(seat + 1) & 0xFFFFFFFF | kind << KIND_SHIFT | (note + 1) << NOTE_SHIFT |
   mode << MODE_SHIFT | has_value << HAS_VALUE_SHIFT | takes << TAKE_SIZE_SHIFT | positions |
@@ -35,7 +35,7 @@ import numpy as np
 
 from ..engines.compiled.layout import (
     EVENT_BATTLE, EVENT_CARDS_END, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE,
-    KIND_COLLECT, KIND_DECISION, KIND_END, KIND_PLAY, KIND_WAR, MAX_PLAYERS, NO_NOTE, NOTE_HAND,
+    KIND_COLLECT, KIND_DECISION, KIND_END, KIND_PLAY, KIND_WAR, MAX_PLAYERS, NO_NOTE, WAR_DEPTH_NOTES,
 )
 from ..engines.compiled.rng import HASH_START, _fold, _mix
 from ..engines.compiled.jit import borrowing
@@ -112,6 +112,9 @@ class Encoding(NamedTuple):
     shapes: ShapeTable
     marks: TableMarks
     roles: np.ndarray           # int8 [kinds]: each kind's part in the table (ROLES)
+    # bool [notes]: a decision whose value is its war's depth (layout.WAR_DEPTH_NOTES), an array
+    # the pass is given rather than a global, so a cached encoder never holds another registry's
+    war_depth: np.ndarray = WAR_DEPTH_NOTES
 
 
 # What an event of each kind (by its code) does to the table, from the registry
@@ -322,10 +325,11 @@ def encode_row(event, stop, first_card, first_seat, card_fill, table_stamp, take
         value = np.int64(rows[event, EVENT_VALUE])
         if kind == KIND_WAR:
             depth = value
-        hand = kind == KIND_DECISION and rows[event, EVENT_NOTE] == NOTE_HAND
-        if hand:
+        note = rows[event, EVENT_NOTE]
+        in_war = kind == KIND_DECISION and note >= 0 and encoding.war_depth[note]
+        if in_war:
             value = depth
-        has_value = kind == KIND_WAR or kind == KIND_END or hand
+        has_value = kind == KIND_WAR or kind == KIND_END or in_war
         if kind == KIND_END and value == battle:
             event_word |= np.int64(1) << BATTLE_VALUE_SHIFT
             has_value = False

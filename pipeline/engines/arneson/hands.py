@@ -22,9 +22,8 @@ import numpy as np
 
 from ..compiled.jit import borrowing
 from ..compiled.layout import (
-    KIND_DECISION, KIND_DRAW, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR,
-    KIND_WAR_OUT, NO_NOTE, NO_SEAT, NOTE_HAND, PICKUP_NATURAL, PICKUP_SORTED,
-    PICKUP_SHUFFLED, PICKUP_WINNER_FIRST,
+    KIND_DECISION, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR, KIND_WAR_OUT, NO_NOTE, NO_SEAT,
+    PICKUP_NATURAL, PICKUP_SORTED, PICKUP_SHUFFLED, PICKUP_WINNER_FIRST, kind_code, note_code,
 )
 from ..compiled.loop import (
     play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
@@ -33,6 +32,11 @@ from ..compiled.moves import emit, lay_down, lay_holdings, ordered_by_rank, push
 from ..compiled.rng import _bounded, _shuffle
 from ..compiled.state import CARDS, ROWS, SEATS, ZERO
 from .reference import WAR_DOWN
+
+# The family's own codes in the events array (layout): its kind and its decision's note, module
+# globals the engine reads as constants.
+KIND_DRAW = kind_code("draw")
+NOTE_HAND = note_code("hand")
 
 # Policy codes: policies.hand_random, hand_highest, hand_lowest, hand_save_high.
 HAND_RANDOM, HAND_HIGHEST, HAND_LOWEST, HAND_SAVE_HIGH = range(4)

@@ -2,7 +2,11 @@
 them (pipeline.log's encoder and invariants).
 
 Event kinds, outcomes and pickups are coded by their position in the schema's tuples
-(`EVENT_KINDS`, `OUTCOMES`, `PICKUPS`), so a code read back is `EVENT_KINDS[code]`.
+(`EVENT_KINDS`, `OUTCOMES`, `PICKUPS`), so a code read back is `EVENT_KINDS[code]`. The codes
+named here are war's own (model.kind.CORE); a family's compiled module takes those of its own
+kinds and decisions with `kind_code` and `note_code` (engines/steal/turns.py: KIND_STEAL), as
+module globals the engine reads as constants, and whoever reads the arrays knows a kind or a
+note by what its declaration says of it (PUTS, WAR_DEPTH_NOTES), never by its name.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...model.event_kinds import BY_NAME as KIND_BY_NAME
+from ...model.families import registry
 from ...model.schema import EVENT_KINDS, OUTCOMES, PICKUPS, GameRecord
 from ..policies import KINDS as DECISIONS
 
@@ -26,8 +31,6 @@ KIND_WAR_OUT = EVENT_KINDS.index("war_out")
 KIND_FORFEIT = EVENT_KINDS.index("forfeit")
 KIND_COLLECT = EVENT_KINDS.index("collect")
 KIND_RESHUFFLE = EVENT_KINDS.index("reshuffle")
-KIND_DRAW = EVENT_KINDS.index("draw")
-KIND_STEAL = EVENT_KINDS.index("steal")
 KIND_DECISION = EVENT_KINDS.index("decision")
 KIND_OUT = EVENT_KINDS.index("out")
 KIND_END = EVENT_KINDS.index("end")
@@ -47,9 +50,20 @@ PICKUP_SORTED = PICKUPS.index("sorted")
 
 # An event's note code: an end's outcome, or a decision's kind after the outcomes.
 NOTES = OUTCOMES + tuple(DECISIONS)
-NOTE_STEAL = NOTES.index("steal")
-NOTE_TOP = NOTES.index("top")
-NOTE_HAND = NOTES.index("hand")
+# By note code: a decision whose event's value is the depth of the war it is made in
+# (model.family.Decision.war_depth); the engines' arrays hold its option count there instead.
+WAR_DEPTH_NOTES = np.array([name in DECISIONS and registry().decisions[name].war_depth for name in NOTES], np.bool_)
+
+
+def kind_code(name: str) -> int:
+    """The code of the event kind `name` (a family's compiled module names its own kinds so)."""
+    return EVENT_KINDS.index(name)
+
+
+def note_code(name: str) -> int:
+    """The note code of the decision `name` (a family's compiled module names its own so)."""
+    return NOTES.index(name)
+
 
 NO_SEAT = -1  # an event's seat, a game's winner: none
 NO_NOTE = -1  # an event's note: none (an end event's note is its outcome code)

@@ -24,8 +24,7 @@ import numpy as np
 
 from ..compiled.jit import borrowing
 from ..compiled.layout import (
-    KIND_COLLECT, KIND_DECISION, KIND_OUT, KIND_PLAY, KIND_STEAL, KIND_WAR, NO_NOTE,
-    NO_SEAT, NOTE_STEAL, NOTE_TOP,
+    KIND_COLLECT, KIND_DECISION, KIND_OUT, KIND_PLAY, KIND_WAR, NO_NOTE, NO_SEAT, kind_code, note_code,
 )
 from ..compiled.loop import (
     play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
@@ -33,6 +32,11 @@ from ..compiled.loop import (
 from ..compiled.moves import emit, lay_down, push_cards, push_seats, reshuffle, take_top
 from ..compiled.rng import _bounded
 from ..compiled.state import CARDS, ROWS, SEATS, ZERO
+
+# The family's own codes in the events array (layout): its kind, and the notes of its decisions,
+# module globals the engine reads as constants.
+KIND_STEAL = kind_code("steal")
+NOTE_STEAL, NOTE_TOP = note_code("steal"), note_code("top")
 
 # Policy codes: a seat's row of Steal.policy is (steal code, its threshold, top code).
 STEAL_ALWAYS, STEAL_NEVER, STEAL_RANDOM, STEAL_THRESHOLD = range(4)

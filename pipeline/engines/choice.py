@@ -117,7 +117,7 @@ def fast_path(rules: RuleSet, deals=None, policies=(), seeds=None, events: bool 
 
 def open_duel_plays(rules: RuleSet, deals=None, policies=(), seeds=None, events: bool = True,
                     engine: ModuleType | None = None) -> bool:
-    """Whether a fast path gives these games' rows (fast_path): for Classic War's kin, the
+    """Whether a fast path gives these games' rows (fast_path): the table family's is the
     two-seat open-play engine (table.open_duel)."""
     return fast_path(rules, deals, policies, seeds, events, engine) is not None
 

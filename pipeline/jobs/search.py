@@ -410,7 +410,7 @@ def warm_search(rules: RuleSet) -> None:
 
 
 def _engine_title(rules: RuleSet) -> str:
-    """What a search ran on: its fast path's name (for Classic War's kin, "open duel") or
+    """What a search ran on: its fast path's name (the table family's: "open duel") or
     "compiled"."""
     fast = fast_search(rules)
     return getattr(fast, "TITLE", "fast path") if fast is not None else "compiled"

@@ -2,10 +2,10 @@
 
 A searcher's state is its generator, a pool of the best deals it has played (ranks, card i to
 seat i mod n, distinct by their ranks) and its counters; a round plays a fixed number of random
-deals into the pool, then, on a fast path that searches (Family.fast: for Classic War's kin in
+deals into the pool, then, on a fast path that searches (Family.fast: the table family's in
 open play, engines.table.open_search), gives the best deal of the pool not yet polished a longer
-past. The state after r rounds is a function of the
-search's arguments alone, however the rounds were split between tasks, workers or sessions:
+past. The state after r rounds is a function of the search's arguments alone, however the
+rounds were split between tasks, workers or sessions:
 that is what makes a search of a number of rounds deterministic and a stopped one resumable.
 """
 

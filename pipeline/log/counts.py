@@ -1,7 +1,7 @@
 """The counts of an enumeration (`--log counts`): a range of deals as a tally of its games by kind
 (engines.compiled.tally), and the tally as the Arrow table of `counts/` files and back.
 
-A rule set its family's fast path plays (Family.fast: for Classic War's kin, two seats in open
+A rule set its family's fast path plays (Family.fast: the table family's, two seats in open
 play) is counted by the fast path where it counts (`count_deals`: the open-play engine plays one
 deal of each class, a deal and the deal with the seats' piles swapped, where the pickup treats
 the seats alike and the seats hold as many cards); any other rule set that plays every deal is

@@ -88,10 +88,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    reg = registry()
+    own = " ".join(name for name in reg.families if name in reg.built_in)  # war's own families, in its order
     p = _Parser(prog="python -m pipeline.golden",
                 description="Write the golden playthroughs of the families given (every variant of each: "
-                            "VARIANT.txt) into FOLDER. war's own: python -m pipeline.golden table steal arneson "
-                            "--out tests/golden (make golden).")
+                            f"VARIANT.txt) into FOLDER. war's own: python -m pipeline.golden {own} "
+                            f"--out {OWN.as_posix()} (make golden).")
     p.add_argument("families", nargs="+", metavar="FAMILY", help="a family's name (war variants --json: `family`)")
     p.add_argument("--out", required=True, metavar="FOLDER", help="the folder the files are written into")
     return p

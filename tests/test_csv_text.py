@@ -224,3 +224,91 @@ def test_long_words_of_a_dictionary_many_times():
     expected = today(Result.of_table(table))
     for workers in (1, 2):
         assert fast(table, 7_000, workers, small_rows=0) == expected
+
+
+# ---------------------------------------------------------------- the events view read from its copies
+
+AS_THE_VIEW = [  # the view's columns as they are: read from the copies (copy_scan), not DuckDB
+    "SELECT * FROM events",
+    "select kind, game_id AS g, e.cards, variant, Seat FROM events e",
+    "SELECT * FROM main.events;",
+    "SELECT events.*, game_id FROM events",
+]
+NOT_AS_THE_VIEW = [  # anything more: DuckDB answers, and the rows differ from the view's
+    "SELECT * FROM events WHERE seat = 1",
+    "SELECT * FROM events ORDER BY game_id DESC, seq",
+    "SELECT * FROM events LIMIT 1000",
+    "SELECT game_id + 1 AS g, kind FROM events",
+    "SELECT DISTINCT kind, seat FROM events ORDER BY ALL",
+    "SELECT * EXCLUDE (note) FROM events",
+    "WITH events AS (SELECT 1 AS a) SELECT * FROM events",
+    "SELECT * FROM events USING SAMPLE 10 ROWS (reservoir, 1)",
+    "SELECT e.* FROM events e JOIN games g USING (game_id) WHERE g.winner = 0",
+    "SELECT * FROM battles",
+]
+
+
+def scanned(root, sql: str) -> bool:
+    from pipeline.jobs.query import copy_scan
+
+    with open_query(root, sql=sql) as result:
+        return copy_scan.scan_of(result) is not None
+
+
+@pytest.mark.parametrize("sql", AS_THE_VIEW + NOT_AS_THE_VIEW)
+def test_the_view_as_it_is_read_from_its_copies(root, monkeypatch, sql):
+    """A query that is the events view's columns as they are is read from the copies, any other
+    by DuckDB; either way its CSV is today's, and progress counts every row once."""
+    monkeypatch.setattr(csv_text, "SMALL_ROWS", 0)
+    assert scanned(root, sql) == (sql in AS_THE_VIEW)
+    counted = []
+    got = rendered(root, sql, progress=counted.append)
+    expected = today(open_query(root, sql=sql))
+    assert got == expected
+    assert sum(counted) == len(list(csv.reader(io.StringIO(expected.decode())))) - 1
+
+
+def test_unordered_results_are_not_the_view(root):
+    """DISTINCT rows (in no order, so not compared byte for byte) and a sample are DuckDB's."""
+    for sql in ("SELECT DISTINCT * FROM events", "SELECT DISTINCT kind FROM events",
+                "SELECT * FROM events TABLESAMPLE 10%", "SELECT * FROM events QUALIFY row_number() OVER (PARTITION BY game_id ORDER BY seq) = 1",
+                "SELECT kind FROM events GROUP BY ALL"):
+        assert not scanned(root, sql), sql
+
+
+def test_a_filtered_result_is_not_the_view(root, monkeypatch):
+    """The filtered query's CSV is its own rows, not the view's (the fast path not taken)."""
+    monkeypatch.setattr(csv_text, "SMALL_ROWS", 0)
+    whole = rendered(root, "SELECT * FROM events")
+    some = rendered(root, "SELECT * FROM events WHERE seat = 1")
+    assert some != whole and len(some.splitlines()) < len(whole.splitlines())
+
+
+def test_columns_chosen_and_threads(root, monkeypatch):
+    """`columns` (a projection DuckDB makes of the relation) and one or two threads: today's bytes."""
+    from pipeline.jobs.query import copy_scan
+
+    monkeypatch.setattr(csv_text, "SMALL_ROWS", 0)
+    assert rendered(root, "SELECT * FROM events", columns="cards,kind") == \
+        today(open_query(root, sql="SELECT cards, kind FROM events"))
+    expected = today(open_query(root, sql="SELECT * FROM events"))
+    for workers in (1, 2):
+        sink = io.BytesIO()
+        with open_query(root, sql="SELECT * FROM events") as result:
+            scan = copy_scan.scan_of(result)
+            assert scan is not None and len(scan.parts()) >= 3  # a copy a rule set at least
+            csv_text.write_parts(scan.names, scan.parts(), sink, workers=workers)
+        assert sink.getvalue() == expected
+
+
+def test_variant_by_the_game_ids_rule_set():
+    """The view's `variant`: by the rule set in each game_id, null for one the manifest lacks."""
+    from pipeline.jobs.query.copy_scan import variant_column
+    from pipeline.model.schema import GAME_ID_STRIDE
+
+    ids = pa.array([0, 5, GAME_ID_STRIDE + 1, 2 * GAME_ID_STRIDE, None, 3], pa.int64())
+    got = variant_column(ids, {0: "classic", 1: "jokers"}).cast(pa.string()).to_pylist()
+    assert got == ["classic", "classic", "jokers", None, None, "classic"]
+    one = variant_column(pa.array([GAME_ID_STRIDE, GAME_ID_STRIDE + 9], pa.int64()), {1: "steal"})
+    assert one.cast(pa.string()).to_pylist() == ["steal", "steal"]
+    assert variant_column(pa.array([7], pa.int64()), {1: "steal"}).cast(pa.string()).to_pylist() == [None]

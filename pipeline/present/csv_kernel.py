@@ -10,12 +10,57 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from ..engines.compiled.jit import njit
 from .csv_kinds import BOOL, INT, LIST, TEXT, UINT, ULIST, kind
 
+WORDS = 6  # a dictionary's text: its words quoted once, each row's written from them
+
 _ONE, _TWO, _TEN, _HUNDRED = np.uint64(1), np.uint64(2), np.uint64(10), np.uint64(100)
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()  # "00" to "99"
+
+
+@intrinsic
+def _put(typingctx, array, at, value):
+    """out[at] = value (its low byte), without the wrap-around numba adds to an index that may be
+    negative: three more instructions a byte written, which the kernel's indices never need."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        byte = context.cast(builder, args[2], signature.args[2], types.uint8)
+        builder.store(byte, builder.gep(data, [args[1]]))
+        return context.get_dummy_value()
+    return types.void(array, at, value), codegen
+
+
+@intrinsic
+def _at(typingctx, array, at):
+    """array[at] of a one-dimensional array, read without numba's wrap-around of a negative index."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        return builder.load(builder.gep(data, [args[1]]))
+    return array.dtype(array, at), codegen
+
+
+@intrinsic
+def _load8(typingctx, array, at):
+    """The 8 bytes of a uint8 array at `at` as one little-endian uint64, wherever they start."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        return builder.load(builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(64).as_pointer()), align=1)
+    return types.uint64(array, at), codegen
+
+
+@intrinsic
+def _store8(typingctx, array, at, value):
+    """Store 8 bytes (a uint64, little-endian) into a uint8 array at `at`, wherever it starts."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        builder.store(args[2], builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(64).as_pointer()), align=1)
+        return context.get_dummy_value()
+    return types.void(array, at, types.uint64), codegen
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -23,17 +68,17 @@ def _number(out, p, x, signed):
     """An integer's digits written at out[p], a minus sign first when `signed` and it is
     negative (else its 64 bits read unsigned); returns where the next cell starts."""
     if signed and x < 0:
-        out[p] = 45  # -
+        _put(out, p, 45)  # -
         p += 1
         u = np.uint64(-(x + 1)) + _ONE
     else:
         u = np.uint64(x)
     if u < _TEN:  # most numbers of a game are one or two digits
-        out[p] = np.uint8(u) + 48
+        _put(out, p, np.uint8(u) + 48)
         return p + 1
     if u < _HUNDRED:
-        out[p] = _PAIRS[u * _TWO]
-        out[p + 1] = _PAIRS[u * _TWO + _ONE]
+        _put(out, p, _PAIRS[u * _TWO])
+        _put(out, p + 1, _PAIRS[u * _TWO + _ONE])
         return p + 2
     d = 1  # digits
     t = u
@@ -47,87 +92,143 @@ def _number(out, p, x, signed):
         two = (u % _HUNDRED) * _TWO
         u //= _HUNDRED
         q -= 2
-        out[q] = _PAIRS[two]
-        out[q + 1] = _PAIRS[two + _ONE]
+        _put(out, q, _PAIRS[two])
+        _put(out, q + 1, _PAIRS[two + _ONE])
     if u >= _TEN:
-        out[q - 2] = _PAIRS[u * _TWO]
-        out[q - 1] = _PAIRS[u * _TWO + _ONE]
+        _put(out, q - 2, _PAIRS[u * _TWO])
+        _put(out, q - 1, _PAIRS[u * _TWO + _ONE])
     else:
-        out[q - 1] = np.uint8(u) + 48
+        _put(out, q - 1, np.uint8(u) + 48)
     return p + d
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _copy(out, p, source, a, n):
+    """n bytes of `source` from `a` written at out[p], 8 at a time (both arrays have 8 bytes
+    to spare past them); returns where the next cell starts."""
+    for j in range(0, n, 8):
+        _store8(out, p + j, _load8(source, a + j))
+    return p + n
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _quoted(offsets, data, out_offsets, out):
+    """Each text of `data` between `offsets` quoted as CSV writes it (in quotes, its quotes
+    doubled), back to back in `out` from `out_offsets[0]`; out_offsets[i + 1] where the i-th ends."""
+    q = out_offsets[0]
+    for w in range(offsets.shape[0] - 1):
+        _put(out, q, 34)
+        q += 1
+        for i in range(offsets[w], offsets[w + 1]):
+            b = data[i]
+            _put(out, q, b)
+            q += 1
+            if b == 34:
+                _put(out, q, 34)
+                q += 1
+        _put(out, q, 34)
+        q += 1
+        out_offsets[w + 1] = q
+    return q
+
+
+_TRUE, _FALSE, _NULL, _EMPTY = (np.uint64(int.from_bytes(w, "little")) for w in (b"true", b"false", b"null", b'"[]"'))
+MEMO = 24  # bytes of an integer's text kept to write again when the next row's is the same
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lends, items, item_valid,
-          checked, out):
+          checked, words, word_at, memo, out):
     """CSV lines of `n` rows, a column each of `kinds` (its values in row `slots[c]` of the
-    arrays of its kind; its validity in row `nulls[c]` of `valid`, -1: no nulls): integers and
-    booleans in `ints`, texts from `starts` to `ends` in `text`, lists from `lstarts` to
-    `lends` in `items` (`item_valid` where `checked[slot]`), into `out` (long enough for the
-    longest such lines). Returns the length written."""
+    arrays of its kind, each flat, n values a row; its validity in row `nulls[c]` of `valid`,
+    -1: no nulls): integers, booleans and a dictionary's indices in `ints`, texts from `starts`
+    to `ends` in `text`, lists from `lstarts` to `lends` in `items` (`item_valid` where
+    `checked[slot]`), a dictionary's word w quoted in `words` from word_at[w] (its indices
+    offset to its words), into `out` (long enough for the longest such lines, and 32 bytes
+    more). An integer of three characters or more is kept (`memo`, MEMO bytes a column) and
+    written again while the column's value does not change: a game's rows share their game_id,
+    a battle's its number. Returns the length written. Every index is read raw (_at, _put):
+    none is negative."""
     p = 0
     columns = kinds.shape[0]
+    last = np.zeros(columns, np.int64)
+    size = np.zeros(columns, np.int64)  # of the text in memo, 0: none yet
     for r in range(n):
         for c in range(columns):
             if c > 0:
-                out[p] = 44  # ,
+                _put(out, p, 44)  # ,
                 p += 1
-            v = nulls[c]
-            if v >= 0 and valid[v, r] == 0:
+            v = _at(nulls, c)
+            if v >= 0 and _at(valid, v * n + r) == 0:
                 continue
-            k = kinds[c]
-            s = slots[c]
-            if k == BOOL:
-                if ints[s, r] != 0:
-                    out[p] = 116
-                    out[p + 1] = 114
-                    out[p + 2] = 117
-                    out[p + 3] = 101
+            k = _at(kinds, c)
+            at = _at(slots, c) * n + r
+            if k == INT or k == UINT:
+                x = _at(ints, at)
+                if x == _at(last, c) and _at(size, c) > 0:
+                    m = c * MEMO
+                    _store8(out, p, _load8(memo, m))
+                    _store8(out, p + 8, _load8(memo, m + 8))
+                    _store8(out, p + 16, _load8(memo, m + 16))
+                    p += _at(size, c)
+                else:
+                    q = _number(out, p, x, k == INT)
+                    if q - p > 2:
+                        m = c * MEMO
+                        last[c] = x
+                        size[c] = q - p
+                        _store8(memo, m, _load8(out, p))
+                        _store8(memo, m + 8, _load8(out, p + 8))
+                        _store8(memo, m + 16, _load8(out, p + 16))
+                    p = q
+            elif k == WORDS:
+                w = _at(ints, at)
+                a = _at(word_at, w)
+                p = _copy(out, p, words, a, _at(word_at, w + 1) - a)
+            elif k == BOOL:
+                if _at(ints, at) != 0:
+                    _store8(out, p, _TRUE)
                     p += 4
                 else:
-                    out[p] = 102
-                    out[p + 1] = 97
-                    out[p + 2] = 108
-                    out[p + 3] = 115
-                    out[p + 4] = 101
+                    _store8(out, p, _FALSE)
                     p += 5
             elif k == TEXT:
-                out[p] = 34
+                _put(out, p, 34)
                 p += 1
-                for i in range(starts[s, r], ends[s, r]):
-                    b = text[i]
-                    out[p] = b
+                for i in range(_at(starts, at), _at(ends, at)):
+                    b = _at(text, i)
+                    _put(out, p, b)
                     p += 1
                     if b == 34:
-                        out[p] = 34
+                        _put(out, p, 34)
                         p += 1
-                out[p] = 34
+                _put(out, p, 34)
                 p += 1
-            elif k == INT or k == UINT:
-                p = _number(out, p, ints[s, r], k == INT)
             else:
-                out[p] = 34
-                out[p + 1] = 91  # [
+                a = _at(lstarts, at)
+                e = _at(lends, at)
+                if a == e:
+                    _store8(out, p, _EMPTY)
+                    p += 4
+                    continue
+                _put(out, p, 34)
+                _put(out, p + 1, 91)  # [
                 p += 2
-                a = lstarts[s, r]
-                e = lends[s, r]
-                check = checked[s] != 0
+                check = _at(checked, _at(slots, c)) != 0
+                signed = k == LIST
                 for i in range(a, e):
                     if i > a:
-                        out[p] = 44
+                        _put(out, p, 44)
                         p += 1
-                    if check and item_valid[i] == 0:
-                        out[p] = 110
-                        out[p + 1] = 117
-                        out[p + 2] = 108
-                        out[p + 3] = 108
+                    if check and _at(item_valid, i) == 0:
+                        _store8(out, p, _NULL)
                         p += 4
                         continue
-                    p = _number(out, p, items[i], k == LIST)
-                out[p] = 93  # ]
-                out[p + 1] = 34
+                    p = _number(out, p, _at(items, i), signed)
+                _put(out, p, 93)  # ]
+                _put(out, p + 1, 34)
                 p += 2
-        out[p] = 10
+        _put(out, p, 10)
         p += 1
     return p
 
@@ -187,28 +288,46 @@ class Room:
         return have[:size].reshape(shape)
 
 
-def _span(col: pa.Array, k: int) -> tuple[int, int]:
+def _span(col: pa.Array) -> tuple[int, int]:
     """Where a text or list column's bytes or items are in its data: [first, last)."""
-    if k == TEXT and pa.types.is_dictionary(col.type):
-        return 0, int(_offsets(col.dictionary)[-1])  # its every word
     offsets = _offsets(col)
     return int(offsets[0]), int(offsets[-1])
+
+
+def _words(dictionaries: list[pa.Array], room: Room) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The words of every dictionary column quoted as CSV writes them, back to back (8 bytes to
+    spare), where each starts (and the last ends), and the number of its first word each."""
+    firsts, total, size = [], 0, 0
+    for words in dictionaries:
+        firsts.append(total)
+        total += len(words)
+        first, last = _span(words) if len(words) else (0, 0)
+        size += 2 * (last - first) + 2 * len(words)
+    word_at = room.array("word_at", total + 1, np.int64)
+    quoted = room.array("words", size + 8, np.uint8)
+    word_at[0] = 0
+    for words, first in zip(dictionaries, firsts):
+        if len(words):
+            _quoted(_offsets(words).astype(np.int64), np.frombuffer(words.buffers()[2] or b"", np.uint8),
+                    word_at[first:first + len(words) + 1], quoted)
+    return quoted, word_at, firsts
 
 
 def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
     """The CSV lines of one batch (no header) by the kernel, in `room`'s arrays (valid until the
     room formats another batch); empty for a batch of no rows. Each column is read once: its
-    values widened, its offsets moved to where its bytes or items are put back to back."""
+    values widened, its offsets moved to where its bytes or items are put back to back, a
+    dictionary's words quoted once."""
     n = batch.num_rows
     if n == 0:
         return memoryview(b"")
     columns = [_plain(col) for col in batch.columns]
-    kinds = np.array([kind(col.type) for col in columns], np.int64)
+    kinds = np.array([WORDS if pa.types.is_dictionary(col.type) else kind(col.type) for col in columns], np.int64)
     slots = np.zeros(len(columns), np.int64)
     nulls = np.full(len(columns), -1, np.int64)
     is_text, is_list = kinds == TEXT, (kinds == LIST) | (kinds == ULIST)
     texts, lists = int(is_text.sum()), int(is_list.sum())
-    spans = [_span(col, k) if k in (TEXT, LIST, ULIST) else (0, 0) for col, k in zip(columns, kinds)]
+    spans = [_span(col) if k in (TEXT, LIST, ULIST) else (0, 0) for col, k in zip(columns, kinds)]
     text_size = sum(last - first for (first, last), t in zip(spans, is_text) if t)
     item_size = sum(last - first for (first, last), t in zip(spans, is_list) if t)
     checked = np.array([col.values.null_count > 0 for col, t in zip(columns, is_list) if t], np.uint8)
@@ -221,11 +340,12 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
     text = room.array("text", text_size, np.uint8)
     items = room.array("items", item_size, np.int64)
     item_valid = room.array("item_valid", item_size if checked.any() else 0, np.uint8)
+    memo = room.array("memo", (len(columns), MEMO), np.uint8)
+    words, word_at, firsts = _words([col.dictionary for col, k in zip(columns, kinds) if k == WORDS], room)
     bound = len(columns) * n + 1 + 21 * item_size  # commas, line ends, items
-    bound += 2 * sum(last - first for (first, last), t, col in zip(spans, is_text, columns)
-                     if t and not pa.types.is_dictionary(col.type))  # texts' bytes, each twice at most
+    bound += 2 * sum(last - first for (first, last), t in zip(spans, is_text) if t)  # texts' bytes, each twice at most
     counts = {INT: 0, TEXT: 0, LIST: 0}
-    text_at = item_at = nulled = 0
+    text_at = item_at = nulled = dictionaries = 0
     for c, col in enumerate(columns):
         k = int(kinds[c])
         group = TEXT if k == TEXT else LIST if k in (LIST, ULIST) else INT
@@ -242,26 +362,26 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
             values = _values(col)
             ints[s] = values.view(np.int64) if k == UINT else values
             bound += 20 * n
+        elif k == WORDS:
+            first = firsts[dictionaries]
+            dictionaries += 1
+            index = ints[s]
+            index[:] = _values(col.indices)
+            if col.null_count:
+                index[valid[nulls[c]] == 0] = 0  # a null's slot may hold anything
+            if len(col.dictionary) == 0:
+                continue  # every row null
+            np.clip(index, 0, len(col.dictionary) - 1, out=index)
+            index += first
+            lengths = np.diff(word_at[first:first + len(col.dictionary) + 1])
+            bound += int(np.bincount(index - first, minlength=len(lengths)) @ lengths)  # each row's word
         elif k == TEXT:
             first, last = spans[c]
-            if pa.types.is_dictionary(col.type):
-                words = col.dictionary
-                offsets = _offsets(words).astype(np.int64) + (text_at - first)  # a few words
-                index = room.array("index", n, np.int64)
-                index[:] = _values(col.indices)
-                np.take(offsets, index, mode="clip", out=starts[s])
-                index += 1
-                np.take(offsets, index, mode="clip", out=ends[s])
-                data = words.buffers()[2]
-                np.subtract(ends[s], starts[s], out=index)
-                bound += 2 * int(index.sum())  # a word is written for each row that names it, each byte twice at most
-            else:
-                offsets = _offsets(col)
-                np.add(offsets[:-1], text_at - first, out=starts[s])
-                np.add(offsets[1:], text_at - first, out=ends[s])
-                data = col.buffers()[2]
+            offsets = _offsets(col)
+            np.add(offsets[:-1], text_at - first, out=starts[s])
+            np.add(offsets[1:], text_at - first, out=ends[s])
             if last > first:
-                text[text_at:text_at + last - first] = np.frombuffer(data, np.uint8, count=last)[first:]
+                text[text_at:text_at + last - first] = np.frombuffer(col.buffers()[2], np.uint8, count=last)[first:]
             text_at += last - first
             bound += 2 * n
         else:
@@ -277,7 +397,8 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
                     _bits(child.buffers()[0], child.offset + first, last - first) if checked[s] else 1
             item_at += last - first
             bound += 4 * n
-    out = room.array("out", bound, np.uint8)
-    used = _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lends, items, item_valid,
-                 checked, out)
+    out = room.array("out", bound + 32, np.uint8)  # 32: the 8-byte stores' and the memo's reach past the end
+    used = _rows(n, kinds, slots, nulls, valid.reshape(-1), ints.reshape(-1), starts.reshape(-1), ends.reshape(-1),
+                 text, lstarts.reshape(-1), lends.reshape(-1), items, item_valid, checked, words, word_at,
+                 memo.reshape(-1), out)
     return memoryview(out)[:used]

@@ -29,7 +29,7 @@ import pyarrow as pa
 from .csv_kinds import LIST, ULIST, kind, supported  # noqa: F401 (supported: what output.py asks)
 
 
-def _compiled() -> bool:
+def compiled() -> bool:
     """Whether numba is installed (without it, pyarrow writes every result)."""
     import importlib.util
 
@@ -116,7 +116,7 @@ def _lines(batches, workers: int | None, small_rows: int | None, sink
     if first is None:
         return
     second = next(rest, None) if first.num_rows <= small_rows else _UNREAD
-    if second is None or not _compiled():
+    if second is None or not compiled():
         yield first.num_rows, _pyarrow_lines(first)
         for batch in ([] if second is None else [second]):
             yield batch.num_rows, _pyarrow_lines(batch)
@@ -137,6 +137,37 @@ def _lines(batches, workers: int | None, small_rows: int | None, sink
         for batch in ahead():
             yield batch.num_rows, lines(batch, room)
         return
+    yield from ((rows, None) for rows in _pooled(((b.num_rows, b) for b in ahead()), sink, workers))
+
+
+def write_parts(names: list[str], parts, sink, progress: Callable[[int], None] | None = None,
+                workers: int | None = None) -> None:
+    """CSV of a result read in parts (`parts`: (rows, read) each, `read()` giving its record
+    batch), the header named `names`: each part read and formatted on a thread of its own,
+    `workers` at a time (default: the cores this process may use), and written in order, so
+    that the reading is shared by the threads too (copy_scan's row groups)."""
+    from .csv_kernel import Room, lines
+
+    _put(sink, header(names))
+    workers = workers or _cores()
+    if workers == 1:
+        room = Room()
+        for rows, read in parts:
+            _put(sink, lines(read(), room))
+            if progress is not None:
+                progress(rows)
+        return
+    for rows in _pooled(parts, sink, workers):
+        if progress is not None:
+            progress(rows)
+
+
+def _pooled(parts, sink, workers: int) -> Iterator[int]:
+    """Format each of `parts` ((rows, a batch or a function that reads one)) on `workers`
+    threads, each writing its lines to `sink` once the part before it is written; yields each
+    part's rows once written, at most one part more than `workers` in flight."""
+    from .csv_kernel import Room, lines
+
     rooms: deque = deque()  # rooms free to format in (deque's append and pop are atomic)
 
     def formatted(batch, before):
@@ -144,9 +175,9 @@ def _lines(batches, workers: int | None, small_rows: int | None, sink
             room = rooms.pop()
         except IndexError:
             room = Room()
-        data = lines(batch, room)
+        data = lines(batch if isinstance(batch, pa.RecordBatch) else batch(), room)
         if before is not None:
-            before.result()  # the batch before this one written (its error raised again here)
+            before.result()  # the part before this one written (its error raised again here)
         _put(sink, data)
         rooms.append(room)
 
@@ -154,16 +185,16 @@ def _lines(batches, workers: int | None, small_rows: int | None, sink
     pending: deque = deque()
     before = None
     try:
-        for batch in ahead():
+        for rows, batch in parts:
             before = pool.submit(formatted, batch, before)
-            pending.append((batch.num_rows, before))
+            pending.append((rows, before))
             while len(pending) > workers:
                 rows, done = pending.popleft()
                 done.result()
-                yield rows, None
+                yield rows
         while pending:
             rows, done = pending.popleft()
             done.result()
-            yield rows, None
+            yield rows
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

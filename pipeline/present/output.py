@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from ..errors import QueryError
 from ..storage.files import atomic_file
 from ..jobs.query import Result, parquet_refusal
+from ..jobs.query import copy_scan
 from ..model.plural import plural
 
 FORMATS = ("table", "csv", "json", "jsonl", "parquet")
@@ -91,10 +92,17 @@ class _Counted:
 
 def write_csv(result: Result, sink: BinaryIO, limit: int | None, progress=None) -> None:
     """By csv_text's compiled writer when every column is of a type it writes (its lists of
-    integers straight from Arrow, not as DuckDB's JSON text), else by pyarrow's: the same bytes."""
+    integers straight from Arrow, not as DuckDB's JSON text), else by pyarrow's: the same bytes.
+    The events view's columns as they are (copy_scan) are read from its copies by the writer's
+    threads, without DuckDB."""
     from . import csv_text
 
     native = result.csv_native()
+    if native and limit is None and csv_text.compiled():
+        scan = copy_scan.scan_of(result)  # the events view as it is: read from its copies, not DuckDB
+        if scan is not None and scan.rows() > csv_text.SMALL_ROWS:
+            csv_text.write_parts(scan.names, scan.parts(), sink, progress)
+            return
     batches = result.csv_batches(limit, native=native)
     if csv_text.supported(batches.schema):
         csv_text.write(batches, sink, progress)

@@ -62,13 +62,14 @@ class Session:
     partial_log: str | None = None
     counted: str | None = None  # which rule sets the games view has no rows of, storing counts alone
     rule_sets: list = field(default_factory=list)  # the manifest's entries, read once when it opened
+    copies: list = field(default_factory=list)  # the events view's copies (event_copies.py), in the log's order
 
     def cursor(self) -> "Session":
         """A new connection to the same database, for another thread: the same views (and the
         Python functions they call) and lock, without the set-up (a server answers each request
         in a cursor of one session). Closing it leaves this session open."""
         cursor = Session(self.con.cursor(), None, self.no_events, self.events, partial_log=self.partial_log,
-                         counted=self.counted, rule_sets=self.rule_sets)
+                         counted=self.counted, rule_sets=self.rule_sets, copies=self.copies)
         _open.add(cursor)
         return cursor
 
@@ -180,6 +181,7 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
             if copies:
                 fought = [str(event_copies.battles_path(Path(c))) for c in copies]
                 copy_views(con, ds.manifest.rule_sets, copies, fought)
+                session.copies = list(copies)
                 copies += fought
         _rules_table(con, ds.manifest.rule_sets)
         con.execute(CARD_SQL)

@@ -1,0 +1,176 @@
+"""A query that is the `events` view's rows as they are (`SELECT * FROM events`, or some of its
+columns, renamed or not: no filter, order, limit, grouping or expression) read straight from the
+view's columnar copies (event_copies.py), a row group at a time, without DuckDB: a writer that
+wants every row of the log (CSV of 100,000 games is 4.9 GB) then skips DuckDB's hand-off of the
+rows to Arrow, which cost twice pyarrow's reading of the same copies, and can read row groups
+on several threads. The rows, their order and their values are the view's (local_scan: the
+copies in the log's order, `variant` by the rule set of each row's game_id); any other query,
+or a session whose events are not read from copies, has no Scan and runs in DuckDB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ...errors import QueryError
+from ...model.schema import GAME_ID_STRIDE
+from .reads import parse_tree
+
+VARIANT = "variant"  # the column the view adds to the copies' (log_views.local_scan)
+_EMPTY_NODE = {"modifiers", "group_expressions", "group_sets"}  # a plain SELECT's lists, all empty
+_NULL_NODE = {"where_clause", "having", "sample", "qualify"}
+_KNOWN_NODE = _EMPTY_NODE | _NULL_NODE | {"type", "cte_map", "select_list", "from_table", "aggregate_handling"}
+_EMPTY_STAR = {"exclude_list", "replace_list", "qualified_exclude_list", "rename_list"}
+_KNOWN_STAR = _EMPTY_STAR | {"class", "type", "alias", "query_location", "query_location_length", "relation_name",
+                             "columns", "expr"}
+_KNOWN_REF = {"class", "type", "alias", "query_location", "query_location_length", "column_names"}
+_KNOWN_TABLE = {"type", "alias", "sample", "query_location", "query_location_length", "schema_name", "table_name",
+                "column_name_alias", "catalog_name", "at_clause", "qualified_name"}
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The result's rows read from the copies: column `i` of the result is the view's column
+    `sources[i]`, named `names[i]`; `variants` {rule set ordinal: variant}."""
+    names: list[str]
+    sources: list[str]
+    paths: list[str]
+    variants: dict[int, str]
+
+    def parts(self) -> list[tuple[int, Callable[[], pa.RecordBatch]]]:
+        """(rows, read) of every row group of the copies, in the view's order: `read()` gives
+        its rows as a record batch of the result's columns (for a thread of its own)."""
+        parts = []
+        for path in self.paths:
+            meta = _metadata(path)
+            for group in range(meta.num_row_groups):
+                parts.append((meta.row_group(group).num_rows, _Reader(self, path, group)))
+        return parts
+
+    def rows(self) -> int:
+        return sum(_metadata(path).num_rows for path in self.paths)
+
+
+def _metadata(path: str):
+    try:
+        return pq.read_metadata(path)
+    except (pa.ArrowException, OSError) as err:
+        raise QueryError(f"the events' copy {path!r} could not be read ({err}); it is remade when removed") from None
+
+
+class _Reader:
+    """One row group of a copy, as the result's record batch."""
+
+    def __init__(self, scan: Scan, path: str, group: int) -> None:
+        self.scan, self.path, self.group = scan, path, group
+
+    def __call__(self) -> pa.RecordBatch:
+        scan = self.scan
+        wanted = list(dict.fromkeys(s for s in scan.sources if s != VARIANT))
+        if VARIANT in scan.sources and "game_id" not in wanted:
+            wanted.append("game_id")
+        try:
+            table = pq.ParquetFile(self.path, memory_map=True).read_row_group(self.group, columns=wanted,
+                                                                               use_threads=False)
+        except (pa.ArrowException, OSError) as err:
+            raise QueryError(f"the events' copy {self.path!r} could not be read ({err}); "
+                             "it is remade when removed") from None
+        table = table.combine_chunks()
+        columns = {name: table.column(name).chunk(0) if table.column(name).num_chunks else
+                   pa.array([], table.schema.field(name).type) for name in table.column_names}
+        if VARIANT in scan.sources:
+            columns[VARIANT] = variant_column(columns["game_id"], scan.variants)
+        return pa.RecordBatch.from_arrays([columns[s] for s in scan.sources], names=scan.names)
+
+
+def variant_column(game_id: pa.Array, variants: dict[int, str]) -> pa.Array:
+    """The view's `variant` of each row: its rule set's, by the ordinal in its game_id
+    (`CASE game_id // GAME_ID_STRIDE WHEN ordinal THEN variant END`), as dictionary text."""
+    n = len(game_id)
+    ids = game_id.fill_null(0).to_numpy()
+    if n and not game_id.null_count and ids.min() >= 0 and \
+            ids.min() // GAME_ID_STRIDE == ids.max() // GAME_ID_STRIDE:  # one rule set: every row group of a copy
+        word = variants.get(int(ids.min()) // GAME_ID_STRIDE)
+        indices = pa.array(np.zeros(n, np.int8)) if word is not None else pa.nulls(n, pa.int8())
+        return pa.DictionaryArray.from_arrays(indices, pa.array([word or ""], pa.string()))
+    words = sorted(set(variants.values())) or [""]
+    ordinals = _truncated(ids)
+    codes = np.full(n, -1, np.int32)
+    for ordinal, word in variants.items():
+        codes[ordinals == ordinal] = words.index(word)
+    mask = codes < 0
+    if game_id.null_count:
+        mask |= game_id.is_null().to_numpy(zero_copy_only=False)
+    return pa.DictionaryArray.from_arrays(pa.array(np.where(mask, 0, codes), mask=mask), pa.array(words, pa.string()))
+
+
+def _truncated(ids: np.ndarray) -> np.ndarray:
+    """game_id // GAME_ID_STRIDE as DuckDB divides integers (towards zero)."""
+    ids = np.asarray(ids, np.int64)
+    return np.sign(ids) * (np.abs(ids) // GAME_ID_STRIDE)
+
+
+def scan_of(result) -> Scan | None:
+    """The Scan that reads `result` (a query's Result) from the events view's copies, or None
+    when its query is anything but the view's columns as they are, or the view is not read from
+    copies."""
+    copies = getattr(result.session, "copies", None)
+    if not copies:
+        return None
+    try:
+        sql = result.relation.sql_query()
+    except Exception:  # a relation DuckDB cannot say as SQL
+        return None
+    tree = parse_tree(sql)
+    if tree is None or len(tree.get("statements") or []) != 1:
+        return None
+    sources = _plain_columns(tree["statements"][0].get("node") or {}, _view_columns(copies[0]))
+    names = list(result.relation.columns)
+    if sources is None or len(sources) != len(names):
+        return None
+    variants = {e.ordinal: e.rules.variant for e in result.session.rule_sets}
+    return Scan(names, sources, list(copies), variants)
+
+
+def _view_columns(path: str) -> list[str]:
+    return list(pq.read_schema(path).names) + [VARIANT]
+
+
+def _plain_columns(node: dict, view: list[str]) -> list[str] | None:
+    """The view's columns a SELECT node lists, in order, when it is no more than that."""
+    if node.get("type") != "SELECT_NODE" or set(node) - _KNOWN_NODE:
+        return None
+    if any(node.get(k) for k in _EMPTY_NODE) or any(node.get(k) is not None for k in _NULL_NODE):
+        return None
+    if (node.get("cte_map") or {}).get("map") or node.get("aggregate_handling") != "STANDARD_HANDLING":
+        return None
+    table = node.get("from_table") or {}
+    if table.get("type") != "BASE_TABLE" or set(table) - _KNOWN_TABLE or table.get("sample") is not None \
+            or table.get("column_name_alias") or table.get("at_clause") is not None or table.get("catalog_name") \
+            or str(table.get("table_name", "")).lower() != "events" \
+            or str(table.get("schema_name", "")).lower() not in ("", "main"):
+        return None
+    names = {str(table.get("alias") or "events").lower()}
+    by_lower = {c.lower(): c for c in view}
+    sources: list[str] = []
+    for item in node.get("select_list") or []:
+        if item.get("class") == "STAR" and item.get("type") == "STAR":
+            if set(item) - _KNOWN_STAR or any(item.get(k) for k in _EMPTY_STAR) or item.get("columns") \
+                    or item.get("expr") is not None or item.get("alias") \
+                    or (item.get("relation_name") and item["relation_name"].lower() not in names):
+                return None
+            sources += view
+        elif item.get("class") == "COLUMN_REF" and item.get("type") == "COLUMN_REF":
+            parts = [str(p) for p in item.get("column_names") or []]
+            if set(item) - _KNOWN_REF or not parts or len(parts) > 2 or \
+                    (len(parts) == 2 and parts[0].lower() not in names) or parts[-1].lower() not in by_lower:
+                return None
+            sources.append(by_lower[parts[-1].lower()])
+        else:
+            return None
+    return sources or None

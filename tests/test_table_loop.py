@@ -12,7 +12,7 @@ from pipeline.engines.chance import RandomChance
 from pipeline.engines.event import Recorder
 from pipeline.engines.play import Game
 from pipeline.engines.table.reference import TableGame
-from pipeline.log import array_recorder
+from pipeline.engines.compiled.layout import EVENT_BATTLE, EVENT_CARDS_END, EVENT_KIND, EVENT_SEAT
 from pipeline.log.array_recorder import KIND_CODES, ArrayRecorder
 from pipeline.model.deal import shuffled_deal
 from pipeline.model.rng import Xoshiro256
@@ -92,14 +92,15 @@ def test_the_array_recorder_holds_what_the_event_recorder_holds(variant, options
         arrays.end_game(play(TableGame, rules, seed, arrays), seed)
     assert not arrays.lost
     assert arrays.events == len(events)
-    width = array_recorder.WIDTH
-    ends = arrays.rows[5::width]
+    got = arrays.arrays()
+    rows, card_values = got.events, got.card_values.tolist()
+    assert rows.shape[0] == len(events)
     for i, event in enumerate(events):
-        row = arrays.rows[width * i:width * i + width]
-        assert (row[0], row[1], row[2]) == (event.battle, KIND_CODES[event.kind],
-                                            -1 if event.seat is None else event.seat)
-        start = ends[i - 1] if i else 0
-        assert arrays.cards[start:ends[i]] == [*event.cards, *event.options]
+        row = rows[i]
+        assert (row[EVENT_BATTLE], row[EVENT_KIND], row[EVENT_SEAT]) == (
+            event.battle, KIND_CODES[event.kind], -1 if event.seat is None else event.seat)
+        start = rows[i - 1, EVENT_CARDS_END] if i else 0
+        assert card_values[start:row[EVENT_CARDS_END]] == [*event.cards, *event.options]
 
 
 def test_game_keeps_its_steps_for_the_families_that_subclass_it():

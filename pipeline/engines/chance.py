@@ -47,8 +47,126 @@ _SMALL = 256
 _LIMITS = (0,) + tuple((1 << 64) - ((1 << 64) % n) for n in range(1, _SMALL))
 
 
+class StreamChance:
+    """Random orders from the game's generator, exactly RandomChance's and Xoshiro256's, its
+    outputs made a block at a time (`generator_block`) rather than one Python step each (about
+    1 us a step, the generator's 64-bit arithmetic in Python ints): what a game played in bulk
+    draws from (engines.game.play_seeded). It deals too (`shuffle`, model.deal.shuffled_deal's).
+    The generator it was made from is left as it was."""
+
+    __slots__ = ("state", "left", "steps")
+
+    def __init__(self, rng: Xoshiro256) -> None:
+        self.state = (rng.s0, rng.s1, rng.s2, rng.s3)
+        self.left: list[int] = []  # outputs made and not drawn yet, the next one last
+        self.steps = FIRST_BLOCK
+
+    def _more(self) -> list[int]:
+        """The next block of outputs, into `left` (which is empty)."""
+        outputs, self.state = generator_block(self.state, self.steps)
+        self.steps = BLOCK
+        outputs.reverse()
+        self.left = outputs
+        return outputs
+
+    def shuffle(self, cards: list) -> list:
+        """`cards` shuffled in place, as Xoshiro256.shuffle: Fisher-Yates from the end, each
+        draw bounded by rejection (Xoshiro256.bounded)."""
+        left = self.left
+        for i in range(len(cards) - 1, 0, -1):
+            n = i + 1
+            limit = _LIMITS[n] if n < _SMALL else (1 << 64) - ((1 << 64) % n)
+            while True:
+                if not left:
+                    left = self._more()
+                x = left.pop()
+                if x < limit:
+                    break
+            j = x % n
+            cards[i], cards[j] = cards[j], cards[i]
+        return cards
+
+    def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
+        """`cards` shuffled in place (RandomChance.order). Two cards, a battle's table, take one
+        draw, which no bound of 2 rejects: its low bit keeps them (1) or swaps them (0)."""
+        if len(cards) != 2:
+            return self.shuffle(cards)
+        left = self.left
+        if not (left.pop() if left else self._more().pop()) & 1:
+            cards[0], cards[1] = cards[1], cards[0]
+        return cards
+
+
+# Outputs a block: the first block of a game's holds its deal (a 52-card deck takes 51 draws),
+# and little more, for a game whose pickup draws nothing; those after it, the rest of the game.
+FIRST_BLOCK, BLOCK = 64, 512
+_CHUNK = 4  # bits of the state a row of a block table stands for
+
+
+def generator_block(state: tuple[int, int, int, int], steps: int) -> tuple[list[int], tuple[int, int, int, int]]:
+    """The generator's next `steps` outputs from `state` (xoshiro256**'s s0..s3), and its state
+    after them, as Xoshiro256.next gives them one by one. xoshiro256**'s step is linear over
+    the bits (XORs, shifts and rotations of the state): the sequence of `s1` values a block's
+    outputs come from, and the state after it, are the XOR of the sequences each set bit of the
+    starting state gives alone. A table holds those of every 4-bit piece of the state
+    (`_block_table`), so a block is 64 rows XORed in numpy, then each output's multiplications
+    (s1 * 5, rotated, * 9); tests/test_plain_speed_chance.py holds it to Xoshiro256."""
+    import numpy as np
+
+    table, offsets, shifts = _block_table(steps)
+    words = np.array(state, np.uint64)
+    pieces = ((words[:, None] >> shifts) & np.uint64((1 << _CHUNK) - 1)).astype(np.intp).ravel()
+    rows = np.bitwise_xor.reduce(table[pieces + offsets], axis=0)
+    x = rows[:steps] * np.uint64(5)
+    x = (x << np.uint64(7)) | (x >> np.uint64(57))
+    x *= np.uint64(9)
+    s0, s1, s2, s3 = rows[steps:].tolist()
+    return x.tolist(), (s0, s1, s2, s3)
+
+
+_TABLES: dict = {}
+
+
+def _block_table(steps: int):
+    """For a block of `steps` outputs: a table whose row 16 * piece + value is the sequence of s1
+    values (and the state after) that the generator makes from the state holding `value` in
+    its 4-bit `piece` (0..63, four to a word, s0 first) and nothing else; the offset of each
+    piece's rows, and the shifts that cut a word into its pieces. Made once a process (2 ms)."""
+    if steps not in _TABLES:
+        import numpy as np
+
+        u = np.uint64
+        bits = np.arange(256)
+        # lane b: the state with bit b alone set (bit b % 64 of word b // 64)
+        s0, s1, s2, s3 = (np.where(bits // 64 == w, u(1) << (bits % 64).astype(u), u(0)) for w in range(4))
+        seq = np.empty((steps + 4, 256), u)
+        for i in range(steps):  # Xoshiro256.next's step, on every lane at once
+            seq[i] = s1
+            t = s1 << u(17)
+            s2 ^= s0
+            s3 ^= s1
+            s1 ^= s2
+            s0 ^= s3
+            s2 ^= t
+            s3 = (s3 << u(45)) | (s3 >> u(19))
+        seq[steps:] = s0, s1, s2, s3
+        basis = seq.T
+        pieces = 256 // _CHUNK
+        table = np.zeros((pieces << _CHUNK, steps + 4), u)
+        for piece in range(pieces):
+            first = piece << _CHUNK
+            for bit in range(_CHUNK):  # the values with this bit as their highest: those below it, XOR its lane
+                low = first + (1 << bit)
+                np.bitwise_xor(table[first:low], basis[piece * _CHUNK + bit], out=table[low:low + (1 << bit)])
+        _TABLES[steps] = (table, np.arange(pieces, dtype=np.intp) << _CHUNK,
+                          np.arange(0, 64, _CHUNK, dtype=u))
+    return _TABLES[steps]
+
+
 class LogChance:
     """Random orders read from the log, after checking they are orders of the right cards."""
+
+    follows_log = True  # an order is the log's next event: the engine reports each event before it asks
 
     def __init__(self, recorder: CheckingRecorder) -> None:
         self.recorder = recorder

@@ -55,6 +55,26 @@ class Recorder:
         self.events.append(_event(Event, (battle, kind, seat, tuple(cards), tuple(seats), tuple(options),
                                           value, note)))
 
+    def plays(self, battle: int, seats, cards) -> None:
+        """A `play` event of each seat in `seats` with its card in `cards`, in order: what a
+        battle's first step reports in one call (log.array_recorder writes them at once)."""
+        emit = self.emit
+        for seat, card in zip(seats, cards):
+            emit(battle, "play", seat, (card,))
+
+    def duels(self, battle: int, seats, cards, takers) -> None:
+        """A run of battles of two seats, from battle `battle` on, one a seat in `takers`: in each,
+        `seats[0]` plays a card and `seats[1]` another, and the taker collects the two (four cards
+        of `cards` a battle, in that order). What the table engine reports of its duels in one
+        call (TableGame.duels; log.array_recorder unfolds them with numpy)."""
+        emit = self.emit
+        first, second = seats
+        for i, taker in enumerate(takers):
+            at = 4 * i
+            emit(battle + i, "play", first, (cards[at],))
+            emit(battle + i, "play", second, (cards[at + 1],))
+            emit(battle + i, "collect", taker, cards[at + 2:at + 4])
+
     def finish(self) -> None:
         """Called once after the end event."""
 

@@ -20,7 +20,7 @@ from ..model.families import registry
 from ..model.family import Family, wrong_choice
 from ..model.rng import Xoshiro256
 from ..model.schema import RuleSet
-from .chance import LogChance, RandomChance
+from .chance import LogChance, StreamChance
 from .event import CheckingRecorder, Event, Recorder, describe
 from .families import family_of
 from .play import CHOICES_DRAWN
@@ -172,11 +172,11 @@ def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Rec
 def play_seeded(rules: RuleSet, seed: int, recorder, deal: Deal | None = None, policies=()) -> tuple[Summary, Deal]:
     """play_game into any recorder (one that keeps no Event list, log.array_recorder's): the
     summary and the deal."""
-    rng = Xoshiro256(seed)
+    chance = StreamChance(Xoshiro256(seed))  # the generator's draws a block at a time: the same draws
     chooser = chooser_for(rules, policies, seed)
     if deal is None:
-        deal = shuffled_deal(rules, rng)
-    return _engine_plays(rules, deal, RandomChance(rng), recorder, chooser, seed), deal
+        deal = shuffled_deal(rules, chance)
+    return _engine_plays(rules, deal, chance, recorder, chooser, seed), deal
 
 
 def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | None = None) -> Summary:

@@ -4,6 +4,12 @@ compiled encoder (log.compiled.ShardBuilder) as a compiled engine's: no Event ob
 Python pass over a game's events to spell its rows (docs/decisions.md, "The reference engines
 record into arrays").
 
+An event is one Python int while the batch is played (its battle, kind, seat and number of
+cards packed in bits, `CODE`), its cards go to one list, and the few events that carry more (a
+value, a note, seats, options, a seat or a count of cards that does not fit its bits) add a row
+of `extras`; `arrays()` unpacks the batch with numpy. Packing costs the engine one `|` an event
+and numpy one conversion an event, where seven columns of ints cost seven.
+
 An event the arrays cannot say exactly as log.codec would spell it (a kind not in the registry,
 a value or a note on a kind that carries none, options on anything but a decision) makes the
 recorder `lost`: the shard is then played again through the Event path (log.shard.play_range),
@@ -15,20 +21,35 @@ from __future__ import annotations
 import numpy as np
 
 from ..engines.compiled.layout import (
-    EVENT_CARDS_END, EVENT_COLUMNS, EVENT_KIND, EVENT_SEAT, KIND_DECISION, KIND_END, KIND_WAR, MAX_CARD, NOTES, PUTS,
-    SUMMARY_COLUMNS, SUMMARY_EVENTS, GameArrays,
+    EVENT_BATTLE, EVENT_CARDS_END, EVENT_COLUMNS, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE,
+    KIND_COLLECT, KIND_DECISION, KIND_END, KIND_PLAY, KIND_WAR, MAX_CARD, NOTES,
+    PUTS, SUMMARY_COLUMNS, SUMMARY_EVENTS, GameArrays,
 )
 from ..errors import WarError
 from ..model.schema import EVENT_KINDS, OUTCOMES
 
 KIND_CODES = {kind: code for code, kind in enumerate(EVENT_KINDS)}
-# The kinds whose events carry no value: such an event with no value, note or options is
+# The kinds whose events carry no value: such an event with no value, note, seats or options is
 # written by the fast branch of ArrayRecorder.emit.
 PLAIN_CODES = {kind: code for kind, code in KIND_CODES.items() if code not in (KIND_WAR, KIND_END, KIND_DECISION)}
 NOTE_CODES = {note: code for code, note in enumerate(NOTES)}
 OUTCOME_CODES = {outcome: code for code, outcome in enumerate(OUTCOMES)}
 WIDTH = len(EVENT_COLUMNS)
 INT32 = np.iinfo(np.int32)
+
+# An event's code: battle << BATTLE_SHIFT | cards << CARDS_SHIFT | (seat + 1) << SEAT_SHIFT | kind.
+# Its kind takes the low byte (KIND_CODES), seat + 1 the next (0: no seat), its number of cards
+# (a decision's options counted in) 16 bits; the battle the rest, sign and all, so a battle out
+# of the int32 range is found after unpacking. An event whose seat or count does not fit says so
+# in its row of `extras` instead (its bits left 0).
+SEAT_SHIFT, CARDS_SHIFT, BATTLE_SHIFT = 8, 16, 32
+SEAT_LIMIT, CARDS_LIMIT = 255, 1 << 16
+EXTRA = 6  # an extras row: event, seat, value column, note code, cards (and options), seats
+# A run of duels (engines.event.Recorder.duels) is one code of kind RUN while the batch is played,
+# its battle the run's first; `runs` holds its two seats and length, `takers` each duel's taker.
+# `arrays()` unfolds it into its three events a duel.
+RUN = 0xFF
+RUN_EVENTS = 3
 
 
 class Unrepresentable(WarError):
@@ -38,67 +59,105 @@ class Unrepresentable(WarError):
 
 class ArrayRecorder:
     """A batch of games' events as layout's arrays, in flat Python lists until `arrays()`: each
-    event a row of EVENT_COLUMNS ints in `rows`, its cards (and a decision's options) in
-    `cards`, its seats in `seats`. One game at a time: `begin()`, the engine's `emit`s,
-    `end_game(summary, seed)`."""
+    event a packed int in `codes`, its cards (and a decision's options) in `cards`, its seats in
+    `seats`, what more it carries in `extras`. One game at a time: `begin()`, the engine's
+    `emit`s (and `plays`), `end_game(summary, seed)`."""
 
-    __slots__ = ("rows", "cards", "seats", "summaries", "war_wins", "final_cards", "seeds", "players",
-                 "game_row", "depth", "depth_battle", "lost", "emit")
+    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "unfolded", "game_unfolded", "summaries",
+                 "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle", "lost", "emit",
+                 "plays")
 
     def __init__(self, players: int) -> None:
         self.players = players
         self.lost: str | None = None  # why an event or summary could not be held, once one could not
-        self.rows: list[int] = []
+        self.codes: list[int] = []
         self.cards: list[int] = []
         self.seats: list[int] = []
-        self.emit = self._emitter(self.rows, self.cards, self.seats)
+        self.extras: list[int] = []
+        self.runs: list[int] = []
+        self.takers: list[int] = []
+        self.emit = self._emitter(self.codes, self.cards)
+        self.plays = self._player(self.codes, self.cards)
         self.clear()
 
     def clear(self) -> None:
         """Empty, for the next batch (the event lists emptied in place: `emit` writes into them)."""
-        del self.rows[:], self.cards[:], self.seats[:]
+        del self.codes[:], self.cards[:], self.seats[:], self.extras[:]
+        self.runs, self.takers = [], []
+        self.unfolded = 0  # events the batch's runs add to their codes when unfolded
+        self.game_unfolded = 0
         self.summaries: list[int] = []
         self.war_wins: list[int] = []
         self.final_cards: list[int] = []
         self.seeds: list[int] = []
-        self.game_row = 0
+        self.game_start = 0
 
     @property
     def events(self) -> int:
         """Events of the batch so far."""
-        return len(self.rows) // WIDTH
+        return len(self.codes) + self.unfolded
 
     @property
     def position(self) -> int:
         """Events of the game being played so far (engines.event.Recorder.position)."""
-        return (len(self.rows) - self.game_row) // WIDTH
+        return len(self.codes) - self.game_start + self.unfolded - self.game_unfolded
 
     def begin(self) -> None:
-        self.game_row = len(self.rows)
+        self.game_start = len(self.codes)
+        self.game_unfolded = self.unfolded
         self.depth, self.depth_battle = 0, None
 
-    def _emitter(self, rows: list[int], all_cards: list[int], all_seats: list[int]):
+    def duels(self, battle: int, seats, cards, takers) -> None:
+        """A run of duels (engines.event.Recorder.duels), kept as one code until `arrays()`."""
+        self.cards += cards
+        self.takers += takers
+        self.runs += (seats[0], seats[1], len(takers))
+        self.codes.append(battle << BATTLE_SHIFT | RUN)
+        self.unfolded += RUN_EVENTS * len(takers) - 1
+
+    def _emitter(self, codes: list[int], all_cards: list[int]):
         """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`
-        (engines.event.Recorder.emit): a function over the batch's three lists, not a method,
-        for it is called for every event the engines play. An event of a kind that carries no
-        value, with no value, note or options, is written here; any other by `_emit`."""
-        plain, slow = PLAIN_CODES.get, self._emit
+        (engines.event.Recorder.emit): a function over the batch's lists, not a method, for it
+        is called for every event a hook reports. An event of a kind that carries no value, with
+        no value, note, seats or options, whose seat and count fit their bits, is written here;
+        any other by `_emit`."""
+        plain, slow, add_cards, add = PLAIN_CODES.get, self._emit, all_cards.extend, codes.append
 
         def emit(battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
                  value: int | None = None, note: str | None = None) -> None:
             code = plain(kind)
-            if code is None or value is not None or note is not None or options:
+            if (code is None or value is not None or note is not None or options or seats
+                    or seat is not None and not (type(seat) is int and -1 <= seat < SEAT_LIMIT)):
                 return slow(battle, kind, seat, cards, seats, options, value, note)
-            all_cards.extend(cards)
-            if seats:
-                all_seats.extend(seats)
-            rows.extend((battle, code, -1 if seat is None else seat, 0, -1, len(all_cards), len(all_seats)))
+            count = len(cards)
+            if count >= CARDS_LIMIT or type(battle) is not int:
+                return slow(battle, kind, seat, cards, seats, options, value, note)
+            add_cards(cards)
+            add(battle << BATTLE_SHIFT | count << CARDS_SHIFT | (0 if seat is None else seat + 1) << SEAT_SHIFT | code)
 
         return emit
 
+    def _player(self, codes: list[int], all_cards: list[int]):
+        """The recorder's `plays(battle, seats, cards)` (engines.event.Recorder.plays): a `play`
+        event of each seat with its card, in order, from the engine's own loop (seats in the game,
+        cards from their piles), so nothing is checked here."""
+        one = [1 << CARDS_SHIFT | (seat + 1) << SEAT_SHIFT | KIND_PLAY for seat in range(self.players)]
+        add_cards, add = all_cards.extend, codes.extend
+
+        def plays(battle: int, seats, cards) -> None:
+            at = battle << BATTLE_SHIFT
+            add_cards(cards)
+            if len(seats) == 2:
+                add((at | one[seats[0]], at | one[seats[1]]))
+            else:
+                add([at | one[seat] for seat in seats])
+
+        return plays
+
     def _emit(self, battle, kind, seat, cards, seats, options, value, note) -> None:
         """An event of any kind: its value column as layout says (a war's depth, an end's battles,
-        a decision's option count), after checking that the encoder will spell it as log.codec."""
+        a decision's option count), after checking that the encoder will spell it as log.codec;
+        what its code cannot hold in a row of `extras`."""
         code = KIND_CODES.get(kind)
         if code is None:
             raise self._lose(f"an event of kind {kind!r}, which the registry does not name")
@@ -124,13 +183,19 @@ class ArrayRecorder:
             raise self._lose(f"a {kind} event with value {value!r} and options {options!r}")
         else:
             column = 0
+        try:
+            at = battle << BATTLE_SHIFT
+        except TypeError:
+            raise self._lose(f"a battle {battle!r} that is not an integer") from None
         all_cards = self.cards
         all_cards += cards
         if options:
             all_cards += options
         if seats:
             self.seats += seats
-        self.rows += (battle, code, -1 if seat is None else seat, column, note_code, len(all_cards), len(self.seats))
+        self.extras += (len(self.codes), -1 if seat is None else seat, column, note_code,
+                        len(cards) + len(options), len(seats))
+        self.codes.append(at | code)
 
     def _lose(self, why: str) -> Unrepresentable:
         self.lost = self.lost or why
@@ -150,8 +215,8 @@ class ArrayRecorder:
             raise self._lose("a game summary the games table's arrays cannot hold")
         self.summaries += (outcome, -1 if s.winner is None else s.winner, s.battles, s.wars, s.war_battles,
                            s.max_war_depth, s.first_battle_war, s.cards_set_aside,
-                           -1 if s.cycle_length is None else s.cycle_length,
-                           (len(self.rows) - self.game_row) // WIDTH, 0, s.cycle_key if cycle else 0)
+                           -1 if s.cycle_length is None else s.cycle_length, self.position, 0,
+                           s.cycle_key if cycle else 0)
         self.war_wins += s.war_wins
         self.final_cards += s.final_cards
         self.seeds.append(seed)
@@ -161,9 +226,10 @@ class ArrayRecorder:
         summaries' cards_laid counted from the events (cards of the kinds that put cards on the
         table, as log.tables.cards_laid). Unrepresentable when a value does not fit."""
         try:
-            rows = np.array(self.rows, np.int64).reshape(-1, WIDTH)
-            cards = np.array(self.cards, np.int64)
+            codes = np.array(self.codes, np.int64)
+            cards = _card_array(self.cards)
             seats = np.array(self.seats, np.int64)
+            extras = np.array(self.extras, np.int64).reshape(-1, EXTRA)
             summaries = np.array(self.summaries, np.int64).reshape(-1, len(SUMMARY_COLUMNS))
             players = self.players
             war_wins = np.array(self.war_wins, np.int64).reshape(-1, players)
@@ -171,6 +237,24 @@ class ArrayRecorder:
             seeds = np.array(self.seeds, np.uint64)
         except (TypeError, ValueError, OverflowError) as err:
             raise self._lose(f"a value that is not a 64-bit integer ({err})") from None
+        if self.runs:
+            codes, at = _unfold(codes, np.array(self.runs, np.int64).reshape(-1, 3), np.array(self.takers, np.int64))
+            extras[:, 0] = at[extras[:, 0]]
+        rows = np.empty((codes.shape[0], WIDTH), np.int64)
+        rows[:, EVENT_BATTLE] = codes >> BATTLE_SHIFT
+        rows[:, EVENT_KIND] = codes & 0xFF
+        rows[:, EVENT_SEAT] = ((codes >> SEAT_SHIFT) & 0xFF) - 1
+        rows[:, EVENT_VALUE] = 0
+        rows[:, EVENT_NOTE] = -1
+        counts = (codes >> CARDS_SHIFT) & (CARDS_LIMIT - 1)
+        taken = np.zeros(codes.shape[0], np.int64)
+        if extras.shape[0]:
+            at = extras[:, 0]
+            rows[at, EVENT_SEAT], rows[at, EVENT_VALUE], rows[at, EVENT_NOTE] = extras[:, 1], extras[:, 2], extras[:, 3]
+            counts[at] = extras[:, 4]
+            taken[at] = extras[:, 5]
+        np.cumsum(counts, out=rows[:, EVENT_CARDS_END])
+        np.cumsum(taken, out=rows[:, EVENT_SEATS_END])
         if (rows.size and (rows.min() < INT32.min or rows.max() > INT32.max or rows[:, EVENT_SEAT].min() < -1)
                 or cards.size and (cards.min() < 0 or cards.max() > MAX_CARD)
                 or seats.size and (seats.min() < 0 or seats.max() > 127)
@@ -188,3 +272,36 @@ class ArrayRecorder:
             summaries[:, SUMMARY_COLUMNS.index("cards_laid")] = counted
         return GameArrays(events, cards.astype(np.int16), seats.astype(np.int8), summaries,
                           war_wins.astype(np.int32), final_cards.astype(np.int32), seeds)
+
+
+def _unfold(codes: np.ndarray, runs: np.ndarray, takers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The codes with each run's code replaced by its duels' events, three a duel: a play of its
+    first seat (one card), a play of its second, a collect of two cards by the duel's taker, the
+    battles counting up from the run's; and where each code of `codes` went."""
+    marks = np.flatnonzero((codes & 0xFF) == RUN)
+    lengths = runs[:, 2]
+    sizes = np.ones(codes.shape[0], np.int64)
+    sizes[marks] = RUN_EVENTS * lengths
+    ends = np.cumsum(sizes)
+    at = ends - sizes
+    out = np.empty(ends[-1], np.int64)
+    out[at] = codes  # the runs' codes overwritten below (a run of no duel is never recorded)
+    run_of = np.repeat(np.arange(marks.shape[0]), lengths)
+    within = np.arange(run_of.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    battle = ((codes[marks] >> BATTLE_SHIFT)[run_of] + within) << BATTLE_SHIFT
+    duel = np.empty((run_of.shape[0], RUN_EVENTS), np.int64)
+    duel[:, 0] = battle | 1 << CARDS_SHIFT | (runs[run_of, 0] + 1) << SEAT_SHIFT | KIND_PLAY
+    duel[:, 1] = battle | 1 << CARDS_SHIFT | (runs[run_of, 1] + 1) << SEAT_SHIFT | KIND_PLAY
+    duel[:, 2] = battle | 2 << CARDS_SHIFT | (takers + 1) << SEAT_SHIFT | KIND_COLLECT
+    first = np.repeat(at[marks], lengths) + RUN_EVENTS * within
+    out[first[:, None] + np.arange(RUN_EVENTS)] = duel
+    return out, at
+
+
+def _card_array(cards: list) -> np.ndarray:
+    """The batch's cards as an array: through bytes (a C loop) when every code fits a byte, as
+    in a deck of up to 256 cards; else value by value, each checked to be an integer."""
+    try:
+        return np.frombuffer(bytearray(cards), np.uint8)
+    except (TypeError, ValueError):
+        return np.array(cards, np.int64)

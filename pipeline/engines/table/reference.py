@@ -9,6 +9,9 @@ replay passes one that reads the orders from the log. The engine reports every s
 
 from __future__ import annotations
 
+from collections import deque
+from functools import lru_cache
+
 from ...model.deal import Deal, deck_of
 from ...model.families import registry
 from ...model.schema import RuleSet
@@ -36,6 +39,25 @@ def war_values(rules: RuleSet) -> tuple[int, ...] | None:
     if rules.aces == "low":
         values = values[-1:] + values[:-1]
     return tuple(values) + (rules.ace_value + 1,)
+
+
+# The pickups under which a battle of two cards takes them in an order `TableGame.duels` knows.
+DUEL_PICKUPS = ("shuffled", "winner_first", "table_order")
+
+
+@lru_cache(maxsize=None)
+def _watches(cls: type) -> bool:
+    """Whether the game's class overrides a step of TableGame's or Game's other than `strength`
+    (asked once a card, before the first battle) and `__init__`: its steps may then read any of
+    the battle's state at any time (`played`, `up`), and may put seats out, so the battle loop
+    keeps all of it as it goes."""
+    for klass in cls.__mro__:
+        if klass is TableGame:
+            return False
+        for name, value in vars(klass).items():
+            if callable(value) and not name.startswith("__") and name != "strength" and hasattr(TableGame, name):
+                return True
+    return False
 
 
 def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> Summary:
@@ -202,9 +224,12 @@ class TableGame(Game):
 
         A hook the game's class leaves as TableGame's is done here in line rather than called
         (`best`, `collector`, `pick_up`, `collect`, `close_battle`, `game_over`): the same steps
-        in the same order, a method call less each. A battle without a war, after which every
-        seat still in holds a card and two or more are in, ends nobody's game (Summary.eliminate
-        would find so): it is not asked. A hook a subclass overrides is called at its step."""
+        in the same order, a method call less each. A hook a subclass overrides is called at its
+        step, with the whole battle in view (`table`, `played`, `up`, `laid`); while no hook is
+        overridden, nothing reads `played` and `up` but the wars and winner_first, so they are
+        made only for those. The seats' cards played are reported in one call (`rec.plays`). A
+        battle without a war, after which every seat still in holds a card in its pile, ends
+        nobody's game (Summary.eliminate would find so): it is not asked."""
         cls = type(self)
         own = TableGame
         best_hook = None if cls.best is own.best else self.best
@@ -217,15 +242,18 @@ class TableGame(Game):
         piles, won, alive, emit, strengths = self.piles, self.won, self.alive, self.emit, self.strengths
         s, wars_to_win, pooled, chance = self.summary, self.wars_to_win, self.pooled, self.chance
         pickup, natural_laid = self.pickup, self.pickup == "natural"
+        rec = self.rec
+        plays = rec.plays if emit == rec.emit and hasattr(rec, "plays") else Recorder.plays.__get__(self)
         seats = range(self.n)
-        no_cards = ((),) * self.n
-        # who is still in, counted again after a battle that may have put a seat out (a war, an
-        # elimination), or, when a hook is the class's own, once fewer seats are in
-        moved = not (best_hook is None and collector_hook is None and pick_up_hook is None
-                     and collect_hook is None and game_over_hook is None and close_hook is None)
-        recount, contenders = True, []
+        # a step the subclass overrides may read any of the battle's state, and change who is in
+        watching = _watches(cls)
+        moved = watching
+        keep_played = watching or pickup == "winner_first"
+        # who is still in (and their piles), counted again after a battle that may have put a seat
+        # out (a war, an elimination), or, while a hook watches, once fewer seats are in
+        recount, contenders, in_piles, two = True, [], [], False
         if not natural_laid:
-            self.laid = laid = {}  # written by wars only: nobody reads it but pickup=natural
+            self.laid = {}  # written by wars only: nobody reads it but pickup=natural
         # position() in line, as Game.repeats asks it: every pile as bytes of strengths (piles_by),
         # where the class's position is TableGame's, wars:N is off and every strength fits a byte
         seen = self.seen
@@ -234,8 +262,19 @@ class TableGame(Game):
                 and cls.piles_by is Game.piles_by):
             self.piles_by(strengths)
             keys = self.byte_values[1]
+        popleft = deque.popleft
+        # runs of plain two-seat battles (duels), where no step is the subclass's, the pickup puts
+        # two cards in an order of its own and no chance follows the log as events are reported
+        duelling = (not watching and known_holding and pickup in DUEL_PICKUPS and (seen is None or keys is not None)
+                    and not getattr(chance, "follows_log", False) and hasattr(rec, "duels") and emit == rec.emit)
         battle = 0
         while battle < self.max_battles:
+            if duelling and two:
+                battle, over = self.duels(battle, contenders, keys)
+                if over:
+                    return battle
+                if battle >= self.max_battles:
+                    break
             if keys is not None:
                 key = tuple([bytes(pile).translate(keys) for pile in piles]), ()
                 first = seen.get(key)
@@ -247,40 +286,59 @@ class TableGame(Game):
             elif self.seen is not None and self.repeats(battle):
                 return battle
             battle += 1
-            self.table = table = []
-            self.played = played = [*map(list, no_cards)]
-            self.up = up = {}
-            if natural_laid:
-                self.laid = laid = {}
             self.step = 0
             if recount or moved and alive.count(True) != len(contenders):
                 contenders = [seat for seat in seats if alive[seat]]
+                in_piles = [piles[seat] for seat in contenders]
+                two = len(contenders) == 2
                 recount = False
-            top, tied = None, []
-            for seat in contenders:
-                pile = piles[seat]
-                if not pile:
-                    self.reshuffle(seat, battle)
-                c = pile.popleft()
-                table.append(c)
-                played[seat].append(c)
-                if natural_laid:
-                    laid[c] = (0, True)
-                up[seat] = c
-                emit(battle, "play", seat, (c,))
-                # best, in line: the seats of the greatest strength, in seat order
-                strength = strengths[c]
-                if top is None or strength > top:
-                    top, tied = strength, [seat]
-                elif strength == top:
-                    tied.append(seat)
+            # every seat still in plays its top card (its won pile reshuffled first when its pile is empty)
+            if all(in_piles):
+                self.table = table = [*map(popleft, in_piles)]
+                plays(battle, contenders, table)
+                if keep_played:
+                    self.played = self.by_seat(contenders, table)
+                    self.up = dict(zip(contenders, table))
+            else:
+                self.table = table = []
+                self.played = played = self.by_seat((), ())
+                self.up = up = {}
+                for seat, pile in zip(contenders, in_piles):
+                    if not pile:
+                        self.reshuffle(seat, battle)
+                    c = pile.popleft()
+                    table.append(c)
+                    played[seat].append(c)
+                    up[seat] = c
+                    emit(battle, "play", seat, (c,))
+            if natural_laid:
+                self.laid = dict.fromkeys(table, (0, True))
+            # the best card: the seat of the greatest strength, or the seats tied for it
             if best_hook is not None:
                 tied = best_hook(battle, contenders)
-            if len(tied) == 1:
-                winner, depth = tied[0], 0
+                winner = tied[0] if len(tied) == 1 else None
+            elif two:
+                first_strength, second_strength = strengths[table[0]], strengths[table[1]]
+                if first_strength != second_strength:
+                    winner = contenders[0 if first_strength > second_strength else 1]
+                else:
+                    winner, tied = None, contenders[:]
             else:
-                winner, depth = self.wars(battle, tied, strengths[up[tied[0]]])
+                ranked = [*map(strengths.__getitem__, table)]
+                top = max(ranked)
+                if ranked.count(top) == 1:
+                    winner = contenders[ranked.index(top)]
+                else:
+                    winner, tied = None, [seat for seat, strength in zip(contenders, ranked) if strength == top]
+            warred = winner is None
+            if warred:
+                if not keep_played:
+                    self.played = self.by_seat(contenders, table)
+                    self.up = dict(zip(contenders, table))
+                winner, depth = self.wars(battle, tied, strengths[self.up[tied[0]]])
                 recount = True
+            else:
+                depth = 0
             if close_hook is not None:
                 if close_hook(battle, winner, depth):
                     return battle
@@ -316,20 +374,79 @@ class TableGame(Game):
                 if winner is not None and depth and s.won_war(winner, wars_to_win):
                     return battle
                 # Summary.eliminate, asked unless plainly nobody is out
-                out = len(tied) > 1 or not known_holding or len(contenders) < 2
-                if not out:
-                    for seat in contenders:
-                        if not (alive[seat] and (piles[seat] or won[seat])):
-                            out = True
-                            break
-                if out:
-                    recount = True
-                    if s.eliminate(battle, alive, self.holding, emit):
-                        return battle
+                if warred or watching or not known_holding or len(contenders) < 2 or not all(in_piles):
+                    out = warred or not known_holding or len(contenders) < 2
+                    if not out:
+                        for seat in contenders:
+                            if not (alive[seat] and (piles[seat] or won[seat])):
+                                out = True
+                                break
+                    if out:
+                        recount = True
+                        if s.eliminate(battle, alive, self.holding, emit):
+                            return battle
             if game_over_hook is not None and game_over_hook(battle):
                 return battle
         self.summary.outcome = "capped"
         return battle
+
+    def duels(self, battle: int, seats: list[int], keys) -> tuple[int, bool]:
+        """Battles after battle `battle` between the two seats still in (`seats`), one after
+        another, while each is a duel: both play their top card, the two differ in strength, and
+        the loser holds another card. Each is the battle `battles` plays, with the same draws and
+        events, without its steps for what does not happen in a duel (wars, reshuffles,
+        eliminations, hooks: `battles` calls this only while the class overrides no step), and
+        their events are reported at once, when the run ends (`rec.duels`). Before each, the
+        position is looked up as `battles` looks it up (`keys`: piles_by's table; None where no
+        cycle is looked for). (The battles played by then, whether the game is over: a cycle.)"""
+        first_seat, second_seat = seats
+        first, second = self.piles[first_seat], self.piles[second_seat]
+        piles, strengths, pickup, order, seen = self.piles, self.strengths, self.pickup, self.chance.order, self.seen
+        shuffled, winner_first = pickup == "shuffled", pickup == "winner_first"
+        cards: list[int] = []
+        takers: list[int] = []
+        start, last = battle, self.max_battles
+        over = False
+        while battle < last and first and second:
+            up, other = first[0], second[0]
+            up_strength, other_strength = strengths[up], strengths[other]
+            if up_strength == other_strength:
+                break  # a war
+            taker, loser = (first_seat, second) if up_strength > other_strength else (second_seat, first)
+            if len(loser) < 2:
+                break  # the loser's last card: the battle puts it out
+            if keys is not None:  # Game.repeats, as `battles` does it
+                key = tuple([bytes(pile).translate(keys) for pile in piles]), ()
+                seen_at = seen.get(key)
+                if seen_at is not None:
+                    self._cycle(battle, seen_at)
+                    over = True
+                    break
+                seen[key] = battle
+            battle += 1
+            first.popleft()
+            second.popleft()
+            if shuffled:
+                taken = order("collect", taker, [up, other])
+            elif winner_first:
+                taken = [up, other] if taker == first_seat else [other, up]
+            else:  # table_order
+                taken = [up, other]
+            piles[taker].extend(taken)
+            cards += (up, other)
+            cards += taken
+            takers.append(taker)
+        if takers:
+            self.rec.duels(start + 1, seats, cards, takers)
+        return battle, over
+
+    def by_seat(self, seats: list[int], cards: list[int]) -> list[list[int]]:
+        """`played` at a battle's first step: each seat's card of `cards`, played by `seats` in
+        turn, and no card for a seat out of the game."""
+        played: list[list[int]] = [[] for _ in range(self.n)]
+        for seat, card in zip(seats, cards):
+            played[seat].append(card)
+        return played
 
     def close_battle(self, battle: int, winner: int | None, depth: int) -> bool:
         """After the wars: the collector picks up the table (or it is set aside), a war won may

@@ -42,6 +42,7 @@ entry that is no longer found fails too, so the list only shrinks.
 from __future__ import annotations
 
 import ast
+import importlib
 import io
 import re
 import tokenize
@@ -60,7 +61,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pipeline"
 WORD = re.compile(r"[A-Za-z0-9]+")
 # What names kinds, notes, decisions or variants (rule 1), by the end of its name.
 NAMERS = ("kind", "kinds", "note", "notes", "decision", "decisions", "variant", "variants", "by_name")
-CALLS = ("kind_code", "note_code", "build_rules", "template", "with_role")
+CALLS = ("kind_code", "note_code", "build_rules", "template", "kind")
 
 # Where a name still is, in a file this work does not edit (issue 52, item 5): (file, word): why.
 PENDING = {
@@ -116,15 +117,13 @@ def family_names() -> list[Name]:
 
 
 def family_folders() -> list[Path]:
-    """The folders of the installed families' declarations under pipeline/."""
-    import importlib
-
+    """The folders of the installed families' declarations under pipeline/: each a package of
+    its own (its `__init__.py` declares it)."""
     out = []
     for family in registry().families.values():
-        module = importlib.import_module(family.module.partition(":")[0])
-        folder = Path(module.__file__).resolve().parent
-        if folder.is_relative_to(PACKAGE) and folder != PACKAGE:
-            out.append(folder)
+        path = Path(importlib.import_module(family.module.partition(":")[0]).__file__).resolve()
+        if path.name == "__init__.py" and path.parent.is_relative_to(PACKAGE) and path.parent != PACKAGE:
+            out.append(path.parent)
     return out
 
 

@@ -66,6 +66,18 @@ def sweep(kind, laid, start, succ, V, nV, live, bounds, S, quant, qs, t):
                 nV[r, 1] = 1.0 if kd == WIN0 else 0.0
                 nV[r, 2] = 1.0 if kd == WIN1 else 0.0
                 nV[r, 3] = laid[r]
+            elif start[r + 1] - start[r] == 2:  # a plain battle: one addition, rounded once as
+                # the compensated sum would round it, and halving is exact
+                c0, c1 = succ[start[r]], succ[start[r] + 1]
+                y0, y1 = c0 >> 1, c1 >> 1
+                nV[r, 0] = (V[y0, 0] + V[y1, 0]) / 2
+                a0, a1 = V[y0, 2 if c0 & 1 else 1], V[y0, 1 if c0 & 1 else 2]
+                b0, b1 = V[y1, 2 if c1 & 1 else 1], V[y1, 1 if c1 & 1 else 2]
+                nV[r, 1] = (a0 + b0) / 2
+                nV[r, 2] = (a1 + b1) / 2
+                nV[r, 3] = laid[r] + (V[y0, 3] + V[y1, 3]) / 2
+                if 1.0 - nV[r, 0] > most:
+                    most = 1.0 - nV[r, 0]
             else:
                 a, b = start[r], start[r + 1]
                 f = w0 = w1 = ll = 0.0

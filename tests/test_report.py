@@ -192,6 +192,37 @@ def test_same_data_same_page(data):
     assert render_report(data, "ds", href) == render_report(data, "ds", href)
 
 
+def test_charts_drawn_beside_the_report_are_the_same_page(data):
+    """The painter's helper draws every other chart: the page is the same bytes as one drawn
+    here alone, and the helper is gone once the painter closes."""
+    import multiprocessing
+
+    from pipeline.present.charts.painter import Painter
+
+    href = default_game_href("report")
+    with Painter() as painter:
+        assert painter.pool is not None  # Linux, two cores: the helper is used
+        beside = render_report(data, "ds", href, painter=painter)
+    assert beside == render_report(data, "ds", href)
+    assert not multiprocessing.active_children()
+
+
+def test_a_failed_report_stops_the_painter_s_helper(root, tmp_path, monkeypatch):
+    import multiprocessing
+
+    from pipeline.present import report_page
+
+    def fail(*args, **kwargs):
+        assert multiprocessing.active_children()  # the helper was forked before the queries
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report_page, "build_report_data", fail)
+    with pytest.raises(KeyboardInterrupt):
+        write_report(root, tmp_path / "r.html")
+    assert not multiprocessing.active_children()
+    assert not (tmp_path / "r.html").exists()
+
+
 def war(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd)

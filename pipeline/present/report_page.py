@@ -25,7 +25,8 @@ from ..model.variants import VARIANTS, Variant
 from ..storage.files import atomic_write_bytes, check_output, is_stream, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections
 from .charts.figure import Figure, Palette
-from .charts.render import render_png, render_svg
+from .charts.painter import Painter
+from .charts.render import render_png
 from .comparisons import comparisons
 from .findings import Finding, all_findings
 from .numbers import column_format
@@ -103,7 +104,7 @@ class SectionView:
     family: list[Source] = field(default_factory=list)  # its family's report queries that no chart draws
 
 
-def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None, drill: bool = False) -> Chart:
+def chart(fig: Figure, svg: str, data: ReportData, dataset: str, variant: str | None) -> Chart:
     sources = []
     for name in fig.queries:
         rows = data.rows(name, variant)
@@ -112,23 +113,17 @@ def chart(fig: Figure, data: ReportData, dataset: str, variant: str | None, dril
                 rows = [r for r in rows if r[key] == fig.extra[key]]
         params = data.params.get(name, {})
         sources.append(Source(name, params, rows, command(dataset, name, params)))
-    return Chart(fig, Markup(render_svg(fig, links=drill)), sources)
+    return Chart(fig, Markup(svg), sources)
 
 
-def section_view(s: Section, data: ReportData, dataset: str, steps: Steps | None = None,
-                 drill: bool = False, found: list[Finding] = ()) -> SectionView:
+def section_view(s: Section, data: ReportData, dataset: str, svgs: dict[str, str],
+                 found: list[Finding] = ()) -> SectionView:
+    """The section `s` of the page, its charts drawn already (`svgs`, by figure id)."""
     overview = s.id == "overview"
     variant = None if overview else s.id
     palette = overview_palette(data) if overview else rule_set_palette(data, variant)
     infos = data.rule_sets if overview else data.rule_sets_of(variant)
-    steps = steps or Steps()
-    groups = []
-    for title, figs in s.groups:
-        charts = []
-        for f in figs:
-            charts.append(chart(f, data, dataset, variant, drill))
-            steps.advance()
-        groups.append((title, charts))
+    groups = [(title, [chart(f, svgs[f.id], data, dataset, variant) for f in figs]) for title, figs in s.groups]
     said = [] if overview else [Said(f.text, f.query, command(dataset, f.query, data.params.get(f.query, {})),
                                      f.values) for f in found]
     sources = [Source(q, data.params.get(q, {}), data.rows(q, variant), command(dataset, q, data.params.get(q, {})))
@@ -254,18 +249,21 @@ def notable_games(data: ReportData) -> list[tuple[str, list[tuple[RuleSetInfo, l
 
 def render_report(data: ReportData, dataset: str, game_href: Callable[[int], str] | None,
                   links: Iterable[tuple[str, str]] = (), pages: str | None = None,
-                  steps: Steps | None = None, drill: bool = False) -> str:
+                  steps: Steps | None = None, drill: bool = False, painter: Painter | None = None) -> str:
     """The whole report page. `game_href(game_id)` is where a game's replay page is (None: the
     games are listed without links, so a page that travels alone has no dead ones); `pages`
     names the folder of replay pages written beside the report, which the page says must go
     with it; `links` are extra (href, label) entries for the bar of links (the server's games
     list); `drill` makes the marks that stand for games links to them (the server's,
-    present/drill.py). Each chart drawn is a step of `steps`."""
+    present/drill.py). Each chart drawn is a step of `steps`; `painter` draws them (None: one
+    after another, here)."""
     steps = steps or Steps()
     parts = all_sections(data)
-    steps.add(sum(len(figs) for s in parts for _, figs in s.groups))
+    figures = [f for s in parts for _, figs in s.groups for f in figs]
+    steps.add(len(figures))
+    svgs = dict(zip((f.id for f in figures), (painter or Painter(helper=False)).svgs(figures, drill, steps.advance)))
     found, judge = all_findings(data)
-    views = [section_view(s, data, dataset, steps, drill, found.get(s.id, [])) for s in parts]
+    views = [section_view(s, data, dataset, svgs, found.get(s.id, [])) for s in parts]
     games = notable_games(data)
     counted = [r for r in data.rule_sets if r.counted]
     nav = [(f"#{s.id}", s.title) for s in views] + ([("#games", "Games worth a look")] if games else []) + list(links)
@@ -309,16 +307,19 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
     stem = output.stem
     href = default_game_href(stem) if game_pages else None
     pages = _Pages(root, output.parent / GAME_PAGES.format(stem=stem), steps) if game_pages else None
+    painter = Painter()  # its helper forked first, before DuckDB's threads and the pages' start
     try:
         data = build_report_data(root, games_per_kind, steps,
                                  on_result=pages.start if pages is not None else None)
         page = render_report(data, dataset, href, pages=GAME_PAGES.format(stem=stem) if game_pages else None,
-                             steps=steps)
+                             steps=steps, painter=painter)
         written = pages.finish() if pages is not None else []
     except BaseException:
         if pages is not None:
             pages.stop()
         raise
+    finally:
+        painter.close()
     atomic_write_bytes(output, page.encode("utf-8"))
     return [output, *written]
 
@@ -392,8 +393,13 @@ def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False,
         raise ReportError(f"{clash[0]} exists (use `overwrite` to replace it)", params=("overwrite",))
     make_folder(folder)
     steps.add(len(figures))
+    if fmt == "svg":
+        with Painter() as painter:
+            blobs = [svg.encode("utf-8") for svg in painter.svgs(figures, drawn=steps.advance)]
+        for path, blob in zip(paths, blobs):
+            atomic_write_bytes(path, blob)
+        return paths
     for f, path in zip(figures, paths):
-        blob = render_svg(f).encode("utf-8") if fmt == "svg" else render_png(f)
-        atomic_write_bytes(path, blob)
+        atomic_write_bytes(path, render_png(f))
         steps.advance()
     return paths

@@ -1,0 +1,80 @@
+"""The report's charts drawn on two processes at once.
+
+vl-convert holds the interpreter while it draws (a thread beside it gains nothing), and drawing
+is the report's last step, on one core while the other is idle: a third of the report's time on
+two cores. A Painter forks one helper process when the report begins, before DuckDB or any thread
+starts (a fork is then safe), which loads and warms vl-convert while the queries run; when the
+charts are drawn, the helper takes every other figure and this process the rest. A figure's SVG
+is the same bytes whichever process draws it (render_svg numbers its ids per figure)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import sys
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+
+from .figure import Figure
+from .render import render_svg
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the report's process stops the helper
+
+
+def _warm() -> None:
+    import vl_convert as vlc  # the Vega runtime starts on its first chart
+
+    vlc.vegalite_to_svg({"mark": "point", "data": {"values": [{"x": 0}]}}, allowed_base_urls=[])
+
+
+def _draw(fig: Figure, links: bool) -> str:
+    return render_svg(fig, links=links)
+
+
+class Painter:
+    """Draws figures to SVG, on a forked helper beside this process where that is possible (Linux,
+    two cores or more, `helper`), else here, one after another. Make it before any thread starts
+    (a server, which has threads, draws here: helper=False)."""
+
+    def __init__(self, helper: bool = True) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        if helper and sys.platform == "linux" and (os.cpu_count() or 1) > 1:
+            self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("fork"), initializer=_ignore_interrupts)
+            self.warm = self.pool.submit(_warm)  # forks the helper now, before any thread starts
+
+    def svgs(self, figures: list[Figure], links: bool = False,
+             drawn: Callable[[], None] | None = None) -> list[str]:
+        """The SVG of each figure, in their order; `drawn()` after each one."""
+        drawn = drawn or (lambda: None)
+        if self.pool is None:
+            out = []
+            for f in figures:
+                out.append(render_svg(f, links=links))
+                drawn()
+            return out
+        far = {i: self.pool.submit(_draw, f, links) for i, f in enumerate(figures) if i % 2}
+        out: list[str | None] = [None] * len(figures)
+        for i in range(0, len(figures), 2):
+            out[i] = render_svg(figures[i], links=links)
+            drawn()
+        for i, future in far.items():
+            out[i] = future.result()
+            drawn()
+        return out
+
+    def close(self) -> None:
+        """Stop the helper (at once when the report failed or was interrupted)."""
+        if self.pool is not None:
+            for proc in list((getattr(self.pool, "_processes", None) or {}).values()):
+                proc.terminate()
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+    def __enter__(self) -> Painter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -108,10 +108,11 @@ def sweep(kind, laid, start, succ, V, nV, live, bounds, S, quant, qs, t):
     return worst.max()
 
 
-def iterate(chain, live, tol: float, most_sweeps: int, qs, cap: int, deal_weights):
+def iterate(chain, live, tol: float, most_sweeps: int, qs, cap: int, deal_weights, progress=None):
     """Sweep until every row that can end has ended with probability >= 1 - tol (or most_sweeps):
     the values, their bound, the quantiles of N, the deck's distribution of N (averaged over
-    deals with `deal_weights`) and each row's P(N > cap)."""
+    deals with `deal_weights`) and each row's P(N > cap). `progress(t, worst)` is called every
+    50 sweeps (a long solve says how far it is)."""
     rows = chain.rows
     V, nV = np.zeros((rows, 4)), np.zeros((rows, 4))  # F, W0, W1, L side by side
     S = np.zeros(rows)
@@ -130,6 +131,8 @@ def iterate(chain, live, tol: float, most_sweeps: int, qs, cap: int, deal_weight
         cdf.append(float(weights @ V[dealt, 0]))
         if t == cap:
             over_cap = 1.0 - V[:, 0]
+        if progress is not None and t % 50 == 0:
+            progress(t, worst)
         if worst <= tol:
             break
     del nV

@@ -236,9 +236,10 @@ class Solution:
 
 
 def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sweeps: int = 10**6,
-          chain: Chain | None = None, interrupted=lambda: None) -> Solution:
+          chain: Chain | None = None, interrupted=lambda: None, progress=None) -> Solution:
     """Solve the chain of `rules`: floats always (iterated to `tol`), Fractions too when `exact`
-    (default: when it has at most EXACT_ROWS rows)."""
+    (default: when it has at most EXACT_ROWS rows). `progress(sweeps, worst)`, if given, hears
+    how far the float iteration is every 50 sweeps."""
     from .exact import MOST_STEPS, NotCertified, solve_exact
     from .iterate import iterate
 
@@ -252,7 +253,7 @@ def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sw
     del rstart, pred
     sure = ~may_not_end
     weights = np.bincount(chain.deal_rows, minlength=chain.rows).astype(np.float64)
-    it = iterate(chain, sure, tol, most_sweeps, QUANTILES, rules.max_battles, weights)
+    it = iterate(chain, sure, tol, most_sweeps, QUANTILES, rules.max_battles, weights, progress)
     t, worst = it["sweeps"], it["worst"]
     rounding = t * ROUNDING * UNIT  # each sweep's compensated means, rounded (docs/solve.md)
     bound = worst + rounding

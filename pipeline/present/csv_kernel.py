@@ -236,10 +236,33 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
 # ---------------------------------------------------------------- from Arrow buffers
 
 
-def _bits(buffer, offset: int, n: int) -> np.ndarray:
-    """n bits of an Arrow bitmap from `offset`, one uint8 (0 or 1) each."""
-    raw = np.frombuffer(buffer, np.uint8, count=(offset + n + 7) // 8)
-    return np.unpackbits(raw, bitorder="little")[offset:offset + n]
+def _bits(buffer, offset: int, n: int, out: np.ndarray) -> None:
+    """n bits of an Arrow bitmap from `offset` into `out`, one uint8 (0 or 1) each."""
+    _unpack(np.frombuffer(buffer, np.uint8, count=(offset + n + 7) // 8), offset, out[:n])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _unpack(bitmap, offset, out):
+    for i in range(out.shape[0]):
+        j = offset + i
+        out[i] = (bitmap[j >> 3] >> (j & 7)) & 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _indices(raw, valid, first, count, word_at, out):
+    """A dictionary column's indices as numbers of words in the kernel's table (`first` its
+    first word's, `count` its words; a null's slot, whatever it holds, as that first word), into `out`; returns
+    the length of the rows' words, quoted, in all."""
+    words = 0
+    last = count - 1
+    for r in range(out.shape[0]):
+        w = np.int64(raw[r])
+        if valid.shape[0] and valid[r] == 0:
+            w = 0
+        w = min(max(w, 0), last) + first
+        out[r] = w
+        words += word_at[w + 1] - word_at[w]
+    return words
 
 
 def _values(array: pa.Array) -> np.ndarray:
@@ -352,11 +375,11 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
         s = slots[c] = counts[group]
         counts[group] += 1
         if col.null_count:
-            valid[nulled] = _bits(col.buffers()[0], col.offset, n)
+            _bits(col.buffers()[0], col.offset, n, valid[nulled])
             nulls[c] = nulled
             nulled += 1
         if k == BOOL:
-            ints[s] = _bits(col.buffers()[1], col.offset, n)
+            _bits(col.buffers()[1], col.offset, n, ints[s])
             bound += 5 * n
         elif k in (INT, UINT):
             values = _values(col)
@@ -365,16 +388,11 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
         elif k == WORDS:
             first = firsts[dictionaries]
             dictionaries += 1
-            index = ints[s]
-            index[:] = _values(col.indices)
-            if col.null_count:
-                index[valid[nulls[c]] == 0] = 0  # a null's slot may hold anything
             if len(col.dictionary) == 0:
+                ints[s] = 0
                 continue  # every row null
-            np.clip(index, 0, len(col.dictionary) - 1, out=index)
-            index += first
-            lengths = np.diff(word_at[first:first + len(col.dictionary) + 1])
-            bound += int(np.bincount(index - first, minlength=len(lengths)) @ lengths)  # each row's word
+            bound += _indices(_values(col.indices), valid[nulls[c]] if col.null_count else valid[:0].reshape(-1),
+                              first, len(col.dictionary), word_at, ints[s])  # each row's word
         elif k == TEXT:
             first, last = spans[c]
             offsets = _offsets(col)
@@ -393,8 +411,10 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
             part = _values(child)[first:last]
             items[item_at:item_at + last - first] = part.view(np.int64) if k == ULIST else part
             if len(item_valid):
-                item_valid[item_at:item_at + last - first] = \
-                    _bits(child.buffers()[0], child.offset + first, last - first) if checked[s] else 1
+                if checked[s]:
+                    _bits(child.buffers()[0], child.offset + first, last - first, item_valid[item_at:last - first + item_at])
+                else:
+                    item_valid[item_at:item_at + last - first] = 1
             item_at += last - first
             bound += 4 * n
     out = room.array("out", bound + 32, np.uint8)  # 32: the 8-byte stores' and the memo's reach past the end

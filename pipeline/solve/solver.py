@@ -285,8 +285,8 @@ def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sw
             w0, w1, n, laid_exact = solve_exact(chain, can_end, sure, floats, interrupted)
         except NotCertified:
             if forced:
-                raise RulesError(f"no exact fractions found for this deck's {chain.rows:,} positions within "
-                                 f"{MOST_STEPS} refinement steps: solve it with --float", params=("exact",)) from None
+                raise RulesError(f"no exact fractions certified for this deck's {chain.rows:,} rows (positions up to "
+                                 f"the seat swap) within {MOST_STEPS} refinement steps: solve it with --float", params=("exact",)) from None
         else:
             solution.exact = {"p_win0": w0, "p_win1": w1, "battles": n, "laid": laid_exact}
         solution.seconds["exact"] = time.process_time() - began

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import chain
+
 from ..errors import LogMismatch
 from ..model.rng import MASK, Xoshiro256
 from .event import CheckingRecorder, describe
@@ -14,6 +16,10 @@ class RandomChance:
 
     def __init__(self, rng: Xoshiro256) -> None:
         self.rng = rng
+
+    def draw(self) -> int:
+        """The generator's next output (Xoshiro256.next)."""
+        return self.rng.next()
 
     def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
         """`cards` shuffled in place: Xoshiro256.shuffle (model.rng), its draws written out in
@@ -54,34 +60,30 @@ class StreamChance:
     draws from (engines.game.play_seeded). It deals too (`shuffle`, model.deal.shuffled_deal's).
     The generator it was made from is left as it was."""
 
-    __slots__ = ("state", "left", "steps")
+    __slots__ = ("state", "steps", "draw")
 
     def __init__(self, rng: Xoshiro256) -> None:
         self.state = (rng.s0, rng.s1, rng.s2, rng.s3)
-        self.left: list[int] = []  # outputs made and not drawn yet, the next one last
         self.steps = FIRST_BLOCK
+        # draw(): the generator's next output (Xoshiro256.next), read from the blocks in C
+        self.draw = chain.from_iterable(iter(self._block, None)).__next__
 
-    def _more(self) -> list[int]:
-        """The next block of outputs, into `left` (which is empty)."""
+    def _block(self) -> list[int]:
+        """The next block of outputs."""
         outputs, self.state = generator_block(self.state, self.steps)
         self.steps = BLOCK
-        outputs.reverse()
-        self.left = outputs
         return outputs
 
     def shuffle(self, cards: list) -> list:
         """`cards` shuffled in place, as Xoshiro256.shuffle: Fisher-Yates from the end, each
         draw bounded by rejection (Xoshiro256.bounded)."""
-        left = self.left
+        draw = self.draw
         for i in range(len(cards) - 1, 0, -1):
             n = i + 1
             limit = _LIMITS[n] if n < _SMALL else (1 << 64) - ((1 << 64) % n)
-            while True:
-                if not left:
-                    left = self._more()
-                x = left.pop()
-                if x < limit:
-                    break
+            x = draw()
+            while x >= limit:
+                x = draw()
             j = x % n
             cards[i], cards[j] = cards[j], cards[i]
         return cards
@@ -91,8 +93,7 @@ class StreamChance:
         draw, which no bound of 2 rejects: its low bit keeps them (1) or swaps them (0)."""
         if len(cards) != 2:
             return self.shuffle(cards)
-        left = self.left
-        if not (left.pop() if left else self._more().pop()) & 1:
+        if not self.draw() & 1:
             cards[0], cards[1] = cards[1], cards[0]
         return cards
 

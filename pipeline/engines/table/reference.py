@@ -60,6 +60,17 @@ def _watches(cls: type) -> bool:
     return False
 
 
+_LAST_TABLES: list = [None, None]  # the last rule set asked, and its tables
+
+
+def _tables_of(rules: RuleSet) -> tuple:
+    """(deck, ranks_of, war_values) of the rule set, made once for the last rule set asked: every
+    game of a shard asks for the same one."""
+    if _LAST_TABLES[0] is not rules:
+        _LAST_TABLES[:] = rules, (deck_of(rules), ranks_of(rules), war_values(rules))
+    return _LAST_TABLES[1]
+
+
 def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> Summary:
     """Play one game of the table family to its end, reporting every step to `rec`."""
     return TableGame(rules, deal, chance, rec).play()
@@ -90,11 +101,11 @@ class TableGame(Game):
     def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> None:
         super().__init__(rules, deal, chance, rec)
         self.rules = rules
-        self.deck = deck_of(rules)
+        self.deck, self.rank, self.values = _tables_of(rules)
         self.chooser = chooser
-        self.rank = ranks_of(rules)
-        self.strengths = tuple(self.strength(c) for c in range(self.deck.size))
-        self.values = war_values(rules)
+        # strength(card) for every card; TableGame's own is the rank, so its table is `rank`
+        self.strengths = self.rank if type(self).strength is TableGame.strength else tuple(
+            self.strength(c) for c in range(self.deck.size))
         self.fixed_down = rules.war_down if self.values is None else 0
         self.single_up = rules.war_tiebreak == "single_up"
         self.lose = rules.shortfall == "lose"
@@ -118,8 +129,13 @@ class TableGame(Game):
         one takes the table, more go to war. Here those of the greatest strength. Override it
         for a comparison a strength cannot say (a 2 that beats only the Ace)."""
         strengths, up = self.strengths, self.up
-        top = max(strengths[up[seat]] for seat in seats)
-        return [seat for seat in seats if strengths[up[seat]] == top]
+        if len(seats) == 2:  # most battles: two seats' cards
+            first, second = seats
+            ours, theirs = strengths[up[first]], strengths[up[second]]
+            return [first] if ours > theirs else [second] if theirs > ours else [first, second]
+        ranked = [strengths[up[seat]] for seat in seats]
+        top = max(ranked)
+        return [seat for seat, strength in zip(seats, ranked) if strength == top]
 
     def position(self) -> tuple:
         """Hook: what must come back for the game to be a cycle: every pile in order as
@@ -266,7 +282,8 @@ class TableGame(Game):
         # runs of plain two-seat battles (duels), where no step is the subclass's, the pickup puts
         # two cards in an order of its own and no chance follows the log as events are reported
         duelling = (not watching and known_holding and pickup in DUEL_PICKUPS and (seen is None or keys is not None)
-                    and not getattr(chance, "follows_log", False) and hasattr(rec, "duels") and emit == rec.emit)
+                    and not getattr(chance, "follows_log", False) and hasattr(chance, "draw") and hasattr(rec, "duels")
+                    and emit == rec.emit)
         battle = 0
         while battle < self.max_battles:
             if duelling and two:
@@ -336,7 +353,6 @@ class TableGame(Game):
                     self.played = self.by_seat(contenders, table)
                     self.up = dict(zip(contenders, table))
                 winner, depth = self.wars(battle, tied, strengths[self.up[tied[0]]])
-                recount = True
             else:
                 depth = 0
             if close_hook is not None:
@@ -373,9 +389,10 @@ class TableGame(Game):
                         emit(battle, "collect", seat, cards)
                 if winner is not None and depth and s.won_war(winner, wars_to_win):
                     return battle
-                # Summary.eliminate, asked unless plainly nobody is out
+                # Summary.eliminate, asked unless plainly nobody is out: every seat that was in
+                # still is and holds a card (a war's forfeit puts its seat out)
                 if warred or watching or not known_holding or len(contenders) < 2 or not all(in_piles):
-                    out = warred or not known_holding or len(contenders) < 2
+                    out = not known_holding or len(contenders) < 2
                     if not out:
                         for seat in contenders:
                             if not (alive[seat] and (piles[seat] or won[seat])):
@@ -401,7 +418,7 @@ class TableGame(Game):
         cycle is looked for). (The battles played by then, whether the game is over: a cycle.)"""
         first_seat, second_seat = seats
         first, second = self.piles[first_seat], self.piles[second_seat]
-        piles, strengths, pickup, order, seen = self.piles, self.strengths, self.pickup, self.chance.order, self.seen
+        piles, strengths, pickup, draw, seen = self.piles, self.strengths, self.pickup, self.chance.draw, self.seen
         shuffled, winner_first = pickup == "shuffled", pickup == "winner_first"
         cards: list[int] = []
         takers: list[int] = []
@@ -426,8 +443,8 @@ class TableGame(Game):
             battle += 1
             first.popleft()
             second.popleft()
-            if shuffled:
-                taken = order("collect", taker, [up, other])
+            if shuffled:  # chance.order of the table: one draw, its low bit keeps the two cards (1) or swaps them
+                taken = [up, other] if draw() & 1 else [other, up]
             elif winner_first:
                 taken = [up, other] if taker == first_seat else [other, up]
             else:  # table_order
@@ -443,6 +460,8 @@ class TableGame(Game):
     def by_seat(self, seats: list[int], cards: list[int]) -> list[list[int]]:
         """`played` at a battle's first step: each seat's card of `cards`, played by `seats` in
         turn, and no card for a seat out of the game."""
+        if len(seats) == self.n:  # every seat is in
+            return [[card] for card in cards]
         played: list[list[int]] = [[] for _ in range(self.n)]
         for seat, card in zip(seats, cards):
             played[seat].append(card)

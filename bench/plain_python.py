@@ -7,7 +7,9 @@ takes, full event log, one worker pinned to one core (issue 52, item 4).
 Each row is a variant and its options; its games scale with `--games` [2,000] (the slower
 families play fewer). Each command runs `--runs` [2] times; the figure is the best run's
 games per CPU second (user + system of the process, start-up included, as bench/measure.py
-counts it). The example plugins (examples/: Slap War, Trump War) are installed for the run as
+counts it). Beside it, the same less the start-up: the command's CPU for one game (imports,
+the registry, the encoder's machine code loaded: about a second) taken off, so the figure is
+what each further game costs, the rate a long run approaches. The example plugins (examples/: Slap War, Trump War) are installed for the run as
 tests/conftest.py installs Slap War (their packages and entry points on PYTHONPATH, nothing of
 war changed); a checkout without one leaves its row out. `--source DIR` times another checkout of war (its `pipeline` and its example imported
 first): the figures before a change, from `git archive COMMIT | tar -x -C DIR`.
@@ -86,16 +88,26 @@ def run(args, work: Path) -> None:
         games = max(1, int(args.games * share))
         out = work / name.replace(" ", "_")
         sets = [a for o in options for a in ("--set", o)]
-        gen = val = float("inf")
+        one = work / (name.replace(" ", "_") + "_one")
+        gen = val = gen_one = val_one = float("inf")
         for _ in range(args.runs):
-            fresh(out)
-            gen = min(gen, measure(war("generate", "-o", out, "--variant", variant, *sets, "--games", games,
-                                       "--seed", 1, "--workers", 1, "-q"), env=env, core=core, cwd=work).cpu)
-            # cwd: `python -m` puts the working folder first on the path, ahead of --source's
-            val = min(val, measure(war("validate", out, "--workers", 1, "-q"), env=env, core=core, cwd=work).cpu)
-        rows.append([name, f"{games:,}", f"{games / gen:,.0f}", f"{games / val:,.0f}"])
-        print(f"{name}: generate {games / gen:,.0f}, validate {games / val:,.0f} games/s of CPU", file=sys.stderr)
-    print_table(["variant", "games", "generate, games/s of CPU", "validate, games/s of CPU"], rows)
+            for folder, count in ((out, games), (one, 1)):
+                fresh(folder)
+                cpu = measure(war("generate", "-o", folder, "--variant", variant, *sets, "--games", count,
+                                  "--seed", 1, "--workers", 1, "-q"), env=env, core=core, cwd=work).cpu
+                # cwd: `python -m` puts the working folder first on the path, ahead of --source's
+                checked = measure(war("validate", folder, "--workers", 1, "-q"), env=env, core=core, cwd=work).cpu
+                if count == 1:
+                    gen_one, val_one = min(gen_one, cpu), min(val_one, checked)
+                else:
+                    gen, val = min(gen, cpu), min(val, checked)
+        net_gen, net_val = (games - 1) / max(gen - gen_one, 1e-9), (games - 1) / max(val - val_one, 1e-9)
+        rows.append([name, f"{games:,}", f"{games / gen:,.0f}", f"{net_gen:,.0f}", f"{games / val:,.0f}",
+                     f"{net_val:,.0f}", f"{gen_one:.2f} / {val_one:.2f}"])
+        print(f"{name}: generate {games / gen:,.0f} ({net_gen:,.0f} less start-up), validate {games / val:,.0f} "
+              f"({net_val:,.0f}) games/s of CPU", file=sys.stderr)
+    print_table(["variant", "games", "generate, games/s of CPU", "less start-up", "validate, games/s of CPU",
+                 "less start-up", "start-up s (generate / validate)"], rows)
 
 
 if __name__ == "__main__":

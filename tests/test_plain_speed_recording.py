@@ -159,3 +159,30 @@ def test_duels_reported_at_once_are_the_loops_battles(variant, options):
         assert [(e[0], e[1], e[2], e[4]) for e in arrayed] == [
             (ev.battle, KIND_CODES[ev.kind], -1 if ev.seat is None else ev.seat, [*ev.cards, *ev.options])
             for ev in events]
+
+
+class Counting(RandomChance):
+    """The generator's orders, counted: a chance of a class of its own."""
+
+    __slots__ = ("asked",)
+
+    def __init__(self, rng) -> None:
+        super().__init__(rng)
+        self.asked = 0
+
+    def order(self, kind, seat, cards):
+        self.asked += 1
+        return super().order(kind, seat, cards)
+
+
+def test_a_chance_of_its_own_is_asked_for_every_order():
+    """Runs of duels draw a battle's order straight from the generator only for war's own chances:
+    any other chance is asked for every order, as the engine promises (docs/plugins.md)."""
+    rules = build_rules("classic")
+    for seed in range(4):
+        rng = Xoshiro256(seed)
+        deal = shuffled_deal(rules, rng)
+        rec = Recorder()
+        chance = Counting(rng)
+        TableGame(rules, deal, chance, rec).play()
+        assert chance.asked == sum(e.kind == "collect" for e in rec.events) > 0

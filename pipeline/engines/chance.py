@@ -167,8 +167,6 @@ def _block_table(steps: int):
 class LogChance:
     """Random orders read from the log, after checking they are orders of the right cards."""
 
-    follows_log = True  # an order is the log's next event: the engine reports each event before it asks
-
     def __init__(self, recorder: CheckingRecorder) -> None:
         self.recorder = recorder
 

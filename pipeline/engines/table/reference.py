@@ -15,6 +15,7 @@ from functools import lru_cache
 from ...model.deal import Deal, deck_of
 from ...model.families import registry
 from ...model.schema import RuleSet
+from ..chance import RandomChance, StreamChance
 from ..event import Recorder
 from ..play import FIXED_PICKUPS, Game, by_rank, natural, winner_first
 from ..summary import Summary
@@ -280,10 +281,10 @@ class TableGame(Game):
             keys = self.byte_values[1]
         popleft = deque.popleft
         # runs of plain two-seat battles (duels), where no step is the subclass's, the pickup puts
-        # two cards in an order of its own and no chance follows the log as events are reported
+        # two cards in an order of its own and the chance is the generator's own (an order drawn
+        # from it, not read from the log as events are reported, nor changed by a subclass)
         duelling = (not watching and known_holding and pickup in DUEL_PICKUPS and (seen is None or keys is not None)
-                    and not getattr(chance, "follows_log", False) and hasattr(chance, "draw") and hasattr(rec, "duels")
-                    and emit == rec.emit)
+                    and type(chance) in (StreamChance, RandomChance) and hasattr(rec, "duels") and emit == rec.emit)
         battle = 0
         while battle < self.max_battles:
             if duelling and two:

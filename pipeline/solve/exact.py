@@ -151,27 +151,32 @@ def _residual(X, s, C, chain, goes_on, on):
 def _recover(X, s, on, bits):
     """The simplest fractions within about 2^-bits of X / 2^s, as (column, Q, Y) with every
     value Y/Q: one common denominator for the two chances (a twin swaps them), one for N, one
-    for L; each value tried first on the denominator found so far (most share it), else the
-    simplest fraction near it."""
+    for L. Each value is tried first on the denominator found so far (most share it) while that
+    is well within the bits known, else read alone as the simplest fraction near it (which
+    needs about twice its denominator's bits); the common one is the least common multiple."""
     out = []
     largest = 1 << max(bits // 2 - 2, 1)
     half = 1 << (s - 1)
     for columns in ((0, 1), (2,), (3,)):
         Q = 1
+        found: dict[tuple[int, int], tuple[int, int]] = {}  # (row, column) -> (numerator, denominator)
         for m in columns:
             for r in np.flatnonzero(on[:, m]).tolist():
                 x = X[r, m]
-                n = (x * Q + half) >> s  # round(x * Q / 2^s)
-                if abs(x * Q - (n << s)) << bits <= Q << s:
-                    continue
+                if Q.bit_length() < bits - 8:
+                    n = (x * Q + half) >> s  # round(x * Q / 2^s)
+                    if abs(x * Q - (n << s)) << bits <= Q << s:
+                        found[r, m] = n, Q
+                        continue
                 f = Fraction(x, 1 << s).limit_denominator(largest)
+                found[r, m] = f.numerator, f.denominator
                 Q = Q * f.denominator // math.gcd(Q, f.denominator)
-                if Q > largest:
+                if Q.bit_length() > 4 * bits:
                     raise NotCertified
         for m in columns:
             col = np.zeros(X.shape[0], object)
-            rows = np.flatnonzero(on[:, m])
-            col[rows] = [(X[r, m] * Q + half) >> s for r in rows.tolist()]
+            rows = np.flatnonzero(on[:, m]).tolist()
+            col[rows] = [found[r, m][0] * (Q // found[r, m][1]) for r in rows]
             out.append((m, Q, col))
     return out
 

@@ -421,6 +421,7 @@ class TableGame(Game):
         first, second = self.piles[first_seat], self.piles[second_seat]
         piles, strengths, pickup, draw, seen = self.piles, self.strengths, self.pickup, self.chance.draw, self.seen
         shuffled, winner_first = pickup == "shuffled", pickup == "winner_first"
+        pair = len(piles) == 2  # the two seats are the game's: its position is their two piles
         cards: list[int] = []
         takers: list[int] = []
         start, last = battle, self.max_battles
@@ -434,7 +435,8 @@ class TableGame(Game):
             if len(loser) < 2:
                 break  # the loser's last card: the battle puts it out
             if keys is not None:  # Game.repeats, as `battles` does it
-                key = tuple([bytes(pile).translate(keys) for pile in piles]), ()
+                key = ((bytes(first).translate(keys), bytes(second).translate(keys)) if pair
+                       else tuple([bytes(pile).translate(keys) for pile in piles])), ()
                 seen_at = seen.get(key)
                 if seen_at is not None:
                     self._cycle(battle, seen_at)

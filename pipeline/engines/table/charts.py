@@ -1,6 +1,7 @@
 """The table family's charts, drawn in the report's section of every variant whose rows they
 have (Family.charts): Război's war sizes (wherever wars are sized by rank) and how often a Joker
-decides a war (wherever Jokers are in the deck). Their queries are war's own (queries/)."""
+decides a war (wherever Jokers are in the deck). Their queries are war's own (queries/); the
+family's declaration has the report run them for the rule sets they are about (Report.when)."""
 
 from __future__ import annotations
 

@@ -268,7 +268,7 @@ class TableGame(Game):
         keep_played = watching or pickup == "winner_first"
         # who is still in (and their piles), counted again after a battle that may have put a seat
         # out (a war, an elimination), or, while a hook watches, once fewer seats are in
-        recount, contenders, in_piles, two = True, [], [], False
+        recount, contenders, in_piles, two, pair = True, [], [], False, False
         if not natural_laid:
             self.laid = {}  # written by wars only: nobody reads it but pickup=natural
         # position() in line, as Game.repeats asks it: every pile as bytes of strengths (piles_by),
@@ -309,13 +309,14 @@ class TableGame(Game):
                 contenders = [seat for seat in seats if alive[seat]]
                 in_piles = [piles[seat] for seat in contenders]
                 two = len(contenders) == 2
+                pair = two and self.n == 2  # both seats of a two-seat game
                 recount = False
             # every seat still in plays its top card (its won pile reshuffled first when its pile is empty)
             if all(in_piles):
                 self.table = table = [*map(popleft, in_piles)]
                 plays(battle, contenders, table)
                 if keep_played:
-                    self.played = self.by_seat(contenders, table)
+                    self.played = [[table[0]], [table[1]]] if pair else self.by_seat(contenders, table)
                     self.up = dict(zip(contenders, table))
             else:
                 self.table = table = []

@@ -243,7 +243,7 @@ NOT_AS_THE_VIEW = [  # anything more: DuckDB answers, and the rows differ from t
     "SELECT * EXCLUDE (note) FROM events",
     "WITH events AS (SELECT 1 AS a) SELECT * FROM events",
     "SELECT * FROM events USING SAMPLE 10 ROWS (reservoir, 1)",
-    "SELECT e.* FROM events e JOIN games g USING (game_id) WHERE g.winner = 0",
+    "SELECT e.* FROM events e JOIN games g USING (game_id) WHERE g.winner = 0 ORDER BY e.game_id, e.seq",
     "SELECT * FROM battles",
 ]
 
@@ -274,6 +274,14 @@ def test_unordered_results_are_not_the_view(root):
                 "SELECT * FROM events TABLESAMPLE 10%", "SELECT * FROM events QUALIFY row_number() OVER (PARTITION BY game_id ORDER BY seq) = 1",
                 "SELECT kind FROM events GROUP BY ALL"):
         assert not scanned(root, sql), sql
+
+
+def test_a_time_limit_is_kept_by_duckdb(root):
+    """A query given a time limit runs in DuckDB, which keeps it (the copies' reader does not)."""
+    from pipeline.jobs.query import copy_scan
+
+    with open_query(root, sql="SELECT * FROM events", limit=60) as result:
+        assert copy_scan.scan_of(result) is None
 
 
 def test_a_filtered_result_is_not_the_view(root, monkeypatch):

@@ -136,11 +136,12 @@ def _truncated(ids: np.ndarray) -> np.ndarray:
 
 def scan_of(result) -> Scan | None:
     """The Scan that reads `result` (a query's Result) from the events view's copies, or None
-    when its query is anything but the view's columns as they are, or the view is not read from
-    copies."""
+    when its query is anything but the view's columns as they are, the view is not read from
+    copies, or DuckDB is given a time limit for it."""
     copies = getattr(result.session, "copies", None)
-    if not copies:
-        return None
+    guard = result.guard
+    if not copies or (guard is not None and (guard.limit is not None or guard.step_limit is not None)):
+        return None  # a time limit is DuckDB's to keep (guard.py)
     try:
         sql = result.relation.sql_query()
     except Exception:  # a relation DuckDB cannot say as SQL

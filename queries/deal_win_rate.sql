@@ -9,9 +9,8 @@
 --   win), their wins, the share of decided seat-games won with its 95% Wilson score interval
 --   (ci_low, ci_high; z sets the level), the mean top cards or strength of those seats, and the
 --   fair share 1 / players. A seat's deal is its pile after the deal, before any hand is drawn
---   (cards set aside are no seat's), read from the battle-0 rows of `event_rows` (the `deal:S#N`
---   parts of the shape: the cards of the decoded `deal` rows, without decoding every battle),
---   once for both ways.
+--   (cards set aside are no seat's): its `deal` event in the `deals` view (the events of battle
+--   0, kept apart so that no other event's cards are read), once for both ways.
 -- param: top_ranks INTEGER = 1 -- how many of the highest ranks count as top cards (at least 1)
 -- param: width INTEGER = 4 -- bucket width of hand strength, in points (at least 1)
 -- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
@@ -29,32 +28,16 @@ WITH checked AS (
 decks AS (
     SELECT DISTINCT rules_id, ranks, suits FROM rules
 ),
-deal_rows AS (
-    SELECT game_id, shape, cards FROM event_rows WHERE battle = 0
-),
-deal_parts AS (   -- the parts of each distinct deal shape, `deal:S#N` for seat S's N cards
-    SELECT shape, pos, tok, coalesce(TRY_CAST(regexp_extract(tok, '#(\d+)', 1) AS INTEGER), 0) AS n
-    FROM (SELECT shape, unnest(string_split(shape, ' ')) AS tok,
-                 unnest(range(len(string_split(shape, ' ')))) AS pos
-          FROM (SELECT DISTINCT shape FROM deal_rows))
-),
-deal_slices AS (  -- where each seat's dealt cards lie in the row's cards
-    SELECT shape, CAST(regexp_extract(tok, '^deal:(\d+)', 1) AS INTEGER) AS seat, n,
-           coalesce(sum(n) OVER (PARTITION BY shape ORDER BY pos
-                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
-    FROM deal_parts
-    QUALIFY tok LIKE 'deal:%'
-),
 hands AS (
     SELECT g.rule_set, g.variant, g.rules_id, g.players, g.outcome = 'win' AS decided,
-           g.outcome = 'win' AND g.winner = s.seat AS won,
-           list_transform(r.cards[s.start + 1 : s.start + s.n], lambda c:
+           g.outcome = 'win' AND g.winner = h.seat AS won,
+           list_transform(h.cards, lambda c:
                CASE WHEN c >= d.ranks * d.suits THEN d.ranks ELSE c // d.suits END) AS ranks,
            d.ranks AS deck_ranks
-    FROM deal_rows r
-    JOIN deal_slices s USING (shape)
+    FROM deals h
     JOIN games g USING (game_id)
     JOIN decks d ON d.rules_id = g.rules_id
+    WHERE h.kind = 'deal'
 ),
 scored AS (
     SELECT h.rule_set, h.variant, h.rules_id, h.players, h.decided, h.won,

@@ -63,6 +63,18 @@ def test_the_battles_of_the_copies_are_the_rows_events_sql_gives_in_order(root, 
     assert set(copied.column("war_depth").to_pylist()) >= {0, 1, 2} and None in copied.column("winner").to_pylist()
 
 
+def test_the_deals_are_the_events_of_battle_0_in_order_from_the_copies_and_from_the_sql(root, monkeypatch):
+    """`deals` is `events` of battle 0, in the log's order: read from the copies' own deals
+    files, and decoded in SQL with copies off (a join, sorted back)."""
+    want = _events(root, monkeypatch, False, "SELECT * FROM events WHERE battle = 0")
+    assert want.num_rows > 200 and {"deal", "set_aside"} <= set(want.column("kind").to_pylist())
+    for copies in (True, False):
+        got = _events(root, monkeypatch, copies, "SELECT * FROM deals")
+        assert got.schema == want.schema
+        for name in want.column_names:
+            assert got.column(name).to_pylist() == want.column(name).to_pylist(), (copies, name)
+
+
 def test_the_copies_answer_filters_and_one_game_as_the_sql_view_does(root, monkeypatch):
     for sql in ("SELECT kind, count(*) AS n, sum(len(cards)) AS c FROM events GROUP BY ALL ORDER BY ALL",
                 "SELECT * FROM events WHERE game_id = 9000000007",
@@ -78,13 +90,13 @@ def test_a_copy_is_made_once_and_an_append_copies_the_new_files_alone(tmp_path, 
     generate(out, [Plan(build_rules("classic"), 6)], seed=3, shard_size=3)
     run(out, sql="SELECT count(*) FROM events")
     first = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")}
-    assert len(first) == 4  # one a file of events, and its battles
+    assert len(first) == 6  # one a file of events, its battles and its deals
     run(out, sql="SELECT count(*) FROM events")
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")} == first  # none made again
     generate(out, [Plan(build_rules("jokers"), 3)], seed=3, shard_size=3, append=True)
     n = run(out, sql="SELECT count(DISTINCT game_id) AS n FROM events").column("n")[0].as_py()
     now = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").glob("*.parquet")}
-    assert n == 9 and len(now) == 6 and all(now[name] == t for name, t in first.items())
+    assert n == 9 and len(now) == 9 and all(now[name] == t for name, t in first.items())
     assert not list(out.rglob(".*.tmp")) and not any("cache" in str(p) for p in out.rglob("*"))
 
 
@@ -93,7 +105,7 @@ def test_a_damaged_copy_is_made_again_not_read(tmp_path, monkeypatch):
     out = tmp_path / "d"
     generate(out, [Plan(build_rules("classic"), 4)], seed=3)
     want = run(out, sql="SELECT * FROM events")
-    copy = next(p for p in (tmp_path / "cache").glob("*.parquet") if ".battles." not in p.name)
+    copy = next(p for p in (tmp_path / "cache").glob("*.parquet") if p.name.count(".") == 1)
     copy.write_bytes(copy.read_bytes()[:1000])  # cut short, as a full disk or a kill would leave it
     assert run(out, sql="SELECT * FROM events").equals(want)
     other = tmp_path / "other.parquet"  # a whole Parquet file that is some other copy
@@ -137,7 +149,7 @@ def test_the_same_dataset_gives_the_same_copy_bytes(tmp_path, monkeypatch):
         monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / name))
         run(out, sql="SELECT count(*) FROM events")
         made.append({p.name: p.read_bytes() for p in (tmp_path / name).glob("*.parquet")})
-    assert made[0] == made[1] and len(made[0]) == 4
+    assert made[0] == made[1] and len(made[0]) == 6
 
 
 def test_a_copy_left_half_written_by_a_killed_process_or_long_unread_is_swept(tmp_path, monkeypatch):
@@ -199,7 +211,7 @@ def test_an_interrupt_while_copies_are_made_stops_at_once_and_leaves_only_whole_
 
     with pytest.raises(KeyboardInterrupt):
         event_copies.ensure(files, progress=ctrl_c, workers=1)
-    made = [p for p in (tmp_path / "cache").glob("*.parquet") if ".battles." not in p.name]
+    made = [p for p in (tmp_path / "cache").glob("*.parquet") if p.name.count(".") == 1]  # events copies
     assert 1 <= len(made) <= 2 < len(files)  # the one heard of, perhaps the one under way; no more
     assert not list((tmp_path / "cache").glob(".*.tmp"))
     assert all(event_copies.is_copy(p, sha, src) for src, sha in files for p in made if p == event_copies.copy_path(sha))

@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -33,7 +34,7 @@ from ...storage.files import atomic_write_bytes
 from ...storage.journal import process_alive
 from .log_views import events_sql
 
-COPY_VERSION = "2"  # part of every copy's name: a change of its columns or of how _write writes it makes new ones
+COPY_VERSION = "3"  # part of every copy's name: a change of its columns or of how _write writes it makes new ones
 KEY = b"war.event_copy"  # the footer key that holds the copy's name, checked when it is read
 
 def folder() -> Path:
@@ -71,6 +72,12 @@ def battles_path(copy: Path) -> Path:
     return copy.with_name(copy.name.replace(".parquet", ".battles.parquet"))
 
 
+def deals_path(copy: Path) -> Path:
+    """The deals file beside the events copy `copy`: its rows of battle 0, the deal, apart (a
+    query of the deal reads a few rows, not every event's cards)."""
+    return copy.with_name(copy.name.replace(".parquet", ".deals.parquet"))
+
+
 def _stamp(path: Path) -> bytes:
     """A file's size and modification time: what tells, without reading it, that it is the file
     a copy was made from."""
@@ -79,14 +86,14 @@ def _stamp(path: Path) -> bytes:
 
 
 def is_copy(path: Path, sha256: str, source: Path) -> bool:
-    """Whether `path` and its battles file are a whole copy of the file `sha256` by this decoder:
+    """Whether `path` and its battles and deals files are a whole copy of the file `sha256` by this decoder:
     their footers name them (a file is written whole or not at all, so a footer that reads is a
     whole file). A source whose size or time is not the one the copy was made from is hashed
     again, and refused when it is not the manifest's: an edited file is never answered for by
     the copy of what it was."""
     stamp = _stamp(source)
     fresh = True
-    for each in (path, battles_path(path)):
+    for each in (path, battles_path(path), deals_path(path)):
         footer = _footer(each)
         if footer is None or _pair(KEY, each.name.encode()) not in footer \
                 or _pair(b"war.source", sha256.encode()) not in footer:
@@ -192,7 +199,7 @@ def _used(paths: list[Path]) -> None:
     not kept on every file system), so that _sweep keeps them."""
     now = time.time()
     for path in paths:
-        for each in (path, battles_path(path)):
+        for each in (path, battles_path(path), deals_path(path)):
             try:
                 if now - each.stat().st_mtime > DAY:
                     os.utime(each)
@@ -227,9 +234,12 @@ def make_copy(source: Path, sha256: str, target: Path, steps) -> None:
     from .event_decode import battles, decode, shape_numbers
 
     codes = shape_numbers(rows, steps)
-    # the battles first: a copy whose events file is whole has its battles file whole too
+    events = decode(rows, steps, codes)
+    # the battles and deals first: a copy whose events file is whole has them whole too
     _write(battles(rows, steps, codes), battles_path(target), sha256, stamp, ["game_id", "battle"], ["winner"])
-    _write(decode(rows, steps, codes), target, sha256, stamp, ["game_id", "battle", "seq"], ["kind", "note", "seat"])
+    dealt = np.flatnonzero(events.column("battle").to_numpy() == 0)
+    _write(events.take(dealt), deals_path(target), sha256, stamp, ["game_id", "battle", "seq"], ["kind", "note", "seat"])
+    _write(events, target, sha256, stamp, ["game_id", "battle", "seq"], ["kind", "note", "seat"])
 
 
 def _write(table: pa.Table, target: Path, sha256: str, stamp: bytes, stats: list[str], words: list[str]) -> None:

@@ -94,6 +94,28 @@ def event_views(con, entries) -> None:
     shape = battle_columns(con)
     battles_view(con, entries, f"(SELECT *, {shape['at']} AS shape_at FROM event_rows)", shape,
                  f"battle > 0 AND {shape['fights']}")
+    con.execute(f"CREATE OR REPLACE VIEW deals AS {deals_sql()}")
+
+
+def deals_sql() -> str:
+    """The `deals` view decoded in SQL: events.sql's `events` over the rows of battle 0 alone,
+    each joined to its shape's steps (`event_steps`, one row a step) rather than unnested from a
+    lookup of them (DuckDB runs that lookup for every row of the log, filtered or not), then put
+    back in the log's order, which the join does not keep: a sort of one row a seat a game."""
+    sql = events_sql()
+    start = sql.index(EVENTS_VIEW) + len(EVENTS_VIEW)
+    select = sql[start:sql.index(";", start)]
+    unnested = "FROM (SELECT game_id, seq, battle, cards, variant, unnest(steps) AS s FROM event_row_steps)"
+    if select.count(unnested) != 1:
+        raise AssertionError("events.sql's events view no longer unnests event_row_steps as deals_sql reads it")
+    joined = ("FROM (SELECT r.game_id, r.seq, r.battle, r.cards, r.variant, s FROM event_rows r "
+              "JOIN event_steps s ON s.shape = r.shape WHERE r.battle = 0)")
+    return select.replace(unnested, joined) + " ORDER BY game_id, seq"
+
+
+EVENTS_VIEW = "CREATE OR REPLACE VIEW events AS"
+# The events of the deal (battle 0) have a view of their own, `deals`, which the copies keep in a
+# file of its own: a query of the deals reads no other event's cards.
 
 
 def battles_view(con, entries, source: str, columns: dict[str, str], where: str = "true") -> None:
@@ -106,11 +128,13 @@ def battles_view(con, entries, source: str, columns: dict[str, str], where: str 
                 f"{by_ordinal(entries, lambda e: names[e.ordinal])} AS rule_set FROM {source} WHERE {where}")
 
 
-def copy_views(con, entries, copies: list[str], fought: list[str]) -> None:
-    """The `events` and `battles` views over the columnar copies of the events files
-    (event_copies.py: `copies`, one row an event, and `fought`, one row a battle, each in the
-    log's order), with the variant of each row's rule set as the events files have it."""
+def copy_views(con, entries, copies: list[str], fought: list[str], dealt: list[str]) -> None:
+    """The `events`, `battles` and `deals` views over the columnar copies of the events files
+    (event_copies.py: `copies`, one row an event, `fought`, one row a battle, and `dealt`, the
+    events of battle 0, each in the log's order), with the variant of each row's rule set as the
+    events files have it."""
     con.execute(f"CREATE OR REPLACE VIEW events AS {local_scan('events', copies, entries)}")
+    con.execute(f"CREATE OR REPLACE VIEW deals AS {local_scan('events', dealt, entries)}")
     battles_view(con, entries, f"({local_scan('events', fought, entries)})", {name: name for name in BATTLE_COLUMNS})
 
 

@@ -18,7 +18,7 @@ import threading
 
 import duckdb
 
-EVENT_VIEW_NAMES = frozenset({"events", "battles", "event_steps", "battle_shapes", "shape_steps", "event_row_steps"})
+EVENT_VIEW_NAMES = frozenset({"events", "battles", "deals", "event_steps", "battle_shapes", "shape_steps", "event_row_steps"})
 
 # A view read (after FROM, JOIN, a comma, DESCRIBE, SUMMARIZE, SHOW, TABLE, PIVOT, or quoted as in
 # PRAGMA table_info('events')) on a line that is not a comment: the `battles` column of games

@@ -180,9 +180,10 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
                 event_views(con, ds.manifest.rule_sets)
             if copies:
                 fought = [str(event_copies.battles_path(Path(c))) for c in copies]
-                copy_views(con, ds.manifest.rule_sets, copies, fought)
+                dealt = [str(event_copies.deals_path(Path(c))) for c in copies]
+                copy_views(con, ds.manifest.rule_sets, copies, fought, dealt)
                 session.copies = list(copies)
-                copies += fought
+                copies += fought + dealt
         _rules_table(con, ds.manifest.rule_sets)
         con.execute(CARD_SQL)
         dataset_folders = [] if is_remote(ds.root) else \
@@ -194,7 +195,7 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
     return session
 
 
-COPIED = frozenset({"events", "battles"})  # the views read from the copies of the log (event_copies.py)
+COPIED = frozenset({"events", "battles", "deals"})  # the views read from the copies of the log (event_copies.py)
 
 
 def _event_copies(ds: Dataset) -> list[str]:

@@ -311,6 +311,15 @@ class Room:
         return have[:size].reshape(shape)
 
 
+def _width(values: np.ndarray) -> int:
+    """The most characters any of `values` is written in (a null's slot, whatever it holds,
+    counted too: an upper bound), so that a batch's lines are given the room they need and not
+    20 bytes a number."""
+    if len(values) == 0:
+        return 0
+    return max(len(str(int(values.min()))), len(str(int(values.max()))))
+
+
 def _span(col: pa.Array) -> tuple[int, int]:
     """Where a text or list column's bytes or items are in its data: [first, last)."""
     offsets = _offsets(col)
@@ -365,7 +374,7 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
     item_valid = room.array("item_valid", item_size if checked.any() else 0, np.uint8)
     memo = room.array("memo", (len(columns), MEMO), np.uint8)
     words, word_at, firsts = _words([col.dictionary for col, k in zip(columns, kinds) if k == WORDS], room)
-    bound = len(columns) * n + 1 + 21 * item_size  # commas, line ends, items
+    bound = len(columns) * n + 1  # commas, line ends
     bound += 2 * sum(last - first for (first, last), t in zip(spans, is_text) if t)  # texts' bytes, each twice at most
     counts = {INT: 0, TEXT: 0, LIST: 0}
     text_at = item_at = nulled = dictionaries = 0
@@ -384,7 +393,7 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
         elif k in (INT, UINT):
             values = _values(col)
             ints[s] = values.view(np.int64) if k == UINT else values
-            bound += 20 * n
+            bound += _width(values) * n
         elif k == WORDS:
             first = firsts[dictionaries]
             dictionaries += 1
@@ -416,7 +425,7 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
                 else:
                     item_valid[item_at:item_at + last - first] = 1
             item_at += last - first
-            bound += 4 * n
+            bound += 4 * n + (max(_width(part), 4 if checked[s] else 0) + 1) * (last - first)  # an item and its comma
     out = room.array("out", bound + 32, np.uint8)  # 32: the 8-byte stores' and the memo's reach past the end
     used = _rows(n, kinds, slots, nulls, valid.reshape(-1), ints.reshape(-1), starts.reshape(-1), ends.reshape(-1),
                  text, lstarts.reshape(-1), lends.reshape(-1), items, item_valid, checked, words, word_at,

@@ -149,12 +149,12 @@ def write_parts(names: list[str], parts, sink, progress: Callable[[int], None] |
                 workers: int | None = None) -> None:
     """CSV of a result read in parts (`parts`: (rows, read) each, `read()` giving its record
     batch), the header named `names`: each part read and formatted on a thread of its own,
-    `workers` at a time (default: the cores this process may use), and written in order, so
+    `workers` at a time (default: one more than the cores this process may use), and written in order, so
     that the reading is shared by the threads too (copy_scan's row groups)."""
     from .csv_kernel import Room, lines
 
     _put(sink, header(names))
-    workers = workers or _cores()
+    workers = workers or _cores() + 1  # one more than the cores: a thread waiting for its turn to write holds none
     if workers == 1:
         room = Room()
         for rows, read in parts:

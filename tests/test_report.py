@@ -192,19 +192,13 @@ def test_same_data_same_page(data):
     assert render_report(data, "ds", href) == render_report(data, "ds", href)
 
 
-def test_charts_drawn_beside_the_report_are_the_same_page(data):
-    """The painter's helper draws every other chart: the page is the same bytes as one drawn
-    here alone, and the helper is gone once the painter closes."""
-    import multiprocessing
-
-    from pipeline.present.charts.painter import Painter
-
-    href = default_game_href("report")
-    with Painter() as painter:
-        assert painter.pool is not None  # Linux, two cores: the helper is used
-        beside = render_report(data, "ds", href, painter=painter)
-    assert beside == render_report(data, "ds", href)
-    assert not multiprocessing.active_children()
+def test_charts_drawn_beside_the_report_are_the_same_page(root, tmp_path):
+    """`war report` draws every other chart on a helper process it forks: the page is the same
+    bytes as one drawn in a single process (write_report's default)."""
+    r = war("report", root, "--output", tmp_path / "cli.html", "--no-game-pages", "-q")
+    assert r.returncode == 0, r.stderr
+    write_report(root, tmp_path / "here.html", dataset=str(root), game_pages=False)
+    assert (tmp_path / "cli.html").read_bytes() == (tmp_path / "here.html").read_bytes()
 
 
 def test_a_failed_report_stops_the_painter_s_helper(root, tmp_path, monkeypatch):
@@ -218,7 +212,7 @@ def test_a_failed_report_stops_the_painter_s_helper(root, tmp_path, monkeypatch)
 
     monkeypatch.setattr(report_page, "build_report_data", fail)
     with pytest.raises(KeyboardInterrupt):
-        write_report(root, tmp_path / "r.html")
+        write_report(root, tmp_path / "r.html", draw_beside=True)
     assert not multiprocessing.active_children()
     assert not (tmp_path / "r.html").exists()
 

@@ -36,7 +36,7 @@ def report(
         with progress(0, "report", quiet) as tick:
             written = war.write_report(dataset, target, dataset=dataset, game_pages=game_pages,
                                        games_per_kind=games, overwrite=overwrite,
-                                       progress=lambda n, total: tick(n, total=total))
+                                       progress=lambda n, total: tick(n, total=total), draw_beside=True)
         pages = len(written) - 1
         extra = f" and {pages} replay pages in {written[1].parent}" if pages else ""
         typer.echo(f"wrote {target} ({written[0].stat().st_size / 1e6:.1f} MB){extra}")

@@ -296,10 +296,12 @@ def _check_output(path: Path, overwrite: bool, game_pages: bool) -> None:
 
 def write_report(root, output: Path, dataset: str | None = None, game_pages: bool = True,
                  games_per_kind: int = 3, overwrite: bool = False,
-                 progress: Callable[[int, int], None] | None = None) -> list[Path]:
+                 progress: Callable[[int, int], None] | None = None, draw_beside: bool = False) -> list[Path]:
     """Write the report to `output` and, with `game_pages`, the replay page of every game it
     links to in a folder beside it (`report-games/` for `report.html`). The paths written.
-    `progress(advance, total)` hears of each query run, chart drawn and page written (Steps)."""
+    `progress(advance, total)` hears of each query run, chart drawn and page written (Steps).
+    `draw_beside`: half the charts drawn by a helper process forked now (present/charts/painter.py),
+    for a process with no thread of its own yet (`war report`'s)."""
     output = Path(output)
     _check_output(output, overwrite, game_pages)
     steps = Steps(progress)
@@ -307,7 +309,7 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
     stem = output.stem
     href = default_game_href(stem) if game_pages else None
     pages = _Pages(root, output.parent / GAME_PAGES.format(stem=stem), steps) if game_pages else None
-    painter = Painter()  # its helper forked first, before DuckDB's threads and the pages' start
+    painter = Painter(helper=draw_beside)  # forked first, before DuckDB's threads and the pages' start
     try:
         data = build_report_data(root, games_per_kind, steps,
                                  on_result=pages.start if pages is not None else None)

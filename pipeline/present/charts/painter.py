@@ -2,8 +2,8 @@
 
 vl-convert holds the interpreter while it draws (a thread beside it gains nothing), and drawing
 is the report's last step, on one core while the other is idle: a third of the report's time on
-two cores. A Painter forks one helper process when the report begins, before DuckDB or any thread
-starts (a fork is then safe), which loads and warms vl-convert while the queries run; when the
+two cores. `war report` starts one helper process when it begins, forked before DuckDB or any thread of
+war's starts (a fork is then safe). It loads and warms vl-convert while the queries run; when the
 charts are drawn, the helper takes every other figure and this process the rest. A figure's SVG
 is the same bytes whichever process draws it (render_svg numbers its ids per figure)."""
 
@@ -15,6 +15,7 @@ import signal
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from .figure import Figure
 from .render import render_svg
@@ -35,15 +36,16 @@ def _draw(fig: Figure, links: bool) -> str:
 
 
 class Painter:
-    """Draws figures to SVG, on a forked helper beside this process where that is possible (Linux,
-    two cores or more, `helper`), else here, one after another. Make it before any thread starts
-    (a server, which has threads, draws here: helper=False)."""
+    """Draws figures to SVG, on a forked helper beside this process with `helper` (Linux, two
+    cores or more), else here, one after another. Only `war report`'s own process asks for the
+    helper, at its start: a fork beside a program's other threads (DuckDB's, a notebook's, a test
+    runner's) can copy a lock one of them holds and wait on it for ever."""
 
-    def __init__(self, helper: bool = True) -> None:
+    def __init__(self, helper: bool = False) -> None:
         self.pool: ProcessPoolExecutor | None = None
         if helper and sys.platform == "linux" and (os.cpu_count() or 1) > 1:
             self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("fork"), initializer=_ignore_interrupts)
-            self.warm = self.pool.submit(_warm)  # forks the helper now, before any thread starts
+            self.warm = self.pool.submit(_warm)  # starts the helper now, to warm while the queries run
 
     def svgs(self, figures: list[Figure], links: bool = False,
              drawn: Callable[[], None] | None = None) -> list[str]:
@@ -61,7 +63,10 @@ class Painter:
             out[i] = render_svg(figures[i], links=links)
             drawn()
         for i, future in far.items():
-            out[i] = future.result()
+            try:
+                out[i] = future.result()
+            except BrokenProcessPool:  # the helper died: drawn here
+                out[i] = render_svg(figures[i], links=links)
             drawn()
         return out
 

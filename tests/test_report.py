@@ -201,22 +201,6 @@ def test_charts_drawn_beside_the_report_are_the_same_page(root, tmp_path):
     assert (tmp_path / "cli.html").read_bytes() == (tmp_path / "here.html").read_bytes()
 
 
-def test_a_failed_report_stops_the_painter_s_helper(root, tmp_path, monkeypatch):
-    import multiprocessing
-
-    from pipeline.present import report_page
-
-    def fail(*args, **kwargs):
-        assert multiprocessing.active_children()  # the helper was forked before the queries
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(report_page, "build_report_data", fail)
-    with pytest.raises(KeyboardInterrupt):
-        write_report(root, tmp_path / "r.html", draw_beside=True)
-    assert not multiprocessing.active_children()
-    assert not (tmp_path / "r.html").exists()
-
-
 def war(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd)

@@ -20,7 +20,7 @@ from reportkit import six_variants
 from pipeline.jobs.query import run
 from pipeline.present.report import build_report_data
 from pipeline.present.charts import sections
-from pipeline.present.report_page import default_game_href, render_report, write_report
+from pipeline.present.report_page import all_sections, default_game_href, render_report, write_report
 
 
 @pytest.fixture(scope="module")
@@ -199,6 +199,25 @@ def test_charts_drawn_beside_the_report_are_the_same_page(root, tmp_path):
     assert r.returncode == 0, r.stderr
     write_report(root, tmp_path / "here.html", dataset=str(root), game_pages=False)
     assert (tmp_path / "cli.html").read_bytes() == (tmp_path / "here.html").read_bytes()
+
+
+def test_a_helper_that_hangs_has_its_charts_drawn_here(data, monkeypatch):
+    """A process that has drawn a chart forks no helper (vl-convert's runtime does not survive a
+    fork); one forked all the same, which hangs in it, costs HELPER_WAIT, then the charts are
+    drawn here and the helper is stopped: the same SVGs, no process left."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    from pipeline.present.charts import painter
+
+    figures = [f for s in all_sections(data) for _, figs in s.groups for f in figs][:4]
+    here = painter.Painter().svgs(figures)  # vl-convert now runs in this process
+    assert painter.Painter(helper=True).pool is None
+    monkeypatch.setattr(painter, "HELPER_WAIT", 1)
+    hung = painter.Painter()
+    hung.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("fork"))
+    assert hung.svgs(figures) == here
+    assert hung.pool is None and not mp.active_children()
 
 
 def war(*args, cwd=None):

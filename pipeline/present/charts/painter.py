@@ -35,37 +35,40 @@ def _draw(fig: Figure, links: bool) -> str:
     return render_svg(fig, links=links)
 
 
+HELPER_WAIT = 120  # seconds a chart may take on the helper before it is drawn here instead
+
+
 class Painter:
     """Draws figures to SVG, on a forked helper beside this process with `helper` (Linux, two
-    cores or more), else here, one after another. Only `war report`'s own process asks for the
-    helper, at its start: a fork beside a program's other threads (DuckDB's, a notebook's, a test
-    runner's) can copy a lock one of them holds and wait on it for ever."""
+    cores or more), else here, one after another. `war report` asks for the helper at its start.
+    No helper once vl-convert is loaded in this process: its runtime's threads do not survive a
+    fork, and a forked helper waits in it for ever (a test runner or a notebook that drew a
+    chart before)."""
 
     def __init__(self, helper: bool = False) -> None:
         self.pool: ProcessPoolExecutor | None = None
-        if helper and sys.platform == "linux" and (os.cpu_count() or 1) > 1:
+        if helper and sys.platform == "linux" and (os.cpu_count() or 1) > 1 and "vl_convert" not in sys.modules:
             self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("fork"), initializer=_ignore_interrupts)
-            self.warm = self.pool.submit(_warm)  # starts the helper now, to warm while the queries run
+            self.pool.submit(_warm)  # starts the helper now, to warm while the queries run
 
     def svgs(self, figures: list[Figure], links: bool = False,
              drawn: Callable[[], None] | None = None) -> list[str]:
-        """The SVG of each figure, in their order; `drawn()` after each one."""
+        """The SVG of each figure, in their order; `drawn()` after each one. The helper draws
+        every other one; what it fails to draw (it died, or took HELPER_WAIT) is drawn here."""
         drawn = drawn or (lambda: None)
-        if self.pool is None:
-            out = []
-            for f in figures:
-                out.append(render_svg(f, links=links))
-                drawn()
-            return out
-        far = {i: self.pool.submit(_draw, f, links) for i, f in enumerate(figures) if i % 2}
+        far = {} if self.pool is None else \
+            {i: self.pool.submit(_draw, f, links) for i, f in enumerate(figures) if i % 2}
         out: list[str | None] = [None] * len(figures)
-        for i in range(0, len(figures), 2):
-            out[i] = render_svg(figures[i], links=links)
-            drawn()
+        for i, f in enumerate(figures):
+            if i not in far:
+                out[i] = render_svg(f, links=links)
+                drawn()
         for i, future in far.items():
             try:
-                out[i] = future.result()
-            except BrokenProcessPool:  # the helper died: drawn here
+                out[i] = future.result(timeout=HELPER_WAIT) if self.pool is not None else None
+            except (BrokenProcessPool, TimeoutError):
+                self.close()
+            if out[i] is None:
                 out[i] = render_svg(figures[i], links=links)
             drawn()
         return out

@@ -156,10 +156,13 @@ def _found(module: str) -> bool:
         return False
 
 
-def _war_queries() -> set[str]:
-    """The names of war's own named queries (jobs.query.registry.queries_dir's folder)."""
+def _war_queries() -> set[str] | None:
+    """The names of war's own named queries (jobs.query.registry.queries_dir's folder), or None
+    where this installation has no such folder: the query path says so when a query is run, and a
+    game can still be generated."""
     package = Path(__file__).resolve().parent.parent
-    return {p.stem for folder in (package.parent / "queries", package / "_queries") for p in folder.glob("*.sql")}
+    folders = [f for f in (package.parent / "queries", package / "_queries") if f.is_dir()]
+    return {p.stem for folder in folders for p in folder.glob("*.sql")} if folders else None
 
 
 def _unresolved(family: Family, reg: Registry) -> list[str]:
@@ -174,7 +177,8 @@ def _unresolved(family: Family, reg: Registry) -> list[str]:
         out.append(f"its compiled engine: no module {family.compiled}")
     if family.fast and not _found(family.fast):
         out.append(f"its fast path: no module {family.fast}")
-    taken = _war_queries() | {p.stem for f in reg.families.values() if f.queries
+    war = _war_queries()
+    taken = (war or set()) | {p.stem for f in reg.families.values() if f.queries
                               for p in beside(f, f.queries).glob("*.sql")}
     mine: set[str] = set()
     if family.queries:
@@ -184,7 +188,7 @@ def _unresolved(family: Family, reg: Registry) -> list[str]:
         mine = {p.stem for p in folder.glob("*.sql")}
         out += [f"its query {name!r} takes the name of another named query" for name in sorted(mine & taken)]
     out += [f"its report runs query {r.query!r}, which is no named query" for r in family.reports
-            if r.query not in taken | mine]
+            if war is not None and r.query not in taken | mine]
     return out
 
 

@@ -111,23 +111,30 @@ def _copy(out, p, source, a, n):
     return p + n
 
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _quote(out, p, data, a, e):
+    """data[a:e] written at out[p] as CSV writes a text (in quotes, its quotes doubled);
+    returns where the next cell starts."""
+    _put(out, p, 34)
+    p += 1
+    for i in range(a, e):
+        b = _at(data, i)
+        _put(out, p, b)
+        p += 1
+        if b == 34:
+            _put(out, p, 34)
+            p += 1
+    _put(out, p, 34)
+    return p + 1
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _quoted(offsets, data, out_offsets, out):
-    """Each text of `data` between `offsets` quoted as CSV writes it (in quotes, its quotes
-    doubled), back to back in `out` from `out_offsets[0]`; out_offsets[i + 1] where the i-th ends."""
+    """Each text of `data` between `offsets` quoted (_quote), back to back in `out` from
+    `out_offsets[0]`; out_offsets[i + 1] where the i-th ends."""
     q = out_offsets[0]
     for w in range(offsets.shape[0] - 1):
-        _put(out, q, 34)
-        q += 1
-        for i in range(offsets[w], offsets[w + 1]):
-            b = data[i]
-            _put(out, q, b)
-            q += 1
-            if b == 34:
-                _put(out, q, 34)
-                q += 1
-        _put(out, q, 34)
-        q += 1
+        q = _quote(out, q, data, offsets[w], offsets[w + 1])
         out_offsets[w + 1] = q
     return q
 
@@ -166,20 +173,14 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
             if k == INT or k == UINT:
                 x = _at(ints, at)
                 if x == _at(last, c) and _at(size, c) > 0:
-                    m = c * MEMO
-                    _store8(out, p, _load8(memo, m))
-                    _store8(out, p + 8, _load8(memo, m + 8))
-                    _store8(out, p + 16, _load8(memo, m + 16))
+                    _copy(out, p, memo, c * MEMO, MEMO)
                     p += _at(size, c)
                 else:
                     q = _number(out, p, x, k == INT)
                     if q - p > 2:
-                        m = c * MEMO
                         last[c] = x
                         size[c] = q - p
-                        _store8(memo, m, _load8(out, p))
-                        _store8(memo, m + 8, _load8(out, p + 8))
-                        _store8(memo, m + 16, _load8(out, p + 16))
+                        _copy(memo, c * MEMO, out, p, MEMO)
                     p = q
             elif k == WORDS:
                 w = _at(ints, at)
@@ -193,17 +194,7 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
                     _store8(out, p, _FALSE)
                     p += 5
             elif k == TEXT:
-                _put(out, p, 34)
-                p += 1
-                for i in range(_at(starts, at), _at(ends, at)):
-                    b = _at(text, i)
-                    _put(out, p, b)
-                    p += 1
-                    if b == 34:
-                        _put(out, p, 34)
-                        p += 1
-                _put(out, p, 34)
-                p += 1
+                p = _quote(out, p, text, _at(starts, at), _at(ends, at))
             else:
                 a = _at(lstarts, at)
                 e = _at(lends, at)

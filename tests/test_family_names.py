@@ -64,11 +64,7 @@ NAMERS = ("kind", "kinds", "note", "notes", "decision", "decisions", "variant", 
 CALLS = ("kind_code", "note_code", "build_rules", "template", "kind")
 
 # Where a name still is, in a file this work does not edit (issue 52, item 5): (file, word): why.
-PENDING = {
-    ("pipeline/solve/solver.py", "multiplayer"): "TABLE_VARIANTS names the table family's variants",
-    ("pipeline/solve/solver.py", "razboi"): "TABLE_VARIANTS names the table family's variants",
-    ("pipeline/log/array_recorder.py", "hand"): "`note != \"hand\"`: Decision.war_depth says it",
-}
+PENDING: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

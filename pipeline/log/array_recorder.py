@@ -23,7 +23,7 @@ import numpy as np
 from ..engines.compiled.layout import (
     EVENT_BATTLE, EVENT_CARDS_END, EVENT_COLUMNS, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE,
     KIND_COLLECT, KIND_DECISION, KIND_END, KIND_PLAY, KIND_WAR, MAX_CARD, NOTES,
-    PUTS, SUMMARY_COLUMNS, SUMMARY_EVENTS, GameArrays,
+    PUTS, SUMMARY_COLUMNS, SUMMARY_EVENTS, WAR_DEPTH_NOTES, GameArrays,
 )
 from ..errors import WarError
 from ..model.schema import EVENT_KINDS, OUTCOMES
@@ -33,6 +33,8 @@ KIND_CODES = {kind: code for code, kind in enumerate(EVENT_KINDS)}
 # written by the fast branch of ArrayRecorder.emit.
 PLAIN_CODES = {kind: code for kind, code in KIND_CODES.items() if code not in (KIND_WAR, KIND_END, KIND_DECISION)}
 NOTE_CODES = {note: code for code, note in enumerate(NOTES)}
+# The decisions whose value is their war's depth (Decision.war_depth), by note.
+DEPTH_NOTES = frozenset(note for note, depth in zip(NOTES, WAR_DEPTH_NOTES) if depth)
 OUTCOME_CODES = {outcome: code for code, outcome in enumerate(OUTCOMES)}
 WIDTH = len(EVENT_COLUMNS)
 INT32 = np.iinfo(np.int32)
@@ -174,9 +176,9 @@ class ArrayRecorder:
             if code == KIND_WAR:
                 self.depth, self.depth_battle = value, battle
         elif code == KIND_DECISION:
-            # the encoder gives a hand decision the depth of its row's last war as its value
+            # the encoder gives a war_depth decision the depth of its row's last war as its value
             depth = self.depth if self.depth_battle == battle else 0
-            if value is not None if note != "hand" else value != depth:
+            if value is not None if note not in DEPTH_NOTES else value != depth:
                 raise self._lose(f"a {note} decision with value {value!r}")
             column = len(options)
         elif value is not None or options:

@@ -18,10 +18,13 @@ from ..errors import RulesError
 from ..model.all_deals import multinomial as count_sequences
 from ..model.all_deals import rank_counts
 from ..model.deal import deck_of
+from ..model.families import registry
 from ..model.schema import RuleSet
 from . import chain as ch
 
-TABLE_VARIANTS = ("classic", "multiplayer", "jokers", "razboi")
+# The family whose battle this solver models (the table engine, engines.table.reference), by the
+# package of its declaration: its variants are read from there (solvable_variants).
+MODELED_FAMILY = "pipeline.engines.table"
 EXACT_ROWS = 100_000  # the largest chain (rows: positions up to the seat swap) solved in Fractions by default (docs/solve.md)
 MAX_INDICES = 2**31 - 1  # positions (both piles held) of the deck: rows are int32
 MOST_TABLE_ORDERS = 1_000_000  # distinct orders of one battle's table, the most a row may have
@@ -33,11 +36,17 @@ UNIT = 2.0**-53  # float64's unit roundoff
 ROUNDING = 6
 
 
+def solvable_variants() -> tuple[str, ...]:
+    """The variants of the family this solver models, as its declaration lists them."""
+    return tuple(v.name for f in registry().families.values() if f.module == MODELED_FAMILY for v in f.variants)
+
+
 def check_solvable(rules: RuleSet) -> None:
     """Refuse, in one line, a rule set this solver does not model."""
     problems = []
-    if rules.variant not in TABLE_VARIANTS:
-        problems.append(f"variant {rules.variant} (the table family: {', '.join(TABLE_VARIANTS)})")
+    variants = solvable_variants()
+    if rules.variant not in variants:
+        problems.append(f"variant {rules.variant} (the table family: {', '.join(variants)})")
     if rules.players != 2:
         problems.append(f"players={rules.players} (2)")
     if rules.pickup != "shuffled":

@@ -14,43 +14,17 @@ from functools import lru_cache
 
 from ..model.cards import Deck
 from ..model.deal import Deal
+from ..model.pickups import FIXED_PICKUPS, by_rank, natural, winner_first  # noqa: F401  (read from here by the engines and log.codec)
 from ..model.schema import RuleSet
 from .cycle_key import cycle_key
 from .event import Recorder
 from .summary import Summary
-
-# The pickup orders under which a position can repeat for certain (ruling 7).
-FIXED_PICKUPS = ("table_order", "winner_first", "natural", "sorted")
 
 # Whether a seat of the game being played follows a randomized policy (its choices drawn): set
 # by the one path every reference engine is called through (engines.game), read by every Game.
 # Such a game never repeats a position for certain, so war's loop looks for no cycle in it,
 # whatever its family's engine asks (docs/plugins.md).
 CHOICES_DRAWN: ContextVar[bool] = ContextVar("war_choices_drawn", default=False)
-
-
-def winner_first(by_seat, winner: int) -> list:
-    """winner_first's pickup order (docs/rules.md 2.4) of a table laid out as each seat's cards in
-    the order they lie (`by_seat[seat]`): the winner's, then every other seat's in seat order.
-    log.codec spells a take in this order `@w`."""
-    return by_seat[winner] + [c for seat, cards in enumerate(by_seat) if seat != winner for c in cards]
-
-
-def natural(cards, laid: dict, rank) -> list:
-    """natural's pickup order (docs/rules.md 2.4) of `cards` (in table order), `laid[card]` its
-    (step, face up) on the table: the stack people gather, step by step (the battle, then each
-    war), each step's face-down cards in table order, then its face-up cards lowest rank first
-    (equal ranks in table order); the winner puts the stack under its pile reversed, the last
-    card laid first."""
-    stack = sorted(range(len(cards)), key=lambda i: (laid[cards[i]][0], laid[cards[i]][1],
-                                                     rank[cards[i]] if laid[cards[i]][1] else 0, i))
-    return [cards[i] for i in reversed(stack)]
-
-
-def by_rank(cards, rank) -> list:
-    """sorted's pickup order (docs/rules.md 2.4) of `cards` (in table order): highest rank
-    first, equal ranks in table order."""
-    return sorted(cards, key=lambda c: -rank[c])
 
 
 @lru_cache(maxsize=256)

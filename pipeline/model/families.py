@@ -28,6 +28,7 @@ from typing import Iterable
 
 from .family import MAX_INT32, Decision, Family, Option, Variant, load, unresolved, wrong_types
 from .kind import CONDITIONS, CORE, FIELDS, Kind, unknown_fields
+from .pickups import PICKUP_ORDERS
 from .plural import plural
 
 GROUP = "war.families"
@@ -45,16 +46,12 @@ def _enough_cards(rules) -> str | None:
 
 # The options every family's games share: the seats, the deck and its deal, how a game is won and
 # capped, and the order won cards join a pile (the shared engine, engines.play, reads them; the
-# deal, model.deal).
+# deal, model.deal; the pickup orders, model.pickups).
 CORE_OPTIONS: tuple[Option, ...] = (
     Option("players", 2, "Number of seats, 2..8 (rules 1.4).", minimum=2, maximum=8, check=_enough_cards),
     Option("jokers", 0, "0 or 2 Jokers, which beat every other rank (rules 1.1).", choices=(0, 2)),
     Option("pickup", "shuffled", "Order in which won cards join the pile (rules 2.4).",
-           choices=("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
-           said={"shuffled": "won cards shuffled", "table_order": "won cards in table order",
-                 "winner_first": "winner's cards first", "pooled": "won cards pooled and shuffled",
-                 "natural": "won cards gathered as one stack (natural)",
-                 "sorted": "won cards highest first (sorted)"}),
+           choices=tuple(p.name for p in PICKUP_ORDERS), said={p.name: p.said for p in PICKUP_ORDERS}),
     Option("ranks", 13, "Ranks in the deck (rules 1.2).", minimum=1, maximum=1000),
     Option("suits", 4, "Suits in the deck (rules 1.2).", minimum=1, maximum=1000),
     Option("win", "all_cards", "`all_cards`, or `wars:N`: first to win N wars (rules 2.7).",

@@ -9,9 +9,10 @@ face-down and fourth cards; the loser takes the two cards that caused it. Choice
 from __future__ import annotations
 
 from ...model.deal import Deal
+from ...model.pickups import PICKUPS_BY_NAME
 from ...model.schema import RuleSet
 from ..event import Recorder
-from ..play import FIXED_PICKUPS, Game, by_rank, natural
+from ..play import Game
 from .policies import HandView
 from ..summary import Summary
 
@@ -37,7 +38,7 @@ class ArnesonGame(Game):
         self.single_up = rules.war_tiebreak == "single_up"
         self.lose = rules.shortfall == "lose"
         self.pickup = rules.pickup
-        if rules.pickup in FIXED_PICKUPS and not chooser.randomized:
+        if PICKUPS_BY_NAME[rules.pickup].fixed and not chooser.randomized:
             self.seen = {}
 
     def start(self) -> None:
@@ -180,15 +181,7 @@ class ArnesonGame(Game):
         return cards
 
     def pickup_order(self, seat: int, cards: list[int]) -> list[int]:
-        """Cards in `pickup` order: shuffled, as they lie, the seat's own first, as people gather
-        them, or by rank."""
+        """Cards in `pickup` order: shuffled, or in its order's (model.pickups)."""
         if self.pickup == "shuffled":
             return self.chance.order("collect", seat, cards)
-        if self.pickup == "winner_first":
-            mine = self.played[seat]
-            return [c for c in cards if c in mine] + [c for c in cards if c not in mine]
-        if self.pickup == "natural":
-            return natural(cards, self.laid, self.rank)
-        if self.pickup == "sorted":
-            return by_rank(cards, self.rank)
-        return cards
+        return PICKUPS_BY_NAME[self.pickup].order(cards, seat, self)

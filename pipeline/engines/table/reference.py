@@ -14,10 +14,11 @@ from functools import lru_cache
 
 from ...model.deal import Deal, deck_of
 from ...model.families import registry
+from ...model.pickups import PICKUPS_BY_NAME
 from ...model.schema import RuleSet
 from ..chance import RandomChance, StreamChance
 from ..event import Recorder
-from ..play import FIXED_PICKUPS, Game, by_rank, natural, winner_first
+from ..play import Game
 from ..summary import Summary
 
 
@@ -112,7 +113,7 @@ class TableGame(Game):
         self.lose = rules.shortfall == "lose"
         self.pickup = rules.pickup
         self.up: dict[int, int] = {}  # each contender's card face up
-        if rules.pickup in FIXED_PICKUPS:
+        if PICKUPS_BY_NAME[rules.pickup].fixed:
             self.seen = {}
 
     # ------------------------------------------------------------------ the hooks
@@ -184,17 +185,10 @@ class TableGame(Game):
 
     def pick_up(self, seat: int, battle: int) -> list[int]:
         """Hook: the table in the order the collecting seat takes it (`pickup`, docs/rules.md
-        2.4): shuffled, as it lies, the winner's own cards first and then each other seat's in
-        seat order, as people gather it, or by rank."""
+        2.4): shuffled, or in its order's (model.pickups)."""
         if self.pickup == "shuffled":
             return self.chance.order("collect", seat, self.table)
-        if self.pickup == "winner_first":
-            return winner_first(self.played, seat)
-        if self.pickup == "natural":
-            return natural(self.table, self.laid, self.rank)
-        if self.pickup == "sorted":
-            return by_rank(self.table, self.rank)
-        return self.table
+        return PICKUPS_BY_NAME[self.pickup].order(self.table, seat, self)
 
     def collect(self, seat: int, cards: list[int], battle: int, kind: str = "collect") -> None:
         """Hook: `cards`, the table in pick_up's order, join the seat's cards: under its pile, or
@@ -258,19 +252,20 @@ class TableGame(Game):
         known_holding = cls.holding is Game.holding
         piles, won, alive, emit, strengths = self.piles, self.won, self.alive, self.emit, self.strengths
         s, wars_to_win, pooled, chance = self.summary, self.wars_to_win, self.pooled, self.chance
-        pickup, natural_laid = self.pickup, self.pickup == "natural"
+        pickup = self.pickup
+        order, natural_laid = PICKUPS_BY_NAME[pickup].order, PICKUPS_BY_NAME[pickup].reads_laid
         rec = self.rec
         plays = rec.plays if emit == rec.emit and hasattr(rec, "plays") else Recorder.plays.__get__(self)
         seats = range(self.n)
         # a step the subclass overrides may read any of the battle's state, and change who is in
         watching = _watches(cls)
         moved = watching
-        keep_played = watching or pickup == "winner_first"
+        keep_played = watching or PICKUPS_BY_NAME[pickup].reads_owners
         # who is still in (and their piles), counted again after a battle that may have put a seat
         # out (a war, an elimination), or, while a hook watches, once fewer seats are in
         recount, contenders, in_piles, two, pair = True, [], [], False, False
         if not natural_laid:
-            self.laid = {}  # written by wars only: nobody reads it but pickup=natural
+            self.laid = {}  # written by wars only: nobody reads it but an order that reads how cards lie
         # position() in line, as Game.repeats asks it: every pile as bytes of strengths (piles_by),
         # where the class's position is TableGame's, wars:N is off and every strength fits a byte
         seen = self.seen
@@ -373,14 +368,8 @@ class TableGame(Game):
                         cards = pick_up_hook(seat, battle)
                     elif pickup == "shuffled":
                         cards = chance.order("collect", seat, self.table)
-                    elif pickup == "winner_first":
-                        cards = winner_first(self.played, seat)
-                    elif pickup == "natural":
-                        cards = natural(self.table, self.laid, self.rank)
-                    elif pickup == "sorted":
-                        cards = by_rank(self.table, self.rank)
                     else:
-                        cards = self.table
+                        cards = order(self.table, seat, self)
                     if collect_hook is not None:
                         collect_hook(seat, cards, battle)
                     else:  # collect, in line

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 import compiledkit as kit
-from pipeline.engines.choice import compiled_engine, open_duel_plays
+from pipeline.engines.choice import compiled_engine, fast_path
 from pipeline.engines.compiled.deals import first_of_class, swapped_indexes
 from pipeline.engines.table import open_duel
 from pipeline.jobs.generate import generate, make_plans
@@ -123,7 +123,7 @@ def test_the_compiled_engines_play_first_short_games_as_the_reference(variant, o
                                                   (3, 3, "table_order")])
 def test_the_open_duel_plays_first_short_as_the_compiled_engine(ranks, suits, pickup):
     rules = short(ranks=str(ranks), suits=str(suits), pickup=pickup, war_down="0")
-    assert open_duel_plays(rules, None, (), events=False) and open_duel.extra_card(rules) == 1
+    assert fast_path(rules, None, (), events=False) is not None and open_duel.extra_card(rules) == 1
     count = deal_count(rules)
     expected = compiled_engine(rules, ()).play_arrays(rules, 3, 0, count, (), deals=AllDeals(rules, 0, count))
     found, _ = open_duel.play_arrays(rules, 3, 0, count, True)
@@ -159,7 +159,7 @@ def test_every_deal_counted_equals_every_deal_played_on_the_reference(ranks):
     a deal's swap is no deal) are the reference engine's games, kind by kind; every deal is the
     first of its class of one."""
     rules = short(ranks=str(ranks), **{k: v for k, v in OPEN.items() if k != "suits"}, suits="1")
-    assert open_duel_plays(rules, None, (), events=False) and not counts_classes(rules)
+    assert fast_path(rules, None, (), events=False) is not None and not counts_classes(rules)
     truth = brute_force(rules)
     assert counted(rules) == truth and sum(truth.values()) == deal_count(rules)
     assert counted(rules, 0, 17) + counted(rules, 17) == truth  # a range starts anywhere

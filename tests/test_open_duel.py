@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.engines.choice import compiled_engine, open_duel_plays
+from pipeline.engines.choice import compiled_engine, fast_path
 from pipeline.engines.table import open_duel
 from pipeline.model.all_deals import AllDeals, deal_count
 from pipeline.model.rules import build_rules
@@ -67,15 +67,15 @@ def test_the_cycles_it_finds_are_those_of_the_compiled_engine_and_their_mirrors_
 
 def test_games_only_runs_of_open_play_go_to_it_and_others_do_not():
     open_play = build_rules("classic", {"war_down": "0", "pickup": "natural"})
-    assert open_duel_plays(open_play, None, (), None, events=False)
-    assert open_duel_plays(open_play, AllDeals(open_play, 0, 10), (), None, events=False)
-    assert not open_duel_plays(open_play, None, (), None, events=True)  # its events are logged
-    assert not open_duel_plays(open_play, None, (), [1, 2], events=False)  # games with seeds of their own
+    assert fast_path(open_play, None, (), None, events=False) is not None
+    assert fast_path(open_play, AllDeals(open_play, 0, 10), (), None, events=False) is not None
+    assert fast_path(open_play, None, (), None, events=True) is None  # its events are logged
+    assert fast_path(open_play, None, (), [1, 2], events=False) is None  # games with seeds of their own
     for options in ({"war_down": "1", "pickup": "natural"}, {"war_down": "0"}, {"war_down": "0", "players": "3"},
                     {"war_down": "0", "pickup": "natural", "win": "wars:3"},
                     {"war_down": "0", "pickup": "natural", "aces": "low"}):  # it reads the deck's ranks as they are
         rules = build_rules("multiplayer" if "players" in options else "classic", options)
-        assert not open_duel_plays(rules, None, (), None, events=False), options
+        assert fast_path(rules, None, (), None, events=False) is None, options
 
 
 def test_aces_low_games_only_are_the_reference_engines(tmp_path, monkeypatch):

@@ -115,13 +115,6 @@ def fast_path(rules: RuleSet, deals=None, policies=(), seeds=None, events: bool 
     return fast
 
 
-def open_duel_plays(rules: RuleSet, deals=None, policies=(), seeds=None, events: bool = True,
-                    engine: ModuleType | None = None) -> bool:
-    """Whether a fast path gives these games' rows (fast_path): the table family's is the
-    two-seat open-play engine (table.open_duel)."""
-    return fast_path(rules, deals, policies, seeds, events, engine) is not None
-
-
 def compiled_plays(rules: RuleSet, deals=None, policies=()) -> bool:
     """Whether the compiled engine plays these games (compiled_engine)."""
     return compiled_engine(rules, policies) is not None

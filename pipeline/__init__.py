@@ -46,6 +46,8 @@ API = {
     "solve.solver": ("solve_rules:solve", "build_chain", "check_solvable"),
     "solve.figures": ("solution_lines:lines",),
     "solve.dataset": ("write_solution", "check_solution_out", "solution_query"),
+    "solve.folder": ("is_solution",),
+    "solve.check": ("validate_solution",),
     # reading one: a game, the whole
     "storage.dataset": ("open_dataset:Dataset.open",),
     "jobs.replay": ("replay_game", "render_text"),
@@ -54,7 +56,7 @@ API = {
     "jobs.validate": ("validate",),
     # questions: SQL and the named queries
     "jobs.query": ("query:run", "connect:open_connection", "open_query", "describe_query:describe", "named_queries", "named_query",
-                   "queries_dir"),
+                   "queries_dir", "solution_queries"),
     "present.output": ("write_result",),
     # seeing it: the report, the server
     "present.report_page": ("write_report", "write_charts"),

@@ -42,8 +42,8 @@ def query(
 ) -> None:
     """Answer a question with DuckDB SQL: a named query or --sql. Queries only read: the dataset,
     and the files under --allow-read paths."""
-    if list_:
-        _list(war.named_queries())
+    if list_:  # a solution's own queries (queries/solution/) when DATASET is one
+        _list(war.solution_queries() if dataset is not None and war.is_solution(dataset) else war.named_queries())
         return
     if show is not None:
         _show(show, dataset)

@@ -7,7 +7,8 @@
     solution.json         the rules, the deck's figures (fractions in full), the files and their SHA-256
 
 Every value is a column (float64, and the exact fraction as text where solved exactly), so the
-named queries (QUERIES) are plain SQL over the files, in DuckDB as the rest of war asks its data.
+named queries (queries/solved_*.sql) are plain SQL over the files, in DuckDB as the rest of war
+asks its data; folder.py reads a solution for every reader.
 """
 
 from __future__ import annotations
@@ -20,26 +21,13 @@ import pyarrow as pa
 
 from ..errors import DatasetError, QueryError
 from ..storage.files import atomic_write_bytes, make_folder, write_parquet
+from .folder import FORMAT, MANIFEST, read_manifest
 from .figures import deck_quantiles, positions_reached, symmetric_rows, top_cards
 from .solver import QUANTILES
 
-MANIFEST = "solution.json"
-FORMAT = "war-solution/1"
-
-# The named queries, each SQL over the views deals, positions, distribution (and $deal).
-QUERIES = {
-    "deck": ("The deck's figures: each value averaged over its deals.",
-             "SELECT count(*) AS deals, avg(p_win0) AS p_win0, avg(p_win1) AS p_win1, avg(p_draw) AS p_draw, "
-             "avg(mean_battles) AS mean_battles, avg(mean_laid) AS mean_laid, avg(p_capped) AS p_capped FROM deals"),
-    "deal": ("The odds of one deal (--deal I): its chances, expectations, quantiles and exact fractions.",
-             "SELECT * FROM deals WHERE deal = $deal"),
-    "by_top_cards": ("The odds by the number of top-rank cards seat 0 is dealt.",
-                     "SELECT top_cards, count(*) AS deals, count(*) / (SELECT count(*) FROM deals) AS share, "
-                     "avg(p_win0) AS p_win0, avg(p_win1) AS p_win1, avg(p_draw) AS p_draw, avg(mean_battles) AS mean_battles "
-                     "FROM deals GROUP BY top_cards ORDER BY top_cards"),
-    "distribution": ("The deck's distribution of the number of battles: P(N = t) and P(N <= t).",
-                     "SELECT battles, p, cdf FROM distribution ORDER BY battles"),
-}
+# The names `war solve --from PATH --query NAME` takes: each the named query solved_NAME
+# (queries/solved_*.sql), which `war query PATH solved_NAME` runs as well.
+QUERIES = ("deck", "deal", "by_top_cards", "distribution")
 
 
 def check_solution_out(out, overwrite: bool) -> None:
@@ -78,6 +66,10 @@ def _value_columns(solution, rows: np.ndarray, flips: np.ndarray) -> dict:
         for name in solution.exact:
             column = {"battles": "mean_battles", "laid": "mean_laid"}.get(name, name)
             cols[f"exact_{column}"] = _fractions(solution.exact_at(name, rows, flips))
+        # P(draw) = 1 less the two wins where the game surely ends (its E[battles] is finite)
+        ends = solution.exact_at("battles", rows, flips)
+        cols["exact_p_draw"] = _fractions(None if n is None else 1 - w0 - w1 for n, w0, w1 in zip(
+            ends, solution.exact_at("p_win0", rows, flips), solution.exact_at("p_win1", rows, flips)))
     return cols
 
 
@@ -108,7 +100,9 @@ def write_solution(out, solution, positions: bool = False, overwrite: bool = Fal
     files = []
     deals = np.arange(len(chain.deal_rows), dtype=np.int64)
     rows, flips = chain.deal_rows.astype(np.int64), chain.deal_flips
+    dealt = [chain.position(r, f) for r, f in zip(rows.tolist(), flips.tolist())]
     table = pa.table({"deal": deals, "position": _indices(chain, rows, flips), "top_cards": top_cards(solution),
+                      "pile0": pa.array([_ranks(p[0]) for p in dealt]), "pile1": pa.array([_ranks(p[1]) for p in dealt]),
                       **_value_columns(solution, rows, flips)})
     files.append(("deals.parquet", write_parquet(table, root / "deals.parquet", sort_key=("deal",)), table.num_rows))
     if positions:  # every position reached: each row and its twin (a symmetric one once), by index
@@ -144,30 +138,15 @@ def write_solution(out, solution, positions: bool = False, overwrite: bool = Fal
     return ", ".join(f"{p} ({n:,} rows)" for p, _, n in files)
 
 
-def read_manifest(path) -> dict:
-    """A solution's manifest, refused in one line when the folder is not a finished solution."""
-    try:
-        body = json.loads((Path(path) / MANIFEST).read_text())
-    except (OSError, ValueError):
-        raise DatasetError(f"{str(path)!r} is not a finished solution of war solve (no readable {MANIFEST})") from None
-    if body.get("format") != FORMAT:
-        raise DatasetError(f"{str(path)!r}: {MANIFEST} is not a {FORMAT} manifest")
-    return body
-
-
 def solution_query(path, name: str, deal: int | None = None) -> pa.Table:
-    """A named query (QUERIES) over a solution's dataset: a pyarrow Table."""
-    import duckdb
+    """A named query of a solution, by its short name (QUERIES: `war solve --from PATH --query
+    NAME`): the named query solved_NAME over the solution, as `war query PATH solved_NAME` runs
+    it; a pyarrow Table."""
+    from ..jobs.query import run
 
-    body = read_manifest(path)
+    read_manifest(path)
     if name not in QUERIES:
         raise QueryError(f"no query `{name}` of a solution: {', '.join(QUERIES)}", params=("query",))
     if name == "deal" and deal is None:
         raise QueryError("the query deal needs --deal I", params=("deal",))
-    con = duckdb.connect()
-    for entry in body["files"]:
-        view = entry["path"].removesuffix(".parquet")
-        file = str(Path(path) / entry["path"]).replace("'", "''")
-        con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet('{file}')")
-    sql = QUERIES[name][1]
-    return con.sql(sql, params={"deal": deal} if "$deal" in sql else None).to_arrow_table()
+    return run(path, name=f"solved_{name}", params={"deal": str(deal)} if name == "deal" else None)

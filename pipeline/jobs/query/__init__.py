@@ -12,7 +12,7 @@
 """
 
 from .answer import Prepared, describe, needs_events, open_prepared, open_query, prepare, run
-from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir
+from .registry import NamedQuery, Param, named_queries, named_query, parse_query, queries_dir, solution_queries
 from .safety import Checked, check_sql, check_statement, parse_statements
 from .reads import EVENT_VIEW_NAMES, EVENT_VIEWS, log_views, log_views_read, parse_tree, reads_event_views, reads_log, tables_named
 from .guard import Guard, scope as guard_scope
@@ -22,7 +22,7 @@ from .stream import BATCH_ROWS, Result, parquet_refusal
 
 __all__ = [
     "run", "open_query", "open_prepared", "prepare", "Prepared", "describe", "needs_events",
-    "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir",
+    "NamedQuery", "Param", "named_queries", "named_query", "parse_query", "queries_dir", "solution_queries",
     "check_sql", "Checked", "check_statement", "parse_statements",
     "EVENT_VIEW_NAMES", "EVENT_VIEWS", "log_views", "log_views_read", "parse_tree", "reads_event_views", "reads_log", "tables_named",
     "Session", "connect", "open_connection", "events_sql", "schema_session",

@@ -6,6 +6,7 @@ columns told, or its whole result run into a table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Iterable
 
 import duckdb
@@ -18,6 +19,8 @@ from .reads import reads_event_views
 from .guard import Guard
 from .every_deal import every_deal_note
 from .session import Session, connect, schema_session
+from .solution_views import attach_solution, empty_views, is_solution, schema_solution_session, solution_session
+from ...storage.dataset import Dataset
 from .stream import Result
 
 
@@ -31,6 +34,8 @@ class Prepared:
     params: dict
     name: str | None = None
     exact: str = ""
+    dataset: str = "games"  # what the named query asks: games, or a solution of war solve
+    solution: str | None = None  # a SOLUTION parameter's folder, whose views it reads beside the games
 
     @property
     def events(self) -> bool:
@@ -43,16 +48,19 @@ def prepare(sql: str | None = None, name: str | None = None, params: dict[str, s
     """A named query (`name`, with `params` {name: value as text}) or ad-hoc SQL, checked and
     bound, not yet opened."""
     params = dict(params or {})
-    exact = ""
+    exact, dataset, solution = "", "games", None
     if name is not None:
         if sql is not None:
             raise QueryError("give a query `name` or `sql`, not both", params=("name", "sql"))
         q = named_query(name)
-        bound = q.bind(params)
-        sql, exact = q.sql, q.exact
+        sql, exact, dataset = q.sql, q.exact, q.dataset
+        for p in q.params:  # a folder whose views the session makes, not a value DuckDB binds
+            if p.type == "SOLUTION":
+                solution = params.pop(p.name, "")
+        bound = q.bind(params, solution=solution)
     else:
         bound = params
-    return Prepared(check_sql(sql), bound, name, exact)
+    return Prepared(check_sql(sql), bound, name, exact, dataset, solution)
 
 
 def needs_events(sql: str | None = None, name: str | None = None) -> bool:
@@ -84,9 +92,24 @@ def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Ses
         if checked.events and not session.events:
             raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
         session = session.cursor()
+    elif root is not None and is_solution(root):  # a solution of war solve: views of its own
+        session = solution_session(root, checked.sql, query.name, query.dataset, allow_read)
+    elif query.dataset == "solution":
+        if root is not None:
+            raise QueryError(f"query {query.name!r} asks a solution of war solve (war solve ... --out DIR), "
+                             f"and {str(root)!r} is not one")
+        session = schema_solution_session()
     else:
-        session = schema_session(checked.events) if root is None else \
-            connect(root, checked.events, allow_read, views=checked.log_views)
+        attach = None
+        if query.solution is not None and root is None:
+            attach = partial(empty_views, prefix="solved_")
+        elif query.solution is not None:
+            if not query.solution:
+                raise QueryError(f"query {query.name!r} needs `params` solution=DIR, a folder of war solve --out",
+                                 params=("params",))
+            attach = attach_solution(query.solution, Dataset.open(root).manifest.rule_sets)
+        session = schema_session(checked.events, attach) if root is None else \
+            connect(root, checked.events, allow_read, views=checked.log_views, attach=attach)
     guard = Guard(session, limit, step_limit)
     try:
         with guard.step():  # binding runs the table functions' arguments: range((SELECT ...))

@@ -7,6 +7,12 @@ parameters it takes:
     -- param: limit INTEGER = 20 -- how many games to list
     -- exact: every deal                                   (optional: it answers for rule sets
                                                            that play every deal of their deck)
+    -- dataset: solution                                   (optional: it asks a solution of
+                                                           `war solve --out`, not games;
+                                                           such queries are in queries/solution/)
+
+A parameter of type SOLUTION names a solution folder: its files become the views solved_deals,
+solved_deck, solved_distribution beside the dataset's (jobs/query/solution_views.py).
 
 A parameter's value arrives as text and is converted to its type here; DuckDB binds it
 (`$limit`), never pasted into the SQL text.
@@ -24,7 +30,7 @@ from ...errors import QueryError
 from ...model.families import beside, registry
 
 PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:--\s*(.*))?$")
-TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None}
+TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None, "SOLUTION": str}
 FIRST_SENTENCE = re.compile(r"^(.*?[.?!])(?:\s+(?=[A-Z(])|$)")
 SQL_TEXT = re.compile(r"\s*(select|with|from|describe|show|summarize|pivot|values|explain)\b|.*\s", re.I | re.S)
 
@@ -58,6 +64,7 @@ class NamedQuery:
     summary: str = ""
     exact: str = ""  # `every deal`: rows only for rule sets that play every deal; else what is exact
     source: str = ""  # where its file is: `queries/NAME.sql`, or in its family's folder
+    dataset: str = "games"  # what it asks: a dataset of games, or (`solution`) a solution of war solve
 
     @property
     def body(self) -> str:
@@ -67,16 +74,17 @@ class NamedQuery:
             lines.pop(0)
         return "\n".join(lines).strip() + "\n"
 
-    def bind(self, params: dict[str, str]) -> dict:
+    def bind(self, params: dict[str, str], solution: str | None = None) -> dict:
         """The values of this query's parameters: those of `params` {name: value as text}
-        converted to their types, the defaults for the rest."""
-        known = {p.name: p for p in self.params}
+        converted to their types, the defaults for the rest; a SOLUTION parameter, taken out
+        before (`solution`: its folder), is not bound."""
+        known = {p.name: p for p in self.params if not (p.type == "SOLUTION" and solution is not None)}
         for key in params:
             if key not in known:
                 raise QueryError(f"query {self.name!r} has no parameter {key!r}"
                                  f" (it takes: {', '.join(known) or 'none'})")
         bound = {}
-        for p in self.params:
+        for p in known.values():
             if p.name in params:
                 bound[p.name] = p.convert(params[p.name])
             elif p.default is not None:
@@ -97,7 +105,7 @@ def queries_dir() -> Path:
 
 def parse_query(path: Path, source: str | None = None) -> NamedQuery:
     text = path.read_text(encoding="utf-8")
-    answers, params, summary, exact = [], [], "", ""
+    answers, params, summary, exact, dataset = [], [], "", "", "games"
     for line in text.splitlines():
         if not line.startswith("--"):
             break
@@ -112,6 +120,8 @@ def parse_query(path: Path, source: str | None = None) -> NamedQuery:
             summary = line.removeprefix("-- summary:").strip()
         elif line.startswith("-- exact:"):
             exact = line.removeprefix("-- exact:").strip()
+        elif line.startswith("-- dataset:"):
+            dataset = line.removeprefix("-- dataset:").strip()
         elif line.startswith("-- answers:"):
             answers.append(line.removeprefix("-- answers:").strip())
         elif answers and line.startswith("--   "):
@@ -122,7 +132,8 @@ def parse_query(path: Path, source: str | None = None) -> NamedQuery:
     if not summary:
         m = FIRST_SENTENCE.match(answer)
         summary = m.group(1) if m else answer
-    return NamedQuery(path.stem, answer, text, params, summary, exact, source or f"{path.parent.name}/{path.name}")
+    return NamedQuery(path.stem, answer, text, params, summary, exact, source or f"{path.parent.name}/{path.name}",
+                      dataset)
 
 
 def query_files() -> list[tuple[Path, str]]:
@@ -149,12 +160,23 @@ def named_queries() -> dict[str, NamedQuery]:
     return {path.stem: parse_query(path, source) for path, source in query_files()}
 
 
+def solution_queries() -> dict[str, NamedQuery]:
+    """The named queries of solutions of `war solve` (queries/solution/: those that ask a
+    solution, and vs_exact, which asks games beside one), by name; apart from named_queries,
+    whose every query asks games and runs with its defaults."""
+    folder = queries_dir() / "solution"
+    return {p.stem: parse_query(p, f"queries/solution/{p.name}") for p in sorted(folder.glob("*.sql"))}
+
+
 def named_query(name: str) -> NamedQuery:
-    """The named query `name`; an unknown one is refused with what the user likely meant: the
-    closest names, or --sql for what reads as SQL."""
+    """The named query `name` (of named_queries or solution_queries); an unknown one is refused
+    with what the user likely meant: the closest names, or --sql for what reads as SQL."""
     queries = named_queries()
     if name in queries:
         return queries[name]
+    solved = solution_queries()
+    if name in solved:
+        return solved[name]
     if SQL_TEXT.match(name):
         raise QueryError(f"unknown query {name!r}: SQL goes after --sql (war query DATASET --sql \"...\")")
     close = difflib.get_close_matches(name, list(queries), n=3, cutoff=0.6)

@@ -125,12 +125,14 @@ def _allowed(allow_read: Iterable) -> tuple[list[str], list[str]]:
     return folders, files
 
 
-def connect(root, events: bool = True, allow_read: Iterable = (), views: frozenset[str] | None = None) -> Session:
+def connect(root, events: bool = True, allow_read: Iterable = (), views: frozenset[str] | None = None,
+            attach=None) -> Session:
     """A locked-down DuckDB session with the dataset's views. `events=False` leaves out the
     decoded `events` and `battles` views, whose set-up reads every battle's shape. `views`, the
     log views a single query reads (reads.log_views), when given: a query of `events` alone,
     read from its copies, skips the set-up of the others. Files are readable only inside the
-    dataset and the folders or files of `allow_read`."""
+    dataset and the folders or files of `allow_read`. `attach(con)`, when given, adds views of
+    other files before the lock and returns those files (solution_views.attach_solution)."""
     folders, files = _allowed(allow_read)
     ds = Dataset.open(root)
     con = duckdb.connect()
@@ -186,6 +188,8 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
                 copies += fought + dealt
         _rules_table(con, ds.manifest.rule_sets)
         con.execute(CARD_SQL)
+        if attach is not None:
+            files = files + attach(con)
         dataset_folders = [] if is_remote(ds.root) else \
             sorted({_folder(ds.root.resolve()), _folder(Path(glob_literal(str(ds.root.resolve()))))})
         lock(con, dataset_folders + [_folder(Path(spill))] + [_folder(Path(f)) for f in folders], files + copies)
@@ -315,9 +319,9 @@ def lock(con, folders: list[str], files: list[str]) -> None:
     con.execute("SET lock_configuration = true")
 
 
-def schema_session(events: bool = True) -> Session:
+def schema_session(events: bool = True, attach=None) -> Session:
     """A locked session with every view over empty tables of the dataset schema: what a query
-    returns can be told without any dataset (`war query --show`)."""
+    returns can be told without any dataset (`war query --show`); `attach(con)` as connect's."""
     con = duckdb.connect()
     session = Session(con, None, events=events)
     rows = pa.schema([pa.field(f.name, pa.string() if pa.types.is_dictionary(f.type) else f.type)
@@ -335,6 +339,8 @@ def schema_session(events: bool = True) -> Session:
     _rules_table(con, [RuleSetEntry(ordinal=0, rules_id=sample.rules_id, rules=sample, seed=0,
                                     games=0, shard_size=1)], empty=True)
     con.execute(CARD_SQL)
+    if attach is not None:
+        attach(con)
     lock(con, [], [])
     return session
 

@@ -1,0 +1,61 @@
+-- summary: A sample of games beside the exact game: each solved figure, the sample's estimate and interval.
+-- answers: Does a sample of games agree with the game solved exactly? For each rule set of the
+--   dataset whose rules are those of the solution given (`--param solution=DIR`, a folder of `war
+--   solve --out`), each figure the solver gives: P(seat 0 wins), P(seat 1 wins), P(draw),
+--   P(capped), the mean battles and cards laid, and P(battles <= t) at the solved median and 90th
+--   percentile; beside it (`exact`, the solution's float, within its `bound`; exact_fraction, its
+--   fraction where solved exactly) the sample's estimate, its interval (Wilson score for a share,
+--   the mean plus or minus z standard errors for a mean), whether the exact value lies in it
+--   (`within`), and z_score = (estimate - exact) / standard error. A rule set of other rules has
+--   no rows; a dataset with none is refused.
+-- param: solution SOLUTION -- a solution folder of war solve (war solve ... --out DIR) of the same rules
+-- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+WITH checked AS (
+    SELECT CASE WHEN $z > 0 THEN $z
+                ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
+           END AS z
+),
+sample AS (
+    SELECT g.rule_set, g.rules_id, count(*) AS games,
+           count(*) FILTER (WHERE g.outcome = 'win' AND g.winner = 0) AS win0,
+           count(*) FILTER (WHERE g.outcome = 'win' AND g.winner = 1) AS win1,
+           count(*) FILTER (WHERE g.outcome = 'draw') AS draws,
+           count(*) FILTER (WHERE g.outcome = 'capped') AS capped,
+           count(*) FILTER (WHERE g.battles <= d.battles_median) AS le_median,
+           count(*) FILTER (WHERE g.battles <= d.battles_p90) AS le_p90,
+           avg(g.battles) AS mean_battles, stddev_samp(g.battles) AS sd_battles,
+           avg(g.cards_laid) AS mean_laid, stddev_samp(g.cards_laid) AS sd_laid
+    FROM games g JOIN solved_deck d ON g.rules_id = d.rules_id
+    GROUP BY g.rule_set, g.rules_id
+),
+figures AS (
+    SELECT s.rule_set, f.*
+    FROM sample s, solved_deck d,
+         LATERAL (VALUES
+            (1, 'P(seat 0 wins)', 'share', d.p_win0, d.exact_p_win0, d.bound, s.win0, NULL, NULL),
+            (2, 'P(seat 1 wins)', 'share', d.p_win1, d.exact_p_win1, d.bound, s.win1, NULL, NULL),
+            (3, 'P(draw)', 'share', d.p_draw, d.exact_p_draw, d.bound, s.draws, NULL, NULL),
+            (4, 'P(capped)', 'share', d.p_capped, NULL, d.bound, s.capped, NULL, NULL),
+            (5, 'E[battles]', 'mean', d.mean_battles, d.exact_mean_battles, d.battles_bound, NULL, s.mean_battles, s.sd_battles),
+            (6, 'E[cards laid]', 'mean', d.mean_laid, d.exact_mean_laid, d.laid_bound, NULL, s.mean_laid, s.sd_laid),
+            (7, 'P(battles <= ' || CAST(d.battles_median AS VARCHAR) || ')', 'share',
+                (SELECT cdf FROM solved_distribution WHERE battles = d.battles_median), NULL, d.bound, s.le_median, NULL, NULL),
+            (8, 'P(battles <= ' || CAST(d.battles_p90 AS VARCHAR) || ')', 'share',
+                (SELECT cdf FROM solved_distribution WHERE battles = d.battles_p90), NULL, d.bound, s.le_p90, NULL, NULL)
+         ) f(ordinal, measure, kind, exact, exact_fraction, bound, hits, mean, sd)
+    WHERE s.rules_id = d.rules_id
+),
+estimated AS (
+    SELECT f.*, s.games, c.z,
+           CASE WHEN kind = 'share' THEN hits / games ELSE mean END AS estimate,
+           CASE WHEN kind = 'share' THEN sqrt(exact * (1 - exact) / games) ELSE sd / sqrt(games) END AS se
+    FROM figures f JOIN sample s USING (rule_set), checked c
+)
+SELECT rule_set, measure, exact, exact_fraction, bound, games, estimate,
+       CASE WHEN kind = 'share' THEN wilson_low(estimate, games, z) ELSE estimate - z * se END AS ci_low,
+       CASE WHEN kind = 'share' THEN wilson_high(estimate, games, z) ELSE estimate + z * se END AS ci_high,
+       exact BETWEEN (CASE WHEN kind = 'share' THEN wilson_low(estimate, games, z) ELSE estimate - z * se END)
+                 AND (CASE WHEN kind = 'share' THEN wilson_high(estimate, games, z) ELSE estimate + z * se END) AS within,
+       CASE WHEN se > 0 THEN (estimate - exact) / se END AS z_score
+FROM estimated
+ORDER BY rule_set, ordinal

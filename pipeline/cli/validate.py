@@ -23,12 +23,15 @@ def validate(
         raise war.DatasetError(f"--show must be at least 0, got {show}")
     frontend.check_validate_workers(workers)
 
-    rule_sets = war.open_dataset(dataset, check_paths=False).manifest.rule_sets
-    total = sum(e.games for e in rule_sets)
-    if total:
-        prepare_engine([e.rules for e in rule_sets], validation=True)
-    with progress(total, "validating", quiet) as tick:
-        report = war.validate(dataset, tick, workers=workers, deep=deep)
+    if war.is_solution(dataset):  # a solution of war solve: its balance equations (--deep: every position's)
+        report = war.validate_solution(dataset, deep=deep)
+    else:
+        rule_sets = war.open_dataset(dataset, check_paths=False).manifest.rule_sets
+        total = sum(e.games for e in rule_sets)
+        if total:
+            prepare_engine([e.rules for e in rule_sets], validation=True)
+        with progress(total, "validating", quiet) as tick:
+            report = war.validate(dataset, tick, workers=workers, deep=deep)
     for p in report.problems[:show]:
         typer.echo(f"BAD {p}")
     if len(report.problems) > show:

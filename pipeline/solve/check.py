@@ -1,0 +1,276 @@
+"""`war validate` of a solution folder: its manifest and checksums, then its values against the
+game itself.
+
+The chain is built again from the manifest's rules (solver.build_chain: each position's battle
+played as the engine plays it). With the positions stored (`--positions`), a sample of them
+(every one with `deep`) is checked by its balance equation: its values are those of its battle,
+an end's or the mean of its successors' stored values plus what the battle adds. The equations
+have one solution, so values that satisfy them all are the solution: exact fractions must
+satisfy them exactly, floats within their stated bounds. Every deal must hold its position's
+values. Without the positions, the chain is solved again in floats and every deal compared with
+it within both bounds. The deck's figures in the manifest must be the mean of its deals (exactly,
+in fractions), and the distribution of battles a distribution. Each problem is one line that
+names its file, deal or position and value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DatasetError
+from .folder import MANIFEST, VIEWS, read_manifest, rules_of, sha256
+
+SAMPLE = 2000  # positions checked by their balance equations, unless `deep`
+CHANCES = ("p_win0", "p_win1", "p_draw")
+MEANS = ("mean_battles", "mean_laid")
+NEEDED = ("deal", "position", *CHANCES, *MEANS, "never_ends", "may_not_end")
+
+
+@dataclass
+class SolutionReport:
+    """What `war validate` found in a solution: `problems` (one line each), what was checked."""
+
+    deals: int = 0
+    positions: int = 0  # checked by their balance equations
+    reached: int = 0  # positions stored
+    exact: bool = False
+    resolved: bool = False  # the chain was solved again (no positions stored)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        how = (f"{self.positions:,} of {self.reached:,} positions by their balance equations"
+               + (" (exact fractions)" if self.exact else " (floats, within their bounds)")) if not self.resolved else \
+            "every deal against the chain solved again in floats (no positions stored: --positions)"
+        verdict = "good" if self.ok else f"{len(self.problems):,} problem{'s' if len(self.problems) != 1 else ''}"
+        return f"solution checked: {self.deals:,} deals, {how}: {verdict}"
+
+
+def validate_solution(root, deep: bool = False, sample: int = SAMPLE) -> SolutionReport:
+    """Check the solution at `root` (the module's docstring)."""
+    import pyarrow.parquet as pq
+
+    body = read_manifest(root)
+    report = SolutionReport(exact=bool(body["exact"]))
+    tables = {}
+    for f in body["files"]:
+        path = Path(root) / f["path"]
+        if path.is_symlink() or not path.is_file():
+            report.problems.append(f"{f['path']}: missing or not a plain file")
+            continue
+        if sha256(path) != f["sha256"]:
+            report.problems.append(f"{f['path']}: its SHA-256 is not the one {MANIFEST} gives (changed since war solve "
+                                   f"wrote it)")
+        try:
+            table = pq.read_table(path)
+        except Exception as err:  # pyarrow's errors have no common base
+            report.problems.append(f"{f['path']}: not readable as Parquet ({str(err).splitlines()[0][:120]})")
+            continue
+        if table.num_rows != f["rows"]:
+            report.problems.append(f"{f['path']}: {table.num_rows:,} rows, {MANIFEST} says {f['rows']:,}")
+        tables[f["path"].removesuffix(".parquet")] = table
+    for view in ("deals", "positions"):
+        if view in tables:
+            needed = (*NEEDED[1:], "pile0", "pile1", "battles_bound") if view == "positions" else (*NEEDED, "battles_bound")
+            missing = [c for c in needed if c not in tables[view].column_names]
+            if missing:
+                report.problems.append(f"{view}.parquet: no column {missing[0]}")
+                tables.pop(view)
+    if "deals" not in tables:
+        return report
+    deals = tables["deals"].to_pydict()
+    report.deals = len(deals["deal"])
+    _deck(body, deals, report)
+    if "distribution" in tables:
+        _distribution(body, tables["distribution"].to_pydict(), report)
+    from .solver import build_chain
+
+    rules = rules_of(body)
+    chain = build_chain(rules)
+    if len(chain.deal_rows) != report.deals or body["deals"] != report.deals:
+        report.problems.append(f"deals.parquet: {report.deals:,} deals; the rules' deck has {len(chain.deal_rows):,} "
+                               f"({MANIFEST} says {body['deals']:,})")
+        return report
+    starts = [_index(chain, r, f) for r, f in zip(chain.deal_rows.tolist(), chain.deal_flips.tolist())]
+    for d, (stored, index) in enumerate(zip(deals["position"], starts)):
+        if stored != index:
+            report.problems.append(f"deal {d}: position {stored}, but the deal starts at position {index}")
+            return report
+    if "positions" in tables:
+        _balance(body, chain, deals, tables["positions"].to_pydict(), report, deep, sample)
+    else:
+        _resolve(body, chain, deals, report)
+    return report
+
+
+def _index(chain, row: int, flip: bool) -> int:
+    from .chain import twin_index
+
+    index = int(chain.ids[row])
+    return int(twin_index(index, chain.counts, chain.sequences, chain.cards)) if flip else index
+
+
+def _values(table: dict, i: int, exact: bool) -> dict:
+    """Row i's values: floats, and Fractions under exact_NAME where solved exactly."""
+    out = {name: table[name][i] for name in (*CHANCES, *MEANS, "battles_bound", "may_not_end")}
+    if exact:
+        for name in ("p_win0", "p_win1", "mean_battles", "mean_laid"):
+            text = table.get(f"exact_{name}", [None] * (i + 1))[i]
+            out[f"exact_{name}"] = None if text is None else Fraction(text)
+    return out
+
+
+def _deck(body: dict, deals: dict, report: SolutionReport) -> None:
+    """The manifest's deck figures are the mean of the deals' (floats closely, fractions exactly)."""
+    deck, n = body["deck"], len(deals["deal"])
+    for column, key in (("p_win0", "p_win0"), ("p_win1", "p_win1"), ("p_draw", "p_draw"),
+                        ("mean_battles", "battles"), ("mean_laid", "laid")):
+        mean = float(np.mean(np.asarray(deals[column], np.float64)))
+        if not np.isclose(mean, deck[key], rtol=1e-12, atol=1e-14) and not (np.isinf(mean) and np.isinf(deck[key])):
+            report.problems.append(f"{MANIFEST}: the deck's {key} {deck[key]!r} is not the mean of the deals' "
+                                   f"{column} ({mean!r})")
+        exact = deck.get(f"exact_{key}")
+        if report.exact and exact is not None and f"exact_{column}" in deals:
+            values = deals[f"exact_{column}"]
+            if all(v is not None for v in values) and sum(map(Fraction, values), Fraction(0)) / n != Fraction(exact):
+                report.problems.append(f"{MANIFEST}: the deck's exact {key} is not the mean of the deals' "
+                                       f"exact_{column}")
+
+
+def _distribution(body: dict, dist: dict, report: SolutionReport) -> None:
+    cdf = np.asarray(dist["cdf"], np.float64)
+    p = np.asarray(dist["p"], np.float64)
+    slack = body["bound"] + 1e-12
+    if cdf.size and (np.any(np.diff(cdf) < -1e-15) or cdf.min() < 0 or cdf.max() > 1 + slack
+                     or not np.allclose(np.cumsum(p), cdf, atol=1e-12)):
+        report.problems.append("distribution.parquet: not a distribution (P(N <= t) must rise from 0 to 1, "
+                               "the sum of P(N = t))")
+    elif cdf.size and cdf[-1] < 1 - slack - max(body["deck"].get("over_cap", 0.0), 0.0) - 1e-9:
+        report.problems.append(f"distribution.parquet: its mass ends at {cdf[-1]!r}, short of 1 by more than "
+                               f"the bound")
+
+
+def _balance(body, chain, deals, positions, report, deep, sample) -> None:
+    """Every deal holds its position's values, and a sample of the positions (every one with
+    `deep`) satisfies its balance equation against its successors' stored values."""
+    from .chain import DRAW, GOES_ON, WIN0, WIN1
+
+    exact = report.exact
+    where = {index: i for i, index in enumerate(positions["position"])}
+    report.reached = len(where)
+    for d, index in enumerate(deals["position"]):
+        i = where.get(index)
+        if i is None:
+            report.problems.append(f"deal {d}: its position {index} is not in positions.parquet")
+            continue
+        mine, theirs = _values(deals, d, exact), _values(positions, i, exact)
+        for name, value in mine.items():
+            if value != theirs[name] and not (value != value and theirs[name] != theirs[name]):
+                report.problems.append(f"deal {d}: {name} {value} is not its position {index}'s ({theirs[name]})")
+                break
+    chosen = np.arange(report.reached)
+    if not deep and report.reached > sample:
+        chosen = np.sort(np.random.default_rng(0).choice(report.reached, sample, replace=False))
+    report.positions = len(chosen)
+    bound = body["bound"]
+    for i in chosen.tolist():
+        index = positions["position"][i]
+        piles = [tuple(int(r) for r in str(positions[p][i]).split()) for p in ("pile0", "pile1")]
+        try:
+            if chain.index_of(*piles) != index:
+                report.problems.append(f"position {index}: its piles {positions['pile0'][i]!r} | "
+                                       f"{positions['pile1'][i]!r} are position {chain.index_of(*piles)}")
+                continue
+            row, flip = chain.locate(index)
+        except Exception as err:  # a position the deals do not reach, or piles that are not the deck's
+            report.problems.append(f"position {index}: {str(err).splitlines()[0]}")
+            continue
+        kind = int(chain.kind[row])
+        if flip and kind in (WIN0, WIN1):
+            kind = WIN1 if kind == WIN0 else WIN0
+        laid = int(chain.laid[row])
+        mine = _values(positions, i, exact)
+        if kind != GOES_ON:
+            truth = {"p_win0": Fraction(kind == WIN0), "p_win1": Fraction(kind == WIN1),
+                     "mean_battles": Fraction(1), "mean_laid": Fraction(laid)}
+            floats = {**{k: float(v) for k, v in truth.items()}, "p_draw": float(kind == DRAW)}
+            slack = {k: bound + 1e-12 for k in floats}
+        else:
+            codes = chain.succ[chain.start[row]:chain.start[row + 1]].tolist()
+            nexts = [where.get(_index(chain, c >> 1, bool((c & 1) ^ flip))) for c in codes]
+            if any(j is None for j in nexts):
+                report.problems.append(f"position {index}: a position its battle leads to is not in positions.parquet")
+                continue
+            theirs = [_values(positions, j, exact) for j in nexts]
+            size = len(theirs)
+            floats = {name: float(np.mean([t[name] for t in theirs])) for name in (*CHANCES, *MEANS)}
+            floats["mean_battles"] += 1
+            floats["mean_laid"] += laid
+            most = max(t["battles_bound"] for t in theirs)
+            slack = {**{k: 2 * bound + 1e-12 for k in CHANCES},
+                     "mean_battles": mine["battles_bound"] + most + 1e-10 * (1 + abs(floats["mean_battles"])),
+                     "mean_laid": (mine["battles_bound"] + most) * chain.cards + 1e-10 * (1 + abs(floats["mean_laid"]))}
+            truth = None
+            if exact and all(t["exact_p_win0"] is not None for t in theirs):
+                truth = {name: sum((t[f"exact_{name}"] for t in theirs), Fraction(0)) / size
+                         for name in ("p_win0", "p_win1")}
+                if all(t["exact_mean_battles"] is not None for t in theirs):
+                    truth["mean_battles"] = 1 + sum((t["exact_mean_battles"] for t in theirs), Fraction(0)) / size
+                    truth["mean_laid"] = laid + sum((t["exact_mean_laid"] for t in theirs), Fraction(0)) / size
+        said = _differs(index, mine, floats, slack, truth if exact else None)
+        if said:
+            report.problems.append(said)
+
+
+def _differs(index, mine, floats, slack, truth) -> str | None:
+    """The first value of a position off its balance equation, said in a line; None if none."""
+    for name, want in floats.items():
+        got = mine[name]
+        if mine["may_not_end"] and name in MEANS:
+            continue
+        if not abs(got - want) <= slack[name]:
+            return (f"position {index}: {name} {got!r} is not what its battle gives, {want!r} "
+                    f"(off by {abs(got - want):.3g}, bound {slack[name]:.2g})")
+    for name, want in (truth or {}).items():
+        got = mine.get(f"exact_{name}")
+        if got is not None and got != want:
+            return f"position {index}: exact_{name} is not what its battle gives exactly (off by {float(got - want):.3g})"
+    return None
+
+
+def _resolve(body, chain, deals, report) -> None:
+    """No positions stored: the chain solved again in floats, every deal's values compared with
+    it within both bounds (and its exact fractions, read as floats, likewise)."""
+    from .solver import solve
+
+    report.resolved = True
+    solution = solve(chain.rules, exact=False, chain=chain)
+    again = {"p_win0": solution.deal_values("p_win0"), "p_win1": solution.deal_values("p_win1"),
+             "p_draw": solution.deal_values("p_draw"), "mean_battles": solution.deal_values("battles"),
+             "mean_laid": solution.deal_values("laid")}
+    bounds = solution.at("battles_bound", chain.deal_rows, chain.deal_flips)
+    laid_bounds = solution.at("laid_bound", chain.deal_rows, chain.deal_flips)
+    for d in range(len(deals["deal"])):
+        slack = {**{k: body["bound"] + solution.bound + 1e-12 for k in CHANCES},
+                 "mean_battles": deals["battles_bound"][d] + bounds[d] + 1e-10,
+                 "mean_laid": 2 * laid_bounds[d] + 1e-9 * (1 + abs(again["mean_laid"][d]))}
+        for name, values in again.items():
+            stored = deals[name][d]
+            exact = deals.get(f"exact_{name}", [None] * len(deals["deal"]))[d] if report.exact else None
+            for label, got in ((name, stored), (f"exact_{name}", None if exact is None else float(Fraction(exact)))):
+                if got is None or (np.isinf(got) and np.isinf(values[d])):
+                    continue
+                if not abs(got - values[d]) <= slack[name]:
+                    report.problems.append(f"deal {d}: {label} {got!r} is not its value solved again, {float(values[d])!r} "
+                                           f"(off by {abs(got - values[d]):.3g}, bound {slack[name]:.2g})")
+                    return
+
+
+__all__ = ["validate_solution", "SolutionReport", "VIEWS", "DatasetError"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Callable, ContextManager
 
+from ..engines.chance import prefetch
 from ..engines.choice import ENGINES, compiled_engine, fast_path
 from ..engines.compiled.state import Workspace
 from ..engines.families import family_of
@@ -29,6 +30,7 @@ from .invariants import cards_balance
 WORKSPACE = Workspace()
 
 BATCH_EVENTS = 1 << 17  # events a batch: some 4 MB, which fits a core's share of the cache
+PREFETCH_GAMES = 1024  # games whose generators' first outputs the reference engines' shards make at once
 OPEN_DUEL_BATCH = 1 << 14  # games a batch of the open-play engine, which logs no events: 2 MB of rows
 
 
@@ -126,6 +128,10 @@ def reference_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: i
     try:
         for index in range(start, stop):
             gseed = seeds[index - start] if seeds is not None else game_seed(seed, index)
+            if (index - start) % PREFETCH_GAMES == 0:  # the next games' draws made at once (chance.prefetch)
+                last = min(index + PREFETCH_GAMES, stop)
+                prefetch([seeds[i - start] for i in range(index, last)] if seeds is not None
+                         else [game_seed(seed, i) for i in range(index, last)])
             rec.begin()
             try:
                 summary = play_seeded(rules, gseed, rec, deals[index - start] if deals else None, policies)[0]
@@ -150,6 +156,8 @@ def reference_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: i
             shard.add(rec.arrays())
     except Unrepresentable as err:
         return Lost(ticked, str(err))
+    finally:
+        prefetch(())  # the outputs no game read (a game that failed), dropped
     if tick is not None and (stop - start) % 100:
         tick((stop - start) % 100)
     with compiled_in():

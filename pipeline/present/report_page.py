@@ -22,6 +22,7 @@ from ..errors import ReportError
 from ..model.families import registry
 from ..model.plural import plural
 from ..model.variants import VARIANTS, Variant
+from ..solve.folder import is_solution
 from ..storage.files import atomic_write_bytes, check_output, is_stream, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections
 from .charts.figure import Figure, Palette
@@ -302,6 +303,10 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
     `progress(advance, total)` hears of each query run, chart drawn and page written (Steps).
     `draw_beside`: half the charts drawn by a helper process forked now (present/charts/painter.py),
     for a process with no thread of its own yet (`war report`'s)."""
+    if is_solution(root):  # a solution of war solve: its own page, nothing beside it (solution_page.py)
+        from .solution_page import write_solution_report
+
+        return write_solution_report(root, output, dataset, overwrite)
     output = Path(output)
     _check_output(output, overwrite, game_pages)
     steps = Steps(progress)
@@ -382,6 +387,9 @@ def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False,
     `progress` as write_report's."""
     if fmt not in ("svg", "png"):
         raise ReportError(f"`format` must be html, svg or png for charts, got {fmt!r}", params=("format",))
+    if is_solution(root):
+        raise ReportError(f"{str(root)!r} is a solution of war solve: its report is one page (--format html)",
+                          params=("format",))
     folder = Path(folder)
     check_output(folder)
     if folder.exists() and not folder.is_dir():

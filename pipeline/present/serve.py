@@ -46,6 +46,7 @@ from starlette.routing import Route
 
 from ..errors import GameNotFound, QueryError, UsageError, WarError, ctrl_c_pressed, raise_lost_ctrl_c
 from ..jobs.query import named_queries
+from ..solve.folder import is_solution
 from . import games_list, sql_page
 from .bounds import Download, Hangups
 from .games_list import MAX_PER_PAGE, GameFilter, parse_filter
@@ -263,7 +264,12 @@ def create_app(root, name: str | None = None, hosts: tuple[str, ...] = LOOPBACK,
     built now, `progress(advance, total)` told as it goes, so the first page answers at once;
     with `background` too it is built in a thread while the app answers, its home page saying
     how far the report is until it is there, and `built()` is called once it is; `interrupted()`
-    is called when a Ctrl-C ends a report built in the background (site.py)."""
+    is called when a Ctrl-C ends a report built in the background (site.py). A solution of war
+    solve gets its own app (solution_site.py)."""
+    if is_solution(root):
+        from .solution_site import create_solution_app
+
+        return create_solution_app(root, name, hosts, progress if warm else None, built)
     site = Site(root, name, links=[("/games", "All games"), ("/sql", "SQL")], interrupted=interrupted)
     if warm and background:
         site.now().build_report_later(progress, built)

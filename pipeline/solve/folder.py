@@ -106,11 +106,10 @@ def deck_row(body: dict) -> dict:
         value = 1 - Fraction(deck["exact_p_win0"]) - Fraction(deck["exact_p_win1"])
         draw = str(value)
     quantiles = body.get("quantiles") or {}
-    rules = body["rules"]
+    rules = rules_of(body)
     return {
-        "rule_set": body.get("rules_label") or rules.get("variant"), "rules_id": rules_of(body).rules_id,
-        "variant": rules.get("variant"),
-        "ranks": rules.get("ranks"), "suits": rules.get("suits"), "cards": body["cards"], "deals": body["deals"],
+        "rule_set": body.get("rules_label") or rules.label, "rules_id": rules.rules_id, "variant": rules.variant,
+        "ranks": rules.ranks, "suits": rules.suits, "cards": body["cards"], "deals": body["deals"],
         "positions": body["positions"], "exact": exact,
         "p_win0": deck["p_win0"], "p_win1": deck["p_win1"], "p_draw": deck["p_draw"],
         "mean_battles": deck["battles"], "mean_laid": deck["laid"], "p_capped": deck["over_cap"],
@@ -122,5 +121,5 @@ def deck_row(body: dict) -> dict:
         "exact_p_draw": draw,
         "exact_mean_battles": deck.get("exact_battles") if exact else None,
         "exact_mean_laid": deck.get("exact_laid") if exact else None,
-        "sweeps": body["sweeps"], "max_battles": rules.get("max_battles"),
+        "sweeps": body["sweeps"], "max_battles": rules.max_battles,
     }

@@ -22,6 +22,7 @@ from pipeline.engines.steal.reference import play_steal
 from pipeline.model.cards import Deck
 from pipeline.storage.dataset import Dataset
 from pipeline.model.deal import check_deal, deck_of
+from pipeline.model.pickups import PICKUP_ORDERS
 from pipeline.model.rng import Xoshiro256
 from pipeline.model.rules import build_rules
 
@@ -349,7 +350,7 @@ def decision_index(events, note: str, nth: int = 0) -> int:
 # One value or more of every option that a variant may take, swept by the conformance suite
 # (every registered variant) and the compiled-engine suite (the table family).
 OPTION_GRID = {
-    "pickup": ["table_order", "winner_first", "pooled", "natural", "sorted"],
+    "pickup": [p.name for p in PICKUP_ORDERS if p.name != "shuffled"],  # every order but the default
     "war_tiebreak": ["single_up"],
     "shortfall": ["lose"],
     "win": ["wars:3"],

@@ -40,7 +40,7 @@ FAMILY = Family(
     # war_down and ace_value: Arneson's War's wars are always of 3 cards down, and both engines ignore them
     compiled_options={"players": (2,), "jokers": ANY, "war_down": ANY, "ace_value": ANY,
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
-                      "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
+                      "pickup": ANY,
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "hand_size": (0, 3),
                       "deal": ANY},
     charts="pipeline.engines.arneson.charts:charts",

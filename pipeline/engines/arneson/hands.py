@@ -23,12 +23,12 @@ import numpy as np
 from ..compiled.jit import borrowing
 from ..compiled.layout import (
     KIND_DECISION, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR, KIND_WAR_OUT, NO_NOTE, NO_SEAT,
-    PICKUP_NATURAL, PICKUP_SORTED, PICKUP_SHUFFLED, PICKUP_WINNER_FIRST, kind_code, note_code,
+    PICKUP_SHUFFLED, kind_code, note_code,
 )
 from ..compiled.loop import (
     play_games,  # noqa: F401  (the games' entry point, as every engine module names it)
     )
-from ..compiled.moves import emit, lay_down, lay_holdings, ordered_by_rank, push_cards, reshuffle, take, take_top
+from ..compiled.moves import emit, lay_down, lay_holdings, ordered_by_key, push_cards, reshuffle, take, take_top
 from ..compiled.rng import _bounded, _shuffle
 from ..compiled.state import CARDS, ROWS, SEATS, ZERO
 from .reference import WAR_DOWN
@@ -273,18 +273,9 @@ def collect(s, first, stop, battle, game):
     rules, table = game.rules, game.table
     cards = table.pickup_order
     count = ZERO
-    if rules.pickup == PICKUP_NATURAL or rules.pickup == PICKUP_SORTED:
-        ordered_by_rank(table, np.int64(first), np.int64(stop), rules.card_rank, rules.pickup == PICKUP_NATURAL, cards)
+    if rules.pickup_key.shape[0] > 0:  # a fixed order's key (the others take the cards as they lie)
+        ordered_by_key(table, np.int64(first), np.int64(stop), np.int64(s), rules.card_rank, rules.pickup_key, cards)
         count = stop - first
-    elif rules.pickup == PICKUP_WINNER_FIRST:
-        for i in range(first, stop):
-            if table.owners[i] == s:
-                cards[count] = table.cards[i]
-                count += 1
-        for i in range(first, stop):
-            if table.owners[i] != s:
-                cards[count] = table.cards[i]
-                count += 1
     else:
         for i in range(first, stop):
             cards[count] = table.cards[i]

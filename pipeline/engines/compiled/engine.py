@@ -20,6 +20,7 @@ import numpy as np
 from ...model.cards import Deck
 from ...model.all_deals import AllDeals
 from ...model.deal import Deal, deal_plan
+from ...model.pickups import PICKUPS_BY_NAME, TERMS, radices
 from ...model.schema import PICKUPS, RuleSet
 from .deals import enumerated_deals
 from .jit import HAVE_NUMBA
@@ -44,9 +45,33 @@ def shared_rules(rules: RuleSet) -> Rules:
         rank_value=np.zeros(1, np.int64), down_by_rank=False,
         cards_down=min(int(rules.war_down), size) if isinstance(rules.war_down, int) else 0,
         single_up=rules.war_tiebreak == "single_up", shortfall_loses=rules.shortfall == "lose",
-        pickup=PICKUPS.index(rules.pickup), wars_to_win=min(int(rules.wars_to_win or 0), big),
+        pickup=PICKUPS.index(rules.pickup), pickup_key=pickup_key(rules.pickup, size, rules.players),
+        duel_order=duel_order(rules.pickup), wars_to_win=min(int(rules.wars_to_win or 0), big),
         max_battles=min(int(rules.max_battles), big), detect_cycles=False, dealt=dealt, deal_start=deal_start,
     )
+
+
+def pickup_key(pickup: str, deck_size: int, players: int) -> np.ndarray:
+    """A fixed pickup order's key (model.pickups) as the compiled engines read it (moves.ordered_by_key):
+    a row a term, (its TERMS code, 1 if descending, how many values it takes, its weight), the
+    weights packing the terms into one int64 from the first (the heaviest) to the last. No row for
+    an order that takes the cards as they lie, nor for one drawn or pooled."""
+    order = PICKUPS_BY_NAME[pickup]
+    if not order.fixed or order.as_laid:
+        return np.zeros((0, 4), np.int64)
+    sizes = radices(order.key, deck_size, players)
+    rows, weight = [], 1
+    for (term, sign), size in reversed(list(zip(order.key, sizes))):
+        rows.append((TERMS.index(term), int(sign < 0), size, weight))
+        weight *= size
+    return np.array(rows[::-1], np.int64)
+
+
+def duel_order(pickup: str) -> np.ndarray:
+    """Whether a fixed order takes a duel's two cards in seat order, when seat 0 or seat 1 wins
+    it (model.pickups.Pickup.duel_in_seat_order); zeros for an order drawn or pooled."""
+    order = PICKUPS_BY_NAME[pickup]
+    return np.array([int(order.fixed and order.duel_in_seat_order(w)) for w in (0, 1)], np.int64)
 
 
 def deal_arrays(rules: RuleSet, deals: list[Deal] | None, seeds=None) -> Deals:

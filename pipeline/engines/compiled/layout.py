@@ -17,6 +17,7 @@ import numpy as np
 
 from ...model.event_kinds import BY_NAME as KIND_BY_NAME
 from ...model.families import registry
+from ...model.pickups import TERMS
 from ...model.schema import EVENT_KINDS, OUTCOMES, PICKUPS, GameRecord
 from ..policies import KINDS as DECISIONS
 
@@ -47,6 +48,9 @@ PICKUP_WINNER_FIRST = PICKUPS.index("winner_first")
 PICKUP_POOLED = PICKUPS.index("pooled")
 PICKUP_NATURAL = PICKUPS.index("natural")
 PICKUP_SORTED = PICKUPS.index("sorted")
+# What a fixed pickup order's key reads of a card (model.pickups.TERMS), by code.
+TERM_POSITION, TERM_TAKER, TERM_OWNER, TERM_STEP, TERM_FACE_UP, TERM_RANK, TERM_UP_RANK = (
+    TERMS.index(t) for t in ("position", "taker", "owner", "step", "face_up", "rank", "up_rank"))
 
 # An event's note code: an end's outcome, or a decision's kind after the outcomes.
 NOTES = OUTCOMES + tuple(DECISIONS)

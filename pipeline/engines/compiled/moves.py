@@ -15,11 +15,14 @@ import numpy as np
 
 from .layout import (
     EVENT_BATTLE, EVENT_CARDS_END, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE, KIND_COLLECT,
-    KIND_DOWN, KIND_RESHUFFLE, NO_NOTE, PICKUP_POOLED, PUTS,
+    KIND_DOWN, KIND_RESHUFFLE, NO_NOTE, PICKUP_POOLED, PUTS, TERM_FACE_UP, TERM_OWNER, TERM_POSITION, TERM_RANK,
+    TERM_STEP, TERM_TAKER,
 )
 from .rng import _shuffle
 from .jit import borrowing
 from .state import CARDS, LAID, PILE_BASE_INVERSE, ROWS, SEATS, ZERO
+
+ONE = np.int64(1)
 
 
 @borrowing(inline="linked")
@@ -163,28 +166,42 @@ def draw(s, battle, game):
 
 
 @borrowing
-def ordered_by_rank(table, first, stop, card_rank, natural, out):
-    """Table cards first..stop-1 into out[:stop - first] in the order of the pickup `natural` or
-    `sorted` (play.natural, play.by_rank): for natural, by (step, face, rank when face up,
-    position) from the last down, which is the gathered stack reversed; for sorted, by rank from
-    the highest, equal ranks in table order. An insertion sort: a table holds a few cards."""
-    positions = 1 + stop - first
-    n = stop - first
-    for i in range(n):
+def ordered_by_key(table, first, stop, seat, card_rank, key, out):
+    """Table cards first..stop-1 into out[:stop - first] in a fixed pickup order (model.pickups),
+    seat `seat` taking them: each card's terms packed into one key by `key`'s rows (term,
+    descending, values, weight: engine.pickup_key), its mark read as 2 x step + 1 face up, then
+    sorted by key. An insertion sort: a table holds a few cards."""
+    for i in range(stop - first):
         p = first + i
-        if natural:
-            up = table.marks[p] & 1
-            key = (table.marks[p] * (card_rank.shape[0] + 1) + (card_rank[table.cards[p]] if up else 0)) * positions + i
-            key = -key
-        else:
-            key = -card_rank[table.cards[p]] * positions + i
+        card = table.cards[p]
+        mark = table.marks[p]
+        packed = ZERO
+        for t in range(key.shape[0]):
+            term = key[t, 0]
+            if term == TERM_POSITION:
+                value = i
+            elif term == TERM_TAKER:
+                value = ONE if table.owners[p] == seat else ZERO
+            elif term == TERM_OWNER:
+                value = table.owners[p]
+            elif term == TERM_STEP:
+                value = mark >> 1
+            elif term == TERM_FACE_UP:
+                value = mark & 1
+            elif term == TERM_RANK or mark & 1:
+                value = card_rank[card]
+            else:  # up_rank, face down
+                value = ZERO
+            if key[t, 1]:
+                value = key[t, 2] - 1 - value
+            packed += value * key[t, 3]
         j = i
-        while j > 0 and table.keys[j - 1] > key:
+        while j > 0 and table.keys[j - 1] > packed:
             table.keys[j] = table.keys[j - 1]
             out[j] = out[j - 1]
             j -= 1
-        table.keys[j] = key
-        out[j] = table.cards[p]
+        table.keys[j] = packed
+        out[j] = card
 
 
 @borrowing(inline="linked")

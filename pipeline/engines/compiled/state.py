@@ -34,6 +34,8 @@ class Rules(NamedTuple):
     single_up: bool             # war_tiebreak=single_up: a war of depth 2+ puts no card down
     shortfall_loses: bool       # shortfall=lose: a seat that cannot finish a war forfeits
     pickup: int                 # a PICKUPS code
+    pickup_key: np.ndarray      # int64 [terms, 4]: a fixed order's key (model.pickups), none for one taken as it lies (engine.pickup_key)
+    duel_order: np.ndarray      # int64 [2]: 1 where a fixed order takes a duel's two cards in seat order, by its winner
     wars_to_win: int            # 0: play for all the cards
     max_battles: int
     detect_cycles: bool         # fixed pickup orders can repeat a position: look for it
@@ -63,7 +65,7 @@ class Table(NamedTuple):
     owners: np.ndarray          # int64 [deck_size]: the seat that put each card
     pickup_order: np.ndarray    # int32 [deck_size]: the table as the winner picks it up
     marks: np.ndarray           # int64 [deck_size]: how each card was laid: 2 x its step (0, then each war's depth), + 1 face up
-    keys: np.ndarray            # int64 [deck_size]: the table's sort keys, for a pickup by rank (moves.ordered_by_rank)
+    keys: np.ndarray            # int64 [deck_size]: the table's sort keys, for a fixed pickup order (moves.ordered_by_key)
     scratch: np.ndarray         # int32 [deck_size]: a won pile being reshuffled
     face_up: np.ndarray         # int64 [players]: each seat's face-up card
     contenders: np.ndarray      # int64 [players]: the seats still in the battle

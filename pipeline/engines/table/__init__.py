@@ -67,7 +67,7 @@ FAMILY = Family(
     compiled="pipeline.engines.table.compiled",
     compiled_options={"players": ANY, "jokers": ANY, "war_down": ANY, "ace_value": ANY, "aces": ("high", "low"),
                       "war_tiebreak": ("repeat", "single_up"), "shortfall": ("last_card_up", "lose"),
-                      "pickup": ("shuffled", "table_order", "winner_first", "pooled", "natural", "sorted"),
+                      "pickup": ANY,
                       "ranks": ANY, "suits": ANY, "win": ANY, "max_battles": ANY, "deal": ANY},
     # Two seats in open play (no card down), a fixed pickup, won by every card, the Ace high: the
     # same ranks whatever the suits (docs/rules.md 2.6). With no card down, a war's tiebreak and a

@@ -8,10 +8,10 @@ import numpy as np
 
 from ..compiled.layout import (
     KIND_COLLECT, KIND_DOWN, KIND_FORFEIT, KIND_OUT, KIND_PLAY, KIND_WAR, KIND_WAR_OUT, NO_NOTE,
-    NO_SEAT, PICKUP_NATURAL, PICKUP_SORTED, PICKUP_SHUFFLED, PICKUP_TABLE_ORDER, PICKUP_WINNER_FIRST,
+    NO_SEAT, PICKUP_POOLED, PICKUP_SHUFFLED,
 )
 from ..compiled.moves import (
-    draw, emit, lay_holdings, ordered_by_rank, push_cards, push_seats, take, take_top, write_event,
+    draw, emit, lay_holdings, ordered_by_key, push_cards, push_seats, take, take_top, write_event,
 )
 from ..compiled.rng import _bounded, _shuffle
 from ..compiled.jit import borrowing
@@ -166,25 +166,12 @@ def collect(winner, battle, table_size, game):
     """The winner collects the table in the rule set's pickup order."""
     table = game.table
     cards = table.cards
-    pickup = game.rules.pickup
-    if pickup == PICKUP_SHUFFLED:
+    rules = game.rules
+    if rules.pickup == PICKUP_SHUFFLED:
         _shuffle(game.rng, cards, table_size)
-    elif pickup == PICKUP_NATURAL or pickup == PICKUP_SORTED:
+    elif rules.pickup_key.shape[0] > 0:  # a fixed order's key (the others take the cards as they lie)
         cards = table.pickup_order
-        ordered_by_rank(table, ZERO, table_size, game.rules.card_rank, pickup == PICKUP_NATURAL, cards)
-    elif game.rules.pickup == PICKUP_WINNER_FIRST:  # the winner's cards, then each other seat's, in table order
-        cards = table.pickup_order
-        taken = 0
-        for i in range(table_size):
-            if table.owners[i] == winner:
-                cards[taken] = table.cards[i]
-                taken += 1
-        for s in range(game.rules.players):
-            if s != winner:
-                for i in range(table_size):
-                    if table.owners[i] == s:
-                        cards[taken] = table.cards[i]
-                        taken += 1
+        ordered_by_key(table, ZERO, table_size, winner, rules.card_rank, rules.pickup_key, cards)
     take(winner, cards, table_size, battle, game)
 
 
@@ -243,13 +230,11 @@ def duels(played, most, game):
     its arrays with unsigned numbers: numba tests a signed index for a negative value first,
     on the chain of loads each duel waits on (a tenth of a games-only run's time)."""
     rules, seats, log = game.rules, game.seats, game.log
-    pickup = rules.pickup
-    seat_first = pickup == PICKUP_TABLE_ORDER
-    shuffled = pickup == PICKUP_SHUFFLED
-    if rules.players != 2 or rules.detect_cycles or not (
-            seat_first or shuffled or pickup == PICKUP_WINNER_FIRST or pickup == PICKUP_NATURAL
-            or pickup == PICKUP_SORTED):
+    shuffled = rules.pickup == PICKUP_SHUFFLED
+    if rules.players != 2 or rules.detect_cycles or rules.pickup == PICKUP_POOLED:
         return ZERO
+    # a fixed order's, by the duel's winner (engine.duel_order)
+    seat_order_0, seat_order_1 = rules.duel_order[0] != 0, rules.duel_order[1] != 0
     rows, card_values, card_rank, pile = log.rows, log.card_values, rules.card_rank, seats.pile
     row, card, seats_end = log.fill[ROWS], log.fill[CARDS], log.fill[SEATS]
     # room for the run's events (three rows and four cards a duel), and after it a battle and the end
@@ -276,8 +261,8 @@ def duels(played, most, game):
         winner = np.int64(second_rank > first_rank)
         if shuffled:  # collect's shuffle of the table (first, second): one draw swaps them or not
             in_seat_order = _bounded(game.rng, np.uint64(2)) == 1
-        else:  # table_order; winner_first, natural and sorted put the higher card first
-            in_seat_order = seat_first or winner == 0
+        else:
+            in_seat_order = seat_order_1 if winner else seat_order_0
         under = first if in_seat_order else second
         over = second if in_seat_order else first
         end = (head1 + size1 if winner else head0 + size0)  # the winner's pile's end (selects, no branch)

@@ -25,6 +25,7 @@ from ..compiled.layout import (
 )
 from ..compiled.tally import Tally, grown, new_tally, pack, put, slot_of
 from .open_duel import PICKUPS_CODE, SYMMETRIC, _game, _ring_cap, extra_card
+from .open_packed import new_cache, packed_game, packs
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -38,7 +39,8 @@ def _swapped_number(counts, seq, mirror, half):
 
 
 @njit(cache=True)
-def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, keys, games, first, fill, kept, most):
+def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed, cache_words, cache_keys, cache_fill,
+          keys, games, first, fill, kept, most):
     """Deals index..stop-1 of the enumeration (`seq` holds deal `index`'s ranks, and is left
     holding the first deal not walked). With `classes`, only the first deal of each class is
     played (a deal and the deal with the seats' piles swapped play the same game with the winner
@@ -46,7 +48,10 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, keys, g
     (keys, games, first, fill); with them, the tally holds the kinds asked for, and the number
     of each deal of those kinds goes into `kept` (at most `most`; a swapped deal's after its
     class's first). With `extra` (seat 1 dealt one card more: open_duel._deal_as) no deal's
-    swap is a deal, and each is the first of its class of one. Returns (the first deal not walked: `stop`, or sooner when the tally must
+    swap is a deal, and each is the first of its class of one. With `packed` (a deck of
+    distinct ranks: open_packed), each game is played on packed positions, its cycles' keys
+    kept in the cache (cache_words, cache_keys, cache_fill), and left to _game only when it
+    is not decided before its cap. Returns (the first deal not walked: `stop`, or sooner when the tally must
     grow first, or `kept` is full; the deals kept)."""
     keeping = kept.shape[0] > 0
     size = seq.shape[0]
@@ -61,6 +66,7 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, keys, g
     summaries = np.zeros((1, len(SUMMARY_COLUMNS)), np.int64)
     wins = np.zeros((1, 2), np.int32)
     final = np.zeros((1, 2), np.int32)
+    history = np.zeros(max_battles + 1 if packed else 1, np.uint64)
     found = 0
     while index < stop:
         if (keeping and found + 2 > most) or (not keeping and 2 * (fill[0] + 2) > keys.shape[0]):
@@ -75,8 +81,14 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, keys, g
         if first_of_class or not classes:
             for i in range(size):
                 deal[i] = seq[i]
-            mirror_key = _game(deal, half, extra, aside, pickup, max_battles, ring, snap, table, out, 0, summaries,
-                               wins, final)
+            decided = False
+            mirror_key = np.int64(0)
+            if packed:
+                decided, mirror_key = packed_game(deal, half, extra, pickup, max_battles, history, cache_words,
+                                                  cache_keys, cache_fill, summaries[0])
+            if not decided:
+                mirror_key = _game(deal, half, extra, aside, pickup, max_battles, ring, snap, table, out, 0,
+                                   summaries, wins, final)
             row = summaries[0]
             outcome, winner, battles = row[SUMMARY_OUTCOME], row[SUMMARY_WINNER], row[SUMMARY_BATTLES]
             laid, length = row[SUMMARY_CARDS_LAID], row[SUMMARY_CYCLE_LENGTH]
@@ -114,8 +126,25 @@ def _walker(rules: RuleSet, start: int):
     seq = np.empty(int(counts.sum()), np.int64)
     _unrank(counts, np.int64(start), seq)
     extra = extra_card(rules)
+    cards = 2 * (len(seq) // 2) + extra  # in play: the rest set aside
+    packed = packs(counts, cards)
     return counts, seq, (np.int64(extra), np.int64(PICKUPS_CODE[rules.pickup]), np.int64(rules.max_battles),
-                         rules.pickup in SYMMETRIC and not extra)
+                         rules.pickup in SYMMETRIC and not extra, packed, *_cache(cards if packed else 0))
+
+
+_CACHES: dict = {}
+
+
+def _cache(cards: int):
+    """The process's cache of cycle keys for positions of `cards` cards (open_packed: a cycle's
+    keys are a function of its positions, so every deck of as many cards shares it), or a
+    stub (0: no packed play)."""
+    if not cards:
+        return new_cache(2)
+    if cards not in _CACHES:
+        _CACHES.clear()
+        _CACHES[cards] = new_cache()
+    return _CACHES[cards]
 
 
 def count_deals(rules: RuleSet, start: int, stop: int, tally: Tally | None = None) -> Tally:

@@ -1,0 +1,83 @@
+"""Decks of distinct ranks counted on packed positions (engines/table/open_packed.py): every deal's
+tally equal to the open-play engine's (rings, Brent's check and its replays), for both deals of
+an odd deck, the fixed pickups, and caps that cut games and cycles short; a packed position's
+keys equal the rings'; a full cache of cycle keys changes nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeline.engines.compiled import tally as tallies
+from pipeline.engines.table import open_counts, open_duel, open_packed
+from pipeline.model.all_deals import deal_count
+from pipeline.model.rules import build_rules
+from pipeline.model.schema import OUTCOMES
+
+pytest.importorskip("numba")
+
+
+def one_suit(**options):
+    return build_rules("classic", {"suits": "1", "pickup": "natural", "war_down": "0", **options})
+
+
+def counted(rules, packed: bool, monkeypatch, cache=None):
+    with monkeypatch.context() as m:
+        if not packed:
+            m.setattr(open_counts, "packs", lambda *a: False)
+        if cache is not None:
+            m.setattr(open_counts, "_cache", lambda cards: cache)
+        return tallies.rows(open_counts.count_deals(rules, 0, deal_count(rules)))
+
+
+def same(a, b) -> bool:
+    return len(a[1]) == len(b[1]) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("options", [
+    {"ranks": "9", "deal": "first_short"},
+    {"ranks": "8"},
+    {"ranks": "9"},  # the odd card set aside
+    {"ranks": "7", "deal": "first_short", "pickup": "table_order"},
+    {"ranks": "8", "pickup": "winner_first"},
+    {"ranks": "7", "deal": "first_short", "pickup": "sorted", "max_battles": "20"},
+    {"ranks": "9", "deal": "first_short", "max_battles": "30"},  # cycles whose repeat is past the cap
+    {"ranks": "8", "max_battles": "12"},
+])
+def test_every_deal_counts_as_the_ring_engine_counts_it(options, monkeypatch):
+    rules = one_suit(**options)
+    packed = counted(rules, True, monkeypatch)
+    assert same(packed, counted(rules, False, monkeypatch))
+    if options.get("deal") == "first_short" and "max_battles" not in options and options["ranks"] == "9":
+        assert (packed[0][:, 0] == OUTCOMES.index("cycle")).any()  # the deck's games cycle: the cycles' path is tested
+
+
+def test_a_full_cache_counts_the_same(monkeypatch):
+    """A cycle the cache has no room for is hashed again: the counts do not depend on it."""
+    rules = one_suit(ranks="9", deal="first_short")
+    tiny = open_packed.new_cache(4)
+    assert same(counted(rules, True, monkeypatch, cache=tiny), counted(rules, False, monkeypatch))
+    assert tiny[2][0] == 2  # half full, then no more rows
+
+
+def test_a_packed_position_has_the_rings_keys():
+    rng = np.random.default_rng(5)
+    for cards in (5, 11, 13, 15):
+        for _ in range(50):
+            order = rng.permutation(cards).astype(np.uint8)
+            n0 = int(rng.integers(1, cards))
+            word = np.uint64(0)
+            for i, c in enumerate(order):
+                word |= np.uint64(int(c)) << np.uint64(4 * i)
+            word |= np.uint64(n0) << np.uint64(60)
+            cap = int(open_duel._ring_cap(cards))
+            ring = np.zeros(2 * cap, np.uint8)
+            ring[:n0] = order[:n0]
+            ring[cap:cap + cards - n0] = order[n0:]
+            assert open_packed.packed_keys(word, cards) == open_duel._position_keys(ring, cap - 1, cap, 0, 0, n0,
+                                                                                     cards - n0)
+
+
+def test_only_decks_of_distinct_ranks_that_fit_a_word_are_packed():
+    assert open_packed.packs([1] * 13, 13) and open_packed.packs([1] * 15, 15)
+    assert not open_packed.packs([1] * 16, 16) and not open_packed.packs([2, 2, 2], 6)

@@ -280,6 +280,9 @@ class TableGame(Game):
         # from it, not read from the log as events are reported, nor changed by a subclass)
         duelling = (not watching and known_holding and pickup in DUEL_PICKUPS and (seen is None or keys is not None)
                     and type(chance) in (StreamChance, RandomChance) and hasattr(rec, "duels") and emit == rec.emit)
+        # the wars of a two-seat game in two_seat_wars, where no step is the subclass's and the
+        # piles are all a seat holds (no won pile) and no order reads how the cards were laid
+        quick_wars = not watching and known_holding and not pooled and not natural_laid
         battle = 0
         while battle < self.max_battles:
             if duelling and two:
@@ -346,10 +349,13 @@ class TableGame(Game):
                     winner, tied = None, [seat for seat, strength in zip(contenders, ranked) if strength == top]
             warred = winner is None
             if warred:
-                if not keep_played:
-                    self.played = self.by_seat(contenders, table)
-                    self.up = dict(zip(contenders, table))
-                winner, depth = self.wars(battle, tied, strengths[self.up[tied[0]]])
+                if quick_wars and pair:
+                    winner, depth = self.two_seat_wars(battle, table)
+                else:
+                    if not keep_played:
+                        self.played = self.by_seat(contenders, table)
+                        self.up = dict(zip(contenders, table))
+                    winner, depth = self.wars(battle, tied, strengths[self.up[tied[0]]])
             else:
                 depth = 0
             if close_hook is not None:
@@ -397,6 +403,57 @@ class TableGame(Game):
                 return battle
         self.summary.outcome = "capped"
         return battle
+
+    def two_seat_wars(self, battle: int, table: list[int]) -> tuple[int | None, int]:
+        """`wars` for the two seats of a two-seat game (0 and 1, tied on the table's two cards),
+        step for step with the same events, where the game's class overrides no step, no seat
+        keeps a won pile and no pickup reads `laid`: each seat's cards are its pile, so a seat
+        holding more than one card lays its war's cards and its face-up card from the pile with
+        no reshuffle and no check. A round where a seat holds no card, or forfeits
+        (shortfall=lose), is `join_war`'s. `played` is left as `wars` leaves it; `up` is not
+        kept. The winner (None when nobody could go on) and how many wars it took."""
+        first_pile, second_pile = self.piles
+        first_up, second_up = table
+        first_played, second_played = [first_up], [second_up]
+        self.played = [first_played, second_played]
+        emit, strengths, rank, values = self.emit, self.strengths, self.rank, self.values
+        single_up, fixed_down, lose = self.single_up, self.fixed_down, self.lose
+        tied = [0, 1]
+        depth = 0
+        while True:
+            depth += 1
+            self.step = depth
+            emit(battle, "war", None, (), tied, (), depth)
+            # war_size, in line
+            down = 0 if single_up and depth >= 2 else fixed_down if values is None else values[rank[first_up]] - 1
+            first_holds, second_holds = len(first_pile), len(second_pile)
+            if not first_holds or not second_holds or lose and (first_holds <= down or second_holds <= down):
+                self.up = {0: first_up, 1: second_up}
+                ready = self.join_war(battle, tied, down)  # one seat at most is ready
+                return (ready[0] if ready else None), depth
+            count = down if down < first_holds else first_holds - 1
+            if count:
+                cards = [first_pile.popleft() for _ in range(count)]
+                table += cards
+                first_played += cards
+                emit(battle, "down", 0, cards)
+            first_up = first_pile.popleft()
+            table.append(first_up)
+            first_played.append(first_up)
+            emit(battle, "play", 0, (first_up,))
+            count = down if down < second_holds else second_holds - 1
+            if count:
+                cards = [second_pile.popleft() for _ in range(count)]
+                table += cards
+                second_played += cards
+                emit(battle, "down", 1, cards)
+            second_up = second_pile.popleft()
+            table.append(second_up)
+            second_played.append(second_up)
+            emit(battle, "play", 1, (second_up,))
+            first_strength, second_strength = strengths[first_up], strengths[second_up]
+            if first_strength != second_strength:
+                return (0 if first_strength > second_strength else 1), depth
 
     def duels(self, battle: int, seats: list[int], keys) -> tuple[int, bool]:
         """Battles after battle `battle` between the two seats still in (`seats`), one after

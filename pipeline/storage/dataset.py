@@ -94,7 +94,7 @@ class Dataset:
                                        f"try again when it finishes")
                 raise DatasetError(f"dataset {str(root)!r} is unfinished (no manifest.json; "
                                    f"generating it again with `resume` finishes it)", params=("resume",))
-            raise DatasetError(f"{str(root)!r} is not a dataset: it has no manifest.json")
+            raise DatasetError(f"{str(root)!r} is not a dataset: it has no manifest.json (nor solution.json, a solution of war solve)")
         kind = not_regular(path)
         if kind is not None:
             raise DatasetError(f"{str(path)!r} is {kind}, not a file")

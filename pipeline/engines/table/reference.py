@@ -464,6 +464,8 @@ class TableGame(Game):
         their events are reported at once, when the run ends (`rec.duels`). Before each, the
         position is looked up as `battles` looks it up (`keys`: piles_by's table; None where no
         cycle is looked for). (The battles played by then, whether the game is over: a cycle.)"""
+        if keys is None and self.pickup == "shuffled":
+            return self.shuffled_duels(battle, seats), False
         first_seat, second_seat = seats
         first, second = self.piles[first_seat], self.piles[second_seat]
         piles, strengths, pickup, draw, seen = self.piles, self.strengths, self.pickup, self.chance.draw, self.seen
@@ -506,6 +508,48 @@ class TableGame(Game):
         if takers:
             self.rec.duels(start + 1, seats, cards, takers)
         return battle, over
+
+    def shuffled_duels(self, battle: int, seats: list[int]) -> int:
+        """`duels` under pickup=shuffled, where no position is kept: each duel's two cards are
+        taken off the piles first and put back on top if the battle is not a duel (a war, or the
+        loser's last card), the winner's branch taken once, the table's order drawn there. The
+        battles played by then."""
+        first_seat, second_seat = seats
+        first, second = self.piles[first_seat], self.piles[second_seat]
+        strengths, draw, last = self.strengths, self.chance.draw, self.max_battles
+        take_first, take_second, put_first, put_second = first.popleft, second.popleft, first.extend, second.extend
+        cards: list[int] = []
+        takers: list[int] = []
+        log, took = cards.extend, takers.append
+        start = battle
+        if first and second:  # and so they stay: a duel's loser holds another card, its winner gains one
+            while battle < last:
+                up, other = take_first(), take_second()
+                up_strength, other_strength = strengths[up], strengths[other]
+                if up_strength > other_strength and second:
+                    if draw() & 1:  # chance.order of the table: one draw, its low bit keeps the two cards (1) or swaps them
+                        put_first((up, other))
+                        log((up, other, up, other))
+                    else:
+                        put_first((other, up))
+                        log((up, other, other, up))
+                    took(first_seat)
+                elif other_strength > up_strength and first:
+                    if draw() & 1:
+                        put_second((up, other))
+                        log((up, other, up, other))
+                    else:
+                        put_second((other, up))
+                        log((up, other, other, up))
+                    took(second_seat)
+                else:  # a war, or the loser's last card: back on the piles, for `battles`
+                    first.appendleft(up)
+                    second.appendleft(other)
+                    break
+                battle += 1
+        if takers:
+            self.rec.duels(start + 1, seats, cards, takers)
+        return battle
 
     def by_seat(self, seats: list[int], cards: list[int]) -> list[list[int]]:
         """`played` at a battle's first step: each seat's card of `cards`, played by `seats` in

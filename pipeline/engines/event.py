@@ -75,6 +75,22 @@ class Recorder:
             emit(battle + i, "play", second, (cards[at + 1],))
             emit(battle + i, "collect", taker, cards[at + 2:at + 4])
 
+    def war_round(self, battle: int, depth: int, seats, first_down, first_up: int, second_down,
+                  second_up: int) -> None:
+        """A war of two seats, `seats`, of depth `depth`, in which both lay their cards: its `war`
+        event, then the first seat's `down` event (its cards `first_down`, when it lays any) and
+        `play` event (its card `first_up`), then the second's. What the table engine reports of
+        such a round in one call (TableGame.two_seat_wars)."""
+        emit = self.emit
+        first, second = seats
+        emit(battle, "war", None, (), seats, (), depth)
+        if first_down:
+            emit(battle, "down", first, first_down)
+        emit(battle, "play", first, (first_up,))
+        if second_down:
+            emit(battle, "down", second, second_down)
+        emit(battle, "play", second, (second_up,))
+
     def finish(self) -> None:
         """Called once after the end event."""
 

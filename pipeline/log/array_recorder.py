@@ -22,9 +22,10 @@ import numpy as np
 
 from ..engines.compiled.layout import (
     EVENT_BATTLE, EVENT_CARDS_END, EVENT_COLUMNS, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE,
-    KIND_COLLECT, KIND_DECISION, KIND_END, KIND_PLAY, KIND_WAR, MAX_CARD, NOTES,
+    KIND_COLLECT, KIND_DECISION, KIND_DOWN, KIND_END, KIND_PLAY, KIND_WAR, MAX_CARD, NOTES,
     PUTS, SUMMARY_COLUMNS, SUMMARY_EVENTS, WAR_DEPTH_NOTES, GameArrays,
 )
+from ..engines.event import Recorder
 from ..errors import WarError
 from ..model.schema import EVENT_KINDS, OUTCOMES
 
@@ -67,7 +68,7 @@ class ArrayRecorder:
 
     __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "unfolded", "game_unfolded", "summaries",
                  "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle", "lost", "emit",
-                 "plays")
+                 "plays", "war_round")
 
     def __init__(self, players: int) -> None:
         self.players = players
@@ -80,6 +81,7 @@ class ArrayRecorder:
         self.takers: list[int] = []
         self.emit = self._emitter(self.codes, self.cards)
         self.plays = self._player(self.codes, self.cards)
+        self.war_round = self._war_rounds(self.codes, self.cards)
         self.clear()
 
     def clear(self) -> None:
@@ -155,6 +157,37 @@ class ArrayRecorder:
                 add([at | one[seat] for seat in seats])
 
         return plays
+
+    def _war_rounds(self, codes: list[int], all_cards: list[int]):
+        """The recorder's `war_round(battle, depth, seats, first_down, first_up, second_down,
+        second_up)` (engines.event.Recorder.war_round): the war's event as `_emit` writes it (its
+        depth as value, its two seats), the cards laid as `emit` writes them, from the engine's
+        own loop (seats in the game, cards from their piles, a war's depth)."""
+        one = [1 << CARDS_SHIFT | (seat + 1) << SEAT_SHIFT | KIND_PLAY for seat in range(self.players)]
+        down = [(seat + 1) << SEAT_SHIFT | KIND_DOWN for seat in range(self.players)]
+        add_cards, add, add_seats, add_extras = all_cards.extend, codes.append, self.seats.extend, self.extras.extend
+
+        def war_round(battle: int, depth: int, seats, first_down, first_up: int, second_down, second_up: int) -> None:
+            if len(first_down) >= CARDS_LIMIT or len(second_down) >= CARDS_LIMIT:
+                return Recorder.war_round(self, battle, depth, seats, first_down, first_up, second_down, second_up)
+            at = battle << BATTLE_SHIFT
+            first, second = seats
+            self.depth, self.depth_battle = depth, battle
+            add_seats(seats)
+            add_extras((len(codes), -1, depth, -1, 0, 2))
+            add(at | KIND_WAR)
+            if first_down:
+                add_cards(first_down)
+                add(at | len(first_down) << CARDS_SHIFT | down[first])
+            all_cards.append(first_up)
+            add(at | one[first])
+            if second_down:
+                add_cards(second_down)
+                add(at | len(second_down) << CARDS_SHIFT | down[second])
+            all_cards.append(second_up)
+            add(at | one[second])
+
+        return war_round
 
     def _emit(self, battle, kind, seat, cards, seats, options, value, note) -> None:
         """An event of any kind: its value column as layout says (a war's depth, an end's battles,

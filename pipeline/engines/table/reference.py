@@ -417,40 +417,37 @@ class TableGame(Game):
         first_played, second_played = [first_up], [second_up]
         self.played = [first_played, second_played]
         emit, strengths, rank, values = self.emit, self.strengths, self.rank, self.values
-        single_up, fixed_down, lose = self.single_up, self.fixed_down, self.lose
+        single_up, fixed_down, lose, rec = self.single_up, self.fixed_down, self.lose, self.rec
+        war_round = (rec.war_round if emit == rec.emit and hasattr(rec, "war_round")
+                     else Recorder.war_round.__get__(self))
         tied = [0, 1]
         depth = 0
         while True:
             depth += 1
             self.step = depth
-            emit(battle, "war", None, (), tied, (), depth)
             # war_size, in line
             down = 0 if single_up and depth >= 2 else fixed_down if values is None else values[rank[first_up]] - 1
             first_holds, second_holds = len(first_pile), len(second_pile)
             if not first_holds or not second_holds or lose and (first_holds <= down or second_holds <= down):
+                emit(battle, "war", None, (), tied, (), depth)
                 self.up = {0: first_up, 1: second_up}
                 ready = self.join_war(battle, tied, down)  # one seat at most is ready
                 return (ready[0] if ready else None), depth
             count = down if down < first_holds else first_holds - 1
-            if count:
-                cards = [first_pile.popleft() for _ in range(count)]
-                table += cards
-                first_played += cards
-                emit(battle, "down", 0, cards)
+            first_down = [first_pile.popleft() for _ in range(count)] if count else ()
             first_up = first_pile.popleft()
-            table.append(first_up)
-            first_played.append(first_up)
-            emit(battle, "play", 0, (first_up,))
             count = down if down < second_holds else second_holds - 1
-            if count:
-                cards = [second_pile.popleft() for _ in range(count)]
-                table += cards
-                second_played += cards
-                emit(battle, "down", 1, cards)
+            second_down = [second_pile.popleft() for _ in range(count)] if count else ()
             second_up = second_pile.popleft()
+            table += first_down
+            table.append(first_up)
+            table += second_down
             table.append(second_up)
+            first_played += first_down
+            first_played.append(first_up)
+            second_played += second_down
             second_played.append(second_up)
-            emit(battle, "play", 1, (second_up,))
+            war_round(battle, depth, tied, first_down, first_up, second_down, second_up)
             first_strength, second_strength = strengths[first_up], strengths[second_up]
             if first_strength != second_strength:
                 return (0 if first_strength > second_strength else 1), depth

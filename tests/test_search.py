@@ -111,14 +111,15 @@ def test_a_search_of_rounds_is_a_pure_function_of_its_arguments_whatever_the_wor
 
 
 def test_seconds_bound_the_whole_search_not_each_searcher():
-    """Six searchers on one worker with a budget of 1.5 s: the search ends after about 1.5 s (the
-    searchers share it), where six budgets one after the other would take 9 s."""
+    """Six searchers on one worker with a budget of 3 s: the search ends after about 3 s and a
+    round each (the searchers share it; a round that polishes takes up to half a second), where
+    six budgets one after the other would take 18 s."""
     search(OPEN, rounds=1, searchers=1)  # the kernels loaded, not timed
     began = time.monotonic()
-    found = search(OPEN, rounds=None, seconds=1.5, searchers=6, workers=1)
+    found = search(OPEN, rounds=None, seconds=3, searchers=6, workers=1)
     took = time.monotonic() - began
-    assert took < 4.5, took
-    assert found.deals > 0 and found.wall_seconds < 4.5
+    assert took < 10, took
+    assert found.deals > 0 and found.wall_seconds < 10
 
 
 def test_a_resumed_search_finds_what_one_search_finds(tmp_path):

@@ -109,8 +109,10 @@ def polish(row, pool, rows, polished, pickup, max_battles, goal, measure, starts
 
 def polish_starts(size: int) -> np.ndarray:
     """The battles of a deal's game from whose positions the beam looks for a longer past: the
-    first battles, where the deal's own past is short enough for the beam to reach round it."""
-    return np.unique(np.array([0, size // 4, size // 2, size, 2 * size, 3 * size], np.int64))
+    first battles, where the deal's own past is short enough for the beam to reach round it
+    (up to 12 decks of battles: past that, what it finds lies before the deal's own)."""
+    return np.unique(np.array([0, size // 4, size // 2, size, 2 * size, 3 * size, 5 * size, 8 * size, 12 * size],
+                              np.int64))
 
 
 def search_round(rules: RuleSet, deck, rng, goal, measure, pool, rows, polished):

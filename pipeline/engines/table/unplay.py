@@ -26,10 +26,9 @@ import numpy as np
 
 from ..compiled.jit import njit
 from ..compiled.layout import PICKUP_NATURAL
-from ..compiled.rng import _next
+from ..compiled.rng import _bounded
 from .open_duel import _battle, _deal, _ring_cap
 
-RANDOM_UNIT = 1.0 / 9007199254740992.0  # 2^-53: the top 53 bits of a draw as a float in [0, 1)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -108,6 +107,41 @@ def position_at(deal, half, pickup, battles, ring, table, piles, sizes):
     return played
 
 
+@njit(cache=True, _nrt=False)
+def _keep_best(promise, c, width, rng, order, tally):
+    """Into order[:m] (m = min(c, width)): the positions 0..c-1 of greatest promise, those of
+    the least promise kept drawn at random among their equals. A count by promise (runways are
+    at most the deck's size) then one partial shuffle of the tied ones: linear, where a sort of
+    the level was most of the beam's time."""
+    if c <= width:
+        for i in range(c):
+            order[i] = i
+        return c
+    tally[:] = 0
+    for i in range(c):
+        tally[promise[i]] += 1
+    above = 0
+    least = tally.shape[0] - 1
+    while above + tally[least] < width:
+        above += tally[least]
+        least -= 1
+    m = 0
+    t = c  # the tied ones gather at the end of order
+    for i in range(c):
+        if promise[i] > least:
+            order[m] = i
+            m += 1
+        elif promise[i] == least:
+            t -= 1
+            order[t] = i
+    ties = c - t
+    for j in range(width - m):  # a partial Fisher-Yates: width - m of the ties, at random
+        r = t + j + np.int64(_bounded(rng, np.uint64(ties - j)))
+        order[t + j], order[r] = order[r], order[t + j]
+        order[m + j] = order[t + j]
+    return width
+
+
 @njit(cache=True)
 def beam(start, start_sizes, half, width, levels, pickup, by_laid, rng, found, found_depth, found_laid):
     """Positions ever further before `start` (piles top first, ranks), `width` kept a level;
@@ -122,7 +156,9 @@ def beam(start, start_sizes, half, width, levels, pickup, by_laid, rng, found, f
     nxt = np.zeros((2 * width, 2, size), np.uint8)
     nxt_sizes = np.zeros((2 * width, 2), np.int64)
     nxt_laid = np.zeros(2 * width, np.int64)
-    promise = np.zeros(2 * width)
+    promise = np.zeros(2 * width, np.int64)
+    order = np.zeros(2 * width, np.int64)
+    tally = np.zeros(2 * size + 2, np.int64)
     level[0] = start
     level_sizes[0] = start_sizes
     m = 1
@@ -159,14 +195,8 @@ def beam(start, start_sizes, half, width, levels, pickup, by_laid, rng, found, f
                     found[at] = nxt[i]
                     found_depth[at] = depth
                     found_laid[at] = nxt_laid[i]
-            promise[i] = (_runway(nxt[i, 0], nxt_sizes[i, 0], pickup) + _runway(nxt[i, 1], nxt_sizes[i, 1], pickup)
-                          + (_next(rng) >> np.uint64(11)) * RANDOM_UNIT)
-        if c > width:
-            order = np.argsort(-promise[:c])[:width]
-            m = width
-        else:
-            order = np.arange(c)
-            m = c
+            promise[i] = _runway(nxt[i, 0], nxt_sizes[i, 0], pickup) + _runway(nxt[i, 1], nxt_sizes[i, 1], pickup)
+        m = _keep_best(promise, c, width, rng, order, tally)
         for j in range(m):
             level[j] = nxt[order[j]]
             level_sizes[j] = nxt_sizes[order[j]]

@@ -283,6 +283,8 @@ class TableGame(Game):
         # the wars of a two-seat game in two_seat_wars, where no step is the subclass's and the
         # piles are all a seat holds (no won pile) and no order reads how the cards were laid
         quick_wars = not watching and known_holding and not pooled and not natural_laid
+        if duelling and quick_wars and pickup == "shuffled" and self.n == 2 and all(piles):
+            return self.two_seat_battles()
         battle = 0
         while battle < self.max_battles:
             if duelling and two:
@@ -402,6 +404,76 @@ class TableGame(Game):
             if game_over_hook is not None and game_over_hook(battle):
                 return battle
         self.summary.outcome = "capped"
+        return battle
+
+    def two_seat_battles(self) -> int:
+        """`battles` for a two-seat game under pickup=shuffled, where the game's class overrides no
+        step, no seat keeps a won pile and the chance is the generator's own, step for step with
+        the same draws and events: no position is kept (shuffled), each seat's cards are its
+        pile, and both piles hold a card before every battle (a battle that empties one ends the
+        game), so a battle is the two top cards. A duel (the two differ, and the loser holds
+        another card) is `shuffled_duels`' loop in line, its events reported a run at a time;
+        any other battle is played here as `battles` plays it, its wars by two_seat_wars. How
+        many battles were played."""
+        first, second = piles = self.piles
+        strengths, draw, order, last = self.strengths, self.chance.draw, self.chance.order, self.max_battles
+        take_first, take_second, put_first, put_second = first.popleft, second.popleft, first.extend, second.extend
+        s, alive, wars_to_win, emit, rec = self.summary, self.alive, self.wars_to_win, self.emit, self.rec
+        plays, report = rec.plays, rec.duels
+        seats = [0, 1]
+        cards: list[int] = []
+        takers: list[int] = []
+        log, took = cards.extend, takers.append
+        start = battle = 0
+        while battle < last:
+            up, other = take_first(), take_second()
+            up_strength, other_strength = strengths[up], strengths[other]
+            if up_strength > other_strength and second:  # a duel (shuffled_duels)
+                if draw() & 1:
+                    put_first((up, other))
+                    log((up, other, up, other))
+                else:
+                    put_first((other, up))
+                    log((up, other, other, up))
+                took(0)
+                battle += 1
+                continue
+            if other_strength > up_strength and first:
+                if draw() & 1:
+                    put_second((up, other))
+                    log((up, other, up, other))
+                else:
+                    put_second((other, up))
+                    log((up, other, other, up))
+                took(1)
+                battle += 1
+                continue
+            if takers:  # the run of duels before this battle
+                report(start + 1, seats, cards, takers)
+                cards, takers = [], []
+                log, took = cards.extend, takers.append
+            battle += 1
+            self.table = table = [up, other]
+            plays(battle, seats, table)
+            if up_strength == other_strength:
+                winner, depth = self.two_seat_wars(battle, table)
+                s.count_war(battle, depth)
+            else:  # the loser's last card
+                winner, depth = (0 if up_strength > other_strength else 1), 0
+            if winner is None:
+                self.set_aside(battle)
+            else:
+                taken = order("collect", winner, table)
+                piles[winner].extend(taken)
+                emit(battle, "collect", winner, taken)
+                if depth and s.won_war(winner, wars_to_win):
+                    return battle
+            if not (first and second and alive[0] and alive[1]) and s.eliminate(battle, alive, self.holding, emit):
+                return battle
+            start = battle
+        if takers:
+            report(start + 1, seats, cards, takers)
+        s.outcome = "capped"
         return battle
 
     def two_seat_wars(self, battle: int, table: list[int]) -> tuple[int | None, int]:

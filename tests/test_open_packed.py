@@ -1,7 +1,7 @@
 """Decks of distinct ranks counted on packed positions (engines/table/open_packed.py): every deal's
 tally equal to the open-play engine's (rings, Brent's check and its replays), for both deals of
 an odd deck, the fixed pickups, and caps that cut games and cycles short; a packed position's
-keys equal the rings'; a full cache of cycle keys changes nothing."""
+keys equal the rings'; kept deals and a tally added to are the same."""
 
 from __future__ import annotations
 
@@ -21,12 +21,10 @@ def one_suit(**options):
     return build_rules("classic", {"suits": "1", "pickup": "natural", "war_down": "0", **options})
 
 
-def counted(rules, packed: bool, monkeypatch, cache=None):
+def counted(rules, packed: bool, monkeypatch):
     with monkeypatch.context() as m:
         if not packed:
             m.setattr(open_counts, "packs", lambda *a: False)
-        if cache is not None:
-            m.setattr(open_counts, "_cache", lambda cards: cache)
         return tallies.rows(open_counts.count_deals(rules, 0, deal_count(rules)))
 
 
@@ -52,12 +50,23 @@ def test_every_deal_counts_as_the_ring_engine_counts_it(options, monkeypatch):
         assert (packed[0][:, 0] == OUTCOMES.index("cycle")).any()  # the deck's games cycle: the cycles' path is tested
 
 
-def test_a_full_cache_counts_the_same(monkeypatch):
-    """A cycle the cache has no room for is hashed again: the counts do not depend on it."""
+def test_kept_deals_are_the_ring_engines(monkeypatch):
+    """Keeping deals asks the kinds by their cycles' keys: the packed walk hashes its cycles
+    then, and keeps the same deals."""
     rules = one_suit(ranks="9", deal="first_short")
-    tiny = open_packed.new_cache(4)
-    assert same(counted(rules, True, monkeypatch, cache=tiny), counted(rules, False, monkeypatch))
-    assert tiny[2][0] == 2  # half full, then no more rows
+    kinds = tallies.from_rows(*counted(rules, False, monkeypatch))
+    packed = open_counts.keep_deals(rules, 0, deal_count(rules), kinds, 500)
+    with monkeypatch.context() as m:
+        m.setattr(open_counts, "packs", lambda *a: False)
+        assert np.array_equal(packed, open_counts.keep_deals(rules, 0, deal_count(rules), kinds, 500))
+    assert len(packed) == 500
+
+
+def test_a_range_counted_onto_a_tally_adds_to_it(monkeypatch):
+    rules = one_suit(ranks="8", deal="first_short")
+    half = deal_count(rules) // 2
+    whole = open_counts.count_deals(rules, half, deal_count(rules), open_counts.count_deals(rules, 0, half))
+    assert same(tallies.rows(whole), counted(rules, False, monkeypatch))
 
 
 def test_a_packed_position_has_the_rings_keys():
@@ -79,5 +88,6 @@ def test_a_packed_position_has_the_rings_keys():
 
 
 def test_only_decks_of_distinct_ranks_that_fit_a_word_are_packed():
-    assert open_packed.packs([1] * 13, 13) and open_packed.packs([1] * 15, 15)
-    assert not open_packed.packs([1] * 16, 16) and not open_packed.packs([2, 2, 2], 6)
+    assert open_packed.packs([1] * 13, 13, 10_000) and open_packed.packs([1] * 15, 15, 10_000)
+    assert not open_packed.packs([1] * 16, 16, 10_000) and not open_packed.packs([2, 2, 2], 6, 10_000)
+    assert not open_packed.packs([1] * 13, 13, open_packed.MOST_CAP + 1)

@@ -23,9 +23,9 @@ from ..compiled.layout import (
     OUTCOME_CYCLE, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS, SUMMARY_CYCLE_KEY, SUMMARY_CYCLE_LENGTH,
     SUMMARY_OUTCOME, SUMMARY_WINNER,
 )
-from ..compiled.tally import Tally, grown, new_tally, pack, put, slot_of
+from ..compiled.tally import Tally, grown, merge, new_tally, pack, put, slot_of
 from .open_duel import PICKUPS_CODE, SYMMETRIC, _game, _ring_cap, extra_card
-from .open_packed import new_cache, packed_game, packs
+from .open_packed import named_by_keys, packed_game, packs
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -39,8 +39,8 @@ def _swapped_number(counts, seq, mirror, half):
 
 
 @njit(cache=True)
-def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed, cache_words, cache_keys, cache_fill,
-          keys, games, first, fill, kept, most):
+def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed, keys, games, first, fill, kept,
+          most):
     """Deals index..stop-1 of the enumeration (`seq` holds deal `index`'s ranks, and is left
     holding the first deal not walked). With `classes`, only the first deal of each class is
     played (a deal and the deal with the seats' piles swapped play the same game with the winner
@@ -49,9 +49,9 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
     of each deal of those kinds goes into `kept` (at most `most`; a swapped deal's after its
     class's first). With `extra` (seat 1 dealt one card more: open_duel._deal_as) no deal's
     swap is a deal, and each is the first of its class of one. With `packed` (a deck of
-    distinct ranks: open_packed), each game is played on packed positions, its cycles' keys
-    kept in the cache (cache_words, cache_keys, cache_fill), and left to _game only when it
-    is not decided before its cap. Returns (the first deal not walked: `stop`, or sooner when the tally must
+    distinct ranks: open_packed), each game is played on packed positions, and a cycling row
+    of the tally holds its cycle's least word for its key (open_packed.named_by_keys names them
+    after; the kinds of `kept` are asked by their keys). Returns (the first deal not walked: `stop`, or sooner when the tally must
     grow first, or `kept` is full; the deals kept)."""
     keeping = kept.shape[0] > 0
     size = seq.shape[0]
@@ -66,7 +66,7 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
     summaries = np.zeros((1, len(SUMMARY_COLUMNS)), np.int64)
     wins = np.zeros((1, 2), np.int32)
     final = np.zeros((1, 2), np.int32)
-    history = np.zeros(max_battles + 1 if packed else 1, np.uint64)
+    history = np.zeros(4 * max_battles + 4 * half + 2 if packed else 1, np.uint64)  # open_packed.history_for
     found = 0
     while index < stop:
         if (keeping and found + 2 > most) or (not keeping and 2 * (fill[0] + 2) > keys.shape[0]):
@@ -81,12 +81,10 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
         if first_of_class or not classes:
             for i in range(size):
                 deal[i] = seq[i]
-            decided = False
-            mirror_key = np.int64(0)
             if packed:
-                decided, mirror_key = packed_game(deal, half, extra, pickup, max_battles, history, cache_words,
-                                                  cache_keys, cache_fill, summaries[0])
-            if not decided:
+                mirror_key = packed_game(deal, half, extra, pickup, max_battles, history, keeping, classes,
+                                         summaries[0])
+            else:
                 mirror_key = _game(deal, half, extra, aside, pickup, max_battles, ring, snap, table, out, 0,
                                    summaries, wins, final)
             row = summaries[0]
@@ -126,25 +124,16 @@ def _walker(rules: RuleSet, start: int):
     seq = np.empty(int(counts.sum()), np.int64)
     _unrank(counts, np.int64(start), seq)
     extra = extra_card(rules)
-    cards = 2 * (len(seq) // 2) + extra  # in play: the rest set aside
-    packed = packs(counts, cards)
+    packed = packs(counts, _in_play(rules), rules.max_battles)
     return counts, seq, (np.int64(extra), np.int64(PICKUPS_CODE[rules.pickup]), np.int64(rules.max_battles),
-                         rules.pickup in SYMMETRIC and not extra, packed, *_cache(cards if packed else 0))
+                         rules.pickup in SYMMETRIC and not extra, packed)
 
 
-_CACHES: dict = {}
+def _in_play(rules: RuleSet) -> int:
+    """The cards dealt to the two seats (the rest set aside)."""
+    from ...model.deal import pile_sizes
 
-
-def _cache(cards: int):
-    """The process's cache of cycle keys for positions of `cards` cards (open_packed: a cycle's
-    keys are a function of its positions, so every deck of as many cards shares it), or a
-    stub (0: no packed play)."""
-    if not cards:
-        return new_cache(2)
-    if cards not in _CACHES:
-        _CACHES.clear()
-        _CACHES[cards] = new_cache()
-    return _CACHES[cards]
+    return sum(pile_sizes(rules)[:2])
 
 
 def count_deals(rules: RuleSet, start: int, stop: int, tally: Tally | None = None) -> Tally:
@@ -153,13 +142,18 @@ def count_deals(rules: RuleSet, start: int, stop: int, tally: Tally | None = Non
     if stop <= start:
         return tally
     counts, seq, how = _walker(rules, start)
+    packed = how[-1]
+    counted = new_tally() if packed else tally
     index, nothing = start, np.zeros(0, np.int64)
     while index < stop:
-        index, _ = _walk(counts, seq, np.int64(index), np.int64(stop), *how, tally.keys, tally.games, tally.first,
-                         tally.fill, nothing, np.int64(0))
+        index, _ = _walk(counts, seq, np.int64(index), np.int64(stop), *how, counted.keys, counted.games,
+                         counted.first, counted.fill, nothing, np.int64(0))
         if index < stop:
-            tally = grown(tally)
-    return tally
+            counted = grown(counted)
+    if not packed:
+        return counted
+    counted = named_by_keys(counted, _in_play(rules), PICKUPS_CODE[rules.pickup], OUTCOME_CYCLE)
+    return merge(tally, counted) if tally.fill[0] else counted
 
 
 def keep_deals(rules: RuleSet, start: int, stop: int, kinds: Tally, most: int) -> np.ndarray:

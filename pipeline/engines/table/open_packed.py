@@ -8,14 +8,13 @@ the winner's pile, high then low (seat 0's first under table order). A pile of a
 of ranks below 16 is a word of 4-bit cards (top in the low bits), and a position is one word: seat
 0's cards, then seat 1's, then seat 0's card count in the top 4 bits. The game is played once,
 each position's word kept: a cycle is found by Brent's check on the words, its first repeated
-position μ + λ by comparing the kept words λ apart (no replay), and the cycle by its least word,
-under which a cache keeps its key and its mirror's (engines.cycle_key.position_key's least over
-the cycle, open_duel._position_keys's), so each cycle's positions are hashed once a process. The
-cache only saves work: a cycle it has no room for is hashed again, and the counts are the same
-whatever it holds.
-
-A game not decided before its cap (μ + λ or its end past `max_battles`) is left to
-open_duel._game, which plays capped games as the table family's engine does.
+position μ + λ by comparing the kept words λ apart (no replay), and the cycle named by its least
+word, exact and free. While a range of deals is counted, a cycling game's row holds that word
+where the counts hold the cycle's key (the least of its positions' keys,
+engines.cycle_key.position_key); `named_by_keys` then hashes each cycle of the tally once,
+going round it from its least word, and the rows are keyed as open_duel's. A game that reaches
+its cap is played on to four times it, as open_duel._game does, to tell a cycle that repeats
+before the cap from a capped game.
 """
 
 from __future__ import annotations
@@ -24,33 +23,45 @@ import numpy as np
 
 from ..compiled.jit import njit
 from ..compiled.layout import (
-    OUTCOME_CYCLE, OUTCOME_WIN, PICKUP_TABLE_ORDER, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_CYCLE_KEY,
+    OUTCOME_CAPPED, OUTCOME_CYCLE, OUTCOME_WIN, PICKUP_TABLE_ORDER, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_CYCLE_KEY,
     SUMMARY_CYCLE_LENGTH, SUMMARY_OUTCOME, SUMMARY_WINNER,
 )
 from ..compiled.rng import HASH_START, _fold, _mix
+from ..compiled.tally import new_tally, put, slot_of
 
 MOST_CARDS = 15   # a position's cards (4 bits each) and seat 0's count (4 bits) in 64 bits
 MOST_RANK = 15    # a card is 4 bits
-CACHE_SLOTS = 1 << 20  # cycles whose keys a process keeps: 24 MiB
+MOST_CAP = 1 << 20  # battles: a game's words are kept, 4 times its cap
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)
 _FOUR = np.uint64(4)
 _CARD = np.uint64(15)
 
 
-def packs(rank_counts, cards: int) -> bool:
+def packs(rank_counts, cards: int, max_battles: int = 0) -> bool:
     """Whether a deck's deals are counted here: every rank once (no tie, no war), at most
-    MOST_CARDS cards in play and ranks that fit 4 bits."""
-    return all(c == 1 for c in rank_counts) and len(rank_counts) - 1 <= MOST_RANK and cards <= MOST_CARDS
+    MOST_CARDS cards in play, ranks that fit 4 bits and a cap whose games' words fit memory."""
+    return (all(c == 1 for c in rank_counts) and len(rank_counts) - 1 <= MOST_RANK and cards <= MOST_CARDS
+            and max_battles <= MOST_CAP)
 
 
-def new_cache(slots: int = CACHE_SLOTS):
-    """An empty cache of cycle keys: (least words, [key, mirror key], rows in use)."""
-    return np.zeros(slots, np.uint64), np.zeros((slots, 2), np.int64), np.zeros(1, np.int64)
+def history_for(max_battles: int, half: int) -> np.ndarray:
+    """Room for the words of a game played to four times its cap (packed_game)."""
+    return np.zeros(4 * max_battles + 4 * half + 2, np.uint64)
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _word(p0, p1, n0):
     return p0 | (p1 << (_FOUR * np.uint64(n0))) | (np.uint64(n0) << np.uint64(60))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _mirrored(word, cards):
+    """The word of the position with the seats' piles swapped."""
+    n0 = word >> np.uint64(60)
+    n1 = np.uint64(cards) - n0
+    p0 = word & ((np.uint64(1) << (_FOUR * n0)) - np.uint64(1))
+    p1 = (word >> (_FOUR * n0)) & ((np.uint64(1) << (_FOUR * n1)) - np.uint64(1))
+    return p1 | (p0 << (_FOUR * n1)) | (n1 << np.uint64(60))
 
 
 @njit(cache=True, _nrt=False)
@@ -74,38 +85,64 @@ def packed_keys(word, cards):
     return _mix(key), _mix(mirror)
 
 
-@njit(cache=True, _nrt=False)
-def _cycle_keys(history, mu, period, cards, cache_words, cache_keys, cache_fill):
-    """The least key of the cycle's positions (history[mu .. mu + period - 1]) and of their
-    mirrors, from the cache when it holds the cycle (by its least word)."""
-    least = history[mu]
-    for s in range(mu + 1, mu + period):
-        least = min(least, history[s])
-    mask = cache_words.shape[0] - 1
-    slot = np.int64(((least * _SPREAD) >> np.uint64(24)) & np.uint64(mask))
-    while cache_words[slot] != 0:
-        if cache_words[slot] == least:
-            return cache_keys[slot, 0], cache_keys[slot, 1]
-        slot = (slot + 1) & mask
-    key = mirror = np.uint64(0xFFFFFFFFFFFFFFFF)
-    for s in range(mu, mu + period):
-        k, m = packed_keys(history[s], cards)
-        key = min(key, k)
-        mirror = min(mirror, m)
-    if 2 * (cache_fill[0] + 1) <= cache_words.shape[0]:
-        cache_words[slot] = least
-        cache_keys[slot, 0] = np.int64(key)
-        cache_keys[slot, 1] = np.int64(mirror)
-        cache_fill[0] += 1
-    return np.int64(key), np.int64(mirror)
+@njit(cache=True, inline="always", _nrt=False)
+def _battle(p0, p1, n0, n1, pickup):
+    """One battle on the piles' words: the higher top card takes both, under its pile (a version
+    without a branch on the winner measured slower: the compiler makes this one branch-free)."""
+    a = p0 & _CARD
+    b = p1 & _CARD
+    p0 >>= _FOUR
+    p1 >>= _FOUR
+    n0 -= 1
+    n1 -= 1
+    if pickup == PICKUP_TABLE_ORDER:
+        first, second = a, b
+    else:
+        first, second = max(a, b), min(a, b)
+    if a > b:
+        p0 |= (first << (_FOUR * np.uint64(n0))) | (second << (_FOUR * np.uint64(n0 + 1)))
+        n0 += 2
+    else:
+        p1 |= (first << (_FOUR * np.uint64(n1))) | (second << (_FOUR * np.uint64(n1 + 1)))
+        n1 += 2
+    return p0, p1, n0, n1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _key(p0, p1, n0, n1):
+    """The position's key (open_duel._position_keys's first), from its piles' words."""
+    key = _fold(HASH_START, n0)
+    for i in range(n0):
+        key = _fold(key, ((p0 >> (_FOUR * np.uint64(i))) & _CARD) + np.uint64(1))
+    key = _fold(key, n1)
+    for i in range(n1):
+        key = _fold(key, ((p1 >> (_FOUR * np.uint64(i))) & _CARD) + np.uint64(1))
+    return _mix(key)
 
 
 @njit(cache=True, _nrt=False)
-def packed_game(deal, half, extra, pickup, max_battles, history, cache_words, cache_keys, cache_fill, summary):
+def cycle_key_of(word, cards, pickup):
+    """The key of the cycle through the position `word` (the least of its positions' keys), going
+    round it once."""
+    n0 = np.int64(word >> np.uint64(60))
+    n1 = cards - n0
+    p0 = word & ((np.uint64(1) << (_FOUR * np.uint64(n0))) - np.uint64(1))
+    p1 = (word >> (_FOUR * np.uint64(n0))) & ((np.uint64(1) << (_FOUR * np.uint64(n1))) - np.uint64(1))
+    least = np.uint64(0xFFFFFFFFFFFFFFFF)
+    while True:
+        least = min(least, _key(p0, p1, n0, n1))
+        p0, p1, n0, n1 = _battle(p0, p1, n0, n1, pickup)
+        if _word(p0, p1, n0) == word:
+            return np.int64(least)
+
+
+@njit(cache=True, _nrt=False)
+def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrored, summary):
     """One game of the deal (dealt as open_duel._deal_as deals it) into `summary`'s outcome,
     winner, battles, cards laid, cycle length and key (layout.SUMMARY_COLUMNS), as open_duel._game
-    gives them. Returns (whether it decided the game: False leaves it to _game, the mirrored
-    cycle's key). `history` holds at least max_battles + 1 words."""
+    gives them, but for a cycle's key: its least word, or with `hashed` its key. Returns, for a
+    cycle and `mirrored`, the mirrored cycle's least word (its key with `hashed`), else 0.
+    `history` holds history_for's words."""
     p0 = np.uint64(0)
     p1 = np.uint64(0)
     n0 = half
@@ -125,32 +162,20 @@ def packed_game(deal, half, extra, pickup, max_battles, history, cache_words, ca
     power = 1
     period = 0
     battles = 0
-    while battles < max_battles:
-        a = p0 & _CARD
-        b = p1 & _CARD
-        p0 >>= _FOUR
-        p1 >>= _FOUR
-        n0 -= 1
-        n1 -= 1
-        if pickup == PICKUP_TABLE_ORDER:
-            first, second = a, b
-        else:
-            first, second = max(a, b), min(a, b)
-        if a > b:
-            p0 |= (first << (_FOUR * np.uint64(n0))) | (second << (_FOUR * np.uint64(n0 + 1)))
-            n0 += 2
-        else:
-            p1 |= (first << (_FOUR * np.uint64(n1))) | (second << (_FOUR * np.uint64(n1 + 1)))
-            n1 += 2
+    stop = history.shape[0] - 1
+    while battles < stop:
+        p0, p1, n0, n1 = _battle(p0, p1, n0, n1, pickup)
         battles += 1
         if n0 == 0 or n1 == 0:
+            if battles > max_battles:
+                break  # capped before it ended
             summary[SUMMARY_OUTCOME] = OUTCOME_WIN
             summary[SUMMARY_WINNER] = 0 if n0 > 0 else 1
             summary[SUMMARY_BATTLES] = battles
             summary[SUMMARY_CARDS_LAID] = 2 * battles
             summary[SUMMARY_CYCLE_LENGTH] = -1
             summary[SUMMARY_CYCLE_KEY] = 0
-            return True, np.int64(0)
+            return np.int64(0)
         word = _word(p0, p1, n0)
         history[battles] = word
         period += 1
@@ -159,17 +184,62 @@ def packed_game(deal, half, extra, pickup, max_battles, history, cache_words, ca
             while history[mu] != history[mu + period]:
                 mu += 1
             if mu + period >= max_battles:
-                return False, np.int64(0)
-            key, mirror = _cycle_keys(history, mu, period, cards, cache_words, cache_keys, cache_fill)
+                break  # it repeats at or past the cap: capped
+            least = mirror = np.uint64(0xFFFFFFFFFFFFFFFF)
+            if hashed:
+                for s in range(mu, mu + period):
+                    k, m = packed_keys(history[s], cards)
+                    least = min(least, k)
+                    mirror = min(mirror, m)
+            else:
+                for s in range(mu, mu + period):
+                    least = min(least, history[s])
+                if mirrored:
+                    for s in range(mu, mu + period):
+                        mirror = min(mirror, _mirrored(history[s], cards))
             summary[SUMMARY_OUTCOME] = OUTCOME_CYCLE
             summary[SUMMARY_WINNER] = -1
             summary[SUMMARY_BATTLES] = mu + period
             summary[SUMMARY_CARDS_LAID] = 2 * (mu + period)
             summary[SUMMARY_CYCLE_LENGTH] = period
-            summary[SUMMARY_CYCLE_KEY] = key
-            return True, mirror
+            summary[SUMMARY_CYCLE_KEY] = np.int64(least)
+            return np.int64(mirror) if mirrored or hashed else np.int64(0)
         if period == power:
             saved = word
             power *= 2
             period = 0
-    return False, np.int64(0)
+    summary[SUMMARY_OUTCOME] = OUTCOME_CAPPED
+    summary[SUMMARY_WINNER] = -1
+    summary[SUMMARY_BATTLES] = max_battles
+    summary[SUMMARY_CARDS_LAID] = 2 * max_battles
+    summary[SUMMARY_CYCLE_LENGTH] = -1
+    summary[SUMMARY_CYCLE_KEY] = 0
+    return np.int64(0)
+
+
+@njit(cache=True)
+def _named(keys, games, first, cycling, cards, pickup, new_keys, new_games, new_first, fill):
+    """The tally's rows into the new one, each cycling row (first word `cycling`) keyed by its
+    cycle's key, each cycle hashed once."""
+    at = np.flatnonzero((games != 0) & (keys[:, 0] % 4 == cycling))
+    words = np.unique(keys[at, 3])
+    named = np.zeros(words.shape[0], np.int64)
+    for i in range(words.shape[0]):
+        named[i] = cycle_key_of(np.uint64(words[i]), cards, pickup)
+    for slot in range(keys.shape[0]):
+        if games[slot]:
+            k = keys[slot]
+            key = k[3]
+            if k[0] % 4 == cycling:
+                key = named[np.searchsorted(words, key)]
+            to = slot_of(new_keys, new_games, k[0], k[1], k[2], key)
+            put(new_keys, new_games, new_first, fill, to, k[0], k[1], k[2], key, games[slot], first[slot])
+
+
+def named_by_keys(tally, cards: int, pickup: int, cycle: int):
+    """The tally with each cycling row's least word (packed_game's) replaced by its cycle's key,
+    each cycle hashed once (rows that meet under one key add up, as the open duel's would)."""
+    named = new_tally(tally.keys.shape[0])
+    _named(tally.keys, tally.games, tally.first, np.int64(cycle), np.int64(cards), np.int64(pickup), named.keys,
+           named.games, named.first, named.fill)
+    return named

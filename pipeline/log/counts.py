@@ -120,17 +120,28 @@ def tally_table(tally: Tally) -> pa.Table:
 
 
 def table_tally(table: pa.Table) -> Tally:
-    """A `counts/` table as a tally (its rows may come in any order)."""
-    outcome = np.array([OUTCOMES.index(o) for o in table.column("outcome").to_pylist()], np.int64)
-    winner = np.array([-1 if w is None else w for w in table.column("winner").to_pylist()], np.int64)
-    foc = np.array([-1 if f is None else int(f) for f in table.column("first_of_class").to_pylist()], np.int64)
-    length = np.array([-1 if v is None else v for v in table.column("cycle_length").to_pylist()], np.int64)
-    key = np.array([0 if v is None else v for v in table.column("cycle_key").to_pylist()], np.int64)
-    keys = np.stack([outcome, winner, foc, table.column("battles").to_numpy().astype(np.int64),
-                     table.column("cards_laid").to_numpy().astype(np.int64), length, key], axis=1) \
-        if table.num_rows else np.zeros((0, tallies.WIDTH), np.int64)
-    return tallies.from_rows(keys, table.column("games").to_numpy().astype(np.int64),
-                             table.column("first_deal").to_numpy().astype(np.int64))
+    """A `counts/` table as a tally (its rows may come in any order), read column by column (a
+    table of millions of rows, an enumeration's journal, stays arrays)."""
+    if not table.num_rows:
+        return tallies.new_tally()
+    keys = np.stack([_outcomes(table.column("outcome")), _ints(table.column("winner"), -1),
+                     _ints(table.column("first_of_class").cast(pa.int8()), -1), _ints(table.column("battles"), 0),
+                     _ints(table.column("cards_laid"), 0), _ints(table.column("cycle_length"), -1),
+                     _ints(table.column("cycle_key"), 0)], axis=1)
+    return tallies.from_rows(keys, _ints(table.column("games"), 0), _ints(table.column("first_deal"), 0))
+
+
+def _ints(column, null: int) -> np.ndarray:
+    return column.fill_null(null).to_numpy().astype(np.int64)
+
+
+def _outcomes(column) -> np.ndarray:
+    """An outcome column (dictionary-encoded or text) as indexes into OUTCOMES."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_dictionary(column.type):
+        lookup = np.array([OUTCOMES.index(o) for o in column.dictionary.to_pylist()] or [0], np.int64)
+        return lookup[column.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
+    return np.array([OUTCOMES.index(o) for o in column.to_pylist()], np.int64)
 
 
 def shards_table(shards: list[tuple[int, int, int]]) -> pa.Table:

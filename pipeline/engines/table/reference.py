@@ -425,7 +425,7 @@ class TableGame(Game):
         takers: list[int] = []
         log, took = cards.extend, takers.append
         start = battle = 0
-        while battle < last:
+        for battle in range(1, last + 1):  # battle number `battle`
             up, other = take_first(), take_second()
             up_strength, other_strength = strengths[up], strengths[other]
             if up_strength > other_strength and second:  # a duel (shuffled_duels)
@@ -436,7 +436,6 @@ class TableGame(Game):
                     put_first((other, up))
                     log((up, other, other, up))
                 took(0)
-                battle += 1
                 continue
             if other_strength > up_strength and first:
                 if draw() & 1:
@@ -446,13 +445,11 @@ class TableGame(Game):
                     put_second((other, up))
                     log((up, other, other, up))
                 took(1)
-                battle += 1
                 continue
             if takers:  # the run of duels before this battle
                 report(start + 1, seats, cards, takers)
                 cards, takers = [], []
                 log, took = cards.extend, takers.append
-            battle += 1
             self.table = table = [up, other]
             plays(battle, seats, table)
             if up_strength == other_strength:

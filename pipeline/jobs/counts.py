@@ -125,6 +125,8 @@ def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, di
     ((part, first deal, stop, journal entry) each): their manifest entries, the sum and, with
     `keep_parts`, each part's tally (what keep_games chooses from, read once). Each part is
     added into the sum as it is read, so only the sum and one part are held at a time."""
+    if not keep_parts and sum(int(s[3].get("rows", 0)) for s in shards) > SUMMED_IN_MEMORY:
+        return _sum_on_disk(target, entry, variant, shards), None, {}
     parts = []
     total = tallies.new_tally()
     by_part = {}
@@ -142,6 +144,76 @@ def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, di
         out.append({"path": rel, "table": table_name, "rule_set": entry.ordinal, "first_game": 0, "games": 0,
                     "rows": table.num_rows, "sha256": digest})
     return out, total, by_part
+
+
+SUMMED_IN_MEMORY = 50_000_000  # rows of a rule set's shard tallies summed in memory (5 GB at most); beyond, on disk
+SUM_MEMORY = "3GB"              # what the sum on disk may hold in memory (DuckDB spills the rest)
+
+
+def _sum_on_disk(target, entry, variant: str, shards) -> list[dict]:
+    """The counts and shards files of a rule set whose shards' tallies do not fit memory together
+    (one suit of 13 ranks: hundreds of millions of kinds): each shard's digest from its tally
+    alone, the sum grouped and ordered by DuckDB out of core, its rows in tally_table's order
+    (tally.rows': the kinds column by column, nulls as -1, a null key as 0), written in
+    batches. Its bytes are not write_parquet's (a file too large to build in memory), its rows
+    are."""
+    import hashlib
+
+    import duckdb
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from ..log.counts import COUNT_SCHEMA
+    from ..model.schema import OUTCOMES
+    from ..storage.files import atomic_file, parquet_options
+
+    ordered = sorted(shards, key=lambda s: s[1])
+    parts = [(start, stop - start, tallies.digest(table_tally(read_whole_parquet(target / done["path"]))))
+             for _, start, stop, done in ordered]
+    first_part = min(s[0] for s in shards)
+    rel = part_path("counts", variant, first_part)
+    spill = target / WORK_DIR / "counts-sum"
+    spill.mkdir(parents=True, exist_ok=True)
+    options = parquet_options(COUNT_SCHEMA)
+    group_rows = options.pop("row_group_size")
+    (target / rel).parent.mkdir(parents=True, exist_ok=True)
+    rows = 0
+    con = duckdb.connect()
+    try:
+        con.execute(f"SET memory_limit = '{SUM_MEMORY}'")
+        con.execute(f"SET temp_directory = '{spill}'")
+        reader = con.sql(
+            "SELECT * FROM (SELECT outcome::VARCHAR AS outcome, winner, first_of_class, battles, cards_laid, "
+            "cycle_length, cycle_key, sum(games)::BIGINT AS games, min(first_deal) AS first_deal "
+            "FROM read_parquet(?) GROUP BY ALL) ORDER BY list_position(?, outcome), coalesce(winner, -1), "
+            "coalesce(first_of_class::INTEGER, -1), battles, cards_laid, coalesce(cycle_length, -1), "
+            "coalesce(cycle_key, 0)",
+            params=[[str(target / d["path"]) for *_, d in ordered], list(OUTCOMES)]).to_arrow_reader(group_rows)
+        with atomic_file(target / rel, dataset=True) as f:
+            with pq.ParquetWriter(f, COUNT_SCHEMA, **options) as writer:
+                for batch in reader:
+                    outcome = pa.DictionaryArray.from_arrays(
+                        pc.index_in(batch.column("outcome"), value_set=pa.array(OUTCOMES)).cast(pa.int32()),
+                        pa.array(OUTCOMES))
+                    columns = [outcome] + [batch.column(field.name).cast(field.type) for field in COUNT_SCHEMA][1:]
+                    writer.write_table(pa.Table.from_arrays(columns, schema=COUNT_SCHEMA), row_group_size=group_rows)
+                    rows += batch.num_rows
+    except duckdb.Error as err:
+        raise WarError(f"rule set {entry.ordinal}: its counts could not be summed on disk: "
+                       f"{' '.join(str(err).split())}") from None
+    finally:
+        con.close()
+    sha = hashlib.sha256()
+    with open(target / rel, "rb") as f:
+        for block in iter(lambda: f.read(1 << 24), b""):
+            sha.update(block)
+    out = [{"path": rel, "table": "counts", "rule_set": entry.ordinal, "first_game": 0, "games": 0, "rows": rows,
+            "sha256": sha.hexdigest()}]
+    shards_rel = part_path("count_shards", variant, first_part)
+    table = shards_table(parts)
+    out.append({"path": shards_rel, "table": "count_shards", "rule_set": entry.ordinal, "first_game": 0, "games": 0,
+                "rows": table.num_rows, "sha256": write_parquet(table, target / shards_rel)})
+    return out
 
 
 def added(total: Tally, part: Tally) -> Tally:

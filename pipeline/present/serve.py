@@ -50,21 +50,13 @@ from ..solve.folder import is_solution
 from . import games_list, sql_page
 from .bounds import Download, Hangups
 from .games_list import MAX_PER_PAGE, GameFilter, parse_filter
+from .headers import Headers
 from .pages import render
 from .site import Progress, Site, Snapshot
 
 MAX_PAGE_BYTES = 64 * 1024 * 1024
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 SITE_LINKS = (("/", "Report"), ("/games", "Games"), ("/sql", "SQL"))
-SECURITY_HEADERS = {
-    # the pages are self-contained: inline style and (replay and SQL pages) inline script, nothing fetched
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-                               "img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "x-frame-options": "DENY",
-    "cache-control": "no-store",
-}
 __all__ = ["create_app", "serve", "listen", "MAX_PER_PAGE"]
 
 
@@ -155,7 +147,7 @@ def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
     if fmt != "html":
         if not run_it:
             raise HTTPException(400, "give the SQL to run: q=SQL")
-        return _download(snap, fmt, f"{name or 'query'}.{fmt}", sql=text, name=name, params=values)
+        return sql_page.download_response(snap, fmt, f"{name or 'query'}.{fmt}", sql=text, name=name, params=values)
     answer, error, status = None, None, 200
     if run_it:
         try:
@@ -182,7 +174,7 @@ def export_games(snap: Snapshot, query, fmt: str) -> Response:
     f = _filter(snap, query, games_list.MAX_EXPORT_PAGE)
     sql, params = f.export_sql()
     if fmt == "csv":
-        return _download(snap, fmt, f"games.{fmt}", sql=sql, params=params)
+        return sql_page.download_response(snap, fmt, f"games.{fmt}", sql=sql, params=params)
     total = snap.run(*f.count_sql())[0]["n"]
     try:
         result = snap.open(sql=sql, params=params)
@@ -210,40 +202,7 @@ def _enveloped(head: dict, rows):
     yield b"}\n"
 
 
-def _download(snap: Snapshot, fmt: str, filename: str, **query) -> Response:
-    """A query's rows as the file `filename` (CSV or JSON), streamed: run to its first rows
-    first, so a query that fails before them is a 400, not a 200 cut short."""
-    try:
-        chunks = sql_page.download(snap.open(**query), fmt)
-    except QueryError as err:
-        raise HTTPException(400, sql_page.message(err)) from None
-    return Download(chunks, f"the download of {filename}", media_type=sql_page.MEDIA[fmt],
-                    headers={"content-disposition": f'inline; filename="{filename}"'})
-
-
 # ----------------------------------------------------------------------------- the app
-
-
-class Headers:
-    """ASGI middleware: the security headers on every response (a pure ASGI one, which a
-    streamed download passes through as it is)."""
-
-    def __init__(self, app):
-        self.app = app
-        self.headers = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-
-        async def with_headers(message):
-            if message["type"] == "http.response.start":
-                names = {k for k, _ in self.headers}
-                message["headers"] = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
-                message["headers"] += self.headers
-            await send(message)
-
-        return await self.app(scope, receive, with_headers)
 
 
 def building(snap: Snapshot, site: Site) -> Response:

@@ -29,6 +29,7 @@ from ..jobs.query.solution_views import schema_solution_session
 from ..solve.folder import read_manifest
 from . import sql_page
 from .bounds import TIME_LIMIT, Hangups
+from .headers import Headers
 from .pages import render
 from .site import SLOTS
 from .solution_page import render_solution_report
@@ -81,8 +82,6 @@ def _views() -> list[tuple[str, list[str]]]:
 
 def sql(site: SolutionSite, query, name: str | None = None) -> Response:
     """The SQL page or a named query's page of the solution; with format=csv or json, every row."""
-    from .serve import _download
-
     try:
         fmt = sql_page.check_format(query.get("format"))
     except QueryError as err:
@@ -106,7 +105,7 @@ def sql(site: SolutionSite, query, name: str | None = None) -> Response:
     if fmt != "html":
         if not run_it:
             raise HTTPException(400, "give the SQL to run: q=SQL")
-        return _download(site, fmt, f"{name or 'query'}.{fmt}", sql=text, name=name, params=values)
+        return sql_page.download_response(site, fmt, f"{name or 'query'}.{fmt}", sql=text, name=name, params=values)
     answer, error, status = None, None, 200
     if run_it:
         try:
@@ -127,7 +126,6 @@ def create_solution_app(root, name: str | None = None, hosts=("127.0.0.1",), pro
                         built: Callable[[], None] | None = None) -> Starlette:
     """The app for the solution at `root`; its report is built now (`progress` told of its one
     step, `built()` once it is)."""
-    from .serve import Headers
 
     site = SolutionSite(root, name)
     try:

@@ -20,9 +20,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
+from starlette.exceptions import HTTPException
+
 from ..errors import QueryError
 from ..jobs.query import Result, named_queries
-from .bounds import TIME_LIMIT
+from .bounds import TIME_LIMIT, Download
 from .output import csv_chunks, json_chunks
 
 HTML_ROWS = 1000
@@ -117,6 +119,18 @@ class _Started:
 # what a QueryError's hints for the command line (its flags) say on the web instead
 WEB_HINTS = {"to save a result, use `output` FILE": "format=csv or format=json downloads a result",
              "; `allow_read` PATH lets a query read files under PATH": "; the server reads only the dataset"}
+
+
+def download_response(site, fmt: str, filename: str, **query) -> Download:
+    """A query's rows as the file `filename` (CSV or JSON), streamed from `site.open(**query)` (a
+    dataset's snapshot or a solution's site): run to its first rows first, so a query that fails
+    before them is a 400, not a 200 cut short."""
+    try:
+        chunks = download(site.open(**query), fmt)
+    except QueryError as err:
+        raise HTTPException(400, message(err)) from None
+    return Download(chunks, f"the download of {filename}", media_type=MEDIA[fmt],
+                    headers={"content-disposition": f'inline; filename="{filename}"'})
 
 
 def message(err: QueryError) -> str:

@@ -132,34 +132,12 @@ def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
         if name not in queries:
             raise HTTPException(404, f"no named query {name[:60]!r} (the SQL page lists them)")
         named = next(q for q in sql_page.query_forms() if q.name == name)
-        allowed = {p.name for p in queries[name].params} | {"format"}
-        unknown = set(query.keys()) - allowed
-        if unknown:
-            raise HTTPException(400, f"query {name!r} has no parameter {sorted(unknown)[0][:40]!r}")
-        values = {k: v for k, v in query.items() if k != "format"}
-        text = None
-    else:
-        unknown = set(query.keys()) - {"q", "format"}
-        if unknown:
-            raise HTTPException(400, f"unknown parameter {sorted(unknown)[0][:40]!r}")
-        values, text = {}, query.get("q", "")
-    run_it = named is not None or bool(text.strip())
-    if fmt != "html":
-        if not run_it:
-            raise HTTPException(400, "give the SQL to run: q=SQL")
-        return sql_page.download_response(snap, fmt, f"{name or 'query'}.{fmt}", sql=text, name=name, params=values)
-    answer, error, status = None, None, 200
-    if run_it:
-        try:
-            answer = sql_page.first_rows(snap.open(sql=text, name=name, params=values))
-        except QueryError as err:
-            error, status = sql_page.message(err), 400
-    base = f"/queries/{name}?" if name else "/sql?"
-    here = {**values, "q": text} if name is None else values
-    exports = [(f.upper(), base + urlencode({**here, "format": f})) for f in ("csv", "json")]
+    answered = sql_page.answer_request(snap, query, fmt, name, named)
+    if not isinstance(answered, tuple):
+        return answered
+    fields, status = answered
     title = f"{name}: {site.name}" if name else f"SQL: {site.name}"
-    page = render("sql.html", title=title, heading=name or "SQL", links=SITE_LINKS, site=site, q=text or "",
-                  named=named, values=values, answer=answer, error=error, exports=exports,
+    page = render("sql.html", title=title, heading=name or "SQL", links=SITE_LINKS, site=site, **fields,
                   queries=sql_page.query_forms(), views=sql_page.views(), limit=sql_page.HTML_ROWS,
                   time_limit=sql_page.TIME_LIMIT)
     return HTMLResponse(page, status_code=status)

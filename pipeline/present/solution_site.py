@@ -13,7 +13,6 @@ A query that asks games (or reads another folder, as vs_exact does) is not offer
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlencode
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -92,32 +91,12 @@ def sql(site: SolutionSite, query, name: str | None = None) -> Response:
         named = next((f for f in forms if f.name == name), None)
         if named is None:
             raise HTTPException(404, f"no named query {name[:60]!r} of a solution (the SQL page lists them)")
-        unknown = set(query.keys()) - {p.name for p in named.params} - {"format"}
-        if unknown:
-            raise HTTPException(400, f"query {name!r} has no parameter {sorted(unknown)[0][:40]!r}")
-        values, text = {k: v for k, v in query.items() if k != "format"}, None
-    else:
-        unknown = set(query.keys()) - {"q", "format"}
-        if unknown:
-            raise HTTPException(400, f"unknown parameter {sorted(unknown)[0][:40]!r}")
-        values, text = {}, query.get("q", "")
-    run_it = named is not None or bool(text.strip())
-    if fmt != "html":
-        if not run_it:
-            raise HTTPException(400, "give the SQL to run: q=SQL")
-        return sql_page.download_response(site, fmt, f"{name or 'query'}.{fmt}", sql=text, name=name, params=values)
-    answer, error, status = None, None, 200
-    if run_it:
-        try:
-            answer = sql_page.first_rows(site.open(sql=text, name=name, params=values))
-        except QueryError as err:
-            error, status = sql_page.message(err), 400
-    base = f"/queries/{name}?" if name else "/sql?"
-    here = {**values, "q": text} if name is None else values
-    exports = [(f.upper(), base + urlencode({**here, "format": f})) for f in ("csv", "json")]
+    answered = sql_page.answer_request(site, query, fmt, name, named)
+    if not isinstance(answered, tuple):
+        return answered
+    fields, status = answered
     page = render("sql.html", title=f"{name or 'SQL'}: {site.name}", heading=name or "SQL", links=LINKS, site=site,
-                  q=text or "", named=named, values=values, answer=answer, error=error, exports=exports,
-                  queries=forms, views=_views(), limit=sql_page.HTML_ROWS, time_limit=TIME_LIMIT,
+                  **fields, queries=forms, views=_views(), limit=sql_page.HTML_ROWS, time_limit=TIME_LIMIT,
                   queries_folder="queries/solution/", list_of=f"{site.name} --list")
     return HTMLResponse(page, status_code=status)
 

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from urllib.parse import urlencode
 
 from starlette.exceptions import HTTPException
 
@@ -119,6 +120,38 @@ class _Started:
 # what a QueryError's hints for the command line (its flags) say on the web instead
 WEB_HINTS = {"to save a result, use `output` FILE": "format=csv or format=json downloads a result",
              "; `allow_read` PATH lets a query read files under PATH": "; the server reads only the dataset"}
+
+
+def answer_request(source, query, fmt: str, name: str | None, named) -> tuple[dict, int] | Download:
+    """A SQL page's request once its named query (`named`, a QueryForm, or None for SQL) is
+    found, the same for a dataset's site and a solution's: its parameters checked, every row
+    streamed for format=csv or json, else the page's fields and status. `source.open(**query)`
+    runs it."""
+    if named is not None:
+        unknown = set(query.keys()) - {p.name for p in named.params} - {"format"}
+        if unknown:
+            raise HTTPException(400, f"query {name!r} has no parameter {sorted(unknown)[0][:40]!r}")
+        values, text = {k: v for k, v in query.items() if k != "format"}, None
+    else:
+        unknown = set(query.keys()) - {"q", "format"}
+        if unknown:
+            raise HTTPException(400, f"unknown parameter {sorted(unknown)[0][:40]!r}")
+        values, text = {}, query.get("q", "")
+    run_it = named is not None or bool(text.strip())
+    if fmt != "html":
+        if not run_it:
+            raise HTTPException(400, "give the SQL to run: q=SQL")
+        return download_response(source, fmt, f"{name or 'query'}.{fmt}", sql=text, name=name, params=values)
+    answer, error, status = None, None, 200
+    if run_it:
+        try:
+            answer = first_rows(source.open(sql=text, name=name, params=values))
+        except QueryError as err:
+            error, status = message(err), 400
+    base = f"/queries/{name}?" if name else "/sql?"
+    here = {**values, "q": text} if name is None else values
+    exports = [(f.upper(), base + urlencode({**here, "format": f})) for f in ("csv", "json")]
+    return dict(q=text or "", named=named, values=values, answer=answer, error=error, exports=exports), status
 
 
 def download_response(site, fmt: str, filename: str, **query) -> Download:

@@ -118,8 +118,8 @@ def test_validation_plays_the_counts_again_and_names_a_row_and_a_shard_that_diff
 
 
 def test_an_interrupted_count_resumes_to_the_same_bytes(tmp_path, monkeypatch):
-    """Shards of 5,000 deals: the run stops after counting two; --resume counts the rest and
-    writes what an uninterrupted run writes."""
+    """Shards of 5,000 deals: the run stops after counting two; --resume counts the other five
+    only and writes what an uninterrupted run writes."""
     monkeypatch.setattr(counting, "SMALLEST_COUNT_SHARD", 5000)
     rules = build_rules("classic", {"ranks": "3", "suits": "4", "pickup": "natural", "war_down": "0"})
     plans = make_plans([rules], all_deals=True, log="counts")
@@ -136,9 +136,16 @@ def test_an_interrupted_count_resumes_to_the_same_bytes(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         generate(tmp_path / "stopped", plans)
     assert (tmp_path / "stopped" / ".war" / "counts").is_dir() and not (tmp_path / "stopped" / "manifest.json").exists()
-    monkeypatch.setattr("pipeline.jobs.generate.run_count_shard", real)
+    again = []
+
+    def counting_again(shard, tick=None):
+        again.append(shard.part)
+        return real(shard, tick)
+
+    monkeypatch.setattr("pipeline.jobs.generate.run_count_shard", counting_again)
     generate(tmp_path / "stopped", plans, resume=True)
     assert tree(tmp_path / "stopped") == tree(tmp_path / "straight")
+    assert set(done).isdisjoint(again) and len(done) + len(again) == 7  # the two counted are kept
     assert len(pq.read_table(tmp_path / "straight" / "count_shards/variant=classic/part-00000.parquet")) == 7
 
 

@@ -204,9 +204,15 @@ def plan_ranges(plan: Plan, shard_size: int) -> range:
 
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:
     """Play one shard and write its games and events files (or, for a counts rule set, count its
-    deals into the journal); return their manifest entries."""
-    if shard.log == "counts":
-        return run_count_shard(shard, tick)
+    deals into the journal); return their manifest entries, after its journal record (what
+    --resume keeps)."""
+    out = run_count_shard(shard, tick) if shard.log == "counts" else _played_shard(shard, tick)
+    if shard.journal is not None:
+        record_shard(shard.journal, shard.part, out, durable=shard.durable)
+    return out
+
+
+def _played_shard(shard: Shard, tick: Callable[[int], None] | None) -> list[dict]:
     rules = RuleSet.model_validate_json(shard.rules_json)
     deals = None
     if shard.deals is not None:  # checked again here: a Plan's deals may be Deals a caller made
@@ -226,8 +232,6 @@ def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[d
         out.append({"path": rel, "table": table_name, "rule_set": shard.ordinal,
                     "first_game": shard.start, "games": shard.stop - shard.start,
                     "rows": table.num_rows, "sha256": digest})
-    if shard.journal is not None:
-        record_shard(shard.journal, shard.part, out, durable=shard.durable)
     return out
 
 

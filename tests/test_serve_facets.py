@@ -26,7 +26,7 @@ import pytest
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run
 from pipeline.model.rules import build_rules
-from pipeline.present.games_list import FACET_SIZE
+from pipeline.present.games_sql import FACET_SIZE
 from servekit import get, raw_get, war_serve
 
 PAIR = ("steal:always", "steal:never")
@@ -250,7 +250,7 @@ def test_the_sql_page_keeps_duckdbs_hints_escaped(server):
 def test_the_list_knows_every_column_of_the_games_view_by_its_name():
     """Every column of the games view can be shown, filtered and faceted, by the view's name
     (`max_war_depth`, not a name of the list's own), with the kind of value the view holds."""
-    from pipeline.present.games_list import COLUMNS
+    from pipeline.present.games_columns import COLUMNS
     from pipeline.present.sql_page import views
 
     typed = dict(c.split(" ", 1) for c in dict(views())["games"])

@@ -5,7 +5,7 @@
 - `/games`: the games, with facet counts beside each filter, sorted by a click on a column,
   in the columns a person chooses, in numbered pages; `/games.csv` and `/games.json`, the games
   of the same filter: every one, or a page of them when `page` or `per_page` is given
-  (games_list.py);
+  (games_request.py reads the filter, games_sql.py answers it, games_list.py the facets and pages);
 - `/games/ID`: a game's replay page with breadcrumbs and its row, battles and events as tables
   (game_page.py);
 - `/sql?q=SQL` and `/queries/NAME?PARAM=VALUE`: a query in `war query`'s sandbox, its first rows
@@ -49,7 +49,10 @@ from ..jobs.query import named_queries
 from ..solve.folder import is_solution
 from . import games_list, sql_page
 from .bounds import Download, Hangups
-from .games_list import MAX_PER_PAGE, GameFilter, parse_filter
+from .games_columns import COLUMNS
+from .games_filter import OPS, GameFilter
+from .games_request import MAX_EXPORT_PAGE, MAX_PER_PAGE, added_filter, parse_filter
+from .games_sql import FACET_SIZE, as_sql, count_sql, export_sql, facet_sql, list_sql
 from .headers import Headers
 from .pages import render
 from .site import Progress, Site, Snapshot
@@ -70,26 +73,26 @@ def _filter(snap: Snapshot, query, most: int = MAX_PER_PAGE) -> GameFilter:
 def games(snap: Snapshot, site: Site, query) -> Response:
     """A page of the games list (templates/games.html); the form that adds a filter
     (`_filter_column`, ...) is sent on to the list's own address with it."""
-    added = games_list.added_filter(query)
+    added = added_filter(query)
     if added is not None:
         return RedirectResponse(added, status_code=303)
     f = _filter(snap, query)
-    rows = snap.run(*f.list_sql())
-    counts = snap.run(*f.facet_sql())
+    rows = snap.run(*list_sql(f))
+    counts = snap.run(*facet_sql(f))
     total = games_list.total_of(counts)
     here = f.query()
     every = f.query(page=None, per_page=None)
     this = f.query(page=f.number, per_page=f.size)
     exports = [("CSV", f"/games.csv?{every}"), ("JSON", f"/games.json?{every}"),
-               ("SQL", "/sql?" + urlencode({"q": f.as_sql()}))]
+               ("SQL", "/sql?" + urlencode({"q": as_sql(f)}))]
     page_exports = [("CSV", f"/games.csv?{this}"), ("JSON", f"/games.json?{this}")]
     page = render("games.html", title=f"Games: {site.name}", heading="Games", links=SITE_LINKS, site=site,
                   f=f, rows=rows, total=total, first=f.offset,
                   facets=games_list.facets(f, counts, snap.infos, snap.players), columns=f.shown,
-                  choices=list(games_list.COLUMNS.values()), pages=games_list.pager(f, total),
+                  choices=list(COLUMNS.values()), pages=games_list.pager(f, total),
                   last=games_list.last_page(f, total), exports=exports, page_exports=page_exports,
-                  back=urlencode({"list": here}) if here else "", ops=games_list.OPS,
-                  facet_size=games_list.FACET_SIZE)
+                  back=urlencode({"list": here}) if here else "", ops=OPS,
+                  facet_size=FACET_SIZE)
     return HTMLResponse(page)
 
 
@@ -149,11 +152,11 @@ def export_games(snap: Snapshot, query, fmt: str) -> Response:
     JSON an object: `total` (the filter's games), `page` and `per_page` (null for every game),
     `next` (the next page's address, null on the last), `columns`, and `rows`, one object a
     game, its keys in the columns' order."""
-    f = _filter(snap, query, games_list.MAX_EXPORT_PAGE)
-    sql, params = f.export_sql()
+    f = _filter(snap, query, MAX_EXPORT_PAGE)
+    sql, params = export_sql(f)
     if fmt == "csv":
         return sql_page.download_response(snap, fmt, f"games.{fmt}", sql=sql, params=params)
-    total = snap.run(*f.count_sql())[0]["n"]
+    total = snap.run(*count_sql(f))[0]["n"]
     try:
         result = snap.open(sql=sql, params=params)
     except QueryError as err:

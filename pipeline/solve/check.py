@@ -28,6 +28,8 @@ SAMPLE = 2000  # positions checked by their balance equations, unless `deep`
 CHANCES = ("p_win0", "p_win1", "p_draw")
 MEANS = ("mean_battles", "mean_laid")
 NEEDED = ("deal", "position", *CHANCES, *MEANS, "never_ends", "may_not_end")
+EXACT = ("exact_p_win0", "exact_p_win1", "exact_p_draw", "exact_mean_battles", "exact_mean_laid")
+SHOWN = ("p_capped", "battles_q50", "battles_q90", "battles_q99", "never_ends")  # a deal's, its position's too
 
 
 @dataclass
@@ -83,10 +85,16 @@ def validate_solution(root, deep: bool = False, sample: int = SAMPLE) -> Solutio
             if missing:
                 report.problems.append(f"{view}.parquet: no column {missing[0]}")
                 tables.pop(view)
+            elif not _fractions(view, tables[view], report):
+                tables.pop(view)
     if "deals" not in tables:
         return report
     deals = tables["deals"].to_pydict()
     report.deals = len(deals["deal"])
+    wrong = next((i for i, d in enumerate(deals["deal"]) if d != i), None)
+    if wrong is not None:  # a reader asks a deal by its number (solved_deal)
+        report.problems.append(f"deals.parquet: row {wrong} holds deal {deals['deal'][wrong]}, not deal {wrong} "
+                               f"(the deals are 0 .. {report.deals - 1:,} in order)")
     _deck(body, deals, report)
     if "distribution" in tables:
         _distribution(body, tables["distribution"].to_pydict(), report)
@@ -98,16 +106,71 @@ def validate_solution(root, deep: bool = False, sample: int = SAMPLE) -> Solutio
         report.problems.append(f"deals.parquet: {report.deals:,} deals; the rules' deck has {len(chain.deal_rows):,} "
                                f"({MANIFEST} says {body['deals']:,})")
         return report
+    _manifest(body, rules, chain, report)
     starts = [_index(chain, r, f) for r, f in zip(chain.deal_rows.tolist(), chain.deal_flips.tolist())]
     for d, (stored, index) in enumerate(zip(deals["position"], starts)):
         if stored != index:
             report.problems.append(f"deal {d}: position {stored}, but the deal starts at position {index}")
             return report
+    _dealt(chain, deals, report)
     if "positions" in tables:
         _balance(body, chain, deals, tables["positions"].to_pydict(), report, deep, sample)
     else:
         _resolve(body, chain, deals, report)
     return report
+
+
+def _fractions(view: str, table, report: SolutionReport) -> bool:
+    """Whether every exact_* value of the view reads as a fraction (else one problem, and the
+    view is not read further), and each row's exact_p_draw is 1 less its two wins where its
+    game surely ends (a finite exact E[battles]), none where it may not."""
+    columns = {c: table.column(c).to_pylist() for c in EXACT if c in table.column_names}
+    read = {}
+    for name, texts in columns.items():
+        values = []
+        for i, text in enumerate(texts):
+            try:
+                values.append(None if text is None else Fraction(text))
+            except (ValueError, ZeroDivisionError, TypeError):
+                report.problems.append(f"{view}.parquet: row {i}'s {name} {text!r} is not a fraction")
+                return False
+        read[name] = values
+    if not {"exact_p_win0", "exact_p_win1", "exact_p_draw", "exact_mean_battles"} <= set(read):
+        return True
+    for i, (w0, w1, draw, n) in enumerate(zip(read["exact_p_win0"], read["exact_p_win1"], read["exact_p_draw"],
+                                              read["exact_mean_battles"])):
+        want = None if n is None or w0 is None or w1 is None else 1 - w0 - w1
+        if draw != want:
+            report.problems.append(f"{view}.parquet: row {i}'s exact_p_draw {draw} is not 1 less its two wins ({want})")
+            return True
+    return True
+
+
+def _manifest(body: dict, rules, chain, report: SolutionReport) -> None:
+    """The manifest's figures of the chain (which the deck view shows) are the chain's."""
+    from .figures import positions_reached
+
+    for key, want in (("cards", chain.cards), ("positions", positions_reached(chain)),
+                      ("moves", int(chain.succ.shape[0])), ("rules_label", rules.label)):
+        if key in body and body[key] != want:
+            report.problems.append(f"{MANIFEST}: {key} {body[key]!r}, but the rules' chain has {want!r}")
+
+
+def _dealt(chain, deals: dict, report: SolutionReport) -> None:
+    """Each deal's piles (pile0, pile1) and top_cards are those of the position it starts at."""
+    top = len(chain.counts) - 1
+    for d, (row, flip) in enumerate(zip(chain.deal_rows.tolist(), chain.deal_flips.tolist())):
+        piles = chain.position(row, flip)
+        said = (" ".join(map(str, piles[0])), " ".join(map(str, piles[1])))
+        if (deals["pile0"][d], deals["pile1"][d]) != said:
+            report.problems.append(f"deal {d}: piles {deals['pile0'][d]!r} | {deals['pile1'][d]!r}, but the deal "
+                                   f"deals {said[0]!r} | {said[1]!r}")
+            return
+        held = sum(1 for r in piles[0] if r == top)
+        if "top_cards" in deals and deals["top_cards"][d] != held:
+            report.problems.append(f"deal {d}: top_cards {deals['top_cards'][d]!r}, but seat 0 is dealt {held} "
+                                   f"of the top rank")
+            return
 
 
 def _index(chain, row: int, flip: bool) -> int:
@@ -131,7 +194,9 @@ def _deck(body: dict, deals: dict, report: SolutionReport) -> None:
     """The manifest's deck figures are the mean of the deals' (floats closely, fractions exactly)."""
     deck, n = body["deck"], len(deals["deal"])
     for column, key in (("p_win0", "p_win0"), ("p_win1", "p_win1"), ("p_draw", "p_draw"),
-                        ("mean_battles", "battles"), ("mean_laid", "laid")):
+                        ("mean_battles", "battles"), ("mean_laid", "laid"), ("p_capped", "over_cap")):
+        if column not in deals or key not in deck:
+            continue
         mean = float(np.mean(np.asarray(deals[column], np.float64)))
         if not np.isclose(mean, deck[key], rtol=1e-12, atol=1e-14) and not (np.isinf(mean) and np.isinf(deck[key])):
             report.problems.append(f"{MANIFEST}: the deck's {key} {deck[key]!r} is not the mean of the deals' "
@@ -145,7 +210,20 @@ def _deck(body: dict, deals: dict, report: SolutionReport) -> None:
 
 
 def _distribution(body: dict, dist: dict, report: SolutionReport) -> None:
+    """The distribution of battles: t = 0 .. sweeps in order, rising to 1; the manifest's
+    quantiles read from it."""
+    from .figures import deck_quantiles
+
     cdf = np.asarray(dist["cdf"], np.float64)
+    if list(dist["battles"]) != list(range(len(cdf))):
+        report.problems.append("distribution.parquet: its battles are not 0, 1, 2 ... in order")
+    elif len(cdf) != body["sweeps"] + 1:
+        report.problems.append(f"distribution.parquet: {len(cdf):,} rows, but {MANIFEST} says {body['sweeps']:,} "
+                               f"sweeps (t = 0 .. sweeps)")
+    quantiles = {str(q): t for q, t in deck_quantiles(cdf).items()}
+    if body.get("quantiles") != quantiles:
+        report.problems.append(f"{MANIFEST}: quantiles {body.get('quantiles')!r} are not the distribution's "
+                               f"{quantiles!r}")
     p = np.asarray(dist["p"], np.float64)
     slack = body["bound"] + 1e-12
     if cdf.size and (np.any(np.diff(cdf) < -1e-15) or cdf.min() < 0 or cdf.max() > 1 + slack
@@ -171,6 +249,8 @@ def _balance(body, chain, deals, positions, report, deep, sample) -> None:
             report.problems.append(f"deal {d}: its position {index} is not in positions.parquet")
             continue
         mine, theirs = _values(deals, d, exact), _values(positions, i, exact)
+        mine.update((c, deals[c][d]) for c in SHOWN if c in deals and c in positions)
+        theirs.update((c, positions[c][i]) for c in SHOWN if c in deals and c in positions)
         for name, value in mine.items():
             if value != theirs[name] and not (value != value and theirs[name] != theirs[name]):
                 report.problems.append(f"deal {d}: {name} {value} is not its position {index}'s ({theirs[name]})")
@@ -257,10 +337,27 @@ def _resolve(body, chain, deals, report) -> None:
              "mean_laid": solution.deal_values("laid")}
     bounds = solution.at("battles_bound", chain.deal_rows, chain.deal_flips)
     laid_bounds = solution.at("laid_bound", chain.deal_rows, chain.deal_flips)
+    for name in ("never_ends", "may_not_end"):
+        truth = solution.at(name, chain.deal_rows, chain.deal_flips).tolist()
+        wrong = next((d for d, (got, want) in enumerate(zip(deals[name], truth)) if got != want), None)
+        if wrong is not None:
+            report.problems.append(f"deal {wrong}: {name} {deals[name][wrong]}, but solved again {truth[wrong]}")
+            return
+    from .solver import QUANTILES
+
+    for j, q in enumerate(QUANTILES):  # the least t with P(N <= t) >= q: the same at any tolerance that reaches it
+        name = f"battles_q{int(q * 100)}"
+        truth = solution.quantiles[chain.deal_rows, j].tolist()
+        wrong = next((d for d, (got, want) in enumerate(zip(deals.get(name, truth), truth))
+                      if got != want and got >= 0 and want >= 0), None)
+        if wrong is not None:
+            report.problems.append(f"deal {wrong}: {name} {deals[name][wrong]}, but solved again {truth[wrong]}")
+            return
     for d in range(len(deals["deal"])):
         slack = {**{k: body["bound"] + solution.bound + 1e-12 for k in CHANCES},
                  "mean_battles": deals["battles_bound"][d] + bounds[d] + 1e-10,
-                 "mean_laid": 2 * laid_bounds[d] + 1e-9 * (1 + abs(again["mean_laid"][d]))}
+                 "mean_laid": body["deck"].get("laid_bound", laid_bounds[d]) + laid_bounds[d]
+                 + 1e-9 * (1 + abs(again["mean_laid"][d]))}  # the stored deal's own bound: the deck's, their most
         for name, values in again.items():
             stored = deals[name][d]
             exact = deals.get(f"exact_{name}", [None] * len(deals["deal"]))[d] if report.exact else None

@@ -10,12 +10,18 @@ cheap: war reads a declaration before it imports any engine. `TableGame` and `te
 first use (PEP 562), so a declaration module that imports only the types above loads no engine.
 
 `TableGame` is Classic War's game (engines/table/reference.py); an engine subclasses it and
-overrides the hooks of the rules it changes, each called at its step of a battle:
+overrides the hooks of the rules it changes, each called at its step of a battle (`strength` and
+`decides` are asked once per card or pair of cards of the rule set's deck and kept as tables,
+`tie` only at a tie and `position` only while positions are kept: a game that overrides no
+other hook plays on Classic War's own loops; a hook called every battle sends its games to the
+loop that calls it):
 
 | hook | the rule it says | by default |
 |---|---|---|
 | `strength(card) -> int` | how strong a card is when cards meet (asked once per card) | its rank |
+| `decides(card, other) -> str or None` | the event logged when `card`, best, beats `other` (asked once per pair) | none |
 | `best(battle, seats) -> list[int]` | which seats' face-up cards (`up[seat]`) are best | the strongest |
+| `tie(battle, tied, best) -> (seat, kind) or None` | a seat that takes a tied table at once, as it lies | none |
 | `wars(battle, tied, best) -> (winner, depth)` | how a tie for the best card is settled | wars |
 | `war_size(depth, card) -> int` | what each seat in a war lays face down | `war_down` |
 | `collector(battle, winner, depth) -> int or None` | who takes the table (None: set aside) | the winner |
@@ -35,7 +41,7 @@ What a hook reads, and leaves as it is: `rules` (the rule set, every option an a
 orders ranks), `strengths` (each card code's strength), `piles` (each seat's pile, top first),
 `won` (won piles under pickup=pooled), `alive`, `table` (this battle's cards in table order),
 `played` (them by seat), `up` (each contender's face-up card), `step` (0, then the war's depth),
-`summary`, `chooser` (None unless the engine passes one). Anything else of the class is its own,
+`taker` (the seat that took the last table, None before any), `summary`, `chooser` (None unless the engine passes one). Anything else of the class is its own,
 free to change without notice.
 
 An engine is the function the declaration names, `play(rules, deal, chance, rec, chooser) ->
@@ -61,10 +67,10 @@ __all__ = ["Decision", "Family", "Kind", "Option", "Policy", "Report", "TableGam
            "HOOKS", "CALLS", "STATE"]
 
 # The hooks a plugin's game overrides, what it calls, and what it reads (the docstring's tables).
-HOOKS = ("strength", "best", "wars", "war_size", "collector", "pick_up", "collect", "game_over", "position")
+HOOKS = ("strength", "decides", "best", "tie", "wars", "war_size", "collector", "pick_up", "collect", "game_over", "position")
 CALLS = ("emit", "decide", "holding", "suit", "play")
 STATE = ("rules", "n", "deck", "rank", "strengths", "piles", "won", "alive", "table", "played", "up", "step",
-         "summary", "chooser", "chance")
+         "taker", "summary", "chooser", "chance")
 
 _LAZY = {"TableGame": ("pipeline.engines.table.reference", "TableGame"), "testing": ("pipeline.testing", None)}
 

@@ -1,7 +1,9 @@
 """Slap War's reference engine (README): Classic War's game (pipeline.plugin.TableGame) with one
-hook changed, `wars`: a tie for the best card is first a pair to slap. It asks each seat's policy
-through `decide` (logged as a `decision`), and the table a slap takes is logged as a `slap`
-event (hooks `pick_up`, `collect`); `position` counts who may slap first.
+rule changed, what a tie for the best card is: first a pair to slap (hook `tie`). It asks each
+seat's policy through `decide` (logged as a `decision`); the seat that slaps takes the table as
+it lies, logged as a `slap` event. `position` counts who may slap first (`taker`, the seat that
+took the last table). A tie is the only step it changes, so its battles without one play on
+Classic War's own loops.
 """
 
 from __future__ import annotations
@@ -19,13 +21,11 @@ def play_slap(rules, deal, chance, rec, chooser):
 class SlapGame(TableGame):
     """A game of Classic War in which a tie for the best card is a pair to slap first."""
 
-    __slots__ = ("after_winner", "last_winner", "slapped")
+    __slots__ = ("after_winner",)
 
     def __init__(self, rules, deal, chance, rec, chooser) -> None:
         super().__init__(rules, deal, chance, rec, chooser)
         self.after_winner = rules.slap_order == "after_winner"
-        self.last_winner: int | None = None  # the seat that took the last table
-        self.slapped = False  # this battle's table goes to a slap
 
     def position(self) -> tuple:
         """Classic War's position (every pile as strengths, the war wins under wars:N) and, when
@@ -33,29 +33,18 @@ class SlapGame(TableGame):
         number: the cycle's key then tells the two positions apart."""
         piles, war_wins = super().position()
         if self.after_winner:
-            piles += ((-1 if self.last_winner is None else self.last_winner,),)
+            piles += ((-1 if self.taker is None else self.taker,),)
         return piles, war_wins
 
-    def wars(self, battle: int, tied: list[int], best: int):
+    def tie(self, battle: int, tied: list[int], best: int):
         """A pair of best cards: each seat in turn may slap it (README 2); the first that does
-        takes the table (no war). Nobody slaps: a war, as in Classic War."""
-        first = (self.last_winner + 1) % self.n if self.after_winner and self.last_winner is not None else 0
+        takes the table as it lies, a `slap` (no war). Nobody slaps: a war, as in Classic War."""
+        first = (self.taker + 1) % self.n if self.after_winner and self.taker is not None else 0
         for i in range(self.n):
             seat = (first + i) % self.n
             if not self.alive[seat]:
                 continue
             view = SlapView(seat, best, len(self.table), self.holding(seat))
             if self.decide(battle, "slap", seat, view, (seat,)):
-                self.slapped = True
-                return seat, 0
-        return super().wars(battle, tied, best)
-
-    def pick_up(self, seat: int, battle: int) -> list[int]:
-        """A slapped table is taken as it lies; any other by the pickup rule."""
-        return list(self.table) if self.slapped else super().pick_up(seat, battle)
-
-    def collect(self, seat: int, cards: list[int], battle: int, kind: str = "collect") -> None:
-        """A slapped table joins the seat's cards as any won table does, logged as `slap`."""
-        self.last_winner = seat
-        super().collect(seat, cards, battle, "slap" if self.slapped else kind)
-        self.slapped = False
+                return seat, "slap"
+        return None

@@ -1,6 +1,7 @@
 """Trump War's reference engine (README): Classic War's game (pipeline.plugin.TableGame) with two
-hooks changed: `strength`, a trump above every card of another suit, and `best`, which logs a
-`trump` event where the trump decided the step.
+hooks changed: `strength`, a trump above every card of another suit, and `decides`, a `trump`
+event where a trump decided the step. Both are asked once per card (or pair of cards) of the
+deck and kept as tables, so its games play on the same loops as Classic War's.
 """
 
 from __future__ import annotations
@@ -33,15 +34,11 @@ class TrumpGame(TableGame):
             return rank if self.trump() is None else 2 * ranks
         return rank + ranks if self.suit(card) == self.trump() else rank
 
-    def best(self, battle: int, seats: list[int]) -> list[int]:
-        """The best card, as Classic War compares strengths; where one trump is best over a card
-        of another suit that ranks as high or higher, the trump decided it (README 3)."""
-        tied = super().best(battle, seats)
-        if len(tied) == 1:
-            up, rank, suit = self.up, self.rank, self.suit
-            card = up[tied[0]]
-            trump = self.trump()
-            if trump is not None and suit(card) == trump and any(
-                    rank[up[seat]] >= rank[card] and suit(up[seat]) != trump for seat in seats if seat != tied[0]):
-                self.emit(battle, "trump", tied[0], (card,))
-        return tied
+    def decides(self, card: int, other: int) -> str | None:
+        """README 3: a trump best over a card of another suit that ranks as high or higher
+        decided the step: a `trump` event."""
+        trump = self.trump()
+        if trump is not None and self.suit(card) == trump and self.suit(other) != trump \
+                and self.rank[other] >= self.rank[card]:
+            return "trump"
+        return None

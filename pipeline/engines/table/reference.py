@@ -47,17 +47,25 @@ def war_values(rules: RuleSet) -> tuple[int, ...] | None:
 DUEL_PICKUPS = ("shuffled", "winner_first", "table_order")
 
 
+# The hooks asked once per card or pair of cards of a rule set's deck and kept as tables, never
+# called during a battle, and those called only where the loops that call no hook stop anyway (a
+# tie for the best card; a position, which those loops keep only while it is TableGame's):
+# overriding them keeps a game on those loops.
+TABLED = ("strength", "decides")
+ASIDE = TABLED + ("tie", "position")
+
+
 @lru_cache(maxsize=None)
 def _watches(cls: type) -> bool:
-    """Whether the game's class overrides a step of TableGame's or Game's other than `strength`
-    (asked once a card, before the first battle) and `__init__`: its steps may then read any of
+    """Whether the game's class overrides a step of TableGame's or Game's other than those kept as
+    tables or called aside (ASIDE) and `__init__`: its steps may then read any of
     the battle's state at any time (`played`, `up`), and may put seats out, so the battle loop
     keeps all of it as it goes."""
     for klass in cls.__mro__:
         if klass is TableGame:
             return False
         for name, value in vars(klass).items():
-            if callable(value) and not name.startswith("__") and name != "strength" and hasattr(TableGame, name):
+            if callable(value) and not name.startswith("__") and name not in ASIDE and hasattr(TableGame, name):
                 return True
     return False
 
@@ -73,6 +81,28 @@ def _tables_of(rules: RuleSet) -> tuple:
     return _LAST_TABLES[1]
 
 
+_LAST_HOOKED: list = [None, None, None]  # the last class and rule set asked, and their tables
+
+
+def _hook_tables(game: TableGame) -> tuple:
+    """(strengths, decisive) of the game's class and rule set, its `strength` and `decides` asked
+    once for the rule set's deck, not once a game: `strengths` each card's strength; `decisive`
+    each card's {beaten card: kind of event} from `decides`, or () when no pair gives an event."""
+    cls, rules = type(game), game.rules
+    if _LAST_HOOKED[0] is not cls or _LAST_HOOKED[1] is not rules:
+        size = game.deck.size
+        strengths = game.rank if cls.strength is TableGame.strength else tuple(
+            game.strength(card) for card in range(size))
+        decisive: tuple = ()
+        if cls.decides is not TableGame.decides:
+            decisive = tuple({other: kind for other in range(size) if strengths[other] < strengths[card]
+                              for kind in (game.decides(card, other),) if kind is not None} for card in range(size))
+            if not any(decisive):
+                decisive = ()
+        _LAST_HOOKED[:] = cls, rules, (strengths, decisive)
+    return _LAST_HOOKED[2]
+
+
 def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> Summary:
     """Play one game of the table family to its end, reporting every step to `rec`."""
     return TableGame(rules, deal, chance, rec).play()
@@ -86,8 +116,11 @@ class TableGame(Game):
     rule people change is one method, a *hook*, that the battle calls at its step, so a rule is
     written by overriding its hook alone:
 
-    - how cards compare: `strength(card)` (asked once per card, then kept), `best(battle, seats)`;
-    - what happens on a tie for the best card: `wars(battle, tied, best)`; what a war lays:
+    - how cards compare: `strength(card)` (asked once per card, then kept), `decides(card, other)`
+      (the event a best card logs over another, asked once per pair, then kept),
+      `best(battle, seats)`;
+    - what happens on a tie for the best card: `tie(battle, tied, best)` (a seat that takes the
+      table at once), `wars(battle, tied, best)`; what a war lays:
       `war_size(depth, card)`;
     - who collects the table and in what order: `collector(battle, winner, depth)`,
       `pick_up(seat, battle)`, `collect(seat, cards, battle)`;
@@ -97,22 +130,23 @@ class TableGame(Game):
     through `emit` and asks a seat's policy through `decide`; anything else here is the engine's
     own, free to change."""
 
-    __slots__ = ("rules", "deck", "strengths", "values", "fixed_down", "single_up", "lose", "pickup", "up",
-                 "chooser")
+    __slots__ = ("rules", "deck", "strengths", "decisive", "values", "fixed_down", "single_up", "lose", "pickup",
+                 "up", "chooser", "taker")
 
     def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> None:
         super().__init__(rules, deal, chance, rec)
         self.rules = rules
         self.deck, self.rank, self.values = _tables_of(rules)
         self.chooser = chooser
-        # strength(card) for every card; TableGame's own is the rank, so its table is `rank`
-        self.strengths = self.rank if type(self).strength is TableGame.strength else tuple(
-            self.strength(c) for c in range(self.deck.size))
+        # strength(card) for every card (TableGame's own is the rank, so its table is `rank`), and
+        # decides(card, other) for every pair of cards, kept for the rule set
+        self.strengths, self.decisive = _hook_tables(self)
         self.fixed_down = rules.war_down if self.values is None else 0
         self.single_up = rules.war_tiebreak == "single_up"
         self.lose = rules.shortfall == "lose"
         self.pickup = rules.pickup
         self.up: dict[int, int] = {}  # each contender's card face up
+        self.taker: int | None = None  # the seat that took the last table (collect), None before any
         if PICKUPS_BY_NAME[rules.pickup].fixed:
             self.seen = {}
 
@@ -126,24 +160,46 @@ class TableGame(Game):
         is kept as strengths."""
         return self.rank[card]
 
+    def decides(self, card: int, other: int) -> str | None:
+        """Hook: the kind of event logged when `card`, the one best face-up card of a step, beats
+        `other`, another seat's face-up card of lower strength (a suit above another beating a higher rank); None
+        for no event. Asked once per such pair of cards of the rule set's deck, before its first
+        game's first battle, and kept (`decisive`), so it reads nothing but `rules`, `deck`,
+        `rank` and `strengths`. The event is the best seat's, with its card, once a step: the
+        kind of the first other seat, in seat order, whose card gives one. Here None: no event."""
+        return None
+
     def best(self, battle: int, seats: list[int]) -> list[int]:
         """Hook: the seats among `seats` whose face-up card (`up[seat]`) is best, in seat order:
-        one takes the table, more go to war. Here those of the greatest strength. Override it
-        for a comparison a strength cannot say (a 2 that beats only the Ace)."""
+        one takes the table, more go to war. Here those of the greatest strength, one best card
+        logging what `decides` says of the cards it beat. Override it for a comparison a
+        strength cannot say (a 2 that beats only the Ace)."""
         strengths, up = self.strengths, self.up
         if len(seats) == 2:  # most battles: two seats' cards
             first, second = seats
             ours, theirs = strengths[up[first]], strengths[up[second]]
-            return [first] if ours > theirs else [second] if theirs > ours else [first, second]
-        ranked = [strengths[up[seat]] for seat in seats]
-        top = max(ranked)
-        return [seat for seat, strength in zip(seats, ranked) if strength == top]
+            tied = [first] if ours > theirs else [second] if theirs > ours else [first, second]
+        else:
+            ranked = [strengths[up[seat]] for seat in seats]
+            top = max(ranked)
+            tied = [seat for seat, strength in zip(seats, ranked) if strength == top]
+        if self.decisive and len(tied) == 1:
+            self.decided(battle, tied[0], up[tied[0]], [up[seat] for seat in seats])
+        return tied
 
     def position(self) -> tuple:
         """Hook: what must come back for the game to be a cycle: every pile in order as
         strengths (play.Game.piles_by: as bytes where they fit), and the war wins under wars:N
         (2.6, ruling 7)."""
         return self.piles_by(self.strengths), tuple(self.summary.war_wins) if self.wars_to_win else ()
+
+    def tie(self, battle: int, tied: list[int], best: int) -> tuple[int, str] | None:
+        """Hook: the seats `tied` for the best card (of strength `best`) at a battle's first step,
+        before any war: a seat that takes the table at once, as it lies (`table`), and the kind
+        of event its take is logged as (`collect`: war's own; or a kind the family declares);
+        None: the tie goes to `wars`. Here None. The seat's take is `collect`'s, and the battle
+        is then over as any battle won without a war."""
+        return None
 
     def wars(self, battle: int, tied: list[int], best: int) -> tuple[int | None, int]:
         """Hook: the seats `tied` for the best card (of strength `best`) settle it: wars among
@@ -224,6 +280,17 @@ class TableGame(Game):
             self.emit(battle, "decision", seat, (chosen,), (), options, None, decision)
         return chosen
 
+    def decided(self, battle: int, seat: int, card: int, cards) -> None:
+        """The event `decides` gives when `card`, the seat's, is the one best of `cards` (the
+        step's face-up cards, its own among them): the first other card's, in order, that gives
+        one."""
+        beaten = self.decisive[card]
+        for other in cards:
+            kind = beaten.get(other)
+            if kind is not None:
+                self.emit(battle, kind, seat, (card,))
+                return
+
     # ------------------------------------------------------------------ the battle
 
     def battles(self) -> int:
@@ -249,10 +316,11 @@ class TableGame(Game):
         collect_hook = None if cls.collect is own.collect else self.collect
         game_over_hook = None if cls.game_over is own.game_over else self.game_over
         close_hook = None if cls.close_battle is own.close_battle else self.close_battle
+        tie_hook = None if cls.tie is own.tie else self.tie
         known_holding = cls.holding is Game.holding
         piles, won, alive, emit, strengths = self.piles, self.won, self.alive, self.emit, self.strengths
         s, wars_to_win, pooled, chance = self.summary, self.wars_to_win, self.pooled, self.chance
-        pickup = self.pickup
+        pickup, decisive = self.pickup, self.decisive
         order, natural_laid = PICKUPS_BY_NAME[pickup].order, PICKUPS_BY_NAME[pickup].reads_laid
         rec = self.rec
         plays = rec.plays if emit == rec.emit and hasattr(rec, "plays") else Recorder.plays.__get__(self)
@@ -349,7 +417,24 @@ class TableGame(Game):
                     winner = contenders[ranked.index(top)]
                 else:
                     winner, tied = None, [seat for seat, strength in zip(contenders, ranked) if strength == top]
+            if decisive and winner is not None and best_hook is None:  # the event `decides` gives, as `best` logs it
+                self.decided(battle, winner, table[contenders.index(winner)], table)
             warred = winner is None
+            if warred and tie_hook is not None:  # a seat may take the table at once (`tie`)
+                if not keep_played:
+                    self.played = self.by_seat(contenders, table)
+                    self.up = dict(zip(contenders, table))
+                claimed = tie_hook(battle, tied, strengths[self.up[tied[0]]])
+                if claimed is not None:
+                    seat, kind = claimed
+                    (collect_hook or self.collect)(seat, list(self.table), battle, kind)
+                    self.taker = seat
+                    recount = True
+                    if s.eliminate(battle, alive, self.holding, emit):
+                        return battle
+                    if game_over_hook is not None and game_over_hook(battle):
+                        return battle
+                    continue
             if warred:
                 if quick_wars and pair:
                     winner, depth = self.two_seat_wars(battle, table)
@@ -386,6 +471,7 @@ class TableGame(Game):
                         else:
                             piles[seat].extend(cards)
                         emit(battle, "collect", seat, cards)
+                    self.taker = seat
                 if winner is not None and depth and s.won_war(winner, wars_to_win):
                     return battle
                 # Summary.eliminate, asked unless plainly nobody is out: every seat that was in
@@ -408,18 +494,20 @@ class TableGame(Game):
 
     def two_seat_battles(self) -> int:
         """`battles` for a two-seat game under pickup=shuffled, where the game's class overrides no
-        step, no seat keeps a won pile and the chance is the generator's own, step for step with
-        the same draws and events: no position is kept (shuffled), each seat's cards are its
-        pile, and both piles hold a card before every battle (a battle that empties one ends the
-        game), so a battle is the two top cards. A duel (the two differ, and the loser holds
-        another card) is `shuffled_duels`' loop in line, its events reported a run at a time;
-        any other battle is played here as `battles` plays it, its wars by two_seat_wars. How
-        many battles were played."""
+        step but those of ASIDE, no seat keeps a won pile and the chance is the generator's own,
+        step for step with the same draws and events: no position is kept (shuffled), each
+        seat's cards are its pile, and both piles hold a card before every battle (a battle that
+        empties one ends the game), so a battle is the two top cards. A duel (the two differ, the
+        loser holds another card and `decides` logs nothing) is `shuffled_duels`' loop in line,
+        its events reported a run at a time; any other battle is played here as `battles` plays
+        it: a tie offered to `tie` (when the class has one) before two_seat_wars. How many
+        battles were played."""
         first, second = piles = self.piles
         strengths, draw, order, last = self.strengths, self.chance.draw, self.chance.order, self.max_battles
         take_first, take_second, put_first, put_second = first.popleft, second.popleft, first.extend, second.extend
         s, alive, wars_to_win, emit, rec = self.summary, self.alive, self.wars_to_win, self.emit, self.rec
-        plays, report = rec.plays, rec.duels
+        plays, report, decisive = rec.plays, rec.duels, self.decisive
+        tie_hook = None if type(self).tie is TableGame.tie else self.tie
         seats = [0, 1]
         cards: list[int] = []
         takers: list[int] = []
@@ -428,7 +516,8 @@ class TableGame(Game):
         for battle in range(1, last + 1):  # battle number `battle`
             up, other = take_first(), take_second()
             up_strength, other_strength = strengths[up], strengths[other]
-            if up_strength > other_strength and second:  # a duel (shuffled_duels)
+            if up_strength > other_strength and second and not (decisive and other in decisive[up]):
+                # a duel (shuffled_duels): no event of `decides`
                 if draw() & 1:
                     put_first((up, other))
                     log((up, other, up, other))
@@ -437,7 +526,7 @@ class TableGame(Game):
                     log((up, other, other, up))
                 took(0)
                 continue
-            if other_strength > up_strength and first:
+            if other_strength > up_strength and first and not (decisive and up in decisive[other]):
                 if draw() & 1:
                     put_second((up, other))
                     log((up, other, up, other))
@@ -448,21 +537,36 @@ class TableGame(Game):
                 continue
             if takers:  # the run of duels before this battle
                 report(start + 1, seats, cards, takers)
+                self.taker = takers[-1]
                 cards, takers = [], []
                 log, took = cards.extend, takers.append
             self.table = table = [up, other]
             plays(battle, seats, table)
             if up_strength == other_strength:
+                if tie_hook is not None:  # a seat may take the table at once
+                    self.played, self.up = [[up], [other]], {0: up, 1: other}
+                    claimed = tie_hook(battle, [0, 1], up_strength)
+                    if claimed is not None:
+                        self.taker, kind = claimed
+                        self.collect(self.taker, list(self.table), battle, kind)
+                        if not (first and second and alive[0] and alive[1]) and s.eliminate(
+                                battle, alive, self.holding, emit):
+                            return battle
+                        start = battle
+                        continue
                 winner, depth = self.two_seat_wars(battle, table)
                 s.count_war(battle, depth)
-            else:  # the loser's last card
+            else:  # the loser's last card, or an event of `decides`
                 winner, depth = (0 if up_strength > other_strength else 1), 0
+                if decisive:
+                    self.decided(battle, winner, table[winner], table)
             if winner is None:
                 self.set_aside(battle)
             else:
                 taken = order("collect", winner, table)
                 piles[winner].extend(taken)
                 emit(battle, "collect", winner, taken)
+                self.taker = winner
                 if depth and s.won_war(winner, wars_to_win):
                     return battle
             if not (first and second and alive[0] and alive[1]) and s.eliminate(battle, alive, self.holding, emit):
@@ -519,14 +623,18 @@ class TableGame(Game):
             war_round(battle, depth, tied, first_down, first_up, second_down, second_up)
             first_strength, second_strength = strengths[first_up], strengths[second_up]
             if first_strength != second_strength:
-                return (0 if first_strength > second_strength else 1), depth
+                winner = 0 if first_strength > second_strength else 1
+                if self.decisive:  # as `best` logs it
+                    self.decided(battle, winner, (first_up, second_up)[winner], (first_up, second_up))
+                return winner, depth
 
     def duels(self, battle: int, seats: list[int], keys) -> tuple[int, bool]:
         """Battles after battle `battle` between the two seats still in (`seats`), one after
         another, while each is a duel: both play their top card, the two differ in strength, and
         the loser holds another card. Each is the battle `battles` plays, with the same draws and
         events, without its steps for what does not happen in a duel (wars, reshuffles,
-        eliminations, hooks: `battles` calls this only while the class overrides no step), and
+        eliminations, hooks: `battles` calls this only while the class overrides no step but
+        those of ASIDE; a battle where `decides` logs an event ends the run), and
         their events are reported at once, when the run ends (`rec.duels`). Before each, the
         position is looked up as `battles` looks it up (`keys`: piles_by's table; None where no
         cycle is looked for). (The battles played by then, whether the game is over: a cycle.)"""
@@ -535,6 +643,7 @@ class TableGame(Game):
         first_seat, second_seat = seats
         first, second = self.piles[first_seat], self.piles[second_seat]
         piles, strengths, pickup, draw, seen = self.piles, self.strengths, self.pickup, self.chance.draw, self.seen
+        decisive = self.decisive
         shuffled, winner_first = pickup == "shuffled", pickup == "winner_first"
         pair = len(piles) == 2  # the two seats are the game's: its position is their two piles
         cards: list[int] = []
@@ -549,6 +658,8 @@ class TableGame(Game):
             taker, loser = (first_seat, second) if up_strength > other_strength else (second_seat, first)
             if len(loser) < 2:
                 break  # the loser's last card: the battle puts it out
+            if decisive and (other in decisive[up] or up in decisive[other]):
+                break  # an event of `decides`
             if keys is not None:  # Game.repeats, as `battles` does it
                 key = ((bytes(first).translate(keys), bytes(second).translate(keys)) if pair
                        else tuple([bytes(pile).translate(keys) for pile in piles])), ()
@@ -573,6 +684,7 @@ class TableGame(Game):
             takers.append(taker)
         if takers:
             self.rec.duels(start + 1, seats, cards, takers)
+            self.taker = takers[-1]
         return battle, over
 
     def shuffled_duels(self, battle: int, seats: list[int]) -> int:
@@ -582,7 +694,7 @@ class TableGame(Game):
         battles played by then."""
         first_seat, second_seat = seats
         first, second = self.piles[first_seat], self.piles[second_seat]
-        strengths, draw, last = self.strengths, self.chance.draw, self.max_battles
+        strengths, draw, last, decisive = self.strengths, self.chance.draw, self.max_battles, self.decisive
         take_first, take_second, put_first, put_second = first.popleft, second.popleft, first.extend, second.extend
         cards: list[int] = []
         takers: list[int] = []
@@ -592,7 +704,7 @@ class TableGame(Game):
             while battle < last:
                 up, other = take_first(), take_second()
                 up_strength, other_strength = strengths[up], strengths[other]
-                if up_strength > other_strength and second:
+                if up_strength > other_strength and second and not (decisive and other in decisive[up]):
                     if draw() & 1:  # chance.order of the table: one draw, its low bit keeps the two cards (1) or swaps them
                         put_first((up, other))
                         log((up, other, up, other))
@@ -600,7 +712,7 @@ class TableGame(Game):
                         put_first((other, up))
                         log((up, other, other, up))
                     took(first_seat)
-                elif other_strength > up_strength and first:
+                elif other_strength > up_strength and first and not (decisive and up in decisive[other]):
                     if draw() & 1:
                         put_second((up, other))
                         log((up, other, up, other))
@@ -608,13 +720,14 @@ class TableGame(Game):
                         put_second((other, up))
                         log((up, other, other, up))
                     took(second_seat)
-                else:  # a war, or the loser's last card: back on the piles, for `battles`
+                else:  # a war, the loser's last card or an event of `decides`: back on the piles, for `battles`
                     first.appendleft(up)
                     second.appendleft(other)
                     break
                 battle += 1
         if takers:
             self.rec.duels(start + 1, seats, cards, takers)
+            self.taker = takers[-1]
         return battle
 
     def by_seat(self, seats: list[int], cards: list[int]) -> list[list[int]]:
@@ -639,6 +752,7 @@ class TableGame(Game):
             self.set_aside(battle)
         else:
             self.collect(seat, self.pick_up(seat, battle), battle)
+            self.taker = seat
         if winner is not None and depth and s.won_war(winner, self.wars_to_win):
             return True
         return s.eliminate(battle, self.alive, self.holding, self.emit)

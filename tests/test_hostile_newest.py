@@ -120,3 +120,106 @@ def test_a_solution_stopped_early_validates_without_its_positions(tmp_path):
     war.write_solution(out, solve(rules(3, 2, war_down=1), exact=False, tol=1e-3))
     report = war.validate_solution(out)
     assert report.resolved and report.ok, report.problems
+
+
+# ---------------------------------------------------------------- war solve --out: writers
+
+
+@pytest.fixture(scope="module")
+def small():
+    """The solution of one suit of 4 ranks (a handful of rows), to write again and again."""
+    return solve(rules(4, 1), exact=True)
+
+
+def _killed_while_writing(monkeypatch, out, solution, overwrite):
+    """write_solution stopped by Ctrl-C as it writes distribution.parquet (deals written)."""
+    import pipeline.solve.dataset as dataset
+
+    real = dataset.write_parquet
+
+    def stopped(table, path, **kw):
+        if path.name == "distribution.parquet":
+            (path.parent / f".{path.name}.999999.tmp").write_bytes(b"half")  # as a SIGKILL leaves it
+            raise KeyboardInterrupt
+        return real(table, path, **kw)
+
+    monkeypatch.setattr(dataset, "write_parquet", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        war.write_solution(out, solution, overwrite=overwrite)
+    monkeypatch.setattr(dataset, "write_parquet", real)
+
+
+@pytest.mark.parametrize("first", [False, True], ids=["killed-first-write", "killed-overwrite"])
+def test_a_killed_write_leaves_no_solution_and_overwrite_replaces_it(small, tmp_path, monkeypatch, capsys, first):
+    """Killed mid-write, the folder is no solution a reader would take (no manifest); the same
+    command again with --overwrite replaces it. Before, --overwrite said the folder 'holds
+    something other than a solution' and the user had to delete it by hand."""
+    out = tmp_path / "s"
+    if first:
+        war.write_solution(out, small)
+    _killed_while_writing(monkeypatch, out, small, overwrite=first)
+    code, _, err = run_main(monkeypatch, capsys, "query", out, "solved_deck")
+    assert code != 0 and err.count("\n") == 1
+    code, _, err = run_main(monkeypatch, capsys, "solve", "--set", "ranks=4", "--set", "suits=1", "--set",
+                            "war_down=0", "--out", out)
+    assert code != 0 and "unfinished" in err and "--overwrite" in err, err
+    war.write_solution(out, small, overwrite=True)
+    assert war.validate_solution(out).ok
+    assert sorted(p.name for p in out.iterdir()) == ["deals.parquet", "distribution.parquet", "solution.json"]
+
+
+def test_a_folder_with_other_files_is_still_not_replaced(small, tmp_path):
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / "deals.parquet").write_bytes(b"x")
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(war.DatasetError, match="other than a solution"):
+        war.write_solution(out, small, overwrite=True)
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_second_writer_is_refused_not_mixed_in(small, tmp_path, monkeypatch):
+    """Two war solve --out into one folder: the second, arriving while the first writes, is
+    refused; the folder holds the first's solution whole. Before, the second wrote its files
+    between the first's and the first's manifest then named files of the other rules (a query
+    showed one solution's deck beside the other's deals)."""
+    import pipeline.solve.dataset as dataset
+
+    other = solve(rules(4, 1, war_down=1), exact=True)
+    out = tmp_path / "s"
+    real = dataset.write_parquet
+    said = []
+
+    def meanwhile(table, path, **kw):
+        if path.name == "distribution.parquet" and not said:
+            try:
+                war.write_solution(out, other, overwrite=True)
+                said.append("written")
+            except war.DatasetError as err:
+                said.append(str(err))
+        return real(table, path, **kw)
+
+    monkeypatch.setattr(dataset, "write_parquet", meanwhile)
+    war.write_solution(out, small)
+    monkeypatch.setattr(dataset, "write_parquet", real)
+    assert "another war solve" in said[0], said
+    assert war.validate_solution(out).ok
+    assert json.loads((out / "solution.json").read_text())["rules"]["war_down"] == 0
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--set", "ranks=4", "--set", "suits=1", "--positions"], "--out"),
+    (["--set", "ranks=4", "--set", "suits=1", "--overwrite"], "--out"),
+    (["--set", "ranks=4", "--set", "suits=1", "--query", "deal", "--deal", "3"], "--from"),
+    (["--from", "{out}", "--set", "ranks=9"], "--set"),
+    (["--from", "{out}", "--out", "{out}2"], "--out"),
+    (["--from", "{out}", "--exact"], "--exact"),
+])
+def test_a_flag_that_would_do_nothing_is_refused(small, tmp_path, monkeypatch, capsys, args, said):
+    """Before, each ran as if the flag were not given: `--positions` without `--out` solved and
+    wrote nothing, `--query deal --deal 3` without `--from` printed the deck, `--from` with
+    `--set ranks=9` answered the solution's own rules."""
+    out = tmp_path / "s"
+    war.write_solution(out, small)
+    code, text, err = run_main(monkeypatch, capsys, "solve", *[a.format(out=out) for a in args])
+    assert code != 0 and said in err and err.count("\n") == 1 and not text, (code, text, err)

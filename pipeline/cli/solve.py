@@ -29,6 +29,10 @@ def solve(
     """The exact game of a 2-seat rule set under shuffled pickup: each deal's chances to win and
     draw, its expected battles and cards laid and the distribution of its battles, by solving
     the chain of its positions."""
+    _check_flags(from_, query, deal, out, positions, overwrite,
+                 {"--variant": variant, "--set": set_, "--rules": rules_file, "--exact/--float": exact,
+                  "--tol": None if tol == 1e-13 else tol, "--out": out, "--positions": positions or None,
+                  "--overwrite": overwrite or None})
     if from_ is not None:
         table = war.solution_query(from_, query, deal)
         typer.echo("\t".join(table.column_names))
@@ -47,6 +51,24 @@ def solve(
     if out is not None:
         written = war.write_solution(out, solution, positions=positions, overwrite=overwrite)
         typer.echo(f"written to {out}: {written}")
+
+
+def _check_flags(from_, query, deal, out, positions, overwrite, solving: dict) -> None:
+    """Refuse a flag that would do nothing here rather than let it pass unheard: --from asks a
+    solution written already (no rules, nothing solved or written), --query and --deal ask
+    only with --from, --positions and --overwrite only say how --out is written."""
+    if from_ is not None:
+        given = [flag for flag, value in solving.items() if value not in (None, [], False)]
+        if given:
+            raise war.UsageError(f"--from asks a solution already written: {', '.join(given)} would change nothing "
+                                 f"(solve again without --from)", params=("from",))
+        return
+    if query != "deck" or deal is not None:
+        raise war.UsageError("--query and --deal ask a solution written by --out: give it with --from PATH",
+                             params=("from",))
+    if out is None and (positions or overwrite):
+        raise war.UsageError(f"{'--positions' if positions else '--overwrite'} says how --out is written: give "
+                             f"--out PATH", params=("out",))
 
 
 def _said(value) -> str:

@@ -13,7 +13,11 @@ asks its data; folder.py reads a solution for every reader.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +25,7 @@ import pyarrow as pa
 
 from ..errors import DatasetError, QueryError
 from ..storage.files import atomic_write_bytes, make_folder, write_parquet
-from .folder import FORMAT, MANIFEST, read_manifest
+from .folder import FORMAT, MANIFEST, VIEWS, read_manifest
 from .figures import deck_quantiles, positions_reached, symmetric_rows, top_cards
 from .solver import QUANTILES
 
@@ -30,18 +34,52 @@ from .solver import QUANTILES
 QUERIES = ("deck", "deal", "by_top_cards", "distribution")
 
 
-def check_solution_out(out, overwrite: bool) -> None:
-    """Refuse an --out that holds something, unless overwriting a solution."""
+# what a solution's writer leaves in its folder: its files, and (killed mid-write) their hidden
+# temporary names (storage.location.temporary_name)
+OWN = re.compile(r"^\.?(%s)(\.\d+\.tmp)?$" % "|".join(re.escape(n) for n in (MANIFEST, *(v + ".parquet" for v in VIEWS))))
+
+
+def _unfinished(path: Path) -> bool:
+    """Whether the folder holds only what a solution's writer writes, without its manifest: a
+    war solve stopped (Ctrl-C, killed) before it finished, whose folder --overwrite may replace."""
+    return all(OWN.match(entry.name) and (entry.is_file() or entry.is_symlink()) for entry in path.iterdir())
+
+
+def check_solution_out(out, overwrite: bool, held: bool = False) -> None:
+    """Refuse an --out that holds something, unless overwriting a solution (or what a war solve
+    stopped before it finished left there), or one another war solve is writing."""
     path = Path(out)
     if "://" in str(out):
         raise DatasetError("`out` of war solve is a local folder", params=("out",))
     if path.exists() and not path.is_dir():
         raise DatasetError(f"{out!r} is a file; give a folder", params=("out",))
     if path.is_dir() and any(path.iterdir()):
-        if not overwrite:
-            raise DatasetError(f"{out!r} is not empty; give --overwrite to replace a solution", params=("out",))
-        if not (path / MANIFEST).is_file():
+        if not held:  # the folder's lock, unless its caller holds it (write_solution)
+            with _writing(path, out):
+                pass
+        finished = (path / MANIFEST).is_file()
+        if not finished and not _unfinished(path):
             raise DatasetError(f"{out!r} holds something other than a solution; not replaced", params=("out",))
+        if not overwrite:
+            what = "a solution" if finished else "an unfinished solution (a war solve stopped before it finished)"
+            raise DatasetError(f"{str(out)!r} is not empty: it holds {what}; give --overwrite to replace it", params=("out",))
+
+
+@contextmanager
+def _writing(path: Path, out):
+    """Hold the folder's lock (a flock of the folder itself: no file of its own) for the block:
+    a second war solve into the same folder is refused rather than mixing its files with the
+    first's."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DatasetError(f"{str(out)!r} is being written by another war solve; wait for it, or choose another "
+                               f"--out", params=("out",)) from None
+        yield
+    finally:
+        os.close(fd)  # the flock ends with it
 
 
 def _fractions(values) -> pa.Array:
@@ -93,9 +131,18 @@ def write_solution(out, solution, positions: bool = False, overwrite: bool = Fal
     check_solution_out(out, overwrite)
     root = Path(out)
     make_folder(root)
+    with _writing(root, out):
+        check_solution_out(out, overwrite, held=True)  # again, under the lock: a writer that finished meanwhile
+        return _write(root, solution, positions)
+
+
+def _write(root: Path, solution, positions: bool) -> str:
     manifest = root / MANIFEST
     if manifest.exists():
         manifest.unlink()  # unfinished from here until it is written again, last
+    for entry in root.iterdir():  # a killed writer's temporary files (none of a live one: the lock)
+        if entry.name.startswith(".") and OWN.match(entry.name):
+            entry.unlink(missing_ok=True)
     chain = solution.chain
     files = []
     deals = np.arange(len(chain.deal_rows), dtype=np.int64)

@@ -223,3 +223,40 @@ def test_a_flag_that_would_do_nothing_is_refused(small, tmp_path, monkeypatch, c
     war.write_solution(out, small)
     code, text, err = run_main(monkeypatch, capsys, "solve", *[a.format(out=out) for a in args])
     assert code != 0 and said in err and err.count("\n") == 1 and not text, (code, text, err)
+
+
+# ---------------------------------------------------------------- a solution's SQL page, vs_exact
+
+
+def test_a_solutions_sql_page_says_solution(solved):
+    """The page's header said 'dataset X · a query may only read the dataset' of a solution."""
+    from pipeline.present.solution_site import SolutionSite, sql
+
+    page = sql(SolutionSite(solved), {}).body.decode()
+    meta = page.split("<main", 1)[0] if "<main" in page else page
+    assert f"solution <code>{solved}</code>" in page and "read the solution" in page
+    assert f"dataset <code>{solved}</code>" not in meta
+
+
+def test_vs_exact_opens_the_sample_once(tmp_path, monkeypatch):
+    """vs_exact opened the sample's manifest twice: once to find the solution's rules among its
+    rule sets, again for the session."""
+    from pipeline.storage.dataset import Dataset
+
+    out, sample = tmp_path / "s", tmp_path / "g"
+    war.write_solution(out, solve(rules(4, 1), exact=True))
+    war.generate(sample, [war.Plan(rules(4, 1), 50, log="games")], seed=3)
+    opened = []
+    real = Dataset.open.__func__
+
+    def counted(cls, *args, **kw):
+        opened.append(args[0] if args else kw)
+        return real(cls, *args, **kw)
+
+    monkeypatch.setattr(Dataset, "open", classmethod(counted))
+    rows = war.query(sample, name="vs_exact", params={"solution": str(out)}).to_pylist()
+    assert rows and len(opened) == 1, opened
+    other = tmp_path / "g2"
+    war.generate(other, [war.Plan(rules(4, 1, war_down=1), 20, log="games")], seed=3)
+    with pytest.raises(war.QueryError, match="no rule set of the solution's rules"):
+        war.query(other, name="vs_exact", params={"solution": str(out)})

@@ -97,7 +97,7 @@ def sql(site: SolutionSite, query, name: str | None = None) -> Response:
     fields, status = answered
     page = render("sql.html", title=f"{name or 'SQL'}: {site.name}", heading=name or "SQL", links=LINKS, site=site,
                   **fields, queries=forms, views=_views(), limit=sql_page.HTML_ROWS, time_limit=TIME_LIMIT,
-                  queries_folder="queries/solution/", list_of=f"{site.name} --list")
+                  queries_folder="queries/solution/", list_of=f"{site.name} --list", kind="solution")
     return HTMLResponse(page, status_code=status)
 
 

@@ -20,7 +20,6 @@ from .guard import Guard
 from .every_deal import every_deal_note
 from .session import Session, connect, schema_session
 from .solution_views import attach_solution, empty_views, is_solution, schema_solution_session, solution_session
-from ...storage.dataset import Dataset
 from .stream import Result
 
 
@@ -107,7 +106,7 @@ def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Ses
             if not query.solution:
                 raise QueryError(f"query {query.name!r} needs `params` solution=DIR, a folder of war solve --out",
                                  params=("params",))
-            attach = attach_solution(query.solution, Dataset.open(root).manifest.rule_sets)
+            attach = attach_solution(query.solution)
         session = schema_session(checked.events, attach) if root is None else \
             connect(root, checked.events, allow_read, views=checked.log_views, attach=attach)
     guard = Guard(session, limit, step_limit)

@@ -131,8 +131,8 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
     decoded `events` and `battles` views, whose set-up reads every battle's shape. `views`, the
     log views a single query reads (reads.log_views), when given: a query of `events` alone,
     read from its copies, skips the set-up of the others. Files are readable only inside the
-    dataset and the folders or files of `allow_read`. `attach(con)`, when given, adds views of
-    other files before the lock and returns those files (solution_views.attach_solution)."""
+    dataset and the folders or files of `allow_read`. `attach(con, rule_sets)`, when given, adds
+    views of other files before the lock and returns those files (solution_views.attach_solution)."""
     folders, files = _allowed(allow_read)
     ds = Dataset.open(root)
     con = duckdb.connect()
@@ -189,7 +189,7 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
         _rules_table(con, ds.manifest.rule_sets)
         con.execute(CARD_SQL)
         if attach is not None:
-            files = files + attach(con)
+            files = files + attach(con, ds.manifest.rule_sets)
         dataset_folders = [] if is_remote(ds.root) else \
             sorted({_folder(ds.root.resolve()), _folder(Path(glob_literal(str(ds.root.resolve()))))})
         lock(con, dataset_folders + [_folder(Path(spill))] + [_folder(Path(f)) for f in folders], files + copies)

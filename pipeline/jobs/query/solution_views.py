@@ -135,21 +135,22 @@ def empty_views(con, prefix: str = "") -> list[str]:
     return []
 
 
-def attach_solution(path, rule_sets):
+def attach_solution(path):
     """What a query over games with a SOLUTION parameter does to its session before it is locked
-    (session.connect's `attach`): the solution at `path` as the views solved_deals,
-    solved_positions, solved_distribution and solved_deck, once its rules are found among the
-    dataset's `rule_sets`. Returns the function, which returns the files it reads."""
+    (session.connect's `attach`, given the dataset's rule sets, which connect has read already):
+    the solution at `path` as the views solved_deals, solved_positions, solved_distribution and
+    solved_deck, once its rules are found among the dataset's. Returns the function, which
+    returns the files it reads."""
     if not is_solution(path):
         raise QueryError(f"{str(path)!r} is not a solution of war solve (no solution.json): give the folder "
                          f"`war solve ... --out DIR` wrote", params=("params",))
     body = read_manifest(path)
     rules = rules_of(body)
-    if not any(e.rules_id == rules.rules_id for e in rule_sets):
-        raise QueryError(f"the dataset has no rule set of the solution's rules ({rules.label}, rules_id "
-                         f"{rules.rules_id}): sample them with war generate {rules_args(rules)} --games N --out DIR")
 
-    def attach(con) -> list[str]:
+    def attach(con, rule_sets) -> list[str]:
+        if not any(e.rules_id == rules.rules_id for e in rule_sets):
+            raise QueryError(f"the dataset has no rule set of the solution's rules ({rules.label}, rules_id "
+                             f"{rules.rules_id}): sample them with war generate {rules_args(rules)} --games N --out DIR")
         return _views(con, path, body, prefix="solved_")
 
     return attach

@@ -260,3 +260,12 @@ def test_vs_exact_opens_the_sample_once(tmp_path, monkeypatch):
     war.generate(other, [war.Plan(rules(4, 1, war_down=1), 20, log="games")], seed=3)
     with pytest.raises(war.QueryError, match="no rule set of the solution's rules"):
         war.query(other, name="vs_exact", params={"solution": str(out)})
+
+
+def test_an_odd_first_short_deck_is_refused_for_what_it_is(monkeypatch, capsys):
+    """Under deal=first_short no card is set aside: the refusal said it was."""
+    code, _, err = run_main(monkeypatch, capsys, "solve", "--set", "ranks=7", "--set", "suits=1", "--set",
+                            "deal=first_short")
+    assert code != 0 and "first_short" in err and "set aside" not in err and err.count("\n") == 1, err
+    code, _, err = run_main(monkeypatch, capsys, "solve", "--set", "ranks=7", "--set", "suits=1")
+    assert code != 0 and "sets a card aside" in err

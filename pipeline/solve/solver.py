@@ -59,7 +59,9 @@ def check_solvable(rules: RuleSet) -> None:
         problems.append(f"hand_size={rules.hand_size} (0)")
     size = deck_of(rules).size
     if size % 2:
-        problems.append(f"a deck of {size} cards (an even deck: an odd one sets a card aside)")
+        odd = "deals one seat a card more (deal=first_short)" if getattr(rules, "deal", "even") == "first_short" \
+            else "sets a card aside"
+        problems.append(f"a deck of {size} cards (an even deck: an odd one {odd})")
     if problems:
         raise RulesError("war solve plays 2 seats, shuffled pickup, all cards to win, no choices: not "
                          + "; ".join(problems), params=("rules",))

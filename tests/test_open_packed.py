@@ -1,7 +1,9 @@
 """Decks of distinct ranks counted on packed positions (engines/table/open_packed.py): every deal's
 tally equal to the open-play engine's (rings, Brent's check and its replays), for both deals of
 an odd deck, the fixed pickups, and caps that cut games and cycles short; a packed position's
-keys equal the rings'; kept deals and a tally added to are the same."""
+keys equal the rings'; kept deals and a tally added to are the same; the rows made sorted
+(count_rows) are the tally's rows, whether the worker's cycle cache is cold, warm or starts
+again, and when the kinds are too many to count and numpy sorts them."""
 
 from __future__ import annotations
 
@@ -48,6 +50,31 @@ def test_every_deal_counts_as_the_ring_engine_counts_it(options, monkeypatch):
     assert same(packed, counted(rules, False, monkeypatch))
     if options.get("deal") == "first_short" and "max_battles" not in options and options["ranks"] == "9":
         assert (packed[0][:, 0] == OUTCOMES.index("cycle")).any()  # the deck's games cycle: the cycles' path is tested
+
+
+@pytest.mark.parametrize("options", [
+    {"ranks": "9", "deal": "first_short"},
+    {"ranks": "8"},  # classes: each cycle's mirror named too
+    {"ranks": "9", "deal": "first_short", "max_battles": "30"},
+])
+def test_rows_made_sorted_are_the_tallys_rows(options, monkeypatch):
+    """Three ranges in a row share the worker's cycle cache (cold, then warm); the same rows
+    when the cache starts again at every growth, and when numpy sorts the kinds."""
+    rules = one_suit(**options)
+    ring = counted(rules, False, monkeypatch)
+    count = deal_count(rules)
+    cuts = [0, count // 3, 2 * count // 3, count]
+    monkeypatch.setattr(open_packed, "_CYCLES", {})
+    for setting in ({}, {"MOST_CACHED": 2 * open_packed.FIRST_ROWS}, {"GROUP_SLOTS": 4}):
+        with monkeypatch.context() as m:
+            for name, value in setting.items():
+                m.setattr(open_packed, name, value)
+            parts = [open_counts.count_rows(rules, a, b) for a, b in zip(cuts, cuts[1:])]
+        whole = tallies.rows(tallies.merge(*(tallies.from_rows(*p) for p in parts)))
+        assert same(whole, ring)
+        for part, (a, b) in zip(parts, zip(cuts, cuts[1:])):
+            assert same(part, tallies.rows(open_counts.count_deals(rules, a, b)))
+    assert open_packed._CYCLES  # the cache was kept between ranges
 
 
 def test_kept_deals_are_the_ring_engines(monkeypatch):

@@ -18,7 +18,7 @@ import pyarrow as pa
 from ..engines.compiled import tally as tallies
 from ..engines.compiled.tally import Tally
 from ..errors import RulesError, WarError
-from ..log.counts import count_deals, shards_table, table_tally, tally_table
+from ..log.counts import count_deals, count_rows, rows_table, shards_table, table_digest, table_tally, tally_table
 from ..model.all_deals import check_enumerable
 from ..model.schema import RuleSet
 from ..storage.dataset import MANIFEST, WORK_DIR, part_path
@@ -110,8 +110,7 @@ def journal_path(part: int) -> str:
 def run_count_shard(shard, tick=None) -> list[dict]:
     """Count one shard of deals into the journal; its journal entry (a counts file of no games)."""
     rules = RuleSet.model_validate_json(shard.rules_json)
-    tally = count_deals(rules, shard.ordinal, shard.seed, shard.start, shard.stop, shard.policies)
-    table = tally_table(tally)
+    table = rows_table(*count_rows(rules, shard.ordinal, shard.seed, shard.start, shard.stop, shard.policies))
     rel = journal_path(shard.part)
     digest = write_parquet(table, location(shard.root) / rel, durable=shard.durable)
     if tick is not None:
@@ -131,10 +130,11 @@ def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, di
     total = tallies.new_tally()
     by_part = {}
     for part, start, stop, done in sorted(shards, key=lambda s: s[1]):
-        tally = table_tally(read_whole_parquet(target / done["path"]))
+        table = read_whole_parquet(target / done["path"])
+        tally = table_tally(table)
         if keep_parts:
             by_part[part] = tally
-        parts.append((start, stop - start, tallies.digest(tally)))
+        parts.append((start, stop - start, table_digest(table)))
         total = added(total, tally)
     first_part = min(s[0] for s in shards)
     out = []
@@ -160,15 +160,15 @@ def _sum_on_disk(target, entry, variant: str, shards) -> list[dict]:
     import hashlib
 
     import duckdb
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     from ..log.counts import COUNT_SCHEMA
     from ..model.schema import OUTCOMES
     from ..storage.files import atomic_file, parquet_options
+    from .counts_sum import sum_tallies
 
     ordered = sorted(shards, key=lambda s: s[1])
-    parts = [(start, stop - start, tallies.digest(table_tally(read_whole_parquet(target / done["path"]))))
+    parts = [(start, stop - start, table_digest(read_whole_parquet(target / done["path"])))
              for _, start, stop, done in ordered]
     first_part = min(s[0] for s in shards)
     rel = part_path("counts", variant, first_part)
@@ -177,27 +177,15 @@ def _sum_on_disk(target, entry, variant: str, shards) -> list[dict]:
     options = parquet_options(COUNT_SCHEMA)
     group_rows = options.pop("row_group_size")
     (target / rel).parent.mkdir(parents=True, exist_ok=True)
-    rows = 0
     con = duckdb.connect()
     try:
         con.execute(f"SET memory_limit = '{SUM_MEMORY}'")
         con.execute(f"SET temp_directory = '{spill}'")
-        reader = con.sql(
-            "SELECT * FROM (SELECT outcome::VARCHAR AS outcome, winner, first_of_class, battles, cards_laid, "
-            "cycle_length, cycle_key, sum(games)::BIGINT AS games, min(first_deal) AS first_deal "
-            "FROM read_parquet(?) GROUP BY ALL) ORDER BY list_position(?, outcome), coalesce(winner, -1), "
-            "coalesce(first_of_class::INTEGER, -1), battles, cards_laid, coalesce(cycle_length, -1), "
-            "coalesce(cycle_key, 0)",
-            params=[[str(target / d["path"]) for *_, d in ordered], list(OUTCOMES)]).to_arrow_reader(group_rows)
         with atomic_file(target / rel, dataset=True) as f:
             with pq.ParquetWriter(f, COUNT_SCHEMA, **options) as writer:
-                for batch in reader:
-                    outcome = pa.DictionaryArray.from_arrays(
-                        pc.index_in(batch.column("outcome"), value_set=pa.array(OUTCOMES)).cast(pa.int32()),
-                        pa.array(OUTCOMES))
-                    columns = [outcome] + [batch.column(field.name).cast(field.type) for field in COUNT_SCHEMA][1:]
-                    writer.write_table(pa.Table.from_arrays(columns, schema=COUNT_SCHEMA), row_group_size=group_rows)
-                    rows += batch.num_rows
+                rows = sum_tallies(con, [str(target / d["path"]) for *_, d in ordered], list(OUTCOMES), COUNT_SCHEMA,
+                                   lambda table: writer.write_table(table, row_group_size=group_rows), group_rows,
+                                   spill)
     except duckdb.Error as err:
         raise WarError(f"rule set {entry.ordinal}: its counts could not be summed on disk: "
                        f"{' '.join(str(err).split())}") from None

@@ -37,6 +37,16 @@ def count_deals(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, 
     return tally
 
 
+def count_rows(rules: RuleSet, ordinal: int, seed: int, start: int, stop: int, policies=()):
+    """count_deals's tally as its rows in the order of their keys (tally.rows: keys, games,
+    first deals): from a fast path that makes them sorted where it can (one sort a shard, not a
+    table sorted after)."""
+    fast = _counting(rules, policies)
+    if fast is not None and hasattr(fast, "count_rows"):
+        return fast.count_rows(rules, start, stop)
+    return tallies.rows(count_deals(rules, ordinal, seed, start, stop, policies))
+
+
 def counts_classes(rules: RuleSet, policies=()) -> bool:
     """Whether count_deals counts a range of deals by classes: the classes whose first deal lies
     in the range, each with its swapped deal (which may lie outside it), rather than each deal of
@@ -102,7 +112,11 @@ def game_columns(rules: RuleSet, games: pa.Table, first: int, deals=None) -> np.
 
 def tally_table(tally: Tally) -> pa.Table:
     """The tally as a `counts/` table, its rows in the order of their keys."""
-    keys, games, first = tallies.rows(tally)
+    return rows_table(*tallies.rows(tally))
+
+
+def rows_table(keys: np.ndarray, games: np.ndarray, first: np.ndarray) -> pa.Table:
+    """A tally's rows (tally.rows', in the order of their keys) as a `counts/` table."""
     outcome, winner, foc, battles, laid, length, key = (keys[:, i] for i in range(tallies.WIDTH))
     cycle = outcome == OUTCOMES.index("cycle")
     arrays = {
@@ -124,11 +138,33 @@ def table_tally(table: pa.Table) -> Tally:
     table of millions of rows, an enumeration's journal, stays arrays)."""
     if not table.num_rows:
         return tallies.new_tally()
+    return tallies.from_rows(*table_rows(table))
+
+
+def table_digest(table: pa.Table) -> int:
+    """The digest (tally.digest) of a `counts/` table's tally: folded straight from its columns
+    when its rows are in the order of their keys, each kind once (as tally_table writes them:
+    no table to build, no sort), else from its tally."""
+    if not table.num_rows:
+        return 0
+    keys, games, first = table_rows(table)
+    high, middle, key = tallies._sort_words(keys)[::-1]
+    after = (high[1:] > high[:-1]) | ((high[1:] == high[:-1]) & (
+        (middle[1:] > middle[:-1]) | ((middle[1:] == middle[:-1]) & (key[1:] > key[:-1]))))
+    if not after.all():
+        return tallies.digest(tallies.from_rows(keys, games, first))
+    value = int(tallies._digest(keys, games, first))
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def table_rows(table: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A `counts/` table's rows as a tally's (keys in KEY's columns, nulls as -1 and a null key as
+    0; games; first deals), in the table's order."""
     keys = np.stack([_outcomes(table.column("outcome")), _ints(table.column("winner"), -1),
                      _ints(table.column("first_of_class").cast(pa.int8()), -1), _ints(table.column("battles"), 0),
                      _ints(table.column("cards_laid"), 0), _ints(table.column("cycle_length"), -1),
                      _ints(table.column("cycle_key"), 0)], axis=1)
-    return tallies.from_rows(keys, _ints(table.column("games"), 0), _ints(table.column("first_deal"), 0))
+    return keys, _ints(table.column("games"), 0), _ints(table.column("first_deal"), 0)
 
 
 def _ints(column, null: int) -> np.ndarray:

@@ -23,9 +23,10 @@ from ..compiled.layout import (
     OUTCOME_CYCLE, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS, SUMMARY_CYCLE_KEY, SUMMARY_CYCLE_LENGTH,
     SUMMARY_OUTCOME, SUMMARY_WINNER,
 )
-from ..compiled.tally import Tally, grown, merge, new_tally, pack, put, slot_of
+from ..compiled.tally import Tally, from_rows, grown, merge, new_tally, pack, put, rows, slot_of
 from .open_duel import PICKUPS_CODE, SYMMETRIC, _game, _ring_cap, extra_card
-from .open_packed import named_by_keys, packed_game, packs
+from .open_packed import count_rows as packed_rows
+from .open_packed import packed_game, packs
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -49,10 +50,10 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
     of each deal of those kinds goes into `kept` (at most `most`; a swapped deal's after its
     class's first). With `extra` (seat 1 dealt one card more: open_duel._deal_as) no deal's
     swap is a deal, and each is the first of its class of one. With `packed` (a deck of
-    distinct ranks: open_packed), each game is played on packed positions, and a cycling row
-    of the tally holds its cycle's least word for its key (open_packed.named_by_keys names them
-    after; the kinds of `kept` are asked by their keys). Returns (the first deal not walked: `stop`, or sooner when the tally must
-    grow first, or `kept` is full; the deals kept)."""
+    distinct ranks: open_packed), each game is played on packed positions, each cycle hashed
+    to its key (keeping only: open_packed.count_rows counts such a deck). Returns (the first
+    deal not walked: `stop`, or sooner when the tally must grow first, or `kept` is full; the
+    deals kept)."""
     keeping = kept.shape[0] > 0
     size = seq.shape[0]
     half = size // 2
@@ -142,18 +143,27 @@ def count_deals(rules: RuleSet, start: int, stop: int, tally: Tally | None = Non
     if stop <= start:
         return tally
     counts, seq, how = _walker(rules, start)
-    packed = how[-1]
-    counted = new_tally() if packed else tally
+    if how[-1]:  # packed
+        counted = from_rows(*packed_rows(counts, seq, start, stop, *how[:4], _in_play(rules)))
+        return merge(tally, counted) if tally.fill[0] else counted
     index, nothing = start, np.zeros(0, np.int64)
     while index < stop:
-        index, _ = _walk(counts, seq, np.int64(index), np.int64(stop), *how, counted.keys, counted.games,
-                         counted.first, counted.fill, nothing, np.int64(0))
+        index, _ = _walk(counts, seq, np.int64(index), np.int64(stop), *how, tally.keys, tally.games,
+                         tally.first, tally.fill, nothing, np.int64(0))
         if index < stop:
-            counted = grown(counted)
-    if not packed:
-        return counted
-    counted = named_by_keys(counted, _in_play(rules), PICKUPS_CODE[rules.pickup], OUTCOME_CYCLE)
-    return merge(tally, counted) if tally.fill[0] else counted
+            tally = grown(tally)
+    return tally
+
+
+def count_rows(rules: RuleSet, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """count_deals's tally as its rows (tally.rows: keys, games, first deals, in the keys'
+    order): for a deck counted on packed positions, made sorted (open_packed.count_rows)
+    rather than a table then sorted."""
+    if stop > start:
+        counts, seq, how = _walker(rules, start)
+        if how[-1]:
+            return packed_rows(counts, seq, start, stop, *how[:4], _in_play(rules))
+    return rows(count_deals(rules, start, stop))
 
 
 def keep_deals(rules: RuleSet, start: int, stop: int, kinds: Tally, most: int) -> np.ndarray:

@@ -19,15 +19,19 @@ before the cap from a capped game.
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from ..compiled.jit import njit
 from ..compiled.layout import (
-    OUTCOME_CAPPED, OUTCOME_CYCLE, OUTCOME_WIN, PICKUP_TABLE_ORDER, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_CYCLE_KEY,
-    SUMMARY_CYCLE_LENGTH, SUMMARY_OUTCOME, SUMMARY_WINNER,
+    OUTCOME_CAPPED, OUTCOME_CYCLE, OUTCOME_WIN, PICKUP_TABLE_ORDER, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS,
+    SUMMARY_CYCLE_KEY, SUMMARY_CYCLE_LENGTH, SUMMARY_OUTCOME, SUMMARY_WINNER,
 )
+from ..compiled.deals import _index_of, _next_sequence
 from ..compiled.rng import HASH_START, _fold, _mix
-from ..compiled.tally import new_tally, put, slot_of
+from ..compiled.tally import from_rows, pack
+from ..compiled.tally import rows as rows_of
 
 MOST_CARDS = 15   # a position's cards (4 bits each) and seat 0's count (4 bits) in 64 bits
 MOST_RANK = 15    # a card is 4 bits
@@ -217,29 +221,382 @@ def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrore
     return np.int64(0)
 
 
+# Counting a range on packed positions: a table of its own whose rows are one cache line apiece
+# (the tally's keys, counts and first deals are three arrays: three misses a deal on a table of
+# hundreds of megabytes), its cycles named from a cache a worker keeps from shard to shard, its
+# rows sorted once, by kind then key.
+
+ROW_WORDS = 4  # a row of count_rows's table: kind (kind_of), cycle word, games, first deal
+_K0 = np.uint64(0x9E3779B97F4A7C15)
+_K1 = np.uint64(0xC2B2AE3D27D4EB4F)
+FIRST_ROWS = 1 << 12
+MOST_FIRST_ROWS = 1 << 22  # a range's table starts at most this large (it grows when half full)
+MOST_CACHED = 1 << 24      # slots of a worker's cycle cache: past them it starts again
+GROUP_SLOTS = 1 << 16      # slots for the kinds a sort by kind counts (past half: numpy's lexsort)
+
+
+def row_table(slots: int) -> np.ndarray:
+    """A table of `slots` rows of ROW_WORDS words (zero: empty), each row within one 64-byte
+    cache line."""
+    return zeroed(slots * ROW_WORDS).reshape(slots, ROW_WORDS)
+
+
+HUGE_PAGE = 1 << 21
+
+
+def zeroed(words: int) -> np.ndarray:
+    """`words` zero int64s from 64 bytes on; from 2 MB up, on memory asked to be mapped in huge
+    pages where the system maps them on request (Linux's transparent huge pages, `madvise`): a
+    table of hundreds of megabytes read at random costs a page-table walk a read in 4 KB pages,
+    more under a virtual machine's nested tables."""
+    size = 8 * words
+    if size < HUGE_PAGE or not hasattr(mmap, "MADV_HUGEPAGE"):
+        buf = np.zeros(words + 8, np.int64)
+        skip = (-buf.ctypes.data % 64) // 8
+        return buf[skip:skip + words]
+    memory = mmap.mmap(-1, size + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        memory.madvise(mmap.MADV_HUGEPAGE)
+    except OSError:
+        pass  # not offered: 4 KB pages
+    buf = np.frombuffer(memory, np.int64)
+    skip = (-buf.ctypes.data % HUGE_PAGE) // 8
+    return buf[skip:skip + words]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def kind_of(w0, length):
+    """A row's kind in one word: the tally's first word (tally.pack: outcome, winner, first of
+    class, battles < 2^22) and the cycle length + 1 above it; the cards laid are twice the
+    battles (no wars)."""
+    return w0 | ((length + 1) << 32)
+
+
+try:
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+except ImportError:  # no numba: nothing to ask of the processor
+    def _prefetch(array, at):
+        pass
+else:
+    @intrinsic
+    def _prefetch(typingctx, array, at):
+        """Ask the processor for the cache line of a C-contiguous array's element `at` (its flat
+        index), without waiting for it (LLVM's prefetch: read, kept close)."""
+        def codegen(context, builder, signature, args):
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            byte = ir.IntType(8).as_pointer()
+            fetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+                ir.VoidType(), [byte, ir.IntType(32), ir.IntType(32), ir.IntType(32)]), "llvm.prefetch.p0")
+            builder.call(fetch, [builder.bitcast(builder.gep(data, [args[1]]), byte), ir.Constant(ir.IntType(32), 0),
+                                 ir.Constant(ir.IntType(32), 3), ir.Constant(ir.IntType(32), 1)])
+            return context.get_dummy_value()
+        return types.void(array, at), codegen
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _row_home(rows, kind, word):
+    """The slot where a row's search starts."""
+    h = (np.uint64(kind) * _K0) ^ (np.uint64(word) * _K1)
+    return np.int64((h ^ (h >> np.uint64(29))) & np.uint64(rows.shape[0] - 1))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _row_slot(rows, kind, word):
+    mask = rows.shape[0] - 1
+    slot = _row_home(rows, kind, word)
+    while rows[slot, 2] != 0:
+        if rows[slot, 0] == kind and rows[slot, 1] == word:
+            return slot
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _row_put(rows, fill, slot, kind, word, count, deal):
+    if rows[slot, 2] == 0:
+        rows[slot, 0] = kind
+        rows[slot, 1] = word
+        rows[slot, 2] = count
+        rows[slot, 3] = deal
+        fill[0] += 1
+    else:
+        rows[slot, 2] += count
+        if deal < rows[slot, 3]:
+            rows[slot, 3] = deal
+
+
+@njit(cache=True, _nrt=False)
+def _rows_into(rows, bigger, fill):
+    for slot in range(rows.shape[0]):
+        if rows[slot, 2]:
+            r = rows[slot]
+            _row_put(bigger, fill, _row_slot(bigger, r[0], r[1]), r[0], r[1], r[2], r[3])
+
+
+def _grown_rows(rows: np.ndarray, fill: np.ndarray) -> np.ndarray:
+    bigger = row_table(2 * rows.shape[0])
+    fill[0] = 0
+    _rows_into(rows, bigger, fill)
+    return bigger
+
+
 @njit(cache=True)
-def _named(keys, games, first, cycling, cards, pickup, new_keys, new_games, new_first, fill):
-    """The tally's rows into the new one, each cycling row (first word `cycling`) keyed by its
-    cycle's key, each cycle hashed once."""
-    at = np.flatnonzero((games != 0) & (keys[:, 0] % 4 == cycling))
-    words = np.unique(keys[at, 3])
-    named = np.zeros(words.shape[0], np.int64)
-    for i in range(words.shape[0]):
-        named[i] = cycle_key_of(np.uint64(words[i]), cards, pickup)
-    for slot in range(keys.shape[0]):
-        if games[slot]:
-            k = keys[slot]
-            key = k[3]
-            if k[0] % 4 == cycling:
-                key = named[np.searchsorted(words, key)]
-            to = slot_of(new_keys, new_games, k[0], k[1], k[2], key)
-            put(new_keys, new_games, new_first, fill, to, k[0], k[1], k[2], key, games[slot], first[slot])
+def _swapped_index(counts, seq, mirror, half):
+    """The number of the deal `seq` with the seats' piles swapped (its cards at 2k and 2k + 1)."""
+    for i in range(seq.shape[0]):
+        mirror[i] = seq[i]
+    for k in range(0, 2 * half, 2):
+        mirror[k], mirror[k + 1] = mirror[k + 1], mirror[k]
+    return _index_of(counts, mirror)
 
 
-def named_by_keys(tally, cards: int, pickup: int, cycle: int):
-    """The tally with each cycling row's least word (packed_game's) replaced by its cycle's key,
-    each cycle hashed once (rows that meet under one key add up, as the open duel's would)."""
-    named = new_tally(tally.keys.shape[0])
-    _named(tally.keys, tally.games, tally.first, np.int64(cycle), np.int64(cards), np.int64(pickup), named.keys,
-           named.games, named.first, named.fill)
-    return named
+@njit(cache=True)
+def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, rows, fill):
+    """Deals index..stop-1 (`seq` holds deal `index`'s ranks, and is left holding the first deal
+    not walked) into `rows`, as open_counts._walk tallies them (a cycling row keyed by its
+    cycle's least word); returns the first deal not walked: `stop`, or sooner when the table
+    must grow first. A deal's row is asked of memory (_prefetch) when its game ends and added
+    when the next game ends: a table of hundreds of megabytes misses the cache nearly every
+    deal, and the wait is then spent playing (rows add alike in any order)."""
+    size = seq.shape[0]
+    half = size // 2
+    deal = np.empty(size, np.uint8)
+    mirror = np.empty(size, np.int64)
+    summary = np.zeros(len(SUMMARY_COLUMNS), np.int64)
+    history = np.zeros(4 * max_battles + 4 * half + 2, np.uint64)  # history_for
+    pending = False  # a row asked for, to add: kind, word, deal
+    pending_kind = pending_word = pending_deal = np.int64(0)
+    while index < stop:
+        if 2 * (fill[0] + 3) > rows.shape[0]:
+            break
+        own = True  # its own swap
+        first_of_class = True
+        for k in range(0, 2 * half * (1 - extra), 2):
+            if seq[k] != seq[k + 1]:
+                own = False
+                first_of_class = seq[k] < seq[k + 1]
+                break
+        if first_of_class or not classes:
+            for i in range(size):
+                deal[i] = seq[i]
+            mirror_word = packed_game(deal, half, extra, pickup, max_battles, history, False, classes, summary)
+            outcome, winner, battles = summary[SUMMARY_OUTCOME], summary[SUMMARY_WINNER], summary[SUMMARY_BATTLES]
+            length = summary[SUMMARY_CYCLE_LENGTH]
+            cycling = outcome == OUTCOME_CYCLE
+            word = summary[SUMMARY_CYCLE_KEY] if cycling else 0
+            kind = kind_of(pack(outcome, winner, np.int64(first_of_class), battles), length)
+            if pending:
+                _row_put(rows, fill, _row_slot(rows, pending_kind, pending_word), pending_kind, pending_word, 1,
+                         pending_deal)
+            _prefetch(rows, _row_home(rows, kind, word) * ROW_WORDS)
+            pending, pending_kind, pending_word, pending_deal = True, kind, word, index
+            if classes and not own:
+                swapped = 1 - winner if winner >= 0 else winner
+                word = mirror_word if cycling else 0
+                kind = kind_of(pack(outcome, swapped, 0, battles), length)
+                slot = _row_slot(rows, kind, word)
+                at = rows[slot, 3] if rows[slot, 2] else -1
+                if at < 0 or at > index:  # the swapped deal's number may be the row's least
+                    at = _swapped_index(counts, seq, mirror, half)
+                _row_put(rows, fill, slot, kind, word, 1, at)
+        index += 1
+        if index < stop:
+            _next_sequence(seq)
+    if pending:
+        _row_put(rows, fill, _row_slot(rows, pending_kind, pending_word), pending_kind, pending_word, 1, pending_deal)
+    return index
+
+
+@njit(cache=True, _nrt=False)
+def _used_rows(rows, kinds, words, games, first):
+    n = 0
+    for slot in range(rows.shape[0]):
+        if rows[slot, 2]:
+            kinds[n] = rows[slot, 0]
+            words[n] = rows[slot, 1]
+            games[n] = rows[slot, 2]
+            first[n] = rows[slot, 3]
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _cached_slot(cached, word):
+    mask = cached.shape[0] - 1
+    h = np.uint64(word) * _K0
+    slot = np.int64((h ^ (h >> np.uint64(31))) & np.uint64(mask))
+    while cached[slot, 0] != 0 and cached[slot, 0] != word:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit(cache=True, _nrt=False)
+def _name(kinds, words, at, cycling, cards, pickup, cached, fill):
+    """Rows at.. : each cycling row's least word replaced by its cycle's key, from the cache or
+    going round the cycle once (then cached). Returns the first row not named: all of them, or
+    sooner when the cache is half full."""
+    for i in range(at, kinds.shape[0]):
+        if kinds[i] % 4 != cycling:
+            continue
+        slot = _cached_slot(cached, words[i])
+        if cached[slot, 0] == 0:
+            if 2 * (fill[0] + 1) > cached.shape[0]:
+                return i
+            cached[slot, 0] = words[i]
+            cached[slot, 1] = cycle_key_of(np.uint64(words[i]), cards, pickup)
+            fill[0] += 1
+        words[i] = cached[slot, 1]
+    return kinds.shape[0]
+
+
+_CYCLES: dict = {}  # (cards, pickup): (the cache [slots, 2]: least word (0: empty), key; its fill)
+
+
+def _named(kinds: np.ndarray, words: np.ndarray, cards: int, pickup: int, cycling: int) -> None:
+    """Each cycling row's least word replaced by its cycle's key, in place. The cycles a worker
+    has met are cached: 1x13's 16.8 million deals a shard meet about 600,000 cycles, nearly all
+    met by the shard before."""
+    cached, fill = _CYCLES.get((cards, pickup), (None, None))
+    if cached is None:
+        cached, fill = _cache(FIRST_ROWS)
+    at = 0
+    while True:
+        at = _name(kinds, words, at, np.int64(cycling), np.int64(cards), np.int64(pickup), cached, fill)
+        if at == kinds.shape[0]:
+            break
+        if 2 * cached.shape[0] > MOST_CACHED:
+            cached, fill = _cache(FIRST_ROWS)
+            continue
+        bigger, more = _cache(2 * cached.shape[0])
+        _recached(cached, bigger, more)
+        cached, fill = bigger, more
+    _CYCLES[(cards, pickup)] = (cached, fill)
+
+
+def _cache(slots: int):
+    return zeroed(2 * slots).reshape(slots, 2), np.zeros(1, np.int64)
+
+
+@njit(cache=True, _nrt=False)
+def _recached(cached, bigger, fill):
+    for slot in range(cached.shape[0]):
+        if cached[slot, 0]:
+            to = _cached_slot(bigger, cached[slot, 0])
+            bigger[to, 0] = cached[slot, 0]
+            bigger[to, 1] = cached[slot, 1]
+            fill[0] += 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _group_of(kind):
+    """A kind as one word in the order of the tally's columns (outcome, winner, first of class,
+    battles, then cards laid, twice the battles, and the cycle length)."""
+    w0 = kind & 0xFFFFFFFF
+    return ((w0 & 3) << 56) | (((w0 >> 2) & 63) << 48) | (((w0 >> 8) & 3) << 46) | ((w0 >> 10) << 22) | (kind >> 32)
+
+
+@njit(cache=True)
+def _sorted_rows(kinds, keys, games, first, out, out_games, out_first, room):
+    """The rows in the tally's order (tally.rows'): by kind (_group_of), then key, by a count of
+    the kinds and a sort of each kind's keys; rows of one kind and key (two cycles of one key)
+    added up. Returns the rows written into `out` [rows, 7] (tally.KEY's columns), or -1 when
+    the kinds are more than `room` / 2 (a power of 2)."""
+    n = kinds.shape[0]
+    groups = np.zeros(n, np.int64)
+    table = np.full(room, -1, np.int64)
+    distinct = np.zeros(room // 2, np.int64)
+    found = 0
+    mask = room - 1
+    bits = np.uint64(64)
+    r = room
+    while r > 1:
+        r //= 2
+        bits -= np.uint64(1)
+    for i in range(n):
+        g = _group_of(kinds[i])
+        groups[i] = g
+        slot = np.int64((np.uint64(g) * _K0) >> bits) & mask
+        while table[slot] >= 0 and distinct[table[slot]] != g:
+            slot = (slot + 1) & mask
+        if table[slot] < 0:
+            if found == distinct.shape[0]:
+                return -1
+            table[slot] = found
+            distinct[found] = g
+            found += 1
+    order = np.argsort(distinct[:found])
+    rank = np.empty(found, np.int64)
+    for r in range(found):
+        rank[order[r]] = r
+    starts = np.zeros(found + 1, np.int64)
+    member = np.empty(n, np.int64)
+    for i in range(n):
+        slot = np.int64((np.uint64(groups[i]) * _K0) >> bits) & mask
+        while distinct[table[slot]] != groups[i]:
+            slot = (slot + 1) & mask
+        member[i] = rank[table[slot]]
+        starts[member[i] + 1] += 1
+    for r in range(found):
+        starts[r + 1] += starts[r]
+    placed = starts[:found].copy()
+    at = np.empty(n, np.int64)
+    for i in range(n):
+        at[placed[member[i]]] = i
+        placed[member[i]] += 1
+    rows = 0
+    last_group = -1
+    for r in range(found):
+        block = at[starts[r]:starts[r + 1]]
+        block = block[np.argsort(keys[block])]
+        for i in block:
+            if rows and r == last_group and keys[i] == out[rows - 1, 6]:
+                out_games[rows - 1] += games[i]
+                out_first[rows - 1] = min(out_first[rows - 1], first[i])
+                continue
+            last_group = r
+            w0 = kinds[i] & 0xFFFFFFFF
+            out[rows, 0] = w0 % 4
+            out[rows, 1] = (w0 // 4) % 64 - 1
+            out[rows, 2] = (w0 // 256) % 4 - 1
+            out[rows, 3] = w0 // 1024
+            out[rows, 4] = 2 * (w0 // 1024)
+            out[rows, 5] = (kinds[i] >> 32) - 1
+            out[rows, 6] = keys[i]
+            out_games[rows] = games[i]
+            out_first[rows] = first[i]
+            rows += 1
+    return rows
+
+
+def count_rows(counts: np.ndarray, seq: np.ndarray, start: int, stop: int, extra: int, pickup: int, max_battles: int,
+               classes: bool, cards: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tally of deals start..stop-1 (`seq` holds deal `start`'s ranks; `cards` in play) as
+    tally.rows gives it: (keys [rows, 7] in KEY's columns, games, first deal), in the order of
+    the keys, each cycle named by its key. One table, one naming, one sort."""
+    slots = FIRST_ROWS
+    while slots < min(MOST_FIRST_ROWS, stop - start):
+        slots *= 2
+    rows, fill = row_table(slots), np.zeros(1, np.int64)
+    index = start
+    while index < stop:
+        index = _count_walk(counts, seq, np.int64(index), np.int64(stop), np.int64(extra), np.int64(pickup),
+                            np.int64(max_battles), classes, rows, fill)
+        if index < stop:
+            rows = _grown_rows(rows, fill)
+    n = int(fill[0])
+    kinds, words, games, first = (np.empty(n, np.int64) for _ in range(4))
+    _used_rows(rows, kinds, words, games, first)
+    del rows
+    _named(kinds, words, cards, pickup, OUTCOME_CYCLE)
+    out, out_games, out_first = np.empty((n, 7), np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    done = _sorted_rows(kinds, words, games, first, out, out_games, out_first, np.int64(GROUP_SLOTS)) if n else 0
+    if done < 0:  # kinds too many to count: numpy's sort, the tally's
+        del out
+        w0 = kinds & 0xFFFFFFFF
+        keys = np.stack([w0 % 4, (w0 // 4) % 64 - 1, (w0 // 256) % 4 - 1, w0 // 1024, 2 * (w0 // 1024),
+                         (kinds >> 32) - 1, words], axis=1)
+        return rows_of(from_rows(keys, games, first))
+    return out[:done], out_games[:done], out_first[:done]

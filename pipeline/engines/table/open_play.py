@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from ...model.all_deals import seats_alike
 from ...model.schema import RuleSet
-from .open_counts import count_deals, keep_deals
+from .open_counts import count_deals, count_rows, keep_deals
 from .open_duel import SYMMETRIC, extra_card, fits, play_arrays
 from .open_search import search_round, warm_search
 
-__all__ = ["TITLE", "count_deals", "counts_classes", "fits", "keep_deals", "play_arrays", "search_round",
+__all__ = ["TITLE", "count_deals", "count_rows", "counts_classes", "fits", "keep_deals", "play_arrays", "search_round",
            "searches", "warm_search"]
 
 TITLE = "open duel"  # how a search names the engine it ran on (jobs.search.Found.engine)

@@ -269,3 +269,27 @@ def test_an_odd_first_short_deck_is_refused_for_what_it_is(monkeypatch, capsys):
     assert code != 0 and "first_short" in err and "set aside" not in err and err.count("\n") == 1, err
     code, _, err = run_main(monkeypatch, capsys, "solve", "--set", "ranks=7", "--set", "suits=1")
     assert code != 0 and "sets a card aside" in err
+
+
+@pytest.mark.parametrize("change", [
+    lambda b: b["deck"].pop("p_win0"),
+    lambda b: b.__setitem__("deck", 5),
+    lambda b: b.__setitem__("quantiles", [1, 2]),
+    lambda b: b["deck"].__setitem__("exact_p_win0", "abc"),
+    lambda b: b.__setitem__("deals", "many"),
+    lambda b: b.__setitem__("bound", "x"),
+    lambda b: b["files"][0].__setitem__("rows", "x"),
+], ids=["deck-figure-missing", "deck-not-figures", "quantiles-a-list", "deck-fraction-not-one", "deals-text",
+        "bound-text", "rows-text"])
+@pytest.mark.parametrize("command", ["query", "report", "validate"])
+def test_a_manifest_of_the_wrong_shape_is_one_line(solved, tmp_path, monkeypatch, capsys, change, command):
+    """A solution.json edited by hand into the wrong shape: each reader said 'internal error:
+    KeyError' (or AttributeError, ValueError), and validate passed a deck without p_win0."""
+    bad = tmp_path / "bad"
+    shutil.copytree(solved, bad)
+    body = json.loads((bad / "solution.json").read_text())
+    change(body)
+    (bad / "solution.json").write_text(json.dumps(body))
+    args = {"query": ["solved_deck"], "report": ["-o", tmp_path / "r.html"], "validate": []}[command]
+    code, _, err = run_main(monkeypatch, capsys, command, bad, *args)
+    assert code == 2 and err.count("\n") == 1 and "internal error" not in err and "solution.json" in err, err

@@ -45,8 +45,12 @@ def read_manifest(root) -> dict:
     missing = [k for k in KEYS if k not in body]
     if missing:
         raise DatasetError(f"{str(root)!r}: {MANIFEST} lacks {', '.join(missing)}")
+    wrong = _mistyped(body)
+    if wrong is not None:
+        raise DatasetError(f"{str(root)!r}: {MANIFEST}'s {wrong}")
     files = body["files"]
-    if not isinstance(files, list) or not all(isinstance(f, dict) and {"path", "sha256", "rows"} <= set(f) for f in files):
+    if not isinstance(files, list) or not all(isinstance(f, dict) and {"path", "sha256", "rows"} <= set(f)
+                                              and isinstance(f["sha256"], str) and _count(f["rows"]) for f in files):
         raise DatasetError(f"{str(root)!r}: {MANIFEST} lists its files wrongly (each a path, sha256 and rows)")
     for f in files:
         rel = f["path"]
@@ -56,6 +60,49 @@ def read_manifest(root) -> dict:
     if "deals.parquet" not in {f["path"] for f in files}:
         raise DatasetError(f"{str(root)!r}: {MANIFEST} lists no deals.parquet")
     return body
+
+
+DECK = ("p_win0", "p_win1", "p_draw", "battles", "laid", "over_cap", "battles_bound", "laid_bound")
+DECK_EXACT = ("exact_p_win0", "exact_p_win1", "exact_battles", "exact_laid")
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _mistyped(body: dict) -> str | None:
+    """What of a manifest is not of the type its readers take it as (the deck view reads each
+    figure as a number, each fraction as "p/q", each quantile as a count), said in a few
+    words; None when all are. A manifest edited by hand is said in a line, not a traceback."""
+    for key in ("cards", "deals", "positions", "sweeps"):
+        if not _count(body[key]):
+            return f"{key} is {body[key]!r}, not a count"
+    if not _number(body["bound"]):
+        return f"bound is {body['bound']!r}, not a number"
+    if not isinstance(body["exact"], bool):
+        return f"exact is {body['exact']!r}, not true or false"
+    deck = body["deck"]
+    if not isinstance(deck, dict):
+        return f"deck is {type(deck).__name__}, not the deck's figures"
+    for key in DECK:
+        if not _number(deck.get(key)):
+            return f"deck's {key} is {deck.get(key)!r}, not a number"
+    for key in DECK_EXACT:
+        if deck.get(key) is not None:
+            try:
+                fraction(deck[key])
+            except (ValueError, TypeError, ZeroDivisionError):
+                return f"deck's {key} is {deck[key]!r}, not a fraction"
+    quantiles = body.get("quantiles", {})
+    if not isinstance(quantiles, dict) or not all(v is None or _count(v) for v in quantiles.values()):
+        return f"quantiles are {quantiles!r}, not a battle count by probability"
+    if not isinstance(body.get("rules_label", ""), str):
+        return f"rules_label is {body['rules_label']!r}, not text"
+    return None
 
 
 def file_paths(root, body: dict) -> dict[str, Path]:

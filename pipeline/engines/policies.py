@@ -195,7 +195,14 @@ class PolicyChooser:
             if OWNERS[kind].name in registry().built_in or interrupted(err) or ctrl_c_pressed():
                 raise  # war's own policy (a bug of war's, said as one), or a Ctrl-C turned into another error
             raise self.fault(kind, seat, f"raised {type(err).__name__}: {err}") from err
-        wrong = wrong_choice(CHOOSES[kind], choice, options)
+        chooses = CHOOSES[kind]
+        # the answers policies give most, legal at a glance (wrong_choice would find so): no
+        # seat, one seat offered, one card offered; anything else checked in full
+        if type(choice) is tuple and (not choice or len(choice) == 1 and type(choice[0]) is int
+                                      and choice[0] in options) if chooses == "seats" else \
+                type(choice) is int and choice in options:
+            return choice
+        wrong = wrong_choice(chooses, choice, options)
         if wrong is not None:
             raise self.fault(kind, seat, f"chose {wrong}")
         return choice

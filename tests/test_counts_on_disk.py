@@ -18,6 +18,7 @@ from pipeline.jobs.validate import validate
 from pipeline.log.counts import table_digest, tally_table
 from pipeline.model.schema import OUTCOMES, Manifest
 from pipeline.model.rules import build_rules
+from pipeline.storage.files import write_parquet
 
 pytest.importorskip("numba")
 pytest.importorskip("duckdb")
@@ -64,7 +65,7 @@ def test_one_and_two_workers_write_the_same_bytes(tmp_path, monkeypatch):
         assert table(tmp_path / f"{disk}-1", "count_shards").num_rows == 10
 
 
-def test_a_shards_digest_folded_from_its_file_is_its_tallys():
+def test_a_shards_digest_folded_from_its_file_is_its_tallys(tmp_path):
     rng = np.random.default_rng(3)
     keys = np.stack([rng.integers(0, 4, 500), rng.integers(-1, 2, 500), rng.integers(-1, 2, 500),
                      rng.integers(0, 40, 500), rng.integers(0, 80, 500), rng.integers(-1, 30, 500),
@@ -75,3 +76,5 @@ def test_a_shards_digest_folded_from_its_file_is_its_tallys():
     assert table_digest(sorted_table) == tallies.digest(tally)
     shuffled = sorted_table.take(rng.permutation(sorted_table.num_rows))  # not in key order: its tally's digest
     assert table_digest(shuffled) == tallies.digest(tally)
+    write_parquet(sorted_table, tmp_path / "part.parquet")  # a journal entry without the worker's digest
+    assert counts_job._shard_digest(tmp_path, {"path": "part.parquet"}) == tallies.digest(tally)

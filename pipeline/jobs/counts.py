@@ -18,7 +18,9 @@ import pyarrow as pa
 from ..engines.compiled import tally as tallies
 from ..engines.compiled.tally import Tally
 from ..errors import RulesError, WarError
-from ..log.counts import count_deals, count_rows, rows_table, shards_table, table_digest, table_tally, tally_table
+from ..log.counts import (
+    count_deals, count_rows, rows_digest, rows_table, shards_table, table_digest, table_tally, tally_table,
+)
 from ..model.all_deals import check_enumerable
 from ..model.schema import RuleSet
 from ..storage.dataset import MANIFEST, WORK_DIR, part_path
@@ -110,13 +112,14 @@ def journal_path(part: int) -> str:
 def run_count_shard(shard, tick=None) -> list[dict]:
     """Count one shard of deals into the journal; its journal entry (a counts file of no games)."""
     rules = RuleSet.model_validate_json(shard.rules_json)
-    table = rows_table(*count_rows(rules, shard.ordinal, shard.seed, shard.start, shard.stop, shard.policies))
+    rows = count_rows(rules, shard.ordinal, shard.seed, shard.start, shard.stop, shard.policies)
+    table = rows_table(*rows)
     rel = journal_path(shard.part)
     digest = write_parquet(table, location(shard.root) / rel, durable=shard.durable)
     if tick is not None:
         tick(shard.stop - shard.start)
     return [{"path": rel, "table": "counts", "rule_set": shard.ordinal, "first_game": 0, "games": 0,
-             "rows": table.num_rows, "sha256": digest}]
+             "rows": table.num_rows, "sha256": digest, "tally_digest": rows_digest(*rows)}]
 
 
 def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, dict]], keep_parts: bool = True):
@@ -168,8 +171,7 @@ def _sum_on_disk(target, entry, variant: str, shards) -> list[dict]:
     from .counts_sum import sum_tallies
 
     ordered = sorted(shards, key=lambda s: s[1])
-    parts = [(start, stop - start, table_digest(read_whole_parquet(target / done["path"])))
-             for _, start, stop, done in ordered]
+    parts = [(start, stop - start, _shard_digest(target, done)) for _, start, stop, done in ordered]
     first_part = min(s[0] for s in shards)
     rel = part_path("counts", variant, first_part)
     spill = target / WORK_DIR / "counts-sum"
@@ -202,6 +204,16 @@ def _sum_on_disk(target, entry, variant: str, shards) -> list[dict]:
     out.append({"path": shards_rel, "table": "count_shards", "rule_set": entry.ordinal, "first_game": 0, "games": 0,
                 "rows": table.num_rows, "sha256": write_parquet(table, target / shards_rel)})
     return out
+
+
+def _shard_digest(target, done: dict) -> int:
+    """A shard's digest (tally.digest of its tally): the one its worker folded from the rows it
+    wrote (its journal entry's `tally_digest`, which the manifest's file entry drops), else
+    folded from its file, read again (a journal from before the entry held it)."""
+    digest = done.get("tally_digest")
+    if isinstance(digest, int) and not isinstance(digest, bool):
+        return digest
+    return table_digest(read_whole_parquet(target / done["path"]))
 
 
 def added(total: Tally, part: Tally) -> Tally:

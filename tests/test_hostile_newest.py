@@ -293,3 +293,18 @@ def test_a_manifest_of_the_wrong_shape_is_one_line(solved, tmp_path, monkeypatch
     args = {"query": ["solved_deck"], "report": ["-o", tmp_path / "r.html"], "validate": []}[command]
     code, _, err = run_main(monkeypatch, capsys, command, bad, *args)
     assert code == 2 and err.count("\n") == 1 and "internal error" not in err and "solution.json" in err, err
+
+
+# ---------------------------------------------------------------- war search, records, the option deal
+
+
+@pytest.mark.parametrize("pickup", ["shuffled", "pooled"])
+def test_a_search_for_a_cycle_under_a_drawn_pickup_is_refused_before_it_plays(tmp_path, monkeypatch, capsys, pickup):
+    """No game cycles under a drawn pickup (the engine does not look: ruling 7), yet the search
+    played its rounds (hours with --seconds) and then said 'found none that cycles; more
+    rounds search further'."""
+    code, _, err = run_main(monkeypatch, capsys, "search", "--set", "ranks=7", "--set", "suits=1",
+                            "--set", f"pickup={pickup}", "--goal", "cycle", "--rounds", "1", "--searchers", "1",
+                            "-q", "-o", tmp_path / "found")
+    assert code != 0 and f"pickup={pickup}" in err and "fixed pickup" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "found.search.json").exists()

@@ -28,6 +28,7 @@ from ..engines.choice import compiled_engine
 from ..errors import DatasetError, Interrupted, RulesError, brief, interrupted, storage_error
 from ..model.deal import check_deal, deal_deck
 from ..model.inputs import loads_json, not_regular
+from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.rng import SplitMix64
 from ..model.schema import Manifest, RuleSet
 from ..storage.files import atomic_write_bytes
@@ -75,6 +76,12 @@ def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20,
         raise RulesError(f"`goal` is {' or '.join(GOALS)}, got {goal!r}", params=("goal",))
     if measure not in MEASURES:
         raise RulesError(f"`measure` is {' or '.join(MEASURES)}, got {measure!r}", params=("measure",))
+    pickup = PICKUPS_BY_NAME.get(getattr(rules, "pickup", None))
+    if goal == "cycle" and pickup is not None and not pickup.fixed:
+        raise RulesError(f"pickup={pickup.name} draws the order won cards join a pile, so no game cycles for "
+                         f"certain (rules 2.6, ruling 7) and a search for one would never find it: a cycle needs a "
+                         f"fixed pickup ({', '.join(p.name for p in PICKUP_ORDERS if p.fixed)})",
+                         params=("goal", "rules"))
     if compiled_engine(rules) is None:
         raise RulesError(f"rule set {rules.variant} {rules.rules_id}: the compiled engine does not play it, "
                          f"and a search needs it", params=("rules",))

@@ -22,7 +22,9 @@ from pipeline.jobs.generate import Plan, generate
 from pipeline.storage.journal import Journal
 from pipeline.storage.location import StorePath, location
 from pipeline.model.rules import build_rules
+from faultkit import procs  # noqa: F401  the fixture: the killed run's workers, found and reaped
 from rulekit import digests, war_process
+from waitkit import wait_until
 
 ARGS = ["generate", "--games", "1200", "--shard-size", "150", "--seed", "77", "-q"]
 
@@ -139,10 +141,10 @@ def test_dask_writes_the_same_bytes_to_s3(s3, tmp_path):
 
 
 @pytest.mark.parametrize("delay", [random.Random(i).uniform(1.0, 3.0) for i in range(2)])
-def test_resume_on_s3_after_kill_9_gives_the_same_bytes(s3, local, delay):
+def test_resume_on_s3_after_kill_9_gives_the_same_bytes(s3, local, delay, procs):
     bucket = s3.bucket()
     uri = s3.uri(bucket)
-    proc = war(*ARGS, "--workers", "2", "--out", uri)
+    proc = procs.war(*ARGS, "--workers", "2", "--out", uri)
     deadline = time.time() + 60  # the kill lands `delay` into the writing, however slow the start
     while not any(k.endswith("lock") for k in s3.keys(bucket)) and proc.poll() is None and time.time() < deadline:
         time.sleep(0.05)
@@ -157,7 +159,7 @@ def test_resume_on_s3_after_kill_9_gives_the_same_bytes(s3, local, delay):
         assert code == 2 and "--resume" in err
         code, _, err = run(*ARGS, "--out", uri, "--resume")
         assert code == 0, err
-    time.sleep(0.5)
+    assert not procs.gone(within=120), "workers of the killed run left"  # and nothing they write after
     assert s3.digests(bucket) == digests(local)
 
 
@@ -217,9 +219,8 @@ def test_the_lock_is_rewritten_while_its_writer_runs(s3, monkeypatch):
     journal = Journal(location(s3.uri(s3.bucket())))
     journal.acquire(resume=False)
     try:
-        first = journal.lock.mtime()
-        time.sleep(2.2)
-        assert journal.lock.mtime() > first
+        first = journal.lock.mtime()  # the store stamps whole seconds: a beat a second later moves it
+        assert wait_until(lambda: journal.lock.mtime() > first), "the lock was not rewritten in a minute"
     finally:
         journal.release()
     assert not journal.lock.exists()
@@ -230,9 +231,11 @@ def test_a_rewrite_under_way_does_not_bring_the_lock_back_after_release(s3, monk
     monkeypatch.setattr(Journal, "CLAIM_PAUSE", 0.0)
     put = StorePath.put
     in_put = threading.Event()
+    beaters = set()
 
     def slow_put(self, data):
         if threading.current_thread().name == "war-lock-beat":
+            beaters.add(threading.current_thread())
             in_put.set()
             time.sleep(0.5)
         put(self, data)
@@ -240,9 +243,10 @@ def test_a_rewrite_under_way_does_not_bring_the_lock_back_after_release(s3, monk
     monkeypatch.setattr(StorePath, "put", slow_put)
     journal = Journal(location(s3.uri(s3.bucket())))
     journal.acquire(resume=False)
-    assert in_put.wait(5)
+    assert in_put.wait(60)
     journal.release()
-    time.sleep(0.7)
+    # every rewrite that was under way has landed (release() should have waited for it)
+    assert wait_until(lambda: not any(t.is_alive() for t in beaters)), "the lock's rewriting never stopped"
     assert not journal.lock.exists()
 
 
@@ -252,22 +256,29 @@ def test_a_writer_whose_lock_was_taken_over_stops_rewriting_it(s3, monkeypatch):
     put = StorePath.put
     other = lock_of({"pid": 1, "host": "another-machine"})
     taken = threading.Event()
+    beater = []
+    puts_after = []
 
     def put_then_taken_over(self, data):
         """The take-over lands right after one of the writer's beats, from the beat's own thread:
         a take-over during a rewrite is a race no store settles, and a test thread put in between
         would race the next beat on a loaded machine."""
         put(self, data)
-        if threading.current_thread().name == "war-lock-beat" and not taken.is_set():
-            put(self, other)  # a --resume elsewhere after this writer was cut off for a minute
-            taken.set()
+        if threading.current_thread().name == "war-lock-beat":
+            if taken.is_set():
+                puts_after.append(data)
+            else:
+                put(self, other)  # a --resume elsewhere after this writer was cut off for a minute
+                beater.append(threading.current_thread())
+                taken.set()
 
     monkeypatch.setattr(StorePath, "put", put_then_taken_over)
     journal = Journal(location(s3.uri(s3.bucket())))
     journal.acquire(resume=False)
-    assert taken.wait(5)
-    time.sleep(0.6)
-    assert journal.lock.read_bytes() == other
+    assert taken.wait(60)
+    # the writer's next beat sees the lock is another's and stops, or (broken) writes over it
+    wait_until(lambda: puts_after or not beater[0].is_alive())
+    assert not puts_after and journal.lock.read_bytes() == other
     journal.release()
     assert journal.lock.read_bytes() == other
 

@@ -308,3 +308,17 @@ def test_a_search_for_a_cycle_under_a_drawn_pickup_is_refused_before_it_plays(tm
                             "-q", "-o", tmp_path / "found")
     assert code != 0 and f"pickup={pickup}" in err and "fixed pickup" in err and err.count("\n") == 1, err
     assert not (tmp_path / "found.search.json").exists()
+
+
+@pytest.mark.parametrize("inside", [".war", "games/variant=classic/x"])
+def test_a_solution_is_not_written_inside_a_datasets_own_files(small, tmp_path, inside):
+    """`war solve --out DS/.war` wrote there and the next `war generate --append` of DS removed
+    it with the journal (lost); `--out DS/games/...` made DS fail validate (a file it does not
+    list). Refused as every other writer refuses it; beside the dataset's files is fine."""
+    ds = tmp_path / "ds"
+    war.generate(ds, [war.Plan(rules(4, 1), 10, log="games")], seed=1)
+    with pytest.raises(war.DatasetError, match="of the dataset"):
+        war.write_solution(ds / inside, small)
+    assert not (ds / inside / "solution.json").exists()
+    war.write_solution(ds / "solved", small)
+    assert war.validate(ds).ok

@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from ..errors import DatasetError, QueryError
 from ..storage.files import atomic_write_bytes, make_folder, write_parquet
+from ..storage.layout import inside_dataset, part_said
 from .folder import FORMAT, MANIFEST, VIEWS, read_manifest
 from .figures import deck_quantiles, positions_reached, symmetric_rows, top_cards
 from .solver import QUANTILES
@@ -53,6 +54,11 @@ def check_solution_out(out, overwrite: bool, held: bool = False) -> None:
         raise DatasetError("`out` of war solve is a local folder", params=("out",))
     if path.exists() and not path.is_dir():
         raise DatasetError(f"{out!r} is a file; give a folder", params=("out",))
+    found = inside_dataset(out, "out")
+    if found is not None:  # a later run of that dataset would remove it (its journal) or list it as a stray
+        dataset, part = found
+        raise DatasetError(f"`out` {str(out)!r} is {part_said(part)} of the dataset {str(dataset)!r}, which only "
+                           f"war generate writes; choose a folder outside it", params=("out",))
     if path.is_dir() and any(path.iterdir()):
         if not held:  # the folder's lock, unless its caller holds it (write_solution)
             with _writing(path, out):

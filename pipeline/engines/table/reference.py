@@ -81,26 +81,28 @@ def _tables_of(rules: RuleSet) -> tuple:
     return _LAST_TABLES[1]
 
 
-_LAST_HOOKED: list = [None, None, None]  # the last class and rule set asked, and their tables
+_LAST_HOOKED: list = [(None, None, ())]  # the last class and rule set asked, and their tables, as one tuple
 
 
 def _hook_tables(game: TableGame) -> tuple:
     """(strengths, decisive) of the game's class and rule set, its `strength` and `decides` asked
     once for the rule set's deck, not once a game: `strengths` each card's strength; `decisive`
-    each card's {beaten card: kind of event} from `decides`, or () when no pair gives an event."""
+    each card's {beaten card: kind of event} from `decides`, or () when no pair gives an event.
+    Kept as one tuple, read and replaced whole (a game on another thread sees one or the other)."""
     cls, rules = type(game), game.rules
-    if _LAST_HOOKED[0] is not cls or _LAST_HOOKED[1] is not rules:
-        size = game.deck.size
-        strengths = game.rank if cls.strength is TableGame.strength else tuple(
-            game.strength(card) for card in range(size))
-        decisive: tuple = ()
-        if cls.decides is not TableGame.decides:
-            decisive = tuple({other: kind for other in range(size) if strengths[other] < strengths[card]
-                              for kind in (game.decides(card, other),) if kind is not None} for card in range(size))
-            if not any(decisive):
-                decisive = ()
-        _LAST_HOOKED[:] = cls, rules, (strengths, decisive)
-    return _LAST_HOOKED[2]
+    last = _LAST_HOOKED[0]
+    if last[0] is cls and last[1] is rules:
+        return last[2]
+    size = game.deck.size
+    strengths = game.rank if cls.strength is TableGame.strength else tuple(game.strength(card) for card in range(size))
+    decisive: tuple = ()
+    if cls.decides is not TableGame.decides:
+        decisive = tuple({other: kind for other in range(size) if strengths[other] < strengths[card]
+                          for kind in (game.decides(card, other),) if kind is not None} for card in range(size))
+        if not any(decisive):
+            decisive = ()
+    _LAST_HOOKED[0] = cls, rules, (strengths, decisive)
+    return strengths, decisive
 
 
 def play_table(rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> Summary:

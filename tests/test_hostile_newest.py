@@ -322,3 +322,28 @@ def test_a_solution_is_not_written_inside_a_datasets_own_files(small, tmp_path, 
     assert not (ds / inside / "solution.json").exists()
     war.write_solution(ds / "solved", small)
     assert war.validate(ds).ok
+
+
+def test_vs_exact_takes_only_a_sample_of_the_deck(tmp_path, monkeypatch, capsys):
+    """vs_exact set the deck's exact figures beside any games of its rules: one explicit deal
+    played 300 times, or the long games `--from --where` copied, were compared with the whole
+    deck as if dealt at random (a z-score of a biased sample, silently). Only games dealt at
+    random (not copies) or every deal of the deck once are a sample of it."""
+    out = tmp_path / "s"
+    war.write_solution(out, solve(rules(4, 1), exact=True))
+    from pipeline.model.deal import check_deal
+
+    deal = check_deal(rules(4, 1), [[3, 1], [0, 2]])
+    explicit, random_, every, copied = (tmp_path / n for n in ("explicit", "random", "every", "copied"))
+    war.generate(explicit, [war.Plan(rules(4, 1), 300, deals=[deal] * 300, log="games")], seed=2)
+    war.generate(random_, [war.Plan(rules(4, 1), 300, log="games")], seed=2)
+    war.generate(every, [war.Plan(rules(4, 1), 24, all_deals=True, log="games")], seed=2)
+    code, _, err = run_main(monkeypatch, capsys, "generate", "--from", random_, "--where", "battles > 4",
+                            "--out", copied, "-q")
+    assert code == 0, err
+
+    def rows(sample):
+        return war.query(sample, name="vs_exact", params={"solution": str(out)}).to_pylist()
+
+    assert rows(random_) and rows(every)
+    assert rows(explicit) == [] and rows(copied) == []

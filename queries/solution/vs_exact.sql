@@ -7,7 +7,9 @@
 --   fraction where solved exactly) the sample's estimate, its interval (Wilson score for a share,
 --   the mean plus or minus z standard errors for a mean), whether the exact value lies in it
 --   (`within`), and z_score = (estimate - exact) / standard error. A rule set of other rules has
---   no rows; a dataset with none is refused.
+--   no rows; a dataset with none is refused. Only a sample of the deck is compared: games dealt
+--   at random, or every deal of the deck once (--all-deals, all of them); games of explicit
+--   deals, copies chosen by `--from --where`, or part of the deals have no rows.
 -- param: solution SOLUTION -- a solution folder of war solve (war solve ... --out DIR) of the same rules
 -- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
@@ -26,7 +28,9 @@ sample AS (
            avg(g.battles) AS mean_battles, stddev_samp(g.battles) AS sd_battles,
            avg(g.cards_laid) AS mean_laid, stddev_samp(g.cards_laid) AS sd_laid
     FROM games g JOIN solved_deck d ON g.rules_id = d.rules_id
+    WHERE g.source_game_id IS NULL AND g.deal IN ('shuffle', 'all')
     GROUP BY g.rule_set, g.rules_id
+    HAVING count(*) FILTER (WHERE g.deal = 'all') % any_value(d.deals) = 0
 ),
 figures AS (
     SELECT s.rule_set, f.*

@@ -9,12 +9,12 @@ of ranks below 16 is a word of 4-bit cards (top in the low bits), and a position
 0's cards, then seat 1's, then seat 0's card count in the top 4 bits. The game is played once,
 each position's word kept: a cycle is found by Brent's check on the words, its first repeated
 position μ + λ by comparing the kept words λ apart (no replay), and the cycle named by its least
-word, exact and free. While a range of deals is counted, a cycling game's row holds that word
-where the counts hold the cycle's key (the least of its positions' keys,
-engines.cycle_key.position_key); `named_by_keys` then hashes each cycle of the tally once,
-going round it from its least word, and the rows are keyed as open_duel's. A game that reaches
-its cap is played on to four times it, as open_duel._game does, to tell a cycle that repeats
-before the cap from a capped game.
+word, exact and free. While a range of deals is counted (count_rows), a cycling game's row holds
+that word where the counts hold the cycle's key (the least of its positions' keys,
+engines.cycle_key.position_key); each cycle is then hashed once, going round it from its least
+word, into a cache the worker keeps from range to range, and the rows are keyed as open_duel's,
+sorted once. A game that reaches its cap is played on to four times it, as open_duel._game
+does, to tell a cycle that repeats before the cap from a capped game.
 """
 
 from __future__ import annotations

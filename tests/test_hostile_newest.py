@@ -347,3 +347,12 @@ def test_vs_exact_takes_only_a_sample_of_the_deck(tmp_path, monkeypatch, capsys)
 
     assert rows(random_) and rows(every)
     assert rows(explicit) == [] and rows(copied) == []
+
+
+def test_an_out_that_cannot_be_made_is_refused_before_the_solve(tmp_path, monkeypatch, capsys):
+    """`--out FILE/x` solved the whole deck (45 minutes for 2x6) and only then said it could not
+    make the folder: the work was lost."""
+    (tmp_path / "file").write_text("x")
+    code, out, err = run_main(monkeypatch, capsys, "solve", "--set", "ranks=2", "--set", "suits=2",
+                              "--out", tmp_path / "file" / "x")
+    assert code != 0 and "is a file" in err and err.count("\n") == 1 and not out, (out, err)

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DatasetError, QueryError
-from ..storage.files import atomic_write_bytes, make_folder, write_parquet
+from ..storage.files import atomic_write_bytes, check_parents, make_folder, write_parquet
 from ..storage.layout import inside_dataset, part_said
 from .folder import FORMAT, MANIFEST, VIEWS, read_manifest
 from .figures import deck_quantiles, positions_reached, symmetric_rows, top_cards
@@ -54,6 +54,7 @@ def check_solution_out(out, overwrite: bool, held: bool = False) -> None:
         raise DatasetError("`out` of war solve is a local folder", params=("out",))
     if path.exists() and not path.is_dir():
         raise DatasetError(f"{out!r} is a file; give a folder", params=("out",))
+    check_parents(out, "out")  # a folder of its path that is a file: said before the solve, not after it
     found = inside_dataset(out, "out")
     if found is not None:  # a later run of that dataset would remove it (its journal) or list it as a stray
         dataset, part = found

@@ -172,8 +172,9 @@ def test_a_copy_left_half_written_by_a_killed_process_or_long_unread_is_swept(tm
     for path in made:  # copies read again are kept, however old they were
         os.utime(path, (old, old))
     generate(out, [Plan(build_rules("jokers"), 2)], seed=3, append=True)
+    read_from = time.time() - 2  # a file system's clock may lag time.time() by a tick
     run(out, sql="SELECT count(*) FROM events")
-    assert all(p.exists() and time.time() - p.stat().st_mtime < 60 for p in made)
+    assert all(p.exists() and p.stat().st_mtime >= read_from for p in made)  # touched by this read
 
 
 def test_copies_off_or_an_unwritable_cache_read_the_log_as_events_sql_does(tmp_path, monkeypatch):

@@ -110,6 +110,9 @@ def test_a_search_of_rounds_is_a_pure_function_of_its_arguments_whatever_the_wor
     assert search(rules, rounds=3, searchers=3, keep=5, seed=4).records != one.records
 
 
+BEFORE_SIX_BUDGETS = 16.0  # seconds: under the 18 s of six 3 s budgets, over a loaded machine's 5.5 s
+
+
 def test_seconds_bound_the_whole_search_not_each_searcher():
     """Six searchers on one worker with a budget of 3 s: the search ends after about 3 s and a
     round each (the searchers share it; a round that polishes takes up to half a second), where
@@ -118,8 +121,10 @@ def test_seconds_bound_the_whole_search_not_each_searcher():
     began = time.monotonic()
     found = search(OPEN, rounds=None, seconds=3, searchers=6, workers=1)
     took = time.monotonic() - began
-    assert took < 10, took
-    assert found.deals > 0 and found.wall_seconds < 10
+    # six wall-clock budgets one after the other cannot end before 18 s however loaded the machine;
+    # a shared one took 4.7 - 5.5 s on two cores kept busy (load average 9)
+    assert took < BEFORE_SIX_BUDGETS, took
+    assert found.deals > 0 and found.wall_seconds < BEFORE_SIX_BUDGETS
 
 
 def test_a_resumed_search_finds_what_one_search_finds(tmp_path):

@@ -35,6 +35,7 @@ from pipeline.model.rules import build_rules
 from pipeline.present.drill import bucket_battles
 from pipeline.present.sql_page import HTML_ROWS
 from servekit import get, raw_get, wait_for_report, war_serve
+from waitkit import wait_until
 
 PAIR = ("steal:always", "steal:never")
 
@@ -416,8 +417,10 @@ def test_the_variants_follow_the_manifest_after_an_append(root, tmp_path):
     with war_serve(copy, "-q") as (url, _):
         assert raw_get(url, "/games?variant=jokers")[0] == 400
         generate(copy, [Plan(build_rules("jokers"), 30)], append=True)
-        time.sleep(1.2)
-        status, body = raw_get(url, "/games?variant=jokers")
+        # the server notices the new manifest within a moment: poll for it, however loaded the machine
+        pages = []
+        wait_until(lambda: pages.append(raw_get(url, "/games?variant=jokers")) or pages[-1][0] == 200)
+        status, body = pages[-1]
         assert status == 200 and b'data-total="30"' in body
         assert b'data-facet="variant" data-value="jokers"' in body
         status, body = wait_for_report(url)  # the new manifest's report, built in the background

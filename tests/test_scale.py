@@ -15,6 +15,7 @@ from pipeline.jobs import generate as generate_job
 from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.jobs.validate import validate
 from pipeline.model.rules import build_rules
+from faultkit import procs  # noqa: F401  the fixture: the killed run's workers, found and reaped
 from rulekit import digests, war_process
 
 ARGS = ["generate", "--games", "2400", "--shard-size", "150", "--seed", "77", "-q"]
@@ -32,9 +33,9 @@ def reference(tmp_path_factory):
 
 
 @pytest.mark.parametrize("delay", [random.Random(i).uniform(0.8, 4.0) for i in range(3)])
-def test_resume_after_kill_9_gives_the_same_bytes(tmp_path, reference, delay):
+def test_resume_after_kill_9_gives_the_same_bytes(tmp_path, reference, delay, procs):
     root = tmp_path / "ds"
-    proc = war(*ARGS, "--workers", "2", "--out", root)
+    proc = procs.war(*ARGS, "--workers", "2", "--out", root)
     deadline = time.time() + 60  # the kill lands `delay` into the writing, however slow the start
     while not (root / ".war" / "lock").exists() and proc.poll() is None and time.time() < deadline:
         time.sleep(0.02)
@@ -53,7 +54,8 @@ def test_resume_after_kill_9_gives_the_same_bytes(tmp_path, reference, delay):
     elif (root / ".war").exists():  # killed after its manifest, while it removed its journal
         finish = war(*ARGS, "--out", root, "--resume")
         assert finish.wait(timeout=60) == 2 and "nothing to resume" in finish.stderr.read()
-    time.sleep(0.5)  # let any orphaned worker notice its parent is gone
+    # an orphaned worker notices its parent is gone and ends, writing nothing more
+    assert not procs.gone(within=120), "workers of the killed run left"
     assert digests(root) == reference
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from faultkit import TRIES, can_see_processes, catches_ctrl_c, one_line, sign, war
 from faultkit import procs  # noqa: F401  the fixture
+from waitkit import GONE_WITHIN
 from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.model.rules import build_rules
 
@@ -51,7 +52,7 @@ def test_a_stopped_search_leaves_nothing_and_no_process(tmp_path, procs):
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130 and err.strip().endswith("error: interrupted"), err
-        assert not (tmp_path / "r").exists() and not procs.gone()
+        assert not (tmp_path / "r").exists() and not procs.gone(GONE_WITHIN)
 
 
 def test_an_enumeration_too_large_to_print_is_said_by_its_power_of_ten(tmp_path, monkeypatch, capsys):

@@ -27,6 +27,7 @@ import pytest
 import pipeline.jobs.generate as generate_job
 from faultkit import ROOT, TRIES, Tagged, can_see_processes, catches_ctrl_c, one_line, tree, wait_for, war
 from faultkit import procs  # noqa: F401  the fixture
+from waitkit import GONE_WITHIN
 from pipeline.errors import DatasetError
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.validate import validate
@@ -392,7 +393,7 @@ def kill_at_random(procs: Tagged, args: list, lock_dir: Path, rng: random.Random
     time.sleep(rng.uniform(0.0, 1.2))
     proc.kill()
     proc.communicate()
-    left = procs.gone()
+    left = procs.gone(GONE_WITHIN)
     assert not left, f"processes left after kill -9: {left}"
 
 
@@ -418,7 +419,7 @@ def test_kill_9_at_random_points_then_finishing_validates(mode, base, tmp_path, 
             time.sleep(rng.uniform(0.0, 1.2))
             proc.kill()
             proc.communicate()
-            assert not procs.gone(), "processes left after kill -9"
+            assert not procs.gone(GONE_WITHIN), "processes left after kill -9"
             finish = args
         else:
             args = ["generate", *KILL_ARGS, "--out", root]
@@ -472,7 +473,7 @@ def test_spawned_workers_and_the_resource_tracker_die_with_their_parent(tmp_path
         time.sleep(rng.uniform(0.3, 2.0))
         proc.kill()
         proc.wait()
-        assert not procs.gone(), "workers or the resource tracker left after kill -9 of their parent"
+        assert not procs.gone(GONE_WITHIN), "workers or the resource tracker left after kill -9 of their parent"
 
 
 # ---------------------------------------------------------------- Ctrl-C and the OS's limits

@@ -24,7 +24,7 @@ from pipeline.storage.location import StorePath, location
 from pipeline.model.rules import build_rules
 from faultkit import procs  # noqa: F401  the fixture: the killed run's workers, found and reaped
 from rulekit import digests, war_process
-from waitkit import wait_until
+from waitkit import GONE_WITHIN, wait_until
 
 ARGS = ["generate", "--games", "1200", "--shard-size", "150", "--seed", "77", "-q"]
 
@@ -159,7 +159,7 @@ def test_resume_on_s3_after_kill_9_gives_the_same_bytes(s3, local, delay, procs)
         assert code == 2 and "--resume" in err
         code, _, err = run(*ARGS, "--out", uri, "--resume")
         assert code == 0, err
-    assert not procs.gone(within=120), "workers of the killed run left"  # and nothing they write after
+    assert not procs.gone(GONE_WITHIN), "workers of the killed run left"  # and nothing they write after
     assert s3.digests(bucket) == digests(local)
 
 

@@ -17,6 +17,7 @@ from pipeline.jobs.validate import validate
 from pipeline.model.rules import build_rules
 from faultkit import procs  # noqa: F401  the fixture: the killed run's workers, found and reaped
 from rulekit import digests, war_process
+from waitkit import GONE_WITHIN
 
 ARGS = ["generate", "--games", "2400", "--shard-size", "150", "--seed", "77", "-q"]
 
@@ -55,7 +56,7 @@ def test_resume_after_kill_9_gives_the_same_bytes(tmp_path, reference, delay, pr
         finish = war(*ARGS, "--out", root, "--resume")
         assert finish.wait(timeout=60) == 2 and "nothing to resume" in finish.stderr.read()
     # an orphaned worker notices its parent is gone and ends, writing nothing more
-    assert not procs.gone(within=120), "workers of the killed run left"
+    assert not procs.gone(GONE_WITHIN), "workers of the killed run left"
     assert digests(root) == reference
 
 

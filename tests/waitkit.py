@@ -21,3 +21,7 @@ def wait_until(predicate: Callable[[], T], timeout: float = 60.0, interval: floa
         if value or time.monotonic() >= deadline:
             return value
         time.sleep(interval)
+
+
+GONE_WITHIN = 120.0  # seconds for a stopped run's processes to end (Tagged.gone): a worker still
+#                      importing when its parent died notices only once started, late on a loaded machine

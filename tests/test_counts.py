@@ -158,6 +158,16 @@ def test_a_counts_dataset_says_what_it_holds(slices, monkeypatch, capsys):
     assert code == 0 and "seat 0 wins" in out
 
 
+def test_a_query_that_reads_the_counts_too_is_not_warned_the_games_view_lacks_them(slices, monkeypatch, capsys):
+    """The note that the games view holds no rows of a counted rule set is for a query of the
+    games alone: `cycles` reads the games and the counts, and answers from the counts."""
+    whole, _, _ = slices
+    code, out, err = war(monkeypatch, capsys, "query", whole, "cycles", "--format", "csv")
+    assert code == 0 and "holds no rows" not in err, err
+    code, out, err = war(monkeypatch, capsys, "query", whole, "--sql", "SELECT count(*) AS n FROM games")
+    assert code == 0 and "holds no rows" in err, err
+
+
 def test_the_report_and_war_serve_show_a_counts_dataset(slices, tmp_path):
     """Its exact block alone in the report; the server's pages and queries answer (an empty games
     list, the exact queries from the counts)."""

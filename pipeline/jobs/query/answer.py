@@ -129,7 +129,7 @@ def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Ses
         raise QueryError("the statement returns no result")
     notes = [session.partial_log if checked.log_views else None,
              every_deal_note(root, session.rule_sets, query.name, query.exact) if query.exact and root is not None else None,
-             session.counted if session.counted and checked.games else None]
+             session.counted if session.counted and checked.games and not checked.counts else None]
     return Result(session, relation, checked.explain, "; ".join(n for n in notes if n) or None, guard)
 
 

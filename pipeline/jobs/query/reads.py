@@ -100,7 +100,12 @@ def reads_log(sql: str) -> bool:
 def reads_games(sql: str, tree: dict | None) -> bool:
     """Whether `sql` reads the games view (or its rows) itself, by its parse tree (parse_tree; a
     view that reads it, such as `counts`, is not counted); by a pattern where there is none."""
+    return reads_view(sql, tree, ("games", "game_rows"))
+
+
+def reads_view(sql: str, tree: dict | None, names) -> bool:
+    """Whether `sql` names one of the views `names` itself (by its parse tree, else by a pattern)."""
     named = tables_named(tree) if tree is not None else None
     if named is not None:
-        return bool(named & {"games", "game_rows"})
-    return re.search(r"\bgame(s|_rows)\b", sql, re.IGNORECASE) is not None
+        return bool(named & set(names))
+    return re.search(r"\b(" + "|".join(map(re.escape, names)) + r")\b", sql, re.IGNORECASE) is not None

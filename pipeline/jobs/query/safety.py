@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import duckdb
 
 from ...errors import QueryError
-from .reads import EVENT_VIEW_NAMES, log_views, parse_tree, reads_games
+from .reads import EVENT_VIEW_NAMES, log_views, parse_tree, reads_games, reads_view
 
 ST = duckdb.StatementType
 READING = {ST.SELECT, ST.MULTI, ST.CALL}  # MULTI: a PIVOT, which DuckDB splits in two
@@ -88,6 +88,7 @@ class Checked:
     explain: bool
     log_views: frozenset[str]
     games: bool = False  # it reads the games view (or its rows) itself
+    counts: bool = False  # it reads the counts view itself (a counted rule set's rows, which games lacks)
 
     @property
     def events(self) -> bool:
@@ -108,7 +109,7 @@ def check_sql(sql: str) -> Checked:
         if count != 1:
             raise QueryError("no SQL given (only comments)" if not count else
                              f"give one statement, not {count} (WITH names a part of a query)")
-        return Checked(sql, False, log_views(sql, tree), reads_games(sql, tree))
+        return Checked(sql, False, log_views(sql, tree), reads_games(sql, tree), reads_view(sql, tree, ("counts",)))
     statements = parse_statements(sql)
     if not statements:
         raise QueryError("no SQL given (only comments)")
@@ -116,7 +117,8 @@ def check_sql(sql: str) -> Checked:
         check_statement(s)
     if len(statements) > 1:
         raise QueryError(f"give one statement, not {len(statements)} (WITH names a part of a query)")
-    return Checked(sql, statement_type(statements[0]) == ST.EXPLAIN, log_views(sql, None), reads_games(sql, None))
+    return Checked(sql, statement_type(statements[0]) == ST.EXPLAIN, log_views(sql, None), reads_games(sql, None),
+                   reads_view(sql, None, ("counts",)))
 
 
 def sql_error(err: Exception) -> QueryError:

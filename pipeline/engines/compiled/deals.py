@@ -186,6 +186,18 @@ def _two_seats(counts):
     return n // 2 * 2, np.empty(n, np.int64)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def swapped_index(counts, seq, mirror, half):
+    """The number of the deal `seq` with the seats' piles swapped (its cards at 2k and 2k + 1),
+    `mirror` room for its ranks: the walks of every deal (open_counts, open_packed) ask it of a
+    class's first deal."""
+    for i in range(seq.shape[0]):
+        mirror[i] = seq[i]
+    for k in range(0, 2 * half, 2):
+        mirror[k], mirror[k + 1] = mirror[k + 1], mirror[k]
+    return _index_of(counts, mirror)
+
+
 @njit(cache=True)
 def _swap_each(counts, indexes, out):
     """For each deal of two seats, the number of the deal with the seats' piles swapped: the

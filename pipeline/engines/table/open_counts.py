@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model.schema import RuleSet
-from ..compiled.deals import _index_of, _next_sequence, _unrank
+from ..compiled.deals import _next_sequence, _unrank, swapped_index
 from ..compiled.jit import njit
 from ..compiled.layout import (
     OUTCOME_CYCLE, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS, SUMMARY_CYCLE_KEY, SUMMARY_CYCLE_LENGTH,
@@ -28,15 +28,6 @@ from .open_duel import PICKUPS_CODE, SYMMETRIC, _game, _ring_cap, extra_card
 from .open_packed import count_rows as packed_rows
 from .open_packed import packed_game, packs
 
-
-@njit(cache=True, inline="always", _nrt=False)
-def _swapped_number(counts, seq, mirror, half):
-    """The number of the deal `seq` with the seats' piles swapped (its cards at 2k and 2k + 1)."""
-    for i in range(seq.shape[0]):
-        mirror[i] = seq[i]
-    for k in range(0, 2 * half, 2):
-        mirror[k], mirror[k + 1] = mirror[k + 1], mirror[k]
-    return _index_of(counts, mirror)
 
 
 @njit(cache=True)
@@ -107,10 +98,10 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
                 if not keeping:
                     at = first[slot] if games[slot] else -1
                     if at < 0 or at > index:  # the swapped deal's number may be the row's least
-                        at = _swapped_number(counts, seq, mirror, half)
+                        at = swapped_index(counts, seq, mirror, half)
                     put(keys, games, first, fill, slot, w0, laid, length, mkey, 1, at)
                 elif games[slot]:
-                    kept[found] = _swapped_number(counts, seq, mirror, half)
+                    kept[found] = swapped_index(counts, seq, mirror, half)
                     found += 1
         index += 1
         if index < stop:

@@ -28,7 +28,7 @@ from ..compiled.layout import (
     OUTCOME_CAPPED, OUTCOME_CYCLE, OUTCOME_WIN, PICKUP_TABLE_ORDER, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS,
     SUMMARY_CYCLE_KEY, SUMMARY_CYCLE_LENGTH, SUMMARY_OUTCOME, SUMMARY_WINNER,
 )
-from ..compiled.deals import _index_of, _next_sequence
+from ..compiled.deals import _next_sequence, swapped_index
 from ..compiled.rng import HASH_START, _fold, _mix
 from ..compiled.tally import from_rows, pack
 from ..compiled.tally import rows as rows_of
@@ -343,15 +343,6 @@ def _grown_rows(rows: np.ndarray, fill: np.ndarray) -> np.ndarray:
     return bigger
 
 
-@njit(cache=True)
-def _swapped_index(counts, seq, mirror, half):
-    """The number of the deal `seq` with the seats' piles swapped (its cards at 2k and 2k + 1)."""
-    for i in range(seq.shape[0]):
-        mirror[i] = seq[i]
-    for k in range(0, 2 * half, 2):
-        mirror[k], mirror[k + 1] = mirror[k + 1], mirror[k]
-    return _index_of(counts, mirror)
-
 
 @njit(cache=True)
 def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, rows, fill):
@@ -400,7 +391,7 @@ def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, r
                 slot = _row_slot(rows, kind, word)
                 at = rows[slot, 3] if rows[slot, 2] else -1
                 if at < 0 or at > index:  # the swapped deal's number may be the row's least
-                    at = _swapped_index(counts, seq, mirror, half)
+                    at = swapped_index(counts, seq, mirror, half)
                 _row_put(rows, fill, slot, kind, word, 1, at)
         index += 1
         if index < stop:

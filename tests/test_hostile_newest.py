@@ -6,22 +6,16 @@ found by trying it; small decks only (2 suits of 3 ranks solved, one suit of 7 r
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from fractions import Fraction
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import pipeline as war
 from clikit import run_main
+from solutionkit import changed_copy, rules
 from pipeline.solve.solver import solve
-
-
-def rules(ranks, suits, **options):
-    return war.build_rules("classic", {"ranks": ranks, "suits": suits, "war_down": 0, **options})
 
 
 @pytest.fixture(scope="module")
@@ -31,25 +25,6 @@ def solved(tmp_path_factory):
     solution = solve(rules(3, 2), exact=True)
     war.write_solution(out, solution, positions=True)
     return out
-
-
-def _resign(root) -> None:
-    body = json.loads((root / "solution.json").read_text())
-    for f in body["files"]:
-        f["sha256"] = hashlib.sha256((root / f["path"]).read_bytes()).hexdigest()
-    (root / "solution.json").write_text(json.dumps(body))
-
-
-def _tampered(src, dst, file, column, row, change):
-    """A copy of a solution with one value changed and its checksum written again."""
-    shutil.copytree(src, dst)
-    table = pq.read_table(dst / file)
-    values = table.column(column).to_pylist()
-    values[row] = change(values[row])
-    table = table.set_column(table.column_names.index(column), column, pa.array(values, table.schema.field(column).type))
-    pq.write_table(table, dst / file)
-    _resign(dst)
-    return dst
 
 
 def _other_rank_order(piles: str) -> str:
@@ -76,7 +51,7 @@ def _other_rank_order(piles: str) -> str:
 def test_a_resigned_tamper_a_reader_shows_is_caught(solved, tmp_path, file, column, row, change):
     """Each column a named query shows, changed and its file's SHA-256 written again: validate
     --deep says a problem (before, each of these passed as good)."""
-    bad = _tampered(solved, tmp_path / "bad", file, column, row, change)
+    bad = changed_copy(solved, tmp_path / "bad", file, column, row, change)
     report = war.validate_solution(bad, deep=True)
     assert not report.ok, f"{file} {column} changed, yet validated good"
 
@@ -105,7 +80,7 @@ def test_a_tampered_manifest_figure_is_caught(solved, tmp_path, key, change):
                                           ("deals.parquet", "exact_p_draw")])
 def test_an_exact_value_that_is_no_fraction_is_a_problem_not_a_traceback(solved, tmp_path, monkeypatch, capsys,
                                                                         file, column):
-    bad = _tampered(solved, tmp_path / "bad", file, column, 3, lambda v: "one half")
+    bad = changed_copy(solved, tmp_path / "bad", file, column, 3, lambda v: "one half")
     report = war.validate_solution(bad, deep=True)
     assert any(column in p and "fraction" in p for p in report.problems), report.problems
     code, out, err = run_main(monkeypatch, capsys, "validate", bad, "--deep")

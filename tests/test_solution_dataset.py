@@ -5,23 +5,17 @@ balance equations, war report's exact block and war serve. Small decks: one suit
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from fractions import Fraction
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import pipeline as war
-from clikit import invoke, ok, run_main
+from clikit import ok, run_main
+from solutionkit import changed_copy, rules
 from pipeline.model.all_deals import enumerated_deal
 from pipeline.solve.solver import solve
-
-
-def rules(ranks, suits, **options):
-    return war.build_rules("classic", {"ranks": ranks, "suits": suits, "war_down": 0, **options})
 
 
 @pytest.fixture(scope="module")
@@ -48,24 +42,6 @@ def sample(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample") / "g14"
     war.generate(out, [war.Plan(rules(4, 1), 2000, log="games")], seed=5)
     return out
-
-
-def _copy(src, dst, file, column, row, value, resign=True):
-    """A copy of a solution with one value changed (and its checksum written again: a tamper
-    that hides from the checksums)."""
-    shutil.copytree(src, dst)
-    table = pq.read_table(dst / file)
-    values = table.column(column).to_pylist()
-    values[row] = value(values[row])
-    table = table.set_column(table.column_names.index(column), column, pa.array(values, table.schema.field(column).type))
-    pq.write_table(table, dst / file)
-    if resign:
-        body = json.loads((dst / "solution.json").read_text())
-        for f in body["files"]:
-            if f["path"] == file:
-                f["sha256"] = hashlib.sha256((dst / file).read_bytes()).hexdigest()
-        (dst / "solution.json").write_text(json.dumps(body))
-    return dst
 
 
 # ---------------------------------------------------------------- war query
@@ -215,7 +191,7 @@ def test_a_solution_validates(one_suit, two_suits):
 ])
 def test_a_tampered_value_is_named(one_suit, tmp_path, monkeypatch, capsys, file, column, row, change, said):
     out, _ = one_suit
-    bad = _copy(out, tmp_path / "bad", file, column, row, change)
+    bad = changed_copy(out, tmp_path / "bad", file, column, row, change)
     report = war.validate_solution(bad, deep=True)
     assert not report.ok and any(said in p for p in report.problems), report.problems
     code, text, _ = run_main(monkeypatch, capsys, "validate", bad, "--deep")
@@ -224,7 +200,7 @@ def test_a_tampered_value_is_named(one_suit, tmp_path, monkeypatch, capsys, file
 
 def test_a_tampered_file_fails_its_checksum(one_suit, tmp_path):
     out, _ = one_suit
-    bad = _copy(out, tmp_path / "bad", "positions.parquet", "p_win1", 5, lambda v: v, resign=False)
+    bad = changed_copy(out, tmp_path / "bad", "positions.parquet", "p_win1", 5, lambda v: v, resign=False)
     shutil.copy(out / "positions.parquet", bad / "positions.parquet")  # the same values...
     with open(bad / "positions.parquet", "ab") as fh:
         fh.write(b"\0")  # ...and a byte more
@@ -234,7 +210,7 @@ def test_a_tampered_file_fails_its_checksum(one_suit, tmp_path):
 
 def test_without_positions_the_deals_are_solved_again(two_suits, tmp_path):
     out, _ = two_suits
-    bad = _copy(out, tmp_path / "bad", "deals.parquet", "p_win1", 5, lambda v: v + 1e-4)
+    bad = changed_copy(out, tmp_path / "bad", "deals.parquet", "p_win1", 5, lambda v: v + 1e-4)
     report = war.validate_solution(bad)
     assert report.resolved and any(p.startswith("deal 5: p_win1") for p in report.problems), report.problems
 

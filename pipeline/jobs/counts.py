@@ -133,11 +133,11 @@ def sum_counts(target, entry, variant: str, shards: list[tuple[int, int, int, di
     total = tallies.new_tally()
     by_part = {}
     for part, start, stop, done in sorted(shards, key=lambda s: s[1]):
-        table = read_whole_parquet(target / done["path"])
-        tally = table_tally(table)
+        tally = table_tally(read_whole_parquet(target / done["path"]))
         if keep_parts:
             by_part[part] = tally
-        parts.append((start, stop - start, table_digest(table)))
+        digest = _recorded_digest(done)
+        parts.append((start, stop - start, tallies.digest(tally) if digest is None else digest))
         total = added(total, tally)
     first_part = min(s[0] for s in shards)
     out = []
@@ -207,13 +207,17 @@ def _sum_on_disk(target, entry, variant: str, shards) -> list[dict]:
 
 
 def _shard_digest(target, done: dict) -> int:
-    """A shard's digest (tally.digest of its tally): the one its worker folded from the rows it
-    wrote (its journal entry's `tally_digest`, which the manifest's file entry drops), else
-    folded from its file, read again (a journal from before the entry held it)."""
+    """A shard's digest (tally.digest of its tally): the one its worker recorded, else folded
+    from its file, read again (a journal from before the entry held it)."""
+    digest = _recorded_digest(done)
+    return digest if digest is not None else table_digest(read_whole_parquet(target / done["path"]))
+
+
+def _recorded_digest(done: dict) -> int | None:
+    """The digest a shard's worker folded from the rows it wrote (its journal entry's
+    `tally_digest`, which the manifest's file entry drops); None where the entry has none."""
     digest = done.get("tally_digest")
-    if isinstance(digest, int) and not isinstance(digest, bool):
-        return digest
-    return table_digest(read_whole_parquet(target / done["path"]))
+    return digest if isinstance(digest, int) and not isinstance(digest, bool) else None
 
 
 def added(total: Tally, part: Tally) -> Tally:

@@ -55,12 +55,11 @@ def sum_tallies(con, paths: list[str], outcomes: list[str], schema: pa.Schema, w
     pieces = slices(histogram, SLICE_ROWS)
     con.execute("CREATE TEMP TABLE cut (outcome VARCHAR, winner INTEGER, first_of_class INTEGER, battles INTEGER, "
                 "piece INTEGER)")
-    numbered = {(o, w, f): [] for o, w, f, _, _ in pieces}
-    for i, (o, w, f, first, last) in enumerate(pieces):
-        numbered[(o, w, f)].append((first, last, i))
-    rows_of_cut = [(o, -1 if w is None else w, -1 if f is None else int(f), b,
-                    next(i for first, last, i in numbered[(o, w, f)] if first <= b <= last))
-                   for o, w, f, b, _ in histogram]
+    rows_of_cut, at = [], 0
+    for o, w, f, b, _ in histogram:  # the pieces cover the histogram's rows in its order
+        while pieces[at][:3] != (o, w, f) or b > pieces[at][4]:
+            at += 1
+        rows_of_cut.append((o, -1 if w is None else w, -1 if f is None else int(f), b, at))
     if rows_of_cut:
         con.executemany("INSERT INTO cut VALUES (?, ?, ?, ?, ?)", rows_of_cut)
     folder = Path(spill) / "slices"

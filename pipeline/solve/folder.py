@@ -12,6 +12,9 @@ import hashlib
 import json
 from fractions import Fraction
 from pathlib import Path, PurePosixPath
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import DatasetError
 
@@ -49,9 +52,6 @@ def read_manifest(root) -> dict:
     if wrong is not None:
         raise DatasetError(f"{str(root)!r}: {MANIFEST}'s {wrong}")
     files = body["files"]
-    if not isinstance(files, list) or not all(isinstance(f, dict) and {"path", "sha256", "rows"} <= set(f)
-                                              and isinstance(f["sha256"], str) and _count(f["rows"]) for f in files):
-        raise DatasetError(f"{str(root)!r}: {MANIFEST} lists its files wrongly (each a path, sha256 and rows)")
     for f in files:
         rel = f["path"]
         if not isinstance(rel, str) or PurePosixPath(rel).name != rel or rel.removesuffix(".parquet") not in VIEWS:
@@ -62,46 +62,71 @@ def read_manifest(root) -> dict:
     return body
 
 
-DECK = ("p_win0", "p_win1", "p_draw", "battles", "laid", "over_cap", "battles_bound", "laid_bound")
-DECK_EXACT = ("exact_p_win0", "exact_p_win1", "exact_battles", "exact_laid")
+Count = Annotated[int, Field(strict=True, ge=0)]
+Number = Annotated[float, Field(strict=True)]  # an int is a number too; a bool is not
 
 
-def _count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+def _fraction_text(value):
+    if value is not None:
+        fraction(value)  # ValueError, TypeError or ZeroDivisionError: not "p/q"
+    return value
 
 
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+FractionText = Annotated[object, AfterValidator(_fraction_text)]
+
+
+class _Deck(BaseModel):
+    """The deck's figures as the deck view reads them: each a number, each exact one "p/q"."""
+
+    model_config = ConfigDict(extra="allow")
+    p_win0: Number
+    p_win1: Number
+    p_draw: Number
+    battles: Number
+    laid: Number
+    over_cap: Number
+    battles_bound: Number
+    laid_bound: Number
+    exact_p_win0: FractionText = None
+    exact_p_win1: FractionText = None
+    exact_battles: FractionText = None
+    exact_laid: FractionText = None
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    path: object  # checked apart: one of a solution's files
+    sha256: Annotated[str, Field(strict=True)]
+    rows: Count
+
+
+class _Shape(BaseModel):
+    """What every reader takes a manifest's values as (the writer's other keys are let be)."""
+
+    model_config = ConfigDict(extra="allow")
+    cards: Count
+    deals: Count
+    positions: Count
+    sweeps: Count
+    bound: Number
+    exact: Annotated[bool, Field(strict=True)]
+    deck: _Deck
+    files: list[_File]
+    quantiles: dict[str, Count | None] = {}
+    rules_label: Annotated[str, Field(strict=True)] = ""
 
 
 def _mistyped(body: dict) -> str | None:
-    """What of a manifest is not of the type its readers take it as (the deck view reads each
-    figure as a number, each fraction as "p/q", each quantile as a count), said in a few
-    words; None when all are. A manifest edited by hand is said in a line, not a traceback."""
-    for key in ("cards", "deals", "positions", "sweeps"):
-        if not _count(body[key]):
-            return f"{key} is {body[key]!r}, not a count"
-    if not _number(body["bound"]):
-        return f"bound is {body['bound']!r}, not a number"
-    if not isinstance(body["exact"], bool):
-        return f"exact is {body['exact']!r}, not true or false"
-    deck = body["deck"]
-    if not isinstance(deck, dict):
-        return f"deck is {type(deck).__name__}, not the deck's figures"
-    for key in DECK:
-        if not _number(deck.get(key)):
-            return f"deck's {key} is {deck.get(key)!r}, not a number"
-    for key in DECK_EXACT:
-        if deck.get(key) is not None:
-            try:
-                fraction(deck[key])
-            except (ValueError, TypeError, ZeroDivisionError):
-                return f"deck's {key} is {deck[key]!r}, not a fraction"
-    quantiles = body.get("quantiles", {})
-    if not isinstance(quantiles, dict) or not all(v is None or _count(v) for v in quantiles.values()):
-        return f"quantiles are {quantiles!r}, not a battle count by probability"
-    if not isinstance(body.get("rules_label", ""), str):
-        return f"rules_label is {body['rules_label']!r}, not text"
+    """What of a manifest is not of the type its readers take it as, in a few words (a manifest
+    edited by hand is said in a line, not a traceback); None when all are."""
+    try:
+        _Shape.model_validate(body)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        if first["type"] == "missing":
+            return f"{where} is missing"
+        return f"{where} is {first.get('input')!r}: {first['msg'].lower()}"
     return None
 
 

@@ -13,9 +13,13 @@ fixtures `dataset`, `victim` and `game_id` by importing `tiny_dataset`, `victim_
 from __future__ import annotations
 
 import json
+import os
+import pty
 import random
 import re
+import select
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +35,32 @@ SEED = 42
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def run_on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
+    """Run `war ARGS` with stderr on a pseudo-terminal; its exit code and what it wrote there."""
+    leader, follower = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"}
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *args], stdout=subprocess.PIPE,
+                            stderr=follower, cwd=cwd, env=env)
+    os.close(follower)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    proc.wait()
+    os.close(leader)
+    return proc.returncode, seen.decode("utf-8", "replace")
 
 
 def invoke(*args: str):

@@ -4,9 +4,6 @@ or a pipe. The library hears of every step, the total growing as the work become
 
 from __future__ import annotations
 
-import os
-import pty
-import select
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +13,8 @@ import pytest
 from pipeline.jobs.generate import Plan, generate
 from pipeline.model.rules import build_rules
 from pipeline.present.report_page import write_report
+
+from clikit import run_on_a_terminal
 
 
 @pytest.fixture(scope="module")
@@ -36,41 +35,15 @@ def test_the_library_counts_every_step(root, tmp_path):
     assert pages > 0 and done > pages + 10  # queries, charts and the replay pages
 
 
-def _run_on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
-    """Run `war ARGS` with stderr on a pseudo-terminal; its exit code and what it wrote there."""
-    leader, follower = pty.openpty()
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"}
-    env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *args], stdout=subprocess.PIPE,
-                            stderr=follower, cwd=cwd, env=env)
-    os.close(follower)
-    seen = b""
-    while True:
-        ready, _, _ = select.select([leader], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal closed with the process
-                break
-            if not chunk:
-                break
-            seen += chunk
-        elif proc.poll() is not None:
-            break
-    proc.wait()
-    os.close(leader)
-    return proc.returncode, seen.decode("utf-8", "replace")
-
-
 def test_progress_on_a_terminal_and_silence_otherwise(root, tmp_path):
-    code, err = _run_on_a_terminal(["report", str(root), "--output", str(tmp_path / "a.html")], tmp_path)
+    code, err = run_on_a_terminal(["report", str(root), "--output", str(tmp_path / "a.html")], tmp_path)
     assert code == 0 and "report" in err and "━" in err, err
-    code, err = _run_on_a_terminal(["report", str(root), "--output", str(tmp_path / "b.html"), "-q"], tmp_path)
+    code, err = run_on_a_terminal(["report", str(root), "--output", str(tmp_path / "b.html"), "-q"], tmp_path)
     assert code == 0 and err == "", err
     piped = subprocess.run([sys.executable, "-m", "pipeline.cli", "report", str(root), "--output",
                             str(tmp_path / "c.html")], capture_output=True, text=True, cwd=tmp_path)
     assert piped.returncode == 0 and piped.stderr == ""
     assert piped.stdout.startswith("wrote ")
-    code, err = _run_on_a_terminal(["report", str(root), "--format", "svg", "--output", str(tmp_path / "svg")],
+    code, err = run_on_a_terminal(["report", str(root), "--format", "svg", "--output", str(tmp_path / "svg")],
                                    tmp_path)
     assert code == 0 and "charts" in err and "━" in err, err

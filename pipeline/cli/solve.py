@@ -25,6 +25,7 @@ def solve(
     from_: str | None = typer.Option(None, "--from", metavar="PATH", help="Solve nothing: ask a solution written by --out (with --query)."),
     query: str = typer.Option("deck", "--query", metavar="NAME", help="With --from: deck, deal, by_top_cards or distribution."),
     deal: int | None = typer.Option(None, "--deal", metavar="I", help="With --query deal: the deal's number."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress line while solving."),
 ) -> None:
     """The exact game of a 2-seat rule set under shuffled pickup: each deal's chances to win and
     draw, its expected battles and cards laid and the distribution of its battles, by solving
@@ -45,12 +46,34 @@ def solve(
         raise war.UsageError("`tol` is a probability between 0 and 1, such as 1e-13", params=("tol",))
     if out is not None:
         war.check_solution_out(out, overwrite)
-    solution = war.solve_rules(rules, exact=exact, tol=tol)
+    solution = _solved(rules, exact, tol, quiet)
     for line in war.solution_lines(solution):
         typer.echo(line)
     if out is not None:
         written = war.write_solution(out, solution, positions=positions, overwrite=overwrite)
         typer.echo(f"written to {out}: {written}")
+
+
+def _solved(rules, exact: bool | None, tol: float, quiet: bool):
+    """Solve, saying on stderr how far it is: a big deck spends minutes reaching its positions
+    and more sweeping them, and a silent terminal reads as a hang."""
+    from rich.console import Console  # lazy: keeps war --help fast
+
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        return war.solve_rules(rules, exact=exact, tol=tol)
+    with console.status("reaching every position of the deck") as status:
+        chain = war.build_chain(rules)
+        status.update(f"{chain.rows:,} positions: sweeping to {tol:.0e}")
+
+        def heard(sweeps: int, worst: float) -> None:
+            status.update(f"{chain.rows:,} positions, sweep {sweeps:,}: a game goes on with chance {worst:.0e} "
+                          f"(to {tol:.0e})")
+
+        def exact_step() -> None:  # solve_exact's check between its steps: the sweeps are over
+            status.update(f"{chain.rows:,} positions: finding the exact fractions")
+
+        return war.solve_rules(rules, exact=exact, tol=tol, chain=chain, progress=heard, interrupted=exact_step)
 
 
 def _check_flags(from_, query, deal, out, positions, overwrite, solving: dict) -> None:

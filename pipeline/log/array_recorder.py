@@ -38,6 +38,7 @@ NOTE_CODES = {note: code for code, note in enumerate(NOTES)}
 DEPTH_NOTES = frozenset(note for note, depth in zip(NOTES, WAR_DEPTH_NOTES) if depth)
 OUTCOME_CODES = {outcome: code for code, outcome in enumerate(OUTCOMES)}
 WIDTH = len(EVENT_COLUMNS)
+ROW = np.dtype((np.void, 4 * WIDTH))  # an event's row of int32 as one item
 INT32 = np.iinfo(np.int32)
 
 # An event's code: battle << BATTLE_SHIFT | cards << CARDS_SHIFT | (seat + 1) << SEAT_SHIFT | kind.
@@ -53,6 +54,10 @@ EXTRA = 6  # an extras row: event, seat, value column, note code, cards (and opt
 # `arrays()` unfolds it into its three events a duel.
 RUN = 0xFF
 RUN_EVENTS = 3
+RUN_CARDS, RUN_LAID = 4, 2  # a duel's cards: two played, two collected
+DUEL_CARDS_ENDS = np.array([1, 2, 4], np.int32)  # each of its events' cards_end, from the cards before it
+PUTS_BY_CODE = np.zeros(256, np.bool_)  # layout.PUTS by a code's kind byte (RUN's False: `arrays` counts a run's)
+PUTS_BY_CODE[:PUTS.shape[0]] = PUTS
 
 
 class Unrepresentable(WarError):
@@ -272,35 +277,47 @@ class ArrayRecorder:
             seeds = np.array(self.seeds, np.uint64)
         except (TypeError, ValueError, OverflowError) as err:
             raise self._lose(f"a value that is not a 64-bit integer ({err})") from None
-        if self.runs:
-            codes, at = _unfold(codes, np.array(self.runs, np.int64).reshape(-1, 3), np.array(self.takers, np.int64))
-            extras[:, 0] = at[extras[:, 0]]
-        rows = np.empty((codes.shape[0], WIDTH), np.int64)
-        rows[:, EVENT_BATTLE] = codes >> BATTLE_SHIFT
-        rows[:, EVENT_KIND] = codes & 0xFF
-        rows[:, EVENT_SEAT] = ((codes >> SEAT_SHIFT) & 0xFF) - 1
-        rows[:, EVENT_VALUE] = 0
-        rows[:, EVENT_NOTE] = -1
+        # each code's columns, then its rows: a run of duels three rows a duel (`_rows`); the columns
+        # checked where they can go out of range: the battles (a packed code holds any int; a
+        # run's last is its first plus its length), a cumulative count by its last value, and
+        # what `extras` write (a seat, a value, a note); a packed kind, seat or count fits
+        battle = codes >> BATTLE_SHIFT
+        kind = codes & 0xFF
+        seat = ((codes >> SEAT_SHIFT) & 0xFF) - 1
         counts = (codes >> CARDS_SHIFT) & (CARDS_LIMIT - 1)
+        value = np.zeros(codes.shape[0], np.int64)
+        note = np.full(codes.shape[0], -1, np.int64)
         taken = np.zeros(codes.shape[0], np.int64)
         if extras.shape[0]:
             at = extras[:, 0]
-            rows[at, EVENT_SEAT], rows[at, EVENT_VALUE], rows[at, EVENT_NOTE] = extras[:, 1], extras[:, 2], extras[:, 3]
-            counts[at] = extras[:, 4]
-            taken[at] = extras[:, 5]
-        np.cumsum(counts, out=rows[:, EVENT_CARDS_END])
-        np.cumsum(taken, out=rows[:, EVENT_SEATS_END])
-        if (rows.size and (rows.min() < INT32.min or rows.max() > INT32.max or rows[:, EVENT_SEAT].min() < -1)
+            seat[at], value[at], note[at], counts[at], taken[at] = (extras[:, 1], extras[:, 2], extras[:, 3],
+                                                                    extras[:, 4], extras[:, 5])
+        runs = np.array(self.runs, np.int64).reshape(-1, 3)
+        marks = np.flatnonzero(kind == RUN) if runs.shape[0] else np.zeros(0, np.intp)
+        lengths = runs[:, 2]
+        counts[marks] = RUN_CARDS * lengths
+        cards_end, seats_end = np.cumsum(counts), np.cumsum(taken)
+        if (codes.shape[0] and (battle.min() < INT32.min or battle.max() > INT32.max
+                                or cards_end[-1] > INT32.max or seats_end[-1] > INT32.max)
+                or marks.shape[0] and (battle[marks] + lengths).max() > INT32.max
+                or extras.shape[0] and (extras[:, 1].min() < -1 or extras[:, 1:4].max() > INT32.max
+                                        or extras[:, 2:4].min() < INT32.min)
                 or cards.size and (cards.min() < 0 or cards.max() > MAX_CARD)
                 or seats.size and (seats.min() < 0 or seats.max() > 127)
                 or war_wins.size and (war_wins.min() < INT32.min or war_wins.max() > INT32.max)):
             raise self._lose("a value out of the range of its array's type")
-        events = rows.astype(np.int32)
-        if events.shape[0]:
-            ends = events[:, EVENT_CARDS_END].astype(np.int64)
-            laid = np.where(PUTS[events[:, EVENT_KIND]], np.diff(ends, prepend=0), 0)
+        coded = np.empty((codes.shape[0], WIDTH), np.int32)
+        for column, values in ((EVENT_BATTLE, battle), (EVENT_KIND, kind), (EVENT_SEAT, seat), (EVENT_VALUE, value),
+                               (EVENT_NOTE, note), (EVENT_CARDS_END, cards_end), (EVENT_SEATS_END, seats_end)):
+            coded[:, column] = values
+        events, at = _rows(coded, marks, runs, np.array(self.takers, np.int64))
+        if codes.shape[0]:
+            # cards laid a game: of its codes' counts, those of kinds that put cards on the table
+            # (a run's plays: two cards a duel), summed between the codes where its events start
+            laid = np.where(PUTS_BY_CODE[kind], counts, 0)
+            laid[marks] = RUN_LAID * lengths
             per_game = summaries[:, SUMMARY_EVENTS]
-            starts = np.concatenate(([0], np.cumsum(per_game)[:-1]))
+            starts = np.searchsorted(at, np.cumsum(per_game) - per_game)
             nonempty = per_game > 0
             counted = np.zeros(per_game.shape[0], np.int64)
             counted[nonempty] = np.add.reduceat(laid, starts[nonempty])
@@ -309,28 +326,43 @@ class ArrayRecorder:
                           war_wins.astype(np.int32), final_cards.astype(np.int32), seeds)
 
 
-def _unfold(codes: np.ndarray, runs: np.ndarray, takers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The codes with each run's code replaced by its duels' events, three a duel: a play of its
-    first seat (one card), a play of its second, a collect of two cards by the duel's taker, the
-    battles counting up from the run's; and where each code of `codes` went."""
-    marks = np.flatnonzero((codes & 0xFF) == RUN)
+def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The event rows of the codes' rows `coded` (a run's row holding its battle, its cards_end
+    after its last duel and its seats_end), each run's row (at `marks`) replaced by its duels'
+    events, three a duel: a play of its first seat (one card), a play of its second, a collect
+    of two cards by the duel's taker, the battles counting up from the run's; and the row each
+    code's events start at."""
+    if not marks.shape[0]:
+        return coded, np.arange(coded.shape[0])
     lengths = runs[:, 2]
-    sizes = np.ones(codes.shape[0], np.int64)
+    sizes = np.ones(coded.shape[0], np.int64)
     sizes[marks] = RUN_EVENTS * lengths
     ends = np.cumsum(sizes)
     at = ends - sizes
-    out = np.empty(ends[-1], np.int64)
-    out[at] = codes  # the runs' codes overwritten below (a run of no duel is never recorded)
+    kept = np.ones(coded.shape[0], np.bool_)
+    kept[marks] = False
+    events = np.empty((ends[-1], WIDTH), np.int32)
+    placed = np.zeros(ends[-1], np.bool_)
+    placed[at[kept]] = True
+    rows = events.view(ROW).reshape(-1)  # each row one item: a masked copy moves rows whole, 5x faster
+    rows[placed] = coded[kept].view(ROW).reshape(-1)
+    duels = lengths.sum()
     run_of = np.repeat(np.arange(marks.shape[0]), lengths)
-    within = np.arange(run_of.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    battle = ((codes[marks] >> BATTLE_SHIFT)[run_of] + within) << BATTLE_SHIFT
-    duel = np.empty((run_of.shape[0], RUN_EVENTS), np.int64)
-    duel[:, 0] = battle | 1 << CARDS_SHIFT | (runs[run_of, 0] + 1) << SEAT_SHIFT | KIND_PLAY
-    duel[:, 1] = battle | 1 << CARDS_SHIFT | (runs[run_of, 1] + 1) << SEAT_SHIFT | KIND_PLAY
-    duel[:, 2] = battle | 2 << CARDS_SHIFT | (takers + 1) << SEAT_SHIFT | KIND_COLLECT
-    first = np.repeat(at[marks], lengths) + RUN_EVENTS * within
-    out[first[:, None] + np.arange(RUN_EVENTS)] = duel
-    return out, at
+    within = np.arange(duels) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    ran = coded[marks]
+    duel = np.empty((duels, RUN_EVENTS, WIDTH), np.int32)
+    duel[:, :, EVENT_BATTLE] = (ran[run_of, EVENT_BATTLE] + within)[:, None]
+    duel[:, :, EVENT_KIND] = (KIND_PLAY, KIND_PLAY, KIND_COLLECT)
+    duel[:, 0, EVENT_SEAT] = runs[run_of, 0]
+    duel[:, 1, EVENT_SEAT] = runs[run_of, 1]
+    duel[:, 2, EVENT_SEAT] = takers
+    duel[:, :, EVENT_VALUE] = 0
+    duel[:, :, EVENT_NOTE] = -1
+    first = ran[run_of, EVENT_CARDS_END] - RUN_CARDS * (lengths[run_of] - within)  # cards before the duel
+    duel[:, :, EVENT_CARDS_END] = first[:, None] + DUEL_CARDS_ENDS
+    duel[:, :, EVENT_SEATS_END] = ran[run_of, EVENT_SEATS_END][:, None]
+    rows[~placed] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
+    return events, at
 
 
 def _card_array(cards: list) -> np.ndarray:

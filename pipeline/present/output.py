@@ -17,18 +17,17 @@ from typing import BinaryIO, Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import QueryError
 from ..storage.files import atomic_file
 from ..jobs.query import Result, parquet_refusal
-from ..jobs.query import copy_scan
 from ..model.plural import plural
 
 FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 TABLE_ROWS = 40  # rows a table shows unless told otherwise, as the duckdb shell
 CELL_WIDTH = 40  # a longer cell is cut, marked with …
 PAGE_ROWS = 1000  # `all` rows: column widths come from the first page
+AHEAD_ROWS = 10_000  # a table of at most a page reads this many rows in its one pass: a result this long is told whole
 SHOWN_CHARS = 4 * CELL_WIDTH  # of a text, the characters a table carries out of DuckDB
 
 
@@ -96,6 +95,7 @@ def write_csv(result: Result, sink: BinaryIO, limit: int | None, progress=None) 
     The events view's columns as they are (copy_scan) are read from its copies by the writer's
     threads, without DuckDB."""
     from . import csv_text
+    from ..jobs.query import copy_scan
 
     native = result.csv_native()
     if native and limit is None and csv_text.compiled():
@@ -118,6 +118,8 @@ def write_csv(result: Result, sink: BinaryIO, limit: int | None, progress=None) 
 def json_chunks(batches, lines: bool) -> Iterator[bytes | memoryview]:
     """JSON Lines (one object a line) or JSON (an array, one object a line) from the batches of
     `Result.json_lines`, as they come."""
+    import pyarrow.compute as pc  # here, not for every table: 0.05 s of a command's start
+
     first = True
     if not lines:
         yield b"["
@@ -262,6 +264,19 @@ def _one_value(columns: list[list], rows: int) -> list[int]:
             and all(v == values[0] and type(v) is type(values[0]) for v in values[1:rows])]
 
 
+def _held(result: Result, positions: list[int], first: list[list], rest: list) -> set[int]:
+    """Which of the columns at `positions`, of one value in `first`, hold it in every row of the
+    batches `rest` too: Result.constant's answer from the rows in hand (a column of a type DuckDB
+    does not order is never said to be one value; a null is a value as DuckDB's count tells it).
+    Only those columns are turned into Python values."""
+    from ..jobs.query.stream import ORDERED, _plain
+
+    types = result.relation.types
+    return {i for i in positions if _plain(types[i], ORDERED)
+            and all(v == first[i][0] and type(v) is type(first[i][0])
+                    for batch in rest for v in batch.column(i).to_pylist())}
+
+
 def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | None = None,
                 chosen: bool = False) -> None:
     """The first `limit` rows (None: all of them) as a table fitted to `width` columns (cut
@@ -269,9 +284,14 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
     columns it left out as holding one value in every row (_Columns; none of `chosen` ones).
     The rows are printed as soon as the table knows its columns: after the first page of them,
     and, when the result has more rows than that page, one pass over it in DuckDB that tells
-    whether the columns of one value in the page hold it in every row (and counts the rows)."""
+    whether the columns of one value in the page hold it in every row (and counts the rows).
+    A table of at most a page (the 40 rows shown unless told) reads up to AHEAD_ROWS rows in the
+    same pass: a result of no more is then told whole from them, without a second."""
     width = width or terminal_width()
-    fetch = None if limit is None else limit + 1  # one more: whether the rows shown are the whole result
+    if limit is not None and limit <= PAGE_ROWS:
+        fetch = AHEAD_ROWS + 1  # one more: whether the rows read are the whole result
+    else:
+        fetch = None if limit is None else limit + 1  # one more: whether the rows shown are the whole result
     reader = result.batches(limit) if result.explain else result.shown_batches(fetch, SHOWN_CHARS)
     schema = reader.schema
     batches = iter(reader)
@@ -282,10 +302,13 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
         return
     page = PAGE_ROWS if limit is None else min(limit, PAGE_ROWS)
     first: list[list] = [[] for _ in schema.names]  # the first page, column by column
+    after: list = []  # the batches of rows read beyond `limit` (fetch), as they came
     total, layout, shown, counted = 0, None, 0, None
     for batch in batches:
         total += batch.num_rows
         want = (limit - shown) if limit is not None else batch.num_rows
+        if want < batch.num_rows and fetch is not None and fetch > (limit or 0) + 1:
+            after.append(batch.slice(want))
         if want <= 0:
             continue
         part = batch.slice(0, want) if want < batch.num_rows else batch
@@ -302,7 +325,8 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
                            for r in range(len(values[0]) if values else 0)).encode())
     if layout is None:
         whole = limit is None or total <= limit
-        counted, layout = _begin(sink, result, schema, first, width, chosen, whole=whole, ended=True)
+        rest = after if not whole and total < fetch else None  # every row is in hand
+        counted, layout = _begin(sink, result, schema, first, width, chosen, whole=whole, ended=True, rest=rest)
         sink.write("".join(layout.line([_cell(first[i][r]) for i in layout.columns.order]) + "\n"
                            for r in range(len(first[0]) if first else 0)).encode())
     sink.flush()
@@ -324,19 +348,26 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
 
 
 def _begin(sink: BinaryIO, result: Result, schema: pa.Schema, first: list[list], width: int, chosen: bool,
-           whole: bool, ended: bool) -> tuple[int | None, "_Layout"]:
+           whole: bool, ended: bool, rest: list | None = None) -> tuple[int | None, "_Layout"]:
     """The table's columns from its first page of rows (`first`, column by column; `whole`: the
     result's every row), its header written; and the result's row count when it took a pass
     over the result to tell its columns of one value (None when it did not). The pass needs the
     rows' stream `ended` (DuckDB runs one query at a time a connection): a table whose rows go on
-    after its first page (`--all`, a `--limit` over PAGE_ROWS) leaves out no column."""
+    after its first page (`--all`, a `--limit` over PAGE_ROWS) leaves out no column. `rest`, the
+    batches of the result's rows after `first` when every one was read: the pass is then made
+    here (_held)."""
     rows = len(first[0]) if first else 0
     same, counted = [], None
     if not chosen and rows >= 2 and (whole or ended):
         same = _one_value(first, rows)
         if same and not whole:
-            counted, held = result.constant(same)
+            if rest is not None:
+                counted, held = rows + sum(b.num_rows for b in rest), _held(result, same, first, rest)
+            else:
+                counted, held = result.constant(same)
             same = [i for i in same if i in held]
+    if counted is None and rest is not None:
+        counted = rows + sum(b.num_rows for b in rest)
     columns = _Columns.of(schema.names, {i: _cell(first[i][0]) for i in same}, chosen)
     shown = pa.schema([schema.field(i) for i in columns.order])
     layout = _Layout(shown, [[_cell(first[i][r]) for i in columns.order] for r in range(rows)], width)

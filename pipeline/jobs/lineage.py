@@ -12,12 +12,16 @@ deal i. Validation holds each line to it (lineage_problems).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import WarError
 from ..model.rng import GOLDEN, MASK
 from ..model.schema import GAME_ID_STRIDE, RuleSetEntry
 from ..storage.dataset import Dataset
 from ..storage.location import is_remote
-from .validate_files import Problem
+
+if TYPE_CHECKING:
+    from .validate_files import Problem
 
 _GOLDEN_INVERSE = pow(GOLDEN, -1, 1 << 64)
 _MIX_INVERSES = (pow(0xBF58476D1CE4E5B9, -1, 1 << 64), pow(0x94D049BB133111EB, -1, 1 << 64))
@@ -69,6 +73,8 @@ def lineage_problems(ds: Dataset, entry: RuleSetEntry, seeds: list[int]) -> list
     than that can be right only for a game its source had itself taken (a copy of a copy, or of
     a game kept by --keep): it is held to the source's own seed for it when the source can be
     read, and taken as said when it cannot."""
+    from .validate_files import Problem  # here: validate_files brings numba, which a replay does without
+
     try:
         pairs = ds.lineage(entry, range(entry.games))
     except WarError as err:

@@ -210,7 +210,7 @@ def _event_copies(ds: Dataset) -> list[str]:
     if not listed or is_remote(ds.root) or not event_copies.enabled():
         return []
     try:
-        return event_copies.ensure(event_copies.sources(ds.root, listed))
+        return event_copies.ensure(event_copies.sources(ds.root, listed), packs=event_copies.pack_sizes(listed))
     except OSError:
         return []
 

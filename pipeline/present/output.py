@@ -289,7 +289,7 @@ def write_table(result: Result, sink: BinaryIO, limit: int | None, width: int | 
     same pass: a result of no more is then told whole from them, without a second."""
     width = width or terminal_width()
     if limit is not None and limit <= PAGE_ROWS:
-        fetch = AHEAD_ROWS + 1  # one more: whether the rows read are the whole result
+        fetch = max(AHEAD_ROWS, limit) + 1  # one more: whether the rows read are the whole result
     else:
         fetch = None if limit is None else limit + 1  # one more: whether the rows shown are the whole result
     reader = result.batches(limit) if result.explain else result.shown_batches(fetch, SHOWN_CHARS)

@@ -25,8 +25,8 @@ import sys
 import tempfile
 import time
 
-HEAVY = ("numpy", "pydantic", "typer", "pyarrow", "numba", "duckdb", "pipeline", "pipeline.cli.app", "pipeline.cli.generate",
-         "pipeline.cli.validate", "pipeline.jobs.request", "pipeline.model.schema",
+HEAVY = ("numpy", "pydantic", "typer", "pyarrow", "numba", "duckdb", "pipeline", "pipeline.cli.app",
+         "pipeline.cli.generate", "pipeline.cli.validate", "pipeline.jobs.request", "pipeline.model.schema",
          "pipeline.jobs.generate", "pipeline.log.warm", "pipeline.engines.compiled.loop", "pipeline.log.batches")
 
 _fd: int | None = None
@@ -47,7 +47,7 @@ def _process_start() -> float:
 def mark(what: str, **extra) -> None:
     if _fd is None:
         return
-    times, usage = os.times(), resource.getrusage(resource.RUSAGE_SELF)
+    times, usage = os.times(), resource.getrusage(resource.RUSAGE_SELF)  # waits: voluntary context switches
     row = {"pid": os.getpid(), "ppid": os.getppid(), "what": what, "wall": time.time(),
            "cpu": times.user + times.system, "sys": times.system, "faults": usage.ru_minflt,
            "waits": usage.ru_nvcsw, **extra}
@@ -155,7 +155,8 @@ def summary(path: str) -> str:
     ends = [r["wall"] for r in rows if r["what"] == "shard end"]
     exits = [r["wall"] for r in rows if r["what"] == "exit"]
     if starts and ends and exits:
-        out.append(f"run: first shard at {1000 * (min(starts) - t0):.0f} ms, shards {1000 * (max(ends) - min(starts)):.0f} ms, "
+        out.append(f"run: first shard at {1000 * (min(starts) - t0):.0f} ms, "
+                   f"shards {1000 * (max(ends) - min(starts)):.0f} ms, "
                    f"after the last {1000 * (max(exits) - max(ends)):.0f} ms (wall, from the interpreter's start)")
     return "\n".join(out)
 
@@ -167,26 +168,29 @@ def _shards(what: str, spans) -> str:
         return sum(e[key] - s[key] for s, e in spans) / n
 
     return (f"{what}: {1000 * per('wall'):.1f} ms wall, {1000 * per('cpu'):.1f} ms cpu ({1000 * per('sys'):.1f} sys), "
-            f"{per('faults'):.0f} page faults, {per('waits'):.1f} waits a shard")
+            f"{per('faults'):.0f} page faults, {per('waits'):.1f} times blocked, a shard")
 
 
 def main() -> None:
     global _fd
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trace", default=None)
-    parser.add_argument("argv", nargs=argparse.REMAINDER)
+    parser.add_argument("--trace", default=None, help="the trace file (default: a new temporary file)")
+    parser.add_argument("--summary", default=None, metavar="TRACE", help="print the summary of an earlier trace")
+    parser.add_argument("argv", nargs=argparse.REMAINDER, help="-- and the war command's arguments")
     args = parser.parse_args()
+    if args.summary:
+        print(summary(args.summary))
+        return
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     trace = args.trace or tempfile.mkstemp(prefix="war-timeline-", suffix=".jsonl")[1]
     open(trace, "w").close()
     _fd = os.open(trace, os.O_WRONLY | os.O_APPEND)
-    os.environ["WAR_TIMELINE"] = trace
     start = _process_start()
     os.write(_fd, (json.dumps({"pid": os.getpid(), "ppid": os.getppid(), "what": "process start",
                                "wall": start, "cpu": 0.0, "sys": 0.0, "faults": 0, "waits": 0}) + "\n").encode())
     mark("timeline ready")
     sys.meta_path.insert(0, _Hook())
-    atexit.register(lambda: (mark("exit"), print(summary(trace), file=sys.stderr)))
+    atexit.register(lambda: (mark("exit"), print(f"{summary(trace)}\n(trace: {trace})", file=sys.stderr)))
     sys.argv = ["war", *argv]
     from pipeline.cli import command
 

@@ -88,25 +88,40 @@ def variant_rows(tmp: Path, scale: float = 1.0, runs: int = 1, only: list[str] |
 def worker_rows(tmp: Path, games: int, runs: int = 1) -> list[tuple]:
     """Classic War, `games` games: generate and validate with 1 and 2 workers, the two of a pair
     in turn (each pair's order alternating); (what, games, 1-worker wall, its CPU, 2-worker wall,
-    its CPU, medians, and each pair's 1-worker / 2-worker wall)."""
-    out1, out2 = tmp / "one", tmp / "two"
+    its CPU, medians, each pair's 1-worker / 2-worker wall, and the ratio two workers can reach
+    at most: ceiling). The start-up s (the same command on one game, run beside each pair) is
+    paid one after the other by both sides, so with the 1-worker run's games taking P = its wall
+    - s, two workers reach (s + P) / (s + P / 2) at best, 2x only as s goes to 0."""
+    out1, out2, tiny = tmp / "one", tmp / "two", tmp / "tiny"
+    measure(generate_cmd(["-v", "classic"], 1, tiny))
 
-    def pairs(command) -> tuple[list, list]:
-        one, two = [], []
+    def pairs(command, startup) -> tuple[list, list, list]:
+        one, two, starts = [], [], []
         for i in range(runs):
             for workers, runs_of in in_turn(i, [(1, one), (2, two)]):
                 runs_of.append(run_timed(command(workers)))
-        return one, two
+            starts.append(run_timed(startup())[0])
+        return one, two, starts
 
     made = {"war generate": pairs(lambda workers: generate_cmd(["-v", "classic"], games,
-                                                               out1 if workers == 1 else out2, workers)),
-            "war validate": pairs(lambda workers: validate_cmd(out1, workers))}
+                                                               out1 if workers == 1 else out2, workers),
+                                  lambda: generate_cmd(["-v", "classic"], 1, tmp / "start")),
+            "war validate": pairs(lambda workers: validate_cmd(out1, workers), lambda: validate_cmd(tiny))}
     out = []
-    for what, (one, two) in made.items():
+    for what, (one, two, starts) in made.items():
         w1, c1 = median_pair(one)
         w2, c2 = median_pair(two)
-        out.append((what, games, w1, c1, w2, c2, [a / b for (a, _), (b, _) in zip(one, two)]))
+        ceilings = [ceiling(start, wall) for start, (wall, _) in zip(starts, one)]
+        out.append((what, games, w1, c1, w2, c2, [a / b for (a, _), (b, _) in zip(one, two)],
+                    statistics.median(starts), statistics.median(ceilings)))
     return out
+
+
+def ceiling(startup: float, one_worker: float) -> float:
+    """What two workers can reach against one whose run took `one_worker` seconds, `startup` of
+    them before its first game and after its last (paid by both): (s + P) / (s + P / 2)."""
+    played = max(one_worker - startup, 0.0)
+    return one_worker / (startup + played / 2) if startup + played > 0 else 1.0
 
 
 def variant_table(rows) -> tuple[list[str], list[tuple]]:
@@ -123,10 +138,12 @@ def variant_table(rows) -> tuple[list[str], list[tuple]]:
 
 def worker_table(rows) -> tuple[list[str], list[tuple]]:
     header = ["command", "games", "1 worker: wall s (CPU s)", "2 workers: wall s (CPU s)",
-              "2 workers against 1, wall: the median of the pairs"]
+              "2 workers against 1, wall: the median of the pairs",
+              "start-up s (one game), and the most two workers reach with it: (s + P) / (s + P / 2)"]
     body = [(what, f"{n:,}", f"{w1:.1f} ({c1:.1f})", f"{w2:.1f} ({c2:.1f})", f"{statistics.median(pairs):.2f}x"
-             + (f" (pairs {', '.join(f'{r:.2f}x' for r in pairs)})" if len(pairs) > 1 else ""))
-            for what, n, w1, c1, w2, c2, pairs in rows]
+             + (f" (pairs {', '.join(f'{r:.2f}x' for r in pairs)})" if len(pairs) > 1 else ""),
+             f"{start:.2f} s: {most:.2f}x")
+            for what, n, w1, c1, w2, c2, pairs, start, most in rows]
     return header, body
 
 

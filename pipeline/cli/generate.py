@@ -71,8 +71,9 @@ def generate(
         done_before = games
 
     start = time.perf_counter()
-    with progress(total, "generating", quiet) as tick:
-        manifest = request.run(tick, command_line(), on_wait=_waiting(request.out), resumed=resumed)
+    with progress(total, "generating", quiet) as tick:  # quiet: no ticks for the workers to send
+        manifest = request.run(None if quiet else tick, command_line(), on_wait=_waiting(request.out),
+                               resumed=resumed)
     took = time.perf_counter() - start
     word = "deal" if log.value == "counts" else "game"
     if log.value == "counts":

@@ -155,10 +155,12 @@ def run_tasks(fn: Callable, tasks: Iterable, workers: int,
 
 
 def _run_on_pool(fn: Callable, tasks, workers: int, count: int, progress, ctx) -> list:
-    ticks = ctx.Queue()
+    # Without `progress` the workers get no queue for their ticks: each tick put woke a thread of
+    # the worker's that waited for the interpreter's lock while the shard played
+    ticks = ctx.Queue() if progress is not None else None
 
     def drain() -> None:
-        while True:
+        while ticks is not None:
             try:
                 n = ticks.get_nowait()
             except q.Empty:

@@ -26,7 +26,7 @@ from ..compiled.layout import (
 from ..compiled.tally import Tally, from_rows, grown, merge, new_tally, pack, put, rows, slot_of
 from .open_duel import PICKUPS_CODE, SYMMETRIC, _game, _ring_cap, extra_card
 from .open_packed import count_rows as packed_rows
-from .open_packed import packed_game, packs
+from .open_packed import _history_words, packed_game, packs
 
 
 
@@ -58,7 +58,8 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
     summaries = np.zeros((1, len(SUMMARY_COLUMNS)), np.int64)
     wins = np.zeros((1, 2), np.int32)
     final = np.zeros((1, 2), np.int32)
-    history = np.zeros(4 * max_battles + 4 * half + 2 if packed else 1, np.uint64)  # open_packed.history_for
+    history = np.zeros(_history_words(max_battles, half) if packed else 1, np.uint64)  # open_packed.history_for
+    no_memo = np.zeros((0, 4), np.uint64)  # open_packed.packed_game's memo: none (count_rows counts with one)
     found = 0
     while index < stop:
         if (keeping and found + 2 > most) or (not keeping and 2 * (fill[0] + 2) > keys.shape[0]):
@@ -75,7 +76,7 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
                 deal[i] = seq[i]
             if packed:
                 mirror_key = packed_game(deal, half, extra, pickup, max_battles, history, keeping, classes,
-                                         summaries[0])
+                                         summaries[0], no_memo, np.int64(0))
             else:
                 mirror_key = _game(deal, half, extra, aside, pickup, max_battles, ring, snap, table, out, 0,
                                    summaries, wins, final)

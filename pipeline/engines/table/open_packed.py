@@ -7,9 +7,9 @@ With no two cards of a rank there is no war: a battle takes both top cards and p
 the winner's pile, high then low (seat 0's first under table order). A pile of at most 15 cards
 of ranks below 16 is a word of 4-bit cards (top in the low bits), and a position is one word: seat
 0's cards, then seat 1's, then seat 0's card count in the top 4 bits. The game is played once,
-each position's word kept: a cycle is found by Brent's check on the words, its first repeated
-position μ + λ by comparing the kept words λ apart (no replay), and the cycle named by its least
-word, exact and free. While a range of deals is counted (count_rows), a cycling game's row holds
+each position's word kept: a cycle is found by comparing each word with two checkpoints (a
+variant of Brent's check, _game_words), its first repeated position μ + λ by comparing the kept
+words λ apart (no replay), and the cycle named by its least word, exact and free. While a range of deals is counted (count_rows), a cycling game's row holds
 that word where the counts hold the cycle's key (the least of its positions' keys,
 engines.cycle_key.position_key); each cycle is then hashed once, going round it from its least
 word, into a cache the worker keeps from range to range, and the rows are keyed as open_duel's,
@@ -48,9 +48,19 @@ def packs(rank_counts, cards: int, max_battles: int = 0) -> bool:
             and max_battles <= MOST_CAP)
 
 
+SPACING = 32      # battles between a game's first checkpoints (packed_game)
+STEADY = 4        # checkpoints that far apart before the spacing doubles at each
+
+
 def history_for(max_battles: int, half: int) -> np.ndarray:
-    """Room for the words of a game played to four times its cap (packed_game)."""
-    return np.zeros(4 * max_battles + 4 * half + 2, np.uint64)
+    """Room for the words of a game played to four times its cap (packed_game), and for the
+    steady checkpoints' battles beyond."""
+    return np.zeros(_history_words(max_battles, half), np.uint64)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _history_words(max_battles, half):
+    return 4 * max_battles + 4 * half + 2 + 2 * STEADY * SPACING
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -140,13 +150,76 @@ def cycle_key_of(word, cards, pickup):
             return np.int64(least)
 
 
+MEMO_AT = 12         # the battle at which a game asks the memo (memo_for) what becomes of its position
+MEMO_SLOTS = 1 << 20  # a worker's memo: positions, 32 bytes each
+
+
+def memo_for(slots: int = MEMO_SLOTS) -> tuple[np.ndarray, int]:
+    """An empty memo of what becomes of positions (packed_game's `memo`, each row: the position's
+    word (0: empty), its fate, its cycle's least word and its mirror's), and its shift."""
+    return zeroed(4 * slots).view(np.uint64).reshape(slots, 4), 64 - (slots.bit_length() - 1)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _ended(summary, winner, battles, max_battles):
+    """A game that ends after `battles`, won by `winner`, into `summary` (capped past the cap)."""
+    if battles > max_battles:
+        _capped(summary, max_battles)
+        return
+    summary[SUMMARY_OUTCOME] = OUTCOME_WIN
+    summary[SUMMARY_WINNER] = winner
+    summary[SUMMARY_BATTLES] = battles
+    summary[SUMMARY_CARDS_LAID] = 2 * battles
+    summary[SUMMARY_CYCLE_LENGTH] = -1
+    summary[SUMMARY_CYCLE_KEY] = 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _cycled(summary, repeat, period, least, max_battles):
+    """A game whose first repeated position is the `repeat`th, `period` after its first visit,
+    into `summary` (capped when it repeats at or past the cap)."""
+    if repeat >= max_battles:
+        _capped(summary, max_battles)
+        return
+    summary[SUMMARY_OUTCOME] = OUTCOME_CYCLE
+    summary[SUMMARY_WINNER] = -1
+    summary[SUMMARY_BATTLES] = repeat
+    summary[SUMMARY_CARDS_LAID] = 2 * repeat
+    summary[SUMMARY_CYCLE_LENGTH] = period
+    summary[SUMMARY_CYCLE_KEY] = np.int64(least)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _capped(summary, max_battles):
+    summary[SUMMARY_OUTCOME] = OUTCOME_CAPPED
+    summary[SUMMARY_WINNER] = -1
+    summary[SUMMARY_BATTLES] = max_battles
+    summary[SUMMARY_CARDS_LAID] = 2 * max_battles
+    summary[SUMMARY_CYCLE_LENGTH] = -1
+    summary[SUMMARY_CYCLE_KEY] = 0
+
+
+_CYCLE_FATE = np.uint64(1)
+_FATE_SHIFT = np.uint64(2)
+_PERIOD_SHIFT = np.uint64(32)
+_FATE_MASK = np.uint64(0x3FFFFFFF)
+
+
 @njit(cache=True, _nrt=False)
-def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrored, summary):
+def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrored, summary, memo, memo_shift):
     """One game of the deal (dealt as open_duel._deal_as deals it) into `summary`'s outcome,
     winner, battles, cards laid, cycle length and key (layout.SUMMARY_COLUMNS), as open_duel._game
     gives them, but for a cycle's key: its least word, or with `hashed` its key. Returns, for a
     cycle and `mirrored`, the mirrored cycle's least word (its key with `hashed`), else 0.
-    `history` holds history_for's words."""
+    `history` holds history_for's words.
+
+    `memo` (memo_for's; no rows: none) is what becomes of positions met at battle MEMO_AT by the
+    games played before: neighbouring deals meet (at battle 12 of 1x13 6 | 7, 1.6 million games
+    of 2 million stand on 0.6 million positions), and a game whose position is there is over, its
+    battles and cycle those of its position plus MEMO_AT. A position's fate is its own (the
+    battles to its end and its winner, or to its cycle and the cycle), whatever game reached it,
+    so the counts are those of every game played whole; a position already on its cycle is not
+    kept (its game's first repeat may lie before it). Not with `hashed`."""
     p0 = np.uint64(0)
     p1 = np.uint64(0)
     n0 = half
@@ -162,28 +235,44 @@ def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrore
         p1 |= np.uint64(deal[2 * half]) << (_FOUR * np.uint64(half))
     cards = n0 + n1
     history[0] = _word(p0, p1, n0)
-    saved = history[0]
-    power = 1
-    period = 0
+    older = newer = history[0]  # the checkpoints' words, each compared with every word after it
+    older_at = newer_at = 0     # and their battles
+    spacing = SPACING
+    left = SPACING
+    steady = STEADY
     battles = 0
     stop = history.shape[0] - 1
+    asked = MEMO_AT if memo.shape[0] and not hashed else -1
+    slot = -1  # the memo's slot of the position at battle MEMO_AT, to keep its fate in
     while battles < stop:
         p0, p1, n0, n1 = _battle(p0, p1, n0, n1, pickup)
         battles += 1
         if n0 == 0 or n1 == 0:
             if battles > max_battles:
                 break  # capped before it ended
-            summary[SUMMARY_OUTCOME] = OUTCOME_WIN
-            summary[SUMMARY_WINNER] = 0 if n0 > 0 else 1
-            summary[SUMMARY_BATTLES] = battles
-            summary[SUMMARY_CARDS_LAID] = 2 * battles
-            summary[SUMMARY_CYCLE_LENGTH] = -1
-            summary[SUMMARY_CYCLE_KEY] = 0
+            winner = 0 if n0 > 0 else 1
+            if slot >= 0:
+                memo[slot, 0] = history[MEMO_AT]
+                memo[slot, 1] = np.uint64(2 * winner) | (np.uint64(battles - MEMO_AT) << _FATE_SHIFT)
+            _ended(summary, winner, battles, max_battles)
             return np.int64(0)
         word = _word(p0, p1, n0)
         history[battles] = word
-        period += 1
-        if word == saved:
+        if battles == asked:
+            slot = np.int64((word * _SPREAD) >> np.uint64(memo_shift))
+            if memo[slot, 0] == word:
+                fate = memo[slot, 1]
+                ahead = np.int64((fate >> _FATE_SHIFT) & _FATE_MASK)
+                if fate & _CYCLE_FATE:
+                    period = np.int64(fate >> _PERIOD_SHIFT)
+                    _cycled(summary, battles + ahead + period, period, memo[slot, 2], max_battles)
+                    return np.int64(memo[slot, 3]) if mirrored and summary[SUMMARY_OUTCOME] == OUTCOME_CYCLE \
+                        else np.int64(0)
+                _ended(summary, np.int64((fate >> np.uint64(1)) & np.uint64(1)), battles + ahead, max_battles)
+                return np.int64(0)
+        if word == older or word == newer:
+            # a checkpoint is compared with every word after it, so its first repeat is λ on
+            period = battles - (older_at if word == older else newer_at)
             mu = 0
             while history[mu] != history[mu + period]:
                 mu += 1
@@ -201,23 +290,23 @@ def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrore
                 if mirrored:
                     for s in range(mu, mu + period):
                         mirror = min(mirror, _mirrored(history[s], cards))
-            summary[SUMMARY_OUTCOME] = OUTCOME_CYCLE
-            summary[SUMMARY_WINNER] = -1
-            summary[SUMMARY_BATTLES] = mu + period
-            summary[SUMMARY_CARDS_LAID] = 2 * (mu + period)
-            summary[SUMMARY_CYCLE_LENGTH] = period
-            summary[SUMMARY_CYCLE_KEY] = np.int64(least)
+            if slot >= 0 and mu > MEMO_AT:  # not yet on its cycle at battle MEMO_AT
+                memo[slot, 0] = history[MEMO_AT]
+                memo[slot, 1] = _CYCLE_FATE | (np.uint64(mu - MEMO_AT) << _FATE_SHIFT) | \
+                    (np.uint64(period) << _PERIOD_SHIFT)
+                memo[slot, 2] = least
+                memo[slot, 3] = mirror
+            _cycled(summary, mu + period, period, least, max_battles)
             return np.int64(mirror) if mirrored or hashed else np.int64(0)
-        if period == power:
-            saved = word
-            power *= 2
-            period = 0
-    summary[SUMMARY_OUTCOME] = OUTCOME_CAPPED
-    summary[SUMMARY_WINNER] = -1
-    summary[SUMMARY_BATTLES] = max_battles
-    summary[SUMMARY_CARDS_LAID] = 2 * max_battles
-    summary[SUMMARY_CYCLE_LENGTH] = -1
-    summary[SUMMARY_CYCLE_KEY] = 0
+        left -= 1
+        if left == 0:
+            older, older_at, newer, newer_at = newer, newer_at, word, battles
+            if steady:
+                steady -= 1
+            else:
+                spacing *= 2
+            left = spacing
+    _capped(summary, max_battles)
     return np.int64(0)
 
 
@@ -345,7 +434,7 @@ def _grown_rows(rows: np.ndarray, fill: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, rows, fill):
+def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, rows, fill, memo, memo_shift):
     """Deals index..stop-1 (`seq` holds deal `index`'s ranks, and is left holding the first deal
     not walked) into `rows`, as open_counts._walk tallies them (a cycling row keyed by its
     cycle's least word); returns the first deal not walked: `stop`, or sooner when the table
@@ -357,7 +446,7 @@ def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, r
     deal = np.empty(size, np.uint8)
     mirror = np.empty(size, np.int64)
     summary = np.zeros(len(SUMMARY_COLUMNS), np.int64)
-    history = np.zeros(4 * max_battles + 4 * half + 2, np.uint64)  # history_for
+    history = np.zeros(_history_words(max_battles, half), np.uint64)  # history_for
     pending = False  # a row asked for, to add: kind, word, deal
     pending_kind = pending_word = pending_deal = np.int64(0)
     while index < stop:
@@ -373,7 +462,8 @@ def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, r
         if first_of_class or not classes:
             for i in range(size):
                 deal[i] = seq[i]
-            mirror_word = packed_game(deal, half, extra, pickup, max_battles, history, False, classes, summary)
+            mirror_word = packed_game(deal, half, extra, pickup, max_battles, history, False, classes, summary, memo,
+                                      memo_shift)
             outcome, winner, battles = summary[SUMMARY_OUTCOME], summary[SUMMARY_WINNER], summary[SUMMARY_BATTLES]
             length = summary[SUMMARY_CYCLE_LENGTH]
             cycling = outcome == OUTCOME_CYCLE
@@ -443,6 +533,7 @@ def _name(kinds, words, at, cycling, cards, pickup, cached, fill):
     return kinds.shape[0]
 
 
+_MEMOS: dict = {}   # (cards, pickup, classes): a worker's memo (memo_for), kept from range to range
 _CYCLES: dict = {}  # (cards, pickup): (the cache [slots, 2]: least word (0: empty), key; its fill)
 
 
@@ -571,10 +662,13 @@ def count_rows(counts: np.ndarray, seq: np.ndarray, start: int, stop: int, extra
     while slots < min(MOST_FIRST_ROWS, stop - start):
         slots *= 2
     rows, fill = row_table(slots), np.zeros(1, np.int64)
+    if (cards, pickup, classes) not in _MEMOS:
+        _MEMOS[(cards, pickup, classes)] = memo_for()
+    memo, shift = _MEMOS[(cards, pickup, classes)]
     index = start
     while index < stop:
         index = _count_walk(counts, seq, np.int64(index), np.int64(stop), np.int64(extra), np.int64(pickup),
-                            np.int64(max_battles), classes, rows, fill)
+                            np.int64(max_battles), classes, rows, fill, memo, np.int64(shift))
         if index < stop:
             rows = _grown_rows(rows, fill)
     n = int(fill[0])

@@ -6,7 +6,9 @@ sum then spends on it (its digest), `taskset -c 1 python bench/counts_shard.py R
 Run it on an older checkout of pipeline/ (PYTHONPATH=that/checkout) to compare: a checkout
 whose log.counts has no count_rows counts a tally, writes its table, and the sum reads the file
 back into a tally and sorts it for the digest; a newer one writes rows made sorted and its
-worker folds the digest. Both print the shard's digest, which must be the same. Times are CPU
+worker folds the digest (and writes its journal file as jobs.counts.write_journal does, where
+that exists). A worker keeps its memo of positions (open_packed.packed_game) from shard to
+shard, as this process does. Both print the shard's digest, which must be the same. Times are CPU
 seconds of this process (user + system): pin it to one core and say how loaded the machine
 was. A worker counting several shards keeps its cycle cache, so the first shard of a process
 pays for naming every cycle."""
@@ -19,6 +21,7 @@ import sys
 from pathlib import Path
 
 from pipeline.engines.compiled import tally as tallies
+from pipeline.jobs import counts as counts_job
 from pipeline.jobs.counts import count_shard_size
 from pipeline.log import counts
 from pipeline.model.all_deals import deal_count
@@ -37,6 +40,7 @@ def main(ranks: int, shards: list[int]) -> None:
     deals = deal_count(rules)
     size = count_shard_size(deals)
     sorted_rows = hasattr(counts, "count_rows")
+    write_journal = getattr(counts_job, "write_journal", write_parquet)  # older checkouts: the dataset's writer
     counts.count_deals(rules, 0, 0, 0, 1000)  # the compiled code loaded
     out = Path(f"/tmp/counts-shard-{os.getpid()}.parquet")
     print(f"1x{ranks} first_short: {deals:,} deals, shards of {size:,}; "
@@ -46,7 +50,7 @@ def main(ranks: int, shards: list[int]) -> None:
         before = cpu()
         if sorted_rows:
             rows = counts.count_rows(rules, 0, 0, start, stop)
-            write_parquet(counts.rows_table(*rows), out)
+            write_journal(counts.rows_table(*rows), out)
             digest = counts.rows_digest(*rows)
             counted = summed = cpu()
         else:

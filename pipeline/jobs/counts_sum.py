@@ -1,115 +1,103 @@
 """The sum of shard tallies too many to hold in memory together (one suit of 13 ranks dealt 6 | 7:
-372 shards, about a billion rows), done by DuckDB a slice at a time.
+372 shards, about a billion rows), as one streaming merge of the shards' files.
 
-One GROUP BY over every row ran out of DuckDB's memory, so the sum is cut. A first pass counts the
-rows of each (outcome, winner, first_of_class, battles), and consecutive battles of one (outcome,
-winner, first_of_class) are gathered into slices of at most SLICE_ROWS rows. A second pass writes
-each row into its slice's own files (DuckDB's partitioned COPY, one read of every tally). Then each
-slice is grouped and ordered from its own files alone and written after the one before: the
-slices follow the sum's order, so the file holds the rows, in the order, of one GROUP BY. (A slice
-read from the tallies by a filter would read most of every file each time: a row group of a
-shard's tally spans tens of battles.)
+Every shard's file holds its rows in the order of their keys, each kind once (tally.rows', as a
+worker writes it), so the sum is a k-way merge: each file read once, a chunk at a time, its rows
+played through a loser tree (tally.merge_step), rows of one kind added as they meet, and the sum
+handed out in the counts file's order a row group at a time. Memory is a chunk a shard and one
+row group of the sum; no row is written twice. (It replaced DuckDB's GROUP BY, cut into slices
+of battles to fit memory: a histogram pass, a partitioned copy of every row and a grouping of
+each slice, 10 minutes of 1x13's wall.) A shard whose rows are out of order is refused, naming
+its file, rather than summed wrong.
 """
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
+import resource
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-SLICE_ROWS = 20_000_000  # tally rows grouped at once (a few GB of DuckDB's memory at most)
+from ..engines.compiled import tally as tallies
+from ..errors import WarError
+from ..log.counts import rows_table, table_rows
 
-_HEAD = "list_position(?, outcome), coalesce(winner, -1), coalesce(first_of_class::INTEGER, -1)"  # the sum's order
-
-
-def slices(histogram: list[tuple], most: int) -> list[tuple]:
-    """(outcome, winner, first_of_class, first battles, last battles) for each slice, in the
-    sum's order, from the rows counted by (outcome, winner, first_of_class, battles) in that
-    order: each slice holds at most `most` rows unless one battles value alone holds more."""
-    out: list[tuple] = []
-    group, first, last, rows = None, None, None, 0
-    for outcome, winner, first_of_class, battles, count in histogram:
-        head = (outcome, winner, first_of_class)
-        if head != group or rows + count > most:
-            if group is not None:
-                out.append((*group, first, last))
-            group, first, rows = head, battles, 0
-        last = battles
-        rows += count
-    if group is not None:
-        out.append((*group, first, last))
-    return out
+CHUNK_ROWS = 1 << 14   # rows of a shard's file held at a time (a chunk: its five words, 640 KB)
+READ_BUFFER = 1 << 16  # bytes read at a time from a shard's file, a column's (not its whole column chunk)
 
 
-def sum_tallies(con, paths: list[str], outcomes: list[str], schema: pa.Schema, write, group_rows: int,
-                spill: Path) -> int:
-    """Sum the tally files `paths` (grouped by every column but games and first_deal: games
-    added, the least first deal kept) on DuckDB connection `con`, cutting them into slices in
-    the folder `spill`; hand `write` tables of `schema` in the sum's order, each of `group_rows`
-    rows but the last. The number of rows."""
-    con.execute(f"CREATE TEMP VIEW tallies AS SELECT * FROM read_parquet({_list(paths)})")
-    histogram = con.execute(
-        "SELECT * FROM (SELECT outcome::VARCHAR AS outcome, winner, first_of_class, battles, count(*) AS n "
-        f"FROM tallies GROUP BY ALL) ORDER BY {_HEAD}, battles", [outcomes]).fetchall()
-    pieces = slices(histogram, SLICE_ROWS)
-    con.execute("CREATE TEMP TABLE cut (outcome VARCHAR, winner INTEGER, first_of_class INTEGER, battles INTEGER, "
-                "piece INTEGER)")
-    rows_of_cut, at = [], 0
-    for o, w, f, b, _ in histogram:  # the pieces cover the histogram's rows in its order
-        while pieces[at][:3] != (o, w, f) or b > pieces[at][4]:
-            at += 1
-        rows_of_cut.append((o, -1 if w is None else w, -1 if f is None else int(f), b, at))
-    if rows_of_cut:
-        con.executemany("INSERT INTO cut VALUES (?, ?, ?, ?, ?)", rows_of_cut)
-    folder = Path(spill) / "slices"
-    shutil.rmtree(folder, ignore_errors=True)  # a stopped run's slices: the same rows, other files perhaps
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    con.execute(
-        "COPY (SELECT t.outcome::VARCHAR AS outcome, t.winner, t.first_of_class, t.battles, t.cards_laid, "
-        "t.cycle_length, t.cycle_key, t.games, t.first_deal, c.piece FROM tallies t JOIN cut c "
-        "ON t.outcome::VARCHAR = c.outcome AND coalesce(t.winner, -1) = c.winner "
-        "AND coalesce(t.first_of_class::INTEGER, -1) = c.first_of_class AND t.battles = c.battles) "
-        f"TO '{_quoted(folder)}' (FORMAT parquet, PARTITION_BY (piece), OVERWRITE_OR_IGNORE)")
-    pending: list[pa.RecordBatch] = []
-    held = rows = 0
-    for i in range(len(pieces)):
-        reader = con.sql(
-            "SELECT * FROM (SELECT outcome, winner, first_of_class, battles, cards_laid, cycle_length, cycle_key, "
-            "sum(games)::BIGINT AS games, min(first_deal) AS first_deal "
-            f"FROM read_parquet('{_quoted(folder / f'piece={i}')}/*.parquet', hive_partitioning = false) "
-            "GROUP BY ALL) ORDER BY battles, cards_laid, coalesce(cycle_length, -1), coalesce(cycle_key, 0)"
-        ).to_arrow_reader(group_rows)
-        for batch in reader:
-            pending.append(batch)
-            held += batch.num_rows
-            while held >= group_rows:
-                table = pa.Table.from_batches(pending)
-                write(_typed(table.slice(0, group_rows), outcomes, schema))
-                rest = table.slice(group_rows)
-                pending, held = rest.to_batches(), rest.num_rows
-                rows += group_rows
-    if held:
-        write(_typed(pa.Table.from_batches(pending), outcomes, schema))
-        rows += held
-    shutil.rmtree(folder, ignore_errors=True)
-    return rows
+class UnsortedTally(WarError):
+    """A shard's counts file whose rows are not in the order of their keys, each kind once."""
 
 
-def _quoted(path) -> str:
-    return str(path).replace("'", "''")
+def sum_tallies(paths: list[str], write, group_rows: int, chunk: int = CHUNK_ROWS) -> int:
+    """Sum the tally files `paths` (each in the order of its keys: games added, the least first
+    deal kept) in one merge; hand `write` the sum's tables (counts files' schema), in its order,
+    each of `group_rows` rows but the last. The number of rows."""
+    _room_for(len(paths))
+    leaves = 1
+    while leaves < len(paths):
+        leaves *= 2
+    high, middle, key, games, first = (np.zeros(leaves * chunk, np.int64) for _ in range(5))
+    spent = np.ones(leaves, np.bool_)
+    at, end = np.zeros(leaves, np.int64), np.zeros(leaves, np.int64)
+    last = np.zeros((leaves, 3), np.int64)
+    state = np.array([0, -1], np.int64)
+    out = [np.empty(group_rows, np.int64) for _ in range(5)]
+    files = [pq.ParquetFile(p, buffer_size=READ_BUFFER) for p in paths]
+    try:
+        batches = [f.iter_batches(batch_size=chunk) for f in files]
+
+        def fill(s: int) -> None:
+            for batch in batches[s]:
+                if batch.num_rows:
+                    keys, g, f = table_rows(pa.Table.from_batches([batch]))
+                    base, n = s * chunk, batch.num_rows
+                    for column, words in zip((key, middle, high), tallies._sort_words(keys)):
+                        column[base:base + n] = words
+                    games[base:base + n], first[base:base + n] = g, f
+                    at[s], end[s], spent[s] = base, base + n, False
+                    return
+            spent[s] = True
+
+        for s in range(len(paths)):
+            fill(s)
+        tree = np.zeros(leaves, np.int64)
+        tallies.merge_start(tree, high, middle, key, spent, at)
+        rows = 0
+        while True:
+            code = tallies.merge_step(tree, high, middle, key, games, first, spent, at, end, last, state, *out)
+            if code >= 0:
+                fill(int(code))
+                continue
+            if code <= -3:
+                raise UnsortedTally(f"the counts file {paths[-3 - int(code)]!r} does not hold its rows in the order "
+                                    f"of their kinds, each once: it cannot be summed")
+            held = int(state[0])
+            if held:
+                write(_table(*(column[:held] for column in out)))
+                rows += held
+                state[0] = 0
+            if code == tallies.MERGE_DONE:
+                return rows
+    finally:
+        for f in files:
+            f.close()
 
 
-def _list(paths: list[str]) -> str:
-    return "[" + ", ".join(f"'{_quoted(p)}'" for p in paths) + "]"
+def _table(high: np.ndarray, middle: np.ndarray, key: np.ndarray, games: np.ndarray, first: np.ndarray) -> pa.Table:
+    """Rows of the sum as a counts table (tally._sort_words's words unpacked into KEY's columns)."""
+    keys = np.stack([high >> 48, ((high >> 42) & 63) - 1, ((high >> 40) & 3) - 1, high & ((1 << 40) - 1),
+                     middle >> 32, (middle & 0xFFFFFFFF) - 1, key], axis=1)
+    return rows_table(keys, games.copy(), first.copy())
 
 
-def _typed(table: pa.Table, outcomes: list[str], schema: pa.Schema) -> pa.Table:
-    """The sum's rows in the counts file's types: outcome a dictionary of every outcome."""
-    import pyarrow.compute as pc
-
-    outcome = pa.DictionaryArray.from_arrays(
-        pc.index_in(table.column("outcome").combine_chunks(), value_set=pa.array(outcomes)).cast(pa.int32()),
-        pa.array(outcomes))
-    columns = [outcome] + [table.column(field.name).combine_chunks().cast(field.type) for field in schema][1:]
-    return pa.Table.from_arrays(columns, schema=schema)
+def _room_for(files: int) -> None:
+    """Raise this process's limit of open files (to its hard limit) when the shards' files, held
+    open together, need it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = files + 256
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        top = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))

@@ -212,3 +212,124 @@ def members(tally: Tally, columns: np.ndarray) -> np.ndarray:
     if len(columns):
         _members(tally.keys, tally.games, columns, out)
     return out
+
+
+# Sorted tallies merged: the rows of many tallies, each already in the order of its keys (tally.rows',
+# a shard's counts file), summed in one streaming pass with a loser tree over their sort words
+# (_sort_words: high, middle, key), rather than grouped whole (a billion rows do not fit memory).
+
+MERGE_DONE = -1   # every stream is spent: the sum is whole
+MERGE_FULL = -2   # the output holds `cap` rows and the next row is another kind: write them first
+# a code >= 0 is a stream whose buffer is spent: fill it (or mark it spent) and call again;
+# a code <= -3 is the stream -code - 3 whose rows are out of order (or repeat a kind)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _not_after(high, middle, key, i, j):
+    """Whether row j does not come after row i (in one stream: out of order, or a kind again)."""
+    if high[j] != high[i]:
+        return high[j] < high[i]
+    if middle[j] != middle[i]:
+        return middle[j] < middle[i]
+    return key[j] <= key[i]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _before(high, middle, key, spent, a, b, at_a, at_b):
+    """Whether stream a's head row comes before stream b's (a spent stream comes last)."""
+    if spent[a]:
+        return False
+    if spent[b]:
+        return True
+    i = at_a
+    j = at_b
+    if high[i] != high[j]:
+        return high[i] < high[j]
+    if middle[i] != middle[j]:
+        return middle[i] < middle[j]
+    return key[i] < key[j]
+
+
+@njit(cache=True, _nrt=False)
+def _replay(tree, high, middle, key, spent, at, stream):
+    """Stream `stream`'s new head played up the loser tree to its root (tree[0]: the winner)."""
+    leaves = tree.shape[0]
+    node = (stream + leaves) // 2
+    winner = stream
+    while node >= 1:
+        other = tree[node]
+        if _before(high, middle, key, spent, other, winner, at[other], at[winner]):
+            tree[node] = winner
+            winner = other
+        node //= 2
+    tree[0] = winner
+
+
+@njit(cache=True)
+def merge_start(tree, high, middle, key, spent, at):
+    """The loser tree of the streams' heads (`tree` as many slots as leaves, a power of two at
+    least the streams; spent[s] for the leaves past them)."""
+    leaves = tree.shape[0]
+    won = np.empty(2 * leaves, np.int64)
+    for s in range(leaves):
+        won[leaves + s] = s
+    for node in range(leaves - 1, 0, -1):
+        a, b = won[2 * node], won[2 * node + 1]
+        if _before(high, middle, key, spent, b, a, at[b], at[a]):
+            won[node], tree[node] = b, a
+        else:
+            won[node], tree[node] = a, b
+    tree[0] = won[1]
+
+
+@njit(cache=True, _nrt=False)
+def merge_step(tree, high, middle, key, games, first, spent, at, end, last, state, out_high, out_middle, out_key,
+               out_games, out_first):
+    """Merge the streams' rows into out_* (state[0]: the rows held there, out_high's size at
+    most), each kind once, its games added and its least first deal kept, until a stream's
+    buffer is spent or the output full; returns the code (MERGE_*, or a stream). state[1]: a
+    stream refilled since the last call (its new head checked and played up the tree), else -1.
+    last[s]: the three words of stream s's last row taken, to hold its rows in order."""
+    n = state[0]
+    cap = out_high.shape[0]
+    s = state[1]
+    if s >= 0:
+        state[1] = -1
+        if not spent[s]:
+            i = at[s]
+            if high[i] < last[s, 0] or (high[i] == last[s, 0] and (
+                    middle[i] < last[s, 1] or (middle[i] == last[s, 1] and key[i] <= last[s, 2]))):
+                return -3 - s
+        _replay(tree, high, middle, key, spent, at, s)
+    while True:
+        w = tree[0]
+        if spent[w]:
+            state[0] = n
+            return MERGE_DONE
+        i = at[w]
+        if n > 0 and high[i] == out_high[n - 1] and middle[i] == out_middle[n - 1] and key[i] == out_key[n - 1]:
+            out_games[n - 1] += games[i]
+            if first[i] < out_first[n - 1]:
+                out_first[n - 1] = first[i]
+        else:
+            if n == cap:
+                state[0] = n
+                return MERGE_FULL
+            out_high[n] = high[i]
+            out_middle[n] = middle[i]
+            out_key[n] = key[i]
+            out_games[n] = games[i]
+            out_first[n] = first[i]
+            n += 1
+        last[w, 0] = high[i]
+        last[w, 1] = middle[i]
+        last[w, 2] = key[i]
+        at[w] = i + 1
+        if at[w] == end[w]:
+            state[0] = n
+            state[1] = w
+            return w
+        if _not_after(high, middle, key, i, i + 1):
+            state[0] = n
+            return -3 - w
+        _replay(tree, high, middle, key, spent, at, w)

@@ -139,13 +139,29 @@ def _quoted(offsets, data, out_offsets, out):
     return q
 
 
-_TRUE, _FALSE, _NULL, _EMPTY = (np.uint64(int.from_bytes(w, "little")) for w in (b"true", b"false", b"null", b'"[]"'))
+SMALL = 10000  # the integers below this are written from a table of their texts
+
+
+def _table(tail: bytes) -> np.ndarray:
+    """For each integer below SMALL its text followed by `tail`, in the low bytes of a uint64,
+    and the length of the two in its top byte: a cell in one 8-byte store."""
+    out = np.zeros(SMALL, np.uint64)
+    for x in range(SMALL):
+        text = str(x).encode() + tail
+        out[x] = int.from_bytes(text, "little") | (len(text) << 56)
+    return out
+
+
+_DIGITS, _ITEMS = _table(b""), _table(b",")
+_SHIFT = np.uint64(56)
+_TRUE, _FALSE, _NULL, _EMPTY, _NULL_ITEM = (np.uint64(int.from_bytes(w, "little")) for w in
+                                             (b"true", b"false", b"null", b'"[]"', b"null,"))
 MEMO = 24  # bytes of an integer's text kept to write again when the next row's is the same
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lends, items, item_valid,
-          checked, words, word_at, memo, out):
+          checked, words, word_at, memo, out, digits, item_texts):
     """CSV lines of `n` rows, a column each of `kinds` (its values in row `slots[c]` of the
     arrays of its kind, each flat, n values a row; its validity in row `nulls[c]` of `valid`,
     -1: no nulls): integers, booleans and a dictionary's indices in `ints`, texts from `starts`
@@ -172,7 +188,11 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
             at = _at(slots, c) * n + r
             if k == INT or k == UINT:
                 x = _at(ints, at)
-                if x == _at(last, c) and _at(size, c) > 0:
+                if 0 <= x < SMALL:
+                    t = _at(digits, x)
+                    _store8(out, p, t)
+                    p += np.int64(t >> _SHIFT)
+                elif x == _at(last, c) and _at(size, c) > 0:
                     _copy(out, p, memo, c * MEMO, MEMO)
                     p += _at(size, c)
                 else:
@@ -207,18 +227,23 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
                 p += 2
                 check = _at(checked, _at(slots, c)) != 0
                 signed = k == LIST
-                for i in range(a, e):
-                    if i > a:
+                for i in range(a, e):  # each item and a comma, the last comma then taken back
+                    if check and _at(item_valid, i) == 0:
+                        _store8(out, p, _NULL_ITEM)
+                        p += 5
+                        continue
+                    x = _at(items, i)
+                    if 0 <= x < SMALL:
+                        t = _at(item_texts, x)
+                        _store8(out, p, t)
+                        p += np.int64(t >> _SHIFT)
+                    else:
+                        p = _number(out, p, x, signed)
                         _put(out, p, 44)
                         p += 1
-                    if check and _at(item_valid, i) == 0:
-                        _store8(out, p, _NULL)
-                        p += 4
-                        continue
-                    p = _number(out, p, _at(items, i), signed)
-                _put(out, p, 93)  # ]
-                _put(out, p + 1, 34)
-                p += 2
+                _put(out, p - 1, 93)  # ]
+                _put(out, p, 34)
+                p += 1
         _put(out, p, 10)
         p += 1
     return p
@@ -420,5 +445,63 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
     out = room.array("out", bound + 32, np.uint8)  # 32: the 8-byte stores' and the memo's reach past the end
     used = _rows(n, kinds, slots, nulls, valid.reshape(-1), ints.reshape(-1), starts.reshape(-1), ends.reshape(-1),
                  text, lstarts.reshape(-1), lends.reshape(-1), items, item_valid, checked, words, word_at,
-                 memo.reshape(-1), out)
+                 memo.reshape(-1), out, _DIGITS, _ITEMS)
+    return memoryview(out)[:used]
+
+
+# ---------------------------------------------------------------- from a copy's pages
+
+
+def decoded_lines(group, sources: list[str], room: Room) -> memoryview:
+    """The CSV lines of a row group decoded from a copy's pages (jobs/query/copy_pages.Group),
+    its columns `sources` in that order (a column may come twice), by the kernel: the decoder
+    wrote each column's values where `lines` would have gathered them from Arrow buffers, so
+    only the words are quoted and the room the lines need is counted here."""
+    from ..jobs.query import copy_pages
+
+    n = group.rows
+    if n == 0:
+        return memoryview(b"")
+    columns = [group.columns[s] for s in sources]
+    form_kind = {copy_pages.FLAT: INT, copy_pages.WORDS: WORDS, copy_pages.LIST: LIST}
+    kinds = np.array([form_kind[c.form] for c in columns], np.int64)
+    slots = np.array([c.slot for c in columns], np.int64)
+    nulls = np.array([c.nulls for c in columns], np.int64)
+    dictionaries = sorted((c for c in group.columns.values() if c.form == copy_pages.WORDS), key=lambda c: c.first)
+    word_at = room.array("word_at", group.words + 1, np.int64)
+    size = sum(2 * len(c.text) + 2 * (len(c.offsets) - 1) for c in dictionaries)
+    words = room.array("words", size + 8, np.uint8)
+    word_at[0] = 0
+    longest = {}
+    for c in dictionaries:
+        count = len(c.offsets) - 1
+        end = int(word_at[c.first])
+        if count:
+            end = _quoted(c.offsets, c.text, word_at[c.first:c.first + count + 1], words)
+            longest[c.first] = int(np.diff(word_at[c.first:c.first + count + 1]).max())
+        else:  # a column of nulls alone: its word number stands for nothing
+            word_at[c.first + 1] = end
+            longest[c.first] = 0
+    lists = group.starts.shape[0]
+    checked = np.zeros(max(lists, 1), np.uint8)
+    bound = len(columns) * n + 1  # commas, line ends
+    widths: dict[tuple[int, int], int] = {}
+    for c in columns:
+        if c.form == copy_pages.FLAT:
+            key = (c.form, c.slot)
+            if key not in widths:
+                widths[key] = _width(group.numbers[c.slot])
+            bound += widths[key] * n
+        elif c.form == copy_pages.WORDS:
+            bound += longest[c.first] * n
+        else:
+            first, last = c.span
+            checked[c.slot] = c.item_nulls
+            bound += 4 * n + (max(_width(group.items[first:last]), 4 if c.item_nulls else 0) + 1) * (last - first)
+    memo = room.array("memo", (len(columns), MEMO), np.uint8)
+    out = room.array("out", bound + 32, np.uint8)  # 32: the 8-byte stores' and the memo's reach past the end
+    none64, none8 = np.zeros(0, np.int64), np.zeros(0, np.uint8)
+    used = _rows(n, kinds, slots, nulls, group.valid.reshape(-1), group.numbers.reshape(-1), none64, none64, none8,
+                 group.starts.reshape(-1), group.ends.reshape(-1), group.items, group.item_valid, checked, words, word_at,
+                 memo.reshape(-1), out, _DIGITS, _ITEMS)
     return memoryview(out)[:used]

@@ -151,14 +151,14 @@ def write_parts(names: list[str], parts, sink, progress: Callable[[int], None] |
     batch), the header named `names`: each part read and formatted on a thread of its own,
     `workers` at a time (default: one more than the cores this process may use), and written in order, so
     that the reading is shared by the threads too (copy_scan's row groups)."""
-    from .csv_kernel import Room, lines
+    from .csv_kernel import Room
 
     _put(sink, header(names))
     workers = workers or _cores() + 1  # one more than the cores: a thread waiting for its turn to write holds none
     if workers == 1:
         room = Room()
         for rows, read in parts:
-            _put(sink, lines(read(), room))
+            _put(sink, _part_lines(read, room))
             if progress is not None:
                 progress(rows)
         return
@@ -167,11 +167,26 @@ def write_parts(names: list[str], parts, sink, progress: Callable[[int], None] |
             progress(rows)
 
 
+def _part_lines(part, room) -> memoryview:
+    """The CSV lines of one part: a record batch, or a function that reads one; a copy's row
+    group (copy_scan: with `decode`) decoded from its pages straight into the kernel's arrays
+    when the decoder reads it (copy_pages), else read as a record batch."""
+    from .csv_kernel import decoded_lines, lines
+
+    if isinstance(part, pa.RecordBatch):
+        return lines(part, room)
+    decode = getattr(part, "decode", None)
+    group = decode(room) if decode is not None else None
+    if group is not None:
+        return decoded_lines(group, part.sources, room)
+    return lines(part(), room)
+
+
 def _pooled(parts, sink, workers: int) -> Iterator[int]:
     """Format each of `parts` ((rows, a batch or a function that reads one)) on `workers`
     threads, each writing its lines to `sink` once the part before it is written; yields each
     part's rows once written, at most one part more than `workers` in flight."""
-    from .csv_kernel import Room, lines
+    from .csv_kernel import Room
 
     rooms: deque = deque()  # rooms free to format in (deque's append and pop are atomic)
 
@@ -180,7 +195,7 @@ def _pooled(parts, sink, workers: int) -> Iterator[int]:
             room = rooms.pop()
         except IndexError:
             room = Room()
-        data = lines(batch if isinstance(batch, pa.RecordBatch) else batch(), room)
+        data = _part_lines(batch, room)
         if before is not None:
             before.result()  # the part before this one written (its error raised again here)
         _put(sink, data)

@@ -64,10 +64,35 @@ def _metadata(path: str):
 
 
 class _Reader:
-    """One row group of a copy, as the result's record batch."""
+    """One row group of a copy, as the result's record batch (`reader()`), or decoded from its
+    pages into a writer's arrays (`decode(room)`: copy_pages)."""
 
     def __init__(self, scan: Scan, path: str, group: int) -> None:
         self.scan, self.path, self.group = scan, path, group
+
+    @property
+    def sources(self) -> list[str]:
+        return self.scan.sources
+
+    def decode(self, room):
+        """The row group's columns decoded from its pages into `room`'s arrays (copy_pages.Group,
+        with `variant` among its columns when the result has it), or None when this machine or
+        this copy is not for the decoder: the caller then reads it as a record batch."""
+        from . import copy_pages
+
+        scan = self.scan
+        wanted = list(dict.fromkeys(s for s in scan.sources if s != VARIANT))
+        with_variant = VARIANT in scan.sources
+        if with_variant and "game_id" not in wanted:
+            wanted.append("game_id")
+        try:
+            group = copy_pages.read_group(self.path, self.group, wanted, room, spare=1 if with_variant else 0)
+        except (pa.ArrowException, OSError) as err:
+            raise QueryError(f"the events' copy {self.path!r} could not be read ({err}); "
+                             "it is remade when removed") from None
+        if group is not None and with_variant:
+            _decoded_variant(group, scan.variants)
+        return group
 
     def __call__(self) -> pa.RecordBatch:
         scan = self.scan
@@ -126,6 +151,44 @@ def variant_column(game_id: pa.Array, variants: dict[int, str]) -> pa.Array:
     if game_id.null_count:
         mask |= game_id.is_null().to_numpy(zero_copy_only=False)
     return pa.DictionaryArray.from_arrays(pa.array(np.where(mask, 0, codes), mask=mask), pa.array(words, pa.string()))
+
+
+def _decoded_variant(group, variants: dict[int, str]) -> None:
+    """The view's `variant` of each row of a decoded row group (variant_column's words), as a
+    dictionary column of the group: its word numbers in the spare row of `numbers`."""
+    from .copy_pages import WORDS, Column
+
+    ids_column = group.columns["game_id"]
+    ids = group.numbers[ids_column.slot]
+    row, valid_row = group.spare
+    codes = group.numbers[row]
+    known = ids_column.nulls < 0 or bool(group.valid[ids_column.nulls].all())
+    n = group.rows
+    if n and known and ids.min() >= 0 and ids.min() // GAME_ID_STRIDE == ids.max() // GAME_ID_STRIDE:
+        word = variants.get(int(ids.min()) // GAME_ID_STRIDE)
+        words = [word or ""]
+        codes[:] = group.words
+        mask = None if word is not None else np.ones(n, bool)
+    else:
+        words = sorted(set(variants.values())) or [""]
+        ordinals = _truncated(ids)
+        code = np.full(n, -1, np.int64)
+        for ordinal, word in variants.items():
+            code[ordinals == ordinal] = words.index(word)
+        mask = code < 0
+        if ids_column.nulls >= 0:
+            mask |= group.valid[ids_column.nulls] == 0
+        np.add(np.where(mask, 0, code), group.words, out=codes)
+    nulls = -1
+    if mask is not None and mask.any():
+        group.valid[valid_row] = ~mask
+        nulls = valid_row
+    encoded = [w.encode() for w in words]
+    offsets = np.zeros(len(encoded) + 1, np.int64)
+    offsets[1:] = np.cumsum([len(w) for w in encoded])
+    text = np.frombuffer(b"".join(encoded), np.uint8).copy()
+    group.columns[VARIANT] = Column(WORDS, row, nulls, first=group.words, offsets=offsets, text=text)
+    group.words += len(words)
 
 
 def _truncated(ids: np.ndarray) -> np.ndarray:

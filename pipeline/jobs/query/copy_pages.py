@@ -569,26 +569,9 @@ def _chunk(b, table, pages, at, size, max_def, max_rep, base, rows, values, vali
             return fail
         if not _values(b, i, end, table[p, 5], size, present, dict_size, numbers, base, items[it:]):
             return fail
-        # spread the present items over their slots, last first (each slot at or after its value)
-        slots = 0
-        for e in range(count):
-            if defs[e] >= 2:
-                slots += 1
-        v = present - 1
-        q = it + slots - 1
-        for e in range(count - 1, -1, -1):
+        first = it
+        for e in range(count):  # each row's range of items; its slots: a value or a null item
             d = defs[e]
-            if d == 3:
-                items[q] = items[it + v]
-                item_valid[q] = 1
-                v -= 1
-                q -= 1
-            elif d == 2:
-                items[q] = 0
-                item_valid[q] = 0
-                item_nulls += 1
-                q -= 1
-        for e in range(count):
             if reps[e] == 0:
                 if row >= 0:
                     ends[row] = it
@@ -596,15 +579,32 @@ def _chunk(b, table, pages, at, size, max_def, max_rep, base, rows, values, vali
                 if row >= rows:
                     return fail
                 values[row] = it
-                if defs[e] >= 1:
+                if d >= 1:
                     valid[row] = 1
                 else:
                     valid[row] = 0
                     nulls += 1
-            elif row < 0 or defs[e] < 2:
+            elif row < 0 or d < 2:
                 return fail
-            if defs[e] >= 2:
+            if d >= 2:
                 it += 1
+        if it - first != present:  # null items: the values spread over their slots, last first
+            v = present - 1
+            q = it - 1
+            for e in range(count - 1, -1, -1):
+                d = defs[e]
+                if d == 3:
+                    items[q] = items[first + v]
+                    item_valid[q] = 1
+                    v -= 1
+                    q -= 1
+                elif d == 2:
+                    items[q] = 0
+                    item_valid[q] = 0
+                    item_nulls += 1
+                    q -= 1
+        else:
+            item_valid[first:it] = 1
     if max_rep:
         if row >= 0:
             ends[row] = it

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, islice
+from operator import mod
 
 from ..errors import LogMismatch
 from ..model.rng import MASK, Xoshiro256
@@ -50,6 +51,7 @@ class RandomChance:
 
 # Xoshiro256.bounded's rejection limit for each small bound.
 _SMALL = 256
+_NEVER_REJECTED = 1 << 64  # less a bound, a draw below it is below every smaller bound's limit
 _LIMITS = (0,) + tuple((1 << 64) - ((1 << 64) % n) for n in range(1, _SMALL))
 
 
@@ -60,7 +62,7 @@ class StreamChance:
     draws from (engines.game.play_seeded). It deals too (`shuffle`, model.deal.shuffled_deal's).
     The generator it was made from is left as it was."""
 
-    __slots__ = ("state", "steps", "draw", "made")
+    __slots__ = ("state", "steps", "draw", "made", "stream")
 
     def __init__(self, rng: Xoshiro256) -> None:
         self.state = (rng.s0, rng.s1, rng.s2, rng.s3)
@@ -68,7 +70,8 @@ class StreamChance:
         # the generator's first outputs, when `prefetch` made them for this state
         self.made = _MADE.pop(self.state, None)
         # draw(): the generator's next output (Xoshiro256.next), read from the blocks in C
-        self.draw = chain.from_iterable(iter(self._block, None)).__next__
+        self.stream = chain.from_iterable(iter(self._block, None))
+        self.draw = self.stream.__next__
 
     def _block(self) -> list[int]:
         """The next block of outputs: of those `prefetch` made, a piece at a time (a Python int
@@ -89,7 +92,17 @@ class StreamChance:
     def shuffle(self, cards: list) -> list:
         """`cards` shuffled in place, as Xoshiro256.shuffle: Fisher-Yates from the end, each
         draw bounded by rejection (Xoshiro256.bounded)."""
-        draw = self.draw
+        size = len(cards)
+        if size < 2:
+            return cards
+        # the draws of a shuffle taken at once: when none is one that a bound rejects (none is, but
+        # with a chance of about size / 2**64 a draw), each card's place is the draw mod its bound
+        draws = list(islice(self.stream, size - 1))
+        if max(draws) < _NEVER_REJECTED - size:
+            for i, j in zip(range(size - 1, 0, -1), map(mod, draws, range(size, 1, -1))):
+                cards[i], cards[j] = cards[j], cards[i]
+            return cards
+        draw = chain(draws, self.stream).__next__  # the same draws, one at a time
         for i in range(len(cards) - 1, 0, -1):
             n = i + 1
             limit = _LIMITS[n] if n < _SMALL else (1 << 64) - ((1 << 64) % n)

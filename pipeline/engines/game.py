@@ -9,7 +9,6 @@ from the log when replaying.
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
 from typing import Mapping, Sequence, Union
 
 from ..errors import DealError, LogMismatch, PluginError, RulesError, WarError, ctrl_c_pressed, interrupted
@@ -141,24 +140,42 @@ def wrong_decision(log: list[Event]) -> tuple[int, str] | None:
 
 
 def chooser_for(rules: RuleSet, policies, seed: int):
-    seats = resolve_policies(rules, policies)
+    seats = _setup(rules, policies)[2]
     if not seats:
-        return NoChooser()
+        return NO_CHOOSER
     return PolicyChooser(list(seats), seed)
 
 
-@contextmanager
-def _collector_paused():
-    """A game keeps every event it makes alive until its end, and makes no reference cycles;
-    Python's collector would scan those events again and again (an Event, a tuple subclass, is
-    never untracked as a plain tuple is). Paused for one game, it runs as usual between games."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
+NO_CHOOSER = NoChooser()  # it keeps nothing of a game's
+
+# The last (registry, rule set, policies) a game was set up for, and its (family, reference
+# engine, seats' policies): every game of a shard asks for the same, so they are worked out once
+# a shard, not once a game. One tuple, read and replaced whole (a game on another thread sees one
+# or the other).
+_LAST_SETUP: list = [(None, None, None, None)]
+
+
+def _setup(rules: RuleSet, policies) -> tuple:
+    """(family, its reference engine or None before it is asked, seats' policies) of the rule
+    set and policies (resolve_policies), for the registry in use."""
+    last, families = _LAST_SETUP[0], registry()
+    if last[0] is families and last[1] is rules and last[2] is policies:
+        return last[3]
+    found = (family_of(rules), None, resolve_policies(rules, policies))
+    _LAST_SETUP[0] = families, rules, policies, found
+    return found
+
+
+def _engine_of(rules: RuleSet, policies, family: Family):
+    """The family's reference engine, imported on first use and kept with the set-up."""
+    found = _setup(rules, policies)
+    if found[1] is not None and found[0] is family:
+        return found[1]
+    engine = family.reference()
+    last = _LAST_SETUP[0]
+    if last[3] is found:
+        _LAST_SETUP[0] = (*last[:3], (found[0], engine, found[2]))
+    return engine
 
 
 def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Recorder | None = None,
@@ -176,25 +193,32 @@ def play_seeded(rules: RuleSet, seed: int, recorder, deal: Deal | None = None, p
     chooser = chooser_for(rules, policies, seed)
     if deal is None:
         deal = shuffled_deal(rules, chance)
-    return _engine_plays(rules, deal, chance, recorder, chooser, seed), deal
+    return _engine_plays(rules, deal, chance, recorder, chooser, seed, policies), deal
 
 
-def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | None = None) -> Summary:
+def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | None = None, policies=None) -> Summary:
     """The family's reference engine plays the game. An outside family's engine that fails (it
     does not load, raises, exits) is the plugin's error (PluginError), naming the family, its
     engine and the game's seed; a WarError (a log that disagrees, a policy's fault) and Ctrl-C
     go through as they are, and a built-in family's failure is war's bug.
     In a game where a seat's policy draws, war's loop (play.Game) looks for no cycle, and an
     engine that says the game is a cycle all the same is refused (cycle_fault)."""
-    family = family_of(rules)
+    family = family_of(rules) if policies is None else _setup(rules, policies)[0]
     drawn = bool(getattr(chooser, "randomized", False))
     try:
-        engine = family.reference()
+        engine = family.reference() if policies is None else _engine_of(rules, policies, family)
         token = CHOICES_DRAWN.set(drawn)
+        # Python's collector paused for the game, as it runs as usual between games: a game keeps
+        # every event it makes alive until its end and makes no reference cycles, and the
+        # collector would scan those events again and again (an Event, a tuple subclass, is never
+        # untracked as a plain tuple is)
+        collecting = gc.isenabled()
+        gc.disable()
         try:
-            with _collector_paused():
-                summary = engine(rules, deal, chance, rec, chooser)
+            summary = engine(rules, deal, chance, rec, chooser)
         finally:
+            if collecting:
+                gc.enable()
             CHOICES_DRAWN.reset(token)
         if drawn and getattr(summary, "outcome", None) == "cycle":
             raise cycle_fault(family, chooser, seed)

@@ -55,6 +55,23 @@ TABLED = ("strength", "decides")
 ASIDE = TABLED + ("tie", "position")
 
 
+# The hooks `TableGame.battles` calls at their step when the game's class overrides them, and
+# otherwise does in line.
+HOOKED = ("best", "collector", "pick_up", "collect", "game_over", "close_battle", "tie")
+
+
+@lru_cache(maxsize=None)
+def _plan(cls: type, pickup: str) -> tuple:
+    """What `TableGame.battles` asks of a game's class and pickup before its first battle, once:
+    (the HOOKED names the class overrides, whether its `holding` is Game's, whether it watches
+    the battle (`_watches`), the pickup's order, whether the order reads how cards were laid,
+    whether it reads who played them)."""
+    order = PICKUPS_BY_NAME[pickup]
+    overrides = frozenset(name for name in HOOKED if getattr(cls, name) is not getattr(TableGame, name))
+    return (overrides, cls.holding is Game.holding, _watches(cls), order.order, order.reads_laid,
+            order.reads_owners)
+
+
 @lru_cache(maxsize=None)
 def _watches(cls: type) -> bool:
     """Whether the game's class overrides a step of TableGame's or Game's other than those kept as
@@ -70,15 +87,21 @@ def _watches(cls: type) -> bool:
     return False
 
 
-_LAST_TABLES: list = [None, None]  # the last rule set asked, and its tables
+_LAST_TABLES: list = [(None, ())]  # the last rule set asked, and its tables, as one tuple
 
 
 def _tables_of(rules: RuleSet) -> tuple:
-    """(deck, ranks_of, war_values) of the rule set, made once for the last rule set asked: every
-    game of a shard asks for the same one."""
-    if _LAST_TABLES[0] is not rules:
-        _LAST_TABLES[:] = rules, (deck_of(rules), ranks_of(rules), war_values(rules))
-    return _LAST_TABLES[1]
+    """(deck, ranks_of, war_values, a war's fixed cards down, single_up, shortfall=lose, its
+    pickup) of the rule set, made once for the last rule set asked: every game of a shard asks
+    for the same one. Kept as one tuple, read and replaced whole."""
+    last = _LAST_TABLES[0]
+    if last[0] is rules:
+        return last[1]
+    values = war_values(rules)
+    tables = (deck_of(rules), ranks_of(rules), values, rules.war_down if values is None else 0,
+              rules.war_tiebreak == "single_up", rules.shortfall == "lose", PICKUPS_BY_NAME[rules.pickup])
+    _LAST_TABLES[0] = rules, tables
+    return tables
 
 
 _LAST_HOOKED: list = [(None, None, ())]  # the last class and rule set asked, and their tables, as one tuple
@@ -138,18 +161,15 @@ class TableGame(Game):
     def __init__(self, rules: RuleSet, deal: Deal, chance, rec: Recorder, chooser=None) -> None:
         super().__init__(rules, deal, chance, rec)
         self.rules = rules
-        self.deck, self.rank, self.values = _tables_of(rules)
+        self.deck, self.rank, self.values, self.fixed_down, self.single_up, self.lose, pickup = _tables_of(rules)
         self.chooser = chooser
         # strength(card) for every card (TableGame's own is the rank, so its table is `rank`), and
         # decides(card, other) for every pair of cards, kept for the rule set
         self.strengths, self.decisive = _hook_tables(self)
-        self.fixed_down = rules.war_down if self.values is None else 0
-        self.single_up = rules.war_tiebreak == "single_up"
-        self.lose = rules.shortfall == "lose"
         self.pickup = rules.pickup
         self.up: dict[int, int] = {}  # each contender's card face up
         self.taker: int | None = None  # the seat that took the last table (collect), None before any
-        if PICKUPS_BY_NAME[rules.pickup].fixed:
+        if pickup.fixed:
             self.seen = {}
 
     # ------------------------------------------------------------------ the hooks
@@ -311,26 +331,24 @@ class TableGame(Game):
         battle without a war, after which every seat still in holds a card in its pile, ends
         nobody's game (Summary.eliminate would find so): it is not asked."""
         cls = type(self)
-        own = TableGame
-        best_hook = None if cls.best is own.best else self.best
-        collector_hook = None if cls.collector is own.collector else self.collector
-        pick_up_hook = None if cls.pick_up is own.pick_up else self.pick_up
-        collect_hook = None if cls.collect is own.collect else self.collect
-        game_over_hook = None if cls.game_over is own.game_over else self.game_over
-        close_hook = None if cls.close_battle is own.close_battle else self.close_battle
-        tie_hook = None if cls.tie is own.tie else self.tie
-        known_holding = cls.holding is Game.holding
+        # which hooks the class overrides, and what its steps may read (`_plan`, once a class and pickup)
+        overrides, known_holding, watching, order, natural_laid, reads_owners = _plan(cls, self.pickup)
         piles, won, alive, emit, strengths = self.piles, self.won, self.alive, self.emit, self.strengths
         s, wars_to_win, pooled, chance = self.summary, self.wars_to_win, self.pooled, self.chance
         pickup, decisive = self.pickup, self.decisive
-        order, natural_laid = PICKUPS_BY_NAME[pickup].order, PICKUPS_BY_NAME[pickup].reads_laid
         rec = self.rec
+        # the pickup=shuffled two-seat game of a class that overrides no hook, in one loop (as below)
+        if (not watching and known_holding and pickup == "shuffled" and self.n == 2 and not pooled
+                and not natural_laid and self.seen is None and type(chance) in (StreamChance, RandomChance)
+                and emit == rec.emit and hasattr(rec, "duels") and all(piles)):
+            return self.two_seat_battles()
+        best_hook, collector_hook, pick_up_hook, collect_hook, game_over_hook, close_hook, tie_hook = (
+            getattr(self, name) if name in overrides else None for name in HOOKED)
         plays = rec.plays if emit == rec.emit and hasattr(rec, "plays") else Recorder.plays.__get__(self)
         seats = range(self.n)
         # a step the subclass overrides may read any of the battle's state, and change who is in
-        watching = _watches(cls)
         moved = watching
-        keep_played = watching or PICKUPS_BY_NAME[pickup].reads_owners
+        keep_played = watching or reads_owners
         # who is still in (and their piles), counted again after a battle that may have put a seat
         # out (a war, an elimination), or, while a hook watches, once fewer seats are in
         recount, contenders, in_piles, two, pair = True, [], [], False, False
@@ -340,7 +358,7 @@ class TableGame(Game):
         # where the class's position is TableGame's, wars:N is off and every strength fits a byte
         seen = self.seen
         keys = None
-        if (seen is not None and not self.drawn and cls.position is own.position and not wars_to_win
+        if (seen is not None and not self.drawn and cls.position is TableGame.position and not wars_to_win
                 and cls.piles_by is Game.piles_by):
             self.piles_by(strengths)
             keys = self.byte_values[1]

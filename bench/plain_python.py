@@ -5,9 +5,10 @@ takes, full event log, one worker pinned to one core (issue 52, item 4).
     python bench/plain_python.py [--games N] [--runs R] [--only NAME] [--source DIR]
 
 Each row is a variant and its options; its games scale with `--games` [2,000] (the slower
-families play fewer). Each command runs `--runs` [2] times; the figure is the best run's
+families play fewer). Each command runs `--runs` [3] times; the figure is the median run's
 games per CPU second (user + system of the process, start-up included, as bench/measure.py
-counts it). Beside it, the same less the start-up: the command's CPU for one game (imports,
+counts it; `--best` for the best run's), printed with the load average before and after, for a
+loaded machine's CPU second is a slower one. Beside it, the same less the start-up: the command's CPU for one game (imports,
 the registry, the encoder's machine code loaded: about a second) taken off, so the figure is
 what each further game costs, the rate a long run approaches. The example plugins (examples/: Slap War, Trump War) are installed for the run as
 tests/conftest.py installs Slap War (their packages and entry points on PYTHONPATH, nothing of
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import tomllib
@@ -61,7 +63,8 @@ def example_site(into: Path, root: Path = ROOT) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--best", action="store_true", help="the best run's figure, not the median's")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--source", type=Path, default=None)
     args = parser.parse_args()
@@ -89,7 +92,8 @@ def run(args, work: Path) -> None:
         out = work / name.replace(" ", "_")
         sets = [a for o in options for a in ("--set", o)]
         one = work / (name.replace(" ", "_") + "_one")
-        gen = val = gen_one = val_one = float("inf")
+        runs: dict[str, list[float]] = {"gen": [], "val": [], "gen_one": [], "val_one": []}
+        loads = [os.getloadavg()[0]]
         for _ in range(args.runs):
             for folder, count in ((out, games), (one, 1)):
                 fresh(folder)
@@ -97,17 +101,21 @@ def run(args, work: Path) -> None:
                                   "--seed", 1, "--workers", 1, "-q"), env=env, core=core, cwd=work).cpu
                 # cwd: `python -m` puts the working folder first on the path, ahead of --source's
                 checked = measure(war("validate", folder, "--workers", 1, "-q"), env=env, core=core, cwd=work).cpu
-                if count == 1:
-                    gen_one, val_one = min(gen_one, cpu), min(val_one, checked)
-                else:
-                    gen, val = min(gen, cpu), min(val, checked)
+                suffix = "_one" if count == 1 else ""
+                runs["gen" + suffix].append(cpu)
+                runs["val" + suffix].append(checked)
+        loads.append(os.getloadavg()[0])
+        pick = min if args.best else statistics.median
+        gen, val, gen_one, val_one = (pick(runs[key]) for key in ("gen", "val", "gen_one", "val_one"))
         net_gen, net_val = (games - 1) / max(gen - gen_one, 1e-9), (games - 1) / max(val - val_one, 1e-9)
         rows.append([name, f"{games:,}", f"{games / gen:,.0f}", f"{net_gen:,.0f}", f"{games / val:,.0f}",
-                     f"{net_val:,.0f}", f"{gen_one:.2f} / {val_one:.2f}"])
+                     f"{net_val:,.0f}", f"{gen_one:.2f} / {val_one:.2f}", f"{loads[0]:.1f} - {loads[1]:.1f}"])
         print(f"{name}: generate {games / gen:,.0f} ({net_gen:,.0f} less start-up), validate {games / val:,.0f} "
-              f"({net_val:,.0f}) games/s of CPU", file=sys.stderr)
+              f"({net_val:,.0f}) games/s of CPU, {'best' if args.best else 'median'} of {args.runs}; "
+              f"each run's generate {', '.join(f'{games / c:,.0f}' for c in runs['gen'])}; load average "
+              f"{loads[0]:.1f} - {loads[1]:.1f}", file=sys.stderr)
     print_table(["variant", "games", "generate, games/s of CPU", "less start-up", "validate, games/s of CPU",
-                 "less start-up", "start-up s (generate / validate)"], rows)
+                 "less start-up", "start-up s (generate / validate)", "load average"], rows)
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ def test_a_family_that_does_not_load_is_left_out_and_war_goes_on(monkeypatch):
         def load(self):
             raise ImportError("No module named 'war_broken'")
 
-    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [Point()])
+    monkeypatch.setattr(families, "_points", lambda: [Point()])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         reg = families.build()
@@ -82,6 +82,19 @@ def test_a_family_that_does_not_load_is_left_out_and_war_goes_on(monkeypatch):
     assert said == ["the family of entry point `broken = war_broken:FAMILY` is left out: it does not load: "
                     "ImportError: No module named 'war_broken'"]
     assert set(reg.families) == {"table", "steal", "arneson"}
+
+
+def test_every_built_in_passes_the_whole_check_a_plugin_does():
+    """war reads its own families without the checks of their types, names and templates (their
+    sources parsed cost every command 0.1 s): this holds them to the whole check instead."""
+    reg = families.Registry(kinds={k.name: k for k in families.CORE})
+    for ref in families.BUILT_IN:
+        family, module = families.load(ref), families._module(ref)
+        assert families._problems(family, reg, module) == [], ref
+        families._add(reg, family, module)
+    broken = replace(families.load(families.BUILT_IN[0]), play="pipeline.engines.table.reference:no_such_engine")
+    fresh = families.Registry(kinds={k.name: k for k in families.CORE})
+    assert any("no_such_engine" in p for p in families._problems(broken, fresh, families._module(families.BUILT_IN[0])))
 
 
 def test_a_built_in_declaration_that_does_not_hold_together_is_a_bug(monkeypatch):

@@ -176,7 +176,7 @@ class Point:
 
 
 def built(monkeypatch, *points):
-    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: list(points))
+    monkeypatch.setattr(families, "_points", lambda: list(points))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         reg = families.build()

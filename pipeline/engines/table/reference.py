@@ -19,6 +19,7 @@ from ...model.schema import RuleSet
 from ..chance import RandomChance, StreamChance
 from ..event import Recorder
 from ..play import Game
+from ..policies import CHOOSES
 from ..summary import Summary
 
 
@@ -296,7 +297,8 @@ class TableGame(Game):
         declared name), among `options`, showing it `view`, and log the choice as a `decision`
         event, as war reads it back (its cards or its seats, Decision.chooses). The choice."""
         chosen = self.chooser.choose(decision, seat, view, options)
-        if registry().decisions[decision].chooses == "seats":
+        chooses = CHOOSES.get(decision) or registry().decisions[decision].chooses  # a decision read at import, or since
+        if chooses == "seats":
             self.emit(battle, "decision", seat, (), chosen, options, None, decision)
         else:
             self.emit(battle, "decision", seat, (chosen,), (), options, None, decision)

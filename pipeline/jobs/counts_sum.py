@@ -21,7 +21,8 @@ import pyarrow.parquet as pq
 
 from ..engines.compiled import tally as tallies
 from ..errors import WarError
-from ..log.counts import rows_table, table_rows
+from ..log.counts import rows_table
+from ..model.schema import OUTCOMES
 
 CHUNK_ROWS = 1 << 14   # rows of a shard's file held at a time (a chunk: its five words, 640 KB)
 READ_BUFFER = 1 << 16  # bytes read at a time from a shard's file, a column's (not its whole column chunk)
@@ -40,34 +41,34 @@ def sum_tallies(paths: list[str], write, group_rows: int, chunk: int = CHUNK_ROW
     while leaves < len(paths):
         leaves *= 2
     high, middle, key, games, first = (np.zeros(leaves * chunk, np.int64) for _ in range(5))
-    spent = np.ones(leaves, np.bool_)
+    heads = np.zeros((leaves, 3), np.int64)
+    heads[:, 0] = tallies.SPENT
     at, end = np.zeros(leaves, np.int64), np.zeros(leaves, np.int64)
-    last = np.zeros((leaves, 3), np.int64)
     state = np.array([0, -1], np.int64)
     out = [np.empty(group_rows, np.int64) for _ in range(5)]
-    files = [pq.ParquetFile(p, buffer_size=READ_BUFFER) for p in paths]
+    files = [pq.ParquetFile(p, buffer_size=READ_BUFFER, pre_buffer=False) for p in paths]  # not a whole file each
     try:
         batches = [f.iter_batches(batch_size=chunk) for f in files]
 
-        def fill(s: int) -> None:
+        def fill(s: int) -> bool:
+            """Stream s's next rows into its buffer; False when it has none left."""
             for batch in batches[s]:
                 if batch.num_rows:
-                    keys, g, f = table_rows(pa.Table.from_batches([batch]))
                     base, n = s * chunk, batch.num_rows
-                    for column, words in zip((key, middle, high), tallies._sort_words(keys)):
-                        column[base:base + n] = words
-                    games[base:base + n], first[base:base + n] = g, f
-                    at[s], end[s], spent[s] = base, base + n, False
-                    return
-            spent[s] = True
+                    _words_into(batch, high, middle, key, games, first, base)
+                    at[s], end[s] = base, base + n
+                    return True
+            heads[s, 0] = tallies.SPENT
+            return False
 
         for s in range(len(paths)):
-            fill(s)
+            if fill(s):
+                heads[s] = high[at[s]], middle[at[s]], key[at[s]]
         tree = np.zeros(leaves, np.int64)
-        tallies.merge_start(tree, high, middle, key, spent, at)
+        tallies.merge_start(tree, heads)
         rows = 0
         while True:
-            code = tallies.merge_step(tree, high, middle, key, games, first, spent, at, end, last, state, *out)
+            code = tallies.merge_step(tree, heads, high, middle, key, games, first, at, end, state, *out)
             if code >= 0:
                 fill(int(code))
                 continue
@@ -86,11 +87,44 @@ def sum_tallies(paths: list[str], write, group_rows: int, chunk: int = CHUNK_ROW
             f.close()
 
 
+def _words_into(batch: pa.RecordBatch, high, middle, key, games, first, base: int) -> None:
+    """A batch of a counts file's rows into the merge's buffers at base.. (tally.words_into), its
+    columns read as they are stored (nulls filled), not widened one by one."""
+    import pyarrow.compute as pc
+
+    columns = dict(zip(batch.schema.names, batch.columns))
+    outcome = columns["outcome"]
+    if pa.types.is_dictionary(outcome.type):
+        lookup = np.array([OUTCOMES.index(o) for o in outcome.dictionary.to_pylist()] or [0], np.int64)
+        outcome = outcome.indices
+    else:
+        lookup = np.arange(len(OUTCOMES), dtype=np.int64)
+        outcome = pa.array([OUTCOMES.index(o) for o in outcome.to_pylist()], pa.int8())
+
+    def values(name, null):
+        column = columns[name]
+        if name == "first_of_class":
+            column = column.cast(pa.int8())
+        return (pc.fill_null(column, null) if column.null_count else column).to_numpy()
+
+    tallies.words_into(outcome.to_numpy(), lookup, values("winner", -1), values("first_of_class", -1),
+                       values("battles", 0), values("cards_laid", 0), values("cycle_length", -1),
+                       values("cycle_key", 0), values("games", 0), values("first_deal", 0), high, middle, key, games,
+                       first, np.int64(base))
+
+
 def _table(high: np.ndarray, middle: np.ndarray, key: np.ndarray, games: np.ndarray, first: np.ndarray) -> pa.Table:
-    """Rows of the sum as a counts table (tally._sort_words's words unpacked into KEY's columns)."""
-    keys = np.stack([high >> 48, ((high >> 42) & 63) - 1, ((high >> 40) & 3) - 1, high & ((1 << 40) - 1),
-                     middle >> 32, (middle & 0xFFFFFFFF) - 1, key], axis=1)
-    return rows_table(keys, games.copy(), first.copy())
+    """Rows of the sum as a counts table (tally._sort_words's words unpacked into KEY's columns,
+    each column contiguous)."""
+    keys = np.empty((7, len(high)), np.int64)
+    np.right_shift(high, 48, out=keys[0])
+    keys[1] = ((high >> 42) & 63) - 1
+    keys[2] = ((high >> 40) & 3) - 1
+    np.bitwise_and(high, (1 << 40) - 1, out=keys[3])
+    np.right_shift(middle, 32, out=keys[4])
+    keys[5] = (middle & 0xFFFFFFFF) - 1
+    keys[6] = key
+    return rows_table(keys.T, games.copy(), first.copy())
 
 
 def _room_for(files: int) -> None:

@@ -214,100 +214,126 @@ def members(tally: Tally, columns: np.ndarray) -> np.ndarray:
     return out
 
 
+try:
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+except ImportError:  # no numba: nothing to ask of the processor
+    def _prefetch(array, at):
+        pass
+else:
+    @intrinsic
+    def _prefetch(typingctx, array, at):
+        """Ask the processor for the cache line of a C-contiguous array's element `at` (its flat
+        index), without waiting for it (LLVM's prefetch: read, kept close)."""
+        def codegen(context, builder, signature, args):
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            byte = ir.IntType(8).as_pointer()
+            fetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+                ir.VoidType(), [byte, ir.IntType(32), ir.IntType(32), ir.IntType(32)]), "llvm.prefetch.p0")
+            builder.call(fetch, [builder.bitcast(builder.gep(data, [args[1]]), byte), ir.Constant(ir.IntType(32), 0),
+                                 ir.Constant(ir.IntType(32), 3), ir.Constant(ir.IntType(32), 1)])
+            return context.get_dummy_value()
+        return types.void(array, at), codegen
+
+
 # Sorted tallies merged: the rows of many tallies, each already in the order of its keys (tally.rows',
 # a shard's counts file), summed in one streaming pass with a loser tree over their sort words
 # (_sort_words: high, middle, key), rather than grouped whole (a billion rows do not fit memory).
+# Each stream's head row is copied into three dense arrays, and a spent stream's head is past
+# every row (SPENT), so a comparison is three loads and no branch: a merge's comparisons go
+# either way at random, and a mispredicted branch a level cost more than the loads.
 
 MERGE_DONE = -1   # every stream is spent: the sum is whole
 MERGE_FULL = -2   # the output holds `cap` rows and the next row is another kind: write them first
 # a code >= 0 is a stream whose buffer is spent: fill it (or mark it spent) and call again;
 # a code <= -3 is the stream -code - 3 whose rows are out of order (or repeat a kind)
+SPENT = np.iinfo(np.int64).max  # a spent stream's head, high word (a kind's is below 2^50)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _not_after(high, middle, key, i, j):
-    """Whether row j does not come after row i (in one stream: out of order, or a kind again)."""
-    if high[j] != high[i]:
-        return high[j] < high[i]
-    if middle[j] != middle[i]:
-        return middle[j] < middle[i]
-    return key[j] <= key[i]
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _before(high, middle, key, spent, a, b, at_a, at_b):
-    """Whether stream a's head row comes before stream b's (a spent stream comes last)."""
-    if spent[a]:
-        return False
-    if spent[b]:
-        return True
-    i = at_a
-    j = at_b
-    if high[i] != high[j]:
-        return high[i] < high[j]
-    if middle[i] != middle[j]:
-        return middle[i] < middle[j]
-    return key[i] < key[j]
+def _before(heads, a, b):
+    """Whether stream a's head comes before stream b's (heads [streams, 3]: high, middle, key)."""
+    ha, hb = heads[a, 0], heads[b, 0]
+    ma, mb = heads[a, 1], heads[b, 1]
+    return (ha < hb) | ((ha == hb) & ((ma < mb) | ((ma == mb) & (heads[a, 2] < heads[b, 2]))))
 
 
 @njit(cache=True, _nrt=False)
-def _replay(tree, high, middle, key, spent, at, stream):
+def _replay(tree, heads, stream):
     """Stream `stream`'s new head played up the loser tree to its root (tree[0]: the winner)."""
     leaves = tree.shape[0]
-    node = (stream + leaves) // 2
+    node = (stream + leaves) >> 1
     winner = stream
+    wh, wm, wk = heads[stream, 0], heads[stream, 1], heads[stream, 2]  # the winner's head, carried up
     while node >= 1:
         other = tree[node]
-        if _before(high, middle, key, spent, other, winner, at[other], at[winner]):
-            tree[node] = winner
-            winner = other
-        node //= 2
+        oh, om, ok = heads[other, 0], heads[other, 1], heads[other, 2]
+        # all ones where the other head comes first: selects by masks, which the compiler keeps
+        # (a select it made a branch, mispredicted half the time, cost ~12 ns a level)
+        swap = -np.int64((oh < wh) | ((oh == wh) & ((om < wm) | ((om == wm) & (ok < wk)))))
+        keep = ~swap
+        tree[node] = (winner & swap) | (other & keep)
+        winner = (other & swap) | (winner & keep)
+        wh = (oh & swap) | (wh & keep)
+        wm = (om & swap) | (wm & keep)
+        wk = (ok & swap) | (wk & keep)
+        node >>= 1
     tree[0] = winner
 
 
 @njit(cache=True)
-def merge_start(tree, high, middle, key, spent, at):
+def merge_start(tree, heads):
     """The loser tree of the streams' heads (`tree` as many slots as leaves, a power of two at
-    least the streams; spent[s] for the leaves past them)."""
+    least the streams; the leaves past them SPENT)."""
     leaves = tree.shape[0]
     won = np.empty(2 * leaves, np.int64)
     for s in range(leaves):
         won[leaves + s] = s
     for node in range(leaves - 1, 0, -1):
         a, b = won[2 * node], won[2 * node + 1]
-        if _before(high, middle, key, spent, b, a, at[b], at[a]):
+        if _before(heads, b, a):
             won[node], tree[node] = b, a
         else:
             won[node], tree[node] = a, b
     tree[0] = won[1]
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _head(heads, s, high, middle, key, i):
+    """Stream s's head set to row i; whether it comes after the head it replaces."""
+    h, m, k = high[i], middle[i], key[i]
+    after = (h > heads[s, 0]) | ((h == heads[s, 0]) & ((m > heads[s, 1]) | ((m == heads[s, 1]) & (k > heads[s, 2]))))
+    heads[s, 0], heads[s, 1], heads[s, 2] = h, m, k
+    return after
+
+
 @njit(cache=True, _nrt=False)
-def merge_step(tree, high, middle, key, games, first, spent, at, end, last, state, out_high, out_middle, out_key,
+def merge_step(tree, heads, high, middle, key, games, first, at, end, state, out_high, out_middle, out_key,
                out_games, out_first):
     """Merge the streams' rows into out_* (state[0]: the rows held there, out_high's size at
     most), each kind once, its games added and its least first deal kept, until a stream's
     buffer is spent or the output full; returns the code (MERGE_*, or a stream). state[1]: a
-    stream refilled since the last call (its new head checked and played up the tree), else -1.
-    last[s]: the three words of stream s's last row taken, to hold its rows in order."""
+    stream refilled since the last call, its new head at[s] (or SPENT: heads[s, 0] set so) to
+    be played up the tree, else -1. heads[s]: stream s's head (its last row taken while it is
+    refilled, to hold its rows in order)."""
     n = state[0]
     cap = out_high.shape[0]
     s = state[1]
     if s >= 0:
         state[1] = -1
-        if not spent[s]:
-            i = at[s]
-            if high[i] < last[s, 0] or (high[i] == last[s, 0] and (
-                    middle[i] < last[s, 1] or (middle[i] == last[s, 1] and key[i] <= last[s, 2]))):
-                return -3 - s
-        _replay(tree, high, middle, key, spent, at, s)
+        if heads[s, 0] != SPENT and not _head(heads, s, high, middle, key, at[s]):
+            return -3 - s
+        _replay(tree, heads, s)
     while True:
         w = tree[0]
-        if spent[w]:
+        if heads[w, 0] == SPENT:
             state[0] = n
             return MERGE_DONE
         i = at[w]
-        if n > 0 and high[i] == out_high[n - 1] and middle[i] == out_middle[n - 1] and key[i] == out_key[n - 1]:
+        if n > 0 and heads[w, 0] == out_high[n - 1] and heads[w, 1] == out_middle[n - 1] and \
+                heads[w, 2] == out_key[n - 1]:
             out_games[n - 1] += games[i]
             if first[i] < out_first[n - 1]:
                 out_first[n - 1] = first[i]
@@ -315,21 +341,37 @@ def merge_step(tree, high, middle, key, games, first, spent, at, end, last, stat
             if n == cap:
                 state[0] = n
                 return MERGE_FULL
-            out_high[n] = high[i]
-            out_middle[n] = middle[i]
-            out_key[n] = key[i]
+            out_high[n] = heads[w, 0]
+            out_middle[n] = heads[w, 1]
+            out_key[n] = heads[w, 2]
             out_games[n] = games[i]
             out_first[n] = first[i]
             n += 1
-        last[w, 0] = high[i]
-        last[w, 1] = middle[i]
-        last[w, 2] = key[i]
         at[w] = i + 1
         if at[w] == end[w]:
             state[0] = n
             state[1] = w
             return w
-        if _not_after(high, middle, key, i, i + 1):
+        if (i + 1) % 8 == 0:  # a new cache line of this stream's rows: the next one asked for meanwhile
+            for column in (high, middle, key, games, first):
+                _prefetch(column, i + 9)
+        if not _head(heads, w, high, middle, key, i + 1):
             state[0] = n
             return -3 - w
-        _replay(tree, high, middle, key, spent, at, w)
+        _replay(tree, heads, w)
+
+
+@njit(cache=True, _nrt=False)
+def words_into(outcome, lookup, winner, first_of_class, battles, cards_laid, cycle_length, cycle_key, games, first,
+               high, middle, key, to_games, to_first, base):
+    """A counts table's columns (outcome as dictionary indices and `lookup` their codes; the
+    nullable ones with nulls as -1, a null key as 0) into _sort_words's words and the games and
+    first deals, at base.. : one pass, no array between."""
+    for r in range(outcome.shape[0]):
+        i = base + r
+        high[i] = (lookup[outcome[r]] << 48) | ((np.int64(winner[r]) + 1) << 42) | \
+            ((np.int64(first_of_class[r]) + 1) << 40) | np.int64(battles[r])
+        middle[i] = (np.int64(cards_laid[r]) << 32) | (np.int64(cycle_length[r]) + 1)
+        key[i] = cycle_key[r]
+        to_games[i] = games[r]
+        to_first[i] = first[r]

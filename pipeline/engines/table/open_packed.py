@@ -30,7 +30,7 @@ from ..compiled.layout import (
 )
 from ..compiled.deals import _next_sequence, swapped_index
 from ..compiled.rng import HASH_START, _fold, _mix
-from ..compiled.tally import from_rows, pack
+from ..compiled.tally import _prefetch, from_rows, pack
 from ..compiled.tally import rows as rows_of
 
 MOST_CARDS = 15   # a position's cards (4 bits each) and seat 0's count (4 bits) in 64 bits
@@ -359,30 +359,6 @@ def kind_of(w0, length):
     class, battles < 2^22) and the cycle length + 1 above it; the cards laid are twice the
     battles (no wars)."""
     return w0 | ((length + 1) << 32)
-
-
-try:
-    from llvmlite import ir
-    from numba import types
-    from numba.core import cgutils
-    from numba.extending import intrinsic
-except ImportError:  # no numba: nothing to ask of the processor
-    def _prefetch(array, at):
-        pass
-else:
-    @intrinsic
-    def _prefetch(typingctx, array, at):
-        """Ask the processor for the cache line of a C-contiguous array's element `at` (its flat
-        index), without waiting for it (LLVM's prefetch: read, kept close)."""
-        def codegen(context, builder, signature, args):
-            data = context.make_array(signature.args[0])(context, builder, args[0]).data
-            byte = ir.IntType(8).as_pointer()
-            fetch = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
-                ir.VoidType(), [byte, ir.IntType(32), ir.IntType(32), ir.IntType(32)]), "llvm.prefetch.p0")
-            builder.call(fetch, [builder.bitcast(builder.gep(data, [args[1]]), byte), ir.Constant(ir.IntType(32), 0),
-                                 ir.Constant(ir.IntType(32), 3), ir.Constant(ir.IntType(32), 1)])
-            return context.get_dummy_value()
-        return types.void(array, at), codegen
 
 
 @njit(cache=True, inline="always", _nrt=False)

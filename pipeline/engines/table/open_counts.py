@@ -60,7 +60,6 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
     final = np.zeros((1, 2), np.int32)
     history = np.zeros(_history_words(max_battles, half) if packed else 1, np.uint64)  # open_packed.history_for
     no_memo = np.zeros((0, 4), np.uint64)  # open_packed.packed_game's memo: none (count_rows counts with one)
-    asked = np.zeros(2, np.int64)
     found = 0
     while index < stop:
         if (keeping and found + 2 > most) or (not keeping and 2 * (fill[0] + 2) > keys.shape[0]):
@@ -77,7 +76,7 @@ def _walk(counts, seq, index, stop, extra, pickup, max_battles, classes, packed,
                 deal[i] = seq[i]
             if packed:
                 mirror_key = packed_game(deal, half, extra, pickup, max_battles, history, keeping, classes,
-                                         summaries[0], no_memo, np.int64(0), asked)
+                                         summaries[0], no_memo, np.int64(0))
             else:
                 mirror_key = _game(deal, half, extra, aside, pickup, max_battles, ring, snap, table, out, 0,
                                    summaries, wins, final)

@@ -152,8 +152,6 @@ def cycle_key_of(word, cards, pickup):
 
 MEMO_AT = 12         # the battle at which a game asks the memo (memo_for) what becomes of its position
 MEMO_SLOTS = 1 << 20  # a worker's memo: positions, 32 bytes each
-MEMO_TRIAL = 1 << 16  # positions asked of the memo in a range before it is given up when it finds under half:
-                      # a miss costs a wait on memory, which a deck whose games meet rarely (1x11) does not repay
 
 
 def memo_for(slots: int = MEMO_SLOTS) -> tuple[np.ndarray, int]:
@@ -208,8 +206,7 @@ _FATE_MASK = np.uint64(0x3FFFFFFF)
 
 
 @njit(cache=True, _nrt=False)
-def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrored, summary, memo, memo_shift,
-                asked_and_found):
+def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrored, summary, memo, memo_shift):
     """One game of the deal (dealt as open_duel._deal_as deals it) into `summary`'s outcome,
     winner, battles, cards laid, cycle length and key (layout.SUMMARY_COLUMNS), as open_duel._game
     gives them, but for a cycle's key: its least word, or with `hashed` its key. Returns, for a
@@ -222,8 +219,7 @@ def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrore
     battles and cycle those of its position plus MEMO_AT. A position's fate is its own (the
     battles to its end and its winner, or to its cycle and the cycle), whatever game reached it,
     so the counts are those of every game played whole; a position already on its cycle is not
-    kept (its game's first repeat may lie before it). Not with `hashed`. `asked_and_found`: the
-    positions asked of the memo and those found, added to."""
+    kept (its game's first repeat may lie before it). Not with `hashed`."""
     p0 = np.uint64(0)
     p1 = np.uint64(0)
     n0 = half
@@ -264,9 +260,7 @@ def packed_game(deal, half, extra, pickup, max_battles, history, hashed, mirrore
         history[battles] = word
         if battles == asked:
             slot = np.int64((word * _SPREAD) >> np.uint64(memo_shift))
-            asked_and_found[0] += 1
             if memo[slot, 0] == word:
-                asked_and_found[1] += 1
                 fate = memo[slot, 1]
                 ahead = np.int64((fate >> _FATE_SHIFT) & _FATE_MASK)
                 if fate & _CYCLE_FATE:
@@ -429,9 +423,6 @@ def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, r
     mirror = np.empty(size, np.int64)
     summary = np.zeros(len(SUMMARY_COLUMNS), np.int64)
     history = np.zeros(_history_words(max_battles, half), np.uint64)  # history_for
-    no_memo = memo[:0]
-    asking = True  # the memo is asked while it finds at least half the positions asked of it
-    asked_and_found = np.zeros(2, np.int64)
     pending = False  # a row asked for, to add: kind, word, deal
     pending_kind = pending_word = pending_deal = np.int64(0)
     while index < stop:
@@ -447,10 +438,8 @@ def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, r
         if first_of_class or not classes:
             for i in range(size):
                 deal[i] = seq[i]
-            if asking and asked_and_found[0] >= MEMO_TRIAL:
-                asking = 2 * asked_and_found[1] >= asked_and_found[0]
-            mirror_word = packed_game(deal, half, extra, pickup, max_battles, history, False, classes, summary,
-                                      memo if asking else no_memo, memo_shift, asked_and_found)
+            mirror_word = packed_game(deal, half, extra, pickup, max_battles, history, False, classes, summary, memo,
+                                      memo_shift)
             outcome, winner, battles = summary[SUMMARY_OUTCOME], summary[SUMMARY_WINNER], summary[SUMMARY_BATTLES]
             length = summary[SUMMARY_CYCLE_LENGTH]
             cycling = outcome == OUTCOME_CYCLE

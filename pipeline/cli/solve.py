@@ -64,14 +64,19 @@ def _solved(rules, exact: bool | None, tol: float, quiet: bool):
         return war.solve_rules(rules, exact=exact, tol=tol)
     with console.status("reaching every position of the deck") as status:
         chain = war.build_chain(rules)
-        status.update(f"{chain.rows:,} positions: sweeping to {tol:.0e}")
+        # a new spinner draws the line at once (rich's Status.update); a sweep's line waits for a tick
+        status.update(f"{chain.rows:,} positions: sweeping to {tol:.0e}", spinner="dots")
 
         def heard(sweeps: int, worst: float) -> None:
             status.update(f"{chain.rows:,} positions, sweep {sweeps:,}: a game goes on with chance {worst:.0e} "
                           f"(to {tol:.0e})")
 
+        told = []
+
         def exact_step() -> None:  # solve_exact's check between its steps: the sweeps are over
-            status.update(f"{chain.rows:,} positions: finding the exact fractions")
+            if not told:
+                told.append(True)
+                status.update(f"{chain.rows:,} positions: finding the exact fractions", spinner="dots")
 
         return war.solve_rules(rules, exact=exact, tol=tol, chain=chain, progress=heard, interrupted=exact_step)
 

@@ -15,6 +15,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from ..engines.compiled.jit import njit
+from ..jobs.query.copy_pages import load8 as _load8
 from .csv_kinds import BOOL, INT, LIST, TEXT, UINT, ULIST, kind
 
 WORDS = 6  # a dictionary's text: its words quoted once, each row's written from them
@@ -42,15 +43,6 @@ def _at(typingctx, array, at):
         data = context.make_array(signature.args[0])(context, builder, args[0]).data
         return builder.load(builder.gep(data, [args[1]]))
     return array.dtype(array, at), codegen
-
-
-@intrinsic
-def _load8(typingctx, array, at):
-    """The 8 bytes of a uint8 array at `at` as one little-endian uint64, wherever they start."""
-    def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        return builder.load(builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(64).as_pointer()), align=1)
-    return types.uint64(array, at), codegen
 
 
 @intrinsic

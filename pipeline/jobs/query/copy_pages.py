@@ -86,8 +86,9 @@ def _call(typingctx, function, context, dst, capacity, src, size):
 
 
 @intrinsic
-def _load8(typingctx, array, at):
-    """The 8 bytes of a uint8 array at `at` as one little-endian uint64, wherever they start."""
+def load8(typingctx, array, at):
+    """The 8 bytes of a uint8 array at `at` as one little-endian uint64, wherever they start (the
+    CSV kernel's too)."""
     def codegen(context, builder, signature, args):
         data = context.make_array(signature.args[0])(context, builder, args[0]).data
         return builder.load(builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(64).as_pointer()), align=1)
@@ -303,7 +304,7 @@ def _hybrid(b, i, end, width, count, out):
                 return -1
             for j in range(take):
                 bit = j * width
-                out[k + j] = np.int64((_load8(b, i + (bit >> 3)) >> np.uint64(bit & 7)) & mask)
+                out[k + j] = np.int64((load8(b, i + (bit >> 3)) >> np.uint64(bit & 7)) & mask)
             i += n * width
         else:
             if i + size > end:
@@ -365,14 +366,14 @@ def _delta(b, i, end, count, out):
             if width <= 56:
                 for j in range(take):
                     bit = j * width
-                    last = last + least + np.int64((_load8(b, i + (bit >> 3)) >> np.uint64(bit & 7)) & mask)
+                    last = last + least + np.int64((load8(b, i + (bit >> 3)) >> np.uint64(bit & 7)) & mask)
                     out[k] = last
                     k += 1
             else:  # a delta of more than 56 bits: its bits may reach a ninth byte
                 for j in range(take):
                     bit = j * width
                     shift = bit & 7
-                    u = _load8(b, i + (bit >> 3)) >> np.uint64(shift)
+                    u = load8(b, i + (bit >> 3)) >> np.uint64(shift)
                     if shift and width + shift > 64:
                         u |= np.uint64(b[i + (bit >> 3) + 8]) << np.uint64(64 - shift)
                     last = last + least + np.int64(u & mask)
@@ -389,10 +390,10 @@ def _plain(b, i, end, count, size, out):
         return -1
     if size == 4:
         for k in range(count):
-            out[k] = np.int64(np.int32(np.uint32(_load8(b, i + 4 * k) & np.uint64(0xFFFFFFFF))))
+            out[k] = np.int64(np.int32(np.uint32(load8(b, i + 4 * k) & np.uint64(0xFFFFFFFF))))
     else:
         for k in range(count):
-            out[k] = np.int64(_load8(b, i + 8 * k))
+            out[k] = np.int64(load8(b, i + 8 * k))
     return i + count * size
 
 
@@ -437,7 +438,7 @@ def _levels(b, i, end, width, count, out, top):
                 return -1, 0
             for j in range(take):
                 bit = j * width
-                v = np.uint8((_load8(b, i + (bit >> 3)) >> np.uint64(bit & 7)) & mask)
+                v = np.uint8((load8(b, i + (bit >> 3)) >> np.uint64(bit & 7)) & mask)
                 out[k + j] = v
                 tops += v == top
             i += n * width

@@ -132,21 +132,32 @@ def _row_group(path: str, group: int, columns: list[str]) -> pa.Table:
         reader.close()
 
 
+def _one_rule_set(ids: np.ndarray) -> bool:
+    """Whether every game id (none negative) is of one rule set: a row group of a copy always is."""
+    return bool(ids.min() >= 0 and ids.min() // GAME_ID_STRIDE == ids.max() // GAME_ID_STRIDE)
+
+
+def _variant_codes(ids: np.ndarray, variants: dict[int, str]) -> tuple[list[str], np.ndarray]:
+    """The variants' words, sorted, and each row's number among them by its rule set's ordinal
+    (-1 for an ordinal the dataset does not hold)."""
+    words = sorted(set(variants.values())) or [""]
+    ordinals = _truncated(ids)
+    codes = np.full(len(ids), -1, np.int32)
+    for ordinal, word in variants.items():
+        codes[ordinals == ordinal] = words.index(word)
+    return words, codes
+
+
 def variant_column(game_id: pa.Array, variants: dict[int, str]) -> pa.Array:
     """The view's `variant` of each row: its rule set's, by the ordinal in its game_id
     (`CASE game_id // GAME_ID_STRIDE WHEN ordinal THEN variant END`), as dictionary text."""
     n = len(game_id)
     ids = (game_id.fill_null(0) if game_id.null_count else game_id).to_numpy()  # a copy only when it has nulls
-    if n and not game_id.null_count and ids.min() >= 0 and \
-            ids.min() // GAME_ID_STRIDE == ids.max() // GAME_ID_STRIDE:  # one rule set: every row group of a copy
+    if n and not game_id.null_count and _one_rule_set(ids):  # every row group of a copy
         word = variants.get(int(ids.min()) // GAME_ID_STRIDE)
         indices = pa.array(np.zeros(n, np.int8)) if word is not None else pa.nulls(n, pa.int8())
         return pa.DictionaryArray.from_arrays(indices, pa.array([word or ""], pa.string()))
-    words = sorted(set(variants.values())) or [""]
-    ordinals = _truncated(ids)
-    codes = np.full(n, -1, np.int32)
-    for ordinal, word in variants.items():
-        codes[ordinals == ordinal] = words.index(word)
+    words, codes = _variant_codes(ids, variants)
     mask = codes < 0
     if game_id.null_count:
         mask |= game_id.is_null().to_numpy(zero_copy_only=False)
@@ -164,17 +175,13 @@ def _decoded_variant(group, variants: dict[int, str]) -> None:
     codes = group.numbers[row]
     known = ids_column.nulls < 0 or bool(group.valid[ids_column.nulls].all())
     n = group.rows
-    if n and known and ids.min() >= 0 and ids.min() // GAME_ID_STRIDE == ids.max() // GAME_ID_STRIDE:
+    if n and known and _one_rule_set(ids):
         word = variants.get(int(ids.min()) // GAME_ID_STRIDE)
         words = [word or ""]
         codes[:] = group.words
         mask = None if word is not None else np.ones(n, bool)
     else:
-        words = sorted(set(variants.values())) or [""]
-        ordinals = _truncated(ids)
-        code = np.full(n, -1, np.int64)
-        for ordinal, word in variants.items():
-            code[ordinals == ordinal] = words.index(word)
+        words, code = _variant_codes(ids, variants)
         mask = code < 0
         if ids_column.nulls >= 0:
             mask |= group.valid[ids_column.nulls] == 0

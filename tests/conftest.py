@@ -28,6 +28,20 @@ def install_example() -> None:
 install_example()
 
 
+def repeatable_hypothesis() -> None:
+    """Hypothesis draws the same examples every run, so a run of main fails or passes as the
+    last did; `HYPOTHESIS_PROFILE=explore` draws new ones (the way a falsifying case is found,
+    then kept as an @example)."""
+    from hypothesis import settings
+
+    settings.register_profile("repeatable", derandomize=True)
+    settings.register_profile("explore", derandomize=False)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+repeatable_hypothesis()
+
+
 def own_report_cache() -> None:
     """The reports `war serve` keeps (present/report_cache.py) and the events' columnar copies
     (jobs/query/event_copies.py) in folders of the session's, for this process and the war

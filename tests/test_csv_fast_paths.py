@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.jobs.generate import Plan, generate
@@ -88,7 +88,7 @@ def tables(draw):
         columns[f"{'d' if type_.bit_width >= 32 and draw(st.booleans()) else 'n'}{i}"] = pa.array(values, type_)
     if draw(st.booleans()):
         text = st.sampled_from(["deal", "play", 'say "hi"', "a,b", "", "é"]) | st.none()
-        columns["kind"] = pa.array(draw(st.lists(text, min_size=n, max_size=n))).dictionary_encode()
+        columns["kind"] = pa.array(draw(st.lists(text, min_size=n, max_size=n)), pa.string()).dictionary_encode()
     for i in range(draw(st.integers(0, 2))):
         item = st.integers(-30000, 30000) | st.integers(0, 53) | st.none()
         lists = st.lists(item, max_size=6) | st.none() | st.just([])
@@ -98,6 +98,8 @@ def tables(draw):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=tables())
+@example(case=(pa.table({"n0": pa.array([0], pa.int8()),
+                         "kind": pa.array([None], pa.string()).dictionary_encode()}), 1, 1))
 def test_decoded_as_pyarrow_reads_it(tmp_path_factory, case):
     """Every row group of a file written as the copies are: the decoder's values and nulls are
     pyarrow's, and its lines the lines of pyarrow's batch."""

@@ -36,6 +36,9 @@ PLAIN_CODES = {kind: code for kind, code in KIND_CODES.items() if code not in (K
 NOTE_CODES = {note: code for code, note in enumerate(NOTES)}
 # The decisions whose value is their war's depth (Decision.war_depth), by note.
 DEPTH_NOTES = frozenset(note for note, depth in zip(NOTES, WAR_DEPTH_NOTES) if depth)
+# The notes a decision of no value is written with by ArrayRecorder.emit's own branch (_emit's
+# checks passed): those whose value is not their war's depth.
+DECISION_NOTE_CODES = {note: code for note, code in NOTE_CODES.items() if note not in DEPTH_NOTES}
 OUTCOME_CODES = {outcome: code for code, outcome in enumerate(OUTCOMES)}
 WIDTH = len(EVENT_COLUMNS)
 ROW = np.dtype((np.void, 4 * WIDTH))  # an event's row of int32 as one item
@@ -56,6 +59,15 @@ RUN = 0xFF
 RUN_EVENTS = 3
 RUN_CARDS, RUN_LAID = 4, 2  # a duel's cards: two played, two collected
 DUEL_CARDS_ENDS = np.array([1, 2, 4], np.int32)  # each of its events' cards_end, from the cards before it
+# a duel's three rows, less its run's battle, seats and cards before it and its taker (`_rows`),
+# and what each duel of a run adds to the one before
+DUEL_ROWS = np.zeros((RUN_EVENTS, WIDTH), np.int32)
+DUEL_ROWS[:, EVENT_KIND] = (KIND_PLAY, KIND_PLAY, KIND_COLLECT)
+DUEL_ROWS[:, EVENT_NOTE] = -1
+DUEL_ROWS[:, EVENT_CARDS_END] = DUEL_CARDS_ENDS
+DUEL_STEP = np.zeros((RUN_EVENTS, WIDTH), np.int32)
+DUEL_STEP[:, EVENT_BATTLE] = 1
+DUEL_STEP[:, EVENT_CARDS_END] = RUN_CARDS
 PUTS_BY_CODE = np.zeros(256, np.bool_)  # layout.PUTS by a code's kind byte (RUN's False: `arrays` counts a run's)
 PUTS_BY_CODE[:PUTS.shape[0]] = PUTS
 
@@ -128,15 +140,27 @@ class ArrayRecorder:
         """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`
         (engines.event.Recorder.emit): a function over the batch's lists, not a method, for it
         is called for every event a hook reports. An event of a kind that carries no value, with
-        no value, note, seats or options, whose seat and count fit their bits, is written here;
-        any other by `_emit`."""
+        no value, note, seats or options, whose seat and count fit their bits, is written here,
+        and so is a decision without a value whose note is not a war depth's (a policy's choice,
+        as at every slap of Slap War), as `_emit` would write it; any other by `_emit`."""
         plain, slow, add_cards, add = PLAIN_CODES.get, self._emit, all_cards.extend, codes.append
+        decided, add_seats, add_extras = DECISION_NOTE_CODES.get, self.seats.extend, self.extras.extend
 
         def emit(battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
                  value: int | None = None, note: str | None = None) -> None:
             code = plain(kind)
             if (code is None or value is not None or note is not None or options or seats
                     or seat is not None and not (type(seat) is int and -1 <= seat < SEAT_LIMIT)):
+                if kind == "decision" and value is None and type(battle) is int:  # a policy's choice, as _emit writes it
+                    note_code = decided(note)
+                    if note_code is not None:
+                        add_cards(cards)
+                        add_cards(options)
+                        add_seats(seats)
+                        add_extras((len(codes), -1 if seat is None else seat, len(options), note_code,
+                                    len(cards) + len(options), len(seats)))
+                        add(battle << BATTLE_SHIFT | KIND_DECISION)
+                        return None
                 return slow(battle, kind, seat, cards, seats, options, value, note)
             count = len(cards)
             if count >= CARDS_LIMIT or type(battle) is not int:
@@ -331,7 +355,9 @@ def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.nda
     after its last duel and its seats_end), each run's row (at `marks`) replaced by its duels'
     events, three a duel: a play of its first seat (one card), a play of its second, a collect
     of two cards by the duel's taker, the battles counting up from the run's; and the row each
-    code's events start at."""
+    code's events start at. A duel's three rows are its run's first duel's (DUEL_ROWS with the
+    run's battle, seats, cards and seats_end) plus DUEL_STEP for each duel before it in the run,
+    and its taker: whole rows gathered and added, where column by column cost three times as much."""
     if not marks.shape[0]:
         return coded, np.arange(coded.shape[0])
     lengths = runs[:, 2]
@@ -346,21 +372,20 @@ def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.nda
     placed[at[kept]] = True
     rows = events.view(ROW).reshape(-1)  # each row one item: a masked copy moves rows whole, 5x faster
     rows[placed] = coded[kept].view(ROW).reshape(-1)
+    ran = coded[marks]
+    first = np.empty((marks.shape[0], RUN_EVENTS, WIDTH), np.int32)  # each run's first duel
+    first[:] = DUEL_ROWS
+    first[:, :, EVENT_BATTLE] = ran[:, EVENT_BATTLE, None]
+    first[:, 0, EVENT_SEAT] = runs[:, 0]
+    first[:, 1, EVENT_SEAT] = runs[:, 1]
+    first[:, :, EVENT_CARDS_END] += (ran[:, EVENT_CARDS_END] - RUN_CARDS * lengths)[:, None]  # cards before the run
+    first[:, :, EVENT_SEATS_END] = ran[:, EVENT_SEATS_END, None]
     duels = lengths.sum()
     run_of = np.repeat(np.arange(marks.shape[0]), lengths)
-    within = np.arange(duels) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    ran = coded[marks]
-    duel = np.empty((duels, RUN_EVENTS, WIDTH), np.int32)
-    duel[:, :, EVENT_BATTLE] = (ran[run_of, EVENT_BATTLE] + within)[:, None]
-    duel[:, :, EVENT_KIND] = (KIND_PLAY, KIND_PLAY, KIND_COLLECT)
-    duel[:, 0, EVENT_SEAT] = runs[run_of, 0]
-    duel[:, 1, EVENT_SEAT] = runs[run_of, 1]
+    within = (np.arange(duels) - np.repeat(np.cumsum(lengths) - lengths, lengths)).astype(np.int32)
+    duel = first[run_of]
+    duel += within[:, None, None] * DUEL_STEP
     duel[:, 2, EVENT_SEAT] = takers
-    duel[:, :, EVENT_VALUE] = 0
-    duel[:, :, EVENT_NOTE] = -1
-    first = ran[run_of, EVENT_CARDS_END] - RUN_CARDS * (lengths[run_of] - within)  # cards before the duel
-    duel[:, :, EVENT_CARDS_END] = first[:, None] + DUEL_CARDS_ENDS
-    duel[:, :, EVENT_SEATS_END] = ran[run_of, EVENT_SEATS_END][:, None]
     rows[~placed] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
     return events, at
 

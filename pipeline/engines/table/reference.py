@@ -530,6 +530,7 @@ class TableGame(Game):
         s, alive, wars_to_win, emit, rec = self.summary, self.alive, self.wars_to_win, self.emit, self.rec
         plays, report, decisive = rec.plays, rec.duels, self.decisive
         tie_hook = None if type(self).tie is TableGame.tie else self.tie
+        own_collect = type(self).collect is TableGame.collect  # a take of `tie`'s collected in line
         seats = [0, 1]
         cards: list[int] = []
         takers: list[int] = []
@@ -570,7 +571,12 @@ class TableGame(Game):
                     claimed = tie_hook(battle, [0, 1], up_strength)
                     if claimed is not None:
                         self.taker, kind = claimed
-                        self.collect(self.taker, list(self.table), battle, kind)
+                        if own_collect:  # TableGame.collect, in line: the table under the taker's pile
+                            taken = self.table
+                            piles[self.taker].extend(taken)
+                            emit(battle, kind, self.taker, taken)
+                        else:
+                            self.collect(self.taker, list(self.table), battle, kind)
                         if not (first and second and alive[0] and alive[1]) and s.eliminate(
                                 battle, alive, self.holding, emit):
                             return battle

@@ -17,13 +17,12 @@ from ..model.event_kinds import BY_NAME as KINDS
 from ..model.event_kinds import with_role
 from ..model.families import registry
 from ..model.family import Family, wrong_choice
-from ..model.rng import Xoshiro256
 from ..model.schema import RuleSet
 from .chance import LogChance, StreamChance
 from .event import CheckingRecorder, Event, Recorder, describe
 from .families import family_of
 from .play import CHOICES_DRAWN
-from .policies import PolicyChooser, SeatPolicy, parse_policy, seat_policies
+from .policies import PolicyChooser, SeatPolicy, generator, parse_policy, seat_policies, seated
 from .summary import Summary
 
 # one policy per seat (specs or SeatPolicy), or a seating {seat: spec}
@@ -140,10 +139,11 @@ def wrong_decision(log: list[Event]) -> tuple[int, str] | None:
 
 
 def chooser_for(rules: RuleSet, policies, seed: int):
-    seats = _setup(rules, policies)[2]
+    found = _setup(rules, policies)
+    seats = found[2]
     if not seats:
         return NO_CHOOSER
-    return PolicyChooser(list(seats), seed)
+    return PolicyChooser(list(seats), seed, found[3])
 
 
 NO_CHOOSER = NoChooser()  # it keeps nothing of a game's
@@ -156,12 +156,14 @@ _LAST_SETUP: list = [(None, None, None, None)]
 
 
 def _setup(rules: RuleSet, policies) -> tuple:
-    """(family, its reference engine or None before it is asked, seats' policies) of the rule
-    set and policies (resolve_policies), for the registry in use."""
+    """(family, its reference engine or None before it is asked, seats' policies, what their
+    chooser works out alike every game: policies.seated) of the rule set and policies
+    (resolve_policies), for the registry in use."""
     last, families = _LAST_SETUP[0], registry()
     if last[0] is families and last[1] is rules and last[2] is policies:
         return last[3]
-    found = (family_of(rules), None, resolve_policies(rules, policies))
+    seats = resolve_policies(rules, policies)
+    found = (family_of(rules), None, seats, seated(list(seats)) if seats else None)
     _LAST_SETUP[0] = families, rules, policies, found
     return found
 
@@ -174,7 +176,7 @@ def _engine_of(rules: RuleSet, policies, family: Family):
     engine = family.reference()
     last = _LAST_SETUP[0]
     if last[3] is found:
-        _LAST_SETUP[0] = (*last[:3], (found[0], engine, found[2]))
+        _LAST_SETUP[0] = (*last[:3], (found[0], engine, *found[2:]))
     return engine
 
 
@@ -189,7 +191,7 @@ def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Rec
 def play_seeded(rules: RuleSet, seed: int, recorder, deal: Deal | None = None, policies=()) -> tuple[Summary, Deal]:
     """play_game into any recorder (one that keeps no Event list, log.array_recorder's): the
     summary and the deal."""
-    chance = StreamChance(Xoshiro256(seed))  # the generator's draws a block at a time: the same draws
+    chance = StreamChance(generator(seed))  # the generator's draws a block at a time: the same draws
     chooser = chooser_for(rules, policies, seed)
     if deal is None:
         deal = shuffled_deal(rules, chance)

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Mapping
 from ..errors import PluginError, RulesError, ctrl_c_pressed, interrupted
 from ..model.families import registry
 from ..model.family import wrong_choice
-from ..model.rng import Xoshiro256, policy_seed
+from ..model.rng import Xoshiro256, game_seed, policy_seed
 
 
 def _registries():
@@ -176,17 +176,37 @@ def describe_policies() -> list[str]:
     return lines
 
 
+def seated(policies: list[SeatPolicy]) -> tuple:
+    """What a PolicyChooser of the seats' `policies` works out the same for every game (its
+    `seated`): (each seat's policy functions, whether a seat's policy draws). The functions only
+    where no policy takes a parameter, for then each is its declaration's one function
+    (model.family.load's, whoever asks); None where one does, whose maker is asked each game."""
+    fixed = all(not name.partition(":")[2] for p in policies for _, name in p.choices)
+    return ([p.functions() for p in policies] if fixed else None), any(p.randomized for p in policies)
+
+
+def generator(seed: int) -> Xoshiro256:
+    """Xoshiro256(seed): its state, the first four SplitMix64 outputs from the seed, taken at once
+    (rng.game_seed) rather than from a SplitMix64 stepped a call at a time (a game makes three:
+    its own and one a seat's policy; about half the time)."""
+    rng = Xoshiro256.__new__(Xoshiro256)
+    rng.s0, rng.s1, rng.s2, rng.s3 = game_seed(seed, 0), game_seed(seed, 1), game_seed(seed, 2), game_seed(seed, 3)
+    return rng
+
+
 class PolicyChooser:
     """Decisions by each seat's policy, each with its own generator. Every answer is checked as
     replay checks the log's (model.family.wrong_choice): a policy that chooses what it was not
-    offered, or raises, is its family's error (PluginError), named before its event is logged."""
+    offered, or raises, is its family's error (PluginError), named before its event is logged.
+    `seated`: what `seated(policies)` gives, when the caller keeps it from game to game."""
 
-    def __init__(self, policies: list[SeatPolicy], game_seed: int) -> None:
+    def __init__(self, policies: list[SeatPolicy], game_seed: int, seated: tuple | None = None) -> None:
         self.policies = policies
         self.seed = game_seed
-        self.functions = [p.functions() for p in policies]
-        self.rngs = [Xoshiro256(policy_seed(game_seed, seat)) for seat in range(len(policies))]
-        self.randomized = any(p.randomized for p in policies)  # then no position can be said to repeat
+        functions, randomized = seated if seated is not None else (None, any(p.randomized for p in policies))
+        self.functions = functions if functions is not None else [p.functions() for p in policies]
+        self.rngs = [generator(policy_seed(game_seed, seat)) for seat in range(len(policies))]
+        self.randomized = randomized  # then no position can be said to repeat
 
     def choose(self, kind: str, seat: int, view, options: tuple):
         try:

@@ -142,7 +142,7 @@ class ArrayRecorder:
         is called for every event a hook reports. An event of a kind that carries no value, with
         no value, note, seats or options, whose seat and count fit their bits, is written here,
         and so is a decision without a value whose note is not a war depth's (a policy's choice,
-        as at every slap of Slap War), as `_emit` would write it; any other by `_emit`."""
+        which a plugin may ask for at every tie), as `_emit` would write it; any other by `_emit`."""
         plain, slow, add_cards, add = PLAIN_CODES.get, self._emit, all_cards.extend, codes.append
         decided, add_seats, add_extras = DECISION_NOTE_CODES.get, self.seats.extend, self.extras.extend
 
@@ -151,7 +151,7 @@ class ArrayRecorder:
             code = plain(kind)
             if (code is None or value is not None or note is not None or options or seats
                     or seat is not None and not (type(seat) is int and -1 <= seat < SEAT_LIMIT)):
-                if kind == "decision" and value is None and type(battle) is int:  # a policy's choice, as _emit writes it
+                if kind == "decision" and value is None and type(battle) is int:  # as _emit writes it
                     note_code = decided(note)
                     if note_code is not None:
                         add_cards(cards)

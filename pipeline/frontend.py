@@ -112,9 +112,9 @@ def wind_down(timeout: float = 2.0) -> None:
 def on_event_copies(hear) -> None:
     """`hear(done, total, folder)` after each columnar copy of an events file a query makes
     (jobs/query/event_copies.py): the command line says when that first work starts."""
-    from .jobs.query import event_copies  # lazy: the query machinery loads only when asked
+    from .jobs.query import session  # lazy, and not the copies' machinery: a query from its plan makes none
 
-    event_copies.on_progress = lambda done, total: hear(done, total, event_copies.folder())
+    session.copies_heard = hear
 
 
 def plain_warnings() -> None:

@@ -43,11 +43,13 @@ repeatable_hypothesis()
 
 
 def own_report_cache() -> None:
-    """The reports `war serve` keeps (present/report_cache.py) and the events' columnar copies
-    (jobs/query/event_copies.py) in folders of the session's, for this process and the war
-    processes tests start: no test reads or writes the user's (the compiled engines stay in
-    war's cache). A test that needs one of its own sets WAR_REPORT_CACHE or WAR_EVENT_CACHE."""
-    for variable, prefix in (("WAR_REPORT_CACHE", "war-reports-"), ("WAR_EVENT_CACHE", "war-events-")):
+    """The reports `war serve` keeps (present/report_cache.py), the events' columnar copies
+    (jobs/query/event_copies.py) and the sessions' plans (jobs/query/plan.py) in folders of the
+    session's, for this process and the war processes tests start: no test reads or writes the
+    user's (the compiled engines stay in war's cache). A test that needs one of its own sets
+    WAR_REPORT_CACHE, WAR_EVENT_CACHE or WAR_PLAN_CACHE."""
+    for variable, prefix in (("WAR_REPORT_CACHE", "war-reports-"), ("WAR_EVENT_CACHE", "war-events-"),
+                             ("WAR_PLAN_CACHE", "war-plans-")):
         folder = tempfile.mkdtemp(prefix=prefix)
         atexit.register(shutil.rmtree, folder, True)
         os.environ[variable] = folder

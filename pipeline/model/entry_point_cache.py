@@ -77,10 +77,11 @@ def _prune(folder, group: str) -> None:
         old.unlink(missing_ok=True)
 
 
-def points(group: str) -> list[Point]:
+def points(group: str, key: str | None = None) -> list[Point]:
     """The entry points of `group`, sorted by name: from the cache when nothing installed has
-    changed since they were read, else from importlib.metadata (and kept)."""
-    key = stamp()
+    changed since they were read, else from importlib.metadata (and kept). `key`: stamp(), when
+    the caller has it already."""
+    key = key or stamp()
     path = _file(group, key)
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ columns told, or its whole result run into a table.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import partial
 from typing import Iterable
@@ -13,14 +14,33 @@ import duckdb
 import pyarrow as pa
 
 from ...errors import QueryError
-from .registry import named_query
 from .safety import Checked, check_sql, sql_error
 from .reads import reads_event_views
 from .guard import Guard
-from .every_deal import every_deal_note
-from .session import Session, connect, schema_session
-from .solution_views import attach_solution, empty_views, is_solution, schema_solution_session, solution_session
+from .session import Session
 from .stream import Result
+
+# The named queries' registry (the families'), the set-up of the views (the models) and a
+# solution's views (its manifest's model) are imported where a query needs them: a query of
+# ad-hoc SQL over a dataset whose plan is kept (plan.py) imports none of them.
+SOLUTION_MANIFEST = "solution.json"  # solve.folder.MANIFEST: a folder without one is no solution
+
+
+def _is_solution(root) -> bool:
+    """solve.folder.is_solution, its module imported only for a folder that holds a solution's
+    manifest."""
+    if root is None or "://" in str(root) or not os.path.lexists(os.path.join(os.fspath(root), SOLUTION_MANIFEST)):
+        return False
+    from .solution_views import is_solution
+
+    return is_solution(root)
+
+
+def named_query(name: str):
+    """registry.named_query, the registry imported when a named query is first asked for."""
+    from .registry import named_query
+
+    return named_query(name)
 
 
 @dataclass(frozen=True)
@@ -91,24 +111,42 @@ def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Ses
         if checked.events and not session.events:
             raise QueryError(session.no_events or "the query reads the event views, which this session has not set up")
         session = session.cursor()
-    elif root is not None and is_solution(root):  # a solution of war solve: views of its own
+    elif root is not None and _is_solution(root):  # a solution of war solve: views of its own
+        from .solution_views import solution_session
+
         session = solution_session(root, checked.sql, query.name, query.dataset, allow_read)
     elif query.dataset == "solution":
         if root is not None:
             raise QueryError(f"query {query.name!r} asks a solution of war solve (war solve ... --out DIR), "
                              f"and {str(root)!r} is not one")
+        from .solution_views import schema_solution_session
+
         session = schema_solution_session()
     else:
         attach = None
         if query.solution is not None and root is None:
+            from .solution_views import empty_views
+
             attach = partial(empty_views, prefix="solved_")
         elif query.solution is not None:
             if not query.solution:
                 raise QueryError(f"query {query.name!r} needs `params` solution=DIR, a folder of war solve --out",
                                  params=("params",))
+            from .solution_views import attach_solution
+
             attach = attach_solution(query.solution)
-        session = schema_session(checked.events, attach) if root is None else \
-            connect(root, checked.events, allow_read, views=checked.log_views, attach=attach)
+        if root is None:
+            from .session_setup import schema_session
+
+            session = schema_session(checked.events, attach)
+        elif attach is None:  # from the dataset's plan when one is kept (plan.py)
+            from .plan import open_session
+
+            session = open_session(root, checked.events, allow_read, views=checked.log_views)
+        else:
+            from .session_setup import connect
+
+            session = connect(root, checked.events, allow_read, views=checked.log_views, attach=attach)
     guard = Guard(session, limit, step_limit)
     try:
         with guard.step():  # binding runs the table functions' arguments: range((SELECT ...))
@@ -128,9 +166,15 @@ def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Ses
         session.close()
         raise QueryError("the statement returns no result")
     notes = [session.partial_log if checked.log_views else None,
-             every_deal_note(root, session.rule_sets, query.name, query.exact) if query.exact and root is not None else None,
+             _every_deal_note(root, session.rule_sets, query.name, query.exact) if query.exact and root is not None else None,
              session.counted if session.counted and checked.games and not checked.counts else None]
     return Result(session, relation, checked.explain, "; ".join(n for n in notes if n) or None, guard)
+
+
+def _every_deal_note(root, entries, name, exact):
+    from .every_deal import every_deal_note
+
+    return every_deal_note(root, entries, name, exact)
 
 
 def describe(root, sql: str | None = None, name: str | None = None,

@@ -27,13 +27,9 @@ from ...errors import QueryError
 from ...model.names import rule_set_names
 from ...model.schema import GAME_ID_STRIDE
 from ...storage.location import glob_literal
+from .session import sql_literal  # noqa: F401  (said from here too)
 
 SHAPE_TYPE = "war_shape"  # the ENUM of the dataset's shapes, in the order of shape_steps' rows
-
-
-def sql_literal(text: str) -> str:
-    """`text` as an SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 def by_ordinal(entries, value) -> str:

@@ -184,10 +184,30 @@ def test_a_second_checkout_of_the_same_code_loads_what_the_first_compiled(tmp_pa
     assert generate(first), "an empty cache compiles, and says so"
     assert generate(second) == []
     assert not list(second.rglob("*.nb[ci]")) and not list(first.rglob("*.nb[ci]"))
-    versions = {path.name for path in (tmp_path / "cache" / "engines").iterdir()}
-    assert len(versions) == 1
+    versions = {path.name for path in (tmp_path / "cache" / "engines").iterdir() if path.name != "runtime"}
+    assert len(versions) == 1  # and numba's runtime, kept apart of any version (loading.start_runtime)
+    assert list((tmp_path / "cache" / "engines" / "runtime").glob("nrt-*.nbo"))
 
     moves = edited / "pipeline" / "engines" / "compiled" / "moves.py"
     moves.write_text(moves.read_text(encoding="utf-8") + "\n# one comment more\n", encoding="utf-8")
     stamp = "from pipeline.engines.compiled.jit import loading; print(loading.source_stamp())"
     assert run(edited, "-c", stamp).stdout != run(second, "-c", stamp).stdout
+
+
+def test_the_runtime_is_loaded_from_the_cache_and_a_damaged_one_compiled_again(tmp_path):
+    """numba's runtime (NRT) is compiled once and its machine code kept beside the engines'
+    (loading.start_runtime); later processes load it, a damaged file is compiled and kept again,
+    and the functions that need it answer alike each time."""
+    assert loading.RUNTIME
+    (tmp_path / "functions.py").write_text(FUNCTIONS)
+    runs = [run(tmp_path), run(tmp_path)]  # compiles `squares`, then loads it (and keeps the runtime)
+    kept = list((tmp_path / "cache").rglob("nrt-*.nbo"))
+    assert len(kept) == 1
+    runs.append(run(tmp_path))  # the runtime from the cache
+    kept[0].write_bytes(b"not a pickle")
+    runs.append(run(tmp_path))  # damaged: compiled and kept again
+    assert kept[0].read_bytes() != b"not a pickle"
+    runs.append(run(tmp_path))
+    for done in runs:
+        assert done["squares"] == [i * i for i in range(6)] and done["total"] == 55 + 25
+    assert [(done["cache_hits"], done["rules_loaded"]) for done in runs[1:]] == [(1, False)] * 4

@@ -14,8 +14,28 @@ the machine code only, never what it computes: the engines' arithmetic is intege
 from __future__ import annotations
 
 import os
+import sys
 from contextlib import contextmanager
 
+
+
+def _without_yaml():
+    """Hide PyYAML while numba imports, when there is no `.numba_config.yaml` in this folder for
+    it to read: numba's config imports yaml only to read that file (0.01 - 0.02 s of every
+    command that plays), and reads it again only if asked to reload its configuration. Any
+    other `import yaml` afterwards (a plugin's) finds it as before."""
+    hide = "yaml" not in sys.modules and "numba" not in sys.modules and not os.path.exists(".numba_config.yaml")
+    if hide:
+        sys.modules["yaml"] = None  # an import of it raises ImportError
+    return hide
+
+
+def _yaml_back(hidden: bool) -> None:
+    if hidden and "yaml" in sys.modules and sys.modules["yaml"] is None:
+        del sys.modules["yaml"]
+
+
+_hidden = _without_yaml()
 try:  # numba is optional: without it the compiled engines are not used and the reference plays.
     import numba
     from numba.core import config
@@ -26,6 +46,8 @@ try:  # numba is optional: without it the compiled engines are not used and the 
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover
     HAVE_NUMBA = False
+finally:
+    _yaml_back(_hidden)
 
 # LLVM's optimisation level for the engines' games and steps.
 QUICK_OPT = 1

@@ -15,13 +15,21 @@ The machine code is kept once per user and version of the code (`CodeCache`: war
 cache, keyed by the contents of the compiled code's sources), not in each checkout's
 `__pycache__`, so that a second clone loads what the first compiled.
 
-This reaches into numba's cache (numba.core.caching), which is not a public API. When it is not
-as this module expects, LOADING (or LOCATING) is False and functions load (or are kept) as numba
-does it; tests/test_loading.py says which."""
+numba's runtime itself (NRT: its reference counts and its memory's bookkeeping, a dozen small
+functions) is compiled by LLVM in every process that starts it, the first compile of that
+process: 0.05 - 0.1 s, a tenth of `war generate`'s start-up. Its machine code is kept in the
+same cache (`start_runtime`, keyed by numba's and llvmlite's versions and the machine LLVM
+compiles for) and loaded as numba loads a cached function's.
+
+This reaches into numba's cache (numba.core.caching) and its runtime (numba.core.runtime), which
+are not a public API. When they are not as this module expects, LOADING (or LOCATING, or
+RUNTIME) is False and functions load (or are kept, or the runtime starts) as numba does it;
+tests/test_loading.py says which."""
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import pickle
 import sys
@@ -74,7 +82,7 @@ if LOADING:
             return key[:2] + (tuple(key[2]) + (source_stamp(),),)
 
         def load_overload(self, sig, target_context):
-            rtsys.initialize(target_context)
+            start_runtime(target_context)
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
 
@@ -87,6 +95,71 @@ if LOADING:
             self._impl.locator.ensure_cache_path()
             with _locked(self._cache_file._index_path + ".lock"):
                 super().save_overload(sig, data)
+
+
+try:
+    from llvmlite import binding as llvm
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.runtime import _nrt_python, nrtdynmod
+
+    RUNTIME = LOADING and hasattr(rtsys, "_init") and hasattr(type(rtsys), "library") and hasattr(rtsys, "initialize") and \
+        hasattr(nrtdynmod, "create_nrt_module") and isinstance(getattr(_nrt_python, "c_helpers", None), dict)
+except ImportError:  # pragma: no cover
+    RUNTIME = False
+
+
+def runtime_file(target_context) -> Path:
+    """Where the runtime's machine code for this numba, llvmlite and machine is kept."""
+    import llvmlite
+    import numba
+
+    what = repr((sys.implementation.cache_tag, numba.__version__, llvmlite.__version__,
+                 target_context.codegen().magic_tuple()))
+    return engines_cache() / "runtime" / f"nrt-{hashlib.sha256(what.encode()).hexdigest()[:20]}.nbo"
+
+
+def start_runtime(target_context) -> None:
+    """numba's runtime started, as rtsys.initialize starts it (its C helpers named to LLVM, its
+    functions' library made), its functions' machine code loaded from war's cache rather than
+    compiled; compiled and kept there when missing or unreadable."""
+    if not RUNTIME:
+        rtsys.initialize(target_context)
+        return
+    if rtsys._init:
+        return
+    with global_compiler_lock:
+        if rtsys._init:
+            return
+        if config.NRT_STATS:
+            _nrt_python.memsys_enable_stats()
+        for name, address in _nrt_python.c_helpers.items():  # as rtsys.initialize names them
+            llvm.add_symbol(name if name.startswith("_") else "NRT_" + name, address)
+        path = runtime_file(target_context)
+        codegen = target_context.codegen()
+        library = None
+        try:
+            library = codegen.unserialize_library(pickle.loads(path.read_bytes()))
+        except (OSError, *DAMAGED):
+            library = None
+        if library is None:
+            module, library = nrtdynmod.create_nrt_module(target_context)
+            library.enable_object_caching()
+            library.add_ir_module(module)
+            library.finalize()
+            _keep(path, pickle.dumps(library.serialize_using_object_code(), protocol=pickle.HIGHEST_PROTOCOL))
+        rtsys._library = library
+        rtsys._init = True
+
+
+def _keep(path: Path, data: bytes) -> None:
+    """`data` written to `path` atomically (beside it, then renamed); nothing when it cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        part.write_bytes(data)
+        os.replace(part, path)
+    except OSError:
+        pass
 
 
 @contextmanager

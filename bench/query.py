@@ -1,12 +1,20 @@
 """How fast `war query` streams a large result, and in how much memory.
 
     python bench/query.py [--events DIR] [--games DIR]
+    python bench/query.py --one-game DIR [--game 654321] [--source BEFORE] [--runs 10]
 
 `--events`: a dataset whose `select * from events` is written to CSV and to Parquet (default:
 200,000 Classic War games, generated into a temporary folder when not given). `--games`: a
 dataset whose `select * from games` is shown as a table (default: 1,000,000 games, generated
 when not given). Each figure is one `war query` process: its wall time from start to exit, and
 its own peak resident memory (os.wait4), with the rows and bytes it wrote.
+
+`--one-game`: the start-up of a query of one game's events of the dataset DIR (`war query DIR
+--sql "SELECT * FROM events WHERE game_id = GAME"`), its wall and CPU each run; with `--source`,
+the same command of another checkout (a `git archive` of the code before, run with PYTHONPATH),
+the two sides alternating run by run (`--after`: another checkout as the side after, rather than
+this one), their table, CSV and JSON compared byte for byte first.
+Each side runs once before it is timed (its event copies and its session's plan kept).
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from measure import print_table, timed, war
+from measure import in_turn, measure, print_table, timed, war
 
 
 def measured(cmd: list[str]) -> tuple[float, float, bytes]:
@@ -42,11 +50,48 @@ def dataset(given: str | None, games: int, tmp: str, name: str) -> Path:
     return out
 
 
+def one_game(root: str, game: int, source: str | None, runs: int, after: str | None = None) -> None:
+    """The one-game query's wall and CPU, run by run, this checkout (or `after`) against `source`
+    alternating."""
+    sql = f"SELECT * FROM events WHERE game_id = {game}"
+    sides = [("after", after)] + ([("before", source)] if source else [])
+
+    def env(src):
+        return None if src is None else {**os.environ, "PYTHONPATH": src}
+
+    outputs = {}
+    for name, src in sides:
+        for fmt in ("table", "csv", "json"):
+            outputs.setdefault(fmt, set()).add(measure(war("query", root, "--sql", sql, "--format", fmt), env=env(src)).stdout)
+    same = all(len(v) == 1 for v in outputs.values())
+    print(f"outputs (table, csv, json) the same on every side: {same}")
+    times: dict[str, list] = {name: [] for name, _ in sides}
+    load = os.getloadavg()
+    for i in range(runs):
+        for name, src in in_turn(i, sides):
+            run = measure(war("query", root, "--sql", sql), env=env(src))
+            times[name].append((run.wall, run.cpu))
+            print(f"  run {i + 1} {name}: {run.wall:.3f} s wall, {run.cpu:.3f} s cpu", flush=True)
+    for name, got in times.items():
+        walls, cpus = sorted(w for w, _ in got), sorted(c for _, c in got)
+        print(f"{name}: wall median {walls[len(walls) // 2]:.3f} s ({walls[0]:.3f} - {walls[-1]:.3f}), "
+              f"cpu median {cpus[len(cpus) // 2]:.3f} s ({cpus[0]:.3f} - {cpus[-1]:.3f})")
+    print(f"load average before {load[0]:.2f} {load[1]:.2f}, after {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", help="dataset for the events figures (default: 200,000 games, generated)")
     ap.add_argument("--games", help="dataset for the table figure (default: 1,000,000 games, generated)")
+    ap.add_argument("--one-game", metavar="DIR", help="time one game's events query of DIR instead")
+    ap.add_argument("--game", type=int, default=654321, help="the game of --one-game (default 654321)")
+    ap.add_argument("--source", metavar="DIR", help="with --one-game: another checkout's code to time against")
+    ap.add_argument("--after", metavar="DIR", help="with --one-game: the code timed as `after` (default: this checkout)")
+    ap.add_argument("--runs", type=int, default=10, help="with --one-game: timed runs a side")
     args = ap.parse_args()
+    if args.one_game:
+        one_game(args.one_game, args.game, args.source, args.runs, args.after)
+        return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         events_ds = dataset(args.events, 200_000, tmp, "events")

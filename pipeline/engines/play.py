@@ -49,7 +49,7 @@ class Game:
         self.rec = rec
         self.emit = rec.emit
         self.deal = deal
-        self.piles = [deque(p) for p in deal.piles]
+        self.piles = list(map(deque, deal.piles))
         self.won: list[list[int]] = [[] for _ in range(n)]
         self.alive = [True] * n
         self.summary = Summary(war_wins=[0] * n, cards_set_aside=len(deal.set_aside))

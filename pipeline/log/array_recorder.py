@@ -128,13 +128,31 @@ class ArrayRecorder:
         self.game_unfolded = self.unfolded
         self.depth, self.depth_battle = 0, None
 
-    def duels(self, battle: int, seats, cards, takers) -> None:
-        """A run of duels (engines.event.Recorder.duels), kept as one code until `arrays()`."""
+    def duels(self, battle: int, seats, cards, takers, noted=()) -> None:
+        """A run of duels (engines.event.Recorder.duels), kept as one code until `arrays()`; a
+        duel with an event (`noted`) as its four events, between the runs of those around it."""
+        if noted:
+            return self._noted_duels(battle, seats, cards, takers, noted)
         self.cards += cards
         self.takers += takers
         self.runs += (seats[0], seats[1], len(takers))
         self.codes.append(battle << BATTLE_SHIFT | RUN)
         self.unfolded += RUN_EVENTS * len(takers) - 1
+
+    def _noted_duels(self, battle: int, seats, cards, takers, noted) -> None:
+        """`duels` with events: each duel of `noted` reported as the table engine reports a battle
+        of two cards (`plays`, its event, its collect), the duels between them as runs."""
+        done = 0
+        for index, kind in noted:
+            if index > done:
+                self.duels(battle + done, seats, cards[4 * done:4 * index], takers[done:index])
+            at, taker = 4 * index, takers[index]
+            self.plays(battle + index, seats, cards[at:at + 2])
+            self.emit(battle + index, kind, taker, (cards[at] if taker == seats[0] else cards[at + 1],))
+            self.emit(battle + index, "collect", taker, cards[at + 2:at + 4])
+            done = index + 1
+        if done < len(takers):
+            self.duels(battle + done, seats, cards[4 * done:], takers[done:])
 
     def _emitter(self, codes: list[int], all_cards: list[int]):
         """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`
@@ -334,7 +352,7 @@ class ArrayRecorder:
         for column, values in ((EVENT_BATTLE, battle), (EVENT_KIND, kind), (EVENT_SEAT, seat), (EVENT_VALUE, value),
                                (EVENT_NOTE, note), (EVENT_CARDS_END, cards_end), (EVENT_SEATS_END, seats_end)):
             coded[:, column] = values
-        events, at = _rows(coded, marks, runs, np.array(self.takers, np.int64))
+        events, at = _rows(coded, marks, runs, _small_array(self.takers))
         if codes.shape[0]:
             # cards laid a game: of its codes' counts, those of kinds that put cards on the table
             # (a run's plays: two cards a duel), summed between the codes where its events start
@@ -388,6 +406,16 @@ def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.nda
     duel[:, 2, EVENT_SEAT] = takers
     rows[~placed] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
     return events, at
+
+
+def _small_array(values: list) -> np.ndarray:
+    """Values an engine gives as ints (a duel's taker: a seat) as an array, through bytes (a C
+    loop) when each fits a byte, as a seat does; else value by value, each checked to be an
+    integer."""
+    try:
+        return np.frombuffer(bytearray(values), np.uint8)
+    except (TypeError, ValueError):
+        return np.array(values, np.int64)
 
 
 def _card_array(cards: list) -> np.ndarray:

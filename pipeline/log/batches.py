@@ -127,11 +127,12 @@ def reference_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: i
     ticked = 0
     try:
         for index in range(start, stop):
-            gseed = seeds[index - start] if seeds is not None else game_seed(seed, index)
             if (index - start) % PREFETCH_GAMES == 0:  # the next games' draws made at once (chance.prefetch)
-                last = min(index + PREFETCH_GAMES, stop)
-                prefetch([seeds[i - start] for i in range(index, last)] if seeds is not None
+                last, first = min(index + PREFETCH_GAMES, stop), index
+                block = ([seeds[i - start] for i in range(index, last)] if seeds is not None
                          else [game_seed(seed, i) for i in range(index, last)])
+                prefetch(block)
+            gseed = block[index - first]
             rec.begin()
             try:
                 summary = play_seeded(rules, gseed, rec, deals[index - start] if deals else None, policies)[0]

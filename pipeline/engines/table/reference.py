@@ -519,11 +519,12 @@ class TableGame(Game):
         step but those of ASIDE, no seat keeps a won pile and the chance is the generator's own,
         step for step with the same draws and events: no position is kept (shuffled), each
         seat's cards are its pile, and both piles hold a card before every battle (a battle that
-        empties one ends the game), so a battle is the two top cards. A duel (the two differ, the
-        loser holds another card and `decides` logs nothing) is `shuffled_duels`' loop in line,
+        empties one ends the game), so a battle is the two top cards. A duel (the two differ and the
+        loser holds another card) is `shuffled_duels`' loop in line,
         its events reported a run at a time; any other battle is played here as `battles` plays
-        it: a tie offered to `tie` (when the class has one) before two_seat_wars. How many
-        battles were played."""
+        it: a tie offered to `tie` (when the class has one) before two_seat_wars. A duel whose
+        best card logs an event of `decides` stays in its run, the event reported with it. How
+        many battles were played."""
         first, second = piles = self.piles
         strengths, draw, order, last = self.strengths, self.chance.draw, self.chance.order, self.max_battles
         take_first, take_second, put_first, put_second = first.popleft, second.popleft, first.extend, second.extend
@@ -534,13 +535,18 @@ class TableGame(Game):
         seats = [0, 1]
         cards: list[int] = []
         takers: list[int] = []
+        noted: list[tuple[int, str]] = []  # the duels of the run whose best card logs an event of `decides`
         log, took = cards.extend, takers.append
         start = battle = 0
         for battle in range(1, last + 1):  # battle number `battle`
             up, other = take_first(), take_second()
             up_strength, other_strength = strengths[up], strengths[other]
-            if up_strength > other_strength and second and not (decisive and other in decisive[up]):
-                # a duel (shuffled_duels): no event of `decides`
+            if up_strength > other_strength and second:
+                # a duel (shuffled_duels), and the event `decides` gives (`decided`), if any
+                if decisive:
+                    kind = decisive[up].get(other)
+                    if kind is not None:
+                        noted.append((len(takers), kind))
                 if draw() & 1:
                     put_first((up, other))
                     log((up, other, up, other))
@@ -549,7 +555,11 @@ class TableGame(Game):
                     log((up, other, other, up))
                 took(0)
                 continue
-            if other_strength > up_strength and first and not (decisive and up in decisive[other]):
+            if other_strength > up_strength and first:
+                if decisive:
+                    kind = decisive[other].get(up)
+                    if kind is not None:
+                        noted.append((len(takers), kind))
                 if draw() & 1:
                     put_second((up, other))
                     log((up, other, up, other))
@@ -559,9 +569,9 @@ class TableGame(Game):
                 took(1)
                 continue
             if takers:  # the run of duels before this battle
-                report(start + 1, seats, cards, takers)
+                report(start + 1, seats, cards, takers, noted)
                 self.taker = takers[-1]
-                cards, takers = [], []
+                cards, takers, noted = [], [], []
                 log, took = cards.extend, takers.append
             self.table = table = [up, other]
             plays(battle, seats, table)
@@ -584,10 +594,21 @@ class TableGame(Game):
                         continue
                 winner, depth = self.two_seat_wars(battle, table)
                 s.count_war(battle, depth)
-            else:  # the loser's last card, or an event of `decides`
-                winner, depth = (0 if up_strength > other_strength else 1), 0
-                if decisive:
-                    self.decided(battle, winner, table[winner], table)
+            else:  # the loser's last card, or an event of `decides`: a battle of the two cards
+                winner = 0 if up_strength > other_strength else 1
+                if decisive:  # `decided` of the two cards: the loser's gives the event, if any
+                    kind = decisive[table[winner]].get(table[1 - winner])
+                    if kind is not None:
+                        emit(battle, kind, winner, (table[winner],))
+                if not draw() & 1:  # chance.order of the two cards, as a duel draws it
+                    table.reverse()
+                piles[winner].extend(table)
+                emit(battle, "collect", winner, table)
+                self.taker = winner
+                if not (first and second and alive[0] and alive[1]) and s.eliminate(battle, alive, self.holding, emit):
+                    return battle
+                start = battle
+                continue
             if winner is None:
                 self.set_aside(battle)
             else:
@@ -601,7 +622,7 @@ class TableGame(Game):
                 return battle
             start = battle
         if takers:
-            report(start + 1, seats, cards, takers)
+            report(start + 1, seats, cards, takers, noted)
         s.outcome = "capped"
         return battle
 
@@ -614,6 +635,7 @@ class TableGame(Game):
         (shortfall=lose), is `join_war`'s. `played` is left as `wars` leaves it; `up` is not
         kept. The winner (None when nobody could go on) and how many wars it took."""
         first_pile, second_pile = self.piles
+        take_first, take_second = first_pile.popleft, second_pile.popleft
         first_up, second_up = table
         first_played, second_played = [first_up], [second_up]
         self.played = [first_played, second_played]
@@ -634,12 +656,16 @@ class TableGame(Game):
                 self.up = {0: first_up, 1: second_up}
                 ready = self.join_war(battle, tied, down)  # one seat at most is ready
                 return (ready[0] if ready else None), depth
+            # each seat's cards down (three, Classic War's, taken without a comprehension's call),
+            # then its card up
             count = down if down < first_holds else first_holds - 1
-            first_down = [first_pile.popleft() for _ in range(count)] if count else ()
-            first_up = first_pile.popleft()
+            first_down = ([take_first(), take_first(), take_first()] if count == 3
+                          else [take_first() for _ in range(count)] if count else ())
+            first_up = take_first()
             count = down if down < second_holds else second_holds - 1
-            second_down = [second_pile.popleft() for _ in range(count)] if count else ()
-            second_up = second_pile.popleft()
+            second_down = ([take_second(), take_second(), take_second()] if count == 3
+                           else [take_second() for _ in range(count)] if count else ())
+            second_up = take_second()
             table += first_down
             table.append(first_up)
             table += second_down

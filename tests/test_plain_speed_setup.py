@@ -55,27 +55,3 @@ def test_a_decision_is_written_as_emit_writes_it():
             slow.emit(*event)
     for name in ("codes", "cards", "seats", "extras"):
         assert getattr(fast, name) == getattr(slow, name), name
-
-
-def test_a_run_with_noted_duels_is_what_the_event_recorder_unfolds():
-    """A run of duels some of whose best cards log an event (Recorder.duels' `noted`: a hook's
-    `decides`) holds, in the arrays, the events the Event recorder gives one by one, whichever
-    duels are noted: the first, the last, two in a row, all."""
-    from pipeline.engines.event import Recorder
-    from pipeline.log.array_recorder import KIND_CODES
-
-    from test_plain_speed_recording import events_of
-
-    cards = [5, 6, 6, 5, 7, 8, 7, 8, 9, 1, 1, 9, 2, 3, 2, 3]
-    takers = [0, 1, 0, 1]
-    for noted in ([], [(0, "war_out")], [(3, "out")], [(1, "out"), (2, "war_out")],
-                  [(0, "out"), (1, "out"), (2, "out"), (3, "out")]):
-        events, rec = Recorder(), ArrayRecorder(2)
-        for recorder in (events, rec):
-            recorder.emit(0, "deal", 0, (1, 2))
-            recorder.duels(4, (1, 0), cards, takers, noted)
-            recorder.emit(8, "out", None, ())
-        want = [(e.battle, KIND_CODES[e.kind], -1 if e.seat is None else e.seat, 0, list(e.cards), [])
-                for e in events.events]
-        assert events_of(rec) == want
-        assert len(want) == 2 + 3 * len(takers) + len(noted)

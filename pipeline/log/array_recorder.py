@@ -128,31 +128,13 @@ class ArrayRecorder:
         self.game_unfolded = self.unfolded
         self.depth, self.depth_battle = 0, None
 
-    def duels(self, battle: int, seats, cards, takers, noted=()) -> None:
-        """A run of duels (engines.event.Recorder.duels), kept as one code until `arrays()`; a
-        duel with an event (`noted`) as its four events, between the runs of those around it."""
-        if noted:
-            return self._noted_duels(battle, seats, cards, takers, noted)
+    def duels(self, battle: int, seats, cards, takers) -> None:
+        """A run of duels (engines.event.Recorder.duels), kept as one code until `arrays()`."""
         self.cards += cards
         self.takers += takers
         self.runs += (seats[0], seats[1], len(takers))
         self.codes.append(battle << BATTLE_SHIFT | RUN)
         self.unfolded += RUN_EVENTS * len(takers) - 1
-
-    def _noted_duels(self, battle: int, seats, cards, takers, noted) -> None:
-        """`duels` with events: each duel of `noted` reported as the table engine reports a battle
-        of two cards (`plays`, its event, its collect), the duels between them as runs."""
-        done = 0
-        for index, kind in noted:
-            if index > done:
-                self.duels(battle + done, seats, cards[4 * done:4 * index], takers[done:index])
-            at, taker = 4 * index, takers[index]
-            self.plays(battle + index, seats, cards[at:at + 2])
-            self.emit(battle + index, kind, taker, (cards[at] if taker == seats[0] else cards[at + 1],))
-            self.emit(battle + index, "collect", taker, cards[at + 2:at + 4])
-            done = index + 1
-        if done < len(takers):
-            self.duels(battle + done, seats, cards[4 * done:], takers[done:])
 
     def _emitter(self, codes: list[int], all_cards: list[int]):
         """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`

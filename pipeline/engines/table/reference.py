@@ -519,11 +519,11 @@ class TableGame(Game):
         step but those of ASIDE, no seat keeps a won pile and the chance is the generator's own,
         step for step with the same draws and events: no position is kept (shuffled), each
         seat's cards are its pile, and both piles hold a card before every battle (a battle that
-        empties one ends the game), so a battle is the two top cards. A duel (the two differ and the
-        loser holds another card) is `shuffled_duels`' loop in line,
+        empties one ends the game), so a battle is the two top cards. A duel (the two differ, the
+        loser holds another card and `decides` logs nothing) is `shuffled_duels`' loop in line,
         its events reported a run at a time; any other battle is played here as `battles` plays
-        it: a tie offered to `tie` (when the class has one) before two_seat_wars. A duel whose
-        best card logs an event of `decides` stays in its run, the event reported with it. How
+        it: a tie offered to `tie` (when the class has one) before two_seat_wars, a battle of
+        two cards that is no duel (the loser's last card, an event of `decides`) in line. How
         many battles were played."""
         first, second = piles = self.piles
         strengths, draw, order, last = self.strengths, self.chance.draw, self.chance.order, self.max_battles
@@ -535,18 +535,13 @@ class TableGame(Game):
         seats = [0, 1]
         cards: list[int] = []
         takers: list[int] = []
-        noted: list[tuple[int, str]] = []  # the duels of the run whose best card logs an event of `decides`
         log, took = cards.extend, takers.append
         start = battle = 0
         for battle in range(1, last + 1):  # battle number `battle`
             up, other = take_first(), take_second()
             up_strength, other_strength = strengths[up], strengths[other]
-            if up_strength > other_strength and second:
-                # a duel (shuffled_duels), and the event `decides` gives (`decided`), if any
-                if decisive:
-                    kind = decisive[up].get(other)
-                    if kind is not None:
-                        noted.append((len(takers), kind))
+            if up_strength > other_strength and second and not (decisive and other in decisive[up]):
+                # a duel (shuffled_duels): no event of `decides`
                 if draw() & 1:
                     put_first((up, other))
                     log((up, other, up, other))
@@ -555,11 +550,7 @@ class TableGame(Game):
                     log((up, other, other, up))
                 took(0)
                 continue
-            if other_strength > up_strength and first:
-                if decisive:
-                    kind = decisive[other].get(up)
-                    if kind is not None:
-                        noted.append((len(takers), kind))
+            if other_strength > up_strength and first and not (decisive and up in decisive[other]):
                 if draw() & 1:
                     put_second((up, other))
                     log((up, other, up, other))
@@ -569,9 +560,9 @@ class TableGame(Game):
                 took(1)
                 continue
             if takers:  # the run of duels before this battle
-                report(start + 1, seats, cards, takers, noted)
+                report(start + 1, seats, cards, takers)
                 self.taker = takers[-1]
-                cards, takers, noted = [], [], []
+                cards, takers = [], []
                 log, took = cards.extend, takers.append
             self.table = table = [up, other]
             plays(battle, seats, table)
@@ -622,7 +613,7 @@ class TableGame(Game):
                 return battle
             start = battle
         if takers:
-            report(start + 1, seats, cards, takers, noted)
+            report(start + 1, seats, cards, takers)
         s.outcome = "capped"
         return battle
 

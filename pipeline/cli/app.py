@@ -238,11 +238,40 @@ def command_line() -> list[str] | None:
 _NO_ARGS = getattr(click_errors, "NoArgsIsHelpError", ())  # click >= 8.2; before, help and Exit(0)
 
 
+def quick_query(args: list[str]):
+    """(the query command, the arguments typer would call it with) for `war query DATASET --sql
+    SQL [--format FORMAT]`, the one-game query a person types most, and None for anything else
+    (typer parses it): typer builds a pydantic adapter for each parameter it parses, about 0.07 s
+    of CPU of a 0.45 s one-game query. Only values that are neither empty nor start with `-`
+    (click reads those otherwise), and a FORMAT of the command's own; the rest are the command's
+    defaults, as typer gives them."""
+    if len(args) not in (4, 6) or args[0] != "query" or args[2] != "--sql" or \
+            (len(args) == 6 and args[4] not in ("--format", "-f")):
+        return None
+    if any(not value or value.startswith("-") for value in args[1::2][:1] + args[3::2]):
+        return None
+    import inspect
+
+    from .query import OutputFormat, query
+
+    if len(args) == 6 and args[5] not in OutputFormat.__members__:
+        return None
+    given = {name: parameter.default.default for name, parameter in inspect.signature(query).parameters.items()}
+    given.update({name: list(value) for name, value in given.items() if isinstance(value, list)})
+    given.update(dataset=args[1], sql=args[3], fmt=OutputFormat(args[5]) if len(args) == 6 else given["fmt"])
+    return query, given
+
+
 def run(args: list[str]) -> int:
     """Run the `war` command with `args`; the exit code. Raises what the boundary in `main` turns
     into one line."""
     global _command_line
     _command_line = list(args)
+    quick = quick_query(args)
+    if quick is not None:
+        command, given = quick
+        command(**given)
+        return 0
     command = typer.main.get_command(app)
     try:
         with command.make_context("war", list(args)) as ctx:

@@ -238,28 +238,118 @@ def command_line() -> list[str] | None:
 _NO_ARGS = getattr(click_errors, "NoArgsIsHelpError", ())  # click >= 8.2; before, help and Exit(0)
 
 
-def quick_query(args: list[str]):
-    """(the query command, the arguments typer would call it with) for `war query DATASET --sql
-    SQL [--format FORMAT]`, the one-game query a person types most, and None for anything else
-    (typer parses it): typer builds a pydantic adapter for each parameter it parses, about 0.07 s
-    of CPU of a 0.45 s one-game query. Only values that are neither empty nor start with `-`
-    (click reads those otherwise), and a FORMAT of the command's own; the rest are the command's
-    defaults, as typer gives them."""
-    if len(args) not in (4, 6) or args[0] != "query" or args[2] != "--sql" or \
-            (len(args) == 6 and args[4] not in ("--format", "-f")):
+QUICK = ("query", "generate")  # the commands a quick parse may call (quick_call)
+
+
+def quick_call(args: list[str]):
+    """(the command, the arguments typer would call it with) for a command line of QUICK that
+    gives only plain values: the one-game query a person types most (`war query DATASET --sql
+    SQL`) and a run's `war generate --games N --seed S --workers W --out DIR -q`. typer builds a
+    pydantic adapter for each parameter it parses: about 0.07 s of CPU of a 0.45 s one-game
+    query, 0.09 s of generate's start-up, which both workers wait for. None for anything else,
+    which typer parses: an option it does not know by that spelling, one given twice, `--x=v`,
+    a value that is empty or starts with `-`, an integer that is not plain decimal digits, a value
+    of a type other than text, integer, flag or the command's own choices, or more arguments
+    than the command takes. Every parameter not given is its default as typer converts it
+    (tests/test_quick_call.py holds the two parses to the same arguments)."""
+    if not args or args[0] not in QUICK:
         return None
-    if any(not value or value.startswith("-") for value in args[1::2][:1] + args[3::2]):
-        return None
+    import importlib
     import inspect
+    import typing
 
-    from .query import OutputFormat, query
+    from typer.models import ArgumentInfo, OptionInfo
 
-    if len(args) == 6 and args[5] not in OutputFormat.__members__:
+    command = getattr(importlib.import_module(f"{__package__}.{args[0]}"), args[0])
+    parameters = inspect.signature(command).parameters
+    hints = typing.get_type_hints(command)
+    spelled = {decl: name for name, p in parameters.items() if isinstance(p.default, OptionInfo)
+               for decl in p.default.param_decls}
+    positional = [name for name, p in parameters.items() if isinstance(p.default, ArgumentInfo)]
+    given: dict = {}
+    rest, values = list(args[1:]), []
+    while rest:
+        word = rest.pop(0)
+        if not word:
+            return None
+        if not word.startswith("-"):
+            values.append(word)
+            continue
+        name = spelled.get(word)
+        if name is None or name in given:
+            return None
+        kind = _kind(hints[name])
+        if kind == "flag":
+            given[name] = True
+            continue
+        if kind is None or not rest or not rest[0] or rest[0].startswith("-"):
+            return None
+        value = _value(kind, hints[name], rest.pop(0))
+        info = parameters[name].default
+        if value is None or (kind == "integer" and not _in_range(value, info)):
+            return None
+        given[name] = value
+    if len(values) > len(positional) or any(_kind(hints[name]) != "text" for name in positional[:len(values)]):
         return None
-    given = {name: parameter.default.default for name, parameter in inspect.signature(query).parameters.items()}
-    given.update({name: list(value) for name, value in given.items() if isinstance(value, list)})
-    given.update(dataset=args[1], sql=args[3], fmt=OutputFormat(args[5]) if len(args) == 6 else given["fmt"])
-    return query, given
+    given.update(zip(positional, values))
+    for name, p in parameters.items():
+        if name not in given:
+            given[name] = _default(hints[name], p.default.default)
+    return command, given
+
+
+def _plain(hint):
+    """`hint` without `| None`."""
+    import types
+    import typing
+
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        kept = [a for a in typing.get_args(hint) if a is not type(None)]
+        return kept[0] if len(kept) == 1 else None
+    return hint
+
+
+def _kind(hint) -> str | None:
+    plain = _plain(hint)
+    if plain is bool:
+        return "flag"
+    if plain is int:
+        return "integer"
+    if plain is str:
+        return "text"
+    if isinstance(plain, type) and issubclass(plain, Enum):
+        return "choice"
+    return None
+
+
+def _value(kind: str, hint, word: str):
+    """`word` as typer converts it for a parameter of `kind`, or None to leave it to typer."""
+    if kind == "integer":
+        return int(word) if word.isascii() and word.isdigit() else None
+    if kind == "choice":
+        choices = _plain(hint)
+        return choices(word) if word in choices.__members__ and choices(word).value == word else None
+    return word
+
+
+def _in_range(value: int, info) -> bool:
+    """Within an option's `min` and `max` (click's IntRange), when it has them."""
+    low, high = getattr(info, "min", None), getattr(info, "max", None)
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def _default(hint, value):
+    """A parameter's default as typer hands it to the command: a fresh list, its choice, a float."""
+    plain = _plain(hint)
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(plain, type) and issubclass(plain, Enum) and not isinstance(value, plain):
+        return plain(value)
+    if plain is float:
+        return float(value)
+    return value
 
 
 def run(args: list[str]) -> int:
@@ -267,7 +357,7 @@ def run(args: list[str]) -> int:
     into one line."""
     global _command_line
     _command_line = list(args)
-    quick = quick_query(args)
+    quick = quick_call(args)
     if quick is not None:
         command, given = quick
         command(**given)

@@ -35,10 +35,14 @@ pytestmark = pytest.mark.skipif(not copy_pages.enabled(), reason="libzstd is not
 
 
 def write_copy(table: pa.Table, path: Path, rows: int, page_rows: int, compression: str = "zstd",
-               version: str = "1.0") -> None:
+               version: str = "1.0", listed: bool = False) -> None:
     """A file written as event_copies._write writes a copy (its encodings), with row groups of
-    `rows` rows and pages of at most `page_rows`."""
+    `rows` rows and pages of at most `page_rows`; with `listed`, the items of its lists and its
+    integers not delta-packed dictionary-coded too (as a copy's `cards`, `seats` and `seat`)."""
     words = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+    if listed:
+        words += [f"{f.name}.list.element" for f in table.schema if pa.types.is_list(f.type)]
+        words += [f.name for f in table.schema if pa.types.is_integer(f.type) and f.name.startswith("n")]
     delta = {f.name: "DELTA_BINARY_PACKED" for f in table.schema
              if pa.types.is_integer(f.type) and f.type.bit_width >= 32 and f.name.startswith("d")}
     pq.write_table(table, path, compression=compression, row_group_size=rows, use_dictionary=words,
@@ -93,26 +97,31 @@ def tables(draw):
         item = st.integers(-30000, 30000) | st.integers(0, 53) | st.none()
         lists = st.lists(item, max_size=6) | st.none() | st.just([])
         columns[f"l{i}"] = pa.array(draw(st.lists(lists, min_size=n, max_size=n)), pa.list_(pa.int16() if i else pa.int32()))
-    return pa.table(columns), draw(st.integers(1, 120)), draw(st.integers(1, 50))
+    return pa.table(columns), draw(st.integers(1, 120)), draw(st.integers(1, 50)), draw(st.booleans())
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=tables())
 @example(case=(pa.table({"n0": pa.array([0], pa.int8()),
-                         "kind": pa.array([None], pa.string()).dictionary_encode()}), 1, 1))
+                         "kind": pa.array([None], pa.string()).dictionary_encode()}), 1, 1, False))
+@example(case=(pa.table({"l0": pa.array([[5], None, [], [None, 53], [7, 7, 7]] * 20, pa.list_(pa.int16()))}), 100, 9, True))
 def test_decoded_as_pyarrow_reads_it(tmp_path_factory, case):
     """Every row group of a file written as the copies are: the decoder's values and nulls are
     pyarrow's, and its lines the lines of pyarrow's batch."""
-    table, rows, page_rows = case
+    table, rows, page_rows, listed = case
     path = tmp_path_factory.mktemp("pages") / "c.parquet"
-    write_copy(table, path, rows, page_rows)
+    write_copy(table, path, rows, page_rows, listed=listed)
     names = table.column_names
     room, other = Room(), Room()
     meta = pq.read_metadata(path)
     for g in range(meta.num_row_groups):
         group = copy_pages.read_group(str(path), g, names, room)
         assert group is not None
-        expected = pq.ParquetFile(path).read_row_group(g)
+        # pyarrow's own read of a one-row group of dictionary-coded lists in pages of one value
+        # fails (pyarrow 26: "expected length 1 but got length 0"; DuckDB reads it): the rows
+        # written are the expectation then
+        expected = pq.ParquetFile(path).read_row_group(g) if not listed else \
+            table.slice(g * rows, rows).combine_chunks()
         got = decoded_as_arrow(group, names)
         for name in names:
             column = expected.column(name)

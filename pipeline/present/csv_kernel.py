@@ -145,6 +145,9 @@ def _table(tail: bytes) -> np.ndarray:
 
 
 _DIGITS, _ITEMS = _table(b""), _table(b",")
+ONE = 1000  # a list of one item below this is written from a table of its texts (`"[x]"`: cards, seats)
+_ONE_ITEM = np.array([int.from_bytes(f'"[{x}]"'.encode(), "little") | (len(f'"[{x}]"') << 56) for x in range(ONE)],
+                     np.uint64)
 _SHIFT = np.uint64(56)
 _TRUE, _FALSE, _NULL, _EMPTY, _NULL_ITEM = (np.uint64(int.from_bytes(w, "little")) for w in
                                              (b"true", b"false", b"null", b'"[]"', b"null,"))
@@ -153,7 +156,7 @@ MEMO = 24  # bytes of an integer's text kept to write again when the next row's 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lends, items, item_valid,
-          checked, words, word_at, memo, out, digits, item_texts):
+          checked, words, word_at, memo, out, digits, item_texts, one_item):
     """CSV lines of `n` rows, a column each of `kinds` (its values in row `slots[c]` of the
     arrays of its kind, each flat, n values a row; its validity in row `nulls[c]` of `valid`,
     -1: no nulls): integers, booleans and a dictionary's indices in `ints`, texts from `starts`
@@ -168,19 +171,36 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
     columns = kinds.shape[0]
     last = np.zeros(columns, np.int64)
     size = np.zeros(columns, np.int64)  # of the text in memo, 0: none yet
+    count = word_at.shape[0] - 1
+    word_lo = np.zeros(max(count, 1), np.uint64)  # a word of at most 16 bytes in two 8-byte stores
+    word_hi = np.zeros(max(count, 1), np.uint64)
+    word_size = np.zeros(max(count, 1), np.int64)
+    for w in range(count):
+        a = word_at[w]
+        word_size[w] = word_at[w + 1] - a
+        if word_size[w] > 0:
+            word_lo[w] = _load8(words, a)
+        if word_size[w] > 8:
+            word_hi[w] = _load8(words, a + 8)
+    final = columns - 1
     for r in range(n):
-        for c in range(columns):
-            if c > 0:
-                _put(out, p, 44)  # ,
-                p += 1
+        for c in range(columns):  # each cell, then its comma (the line's end after the last)
+            tail = 44 if c < final else 10
             v = _at(nulls, c)
             if v >= 0 and _at(valid, v * n + r) == 0:
+                _put(out, p, tail)
+                p += 1
                 continue
             k = _at(kinds, c)
             at = _at(slots, c) * n + r
             if k == INT or k == UINT:
                 x = _at(ints, at)
                 if 0 <= x < SMALL:
+                    if c < final:  # the number and its comma in one store
+                        t = _at(item_texts, x)
+                        _store8(out, p, t)
+                        p += np.int64(t >> _SHIFT)
+                        continue
                     t = _at(digits, x)
                     _store8(out, p, t)
                     p += np.int64(t >> _SHIFT)
@@ -196,8 +216,13 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
                     p = q
             elif k == WORDS:
                 w = _at(ints, at)
-                a = _at(word_at, w)
-                p = _copy(out, p, words, a, _at(word_at, w + 1) - a)
+                e = _at(word_size, w)
+                if e <= 16:
+                    _store8(out, p, _at(word_lo, w))
+                    _store8(out, p + 8, _at(word_hi, w))
+                    p += e
+                else:
+                    p = _copy(out, p, words, _at(word_at, w), e)
             elif k == BOOL:
                 if _at(ints, at) != 0:
                     _store8(out, p, _TRUE)
@@ -213,31 +238,36 @@ def _rows(n, kinds, slots, nulls, valid, ints, starts, ends, text, lstarts, lend
                 if a == e:
                     _store8(out, p, _EMPTY)
                     p += 4
-                    continue
-                _put(out, p, 34)
-                _put(out, p + 1, 91)  # [
-                p += 2
-                check = _at(checked, _at(slots, c)) != 0
-                signed = k == LIST
-                for i in range(a, e):  # each item and a comma, the last comma then taken back
-                    if check and _at(item_valid, i) == 0:
-                        _store8(out, p, _NULL_ITEM)
-                        p += 5
-                        continue
-                    x = _at(items, i)
-                    if 0 <= x < SMALL:
-                        t = _at(item_texts, x)
-                        _store8(out, p, t)
-                        p += np.int64(t >> _SHIFT)
-                    else:
-                        p = _number(out, p, x, signed)
-                        _put(out, p, 44)
-                        p += 1
-                _put(out, p - 1, 93)  # ]
-                _put(out, p, 34)
-                p += 1
-        _put(out, p, 10)
-        p += 1
+                elif e - a == 1 and 0 <= _at(items, a) < ONE and (_at(checked, _at(slots, c)) == 0
+                                                                 or _at(item_valid, a) != 0):
+                    t = _at(one_item, _at(items, a))
+                    _store8(out, p, t)
+                    p += np.int64(t >> _SHIFT)
+                else:
+                    _put(out, p, 34)
+                    _put(out, p + 1, 91)  # [
+                    p += 2
+                    check = _at(checked, _at(slots, c)) != 0
+                    signed = k == LIST
+                    for i in range(a, e):  # each item and a comma, the last comma then taken back
+                        if check and _at(item_valid, i) == 0:
+                            _store8(out, p, _NULL_ITEM)
+                            p += 5
+                            continue
+                        x = _at(items, i)
+                        if 0 <= x < SMALL:
+                            t = _at(item_texts, x)
+                            _store8(out, p, t)
+                            p += np.int64(t >> _SHIFT)
+                        else:
+                            p = _number(out, p, x, signed)
+                            _put(out, p, 44)
+                            p += 1
+                    _put(out, p - 1, 93)  # ]
+                    _put(out, p, 34)
+                    p += 1
+            _put(out, p, tail)
+            p += 1
     return p
 
 
@@ -437,7 +467,7 @@ def lines(batch: pa.RecordBatch, room: Room) -> memoryview:
     out = room.array("out", bound + 32, np.uint8)  # 32: the 8-byte stores' and the memo's reach past the end
     used = _rows(n, kinds, slots, nulls, valid.reshape(-1), ints.reshape(-1), starts.reshape(-1), ends.reshape(-1),
                  text, lstarts.reshape(-1), lends.reshape(-1), items, item_valid, checked, words, word_at,
-                 memo.reshape(-1), out, _DIGITS, _ITEMS)
+                 memo.reshape(-1), out, _DIGITS, _ITEMS, _ONE_ITEM)
     return memoryview(out)[:used]
 
 
@@ -477,23 +507,19 @@ def decoded_lines(group, sources: list[str], room: Room) -> memoryview:
     lists = group.starts.shape[0]
     checked = np.zeros(max(lists, 1), np.uint8)
     bound = len(columns) * n + 1  # commas, line ends
-    widths: dict[tuple[int, int], int] = {}
-    for c in columns:
+    for c in columns:  # the room by each column's stored type, not its values: no pass over them
         if c.form == copy_pages.FLAT:
-            key = (c.form, c.slot)
-            if key not in widths:
-                widths[key] = _width(group.numbers[c.slot])
-            bound += widths[key] * n
+            bound += c.chars * n
         elif c.form == copy_pages.WORDS:
             bound += longest[c.first] * n
         else:
             first, last = c.span
             checked[c.slot] = c.item_nulls
-            bound += 4 * n + (max(_width(group.items[first:last]), 4 if c.item_nulls else 0) + 1) * (last - first)
+            bound += 4 * n + (max(c.chars, 4) + 1) * (last - first)
     memo = room.array("memo", (len(columns), MEMO), np.uint8)
     out = room.array("out", bound + 32, np.uint8)  # 32: the 8-byte stores' and the memo's reach past the end
     none64, none8 = np.zeros(0, np.int64), np.zeros(0, np.uint8)
     used = _rows(n, kinds, slots, nulls, group.valid.reshape(-1), group.numbers.reshape(-1), none64, none64, none8,
                  group.starts.reshape(-1), group.ends.reshape(-1), group.items, group.item_valid, checked, words, word_at,
-                 memo.reshape(-1), out, _DIGITS, _ITEMS)
+                 memo.reshape(-1), out, _DIGITS, _ITEMS, _ONE_ITEM)
     return memoryview(out)[:used]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -34,6 +35,7 @@ DATA_PAGE, DICTIONARY_PAGE = 0, 2
 PLAIN, PLAIN_DICTIONARY, RLE, DELTA_BINARY_PACKED, RLE_DICTIONARY = 0, 2, 3, 5, 8
 PAD = 16  # bytes readable past a buffer's end: the bit readers load 8 bytes at a time
 FLAT, WORDS, LIST = 0, 1, 2  # a column's form: numbers, a dictionary's words, lists of numbers
+CHARS = {4: 11, 8: 20}  # the most characters a signed integer of so many bytes is written in
 
 
 @lru_cache(maxsize=1)
@@ -321,6 +323,47 @@ def _hybrid(b, i, end, width, count, out):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _looked_up(b, i, end, width, count, numbers, dict_size, out):
+    """`count` indices of Parquet's RLE / bit-packed hybrid at b[i:end], `width` bits each, as the
+    entries of `numbers` they index (the first `dict_size`) into out[:count], in one pass (_hybrid,
+    then each looked up); returns where it stopped, -1 when it runs out or an index is past them."""
+    mask = (np.uint64(1) << np.uint64(width)) - np.uint64(1)
+    size = (width + 7) // 8
+    k = 0
+    while k < count:
+        h, i = _varint(b, i, end)
+        if i < 0:
+            return -1
+        n = np.int64(h >> np.uint64(1))
+        if h & np.uint64(1):
+            take = min(n * 8, count - k)
+            if i + (take * width + 7) // 8 > end:
+                return -1
+            for j in range(take):
+                bit = j * width
+                w = np.int64((load8(b, i + (bit >> 3)) >> np.uint64(bit & 7)) & mask)
+                if w >= dict_size:
+                    return -1
+                out[k + j] = numbers[w]
+            i += n * width
+        else:
+            if i + size > end:
+                return -1
+            w = np.int64(0)
+            for j in range(size):
+                w |= np.int64(b[i + j]) << (8 * j)
+            i += size
+            if w >= dict_size:
+                return -1
+            take = min(n, count - k)
+            v = numbers[w]
+            for j in range(take):
+                out[k + j] = v
+        k += take
+    return i
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _delta(b, i, end, count, out):
     """`count` integers of DELTA_BINARY_PACKED at b[i:end] into out[:count] (64-bit arithmetic,
     wrapping as Parquet's); returns where it stopped, -1 when it is not so."""
@@ -464,13 +507,17 @@ def _values(b, i, end, code, size, present, dict_size, numbers, base, got):
         if dict_size < 0 or i >= end:
             return False
         width = np.int64(b[i])
-        if width > 32 or _hybrid(b, i + 1, end, width, present, got) < 0:
+        if width > 32:
+            return False
+        if size:
+            return _looked_up(b, i + 1, end, width, present, numbers, dict_size, got) >= 0
+        if _hybrid(b, i + 1, end, width, present, got) < 0:
             return False
         for e in range(present):
             w = got[e]
             if w < 0 or w >= dict_size:
                 return False
-            got[e] = numbers[w] if size else w + base
+            got[e] = w + base
         return True
     if size == 0:
         return False  # texts not from a dictionary
@@ -497,7 +544,7 @@ def _chunk(b, table, pages, at, size, max_def, max_rep, base, rows, values, vali
     """Decode a column chunk's pages (decompressed in `b`, page p at at[p]) into the writer's
     arrays: a flat column's values (a dictionary's: base + its index) into values[:rows] and its
     validity into valid; a list's (max_rep 1, max_def 3) where each row's items start into
-    values, end into ends, its items into `items`, theirs into item_valid. `size`: 4 or 8
+    values, end into ends (both counted from `base`), its items into `items`, theirs into item_valid. `size`: 4 or 8
     bytes a number, 0 a text. `reps`, `defs`: room for a page's levels. Returns (nulls, item
     nulls, items, words of its dictionary); (-1, ...) when a page is not one this decodes."""
     fail = (np.int64(-1), np.int64(0), np.int64(0), np.int64(0))
@@ -575,11 +622,11 @@ def _chunk(b, table, pages, at, size, max_def, max_rep, base, rows, values, vali
             d = defs[e]
             if reps[e] == 0:
                 if row >= 0:
-                    ends[row] = it
+                    ends[row] = it + base
                 row += 1
                 if row >= rows:
                     return fail
-                values[row] = it
+                values[row] = it + base
                 if d >= 1:
                     valid[row] = 1
                 else:
@@ -608,7 +655,7 @@ def _chunk(b, table, pages, at, size, max_def, max_rep, base, rows, values, vali
             item_valid[first:it] = 1
     if max_rep:
         if row >= 0:
-            ends[row] = it
+            ends[row] = it + base
         row += 1
     if row != rows:
         return fail
@@ -629,6 +676,7 @@ class Column:
     text: np.ndarray | None = None
     span: tuple[int, int] = (0, 0)
     item_nulls: bool = False
+    chars: int = 20  # the most characters a value (an item of a list) is written in: its stored type's
 
 
 @dataclass
@@ -707,9 +755,17 @@ def read_group(path: str, group: int, names: list[str], room, spare: int = 0) ->
         _free.append(context)
 
 
-def _read_group(path: str, group: int, names: list[str], room, spare: int, zstd: int, context: int) -> Group | None:
+@lru_cache(maxsize=64)
+def _described(path: str, stamp: tuple[int, int]):
+    """A copy's metadata and the layouts of its columns, read once for all its row groups (a
+    copy's file never changes under its name; `stamp`, its size and time, keys it all the same)."""
     meta = pq.read_metadata(path)
-    layouts = _layouts(meta)
+    return meta, _layouts(meta)
+
+
+def _read_group(path: str, group: int, names: list[str], room, spare: int, zstd: int, context: int) -> Group | None:
+    st = os.stat(path)
+    meta, layouts = _described(path, (st.st_size, st.st_mtime_ns))
     if any(n not in layouts for n in names):
         return None
     rg = meta.row_group(group)
@@ -760,14 +816,12 @@ def _read_group(path: str, group: int, names: list[str], room, spare: int, zstd:
         offsets = np.zeros(dict_room + 2, np.int64)
         words = np.zeros(usize + 1, np.uint8) if lay.form == WORDS else np.zeros(1, np.uint8)
         if lay.form == LIST:
-            got = _chunk(buffer, table, pages, page_at, lay.size, lay.max_def, lay.max_rep, 0, n, starts[lst], valid[row], ends[lst],
+            got = _chunk(buffer, table, pages, page_at, lay.size, lay.max_def, lay.max_rep, item_at, n, starts[lst], valid[row], ends[lst],
                          items[item_at:], item_valid[item_at:], numbers_d, offsets, words, reps, defs)
             if got[0] < 0:
                 return None
-            starts[lst] += item_at
-            ends[lst] += item_at
             out.columns[name] = Column(LIST, lst, row if got[0] else -1, span=(item_at, item_at + int(got[2])),
-                                       item_nulls=bool(got[1]))
+                                       item_nulls=bool(got[1]), chars=CHARS[lay.size])
             item_at += int(got[2])
             lst += 1
         else:
@@ -777,7 +831,7 @@ def _read_group(path: str, group: int, names: list[str], room, spare: int, zstd:
                          numbers_d, offsets, words, reps, defs)
             if got[0] < 0:
                 return None
-            column = Column(lay.form, flat, row if got[0] else -1)
+            column = Column(lay.form, flat, row if got[0] else -1, chars=CHARS.get(lay.size, 0))
             if lay.form == WORDS:
                 count = int(got[3])
                 if count == 0 and got[0] != n:

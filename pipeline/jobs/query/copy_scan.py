@@ -132,9 +132,11 @@ def _row_group(path: str, group: int, columns: list[str]) -> pa.Table:
         reader.close()
 
 
-def _one_rule_set(ids: np.ndarray) -> bool:
-    """Whether every game id (none negative) is of one rule set: a row group of a copy always is."""
-    return bool(ids.min() >= 0 and ids.min() // GAME_ID_STRIDE == ids.max() // GAME_ID_STRIDE)
+def _one_rule_set(ids: np.ndarray) -> int | None:
+    """The ordinal of the one rule set every game id (none negative) is of, None when they are
+    not so: a row group of a copy always is."""
+    low, high = int(ids.min()), int(ids.max())
+    return low // GAME_ID_STRIDE if low >= 0 and low // GAME_ID_STRIDE == high // GAME_ID_STRIDE else None
 
 
 def _variant_codes(ids: np.ndarray, variants: dict[int, str]) -> tuple[list[str], np.ndarray]:
@@ -153,8 +155,9 @@ def variant_column(game_id: pa.Array, variants: dict[int, str]) -> pa.Array:
     (`CASE game_id // GAME_ID_STRIDE WHEN ordinal THEN variant END`), as dictionary text."""
     n = len(game_id)
     ids = (game_id.fill_null(0) if game_id.null_count else game_id).to_numpy()  # a copy only when it has nulls
-    if n and not game_id.null_count and _one_rule_set(ids):  # every row group of a copy
-        word = variants.get(int(ids.min()) // GAME_ID_STRIDE)
+    ordinal = _one_rule_set(ids) if n and not game_id.null_count else None
+    if ordinal is not None:  # every row group of a copy
+        word = variants.get(ordinal)
         indices = pa.array(np.zeros(n, np.int8)) if word is not None else pa.nulls(n, pa.int8())
         return pa.DictionaryArray.from_arrays(indices, pa.array([word or ""], pa.string()))
     words, codes = _variant_codes(ids, variants)
@@ -175,8 +178,9 @@ def _decoded_variant(group, variants: dict[int, str]) -> None:
     codes = group.numbers[row]
     known = ids_column.nulls < 0 or bool(group.valid[ids_column.nulls].all())
     n = group.rows
-    if n and known and _one_rule_set(ids):
-        word = variants.get(int(ids.min()) // GAME_ID_STRIDE)
+    ordinal = _one_rule_set(ids) if n and known else None
+    if ordinal is not None:
+        word = variants.get(ordinal)
         words = [word or ""]
         codes[:] = group.words
         mask = None if word is not None else np.ones(n, bool)

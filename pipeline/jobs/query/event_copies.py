@@ -42,8 +42,9 @@ from ...storage.files import atomic_write_bytes
 from ...storage.journal import process_alive
 from .log_views import events_sql
 
-COPY_VERSION = "4"  # part of every copy's name: a change of its columns or of how _write writes it makes new ones
-# (4: a copy may hold the events of several files, its footer naming them all)
+COPY_VERSION = "5"  # part of every copy's name: a change of its columns or of how _write writes it makes new ones
+# (4: a copy may hold the events of several files, its footer naming them all; 5: its lists of cards and
+# seats dictionary-coded)
 PACK_FILES = 32  # a rule set of more events files than this has its copies packed, into about this many
 PACK_GAMES = 100_000  # the games a packed copy holds at most (but one file's, however many)
 KEY = b"war.event_copy"  # the footer key that holds the copy's name, checked when it is read
@@ -320,9 +321,12 @@ def make_pack(members: list[tuple[Path, str]], target: Path, steps, stop: thread
 
 
 ROW_GROUP = 1 << 20  # rows a row group of a copy holds at most: a file's events are one or two
-# (statistics, dictionary-coded columns) of each of a copy's files: battles, deals, events
-_FORMS = ((["game_id", "battle"], ["winner"]), (["game_id", "battle", "seq"], ["kind", "note", "seat"]),
-          (["game_id", "battle", "seq"], ["kind", "note", "seat"]))
+# (statistics, dictionary-coded columns) of each of a copy's files: battles, deals, events. The items of
+# `cards` and `seats` are at most 54 values: dictionary-coded they are 6 bits each, not 4 bytes (about 4x
+# less to decompress, for DuckDB and for events to CSV's decoder alike)
+_LISTED = ["cards.list.element", "seats.list.element"]
+_FORMS = ((["game_id", "battle"], ["winner"]), (["game_id", "battle", "seq"], ["kind", "note", "seat"] + _LISTED),
+          (["game_id", "battle", "seq"], ["kind", "note", "seat"] + _LISTED))
 
 
 def _decoded(source: Path, sha256: str, steps) -> tuple[pa.Table, pa.Table, pa.Table]:

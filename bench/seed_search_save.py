@@ -1,0 +1,68 @@
+"""Put a records line's deal into a saved search's pool, unpolished, so that `war search
+--resume` gives it a longer past with the search's polish as it is now (a record found before
+the polish changed). The deal's numbers are its game played again, so the save passes the
+search's own check; the note goes into the save's sessions, and so into the records line's
+count of sessions. The save must not be in use (no search running on it).
+
+    python bench/seed_search_save.py /work/h44/hunt-22x1.search.json \\
+        --rules "classic war_down=0 pickup=natural ranks=22 suits=1"
+
+With --again, the pool's best deal (a graft, which the search marks polished) is marked
+unpolished instead, for the next round to polish it once more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.jobs.records import deal_of
+from pipeline.jobs.searcher import codes_of, played_again
+from pipeline.model.deal import deck_of
+from pipeline.storage.files import atomic_write_bytes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("save", type=Path)
+    parser.add_argument("--rules", required=True, help="a records line's rule set")
+    parser.add_argument("--records", default="data/records.jsonl")
+    parser.add_argument("--searcher", type=int, default=0)
+    parser.add_argument("--again", action="store_true", help="mark the pool's best deal unpolished")
+    args = parser.parse_args()
+    if args.again:
+        save = json.loads(args.save.read_text(encoding="utf-8"))
+        state = save["states"][args.searcher]
+        best = max(range(len(state["rows"])), key=lambda i: state["rows"][i][0])
+        state["polished"][best] = False
+        save["sessions"].append(f"python bench/seed_search_save.py {args.save.name} --again: searcher "
+                                f"{args.searcher}'s best deal ({state['rows'][best][0]:,}) marked unpolished")
+        atomic_write_bytes(args.save, (json.dumps(save, separators=(",", ":")) + "\n").encode())
+        print(f"{args.save}: searcher {args.searcher}'s row {best} ({state['rows'][best][0]:,}) unpolished")
+        return
+    line = next(x for x in map(json.loads, open(args.records, encoding="utf-8"))
+                if x["rules"] == args.rules and x["record"] == "battles")
+    rules, deal = deal_of(line)
+    ranks = np.array(deck_of(rules).rank, np.int64)
+    dealt = [0] * (2 * len(deal.piles[0]))
+    dealt[0::2] = ranks[list(deal.piles[0])].tolist()
+    dealt[1::2] = ranks[list(deal.piles[1])].tolist()
+    save = json.loads(args.save.read_text(encoding="utf-8"))
+    assert save["goal"] == "longest" and save["measure"] == "battles"
+    row = played_again(rules, codes_of(rules, [dealt]), "longest", "battles")[0].tolist()
+    assert row[1] == line["battles"], "the record plays another game"
+    state = save["states"][args.searcher]
+    least = min(range(len(state["rows"])), key=lambda i: state["rows"][i][0])
+    state["pool"][least], state["rows"][least], state["polished"][least] = dealt, row, False
+    save["sessions"].append(f"python bench/seed_search_save.py {args.save.name} --rules '{args.rules}': "
+                            f"the records file's deal of {line['battles']:,} battles ({line['command']}) "
+                            f"put unpolished in searcher {args.searcher}'s pool")
+    atomic_write_bytes(args.save, (json.dumps(save, separators=(",", ":")) + "\n").encode())
+    print(f"{args.save}: searcher {args.searcher}'s row {least} holds the {line['battles']:,}-battle deal")
+
+
+if __name__ == "__main__":
+    main()

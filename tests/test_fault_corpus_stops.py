@@ -137,7 +137,7 @@ def test_a_library_s_failure_after_a_ctrl_c_is_the_ctrl_c(base, monkeypatch, cap
     its SchemaError with the KeyboardInterrupt only in its text: the random Ctrl-C test ended in
     `internal error: SchemaError`. Once the latch has seen a Ctrl-C, a failure is the Ctrl-C's."""
     from clikit import run_main
-    from pipeline.jobs.query import answer
+    from pipeline.jobs.query import plan
 
     def failing(*args, **kwargs):
         try:
@@ -146,7 +146,7 @@ def test_a_library_s_failure_after_a_ctrl_c_is_the_ctrl_c(base, monkeypatch, cap
             pass
         raise RuntimeError('Error building "literal" validator: KeyboardInterrupt:')
 
-    monkeypatch.setattr(answer, "connect", failing)
+    monkeypatch.setattr(plan, "open_session", failing)  # a query's session: from its plan, or set up
     code, out, err = run_main(monkeypatch, capsys, "query", base, "--sql", "SELECT 1")
     assert (code, err) == (130, "error: interrupted\n")
 

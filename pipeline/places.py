@@ -32,3 +32,27 @@ def contents_digest(root: Path, paths: Iterable[Path]):
     for path in sorted(paths):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest
+
+
+def keep(path: Path, data: bytes) -> bool:
+    """`data` written to the cache file `path` whole or not at all (beside it, then renamed):
+    whether it was. A cache that cannot be written is no error, only a slower next start."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        part.write_bytes(data)
+        os.replace(part, path)
+        return True
+    except OSError:
+        return False
+
+
+def prune(folder: Path, pattern: str, kept: int) -> None:
+    """Remove all but the `kept` newest files of `folder` matching `pattern` (a cache's stale
+    entries); a file gone meanwhile, or a folder that cannot be read, is left as it is."""
+    try:
+        files = sorted(folder.glob(pattern), key=lambda f: f.stat().st_mtime_ns, reverse=True)
+        for old in files[kept:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass

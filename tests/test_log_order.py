@@ -14,7 +14,7 @@ import pytest
 from clikit import ok
 from pipeline.jobs.generate import Plan, generate
 from pipeline.jobs.query import run
-from pipeline.jobs.query import session
+from pipeline.jobs.query import session, session_setup
 from pipeline.model.rules import build_rules
 
 ORDERED = {  # a query without ORDER BY and the columns its rows must rise by
@@ -81,7 +81,7 @@ def test_battles_read_each_shape_s_values_as_the_table_of_shapes_says(root, monk
 
     log_views = importlib.import_module("pipeline.jobs.query.log_views")
     monkeypatch.setattr(log_views, "LISTED_SHAPES", 10_000 if listed else 0)
-    s = session.connect(root)
+    s = session_setup.connect(root)
     try:
         got = s.con.execute("SELECT game_id, battle, variant, war_depth, winner, table_cards, set_aside FROM battles").fetchall()
         want = s.con.execute("""

@@ -22,7 +22,8 @@ from ..errors import DatasetError
 from ..storage.dataset import Dataset
 from ..storage.layout import MANIFEST, REPORT_DIR, WORK_DIR, inside_dataset, part_said
 from ..storage.files import check_parents, make_folder, remove_tree
-from ..storage.journal import Journal, process_alive
+from ..storage.journal import Journal
+from ..storage.processes import process_alive
 from ..storage.location import glob_literal, is_remote, real_path
 from .resume import RunJournal
 

@@ -17,7 +17,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from ..places import user_cache
+from ..places import keep, prune, user_cache
 
 VERSION = 1
 
@@ -70,13 +70,6 @@ def _file(group: str, key: str):
     return user_cache() / "entry_points" / f"{group}.{key[:20]}.json"
 
 
-def _prune(folder, group: str) -> None:
-    """Keep the group's KEPT newest files: each install or removal of a package leaves one stale."""
-    files = sorted(folder.glob(f"{group}.*.json"), key=lambda f: f.stat().st_mtime_ns, reverse=True)
-    for old in files[KEPT:]:
-        old.unlink(missing_ok=True)
-
-
 def points(group: str, key: str | None = None) -> list[Point]:
     """The entry points of `group`, sorted by name: from the cache when nothing installed has
     changed since they were read, else from importlib.metadata (and kept). `key`: stamp(), when
@@ -93,13 +86,6 @@ def points(group: str, key: str | None = None) -> list[Point]:
 
     found = sorted((Point(ep.name, ep.value, ep.module, ep.attr or "") for ep in entry_points(group=group)),
                    key=lambda p: p.name)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f".{path.name}.{os.getpid()}")
-        part.write_text(json.dumps({"stamp": key, "points": [[p.name, p.value, p.module, p.attr] for p in found]}),
-                        encoding="utf-8")
-        os.replace(part, path)
-        _prune(path.parent, group)
-    except OSError:
-        pass
+    if keep(path, json.dumps({"stamp": key, "points": [[p.name, p.value, p.module, p.attr] for p in found]}).encode()):
+        prune(path.parent, f"{group}.*.json", KEPT)  # each install or removal of a package leaves one stale
     return found

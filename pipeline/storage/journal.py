@@ -17,7 +17,6 @@ import socket
 import threading
 import time
 import weakref
-from pathlib import Path
 
 from typing import Callable
 
@@ -27,21 +26,7 @@ from ..model.schema import DataFile
 from .layout import MANIFEST, WORK_DIR
 from .files import atomic_write_bytes, remove_tree
 from .location import is_remote, location
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process runs (a zombie, dead but not yet reaped, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat[stat.rindex(")") + 2] not in "ZX"
-    except (OSError, ValueError, IndexError):
-        return True
+from .processes import process_alive
 
 
 FINISH = "the interrupted war generate command again, with --resume"  # how to finish a run, said generically

@@ -27,7 +27,8 @@ _FROM = {
               "reads_log", "tables_named"),
     "guard": ("Guard", "guard_scope:scope"),
     "log_views": ("events_sql",),
-    "session": ("Session", "connect", "open_connection", "schema_session"),
+    "session": ("Session",),
+    "session_setup": ("connect", "open_connection", "schema_session"),
     "stream": ("BATCH_ROWS", "Result", "parquet_refusal"),
 }
 _WHERE = {entry.partition(":")[0]: (module, entry.partition(":")[2] or entry)

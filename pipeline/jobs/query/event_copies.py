@@ -39,7 +39,7 @@ from ...errors import QueryError
 from ...log.tables import kinds_table
 from ...places import contents_digest, user_cache
 from ...storage.files import atomic_write_bytes
-from ...storage.journal import process_alive
+from ...storage.processes import process_alive
 from .log_views import events_sql
 
 COPY_VERSION = "5"  # part of every copy's name: a change of its columns or of how _write writes it makes new ones

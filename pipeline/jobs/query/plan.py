@@ -39,7 +39,7 @@ import duckdb
 import pyarrow as pa
 
 from ...errors import QueryError
-from ...places import user_cache
+from ...places import keep, prune, user_cache
 from .reads import spare_connection
 from .session import SPILL, Session, _allowed, _folder, _local_files, _open, lock, sql_literal, sweep_spills
 
@@ -48,10 +48,6 @@ KEPT = 64  # plans kept, the least recently written removed first
 DAY = 86400  # a copy not marked as read for a day is marked by connect (event_copies._used): the plan leaves it to it
 PACKAGE = Path(__file__).resolve().parents[2]  # pipeline/
 FAMILIES = "war.families"  # model.families.GROUP, the entry points of other packages' families
-
-# The Python functions of the views a plan can make again from the dataset (session_setup.view_functions).
-REMADE = frozenset({"war_deal_piles", "war_swapped_deal", "war_first_of_class", "war_source_game", "war_source_deal",
-                    "war_enumerated_piles"})
 
 
 def folder() -> Path:
@@ -268,71 +264,6 @@ def _remade(root, name: str, arity: int):
     return call if arity == 1 else call_two
 
 
-class Recorder:
-    """The connection `connect` sets the views up through when a plan is to be kept: each step
-    goes to DuckDB and is noted. A step a plan cannot hold (a query whose answer the set-up
-    reads, a Python function it cannot make again, a table not in memory) makes it no plan."""
-
-    def __init__(self, con):
-        self.con, self.steps, self.plannable = con, [], True
-
-    def execute(self, sql, parameters=None):
-        if parameters is not None or not sql.lstrip().upper().startswith("CREATE"):
-            self.plannable = False
-        else:
-            self.steps.append(["sql", sql])
-        return self.con.execute(sql) if parameters is None else self.con.execute(sql, parameters)
-
-    def register(self, name, table):
-        if isinstance(table, pa.Table):
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, table.schema) as writer:
-                writer.write_table(table)
-            self.steps.append(["table", name, base64.b64encode(sink.getvalue().to_pybytes()).decode()])
-        else:
-            self.plannable = False
-        return self.con.register(name, table)
-
-    def unregister(self, name):
-        self.steps.append(["drop", name])
-        return self.con.unregister(name)
-
-    def create_function(self, name, function, parameters=None, return_type=None, **options):
-        if name in REMADE and isinstance(return_type, str) and parameters and len(parameters) <= 2 and \
-                all(isinstance(p, str) for p in parameters):
-            self.steps.append(["function", name, list(parameters), return_type, options])
-        else:
-            self.plannable = False
-        return self.con.create_function(name, function, parameters, return_type, **options)
-
-    def __getattr__(self, name):  # anything else (con.sql, ...): run, and no plan
-        self.plannable = False
-        return getattr(self.con, name)
-
-    def noted(self, session: Session, folders: list[str], copies: list[str], ds) -> dict:
-        """The plan of the set-up just done: its steps, the session's fields, the dataset's
-        folders and the copies' files it was locked to, and the stat of each copy and of each
-        events file they were made from (`ds`, when there are copies)."""
-        from ...model.families import registry
-
-        stats = []
-        try:
-            for path in copies:
-                st = os.stat(path)
-                stats.append([path, st.st_size, st.st_mtime_ns, st.st_ino])
-            where = os.path.realpath(ds.root) if ds is not None else ""
-            for f in ds.files("events") if ds is not None else ():
-                st = os.stat(os.path.join(where, f.path))
-                stats.append([os.path.join(where, f.path), st.st_size, st.st_mtime_ns, None])
-        except OSError:
-            return {"plannable": False}
-        return {"plannable": self.plannable and not registry().left_out,  # its warning is said each time
-                "steps": self.steps, "folders": folders, "files": list(copies), "stats": stats,
-                "session": {"no_events": session.no_events, "events": session.events,
-                            "partial_log": session.partial_log, "counted": session.counted,
-                            "copies": list(session.copies)}}
-
-
 def _file(key: str) -> Path:
     return folder() / f"{key[:40]}.json"
 
@@ -346,15 +277,7 @@ def _read(key: str) -> dict | None:
 
 
 def _write(key: str, record: dict) -> None:
-    """Keep the plan (atomically: written beside, then renamed), and the KEPT newest."""
+    """Keep the plan (places.keep: whole or not at all), and the KEPT newest."""
     path = _file(key)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        part.write_text(json.dumps({"key": key, **record}), encoding="utf-8")
-        os.replace(part, path)
-        kept = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-        for old in kept[KEPT:]:
-            old.unlink(missing_ok=True)
-    except OSError:
-        pass
+    if keep(path, json.dumps({"key": key, **record}).encode()):
+        prune(path.parent, "*.json", KEPT)

@@ -37,6 +37,7 @@ import duckdb
 
 from ...errors import QueryError
 from ...model.inputs import not_regular
+from ...storage.processes import process_alive
 
 
 @dataclass
@@ -161,25 +162,8 @@ def sweep_spills(own: bool = False) -> None:
     for name in names:
         pid = name[len(SPILL):].split("-", 1)[0] if name.startswith(SPILL) else ""
         if pid.isdigit() and ((own and int(pid) == os.getpid()) or
-                              (int(pid) != os.getpid() and not _alive(int(pid)))):
+                              (int(pid) != os.getpid() and not process_alive(int(pid)))):
             shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process runs (a zombie does not): storage.journal.process_alive, whose module
-    imports the models."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            said = f.read()
-        return said[said.rindex(")") + 2] not in "ZX"
-    except (OSError, ValueError, IndexError):
-        return True
 
 
 def lock(con, folders: list[str], files: list[str]) -> None:
@@ -218,16 +202,3 @@ FROM rules r, LATERAL (SELECT unnest(range(r.ranks * r.suits + r.jokers)) AS cod
 def sql_literal(text: str) -> str:
     """`text` as an SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
-
-
-# What session_setup defines, said from here as before (`session.connect`): imported when first asked.
-_SETUP = ("connect", "open_connection", "schema_session", "_event_copies", "_counts_files", "_stored", "_counted",
-          "_no_files", "_partial_log", "_rules_table", "_kinds_table")
-
-
-def __getattr__(name: str):
-    if name in _SETUP:
-        from . import session_setup
-
-        return getattr(session_setup, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -58,7 +58,7 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
         con.execute(f"SET temp_directory = {sql_literal(spill)}")
         setup = con
         if record is not None:
-            from .plan import Recorder
+            from .plan_record import Recorder
 
             setup = Recorder(con)
         for table in ("games", "events"):

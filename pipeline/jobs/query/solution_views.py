@@ -137,7 +137,7 @@ def empty_views(con, prefix: str = "") -> list[str]:
 
 def attach_solution(path):
     """What a query over games with a SOLUTION parameter does to its session before it is locked
-    (session.connect's `attach`, given the dataset's rule sets, which connect has read already):
+    (session_setup.connect's `attach`, given the dataset's rule sets, which connect has read already):
     the solution at `path` as the views solved_deals, solved_positions, solved_distribution and
     solved_deck, once its rules are found among the dataset's. Returns the function, which
     returns the files it reads."""

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
-from ....places import contents_digest, user_cache
+from ....places import contents_digest, keep, user_cache
 
 try:
     from numba.core import config
@@ -146,20 +146,9 @@ def start_runtime(target_context) -> None:
             library.enable_object_caching()
             library.add_ir_module(module)
             library.finalize()
-            _keep(path, pickle.dumps(library.serialize_using_object_code(), protocol=pickle.HIGHEST_PROTOCOL))
+            keep(path, pickle.dumps(library.serialize_using_object_code(), protocol=pickle.HIGHEST_PROTOCOL))
         rtsys._library = library
         rtsys._init = True
-
-
-def _keep(path: Path, data: bytes) -> None:
-    """`data` written to `path` atomically (beside it, then renamed); nothing when it cannot be."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        part.write_bytes(data)
-        os.replace(part, path)
-    except OSError:
-        pass
 
 
 @contextmanager

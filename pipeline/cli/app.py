@@ -167,7 +167,7 @@ def prepare_engine(rule_sets, validation: bool = False, played=()) -> None:
                      on_reference=lambda families: say_error(
                          f"note: {', '.join(families)} {'has' if len(families) == 1 else 'have'} no compiled engine: "
                          f"the reference engine plays {'its' if len(families) == 1 else 'their'} games"),
-                     on_compile=lambda seconds, what: say_error(f"compiling {what}, about {seconds:.0f} s, "
+                     on_compile=lambda seconds, what: say_error(f"compiling {what}, about {max(1, round(seconds))} s, "
                                                                 f"once per machine"),
                      on_damaged=lambda folder: say_error(f"warning: the compiled engine's cache in {folder} was "
                                                          f"damaged; discarded, compiling it again"))

@@ -2,7 +2,8 @@
 --resume` gives it a longer past with the search's polish as it is now (a record found before
 the polish changed). The deal's numbers are its game played again, so the save passes the
 search's own check; the note goes into the save's sessions, and so into the records line's
-count of sessions. The save must not be in use (no search running on it).
+count of sessions. The save must not be in use (no search running on it). `war search --start RECORDS --resume`
+does the same for every searcher (jobs.search.seed_pools, which this calls).
 
     python bench/seed_search_save.py /work/h44/hunt-22x1.search.json \\
         --rules "classic war_down=0 pickup=natural ranks=22 suits=1"
@@ -17,11 +18,9 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
-
-from pipeline.jobs.records import deal_of
-from pipeline.jobs.searcher import codes_of, played_again
-from pipeline.model.deal import deck_of
+from pipeline.jobs.records import rules_of
+from pipeline.jobs.search import read_start, seed_pools
+from pipeline.jobs.searcher import SearcherState
 from pipeline.storage.files import atomic_write_bytes
 
 
@@ -33,9 +32,9 @@ def main() -> None:
     parser.add_argument("--searcher", type=int, default=0)
     parser.add_argument("--again", action="store_true", help="mark the pool's best deal unpolished")
     args = parser.parse_args()
+    save = json.loads(args.save.read_text(encoding="utf-8"))
+    state = save["states"][args.searcher]
     if args.again:
-        save = json.loads(args.save.read_text(encoding="utf-8"))
-        state = save["states"][args.searcher]
         best = max(range(len(state["rows"])), key=lambda i: state["rows"][i][0])
         state["polished"][best] = False
         save["sessions"].append(f"python bench/seed_search_save.py {args.save.name} --again: searcher "
@@ -43,25 +42,16 @@ def main() -> None:
         atomic_write_bytes(args.save, (json.dumps(save, separators=(",", ":")) + "\n").encode())
         print(f"{args.save}: searcher {args.searcher}'s row {best} ({state['rows'][best][0]:,}) unpolished")
         return
-    line = next(x for x in map(json.loads, open(args.records, encoding="utf-8"))
-                if x["rules"] == args.rules and x["record"] == "battles")
-    rules, deal = deal_of(line)
-    ranks = np.array(deck_of(rules).rank, np.int64)
-    dealt = [0] * (2 * len(deal.piles[0]))
-    dealt[0::2] = ranks[list(deal.piles[0])].tolist()
-    dealt[1::2] = ranks[list(deal.piles[1])].tolist()
-    save = json.loads(args.save.read_text(encoding="utf-8"))
-    assert save["goal"] == "longest" and save["measure"] == "battles"
-    row = played_again(rules, codes_of(rules, [dealt]), "longest", "battles")[0].tolist()
-    assert row[1] == line["battles"], "the record plays another game"
-    state = save["states"][args.searcher]
-    least = min(range(len(state["rows"])), key=lambda i: state["rows"][i][0])
-    state["pool"][least], state["rows"][least], state["polished"][least] = dealt, row, False
+    rules = rules_of(args.rules)
+    deals = read_start(args.records, rules)  # what `war search --start RECORDS` reads and checks
+    searcher = SearcherState.from_json(state)
+    seed_pools(rules, [searcher], deals, save["goal"], save["measure"])
+    save["states"][args.searcher] = searcher.to_json()
     save["sessions"].append(f"python bench/seed_search_save.py {args.save.name} --rules '{args.rules}': "
-                            f"the records file's deal of {line['battles']:,} battles ({line['command']}) "
+                            f"the records file's deals of the rule set ({', '.join(d.where for d in deals)}) "
                             f"put unpolished in searcher {args.searcher}'s pool")
     atomic_write_bytes(args.save, (json.dumps(save, separators=(",", ":")) + "\n").encode())
-    print(f"{args.save}: searcher {args.searcher}'s row {least} holds the {line['battles']:,}-battle deal")
+    print(f"{args.save}: searcher {args.searcher}'s pool holds the records file's deals of {args.rules}")
 
 
 if __name__ == "__main__":

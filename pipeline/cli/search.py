@@ -34,6 +34,7 @@ def search(
     scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Search on this Dask cluster."),
     out: str = typer.Option(..., "--out", "-o", metavar="PATH", help="The dataset of the records (explicit deals); the search is saved beside it."),
     records: Path | None = typer.Option(None, "--records", metavar="FILE", help="Keep the best deal in this records file (e.g. data/records.jsonl) when it beats the file's."),
+    start: Path | None = typer.Option(None, "--start", metavar="FILE", help="Start from these known deals: a --deals file, or a records file (its lines of this rule set), put in every searcher's pool to be given a longer past."),
     resume: bool = typer.Option(False, "--resume", help="Continue the search saved beside --out (to --rounds in all, or for --seconds more)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a dataset already in --out, and a search saved beside it."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -56,7 +57,7 @@ def search(
                       quiet or seconds is not None) as tick:
             found = war.search(rules, goal.value, rounds, seconds, searchers, seed, keep, workers, scheduler, tick,
                                measure=measure.value, state=state, resume=resume, overwrite=overwrite,
-                               command=command)
+                               command=command, start=start)
         kind = war.record_kind(goal.value, measure.value)
         _say(frontend.render_found(rules, found, kind))
         war.write_records(out, rules, found.records, seed, overwrite=True if resume else overwrite)

@@ -25,8 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from ..engines.choice import compiled_engine
-from ..errors import DatasetError, Interrupted, RulesError, brief, interrupted, storage_error
-from ..model.deal import check_deal, deal_deck
+from ..errors import DatasetError, DealError, Interrupted, RulesError, brief, interrupted, storage_error
+from ..model.deal import check_deal, deal_deck, dealt_deck, deck_of, pile_sizes
+from ..model.inputs import lines as split_lines
 from ..model.inputs import loads_json, not_regular
 from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.rng import SplitMix64
@@ -37,12 +38,12 @@ from .generate import Plan, check_seed, generate
 from .parallel import check_workers, dask_client, run_tasks, run_tasks_dask
 from .place import check_new_output
 from .searcher import (
-    GOALS, LEAST_POOL, MEASURES, Record, SearcherState, Task, misplayed, fast_search, run_task, records_of,
-    sorted_ranks,
+    GOALS, LEAST_POOL, MEASURES, Record, SearcherState, Task, codes_of, misplayed, fast_search, played_again,
+    run_task, records_of, sorted_ranks,
 )
 
-__all__ = ["GOALS", "MEASURES", "Record", "Found", "check_search", "check_state", "search", "search_lock",
-           "state_path", "check_records_out", "write_records"]
+__all__ = ["GOALS", "MEASURES", "Record", "Found", "StartDeal", "check_search", "check_state", "read_start",
+           "search", "search_lock", "state_path", "check_records_out", "write_records"]
 
 EPOCH_SECONDS = 10.0  # the longest a search runs between two saves of its state
 MAX_SEARCHERS = 100_000  # each is a state held in memory and saved with the search
@@ -113,7 +114,8 @@ def state_path(out: str | Path) -> Path | None:
 def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, seconds: float | None = None,
            searchers: int = 2, seed: int = 0, keep: int = 10, workers: int = 1, scheduler: str | None = None,
            progress=None, measure: str = "battles", state: str | Path | None = None, resume: bool = False,
-           overwrite: bool = False, command: str | None = None) -> Found:
+           overwrite: bool = False, command: str | None = None,
+           start: str | Path | list["StartDeal"] | None = None) -> Found:
     """The best `keep` deals `searchers` searchers find (distinct by their ranks), best first: the
     longest games that end (`goal` longest, by `measure` battles or cards laid), or deals that
     cycle (`goal` cycle). Each searcher plays `rounds` rounds in all, and the search stops
@@ -128,18 +130,24 @@ def search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, secon
     (search_lock) from start to end: another search saved there is refused at its start.
     `command` is the command line that ran it, kept with the state.
 
+    `start` (a deals or records file, read_start, or what it read) puts known deals in every
+    searcher's pool, unpolished, before the first round: the search gives them a longer past
+    (a record found before the polish changed, or polished again).
+
     The records' numbers are their deals played again as the games of master seed `seed`
     (searcher.records_of), what write_records with that seed writes."""
     check_search(rules, goal, rounds, seconds, searchers, keep, workers, scheduler, measure, seed)
     state = None if state is None else Path(state)
     check_state(state, resume, overwrite)
+    if start is not None and not isinstance(start, list):
+        start = read_start(start, rules)
     with search_lock(state):
         return _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, scheduler, progress, measure,
-                       state, resume, overwrite, command)
+                       state, resume, overwrite, command, start or [])
 
 
 def _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, scheduler, progress, measure, state,
-            resume, overwrite, command) -> Found:
+            resume, overwrite, command, start) -> Found:
     identity = {"war_search": STATE_VERSION, "rules": rules.model_dump(mode="json"), "goal": goal,
                 "measure": measure, "seed": seed, "searchers": searchers}
     saved = _load_state(state, identity, resume, overwrite)
@@ -151,6 +159,8 @@ def _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, schedu
         size = len(sorted_ranks(rules))
         states = [SearcherState.fresh(i, seeds.next(), size, max(keep, LEAST_POOL)) for i in range(searchers)]
         sessions, wall = [], 0.0
+    if start:
+        seed_pools(rules, states, start, goal, measure)
     sessions = sessions + [command or ""]
     if progress is not None and rounds is not None and saved is not None:
         progress(sum(min(s.rounds, rounds) for s in states))  # the rounds of the sessions before
@@ -197,6 +207,118 @@ def _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, schedu
                          f"{'none that cycles' if goal == 'cycle' else 'no game that ends'}; nothing written "
                          f"(more `rounds` or `seconds` search further)", params=("rounds", "seconds"))
     return found
+
+
+@dataclass(frozen=True)
+class StartDeal:
+    """A known deal a search starts from (read_start): where it was read (`FILE line N`), its
+    ranks as a searcher's pool holds them (card i to seat i mod n), its cards as the file deals
+    them, and the battles, cards laid and outcome the line says its game has (a records line's;
+    None for a deals file's)."""
+
+    where: str
+    ranks: tuple[int, ...]
+    codes: tuple[int, ...]
+    stated: tuple[int, int, str] | None
+
+
+def read_start(path: str | Path, rules: RuleSet) -> list[StartDeal]:
+    """The deals of a deals file (`war generate --deals`: {"piles": ..., "set_aside": ...} a line)
+    or of a records file (data/records.jsonl) that a search of `rules` starts from. A records
+    file holds every deck's: its lines of other rule sets are passed over, but a file with
+    none of this one's is refused, and so is a deals-file line that is not a deal of this deck,
+    or not dealt as the rule set deals (the piles' sizes): a DealError naming the line."""
+    from .records import rules_of  # records reads this module
+
+    path = Path(path)
+    kind = not_regular(path)
+    if kind is not None:
+        raise DealError(f"start file {str(path)!r} is {kind}, not a file", params=("start",))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise DealError(f"cannot read start file {str(path)!r}: {err.strerror or err}", params=("start",)) from None
+    by_rank = np.array(deck_of(rules).rank, np.int64)
+    deals, other = [], None
+    for number, line in enumerate(split_lines(text), 1):
+        if not line.strip():
+            continue
+        where = f"{path.name} line {number}"
+        try:
+            data = loads_json(line)
+        except ValueError as err:
+            raise DealError(f"{where}: not JSON: {err}", params=("start",)) from None
+        if not isinstance(data, dict) or "piles" not in data:
+            raise DealError(f"{where}: wants an object with `piles` (a deals file's line or a records line)",
+                            params=("start",))
+        if "rules" in data:
+            try:
+                same = isinstance(data["rules"], str) and (data["rules"] == rules.label
+                                                           or rules_of(data["rules"]) == rules)
+            except Exception:  # a rule set this war does not read is not this search's
+                same = False
+            if not same:
+                other = other or (where, data["rules"])
+                continue
+        deal = check_deal(rules, data["piles"], data.get("set_aside"), where)
+        sizes = pile_sizes(rules)
+        if tuple(len(p) for p in deal.piles) + (len(deal.set_aside),) != sizes:
+            said = ", ".join(str(len(p)) for p in deal.piles)
+            raise DealError(f"{where}: its piles hold {said} cards, not the {', '.join(map(str, sizes[:-1]))} "
+                            f"that {rules.label} deals: a search plays deals dealt as its rule set deals",
+                            params=("start",))
+        codes = dealt_deck(rules, deal.piles, deal.set_aside)
+        stated = None
+        if "rules" in data and all(k in data for k in ("battles", "cards_laid", "outcome")):
+            stated = (data["battles"], data["cards_laid"], data["outcome"])
+        deals.append(StartDeal(where, tuple(int(r) for r in by_rank[codes]), tuple(codes), stated))
+    if not deals:
+        if other is not None:
+            said = other[1] if isinstance(other[1], str) else brief(other[1])
+            raise DealError(f"{other[0]}: a deal of {said}, not of this search's {rules.label}; "
+                            f"start file {str(path)!r} holds none of its rule set", params=("start",))
+        raise DealError(f"start file {str(path)!r} holds no deal", params=("start",))
+    return deals
+
+
+def seed_pools(rules: RuleSet, states: list[SearcherState], start: list[StartDeal], goal: str,
+               measure: str) -> None:
+    """Put the start deals in every searcher's pool, unpolished, each in place of the pool's
+    least (a deal already there by its ranks is marked unpolished, to be polished again). Each
+    is played again first: its game must be the one its line lists, the same dealt as the pool
+    deals its ranks (each rank's cards in code order), and one the search keeps (a game that
+    ends, or one that cycles); else a DealError naming the line, and nothing is changed."""
+    from ..engines.compiled.layout import OUTCOMES
+    from ..engines.compiled.search_pool import EMPTY, ROW_SCORE
+
+    held = min(len(s.rows) for s in states)
+    if len(start) > held:
+        raise DealError(f"{start[0].where.split(' line ')[0]} holds {len(start):,} deals of this rule set; a "
+                        f"searcher's pool holds {held:,} (--keep)", params=("start", "keep"))
+    rows = played_again(rules, codes_of(rules, [d.ranks for d in start]), goal, measure)
+    own = played_again(rules, np.array([d.codes for d in start], np.int64), goal, measure)
+    for deal, row, mine in zip(start, rows, own):
+        said = f"{mine[1]:,} battles, {mine[2]:,} cards laid ({OUTCOMES[mine[3]]})"
+        if deal.stated is not None and (int(mine[1]), int(mine[2]), OUTCOMES[mine[3]]) != deal.stated:
+            b, c, o = deal.stated
+            raise DealError(f"{deal.where}: its deal plays {said}, not the {brief(b)}, {brief(c)} ({brief(o)}) "
+                            f"it lists", params=("start",))
+        if row.tolist() != mine.tolist():
+            raise DealError(f"{deal.where}: its deal plays {said}, but its ranks dealt each rank's cards in code "
+                            f"order (how a search holds a deal) play another game", params=("start",))
+        if row[ROW_SCORE] == EMPTY:
+            wanted = "cycles" if goal == "cycle" else "ends"
+            raise DealError(f"{deal.where}: its game ({said}) is not one that {wanted}, which this search keeps",
+                            params=("start",))
+    for state in states:
+        seeded: set[int] = set()
+        for deal, row in zip(start, rows):
+            ranks = list(deal.ranks)
+            at = next((i for i, r in enumerate(state.pool) if r == ranks and state.rows[i][0] != EMPTY), None)
+            if at is None:
+                at = min((i for i in range(len(state.rows)) if i not in seeded), key=lambda i: state.rows[i][0])
+            state.pool[at], state.rows[at], state.polished[at] = ranks, row.tolist(), False
+            seeded.add(at)
 
 
 def check_state(path: Path | None, resume: bool = False, overwrite: bool = False) -> None:

@@ -186,3 +186,100 @@ def test_a_chance_of_its_own_is_asked_for_every_order():
         chance = Counting(rng)
         TableGame(rules, deal, chance, rec).play()
         assert chance.asked == sum(e.kind == "collect" for e in rec.events) > 0
+
+
+def test_a_runs_noted_events_are_those_emitted_one_by_one():
+    """A run of duels with events of its duels' takers' cards (`noted`, a hook's `decides`) holds
+    the rows, cards and cards laid of the same battles reported one event at a time, runs
+    between other events and a kind that puts its card on the table (`forfeit`) among them; the
+    Event recorder unfolds it alike."""
+    played = [  # (battle, taker, the two cards played, the two collected, the event's kind or None)
+        (1, 0, (5, 6), (6, 5), None), (2, 1, (7, 8), (7, 8), "war_out"), (3, 1, (9, 10), (10, 9), None),
+        (4, 0, (11, 12), (11, 12), "forfeit"), (5, 0, (13, 14), (13, 14), "war_out")]
+    runs = ArrayRecorder(2)
+    one_by_one = ArrayRecorder(2)
+    events = Recorder()
+    for rec in (runs, one_by_one, events):
+        if rec is not events:
+            rec.begin()
+        rec.emit(0, "deal", 0, (1, 2))
+    for rec in (runs, events):
+        for begin, end in ((0, 3), (3, 5)):  # two runs
+            part = played[begin:end]
+            rec.duels(part[0][0], (0, 1), [c for _, _, up, taken, _ in part for c in (*up, *taken)],
+                      [taker for _, taker, *_ in part],
+                      [(i, kind) for i, (*_, kind) in enumerate(part) if kind is not None])
+            rec.emit(part[-1][0], "reshuffle", 1, (3,))
+    for battle, taker, up, taken, kind in played:
+        one_by_one.plays(battle, (0, 1), up)
+        if kind is not None:
+            one_by_one.emit(battle, kind, taker, (up[taker],))
+        one_by_one.emit(battle, "collect", taker, taken)
+        if battle in (3, 5):
+            one_by_one.emit(battle, "reshuffle", 1, (3,))
+    summary = TableGame(build_rules("classic"), shuffled_deal(build_rules("classic"), Xoshiro256(1)),
+                        RandomChance(Xoshiro256(1)), Recorder()).summary
+    summary.outcome, summary.winner, summary.final_cards = "win", 0, [52, 0]
+    for rec in (runs, one_by_one):
+        assert rec.position == rec.events == 21
+        rec.end_game(summary, 1)
+    got, want = runs.arrays(), one_by_one.arrays()
+    assert events_of(runs) == events_of(one_by_one)
+    for name in ("events", "card_values", "seat_values", "summaries"):
+        assert getattr(got, name).tolist() == getattr(want, name).tolist(), name
+    assert [(e[0], e[1], e[2], e[4]) for e in events_of(runs)] == [
+        (ev.battle, KIND_CODES[ev.kind], -1 if ev.seat is None else ev.seat, [*ev.cards]) for ev in events.events]
+
+
+def test_a_noted_kind_that_is_not_plain_is_lost():
+    rec = ArrayRecorder(2)
+    rec.begin()
+    rec.duels(1, (0, 1), [5, 6, 6, 5], [0], [(0, "war")])  # a war carries its depth
+    with pytest.raises(Unrepresentable):
+        rec.arrays()
+    assert rec.lost
+
+
+class Trumps(TableGame):
+    """Trump War's comparison (examples/war-trump) on Classic War: spades above the other suits, a
+    `war_out` event (a kind of war's own) where a spade beats a card of as high a rank."""
+
+    __slots__ = ()
+
+    def strength(self, card):
+        return self.rank[card] + (self.deck.ranks if self.suit(card) == 3 else 0)
+
+    def decides(self, card, other):
+        return "war_out" if self.suit(card) == 3 != self.suit(other) and self.rank[other] >= self.rank[card] else None
+
+
+class WatchedTrumps(Trumps):
+    """Trumps whose class overrides a step: every battle in the loop, battle by battle."""
+
+    __slots__ = ()
+
+    def game_over(self, battle):
+        return super().game_over(battle)
+
+
+def test_duels_with_events_of_decides_reported_at_once_are_the_loops_battles():
+    """A duel whose best card logs an event of `decides` stays in its run (TableGame.two_seat_battles,
+    the event noted with it): the events, summary and arrays of the loop that plays battle by
+    battle."""
+    rules = build_rules("classic")
+    noted = 0
+    for seed in range(8):
+        games = []
+        for game in (Trumps, WatchedTrumps):
+            rng = Xoshiro256(seed)
+            rec = Recorder()
+            summary = game(rules, shuffled_deal(rules, rng), RandomChance(rng), rec).play()
+            arrays = ArrayRecorder(rules.players)
+            arrays.begin()
+            rng = Xoshiro256(seed)
+            arrays.end_game(game(rules, shuffled_deal(rules, rng), StreamChance(rng), arrays).play(), seed)
+            if game is Trumps:
+                noted += len(arrays.noted)
+            games.append((rec.events, summary, events_of(arrays), arrays.arrays().summaries.tolist()))
+        assert games[0] == games[1]
+    assert noted  # runs with noted events were played

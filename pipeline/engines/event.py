@@ -62,17 +62,24 @@ class Recorder:
         for seat, card in zip(seats, cards):
             emit(battle, "play", seat, (card,))
 
-    def duels(self, battle: int, seats, cards, takers) -> None:
+    def duels(self, battle: int, seats, cards, takers, noted=()) -> None:
         """A run of battles of two seats, from battle `battle` on, one a seat in `takers`: in each,
         `seats[0]` plays a card and `seats[1]` another, and the taker collects the two (four cards
         of `cards` a battle, in that order). What the table engine reports of its duels in one
-        call (TableGame.duels; log.array_recorder unfolds them with numpy)."""
+        call (TableGame.two_seat_battles; log.array_recorder unfolds them with numpy). `noted`:
+        (duel, kind) of the duels, in order, whose taker's card logs an event of that kind (a
+        hook's `decides`) between the plays and the collect."""
         emit = self.emit
         first, second = seats
+        events = dict(noted)
         for i, taker in enumerate(takers):
             at = 4 * i
             emit(battle + i, "play", first, (cards[at],))
             emit(battle + i, "play", second, (cards[at + 1],))
+            if events:
+                kind = events.get(i)
+                if kind is not None:
+                    emit(battle + i, kind, taker, (cards[at] if taker == first else cards[at + 1],))
             emit(battle + i, "collect", taker, cards[at + 2:at + 4])
 
     def war_round(self, battle: int, depth: int, seats, first_down, first_up: int, second_down,

@@ -18,6 +18,8 @@ which spells anything. The arrays never give other bytes than that path; they on
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from ..engines.compiled.layout import (
@@ -53,8 +55,11 @@ SEAT_SHIFT, CARDS_SHIFT, BATTLE_SHIFT = 8, 16, 32
 SEAT_LIMIT, CARDS_LIMIT = 255, 1 << 16
 EXTRA = 6  # an extras row: event, seat, value column, note code, cards (and options), seats
 # A run of duels (engines.event.Recorder.duels) is one code of kind RUN while the batch is played,
-# its battle the run's first; `runs` holds its two seats and length, `takers` each duel's taker.
-# `arrays()` unfolds it into its three events a duel.
+# its battle the run's first; `runs` holds its two seats and length, `takers` each duel's taker,
+# `noted` the number of the batch's duels before each run with events of its duels and that
+# run's `noted` ((duel, kind): the duel's taker's card logs an event of the kind, a hook's
+# `decides`, between its plays and its collect). `arrays()` unfolds a run into its three events
+# a duel, four a noted one.
 RUN = 0xFF
 RUN_EVENTS = 3
 RUN_CARDS, RUN_LAID = 4, 2  # a duel's cards: two played, two collected
@@ -83,7 +88,7 @@ class ArrayRecorder:
     `seats`, what more it carries in `extras`. One game at a time: `begin()`, the engine's
     `emit`s (and `plays`), `end_game(summary, seed)`."""
 
-    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "unfolded", "game_unfolded", "summaries",
+    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "unfolded", "game_unfolded", "summaries",
                  "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle", "lost", "emit",
                  "plays", "war_round")
 
@@ -104,7 +109,7 @@ class ArrayRecorder:
     def clear(self) -> None:
         """Empty, for the next batch (the event lists emptied in place: `emit` writes into them)."""
         del self.codes[:], self.cards[:], self.seats[:], self.extras[:]
-        self.runs, self.takers = [], []
+        self.runs, self.takers, self.noted = [], [], []
         self.unfolded = 0  # events the batch's runs add to their codes when unfolded
         self.game_unfolded = 0
         self.summaries: list[int] = []
@@ -128,13 +133,16 @@ class ArrayRecorder:
         self.game_unfolded = self.unfolded
         self.depth, self.depth_battle = 0, None
 
-    def duels(self, battle: int, seats, cards, takers) -> None:
-        """A run of duels (engines.event.Recorder.duels), kept as one code until `arrays()`."""
+    def duels(self, battle: int, seats, cards, takers, noted=()) -> None:
+        """A run of duels (engines.event.Recorder.duels), kept as one code until `arrays()`, and
+        its `noted` events as they are (`arrays()` numbers and codes them all at once)."""
+        if noted:
+            self.noted += (len(self.takers), noted)
         self.cards += cards
         self.takers += takers
         self.runs += (seats[0], seats[1], len(takers))
         self.codes.append(battle << BATTLE_SHIFT | RUN)
-        self.unfolded += RUN_EVENTS * len(takers) - 1
+        self.unfolded += RUN_EVENTS * len(takers) + len(noted) - 1
 
     def _emitter(self, codes: list[int], all_cards: list[int]):
         """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`
@@ -261,6 +269,24 @@ class ArrayRecorder:
                         len(cards) + len(options), len(seats))
         self.codes.append(at | code)
 
+    def _noted(self) -> np.ndarray:
+        """The batch's noted events as rows (duel, kind code), the duel numbered among the
+        batch's. A kind that is not plain (one carrying a value, or not in the registry) is
+        said by `_emit` in the Event path, so the batch goes there."""
+        if not self.noted:
+            return np.zeros((0, 2), np.int64)
+        befores, noted = self.noted[0::2], self.noted[1::2]
+        duels, kinds = zip(*chain.from_iterable(noted))
+        plain = {kind: PLAIN_CODES.get(kind) for kind in set(kinds)}
+        for kind, code in plain.items():
+            if code is None:
+                raise self._lose(f"an event of kind {kind!r} in a run of duels")
+        rows = np.empty((len(duels), 2), np.int64)
+        rows[:, 0] = duels
+        rows[:, 0] += np.repeat(befores, [len(run) for run in noted])
+        rows[:, 1] = [plain[kind] for kind in kinds] if len(plain) > 1 else plain[kinds[0]]
+        return rows
+
     def _lose(self, why: str) -> Unrepresentable:
         self.lost = self.lost or why
         return Unrepresentable(why)
@@ -320,6 +346,15 @@ class ArrayRecorder:
         marks = np.flatnonzero(kind == RUN) if runs.shape[0] else np.zeros(0, np.intp)
         lengths = runs[:, 2]
         counts[marks] = RUN_CARDS * lengths
+        takers = _small_array(self.takers)
+        noted = self._noted()
+        if noted.shape[0]:  # each noted duel's event: its taker's card, put between its plays and its collect
+            duel = noted[:, 0]
+            run = np.searchsorted(np.cumsum(lengths), duel, side="right")
+            within = duel - (np.cumsum(lengths) - lengths)[run]
+            at_card = (np.cumsum(counts)[marks] - RUN_CARDS * lengths)[run] + RUN_CARDS * within
+            cards = np.insert(cards, at_card + 2, cards[at_card + (takers[duel] != runs[run, 0])])
+            counts[marks] += np.bincount(run, minlength=marks.shape[0])
         cards_end, seats_end = np.cumsum(counts), np.cumsum(taken)
         if (codes.shape[0] and (battle.min() < INT32.min or battle.max() > INT32.max
                                 or cards_end[-1] > INT32.max or seats_end[-1] > INT32.max)
@@ -334,12 +369,15 @@ class ArrayRecorder:
         for column, values in ((EVENT_BATTLE, battle), (EVENT_KIND, kind), (EVENT_SEAT, seat), (EVENT_VALUE, value),
                                (EVENT_NOTE, note), (EVENT_CARDS_END, cards_end), (EVENT_SEATS_END, seats_end)):
             coded[:, column] = values
-        events, at = _rows(coded, marks, runs, _small_array(self.takers))
+        events, at = _rows(coded, marks, runs, takers, noted)
         if codes.shape[0]:
             # cards laid a game: of its codes' counts, those of kinds that put cards on the table
-            # (a run's plays: two cards a duel), summed between the codes where its events start
+            # (a run's plays: two cards a duel, and a noted event's card if its kind puts it),
+            # summed between the codes where its events start
             laid = np.where(PUTS_BY_CODE[kind], counts, 0)
             laid[marks] = RUN_LAID * lengths
+            if noted.shape[0]:
+                laid[marks] += np.bincount(run, PUTS_BY_CODE[noted[:, 1]], marks.shape[0]).astype(np.int64)
             per_game = summaries[:, SUMMARY_EVENTS]
             starts = np.searchsorted(at, np.cumsum(per_game) - per_game)
             nonempty = per_game > 0
@@ -350,19 +388,27 @@ class ArrayRecorder:
                           war_wins.astype(np.int32), final_cards.astype(np.int32), seeds)
 
 
-def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.ndarray,
+          noted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The event rows of the codes' rows `coded` (a run's row holding its battle, its cards_end
     after its last duel and its seats_end), each run's row (at `marks`) replaced by its duels'
     events, three a duel: a play of its first seat (one card), a play of its second, a collect
-    of two cards by the duel's taker, the battles counting up from the run's; and the row each
-    code's events start at. A duel's three rows are its run's first duel's (DUEL_ROWS with the
-    run's battle, seats, cards and seats_end) plus DUEL_STEP for each duel before it in the run,
-    and its taker: whole rows gathered and added, where column by column cost three times as much."""
+    of two cards by the duel's taker, the battles counting up from the run's; a noted duel's
+    event (`noted`: duel, kind code) between its plays and its collect, the taker's, of one
+    card; and the row each code's events start at. A duel's three rows are its run's first
+    duel's (DUEL_ROWS with the run's battle, seats, cards and seats_end) plus DUEL_STEP for
+    each duel before it in the run, and its taker: whole rows gathered and added, where column
+    by column cost three times as much; a noted duel's event, and the card it adds to those
+    after it, put in after."""
     if not marks.shape[0]:
         return coded, np.arange(coded.shape[0])
     lengths = runs[:, 2]
     sizes = np.ones(coded.shape[0], np.int64)
     sizes[marks] = RUN_EVENTS * lengths
+    duels = lengths.sum()
+    run_of = np.repeat(np.arange(marks.shape[0]), lengths)
+    noted_runs = np.bincount(run_of[noted[:, 0]], minlength=marks.shape[0]) if noted.shape[0] else 0
+    sizes[marks] += noted_runs
     ends = np.cumsum(sizes)
     at = ends - sizes
     kept = np.ones(coded.shape[0], np.bool_)
@@ -378,15 +424,36 @@ def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.nda
     first[:, :, EVENT_BATTLE] = ran[:, EVENT_BATTLE, None]
     first[:, 0, EVENT_SEAT] = runs[:, 0]
     first[:, 1, EVENT_SEAT] = runs[:, 1]
-    first[:, :, EVENT_CARDS_END] += (ran[:, EVENT_CARDS_END] - RUN_CARDS * lengths)[:, None]  # cards before the run
+    # cards before the run
+    first[:, :, EVENT_CARDS_END] += (ran[:, EVENT_CARDS_END] - RUN_CARDS * lengths - noted_runs)[:, None]
     first[:, :, EVENT_SEATS_END] = ran[:, EVENT_SEATS_END, None]
-    duels = lengths.sum()
-    run_of = np.repeat(np.arange(marks.shape[0]), lengths)
-    within = (np.arange(duels) - np.repeat(np.cumsum(lengths) - lengths, lengths)).astype(np.int32)
+    starts = np.cumsum(lengths) - lengths
+    within = (np.arange(duels) - np.repeat(starts, lengths)).astype(np.int32)
     duel = first[run_of]
     duel += within[:, None, None] * DUEL_STEP
     duel[:, 2, EVENT_SEAT] = takers
-    rows[~placed] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
+    if noted.shape[0]:
+        # each duel's cards past its run's DUEL_STEPs: the noted duels' events before it in its
+        # run, one card each, and a noted duel's own before its collect
+        index = noted[:, 0]
+        before = np.zeros(duels, np.int64)
+        before[index] = 1
+        before = np.cumsum(before) - before
+        duel[:, :, EVENT_CARDS_END] += (before - np.repeat(before[starts], lengths))[:, None]
+        duel[index, 2, EVENT_CARDS_END] += 1
+        event = duel[index, 1]  # after the second play: the taker's, a card more
+        event[:, EVENT_KIND] = noted[:, 1]
+        event[:, EVENT_SEAT] = takers[index]
+        event[:, EVENT_CARDS_END] += 1
+        duel_rows = np.ones(RUN_EVENTS * duels + index.shape[0], np.bool_)
+        duel_rows[RUN_EVENTS * index + 2 + np.arange(index.shape[0])] = False
+        unfolded = np.empty((duel_rows.shape[0], WIDTH), np.int32)
+        whole = unfolded.view(ROW).reshape(-1)
+        whole[duel_rows] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
+        whole[~duel_rows] = event.view(ROW).reshape(-1)
+        rows[~placed] = whole
+    else:
+        rows[~placed] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
     return events, at
 
 

@@ -519,12 +519,12 @@ class TableGame(Game):
         step but those of ASIDE, no seat keeps a won pile and the chance is the generator's own,
         step for step with the same draws and events: no position is kept (shuffled), each
         seat's cards are its pile, and both piles hold a card before every battle (a battle that
-        empties one ends the game), so a battle is the two top cards. A duel (the two differ, the
-        loser holds another card and `decides` logs nothing) is `shuffled_duels`' loop in line,
-        its events reported a run at a time; any other battle is played here as `battles` plays
-        it: a tie offered to `tie` (when the class has one) before two_seat_wars, a battle of
-        two cards that is no duel (the loser's last card, an event of `decides`) in line. How
-        many battles were played."""
+        empties one ends the game), so a battle is the two top cards. A duel (the two differ and
+        the loser holds another card) is `shuffled_duels`' loop in line, its events reported a
+        run at a time, an event `decides` logs of its cards with it (`noted`: in a family whose
+        best cards often log one, about one battle in six, a run no longer ends there); any other battle is played here as `battles` plays it: a
+        tie offered to `tie` (when the class has one) before two_seat_wars, a battle of two cards
+        that is no duel (the loser's last card) in line. How many battles were played."""
         first, second = piles = self.piles
         strengths, draw, order, last = self.strengths, self.chance.draw, self.chance.order, self.max_battles
         take_first, take_second, put_first, put_second = first.popleft, second.popleft, first.extend, second.extend
@@ -535,13 +535,16 @@ class TableGame(Game):
         seats = [0, 1]
         cards: list[int] = []
         takers: list[int] = []
-        log, took = cards.extend, takers.append
+        noted: list[tuple[int, str]] = []  # (duel of the run, kind) where the taker's card logs an event of `decides`
+        log, took, note = cards.extend, takers.append, noted.append
         start = battle = 0
         for battle in range(1, last + 1):  # battle number `battle`
             up, other = take_first(), take_second()
             up_strength, other_strength = strengths[up], strengths[other]
-            if up_strength > other_strength and second and not (decisive and other in decisive[up]):
-                # a duel (shuffled_duels): no event of `decides`
+            if up_strength > other_strength and second:
+                # a duel (shuffled_duels), with the event `decides` gives of its two cards (`decided`), if any
+                if decisive and other in decisive[up]:
+                    note((len(takers), decisive[up][other]))
                 if draw() & 1:
                     put_first((up, other))
                     log((up, other, up, other))
@@ -550,7 +553,9 @@ class TableGame(Game):
                     log((up, other, other, up))
                 took(0)
                 continue
-            if other_strength > up_strength and first and not (decisive and up in decisive[other]):
+            if other_strength > up_strength and first:
+                if decisive and up in decisive[other]:
+                    note((len(takers), decisive[other][up]))
                 if draw() & 1:
                     put_second((up, other))
                     log((up, other, up, other))
@@ -560,10 +565,10 @@ class TableGame(Game):
                 took(1)
                 continue
             if takers:  # the run of duels before this battle
-                report(start + 1, seats, cards, takers)
+                report(start + 1, seats, cards, takers, noted)
                 self.taker = takers[-1]
-                cards, takers = [], []
-                log, took = cards.extend, takers.append
+                cards, takers, noted = [], [], []
+                log, took, note = cards.extend, takers.append, noted.append
             self.table = table = [up, other]
             plays(battle, seats, table)
             if up_strength == other_strength:
@@ -585,7 +590,7 @@ class TableGame(Game):
                         continue
                 winner, depth = self.two_seat_wars(battle, table)
                 s.count_war(battle, depth)
-            else:  # the loser's last card, or an event of `decides`: a battle of the two cards
+            else:  # the loser's last card: a battle of the two cards
                 winner = 0 if up_strength > other_strength else 1
                 if decisive:  # `decided` of the two cards: the loser's gives the event, if any
                     kind = decisive[table[winner]].get(table[1 - winner])
@@ -613,7 +618,7 @@ class TableGame(Game):
                 return battle
             start = battle
         if takers:
-            report(start + 1, seats, cards, takers)
+            report(start + 1, seats, cards, takers, noted)
         s.outcome = "capped"
         return battle
 

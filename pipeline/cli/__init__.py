@@ -18,6 +18,9 @@ none. A library caller's process is left as it is.
 
 Nor does a `war` command import pandas: pyarrow would, to ask whether the first values it turns
 into an array are pandas objects (0.2 to 0.3 s); frontend.pyarrow_without_pandas tells it no.
+Nor does it look for pydantic's plugins, which pydantic finds by reading the entry points of
+every installed distribution as it builds its first model (5 ms of every command that reads or
+writes data); war's models use none (a user's own PYDANTIC_DISABLE_PLUGINS wins).
 
 The commands are found by registration: every module of this package but `app` (and those
 named with `_`) defines commands and registers them on the app when imported, so a new
@@ -32,6 +35,7 @@ import os
 import sys
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 if "numba" not in sys.modules:
     sys.modules.setdefault("scipy.linalg", None)  # an import of it now raises ImportError
 
@@ -46,14 +50,19 @@ def command_modules() -> tuple[str, ...]:
     return tuple(sorted(m.name for m in iter_modules(__path__) if m.name != "app" and not m.name.startswith("_")))
 
 
-def _load():
+def _load(first: str | None = None):
     """The module of the typer app (pipeline.cli.app), with every command registered: each
-    command module registers its own when imported."""
+    command module registers its own when imported. With `first`, a command that the quick
+    parse may call (app.QUICK), that command's module alone: the others (about 6 ms of the
+    command's start) are imported when its command line falls to typer (app.run)."""
     from importlib import import_module
 
+    module = import_module(f"{__name__}.app")
+    if first in module.QUICK:
+        import_module(f"{__name__}.{first}")
+        return module
     for name in command_modules():
         import_module(f"{__name__}.{name}")
-    module = import_module(f"{__name__}.app")
     globals().update(app=module.app, flag=module.flag)
     return module
 
@@ -70,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             if args and not {"--help", "-h", "--version"} & set(args):
                 frontend.pyarrow_without_pandas()  # a command that reads or writes data: 0.2 s sooner
-            module = _load()
+            module = _load(args[0] if args else None)
             frontend.raise_lost_ctrl_c()
         except KeyboardInterrupt:
             sys.stderr.write("error: interrupted\n")

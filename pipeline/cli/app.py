@@ -362,6 +362,9 @@ def run(args: list[str]) -> int:
         command, given = quick
         command(**given)
         return 0
+    from . import _load  # every command registered (cli.main imported a quick command's module alone)
+
+    _load()
     command = typer.main.get_command(app)
     try:
         with command.make_context("war", list(args)) as ctx:

@@ -28,7 +28,6 @@ from ..storage.dataset import MANIFEST, Dataset, part_path
 from ..storage.files import atomic_write_bytes, make_durable, remove_tree, sha256_file, write_parquet
 from ..storage.journal import WORK_DIR, finished, record_shard
 from ..storage.location import is_remote, location
-from .counts import check_keep, count_shard_size, counted_range, run_count_shard, summed_counts
 from .parallel import Span, check_workers, dask_client, interrupts_deferred, run_tasks, run_tasks_dask
 from .place import prepare_output, refuse_inside_dataset, roll_back, swap_in
 from .resume import DEFAULT_SHARD_SIZE, GAMES_ONLY_SHARD_SIZE, RunJournal
@@ -91,7 +90,10 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
     if keep is not None and log != "counts":
         raise RulesError("`keep` keeps the games rows of some of the deals `log` counts counts: give both",
                          params=("keep", "log"))
-    keep = check_keep(keep) if keep is not None else None
+    if keep is not None:
+        from .counts import check_keep  # lazy (count_shard_size's note)
+
+        keep = check_keep(keep)
     if deal_range is not None and games is not None:
         raise RulesError("give `games` or `deal_range`, not both", params=("games", "deal_range"))
     ids = [r.rules_id for r in rule_sets]
@@ -106,6 +108,8 @@ def make_plans(rule_sets: Sequence[RuleSet], games: int | None = None, deals: st
     plans = []
     for rules, name in zip(rule_sets, names):
         if log == "counts":
+            from .counts import counted_range  # lazy (count_shard_size's note)
+
             plans += [Plan(rules, 0, None, seating, True, log, name=name,
                            deal_range=counted_range(rules, games, deal_range), keep=keep)
                       for seating in (tournament_seatings(rules, tournament) if tournament else [policies])]
@@ -200,6 +204,34 @@ def plan_ranges(plan: Plan, shard_size: int) -> range:
         first, stop = plan.deal_range
         return range(first, stop, count_shard_size(stop - first))
     return range(0, plan.games, shard_size)
+
+
+# jobs.counts (a counts rule set's shards, tallies and sums) is imported only by a run that has
+# a counts rule set: its modules and numba's tallies are about 10 ms of every other run's start,
+# which two workers wait for as long as one (issue 51).
+
+def count_shard_size(deals: int) -> int:
+    """jobs.counts.count_shard_size."""
+    from .counts import count_shard_size as size
+
+    return size(deals)
+
+
+def run_count_shard(shard, tick: Callable[[int], None] | None = None) -> list[dict]:
+    """jobs.counts.run_count_shard."""
+    from .counts import run_count_shard as run
+
+    return run(shard, tick)
+
+
+def summed_counts(target, plans, entries, files: list[dict], workers: int, shards_of):
+    """jobs.counts.summed_counts, for a run with a counts rule set; else its entries and files as
+    they are."""
+    if not any(plan.log == "counts" for plan in plans):
+        return entries, files
+    from .counts import summed_counts as summed
+
+    return summed(target, plans, entries, files, workers, shards_of)
 
 
 def run_shard(shard: Shard, tick: Callable[[int], None] | None = None) -> list[dict]:

@@ -28,7 +28,7 @@ from ..compiled.layout import (
     OUTCOME_CAPPED, OUTCOME_CYCLE, OUTCOME_WIN, PICKUP_TABLE_ORDER, SUMMARY_BATTLES, SUMMARY_CARDS_LAID, SUMMARY_COLUMNS,
     SUMMARY_CYCLE_KEY, SUMMARY_CYCLE_LENGTH, SUMMARY_OUTCOME, SUMMARY_WINNER,
 )
-from ..compiled.deals import _next_sequence, swapped_index
+from ..compiled.deals import _next_sequence
 from ..compiled.rng import HASH_START, _fold, _mix
 from ..compiled.tally import _prefetch, from_rows, pack
 from ..compiled.tally import rows as rows_of
@@ -414,19 +414,21 @@ def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, r
     """Deals index..stop-1 (`seq` holds deal `index`'s ranks, and is left holding the first deal
     not walked) into `rows`, as open_counts._walk tallies them (a cycling row keyed by its
     cycle's least word); returns the first deal not walked: `stop`, or sooner when the table
-    must grow first. A deal's row is asked of memory (_prefetch) when its game ends and added
-    when the next game ends: a table of hundreds of megabytes misses the cache nearly every
-    deal, and the wait is then spent playing (rows add alike in any order)."""
+    must grow first. A deal's rows (its own, and its swapped deal's where that is counted with it)
+    are asked of memory (_prefetch) when its game ends and added when the next game ends: a table
+    of hundreds of megabytes misses the cache nearly every deal, and the wait is then spent
+    playing (rows add alike in any order, each keeping its least deal)."""
     size = seq.shape[0]
     half = size // 2
     deal = np.empty(size, np.uint8)
-    mirror = np.empty(size, np.int64)
     summary = np.zeros(len(SUMMARY_COLUMNS), np.int64)
     history = np.zeros(_history_words(max_battles, half), np.uint64)  # history_for
-    pending = False  # a row asked for, to add: kind, word, deal
-    pending_kind = pending_word = pending_deal = np.int64(0)
+    pending = 0  # rows asked for, to add (kind, word, deal): the deal's, then its swapped deal's
+    pending_kind = np.zeros(2, np.int64)
+    pending_word = np.zeros(2, np.int64)
+    pending_deal = np.zeros(2, np.int64)
     while index < stop:
-        if 2 * (fill[0] + 3) > rows.shape[0]:
+        if 2 * (fill[0] + 4) > rows.shape[0]:
             break
         own = True  # its own swap
         first_of_class = True
@@ -443,28 +445,61 @@ def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, r
             outcome, winner, battles = summary[SUMMARY_OUTCOME], summary[SUMMARY_WINNER], summary[SUMMARY_BATTLES]
             length = summary[SUMMARY_CYCLE_LENGTH]
             cycling = outcome == OUTCOME_CYCLE
+            for p in range(pending):
+                _row_put(rows, fill, _row_slot(rows, pending_kind[p], pending_word[p]), pending_kind[p],
+                         pending_word[p], 1, pending_deal[p])
             word = summary[SUMMARY_CYCLE_KEY] if cycling else 0
             kind = kind_of(pack(outcome, winner, np.int64(first_of_class), battles), length)
-            if pending:
-                _row_put(rows, fill, _row_slot(rows, pending_kind, pending_word), pending_kind, pending_word, 1,
-                         pending_deal)
             _prefetch(rows, _row_home(rows, kind, word) * ROW_WORDS)
-            pending, pending_kind, pending_word, pending_deal = True, kind, word, index
+            pending_kind[0], pending_word[0], pending_deal[0] = kind, word, index
+            pending = 1
             if classes and not own:
                 swapped = 1 - winner if winner >= 0 else winner
                 word = mirror_word if cycling else 0
                 kind = kind_of(pack(outcome, swapped, 0, battles), length)
-                slot = _row_slot(rows, kind, word)
-                at = rows[slot, 3] if rows[slot, 2] else -1
-                if at < 0 or at > index:  # the swapped deal's number may be the row's least
-                    at = swapped_index(counts, seq, mirror, half)
-                _row_put(rows, fill, slot, kind, word, 1, at)
+                _prefetch(rows, _row_home(rows, kind, word) * ROW_WORDS)
+                pending_kind[1], pending_word[1], pending_deal[1] = kind, word, swapped_number(seq, half)
+                pending = 2
         index += 1
         if index < stop:
             _next_sequence(seq)
-    if pending:
-        _row_put(rows, fill, _row_slot(rows, pending_kind, pending_word), pending_kind, pending_word, 1, pending_deal)
+    for p in range(pending):
+        _row_put(rows, fill, _row_slot(rows, pending_kind[p], pending_word[p]), pending_kind[p], pending_word[p], 1,
+                 pending_deal[p])
     return index
+
+
+_BELOW = np.array([(1 << r) - 1 for r in range(64)], np.uint64)  # the ranks below r, as bits
+_FACTORIALS = np.array([1, 1, 2, 6, 24, 120, 720, 5040, 40320, 362880, 3628800, 39916800, 479001600, 6227020800,
+                        87178291200, 1307674368000, 20922789888000], np.int64)  # up to MOST_RANK + 1 cards
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _ones(bits):
+    """The bits set in a word (its population count)."""
+    bits = bits - ((bits >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    bits = (bits & np.uint64(0x3333333333333333)) + ((bits >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    bits = (bits + (bits >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((bits * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def swapped_number(seq, half):
+    """The number of the deal `seq` with the seats' piles swapped (deals.swapped_index's), for a
+    deck of distinct ranks: the swapped sequence's Lehmer code (each card's count of the unused
+    ranks below it) weighed by factorials, where swapped_index's multinomial walk divides about
+    fifty times (most of a 7 | 7 deal's count: every class's first deal asks it)."""
+    n = seq.shape[0]
+    unused = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    number = np.int64(0)
+    for i in range(n):
+        if i < 2 * half:
+            card = seq[i + 1] if i % 2 == 0 else seq[i - 1]
+        else:
+            card = seq[i]
+        number += _ones(unused & _BELOW[card]) * _FACTORIALS[n - 1 - i]
+        unused &= ~(np.uint64(1) << np.uint64(card))
+    return number
 
 
 @njit(cache=True, _nrt=False)

@@ -19,6 +19,7 @@ which spells anything. The arrays never give other bytes than that path; they on
 from __future__ import annotations
 
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -276,14 +277,15 @@ class ArrayRecorder:
         if not self.noted:
             return np.zeros((0, 2), np.int64)
         befores, noted = self.noted[0::2], self.noted[1::2]
-        duels, kinds = zip(*chain.from_iterable(noted))
+        pairs = list(chain.from_iterable(noted))
+        kinds = list(map(itemgetter(1), pairs))
         plain = {kind: PLAIN_CODES.get(kind) for kind in set(kinds)}
         for kind, code in plain.items():
             if code is None:
                 raise self._lose(f"an event of kind {kind!r} in a run of duels")
-        rows = np.empty((len(duels), 2), np.int64)
-        rows[:, 0] = duels
-        rows[:, 0] += np.repeat(befores, [len(run) for run in noted])
+        rows = np.empty((len(pairs), 2), np.int64)
+        rows[:, 0] = np.fromiter(map(itemgetter(0), pairs), np.int64, len(pairs))
+        rows[:, 0] += np.repeat(befores, np.fromiter(map(len, noted), np.int64, len(noted)))
         rows[:, 1] = [plain[kind] for kind in kinds] if len(plain) > 1 else plain[kinds[0]]
         return rows
 
@@ -428,32 +430,32 @@ def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.nda
     first[:, :, EVENT_CARDS_END] += (ran[:, EVENT_CARDS_END] - RUN_CARDS * lengths - noted_runs)[:, None]
     first[:, :, EVENT_SEATS_END] = ran[:, EVENT_SEATS_END, None]
     starts = np.cumsum(lengths) - lengths
-    within = (np.arange(duels) - np.repeat(starts, lengths)).astype(np.int32)
-    duel = first[run_of]
-    duel += within[:, None, None] * DUEL_STEP
+    within = np.arange(duels) - np.repeat(starts, lengths)
+    duel = np.repeat(first, lengths, axis=0)
     duel[:, 2, EVENT_SEAT] = takers
+    duel[:, :, EVENT_BATTLE] += within.astype(np.int32)[:, None]  # DUEL_STEP for each duel before it in its run
+    free = ~placed  # the rows of the runs' events
     if noted.shape[0]:
-        # each duel's cards past its run's DUEL_STEPs: the noted duels' events before it in its
-        # run, one card each, and a noted duel's own before its collect
+        # a duel's cards past its run's first duel's: four a duel before it, and one a noted event
+        # before it (its own before its collect)
         index = noted[:, 0]
         before = np.zeros(duels, np.int64)
         before[index] = 1
         before = np.cumsum(before) - before
-        duel[:, :, EVENT_CARDS_END] += (before - np.repeat(before[starts], lengths))[:, None]
+        before -= np.repeat(before[starts], lengths)
+        duel[:, :, EVENT_CARDS_END] += (RUN_CARDS * within + before).astype(np.int32)[:, None]
         duel[index, 2, EVENT_CARDS_END] += 1
         event = duel[index, 1]  # after the second play: the taker's, a card more
         event[:, EVENT_KIND] = noted[:, 1]
         event[:, EVENT_SEAT] = takers[index]
         event[:, EVENT_CARDS_END] += 1
-        duel_rows = np.ones(RUN_EVENTS * duels + index.shape[0], np.bool_)
-        duel_rows[RUN_EVENTS * index + 2 + np.arange(index.shape[0])] = False
-        unfolded = np.empty((duel_rows.shape[0], WIDTH), np.int32)
-        whole = unfolded.view(ROW).reshape(-1)
-        whole[duel_rows] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
-        whole[~duel_rows] = event.view(ROW).reshape(-1)
-        rows[~placed] = whole
+        # each event's row: its run's first, three a duel before it, one a noted event before it
+        event_at = at[marks][run_of[index]] + RUN_EVENTS * within[index] + before[index] + 2
+        rows[event_at] = event.view(ROW).reshape(-1)
+        free[event_at] = False
     else:
-        rows[~placed] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
+        duel[:, :, EVENT_CARDS_END] += (RUN_CARDS * within).astype(np.int32)[:, None]
+    rows[free] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
     return events, at
 
 

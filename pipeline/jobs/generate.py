@@ -351,6 +351,7 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
         kept_files: list[DataFile] = []
         first_part = 0
         version = SCHEMA_VERSION
+        exits: list = []  # the workers, ending beside the run's tail (run_tasks): waited for last
         try:
             if append:  # under the lock: the manifest every append before this one left
                 seed, kept_sets, kept_files, first_part, version = _appended_to(root, plans, seed)
@@ -359,8 +360,9 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
             if resume:
                 journal.sweep()
             manifest = _generate(target, journal, plans, seed, workers, shard_size, progress, resume,
-                                 client, kept_sets, kept_files, first_part, version, resumed)
+                                 client, kept_sets, kept_files, first_part, version, resumed, exits)
         except BaseException as err:
+            _wait_for(exits)
             with interrupts_deferred():  # a second Ctrl-C must not leave half a staging folder
                 if append and journal.planned and not journal.has_records():
                     roll_back(root, journal)  # nothing finished: the dataset as it was
@@ -380,7 +382,14 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
             journal.close()
             if target != root:
                 swap_in(target, root)
+        _wait_for(exits)
     return manifest
+
+
+def _wait_for(exits: list) -> None:
+    """Wait for the workers that run_tasks left to end (its `exits`)."""
+    while exits:
+        exits.pop()()
 
 
 def check_wait(wait: float) -> None:
@@ -450,7 +459,7 @@ def _appended_to(root, plans: list[Plan], seed: int | None):
 
 def _generate(target, journal: RunJournal, plans, seed, workers, shard_size, progress, resume,
               client, kept_sets, kept_files, first_part, version: int = SCHEMA_VERSION,
-              resumed: Callable[[int], None] | None = None) -> Manifest:
+              resumed: Callable[[int], None] | None = None, exits: list | None = None) -> Manifest:
     first_ordinal = 1 + max((e.ordinal for e in kept_sets), default=-1)
     entries = plan_entries(plans, seed, shard_size, first_ordinal)
     shards = iter_shards(plans, entries, seed, target, shard_size, first_part, str(journal.dir), version)
@@ -494,9 +503,11 @@ def _generate(target, journal: RunJournal, plans, seed, workers, shard_size, pro
                                  progress, lambda s: s.stop - s.start)
     else:
         results = run_tasks(run_shard, todo, workers, progress, warm=partial(_warm, [plan.rules for plan in plans]),
-                            fork=not is_remote(target), count=count - len(finished))
+                            fork=not is_remote(target), count=count - len(finished), exits=exits)
     for result in results:
         files.extend(result)
+    if exits and any(plan.log == "counts" for plan in plans):
+        _wait_for(exits)  # a counts rule set's kept games are played on workers again (summed_counts)
     entries, files = summed_counts(target, plans, entries, files, workers,
                                    lambda ordinal: [s for s in iter_shards(plans, entries, seed, target, shard_size,
                                                                            first_part) if s.ordinal == ordinal])

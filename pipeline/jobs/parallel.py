@@ -111,7 +111,7 @@ def _call(fn, task):
 
 def run_tasks(fn: Callable, tasks: Iterable, workers: int,
               progress: Callable[[int], None] | None = None, warm: Callable[[], None] | None = None,
-              fork: bool = True, count: int | None = None) -> list:
+              fork: bool = True, count: int | None = None, exits: list | None = None) -> list:
     """[fn(task, tick) for task in tasks], on `workers` processes when more than one.
 
     `tasks` may be a lazy iterable (`count` says how many, when it is not a sequence): tasks are
@@ -124,7 +124,13 @@ def run_tasks(fn: Callable, tasks: Iterable, workers: int,
     (gc.freeze): their garbage collections then leave the inherited objects alone instead of
     writing to them, which made each worker copy every page of them (about 0.3 s of the
     workers' time in a validation of 200,000 games). On Ctrl-C the workers are stopped at once;
-    a file one of them was writing is left only under its hidden temporary name."""
+    a file one of them was writing is left only under its hidden temporary name.
+
+    With `exits` (a list), the workers are not waited for as they end once every result is in
+    (each ends its interpreter and the kernel frees its memory: 10 to 50 ms a run, which one
+    worker in this process never spends): a function that waits for them is appended to it,
+    which the caller calls when its own work after the tasks is done, before it starts other
+    processes or returns (generate's tail: the manifest, the journal)."""
     reuse_freed_memory()
     if count is None and isinstance(tasks, Sequence):
         count = len(tasks)
@@ -147,13 +153,13 @@ def run_tasks(fn: Callable, tasks: Iterable, workers: int,
     if freeze:
         gc.freeze()
     try:
-        return _run_on_pool(fn, tasks, workers, count, progress, ctx)
+        return _run_on_pool(fn, tasks, workers, count, progress, ctx, exits)
     finally:
         if freeze:
             gc.unfreeze()
 
 
-def _run_on_pool(fn: Callable, tasks, workers: int, count: int, progress, ctx) -> list:
+def _run_on_pool(fn: Callable, tasks, workers: int, count: int, progress, ctx, exits: list | None = None) -> list:
     # The workers' ticks go straight into a pipe (a SimpleQueue), and without `progress` there is
     # none: a Queue's put woke a thread of the worker's to write it, which waited for the
     # interpreter's lock while the shard played (3 to 4 hand-offs a shard)
@@ -204,8 +210,13 @@ def _run_on_pool(fn: Callable, tasks, workers: int, count: int, progress, ctx) -
             proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
-    pool.shutdown(wait=True)
-    drain()
+    if exits is None:
+        pool.shutdown(wait=True)
+    else:  # every result is in: the workers end beside the caller's work (run_tasks)
+        ending = threading.Thread(target=pool.shutdown, kwargs={"wait": True}, name="war-workers-exit")
+        ending.start()
+        exits.append(ending.join)
+    drain()  # each worker sends a shard's ticks before its result: all are in the pipe
     return results
 
 

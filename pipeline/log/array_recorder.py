@@ -65,15 +65,12 @@ RUN = 0xFF
 RUN_EVENTS = 3
 RUN_CARDS, RUN_LAID = 4, 2  # a duel's cards: two played, two collected
 DUEL_CARDS_ENDS = np.array([1, 2, 4], np.int32)  # each of its events' cards_end, from the cards before it
-# a duel's three rows, less its run's battle, seats and cards before it and its taker (`_rows`),
-# and what each duel of a run adds to the one before
+# a duel's three rows, less its run's battle, seats and cards before it and its taker (`_rows`);
+# each duel of a run adds one to the one before's battle and RUN_CARDS to its cards_end
 DUEL_ROWS = np.zeros((RUN_EVENTS, WIDTH), np.int32)
 DUEL_ROWS[:, EVENT_KIND] = (KIND_PLAY, KIND_PLAY, KIND_COLLECT)
 DUEL_ROWS[:, EVENT_NOTE] = -1
 DUEL_ROWS[:, EVENT_CARDS_END] = DUEL_CARDS_ENDS
-DUEL_STEP = np.zeros((RUN_EVENTS, WIDTH), np.int32)
-DUEL_STEP[:, EVENT_BATTLE] = 1
-DUEL_STEP[:, EVENT_CARDS_END] = RUN_CARDS
 PUTS_BY_CODE = np.zeros(256, np.bool_)  # layout.PUTS by a code's kind byte (RUN's False: `arrays` counts a run's)
 PUTS_BY_CODE[:PUTS.shape[0]] = PUTS
 
@@ -398,10 +395,10 @@ def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.nda
     of two cards by the duel's taker, the battles counting up from the run's; a noted duel's
     event (`noted`: duel, kind code) between its plays and its collect, the taker's, of one
     card; and the row each code's events start at. A duel's three rows are its run's first
-    duel's (DUEL_ROWS with the run's battle, seats, cards and seats_end) plus DUEL_STEP for
-    each duel before it in the run, and its taker: whole rows gathered and added, where column
-    by column cost three times as much; a noted duel's event, and the card it adds to those
-    after it, put in after."""
+    duel's (DUEL_ROWS with the run's battle, seats, cards and seats_end) repeated, whole rows,
+    their battle and cards_end counted up for each duel before it in the run (and each noted
+    event), and its taker; a noted duel's event is its second play's row, made the taker's
+    event of one card more, put at its place, the duels' rows in the places left."""
     if not marks.shape[0]:
         return coded, np.arange(coded.shape[0])
     lengths = runs[:, 2]
@@ -433,7 +430,7 @@ def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.nda
     within = np.arange(duels) - np.repeat(starts, lengths)
     duel = np.repeat(first, lengths, axis=0)
     duel[:, 2, EVENT_SEAT] = takers
-    duel[:, :, EVENT_BATTLE] += within.astype(np.int32)[:, None]  # DUEL_STEP for each duel before it in its run
+    duel[:, :, EVENT_BATTLE] += within.astype(np.int32)[:, None]  # a battle more for each duel before it in its run
     free = ~placed  # the rows of the runs' events
     if noted.shape[0]:
         # a duel's cards past its run's first duel's: four a duel before it, and one a noted event

@@ -378,11 +378,13 @@ def generate(out: str | Path, plans: list[Plan], seed: int | None = None, worker
                 if target != root:
                     remove_tree(target)
             raise
-        with interrupts_deferred():  # between the two renames there is no dataset under `root`
-            journal.close()
-            if target != root:
-                swap_in(target, root)
-        _wait_for(exits)
+        try:
+            with interrupts_deferred():  # between the two renames there is no dataset under `root`
+                journal.close()
+                if target != root:
+                    swap_in(target, root)
+        finally:
+            _wait_for(exits)
     return manifest
 
 

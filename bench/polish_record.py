@@ -34,7 +34,8 @@ def main() -> None:
     parser.add_argument("--records", default="data/records.jsonl")
     parser.add_argument("--widths", type=int, nargs="+", default=[3000])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1])
-    parser.add_argument("--chain", type=int, default=1, help="polish the polished deal again, this many times")
+    parser.add_argument("--chain", type=int, default=1, help="polish the pool's best deal again, this many times")
+    parser.add_argument("--again", action="store_true", help="polish the pool's best even when it is polished (a graft)")
     args = parser.parse_args()
     lines = [json.loads(x) for x in open(args.records, encoding="utf-8")]
     line = next(x for x in lines if x["rules"] == args.rules and x["record"] == "battles")
@@ -63,8 +64,9 @@ def main() -> None:
             scores = []
             for _ in range(args.chain):
                 row = int(np.argmax(rows[:, 0]))
-                if polished[row]:
+                if polished[row] and not args.again:
                     break
+                polished[row] = False
                 played, taken, best = polish(row, pool, rows, polished, pickup, cap, 0, 0, starts, width, rng)
                 scores.append(int(best))
             print(f"width {width:,} seed {seed}: {' -> '.join(f'{s:,}' for s in scores)} "

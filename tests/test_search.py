@@ -259,3 +259,22 @@ def test_a_search_that_finds_nothing_says_how_many_deals_it_played():
     four = build_rules("classic", {"ranks": "4", "suits": "1", "pickup": "winner_first"})
     with pytest.raises(RulesError, match=r"played 2,048 deals and found none that cycles; nothing written"):
         search(four, goal="cycle", rounds=1, searchers=2)
+
+
+def test_a_mature_searcher_polishes_its_polished_top_again_and_stays_a_function_of_its_arguments(
+        tmp_path, monkeypatch):
+    """Once a searcher has played REPOLISH_AFTER deals and its top is polished, a drawn round
+    polishes one of the top again (its beam's ties drawn afresh): more positions are taken back
+    than by the polish of each top deal once, and a search stopped and resumed finds what one
+    search finds."""
+    from pipeline.engines.table import open_search
+
+    once = search(OPEN, rounds=6, searchers=1, keep=3, seed=5)
+    monkeypatch.setattr(open_search, "REPOLISH_AFTER", 0)
+    monkeypatch.setattr(open_search, "REPOLISH", 1)
+    again = search(OPEN, rounds=6, searchers=1, keep=3, seed=5)
+    assert again.taken_back > once.taken_back and again.records[0].score >= 0
+    state = tmp_path / "r.search.json"
+    search(OPEN, rounds=3, searchers=1, keep=3, seed=5, state=state)
+    resumed = search(OPEN, rounds=6, searchers=1, keep=3, seed=5, state=state, resume=True)
+    assert (resumed.records, resumed.deals, resumed.taken_back) == (again.records, again.deals, again.taken_back)

@@ -171,7 +171,7 @@ def run_task(task: Task, tick=None) -> dict:
     play = fast.search_round if fast is not None else _compiled_round(rules)
     stop = time.monotonic() + task.seconds
     while task.rounds is None or state.rounds < task.rounds:
-        played, taken, graft = play(rules, deck, rng, goal, measure, pool, rows, polished)
+        played, taken, graft = play(rules, deck, rng, goal, measure, pool, rows, polished, state.deals)
         state.rounds += 1
         state.deals += played
         state.taken_back += taken
@@ -196,7 +196,7 @@ def _compiled_round(rules: RuleSet):
     by_rank = np.argsort(np.array(deck.rank), kind="stable")  # codes in order of rank
     workspace = Workspace()
 
-    def play(rules, ranks, rng, goal, measure, pool, rows, polished):
+    def play(rules, ranks, rng, goal, measure, pool, rows, polished, deals=0):
         decks = shuffles(ranks, rng, ROUND_COMPILED)
         codes = np.empty(decks.shape, np.int64)
         np.put_along_axis(codes, np.argsort(decks, axis=1, kind="stable"), by_rank[None, :], axis=1)

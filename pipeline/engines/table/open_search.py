@@ -16,7 +16,7 @@ import numpy as np
 from ...model.schema import RuleSet
 from ..compiled.jit import njit
 from ..compiled.layout import SUMMARY_COLUMNS
-from ..compiled.rng import _shuffle
+from ..compiled.rng import _bounded, _shuffle
 from ..compiled.search_pool import (  # noqa: F401 (the pool's names, as this module gave them)
     EMPTY, GOAL_CYCLE, GOAL_LONGEST, MEASURE_BATTLES, MEASURE_LAID, ROW_BATTLES, ROW_COLUMNS, ROW_LAID, ROW_OUTCOME,
     ROW_SCORE, ROW_WINNER, offer, score_of, shuffles,
@@ -27,6 +27,8 @@ from .unplay import beam, position_at, takes_back
 ROUND_OPEN = 1 << 14     # deals a round
 POLISH_TOP = 4            # only the best few deals of a pool are polished
 POLISH_WIDTH = 3000       # positions the beam keeps a battle back (docs/decisions.md has the trials)
+REPOLISH = 16             # once the top is polished, one round in this many (drawn) polishes one of it again,
+REPOLISH_AFTER = 1 << 25  # in a searcher that has played this many deals: sampling then gains little
 
 
 @njit(cache=True)
@@ -115,10 +117,12 @@ def polish_starts(size: int) -> np.ndarray:
                               np.int64))
 
 
-def search_round(rules: RuleSet, deck, rng, goal, measure, pool, rows, polished):
+def search_round(rules: RuleSet, deck, rng, goal, measure, pool, rows, polished, deals=0):
     """A searcher's round (jobs.searcher): ROUND_OPEN random deals, then one polish of the best
-    deal of the pool not yet polished. Returns the games played, the positions taken back and
-    what the polish added to its deal's score."""
+    deal of the pool's top not yet polished. Once the top is all polished, in a searcher that
+    has played `deals` >= REPOLISH_AFTER, one round in REPOLISH (drawn) polishes one of the top
+    again, drawn: the beam's ties drawn afresh find other pasts. Returns the games played, the
+    positions taken back and what the polish added to its deal's score."""
     pickup = np.int64(PICKUPS_CODE[rules.pickup])
     cap = np.int64(rules.max_battles)
     played = sample(deck, rng, ROUND_OPEN, pickup, cap, goal, measure, pool, rows, polished)
@@ -127,12 +131,20 @@ def search_round(rules: RuleSet, deck, rng, goal, measure, pool, rows, polished)
     scores = rows[:, ROW_SCORE]
     top = [i for i in np.argsort(-scores, kind="stable")[:POLISH_TOP] if scores[i] != EMPTY]
     row = next((int(i) for i in top if not polished[i]), -1)
+    if row < 0 and REPOLISH and deals >= REPOLISH_AFTER and top and _draw(rng, REPOLISH) == 0:
+        row = int(top[_draw(rng, len(top))])  # its beam's ties drawn afresh: other pasts (docs/decisions.md)
     if row < 0:
         return played, 0, 0
     before = int(scores[row])
     more, taken, found = polish(row, pool, rows, polished, pickup, cap, goal, measure,
                                 polish_starts(deck.shape[0]), POLISH_WIDTH, rng)
     return played + more, taken, max(int(found) - before, 0)
+
+
+@njit(cache=True)
+def _draw(rng, n):
+    """A number from 0 to n - 1 drawn from the searcher's generator."""
+    return np.int64(_bounded(rng, np.uint64(n)))
 
 
 def warm_search(rules: RuleSet, deck, rng, rows) -> None:
@@ -142,3 +154,4 @@ def warm_search(rules: RuleSet, deck, rng, rows) -> None:
     sample(deck, rng, 1, pickup, cap, 0, 0, pool, rows, polished)
     rows[0, 0] = 0
     polish(0, pool, rows, polished, pickup, cap, 0, 0, np.zeros(1, np.int64), 2, rng)
+    _draw(rng, 1)

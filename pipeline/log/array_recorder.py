@@ -86,7 +86,7 @@ class ArrayRecorder:
     `seats`, what more it carries in `extras`. One game at a time: `begin()`, the engine's
     `emit`s (and `plays`), `end_game(summary, seed)`."""
 
-    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "unfolded", "game_unfolded", "summaries",
+    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "unfolded", "duels", "game_unfolded", "summaries",
                  "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle", "lost", "emit",
                  "plays", "war_round")
 
@@ -99,15 +99,16 @@ class ArrayRecorder:
         self.extras: list[int] = []
         self.runs: list[int] = []
         self.takers: list[int] = []
+        self.noted: list = []
         self.emit = self._emitter(self.codes, self.cards)
+        self.duels = self._dueller(self.codes, self.cards, self.runs, self.takers, self.noted)
         self.plays = self._player(self.codes, self.cards)
         self.war_round = self._war_rounds(self.codes, self.cards)
         self.clear()
 
     def clear(self) -> None:
-        """Empty, for the next batch (the event lists emptied in place: `emit` writes into them)."""
-        del self.codes[:], self.cards[:], self.seats[:], self.extras[:]
-        self.runs, self.takers, self.noted = [], [], []
+        """Empty, for the next batch (the event lists emptied in place: `emit` and `duels` write into them)."""
+        del self.codes[:], self.cards[:], self.seats[:], self.extras[:], self.runs[:], self.takers[:], self.noted[:]
         self.unfolded = 0  # events the batch's runs add to their codes when unfolded
         self.game_unfolded = 0
         self.summaries: list[int] = []
@@ -131,16 +132,23 @@ class ArrayRecorder:
         self.game_unfolded = self.unfolded
         self.depth, self.depth_battle = 0, None
 
-    def duels(self, battle: int, seats, cards, takers, noted=()) -> None:
-        """A run of duels (engines.event.Recorder.duels), kept as one code until `arrays()`, and
-        its `noted` events as they are (`arrays()` numbers and codes them all at once)."""
-        if noted:
-            self.noted += (len(self.takers), noted)
-        self.cards += cards
-        self.takers += takers
-        self.runs += (seats[0], seats[1], len(takers))
-        self.codes.append(battle << BATTLE_SHIFT | RUN)
-        self.unfolded += RUN_EVENTS * len(takers) + len(noted) - 1
+    def _dueller(self, codes: list[int], all_cards: list[int], runs: list[int], all_takers: list[int], all_noted: list):
+        """The recorder's `duels(battle, seats, cards, takers, noted=())` (engines.event.Recorder.duels):
+        a run kept as one code until `arrays()`, its `noted` events as they are (`arrays()`
+        numbers and codes them all at once); a function over the batch's lists, as `emit` is."""
+        add_cards, add_takers, add_runs, add = all_cards.extend, all_takers.extend, runs.extend, codes.append
+        add_noted = all_noted.extend
+
+        def duels(battle: int, seats, cards, takers, noted=()) -> None:
+            if noted:
+                add_noted((len(all_takers), noted))
+            add_cards(cards)
+            add_takers(takers)
+            add_runs((seats[0], seats[1], len(takers)))
+            add(battle << BATTLE_SHIFT | RUN)
+            self.unfolded += RUN_EVENTS * len(takers) + len(noted) - 1
+
+        return duels
 
     def _emitter(self, codes: list[int], all_cards: list[int]):
         """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`

@@ -375,6 +375,7 @@ class TableGame(Game):
         quick_wars = not watching and known_holding and not pooled and not natural_laid
         if duelling and quick_wars and pickup == "shuffled" and self.n == 2 and all(piles):
             return self.two_seat_battles()
+        kit = None  # two_seat_kit(), made at the game's first war played by two_seat_wars
         battle = 0
         while battle < self.max_battles:
             if duelling and two:
@@ -459,7 +460,9 @@ class TableGame(Game):
                     continue
             if warred:
                 if quick_wars and pair:
-                    winner, depth = self.two_seat_wars(battle, table)
+                    if kit is None:
+                        kit = self.two_seat_kit()
+                    winner, depth = self.two_seat_wars(battle, table, kit)
                 else:
                     if not keep_played:
                         self.played = self.by_seat(contenders, table)
@@ -531,6 +534,7 @@ class TableGame(Game):
         s, alive, wars_to_win, emit, rec = self.summary, self.alive, self.wars_to_win, self.emit, self.rec
         plays, report, decisive = rec.plays, rec.duels, self.decisive
         tie_hook = None if type(self).tie is TableGame.tie else self.tie
+        kit = self.two_seat_kit()  # for two_seat_wars
         own_collect = type(self).collect is TableGame.collect  # a take of `tie`'s collected in line
         seats = [0, 1]
         cards: list[int] = []
@@ -588,7 +592,7 @@ class TableGame(Game):
                             return battle
                         start = battle
                         continue
-                winner, depth = self.two_seat_wars(battle, table)
+                winner, depth = self.two_seat_wars(battle, table, kit)
                 s.count_war(battle, depth)
             else:  # the loser's last card: a battle of the two cards
                 winner = 0 if up_strength > other_strength else 1
@@ -622,23 +626,30 @@ class TableGame(Game):
         s.outcome = "capped"
         return battle
 
-    def two_seat_wars(self, battle: int, table: list[int]) -> tuple[int | None, int]:
+    def two_seat_kit(self) -> tuple:
+        """What two_seat_wars reads of the game, the same at every war of it: made once a game by
+        the loop that calls it, not read again at each of its wars."""
+        first_pile, second_pile = self.piles
+        emit, rec = self.emit, self.rec
+        war_round = (rec.war_round if emit == rec.emit and hasattr(rec, "war_round")
+                     else Recorder.war_round.__get__(self))
+        return (first_pile, second_pile, first_pile.popleft, second_pile.popleft, emit, self.strengths, self.rank,
+                self.values, self.single_up, self.fixed_down, self.lose, war_round)
+
+    def two_seat_wars(self, battle: int, table: list[int], kit: tuple) -> tuple[int | None, int]:
         """`wars` for the two seats of a two-seat game (0 and 1, tied on the table's two cards),
         step for step with the same events, where the game's class overrides no step, no seat
         keeps a won pile and no pickup reads `laid`: each seat's cards are its pile, so a seat
         holding more than one card lays its war's cards and its face-up card from the pile with
         no reshuffle and no check. A round where a seat holds no card, or forfeits
         (shortfall=lose), is `join_war`'s. `played` is left as `wars` leaves it; `up` is not
-        kept. The winner (None when nobody could go on) and how many wars it took."""
-        first_pile, second_pile = self.piles
-        take_first, take_second = first_pile.popleft, second_pile.popleft
+        kept. `kit`: the game's `two_seat_kit()`. The winner (None when nobody could go on) and
+        how many wars it took."""
+        (first_pile, second_pile, take_first, take_second, emit, strengths, rank, values, single_up, fixed_down,
+         lose, war_round) = kit
         first_up, second_up = table
         first_played, second_played = [first_up], [second_up]
         self.played = [first_played, second_played]
-        emit, strengths, rank, values = self.emit, self.strengths, self.rank, self.values
-        single_up, fixed_down, lose, rec = self.single_up, self.fixed_down, self.lose, self.rec
-        war_round = (rec.war_round if emit == rec.emit and hasattr(rec, "war_round")
-                     else Recorder.war_round.__get__(self))
         tied = [0, 1]
         depth = 0
         while True:

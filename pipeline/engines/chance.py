@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import chain, islice
-from operator import mod
+from itertools import chain
 
 from ..errors import LogMismatch
 from ..model.rng import MASK, Xoshiro256
@@ -51,7 +50,6 @@ class RandomChance:
 
 # Xoshiro256.bounded's rejection limit for each small bound.
 _SMALL = 256
-_NEVER_REJECTED = 1 << 64  # less a bound, a draw below it is below every smaller bound's limit
 _LIMITS = (0,) + tuple((1 << 64) - ((1 << 64) % n) for n in range(1, _SMALL))
 
 
@@ -62,13 +60,16 @@ class StreamChance:
     draws from (engines.game.play_seeded). It deals too (`shuffle`, model.deal.shuffled_deal's).
     The generator it was made from is left as it was."""
 
-    __slots__ = ("state", "steps", "draw", "made", "stream")
+    __slots__ = ("state", "steps", "draw", "made", "stream", "near_top")
 
     def __init__(self, rng: Xoshiro256) -> None:
         self.state = (rng.s0, rng.s1, rng.s2, rng.s3)
         self.steps = FIRST_BLOCK
         # the generator's first outputs, when `prefetch` made them for this state
-        self.made = _MADE.pop(self.state, None)
+        self.made = made = _MADE.pop(self.state, None)
+        # whether a block made so far holds one of the generator's top outputs (_TOP), which a
+        # bound up to 256 may reject: rare (about one game in 2**46) and, when so, `order` checks
+        self.near_top = made is not None and made[3]
         # draw(): the generator's next output (Xoshiro256.next), read from the blocks in C
         self.stream = chain.from_iterable(iter(self._block, None))
         self.draw = self.stream.__next__
@@ -78,32 +79,45 @@ class StreamChance:
         an output costs more than numpy's step), then the generator's own blocks."""
         made = self.made
         if made is not None:
-            outputs, at, after = made
+            outputs, at, after, near_top = made
             if at < outputs.shape[0]:
-                self.made = outputs, at + PIECE, after
+                self.made = outputs, at + PIECE, after, near_top
                 return outputs[at:at + PIECE].tolist()
             self.made = None
             self.state = after
             self.steps = BLOCK
         outputs, self.state = generator_block(self.state, self.steps)
         self.steps = BLOCK
+        if max(outputs) >= _TOP:
+            self.near_top = True
         return outputs
 
     def shuffle(self, cards: list) -> list:
-        """`cards` shuffled in place, as Xoshiro256.shuffle: Fisher-Yates from the end, each
-        draw bounded by rejection (Xoshiro256.bounded)."""
+        """`cards` shuffled in place, as Xoshiro256.shuffle (the deal's; `order`)."""
+        return self.order("deal", 0, cards)
+
+    def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
+        """`cards` shuffled in place, as Xoshiro256.shuffle: Fisher-Yates from the end, each draw
+        bounded by rejection (Xoshiro256.bounded). Two cards, a battle's table, take one draw,
+        which no bound of 2 rejects: its low bit keeps them (1) or swaps them (0). Up to 256
+        cards, the swaps written out for the size (`_PLACES`), which no draw can make reject
+        until the generator has made one of its top 256 outputs (`near_top`, about one a 2**56
+        draws): then the same draws, each checked against its bound."""
         size = len(cards)
+        if size == 2:
+            if not self.draw() & 1:
+                cards[0], cards[1] = cards[1], cards[0]
+            return cards
         if size < 2:
             return cards
-        # the draws of a shuffle taken at once: when none is one that a bound rejects (none is, but
-        # with a chance of about size / 2**64 a draw), each card's place is the draw mod its bound
-        draws = list(islice(self.stream, size - 1))
-        if max(draws) < _NEVER_REJECTED - size:
-            for i, j in zip(range(size - 1, 0, -1), map(mod, draws, range(size, 1, -1))):
-                cards[i], cards[j] = cards[j], cards[i]
-            return cards
-        draw = chain(draws, self.stream).__next__  # the same draws, one at a time
-        for i in range(len(cards) - 1, 0, -1):
+        if size <= _SMALL:
+            drawn = _PLACES[size](cards, self.draw, self)
+            if drawn is None:
+                return cards
+            draw = chain(drawn, self.stream).__next__  # the same draws, one at a time
+        else:
+            draw = self.draw
+        for i in range(size - 1, 0, -1):
             n = i + 1
             limit = _LIMITS[n] if n < _SMALL else (1 << 64) - ((1 << 64) % n)
             x = draw()
@@ -113,14 +127,30 @@ class StreamChance:
             cards[i], cards[j] = cards[j], cards[i]
         return cards
 
-    def order(self, kind: str, seat: int, cards: list[int]) -> list[int]:
-        """`cards` shuffled in place (RandomChance.order). Two cards, a battle's table, take one
-        draw, which no bound of 2 rejects: its low bit keeps them (1) or swaps them (0)."""
-        if len(cards) != 2:
-            return self.shuffle(cards)
-        if not self.draw() & 1:
-            cards[0], cards[1] = cards[1], cards[0]
-        return cards
+
+class _Placings(dict):
+    """For each size of pile up to 256, StreamChance.order's shuffle of it written out (made at
+    its first use): its draws (the generator's next size - 1 outputs), then, unless the chance
+    has made one of its top outputs (`near_top`: it returns the draws, for the checked loop),
+    each card swapped with the one at its draw mod its bound, last card first. Written out, a
+    10-card war's pickup costs about 1.3 us, where a loop over the draws cost about 3.4 us."""
+
+    def __missing__(self, size: int):
+        draws = [f"d{k}" for k in range(size - 1)]
+        lines = ["def place(cards, draw, chance):"]
+        lines += [f"    {d} = draw()" for d in draws]
+        lines += ["    if chance.near_top:", f"        return {', '.join(draws)},"]
+        for k, d in enumerate(draws):
+            i = size - 1 - k
+            lines.append(f"    j = {d} % {i + 1}; cards[{i}], cards[j] = cards[j], cards[{i}]")
+        space: dict = {}
+        exec("\n".join(lines), space)  # noqa: S102 - the code above, from a size
+        self[size] = place = space["place"]
+        return place
+
+
+_PLACES = _Placings()
+_TOP = (1 << 64) - _SMALL  # an output at or above it, the least that a bound up to _SMALL can reject
 
 
 # Outputs a block: the first block of a game's holds its deal (a 52-card deck takes 51 draws),
@@ -168,8 +198,10 @@ def prefetch(seeds, steps: int = PREFETCH) -> None:
     seq *= u(5)
     x = (seq << u(7)) | (seq >> u(57))
     x *= u(9)
-    for start, row, after in zip(starts, x.T.copy(), zip(s0.tolist(), s1.tolist(), s2.tolist(), s3.tolist())):
-        _MADE[start] = (row, 0, after)
+    near_top = (x >= u(_TOP)).any(axis=0).tolist()
+    for start, row, after, near in zip(starts, x.T.copy(), zip(s0.tolist(), s1.tolist(), s2.tolist(), s3.tolist()),
+                                       near_top):
+        _MADE[start] = (row, 0, after, near)
 
 
 def generator_block(state: tuple[int, int, int, int], steps: int) -> tuple[list[int], tuple[int, int, int, int]]:

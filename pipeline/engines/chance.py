@@ -164,6 +164,7 @@ _CHUNK = 4  # bits of the state a row of a block table stands for
 _MADE: dict = {}
 PREFETCH = 1024  # outputs a game: a Classic War game's deal and pickups, nine games in ten
 PIECE = 128  # outputs made Python ints at a time
+TRANSPOSE_ROWS = 64  # steps of every game's outputs made at a time (a 64 x 1024 piece: 512 kB)
 
 
 def prefetch(seeds, steps: int = PREFETCH) -> None:
@@ -184,22 +185,36 @@ def prefetch(seeds, steps: int = PREFETCH) -> None:
     starts = list(zip(s0.tolist(), s1.tolist(), s2.tolist(), s3.tolist()))
     seq = np.empty((steps, len(rngs)), u)
     t, rotated = np.empty_like(s1), np.empty_like(s3)
+    # the shifts as 0-d arrays: a ufunc takes one faster than a numpy scalar (1.2 us, not 2 us)
+    seventeen, nineteen, fortyfive = np.array(17, u), np.array(19, u), np.array(45, u)
     for i in range(steps):  # Xoshiro256.next's step, for every game at once
         seq[i] = s1
-        np.left_shift(s1, u(17), out=t)
+        np.left_shift(s1, seventeen, out=t)
         s2 ^= s0
         s3 ^= s1
         s1 ^= s2
         s0 ^= s3
         s2 ^= t
-        np.right_shift(s3, u(19), out=rotated)
-        s3 <<= u(45)
+        np.right_shift(s3, nineteen, out=rotated)
+        np.left_shift(s3, fortyfive, out=s3)
         s3 |= rotated
-    seq *= u(5)
-    x = (seq << u(7)) | (seq >> u(57))
-    x *= u(9)
-    near_top = (x >= u(_TOP)).any(axis=0).tolist()
-    for start, row, after, near in zip(starts, x.T.copy(), zip(s0.tolist(), s1.tolist(), s2.tolist(), s3.tolist()),
+    # each output's multiplications (s1 * 5, rotated, * 9) in place, and a game's outputs made a
+    # row, TRANSPOSE_ROWS steps at a time (in cache: 3 ms for 1024 games, where whole it took 15)
+    outputs = np.empty((len(rngs), steps), u)
+    rotated = np.empty((TRANSPOSE_ROWS, len(rngs)), u)
+    five, seven, fiftyseven, nine = (np.array(k, u) for k in (5, 7, 57, 9))
+    for first in range(0, steps, TRANSPOSE_ROWS):
+        x = seq[first:first + TRANSPOSE_ROWS]
+        high = rotated[:x.shape[0]]
+        np.multiply(x, five, out=x)
+        np.right_shift(x, fiftyseven, out=high)
+        np.left_shift(x, seven, out=x)
+        x |= high
+        x *= nine
+        outputs[:, first:first + TRANSPOSE_ROWS] = x.T
+    near_top = ((outputs >= u(_TOP)).any(axis=1).tolist() if outputs.max() >= u(_TOP)
+                else [False] * len(rngs))
+    for start, row, after, near in zip(starts, outputs, zip(s0.tolist(), s1.tolist(), s2.tolist(), s3.tolist()),
                                        near_top):
         _MADE[start] = (row, 0, after, near)
 

@@ -101,6 +101,12 @@ def missing(tmp_path):
     return tmp_path / "nowhere.jsonl", "cannot read start file"
 
 
+def not_utf8(tmp_path):
+    path = tmp_path / "start.jsonl"
+    path.write_bytes(b"\xff\xfe" + deals_line(held()).encode())
+    return path, "cannot read start file"
+
+
 def empty(tmp_path):
     return lines_of(tmp_path, "\n"), "holds no deal"
 
@@ -116,7 +122,7 @@ def uneven(tmp_path):
     return lines_of(tmp_path, json.dumps(line, ensure_ascii=False) + "\n"), "its piles hold 14, 10 cards"
 
 
-@pytest.mark.parametrize("case", [other_rules, other_deck, malformed, no_piles, missing, empty, misstated, uneven])
+@pytest.mark.parametrize("case", [other_rules, other_deck, malformed, no_piles, missing, not_utf8, empty, misstated, uneven])
 def test_a_start_file_war_cannot_start_from_is_refused_by_its_line_and_nothing_is_written(
         tmp_path, monkeypatch, capsys, case):
     path, said = case(tmp_path)

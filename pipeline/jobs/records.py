@@ -21,7 +21,7 @@ from ..model.inputs import lines as split_lines
 from ..model.inputs import loads_json, not_regular
 from ..model.schema import RuleSet
 from ..storage.files import atomic_write_bytes
-from .request import rule_set
+from .request import rules_of
 from .search import Found, piles_of
 from .searcher import Record
 
@@ -124,12 +124,6 @@ def _size(label: str) -> int:
     except Exception:  # a line of a rule set this war does not know sorts last
         return 1 << 30
     return rules.ranks * rules.suits + rules.jokers
-
-
-def rules_of(label: str) -> RuleSet:
-    """The rule set a records line names (RuleSet.label: the variant, then OPTION=VALUE)."""
-    variant, *options = label.split()
-    return rule_set(variant, options)
 
 
 def deal_of(line: dict) -> tuple[RuleSet, Deal]:

@@ -119,6 +119,13 @@ def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file:
     return build_rules(variant or "classic", parse_sets(list(options)))
 
 
+def rules_of(label: str) -> RuleSet:
+    """The rule set a label names (RuleSet.label, as a records line keeps it: the variant, then
+    OPTION=VALUE)."""
+    variant, *options = label.split()
+    return rule_set(variant, options)
+
+
 @dataclass(frozen=True)
 class GenerateArgs:
     """A run of `generate` as a command line asks for it, unchecked (generate_request checks it).

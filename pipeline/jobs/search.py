@@ -26,8 +26,7 @@ import numpy as np
 
 from ..engines.choice import compiled_engine
 from ..errors import DatasetError, DealError, Interrupted, RulesError, brief, interrupted, storage_error
-from ..model.deal import check_deal, deal_deck, dealt_deck, deck_of, pile_sizes
-from ..model.inputs import lines as split_lines
+from ..model.deal import check_deal, deal_deck, deal_lines, dealt_deck, deck_of, pile_sizes
 from ..model.inputs import loads_json, not_regular
 from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.rng import SplitMix64
@@ -37,6 +36,7 @@ from ..storage.location import is_remote, location
 from .generate import Plan, check_seed, generate
 from .parallel import check_workers, dask_client, run_tasks, run_tasks_dask
 from .place import check_new_output
+from .request import rules_of
 from .searcher import (
     GOALS, LEAST_POOL, MEASURES, Record, SearcherState, Task, codes_of, misplayed, fast_search, played_again,
     run_task, records_of, sorted_ranks,
@@ -228,29 +228,9 @@ def read_start(path: str | Path, rules: RuleSet) -> list[StartDeal]:
     file holds every deck's: its lines of other rule sets are passed over, but a file with
     none of this one's is refused, and so is a deals-file line that is not a deal of this deck,
     or not dealt as the rule set deals (the piles' sizes): a DealError naming the line."""
-    from .records import rules_of  # records reads this module
-
-    path = Path(path)
-    kind = not_regular(path)
-    if kind is not None:
-        raise DealError(f"start file {str(path)!r} is {kind}, not a file", params=("start",))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise DealError(f"cannot read start file {str(path)!r}: {err.strerror or err}", params=("start",)) from None
     by_rank = np.array(deck_of(rules).rank, np.int64)
     deals, other = [], None
-    for number, line in enumerate(split_lines(text), 1):
-        if not line.strip():
-            continue
-        where = f"{path.name} line {number}"
-        try:
-            data = loads_json(line)
-        except ValueError as err:
-            raise DealError(f"{where}: not JSON: {err}", params=("start",)) from None
-        if not isinstance(data, dict) or "piles" not in data:
-            raise DealError(f"{where}: wants an object with `piles` (a deals file's line or a records line)",
-                            params=("start",))
+    for where, data in deal_lines(path, "start file", " (a deals file's line or a records line)", ("start",)):
         if "rules" in data:
             try:
                 same = isinstance(data["rules"], str) and (data["rules"] == rules.label

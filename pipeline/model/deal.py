@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,17 +145,21 @@ def check_deal(rules: RuleSet, piles: list, set_aside: list | None = None, where
     return Deal(tuple(tuple(p) for p in coded), tuple(aside), explicit=True)
 
 
-def read_deals(path: str | Path, rules: RuleSet) -> list[Deal]:
-    """JSON Lines, one deal a line: {"piles": [[card, ...], ...], "set_aside": [...]}."""
+def deal_lines(path: str | Path, what: str, wants: str = "", params: tuple[str, ...] = ()
+               ) -> Iterator[tuple[str, dict]]:
+    """Each line of a JSON Lines file of deals (`what` it is called in errors: "deals file") as
+    (`FILE line N`, its object), blank lines passed over; a DealError naming the file or the line
+    for a file that cannot be read, a line that is not JSON or not an object with `piles`
+    (`wants` says what else such a line may be)."""
     path = Path(path)
     kind = not_regular(path)
     if kind is not None:
-        raise DealError(f"deals file {str(path)!r} is {kind}, not a file")
+        raise DealError(f"{what} {str(path)!r} is {kind}, not a file", params=params)
     try:
         lines = split_lines(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
-        raise DealError(f"cannot read deals file {str(path)!r}: {err}") from None
-    deals = []
+        raise DealError(f"cannot read {what} {str(path)!r}: {getattr(err, 'strerror', None) or err}",
+                        params=params) from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -162,10 +167,16 @@ def read_deals(path: str | Path, rules: RuleSet) -> list[Deal]:
         try:
             data = loads_json(line)
         except ValueError as err:
-            raise DealError(f"{where}: not JSON: {err}") from None
+            raise DealError(f"{where}: not JSON: {err}", params=params) from None
         if not isinstance(data, dict) or "piles" not in data:
-            raise DealError(f"{where}: wants an object with `piles`")
-        deals.append(check_deal(rules, data["piles"], data.get("set_aside"), where))
+            raise DealError(f"{where}: wants an object with `piles`{wants}", params=params)
+        yield where, data
+
+
+def read_deals(path: str | Path, rules: RuleSet) -> list[Deal]:
+    """JSON Lines, one deal a line: {"piles": [[card, ...], ...], "set_aside": [...]}."""
+    deals = [check_deal(rules, data["piles"], data.get("set_aside"), where)
+             for where, data in deal_lines(path, "deals file")]
     if not deals:
         raise DealError(f"deals file {str(path)!r} holds no deal")
     return deals

@@ -76,3 +76,21 @@ def old_dataset(tmp_path) -> Path:
     root = tmp_path / "old"
     shutil.copytree(OLD_DATASET, root)
     return root
+
+
+@pytest.fixture(autouse=True)
+def _python_s_own_ctrl_c(request):
+    """Each test ends with Python's own Ctrl-C handler in place, as a new process starts with it.
+    A test that leaves another (SIGINT ignored, or a library's handler) would make every later
+    Ctrl-C test in its worker fail, far from the cause: the handler is put back and the test
+    that left it is named in a warning."""
+    import signal
+    import threading
+    import warnings
+
+    yield
+    if threading.current_thread() is threading.main_thread():
+        left = signal.getsignal(signal.SIGINT)
+        if left is not signal.default_int_handler:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            warnings.warn(f"{request.node.nodeid} left SIGINT's handler as {left!r}; Python's own put back")

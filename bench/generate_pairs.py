@@ -20,32 +20,26 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from measure import fresh, in_turn, measure  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[1]
 RUN = "import sys; from pipeline.cli import command; sys.argv = ['war', *sys.argv[1:]]; sys.exit(command())"
 
 
 def run_once(source: Path, args: list[str], out: Path) -> tuple[float, float, float]:
-    """(wall, user, system) of one `war generate ARGS -o OUT` from `source`."""
-    shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ, PYTHONPATH=str(source))
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", RUN, "generate", *args, "-o", str(out)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
-    shutil.rmtree(out, ignore_errors=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"{source}: war generate {' '.join(args)} failed ({proc.returncode}): {err.strip()}")
-    return wall, usage.ru_utime, usage.ru_stime
+    """(wall, user, system) of one `war generate ARGS -o OUT` from `source`, into a new folder."""
+    try:
+        run = measure([sys.executable, "-c", RUN, "generate", *args, "-o", str(fresh(out))],
+                      env=dict(os.environ, PYTHONPATH=str(source)))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return run.wall, run.user, run.cpu - run.user
 
 
 def main() -> None:
@@ -64,8 +58,7 @@ def main() -> None:
     figures: dict[tuple[str, int | None], list[tuple[float, float, float]]] = {}
     try:
         for run in range(opts.runs):
-            order = list(sources) if run % 2 == 0 else list(reversed(sources))
-            for name in order:
+            for name in in_turn(run, list(sources)):
                 line = []
                 for workers in counts:
                     extra = [] if workers is None else ["--workers", str(workers)]

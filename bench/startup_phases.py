@@ -23,6 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from measure import in_turn  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 PARTS = [("timeline ready", "the interpreter (and the timeline's imports)"),
          ("import pyarrow end", "pipeline, pyarrow and numpy"),
@@ -72,7 +76,7 @@ def main() -> None:
     out = Path(tempfile.mkdtemp(prefix="war-phases-")) / "out"
     load = os.getloadavg()[0]
     for run in range(opts.runs):
-        for name in list(sources) if run % 2 == 0 else reversed(list(sources)):
+        for name in in_turn(run, list(sources)):
             runs[name].append(parts(sources[name], args, out))
     shutil.rmtree(out.parent, ignore_errors=True)
     print(f"war generate {' '.join(args)}: CPU, median of {opts.runs} alternated runs, "

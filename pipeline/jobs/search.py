@@ -229,6 +229,7 @@ def read_start(path: str | Path, rules: RuleSet) -> list[StartDeal]:
     none of this one's is refused, and so is a deals-file line that is not a deal of this deck,
     or not dealt as the rule set deals (the piles' sizes): a DealError naming the line."""
     by_rank = np.array(deck_of(rules).rank, np.int64)
+    sizes = pile_sizes(rules)
     deals, other = [], None
     for where, data in deal_lines(path, "start file", " (a deals file's line or a records line)", ("start",)):
         if "rules" in data:
@@ -241,7 +242,6 @@ def read_start(path: str | Path, rules: RuleSet) -> list[StartDeal]:
                 other = other or (where, data["rules"])
                 continue
         deal = check_deal(rules, data["piles"], data.get("set_aside"), where)
-        sizes = pile_sizes(rules)
         if tuple(len(p) for p in deal.piles) + (len(deal.set_aside),) != sizes:
             said = ", ".join(str(len(p)) for p in deal.piles)
             raise DealError(f"{where}: its piles hold {said} cards, not the {', '.join(map(str, sizes[:-1]))} "
@@ -294,9 +294,10 @@ def seed_pools(rules: RuleSet, states: list[SearcherState], start: list[StartDea
         seeded: set[int] = set()
         for deal, row in zip(start, rows):
             ranks = list(deal.ranks)
-            at = next((i for i, r in enumerate(state.pool) if r == ranks and state.rows[i][0] != EMPTY), None)
+            at = next((i for i, r in enumerate(state.pool) if r == ranks and state.rows[i][ROW_SCORE] != EMPTY),
+                      None)
             if at is None:
-                at = min((i for i in range(len(state.rows)) if i not in seeded), key=lambda i: state.rows[i][0])
+                at = min((i for i in range(len(state.rows)) if i not in seeded), key=lambda i: state.rows[i][ROW_SCORE])
             state.pool[at], state.rows[at], state.polished[at] = ranks, row.tolist(), False
             seeded.add(at)
 

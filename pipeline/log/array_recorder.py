@@ -86,9 +86,9 @@ class ArrayRecorder:
     `seats`, what more it carries in `extras`. One game at a time: `begin()`, the engine's
     `emit`s (and `plays`), `end_game(summary, seed)`."""
 
-    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "unfolded", "duels", "game_unfolded", "summaries",
-                 "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle", "lost", "emit",
-                 "plays", "war_round")
+    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "unfolded", "duels", "game_unfolded",
+                 "summaries", "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle",
+                 "lost", "emit", "plays", "war_round")
 
     def __init__(self, players: int) -> None:
         self.players = players
@@ -357,8 +357,9 @@ class ArrayRecorder:
         noted = self._noted()
         if noted.shape[0]:  # each noted duel's event: its taker's card, put between its plays and its collect
             duel = noted[:, 0]
-            run = np.searchsorted(np.cumsum(lengths), duel, side="right")
-            within = duel - (np.cumsum(lengths) - lengths)[run]
+            ends = np.cumsum(lengths)  # each run's duels end there, among the batch's
+            run = np.searchsorted(ends, duel, side="right")
+            within = duel - (ends - lengths)[run]
             at_card = (np.cumsum(counts)[marks] - RUN_CARDS * lengths)[run] + RUN_CARDS * within
             cards = np.insert(cards, at_card + 2, cards[at_card + (takers[duel] != runs[run, 0])])
             counts[marks] += np.bincount(run, minlength=marks.shape[0])

@@ -20,6 +20,7 @@ does, to tell a cycle that repeats before the cap from a capped game.
 from __future__ import annotations
 
 import mmap
+from math import factorial
 
 import numpy as np
 
@@ -472,8 +473,7 @@ def _count_walk(counts, seq, index, stop, extra, pickup, max_battles, classes, r
 
 
 _BELOW = np.array([(1 << r) - 1 for r in range(64)], np.uint64)  # the ranks below r, as bits
-_FACTORIALS = np.array([1, 1, 2, 6, 24, 120, 720, 5040, 40320, 362880, 3628800, 39916800, 479001600, 6227020800,
-                        87178291200, 1307674368000, 20922789888000], np.int64)  # up to MOST_RANK + 1 cards
+_FACTORIALS = np.array([factorial(n) for n in range(MOST_RANK + 2)], np.int64)  # up to MOST_RANK + 1 cards
 
 
 @njit(cache=True, inline="always", _nrt=False)

@@ -524,10 +524,11 @@ class TableGame(Game):
         seat's cards are its pile, and both piles hold a card before every battle (a battle that
         empties one ends the game), so a battle is the two top cards. A duel (the two differ and
         the loser holds another card) is `shuffled_duels`' loop in line, its events reported a
-        run at a time, an event `decides` logs of its cards with it (`noted`: in a family whose
-        best cards often log one, about one battle in six, a run no longer ends there); any other battle is played here as `battles` plays it: a
-        tie offered to `tie` (when the class has one) before two_seat_wars, a battle of two cards
-        that is no duel (the loser's last card) in line. How many battles were played."""
+        run at a time, with any event `decides` logs of its two cards (`noted`: a run goes on
+        past it, as Trump War's trumps decide about one battle in six); any other battle is
+        played here as `battles` plays it: a tie offered to `tie` (when the class has one)
+        before two_seat_wars, a battle of two cards that is no duel (the loser's last card) in
+        line. How many battles were played."""
         first, second = piles = self.piles
         strengths, draw, order, last = self.strengths, self.chance.draw, self.chance.order, self.max_battles
         take_first, take_second, put_first, put_second = first.popleft, second.popleft, first.extend, second.extend

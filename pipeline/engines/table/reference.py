@@ -525,7 +525,7 @@ class TableGame(Game):
         empties one ends the game), so a battle is the two top cards. A duel (the two differ and
         the loser holds another card) is `shuffled_duels`' loop in line, its events reported a
         run at a time, with any event `decides` logs of its two cards (`noted`: a run goes on
-        past it, as Trump War's trumps decide about one battle in six); any other battle is
+        past it, as a plugin's noted events may decide one battle in several); any other battle is
         played here as `battles` plays it: a tie offered to `tie` (when the class has one)
         before two_seat_wars, a battle of two cards that is no duel (the loser's last card) in
         line. How many battles were played."""

@@ -33,7 +33,7 @@ from ..compiled.state import CARDS, ROWS, SEATS, ZERO, Rules, most_cards_per_bat
 from ..compiled.state import most_seats_per_battle
 from ..play import FIXED_PICKUPS
 from .battle import collect, duel, duels, forfeit, open_battle, retire_empty, settle, war_round
-from .reference import ranks_of, war_values
+from .ranks import ranks_of, war_values
 
 
 class TableFamily(NamedTuple):

@@ -21,27 +21,7 @@ from ..event import Recorder
 from ..play import Game
 from ..policies import CHOOSES
 from ..summary import Summary
-
-
-def ranks_of(rules: RuleSet) -> tuple[int, ...]:
-    """Each card code's rank index as the game orders ranks (docs/rules.md 1.1, 2.8): the deck's,
-    or under aces=low with the Ace (the deck's top rank) below the 2, every other rank one up;
-    Jokers above every rank."""
-    rank = deck_of(rules).rank
-    if rules.aces == "high":
-        return rank
-    return tuple(r if r == rules.ranks else (r + 1) % rules.ranks for r in rank)
-
-
-def war_values(rules: RuleSet) -> tuple[int, ...] | None:
-    """Război: the value of each rank index (docs/rules.md 5.1; the Ace's is ace_value wherever
-    aces put it), or None when war size is fixed."""
-    if rules.war_down != "by_rank":
-        return None
-    values = [r + 2 for r in range(9)] + [10, 10, 10, rules.ace_value]
-    if rules.aces == "low":
-        values = values[-1:] + values[:-1]
-    return tuple(values) + (rules.ace_value + 1,)
+from .ranks import ranks_of, war_values  # noqa: F401 - the table's values, read here and by importers of this module
 
 
 # The pickups under which a battle of two cards takes them in an order `TableGame.duels` knows.

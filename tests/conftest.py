@@ -78,32 +78,20 @@ def old_dataset(tmp_path) -> Path:
     return root
 
 
-class _SigintSetters:
-    """Where SIGINT's handler was last set in this process's main thread (a short stack), so that
-    the warning of _python_s_own_ctrl_c says who left another handler, not only which test: a
-    test that compiled the engines for the first time in a fresh clone once left SIGINT ignored,
-    and no run since has shown it again. signal.signal is wrapped for the session; it still does
-    what it did."""
+def python_s_own_ctrl_c_from_the_start() -> None:
+    """Python's own Ctrl-C handler in this process (each xdist worker imports this file) when it
+    started with SIGINT ignored: a shell without job control starts a command put in the
+    background (`pytest ... &`, `nohup ... &`) with SIGINT ignored, and Python then keeps it so.
+    Every test would start with it ignored, and every war process a test starts would inherit
+    it, so the tests that stop one with Ctrl-C failed in such a run (seen in runs started so:
+    `timeout`, which resets it, and a foreground run never showed it)."""
+    import signal
 
-    last: str | None = None
-
-    @classmethod
-    def install(cls) -> None:
-        import signal
-        import threading
-        import traceback
-
-        real, pid = signal.signal, os.getpid()
-
-        def setting(signum, handler):
-            if signum == signal.SIGINT and os.getpid() == pid and threading.current_thread() is threading.main_thread():
-                cls.last = "".join(traceback.format_stack(limit=8)[:-1])
-            return real(signum, handler)
-
-        signal.signal = setting
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-_SigintSetters.install()
+python_s_own_ctrl_c_from_the_start()
 
 
 @pytest.fixture(autouse=True)
@@ -111,7 +99,7 @@ def _python_s_own_ctrl_c(request):
     """Each test ends with Python's own Ctrl-C handler in place, as a new process starts with it.
     A test that leaves another (SIGINT ignored, or a library's handler) would make every later
     Ctrl-C test in its worker fail, far from the cause: the handler is put back and the test
-    that left it is named in a warning, with where the handler was last set."""
+    that left it is named in a warning."""
     import signal
     import threading
     import warnings
@@ -120,7 +108,5 @@ def _python_s_own_ctrl_c(request):
     if threading.current_thread() is threading.main_thread():
         left = signal.getsignal(signal.SIGINT)
         if left is not signal.default_int_handler:
-            where = _SigintSetters.last or "(not through signal.signal)"
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            warnings.warn(f"{request.node.nodeid} left SIGINT's handler as {left!r}; Python's own put back. "
-                          f"Last set at:\n{where}")
+            warnings.warn(f"{request.node.nodeid} left SIGINT's handler as {left!r}; Python's own put back")

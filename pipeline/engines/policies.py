@@ -190,8 +190,13 @@ def generator(seed: int) -> Xoshiro256:
     (rng.game_seed) rather than from a SplitMix64 stepped a call at a time (a game makes three:
     its own and one a seat's policy; about half the time)."""
     rng = Xoshiro256.__new__(Xoshiro256)
-    rng.s0, rng.s1, rng.s2, rng.s3 = game_seed(seed, 0), game_seed(seed, 1), game_seed(seed, 2), game_seed(seed, 3)
+    rng.s0, rng.s1, rng.s2, rng.s3 = state_words(seed)
     return rng
+
+
+def state_words(seed: int) -> tuple[int, int, int, int]:
+    """Xoshiro256(seed)'s state: the first four SplitMix64 outputs from the seed."""
+    return game_seed(seed, 0), game_seed(seed, 1), game_seed(seed, 2), game_seed(seed, 3)
 
 
 class SeatGenerator(Xoshiro256):
@@ -208,8 +213,7 @@ class SeatGenerator(Xoshiro256):
     def __getattr__(self, name: str):
         if name not in Xoshiro256.__slots__:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        seed = policy_seed(self.game_seed, self.seat)
-        self.s0, self.s1, self.s2, self.s3 = (game_seed(seed, i) for i in range(4))
+        self.s0, self.s1, self.s2, self.s3 = state_words(policy_seed(self.game_seed, self.seat))
         return getattr(self, name)
 
 

@@ -84,7 +84,7 @@ def game_counts(rules: RuleSet) -> tuple[int, ...]:
 def rank_map(rules: RuleSet) -> tuple[int, ...]:
     """Each rank index of the deck (model.all_deals's) as the game orders ranks (the table
     engine's ranks_of: under aces=low the Ace below the 2)."""
-    from ..engines.table.reference import ranks_of
+    from ..engines.table.ranks import ranks_of
 
     order, deck = ranks_of(rules), deck_of(rules).rank
     to_game = {}

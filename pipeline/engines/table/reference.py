@@ -21,7 +21,7 @@ from ..event import Recorder
 from ..play import Game
 from ..policies import CHOOSES
 from ..summary import Summary
-from .ranks import ranks_of, war_values  # noqa: F401 - the table's values, read here and by importers of this module
+from .ranks import ranks_of, war_values
 
 
 # The pickups under which a battle of two cards takes them in an order `TableGame.duels` knows.

@@ -22,19 +22,17 @@ from __future__ import annotations
 import argparse
 import hashlib
 import statistics
-import sys
 import time
 from pathlib import Path
 
+import idiomatic
+from measure import SIMULATOR_AT_FILING
+
 ROOT = Path(__file__).resolve().parent.parent
-SIMULATOR_AT_FILING = 10_800  # games/s of CPU, the idiomatic simulator pinned, as issue 52 says
 
 
 def simulator_rate(games: int) -> float:
     """Games per CPU second of bench/idiomatic.py's simulator on SplitMix64 deals."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import idiomatic
-
     began = time.process_time()
     idiomatic.run(games, 1, "splitmix")
     return games / (time.process_time() - began)

@@ -31,10 +31,9 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from measure import fresh, measure, one_core, print_table, war
+from measure import SIMULATOR_AT_FILING, fresh, measure, one_core, print_table, war
 
 ROOT = Path(__file__).resolve().parent.parent
-SIMULATOR_AT_FILING = 10_800  # games/s of CPU, the idiomatic simulator pinned, as issue 52 says
 
 # (name, variant, options, share of --games)
 ROWS = [

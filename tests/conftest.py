@@ -83,8 +83,7 @@ def python_s_own_ctrl_c_from_the_start() -> None:
     started with SIGINT ignored: a shell without job control starts a command put in the
     background (`pytest ... &`, `nohup ... &`) with SIGINT ignored, and Python then keeps it so.
     Every test would start with it ignored, and every war process a test starts would inherit
-    it, so the tests that stop one with Ctrl-C failed in such a run (seen in runs started so:
-    `timeout`, which resets it, and a foreground run never showed it)."""
+    it, so the tests that stop one with Ctrl-C would fail in such a run."""
     import signal
 
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:

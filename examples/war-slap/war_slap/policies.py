@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SlapView:
+class SlapView(NamedTuple):
     """Seat `seat` sees a pair of rank `rank` (a rank index: 0 for 2s) on a table of
-    `table` cards; it holds `own_cards` cards."""
+    `table` cards; it holds `own_cards` cards. A NamedTuple, read-only as a frozen dataclass is
+    and made in a third of its time: a view is made at every pair, about 40 times a game."""
 
     seat: int
     rank: int

@@ -3,7 +3,7 @@ and draws what generator(policy_seed(game seed, seat)) draws."""
 
 import pytest
 
-from pipeline.engines.policies import PolicyChooser, SeatGenerator, generator
+from pipeline.engines.policies import PolicyChooser, SeatGenerator, generator, parse_policy
 from pipeline.model.rng import Xoshiro256, policy_seed
 
 
@@ -31,5 +31,14 @@ def test_no_state_is_made_until_a_policy_reads_it():
 
 
 def test_a_chooser_gives_each_seat_its_own():
-    chooser = PolicyChooser([], 99)
-    assert chooser.rngs == []
+    """Each seat's generator is its own seat's, whichever seat draws first, and a seat whose
+    policy never draws never makes one (its state stays unset)."""
+    kinds = ("steal", "top")
+    seats = [parse_policy("random", kinds) for _ in range(3)]
+    chooser = PolicyChooser(seats, 99)
+    assert [type(r) for r in chooser.rngs] == [SeatGenerator] * 3
+    second, first = chooser.rngs[2].next(), chooser.rngs[0].next()  # out of seat order
+    assert (first, second) == (generator(policy_seed(99, 0)).next(), generator(policy_seed(99, 2)).next())
+    assert first != second
+    with pytest.raises(AttributeError):
+        object.__getattribute__(chooser.rngs[1], "s0")

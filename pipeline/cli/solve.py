@@ -47,10 +47,12 @@ def solve(
     if out is not None:
         war.check_solution_out(out, overwrite)
     solution = _solved(rules, exact, tol, quiet)
+    # written before anything is said: a reader that closes stdout early (`| head -1`) ends the
+    # command at its next line, and the solution must not be what it loses
+    written = None if out is None else war.write_solution(out, solution, positions=positions, overwrite=overwrite)
     for line in war.solution_lines(solution):
         typer.echo(line)
-    if out is not None:
-        written = war.write_solution(out, solution, positions=positions, overwrite=overwrite)
+    if written is not None:
         typer.echo(f"written to {out}: {written}")
 
 
@@ -90,6 +92,9 @@ def _check_flags(from_, query, deal, out, positions, overwrite, solving: dict) -
         if given:
             raise war.UsageError(f"--from asks a solution already written: {', '.join(given)} would change nothing "
                                  f"(solve again without --from)", params=("from",))
+        if deal is not None and query != "deal":
+            raise war.UsageError(f"--deal names the deal of --query deal; --query {query} would not read it",
+                                 params=("deal",))
         return
     if query != "deck" or deal is not None:
         raise war.UsageError("--query and --deal ask a solution written by --out: give it with --from PATH",

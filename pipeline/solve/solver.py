@@ -9,6 +9,7 @@ when the chain is small enough.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -48,28 +49,30 @@ def check_solvable(rules: RuleSet) -> None:
     if rules.variant not in variants:
         problems.append(f"variant {rules.variant} (the table family: {', '.join(variants)})")
     if rules.players != 2:
-        problems.append(f"players={rules.players} (2)")
+        problems.append(f"players={rules.players} (it needs 2)")
     if rules.pickup != "shuffled":
-        problems.append(f"pickup={rules.pickup} (shuffled: fixed orders are decided by the deal, `war generate --all-deals`)")
+        problems.append(f"pickup={rules.pickup} (it needs shuffled: under a fixed order the deal decides the game, `war generate --all-deals`)")
     if not isinstance(rules.war_down, int):
-        problems.append(f"war_down={rules.war_down} (a number of cards)")
+        problems.append(f"war_down={rules.war_down} (it needs a number of cards)")
     if rules.win != "all_cards":
-        problems.append(f"win={rules.win} (all_cards)")
+        problems.append(f"win={rules.win} (it needs all_cards)")
     if getattr(rules, "hand_size", 0):
-        problems.append(f"hand_size={rules.hand_size} (0)")
+        problems.append(f"hand_size={rules.hand_size} (it needs 0)")
     size = deck_of(rules).size
     if size % 2:
         odd = "deals one seat a card more (deal=first_short)" if getattr(rules, "deal", "even") == "first_short" \
             else "sets a card aside"
-        problems.append(f"a deck of {size} cards (an even deck: an odd one {odd})")
+        problems.append(f"a deck of {size} cards (it needs an even deck: an odd one {odd})")
     if problems:
-        raise RulesError("war solve plays 2 seats, shuffled pickup, all cards to win, no choices: not "
+        raise RulesError("war solve plays 2 seats, shuffled pickup, all cards to win, no choices; this rule set has "
                          + "; ".join(problems), params=("rules",))
     counts = game_counts(rules)
     indices = (size - 1) * count_sequences(counts)
     if indices > MAX_INDICES:
+        sized = {"ranks", "suits"} <= set(registry().variants[rules.variant].options)
         raise RulesError(f"a deck of {size} cards has {indices:,} positions, more than {MAX_INDICES:,}: "
-                         "solve a smaller deck (`ranks`, `suits`)", params=("rules",))
+                         + ("solve a smaller deck (`ranks`, `suits`)" if sized else
+                            f"{rules.variant}'s deck is fixed, so war solve cannot solve it"), params=("rules",))
 
 
 def game_counts(rules: RuleSet) -> tuple[int, ...]:
@@ -251,10 +254,37 @@ def solve(rules: RuleSet, exact: bool | None = None, tol: float = 1e-13, most_sw
     """Solve the chain of `rules`: floats always (iterated to `tol`), Fractions too when `exact`
     (default: when it has at most EXACT_ROWS rows). `progress(sweeps, worst)`, if given, hears
     how far the float iteration is every 50 sweeps."""
+    chain = chain or build_chain(rules)
+    with _threads_for(chain.succ.shape[0]):
+        return _solved(rules, chain, exact, tol, most_sweeps, interrupted, progress)
+
+
+THREADED_MOVES = 1_000_000  # moves of a sweep (about 9 ms of one core) below which one thread sweeps
+
+
+@contextmanager
+def _threads_for(moves: int):
+    """One thread for a small chain's sweeps: they take microseconds, and each waits at its end
+    for every thread; on a machine whose other core is busy that wait is a time slice, which made
+    2x4's exact solve 10 to 35 times slower on two threads than on one. The result is the same
+    either way (iterate.py)."""
+    import numba
+
+    before = numba.get_num_threads()
+    if moves >= THREADED_MOVES or before == 1:
+        yield
+        return
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def _solved(rules, chain, exact, tol, most_sweeps, interrupted, progress) -> Solution:
     from .exact import MOST_STEPS, NotCertified, solve_exact
     from .iterate import iterate
 
-    chain = chain or build_chain(rules)
     began = time.process_time()
     rstart, pred = ch.reverse(chain.start, chain.succ, chain.rows)
     ends_here = chain.kind != ch.GOES_ON

@@ -64,11 +64,19 @@ def read_manifest(root) -> dict:
 
 Count = Annotated[int, Field(strict=True, ge=0)]
 Number = Annotated[float, Field(strict=True)]  # an int is a number too; a bool is not
+Bound = Annotated[float, Field(strict=True, ge=0)]  # an error bound: the checks' tolerance, so never below 0
 
 
 def _fraction_text(value):
+    """A "p/q" fraction's text or None. Every way it is not one is a ValueError, which pydantic
+    reports as this field's error (a TypeError or ZeroDivisionError would escape it)."""
     if value is not None:
-        fraction(value)  # ValueError, TypeError or ZeroDivisionError: not "p/q"
+        if not isinstance(value, str):
+            raise ValueError(f"{value!r} is not a fraction's text such as \"1/3\"")
+        try:
+            fraction(value)
+        except ZeroDivisionError:
+            raise ValueError(f"{value!r} has a zero denominator") from None
     return value
 
 
@@ -85,8 +93,8 @@ class _Deck(BaseModel):
     battles: Number
     laid: Number
     over_cap: Number
-    battles_bound: Number
-    laid_bound: Number
+    battles_bound: Bound
+    laid_bound: Bound
     exact_p_win0: FractionText = None
     exact_p_win1: FractionText = None
     exact_battles: FractionText = None
@@ -108,7 +116,7 @@ class _Shape(BaseModel):
     deals: Count
     positions: Count
     sweeps: Count
-    bound: Number
+    bound: Bound
     exact: Annotated[bool, Field(strict=True)]
     deck: _Deck
     files: list[_File]

@@ -88,8 +88,13 @@ def lines(solution) -> list[str]:
     q = deck_quantiles(solution.cdf)
     out.append("  battles quantiles " + ", ".join(f"{int(k * 1000) / 10:g}%: {v if v is not None else '>' + str(solution.sweeps)}"
                                                  for k, v in q.items()))
-    out.append(f"  P(capped)       {deck['over_cap']:.3g}  (the engine stops a game at max_battles={rules.max_battles:,}; "
-               "the figures above are the game without the cap)")
+    if solution.sweeps >= rules.max_battles:
+        out.append(f"  P(capped)       {deck['over_cap']:.3g}  (the engine stops a game at max_battles={rules.max_battles:,}; "
+                   "the figures above are the game without the cap)")
+    else:  # the sweeps stopped short of the cap: what is left is P(N > sweeps), a bound on P(N > cap)
+        out.append(f"  P(capped)       <= {deck['over_cap']:.3g}  (a bound: the sweeps stopped at {solution.sweeps:,} "
+                   f"battles, before the engine's cap, max_battles={rules.max_battles:,}; the figures above are the "
+                   "game without the cap)")
     out.append(f"  error bound     {solution.bound:.2g} on each probability, {deck['battles_bound']:.2g} on E[battles], "
                f"{deck['laid_bound']:.2g} on E[cards laid] "
                f"({solution.sweeps:,} sweeps)" + ("; the fractions are exact" if exact else ""))

@@ -68,6 +68,19 @@ def test_a_record_is_replaced_only_by_a_better_one(tmp_path):
         ("classic ranks=6 suits=1", "cards laid", 19)]
 
 
+def test_a_rule_set_written_otherwise_is_the_same_records_line(tmp_path):
+    """Options in another order, or a default spelt out, name the line's rule set as `war search
+    --start` reads it: a better record replaces that line, a worse one is told of it, and the
+    file never holds two lines of one rule set and kind."""
+    path = tmp_path / "records.jsonl"
+    assert keep_record(path, line("classic suits=1 ranks=6", 20)) is None
+    assert keep_record(path, line("classic ranks=6 suits=1 war_down=3", 18))["battles"] == 20
+    assert keep_record(path, line("classic ranks=6 suits=1", 25)) is None
+    assert keep_record(path, line("classic ranks=6 suits=2", 5)) is None  # another deck: a line of its own
+    assert [(x["rules"], x["battles"]) for x in read_records(path)] == [
+        ("classic ranks=6 suits=1", 25), ("classic ranks=6 suits=2", 5)]
+
+
 def test_a_damaged_records_file_is_refused_by_line_before_the_search(tmp_path, monkeypatch, capsys):
     path = tmp_path / "records.jsonl"
     path.write_text(json.dumps(line("classic ranks=6 suits=1", 20)) + "\n{\"rules\": 1}\n", encoding="utf-8")

@@ -105,7 +105,7 @@ def keep_record(path: str | Path, line: dict) -> dict | None:
     path = Path(path)
     lines = read_records(path)
     for i, old in enumerate(lines):
-        if (old["rules"], old["record"]) == (line["rules"], line["record"]):
+        if old["record"] == line["record"] and _same_rules(old["rules"], line["rules"]):
             if _score(line) <= _score(old):
                 return old
             lines[i] = line
@@ -116,6 +116,18 @@ def keep_record(path: str | Path, line: dict) -> dict | None:
     text = "".join(json.dumps(x, ensure_ascii=False, separators=(", ", ": ")) + "\n" for x in lines)
     atomic_write_bytes(path, text.encode())
     return None
+
+
+def _same_rules(label: str, other: str) -> bool:
+    """Whether two records lines' labels name one rule set: the same text, or the same rules
+    written otherwise (options in another order, a default spelt out), as `war search --start`
+    reads a line. A label this war does not read is the same only as its own text."""
+    if label == other:
+        return True
+    try:
+        return rules_of(label) == rules_of(other)
+    except Exception:
+        return False
 
 
 def _size(label: str) -> int:

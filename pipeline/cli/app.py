@@ -58,7 +58,7 @@ def _war(show_version: bool = typer.Option(False, "--version", is_eager=True, ca
 
 # The flag of each library parameter that is not --NAME (a WarError's `params`).
 FLAGS = {"policies": "--policy", "options": "--set", "params": "--param", "variants": "--variant",
-         "rule_files": "--rules", "names": "--name"}
+         "rule_files": "--rules", "rule_file": "--rules", "names": "--name"}
 
 
 def flag(param: str) -> str:

@@ -198,9 +198,12 @@ def solution_query(path, name: str, deal: int | None = None) -> pa.Table:
     it; a pyarrow Table."""
     from ..jobs.query import run
 
-    read_manifest(path)
+    body = read_manifest(path)
     if name not in QUERIES:
         raise QueryError(f"no query `{name}` of a solution: {', '.join(QUERIES)}", params=("query",))
     if name == "deal" and deal is None:
         raise QueryError("the query deal needs --deal I", params=("deal",))
+    if name == "deal" and not 0 <= deal < body["deals"]:
+        raise QueryError(f"deal {deal} is not a deal of this deck: its deals are 0 .. {body['deals'] - 1:,}",
+                         params=("deal",))
     return run(path, name=f"solved_{name}", params={"deal": str(deal)} if name == "deal" else None)

@@ -99,6 +99,10 @@ class Dataset:
                                        f"try again when it finishes")
                 raise DatasetError(f"dataset {str(root)!r} is unfinished (no manifest.json; "
                                    f"generating it again with `resume` finishes it)", params=("resume",))
+            if (root / "solution.json").exists():  # a reader of games given a solution (war.validate, not validate_solution)
+                raise DatasetError(f"{str(root)!r} is a solution of war solve, not a dataset of games: "
+                                   f"this reads games (a solution is read by `war validate`, `war query`, "
+                                   f"war.validate_solution)")
             raise DatasetError(f"{str(root)!r} is not a dataset: it has no manifest.json (nor solution.json, a solution of war solve)")
         kind = not_regular(path)
         if kind is not None:

@@ -8,7 +8,7 @@
 -- param: deal BIGINT -- the deal's number, 0 .. deals - 1
 WITH checked AS (
     SELECT CASE WHEN $deal >= 0 AND $deal < (SELECT count(*) FROM deals) THEN $deal
-                ELSE error('deal ' || CAST($deal AS VARCHAR) || ' is not a deal of this deck: its deals are 0 .. '
+                ELSE error('parameter deal ' || CAST($deal AS VARCHAR) || ' is not a deal of this deck: its deals are 0 .. '
                            || CAST((SELECT count(*) FROM deals) - 1 AS VARCHAR))
            END AS deal
 )

@@ -189,6 +189,7 @@ def test_a_second_writer_is_refused_not_mixed_in(small, tmp_path, monkeypatch):
     (["--from", "{out}", "--set", "ranks=9"], "--set"),
     (["--from", "{out}", "--out", "{out}2"], "--out"),
     (["--from", "{out}", "--exact"], "--exact"),
+    (["--from", "{out}", "--deal", "3"], "--deal"),
 ])
 def test_a_flag_that_would_do_nothing_is_refused(small, tmp_path, monkeypatch, capsys, args, said):
     """Before, each ran as if the flag were not given: `--positions` without `--out` solved and
@@ -254,12 +255,19 @@ def test_an_odd_first_short_deck_is_refused_for_what_it_is(monkeypatch, capsys):
     lambda b: b.__setitem__("deals", "many"),
     lambda b: b.__setitem__("bound", "x"),
     lambda b: b["files"][0].__setitem__("rows", "x"),
+    lambda b: b["deck"].__setitem__("exact_p_win0", "1/0"),
+    lambda b: b["deck"].__setitem__("exact_p_win0", [1]),
+    lambda b: b.__setitem__("bound", -1.0),
+    lambda b: b["deck"].__setitem__("battles_bound", -0.5),
 ], ids=["deck-figure-missing", "deck-not-figures", "quantiles-a-list", "deck-fraction-not-one", "deals-text",
-        "bound-text", "rows-text"])
+        "bound-text", "rows-text", "fraction-over-zero", "fraction-a-list", "bound-below-zero",
+        "battles-bound-below-zero"])
 @pytest.mark.parametrize("command", ["query", "report", "validate"])
 def test_a_manifest_of_the_wrong_shape_is_one_line(solved, tmp_path, monkeypatch, capsys, change, command):
     """A solution.json edited by hand into the wrong shape: each reader said 'internal error:
-    KeyError' (or AttributeError, ValueError), and validate passed a deck without p_win0."""
+    KeyError' (or AttributeError, ValueError, ZeroDivisionError for "1/0", TypeError for a list),
+    validate passed a deck without p_win0, and a bound below 0 (the checks' tolerance) made
+    validate blame the data files."""
     bad = tmp_path / "bad"
     shutil.copytree(solved, bad)
     body = json.loads((bad / "solution.json").read_text())
@@ -331,3 +339,57 @@ def test_an_out_that_cannot_be_made_is_refused_before_the_solve(tmp_path, monkey
     code, out, err = run_main(monkeypatch, capsys, "solve", "--set", "ranks=2", "--set", "suits=2",
                               "--out", tmp_path / "file" / "x")
     assert code != 0 and "is a file" in err and err.count("\n") == 1 and not out, (out, err)
+
+
+# ---------------------------------------------------------------- war solve's output and its threads
+
+
+def test_a_solution_is_written_when_stdout_is_closed_early(tmp_path):
+    """`war solve --out DIR | true`: the figures were printed before the solution was written,
+    so a closed pipe ended the command, with exit 0 and no DIR."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "s"
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "solve", "-q", "--set", "ranks=3", "--set", "suits=2",
+                             "--set", "war_down=0", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert war.validate_solution(out).ok
+
+
+def test_a_reader_of_games_given_a_solution_says_so(solved):
+    """war.validate (of games) said a solution folder had "no manifest.json (nor solution.json)"."""
+    with pytest.raises(war.DatasetError, match="is a solution of war solve, not a dataset of games"):
+        war.validate(solved)
+
+
+def test_p_capped_is_said_a_bound_when_the_sweeps_stop_before_the_cap():
+    from pipeline.solve.figures import lines
+
+    short = [line for line in lines(solve(rules(2, 2), tol=0.9999)) if "P(capped)" in line][0]
+    assert "<= 0.167" in short and "a bound" in short and "3 battles" in short
+    capped = [line for line in lines(solve(rules(2, 2, max_battles=3))) if "P(capped)" in line][0]
+    assert "<=" not in capped and "0.167" in capped
+
+
+def test_a_small_chain_is_swept_on_one_thread_and_the_threads_are_given_back():
+    import numba
+
+    from pipeline.solve.solver import THREADED_MOVES, _threads_for
+
+    before = numba.get_num_threads()
+    with _threads_for(THREADED_MOVES - 1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before
+    with _threads_for(THREADED_MOVES):
+        assert numba.get_num_threads() == before
+
+
+@pytest.mark.parametrize("args", [["solve", "--from", "{out}", "--query", "deal", "--deal", "999"],
+                                  ["query", "{out}", "solved_deal", "--param", "deal=-1"]], ids=["solve", "query"])
+def test_a_deal_out_of_range_is_said_without_sql(solved, monkeypatch, capsys, args):
+    """It was `error: SQL error: Invalid Input Error: deal 999 is not a deal of this deck ...`."""
+    code, _, err = run_main(monkeypatch, capsys, *[a.format(out=solved) for a in args])
+    assert code == 2 and err.count("\n") == 1 and "not a deal of this deck" in err and "SQL" not in err, err

@@ -413,14 +413,17 @@ def _war(*args):
 
 
 def test_list_is_one_line_a_query():
-    queries = named_queries()
+    from pipeline.jobs.query.registry import solution_queries
+
+    # the games' queries, and vs_exact, which asks games beside a solution
+    queries = {**named_queries(), **{n: q for n, q in solution_queries().items() if q.dataset != "solution"}}
     lines = _war("query", "--list").splitlines()
     assert [line.split()[0] for line in lines] == list(queries)
     for line, q in zip(lines, queries.values()):
         assert q.summary in line and len(q.summary) <= 90, q.name
         assert q.summary.endswith(("?", ".")) and q.summary.count("? ") == 0, q.name
         for p in q.params:
-            assert f"[--param {p.name}={p.default}]" in line
+            assert f"[--param {p.name}={p.default if p.default is not None else '...'}]" in line
     assert queries["longest_games"].summary == "Which games last longest?"
     assert queries["steals"].summary.startswith("How much do players steal in Steal War")
 

@@ -104,8 +104,20 @@ def test_solve_from_is_the_same_named_query(one_suit):
 def test_list_of_a_solution_is_its_queries(one_suit):
     out, _ = one_suit
     names = [line.split()[0] for line in ok("query", out, "--list").output.splitlines()]
-    assert {"solved_deck", "solved_deal", "solved_by_top_cards", "solved_distribution", "vs_exact"} == set(names)
-    assert not set(names) & set(war.named_queries())  # a games dataset's list is unchanged
+    assert {"solved_deck", "solved_deal", "solved_by_top_cards", "solved_distribution"} == set(names)
+    assert not set(names) & set(war.named_queries())
+    # vs_exact asks games beside a solution: listed with the games' queries, not the solution's
+    games = [line.split()[0] for line in ok("query", "--list").output.splitlines()]
+    assert "vs_exact" in games and set(war.named_queries()) <= set(games)
+
+
+def test_list_of_a_folder_that_is_not_there_is_refused(tmp_path):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    result = CliRunner().invoke(app, ["query", str(tmp_path / "nowhere"), "--list"])
+    assert isinstance(result.exception, war.DatasetError) and "does not exist" in str(result.exception)
 
 
 @pytest.mark.parametrize("args, said", [

@@ -42,8 +42,8 @@ def query(
 ) -> None:
     """Answer a question with DuckDB SQL: a named query or --sql. Queries only read: the dataset,
     and the files under --allow-read paths."""
-    if list_:  # a solution's own queries (queries/solution/) when DATASET is one
-        _list(war.solution_queries() if dataset is not None and war.is_solution(dataset) else war.named_queries())
+    if list_:  # what DATASET can be asked: a solution's queries (queries/solution/) when it is one
+        _list(_askable(dataset))
         return
     if show is not None:
         _show(show, dataset)
@@ -90,6 +90,19 @@ def _write(result, fmt: str, output, limit, all_rows, progress=None, columns=Non
     except BrokenPipeError:  # `| head`: the reader has seen enough, as with any shell tool
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+
+
+def _askable(dataset: str | None) -> dict:
+    """The named queries --list shows: those of a solution when DATASET is one (not vs_exact,
+    which asks games beside one), else those of games, vs_exact among them. A DATASET that is
+    not there is refused, as any other command refuses it."""
+    solution = war.solution_queries()
+    if dataset is not None:
+        if "://" not in str(dataset) and not Path(dataset).exists():
+            raise war.DatasetError(f"no dataset at {str(dataset)!r}: the folder does not exist")
+        if war.is_solution(dataset):
+            return {name: q for name, q in solution.items() if q.dataset == "solution"}
+    return {**war.named_queries(), **{name: q for name, q in solution.items() if q.dataset != "solution"}}
 
 
 def _list(queries) -> None:

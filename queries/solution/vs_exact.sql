@@ -1,4 +1,4 @@
--- summary: A sample of games beside the exact game: each solved figure, the sample's estimate and interval.
+-- summary: A sample of games beside the exact game: each solved figure, its estimate and interval.
 -- answers: Does a sample of games agree with the game solved exactly? For each rule set of the
 --   dataset whose rules are those of the solution given (`--param solution=DIR`, a folder of `war
 --   solve --out`), each figure the solver gives: P(seat 0 wins), P(seat 1 wins), P(draw),

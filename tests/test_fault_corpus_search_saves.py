@@ -111,6 +111,18 @@ def test_any_number_of_a_saved_deal_that_is_not_its_game_is_refused(column, copy
     resumed_is_refused(copy, monkeypatch, capsys, "damaged")
 
 
+def test_a_saved_score_alone_edited_is_said_as_the_score(copy, monkeypatch, capsys):
+    """Only the score changed: the refusal said the game's numbers twice, alike ('plays 229
+    battles, 500 cards laid (win), not the 229, 500 (win) saved'), not which number was wrong."""
+    def edit(data):
+        state = data["states"][0]
+        state["rows"][best_row(state)][0] += 7
+
+    edit_save(copy, edit)
+    line = resumed_is_refused(copy, monkeypatch, capsys, "damaged")
+    assert "scores" in line and "saved with it" in line and "not the" in line, line
+
+
 def test_a_saved_deal_swapped_for_another_is_refused(copy, monkeypatch, capsys):
     """Two deals of a pool swapped, each an order of the deck's ranks: the numbers kept beside
     each are the other's game's."""

@@ -305,6 +305,9 @@ def misplayed(rules: RuleSet, states: list[SearcherState], goal: str, measure: s
     rows = played_again(rules, codes_of(rules, [ranks for _, _, ranks, _ in held]), goal, measure)
     for (number, i, _, row), again in zip(held, rows):
         if list(row) != again.tolist():
+            if list(row[1:]) == again.tolist()[1:]:  # the game as saved, its score not: say the score
+                return (f"searcher {number}'s deal {i} scores {again[0]:,} (its game of {again[1]:,} battles, "
+                        f"{again[2]:,} cards laid), not the {row[0]:,} saved with it")
             return (f"searcher {number}'s deal {i} plays {again[1]:,} battles, {again[2]:,} cards laid "
                     f"({OUTCOMES[again[3]]}), not the {row[1]:,}, {row[2]:,} ({_outcome(row[3])}) saved with it")
     return None

@@ -66,6 +66,10 @@ def location(where: "str | Path | StorePath") -> "Path | StorePath":
     """A dataset location: a Path for a plain path or a `file://` URI, else a StorePath."""
     if isinstance(where, (Path, StorePath)):
         return where
+    if isinstance(where, os.PathLike):
+        where = os.fspath(where)
+    if not isinstance(where, str):  # a caller of the library's, not a command line
+        raise DatasetError(f"a dataset is a path (a str or a Path, or a URI), not {type(where).__name__} {where!r}")
     m = URI.match(where)
     if m is None:
         return Path(where)

@@ -5,9 +5,12 @@ players can follow. All of it from the families' declarations (model.families).
 
 from __future__ import annotations
 
+import warnings
+
 from ..engines import policies
 from ..engines.families import FAMILIES
-from ..model.families import registry
+from ..errors import RulesError
+from ..model.families import FamilyWarning, registry
 from ..model.family import Decision, Option
 from ..model.rules import build_rules
 from ..model.variants import VARIANTS
@@ -16,14 +19,36 @@ from ..model.variants import VARIANTS
 def describe_variants() -> list[dict]:
     """A dict a variant: `variant`, `title`, `rules` (where its rules are written: its section of
     docs/rules.md), `summary`, `defaults` (each option it takes with its default), `decisions`
-    (what its players decide) and `family`."""
+    (what its players decide) and `family`. A variant of an outside family whose rule set at
+    its defaults is refused (an option's check refuses it) is left out of the list with a
+    warning line naming it and its family's entry point, not an error of every family's list;
+    a built-in one's is a bug of war's and raises."""
     out = []
     for v in VARIANTS.values():
-        rules = build_rules(v.name).options()
+        try:
+            rules = build_rules(v.name).options()
+        except RulesError as err:
+            if v.family in registry().built_in:
+                raise
+            _unlisted(v.name, v.family, str(err))
+            continue
         out.append({"variant": v.name, "title": v.title, "rules": v.rules,
                     "summary": v.summary, "defaults": {k: rules[k] for k in v.options},
                     "decisions": list(FAMILIES[v.family].decision_names), "family": v.family})
     return out
+
+
+_WARNED: set[str] = set()  # the variants said left out of the list, once a process
+
+
+def _unlisted(variant: str, family: str, why: str) -> None:
+    """Warn, once, that an outside family's variant is left out of the list, and why."""
+    if variant in _WARNED:
+        return
+    _WARNED.add(variant)
+    where = registry().origins.get(family, "?")
+    warnings.warn_explicit(f"the variant {variant!r} of the family {family!r} of entry point {where} is left out of "
+                           f"the list: its rule set at its defaults is refused: {why}", FamilyWarning, "war", 0)
 
 
 def describe_policies() -> list[str]:

@@ -70,14 +70,21 @@ class FamilyWarning(UserWarning):
 
 
 def _left_out(reg: Registry, where: str, why: str, family=None) -> None:
-    """Warn that the family of an entry point is left out, and why (its first problems), as a
-    line of war's, not of the code that happened to read the registry; and keep why, for the
-    reader of a dataset of its variants (Registry.unplayed)."""
+    """Keep that the family of an entry point is left out, and why (its first problems), for the
+    warning build says once the registry is read and for the reader of a dataset of its
+    variants (Registry.unplayed); and what it declares, for a family that names it."""
     reg.left_out[where] = why
     variants = getattr(family, "variants", ())
     for v in variants if isinstance(variants, (tuple, list)) else ():
         if isinstance(getattr(v, "name", None), str):
             reg.left_out_variants.setdefault(v.name, where)
+    for part in _declares(family):
+        reg.left_out_names.setdefault(part, where)
+
+
+def _warn(where: str, why: str) -> None:
+    """The warning that the family of an entry point is left out, as a line of war's, not of the
+    code that happened to read the registry."""
     warnings.warn_explicit(f"the family of entry point {where} is left out: {why}", FamilyWarning, "war", 0)
 
 
@@ -94,6 +101,11 @@ class Registry:
     built_in: frozenset[str] = frozenset()  # the built-in families' names
     left_out: dict[str, str] = field(default_factory=dict)  # by entry point: why it is left out
     left_out_variants: dict[str, str] = field(default_factory=dict)  # a left-out family's variants: its entry point
+    # who declares each name, by (part, name) (part: `option`, `event kind`, ... as _declares
+    # says): a family's name ("" or none: war's own)
+    holders: dict[tuple[str, str], str] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)  # an outside family's entry point, by its name
+    left_out_names: dict[tuple[str, str], str] = field(default_factory=dict)  # what a left-out family declares
 
     def family(self, variant: str) -> Family:
         return self.families[self.variants[variant].family]
@@ -115,28 +127,73 @@ def _module(ref: str) -> str:
     return ref.partition(":")[0]
 
 
-def _named_or_new(items, known: set[str], what: str) -> list[str]:
+def _held_by(reg: Registry, holder: str | None) -> str:
+    """Who holds a name, for a line that says a family cannot take it: war itself, a built-in
+    family, or an outside family with its entry point and package."""
+    if not holder:
+        return "war's own"
+    where = reg.origins.get(holder)
+    if not where:
+        return f"war's built-in family {holder!r}"
+    family = reg.families.get(holder)
+    package = family.module.split(".")[0] if family is not None and family.module else "?"
+    return f"the family {holder!r} of entry point {where}, package {package}"
+
+
+def _taken(reg: Registry, part: str, name: str, said: str, clashes: list | None) -> str:
+    """The problem of a family that declares `name` (a `part`: option, event kind, ...) that
+    another holds: `said`, and who holds it. A clash with an outside family is kept in
+    `clashes` too (build leaves both out)."""
+    holder = reg.holders.get((part, name), "")
+    if clashes is not None:
+        clashes.append((part, name, holder))
+    return f"{said} ({_held_by(reg, holder)})"
+
+
+def _twice(names: list[str], what: str, declared: set[str] | None = None) -> list[str]:
+    """A name a family gives twice in one list of its declaration (its kinds, options,
+    decisions, variants): one would stand for the other, or every game of it fail validation.
+    `declared`: those of the names it declares (not names of war's or another family's)."""
+    counts = {n: names.count(n) for n in names if isinstance(n, str)}
+    return [f"{what} {n!r} is {'declared' if declared is None or n in declared else 'given'} twice"
+            for n, count in counts.items() if count > 1]
+
+
+def _named_or_new(items, known: set[str], what: str, reg: Registry | None = None,
+                  clashes: list | None = None) -> list[str]:
     """What is wrong with a family's list of options or kinds: a name must be one declared
-    already (by war or a family before), a declaration one not declared yet."""
+    already (by war or a family before), a declaration one not declared yet; and none given
+    twice."""
     out = []
+    own = {item.name for item in items if not isinstance(item, str)}
+    declarations = [item.name for item in items if not isinstance(item, str)]
+    out += _twice([item if isinstance(item, str) else item.name for item in items], what,
+                  {n for n in own if declarations.count(n) > 1})
     for item in items:
         if isinstance(item, str):
-            if item not in known:
-                out.append(f"{what} {item!r} is declared by no family and not by war")
+            if item not in known and item not in own:
+                where = reg.left_out_names.get((what, item)) if reg is not None else None
+                out.append(f"{what} {item!r} is declared by no family and not by war" if where is None else
+                           f"{what} {item!r} is declared only by the family of entry point {where}, left out")
             continue
         out += item.problems()
         if item.name in known:
-            out.append(f"{what} {item.name!r} is declared already; name it instead of declaring it again")
+            said = f"{what} {item.name!r} is declared already"
+            if reg is not None:
+                said = _taken(reg, what, item.name, said, clashes)
+            out.append(f"{said}; name it instead of declaring it again")
     return out
 
 
-def _problems(family: Family, reg: Registry, module: str, own: bool = False) -> list[str]:
+def _problems(family: Family, reg: Registry, module: str, own: bool = False,
+              clashes: list | None = None) -> list[str]:
     """What keeps `family` (declared in `module`) out of the registry `reg` built so far: a part
     of the wrong type (an `int` among its options) first, then what does not hold together,
     then a name that names nothing and a template field war does not fill. For war's `own`
     families only what holds together with the rest: their types and names are war's code,
     held by its tests (tests/test_families.py), and reading their sources (ast) cost every
-    command 0.1 s."""
+    command 0.1 s. A name it declares that an outside family read before holds is kept in
+    `clashes` too, (part, name, holder), as _taken says."""
     if own:
         return _inconsistencies(family, reg)
     if not isinstance(family, Family):
@@ -145,8 +202,11 @@ def _problems(family: Family, reg: Registry, module: str, own: bool = False) -> 
     if mistyped:
         return mistyped
     try:
-        return _inconsistencies(family, reg) + _unresolved(replace(family, module=module), reg) + _templates(family)
+        return (_inconsistencies(family, reg, clashes) + _unresolved(replace(family, module=module), reg, clashes)
+                + _templates(family))
     except Exception as err:  # what the types do not say (a check that fails on the values)
+        if clashes is not None:
+            clashes.clear()  # its own mistake, whatever it shares with another family
         return [f"its declaration cannot be read: {type(err).__name__}: {err}"]
 
 
@@ -167,7 +227,7 @@ def _war_queries() -> set[str] | None:
     return {p.stem for folder in folders for p in folder.glob("*.sql")} if folders else None
 
 
-def _unresolved(family: Family, reg: Registry) -> list[str]:
+def _unresolved(family: Family, reg: Registry, clashes: list | None = None) -> list[str]:
     """The names a declaration gives that name nothing: its engines, its policies, its charts,
     its queries folder and the named queries its report runs. Each would fail only when first
     used, in a game or a report, as an error that seems war's."""
@@ -180,17 +240,19 @@ def _unresolved(family: Family, reg: Registry) -> list[str]:
     if family.fast and not _found(family.fast):
         out.append(f"its fast path: no module {family.fast}")
     war = _war_queries()
-    taken = (war or set()) | {p.stem for f in reg.families.values() if f.queries
-                              for p in beside(f, f.queries).glob("*.sql")}
+    taken = {p.stem: f.name for f in reg.families.values() if f.queries for p in beside(f, f.queries).glob("*.sql")}
+    taken.update(dict.fromkeys(war or (), ""))
     mine: set[str] = set()
     if family.queries:
         folder = beside(family, family.queries)
         if not folder.is_dir():
             out.append(f"its queries folder {family.queries!r} is not beside its declaration ({folder})")
         mine = {p.stem for p in folder.glob("*.sql")}
-        out += [f"its query {name!r} takes the name of another named query" for name in sorted(mine & taken)]
+        clashing = replace(reg, holders={("query", n): holder for n, holder in taken.items()})
+        out += [_taken(clashing, "query", name, f"its query {name!r} takes the name of another named query", clashes)
+                for name in sorted(mine & set(taken))]
     out += [f"its report runs query {r.query!r}, which is no named query" for r in family.reports
-            if war is not None and r.query not in taken | mine]
+            if war is not None and r.query not in set(taken) | mine]
     return out
 
 
@@ -206,33 +268,38 @@ def _templates(family: Family) -> list[str]:
             for part, what, text in templates for bad in [unknown_fields(text)] if bad]
 
 
-def _inconsistencies(family: Family, reg: Registry) -> list[str]:
+def _inconsistencies(family: Family, reg: Registry, clashes: list | None = None) -> list[str]:
     out: list[str] = []
     if not re.fullmatch(r"[a-z][a-z0-9_]*", family.name):
         out.append(f"family name {family.name!r}: lowercase letters, digits and _")
     if family.name in reg.families:
-        out.append(f"a family {family.name!r} is already registered")
+        out.append(_taken(reg, "family", family.name, f"a family {family.name!r} is already registered", clashes))
     if not family.variants:
         out.append("it declares no variant")
     known = {o.name for o in CORE_OPTIONS} | set(reg.options)
-    out += _named_or_new(family.options, known, "option")
+    out += _named_or_new(family.options, known, "option", reg, clashes)
     names = set(family.option_names)
-    out += _named_or_new(family.events, set(reg.kinds), "event kind")
+    out += _named_or_new(family.events, set(reg.kinds), "event kind", reg, clashes)
+    out += _twice(list(family.decision_names), "decision")
     for d in family.decisions:
         out += d.problems()
         if d.name in reg.decisions:
-            out.append(f"decision {d.name!r} is another family's")
+            out.append(_taken(reg, "decision", d.name, f"decision {d.name!r} is another family's", clashes))
     declared = {**reg.kinds, **{k.name: k for k in family.events if not isinstance(k, str)}}
     if family.decisions and not any(declared.get(k, Kind("", "", "")).role == "decides" for k in family.kind_names):
         out.append("its players decide, so its events include a kind that decides (`decision`)")
+    out += _twice([v.name for v in family.variants], "variant")
+    options = {o.name: o for o in CORE_OPTIONS} | reg.options | {o.name: o for o in family.options
+                                                               if not isinstance(o, str)}
     for v in family.variants:
         if not re.fullmatch(r"[a-z][a-z0-9_]*", v.name):
             out.append(f"variant name {v.name!r}: lowercase letters, digits and _")
         if v.name in reg.variants:
-            out.append(f"variant {v.name!r} is another family's")
+            out.append(_taken(reg, "variant", v.name, f"variant {v.name!r} is another family's", clashes))
         for o in list(v.defaults) + list(v.options or ()):
             if o not in names:
                 out.append(f"variant {v.name!r}: option {o!r} is not one of the family's")
+        out += _variant_defaults(v, options)
     for profile, chosen in family.profiles.items():
         for decision, policy in chosen.items():
             d = next((d for d in family.decisions if d.name == decision), None)
@@ -252,9 +319,48 @@ def _inconsistencies(family: Family, reg: Registry) -> list[str]:
     return out
 
 
-def _add(reg: Registry, family: Family, module: str) -> None:
+def _variant_defaults(v: Variant, options: dict[str, Option]) -> list[str]:
+    """What is wrong with a variant's defaults that its options say (each a value the option
+    takes: a value its option refuses fails every command that lists or plays the variant, the
+    other families' too) and its own rules (its seats, its deck)."""
+    out = [f"variant {v.name!r}: its default {o}={value!r} {why}" for o, value in v.defaults.items()
+           if o in options for why in [options[o].refuses(value)] if why]
+    players = v.defaults.get("players", options["players"].default)
+    if v.fixed_players is not None and players != v.fixed_players:
+        out.append(f"variant {v.name!r}: it is played by exactly {v.fixed_players} players, and its default "
+                   f"players={players!r}")
+    deck = (v.defaults.get("ranks", options["ranks"].default), v.defaults.get("suits", options["suits"].default))
+    if v.standard_deck and deck != (13, 4):
+        out.append(f"variant {v.name!r}: it is played with the standard deck, and its defaults ranks={deck[0]!r}, "
+                   f"suits={deck[1]!r}")
+    return out
+
+
+def _declares(family, typed: bool = False) -> set[tuple[str, str]]:
+    """The names a declaration takes, each (part, name): its family's, its variants', the
+    options, kinds and decisions it declares, its named queries'. None for one that is not a
+    well-typed Family (`typed`: known to be one)."""
+    if not typed and (not isinstance(family, Family) or wrong_types(family)):
+        return set()
+    out = {("family", family.name)} | {("variant", v.name) for v in family.variants}
+    out |= {("option", o.name) for o in family.options if not isinstance(o, str)}
+    out |= {("event kind", k.name) for k in family.events if not isinstance(k, str)}
+    out |= {("decision", d.name) for d in family.decisions}
+    try:
+        if family.queries and family.module:
+            out |= {("query", p.stem) for p in beside(family, family.queries).glob("*.sql")}
+    except Exception:  # its folder, not found: its own problem, said by _unresolved
+        pass
+    return out
+
+
+def _add(reg: Registry, family: Family, module: str, where: str = "") -> None:
     family = replace(family, module=module)
     reg.families[family.name] = family
+    if where:
+        reg.origins[family.name] = where
+    for part in _declares(family, typed=True):
+        reg.holders.setdefault(part, family.name)
     by_name = {o.name: o for o in CORE_OPTIONS}
     for o in family.options:
         if not isinstance(o, str):
@@ -303,7 +409,58 @@ def _outside() -> Iterable[tuple[str, str, object]]:
 
 
 def build(outside: bool = True) -> Registry:
-    """The registry of the built-in families and, with `outside`, of the entry point group's."""
+    """The registry of the built-in families and, with `outside`, of the entry point group's,
+    each outside family left out said in one warning line.
+
+    Outside families are read in their entry points' order (by name), each checked against war
+    and those read before it. A name two outside families both declare (a family, variant,
+    option, event kind, decision or named query) is neither's: when a family would join but for
+    names an outside family read before it holds, both are left out, and every outside family
+    that declares such a name, each warning naming the others (docs/plugins.md, "When two
+    families clash"); the registry is read again without them. Which is installed first, or
+    named first, does not decide. A name war or a built-in family holds is theirs."""
+    read = {}  # an entry point two distributions give alike names one module: read once
+    for where, module, family in _outside() if outside else ():
+        read.setdefault(where, (where, module, family, _declares(replace(family, module=module))
+                                if isinstance(family, Family) else set()))
+    points = list(read.values())
+    contested: dict[tuple[str, str], dict[str, str]] = {}
+    while True:
+        reg, clashed = _read(points, contested)
+        if not clashed:
+            break
+        for part in clashed:
+            contested[part] = {where: _described(family.name, where, module)
+                               for where, module, family, declares in points if part in declares}
+    for where, why in reg.left_out.items():
+        _warn(where, why)
+    return reg
+
+
+def _described(name: str, where: str, module: str) -> str:
+    """An outside family as a line names it: its name, its entry point, its package."""
+    return f"the family {name!r} of entry point {where}, package {module.split('.')[0]}"
+
+
+def _contests(name: str, declares: set[tuple[str, str]], where: str,
+              contested: dict[tuple[str, str], dict[str, str]]) -> list[str]:
+    """Why a family that declares names other outside families declare too is left out: one
+    sentence for each set of those others (`event kind 'grab' and decision 'grab' are ...`)."""
+    by: dict[tuple[str, ...], list[str]] = {}
+    for part in sorted(declares & set(contested)):
+        others = tuple(said for w, said in contested[part].items() if w != where)
+        by.setdefault(others, []).append(f"{part[0]} {part[1]!r}")
+    return [f"{' and '.join(parts)} {'are' if len(parts) > 1 else 'is'} declared by it, family {name!r}, and by "
+            f"{' and by '.join(others)}: "
+            f"a name two installed families declare is neither's, so each is left out (uninstall one, or rename "
+            f"{'them' if len(parts) > 1 else 'it'} in one)" for others, parts in by.items()]
+
+
+def _read(points: list, contested: dict[tuple[str, str], dict[str, str]]) -> tuple[Registry, list]:
+    """The registry of the built-in families and of `points` ((where, module, declaration, the
+    names it declares)), those declaring a `contested` name left out (each with who else does);
+    and the names an outside family holds that a later one, else fine, declares again (none:
+    the registry is read)."""
     reg = Registry(kinds={k.name: k for k in CORE})
     for ref in BUILT_IN:
         family = load(ref)
@@ -312,18 +469,23 @@ def build(outside: bool = True) -> Registry:
             raise TypeError(f"built-in family {ref}: " + "; ".join(problems))
         _add(reg, family, _module(ref))
     reg = replace(reg, built_in=frozenset(reg.families))
-    for where, module, family in (_outside() if outside else ()):
+    for where, module, family, declares in points:
         if isinstance(family, _Unloaded):
             _left_out(reg, where, f"it does not load: {family}")
             continue
-        problems = _problems(family, reg, module)
+        clashes: list = []
+        problems = _contests(getattr(family, "name", "?"), declares, where, contested)
+        problems += _problems(family, reg, module, clashes=clashes)
+        outside = [c for c in clashes if c[2] in reg.origins]
+        if problems and outside and len(outside) == len(problems):  # it would join but for another's names
+            return reg, [c[:2] for c in outside]
         if problems:
             _left_out(reg, where, "; ".join(problems[:3]) + ("; ..." if len(problems) > 3 else ""), family)
             continue
-        _add(reg, family, module)
+        _add(reg, family, module, where)
     for o in CORE_OPTIONS:
         reg.options.setdefault(o.name, o)
-    return reg
+    return reg, []
 
 
 def beside(family: Family, folder: str) -> Path:

@@ -137,22 +137,93 @@ class Option:
     def integer(self) -> bool:
         return isinstance(self.default, int) and not isinstance(self.default, bool)
 
+    def refuses(self, value) -> str | None:
+        """What keeps `value` from being a value of this option, as the rule set's model
+        (model.rule_set) holds it, in words that follow the value (`is outside 0..5`), or None
+        when the model takes it: an integer option an integer (or one of its words), among its
+        `choices` if it has some, else in its range; a choice option one of its choices; a text
+        option a text its `pattern` matches. Its `check`, across options, is not asked here."""
+        if self.integer:
+            word = isinstance(value, str) and value in self.words
+            if not word and (isinstance(value, bool) or not isinstance(value, int)):
+                words = "".join(f" or {w!r}" for w in self.words)
+                return f"is not an integer{words}"
+            if self.choices and value not in self.choices:
+                return f"is not one of its choices ({', '.join(map(str, self.choices))})"
+            if word or (self.choices and not self.words):  # a range limits an integer without choices
+                return None
+            low, high = self.minimum, self.maximum
+            if low is not None and high is not None and not low <= value <= high:
+                return f"is outside {low}..{high}"
+            if low is not None and value < low:
+                return f"is below its minimum {low}"
+            if high is not None and value > high:
+                return f"is above its maximum {high}"
+            return None
+        if not isinstance(value, str):
+            return "is not a text"
+        if self.choices and value not in self.choices:
+            return f"is not one of its choices ({', '.join(map(str, self.choices))})"
+        if self.pattern and _pattern_problem(self.pattern) is None and not _matches(self.pattern, value):
+            return f"does not match its pattern {self.pattern!r}"
+        return None
+
     def problems(self) -> list[str]:
         out = []
         if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name) or self.name == "variant":
             out.append(f"option {self.name!r}: a name of lowercase letters, digits and _ (not `variant`)")
-        if isinstance(self.default, bool) or not isinstance(self.default, (int, str)):
-            out.append(f"option {self.name!r}: its default is an integer or a text")
-        elif self.choices and self.default not in self.choices:
-            out.append(f"option {self.name!r}: its default {self.default!r} is not one of its choices")
         if self.words and not self.integer:
             out.append(f"option {self.name!r}: only an integer option takes words besides")
-        if self.pattern:
-            try:
-                re.compile(self.pattern)
-            except re.error as err:
-                out.append(f"option {self.name!r}: its pattern is not a regular expression ({err})")
+        if self.pattern and self.integer:
+            out.append(f"option {self.name!r}: only a text option takes a pattern")
+        elif self.pattern:
+            problem = _pattern_problem(self.pattern)
+            if problem:
+                out.append(f"option {self.name!r}: its pattern {problem}")
+        if _integer(self.minimum) and _integer(self.maximum) and self.minimum > self.maximum:
+            out.append(f"option {self.name!r}: its minimum {self.minimum} is above its maximum {self.maximum}")
+        elif isinstance(self.default, bool) or not isinstance(self.default, (int, str)):
+            out.append(f"option {self.name!r}: its default is an integer or a text")
+        else:  # a default the option refuses: its games played at a value `--set` refuses
+            why = self.refuses(self.default)
+            if why:
+                out.append(f"option {self.name!r}: its default {self.default!r} {why}")
         return out
+
+
+@lru_cache(maxsize=None)
+def _pattern_validator(pattern: str):
+    """The validator of texts matching `pattern`, as the rule set's model (pydantic's `pattern`:
+    a search, by its own regular expressions) holds them."""
+    import pydantic_core
+
+    return pydantic_core.SchemaValidator(pydantic_core.core_schema.str_schema(pattern=pattern))
+
+
+def _pattern_problem(pattern: str) -> str | None:
+    """What keeps `pattern` from being a pattern the rule set's model reads, or None. Python's
+    re and the model's regular expressions differ (no look-around in the model's): a pattern of
+    either's mistakes would break the model of every family's rule sets."""
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        return f"is not a regular expression ({err})"
+    try:
+        _pattern_validator(pattern)
+    except Exception as err:  # pydantic_core's SchemaError: several lines, the last says why
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        return f"is not one war's validation reads ({lines[-1] if lines else type(err).__name__})"
+    return None
+
+
+def _matches(pattern: str, value: str) -> bool:
+    import pydantic_core
+
+    try:
+        _pattern_validator(pattern).validate_python(value)
+    except pydantic_core.ValidationError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -226,6 +297,9 @@ class Decision:
             out.append(f"decision {self.name!r}: its default {self.default!r} is not one of its policies")
         elif self.policy(self.default).parameter:
             out.append(f"decision {self.name!r}: its default takes no parameter")
+        names = [p.name for p in self.policies]
+        out += [f"decision {self.name!r}: policy {name!r} is declared twice"
+                for name in dict.fromkeys(n for n in names if names.count(n) > 1)]
         return out
 
 

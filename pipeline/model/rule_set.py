@@ -18,6 +18,7 @@ from typing import Iterable, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_serializer, model_validator
 
+from ..errors import PluginError, WarError, brief, ctrl_c_pressed, interrupted
 from .families import registry
 from .family import Option
 from .variants import variant
@@ -62,7 +63,7 @@ class RuleSetBase(BaseModel):
             if option.check is None:
                 continue
             if option.name in mine or getattr(self, option.name) != option.default:
-                problem = option.check(self)
+                problem = _checked_by(option, self)
                 if problem:
                     raise ValueError(problem)
         if spec.standard_deck and (self.ranks, self.suits) != (13, 4):
@@ -109,6 +110,45 @@ class RuleSetBase(BaseModel):
         variant's defaults (`classic pickup=table_order`), which tell apart what the hash of
         `rules_id` hides."""
         return " ".join([self.variant, *(f"{k}={v}" for k, v in self.differences().items())])
+
+
+class CheckFault(PluginError):
+    """An outside family's Option.check that raised, or answered what is not a text or None,
+    as it was asked about a rule set: the plugin's error (its package), not war's."""
+
+    def _text(self) -> str:
+        return f"{self.what}; the error is the plugin's ({self.owner}), not war's"
+
+
+def _checked_by(option: Option, rules) -> str | None:
+    """What `option.check` says is wrong with `rules` (None: nothing). A check of an outside
+    family's that fails is its family's error (CheckFault, exit 2, naming the family and its
+    package), as a policy's or an engine's is, not an internal error; war's own fails as war's
+    bug. Ctrl-C goes through."""
+    try:
+        problem = option.check(rules)
+    except (WarError, MemoryError):
+        raise
+    except (Exception, SystemExit) as err:
+        family = _declarer(option.name)
+        if family is None or family.name in registry().built_in or interrupted(err) or ctrl_c_pressed():
+            raise
+        said = " ".join(f"{type(err).__name__}: {err}".split()) if str(err).strip() else type(err).__name__
+        raise CheckFault(f"plugin family {family.name!r}: the check of its option {option.name!r} failed on "
+                         f"rule set {rules.variant!r}: {said}", owner=family.module) from err
+    if problem is None or isinstance(problem, str):
+        return problem
+    family = _declarer(option.name)
+    if family is None or family.name in registry().built_in:
+        raise TypeError(f"the check of option {option.name!r} answered {brief(problem)}, not a text or None")
+    raise CheckFault(f"plugin family {family.name!r}: the check of its option {option.name!r} answered "
+                     f"{brief(problem)} on rule set {rules.variant!r}, not a text or None", owner=family.module)
+
+
+def _declarer(name: str):
+    """The family that declares the option `name` (None: war's own, model.families.CORE_OPTIONS)."""
+    return next((f for f in registry().families.values()
+                 if any(not isinstance(o, str) and o.name == name for o in f.options)), None)
 
 
 def _annotation(option: Option):

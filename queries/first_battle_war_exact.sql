@@ -5,14 +5,22 @@
 --   exact_fraction as text) that the top cards of a shuffled deal tie for the highest rank:
 --   1 - [sum over ranks r of S * C(r * S, P - 1) + J * C(R * S, P - 1)] / C(N, P) for P players,
 --   R ranks of S suits, J Jokers (which tie with each other) and N = R * S + J cards; for 2
---   players without Jokers it is (S - 1) / (N - 1), 3/51 for a standard deck. The exact value is
---   null where it does not apply: explicit deals, and Arneson's War, whose players choose the
---   card they play (hand_size > 0).
+--   players without Jokers it is (S - 1) / (N - 1), 3/51 for a standard deck. That is the chance
+--   of a war at the first battle only where cards compare by rank and a tie of ranks is a war:
+--   the variants of `by_rank` (war report passes those of war's own families; a family from
+--   another package may change how cards compare or what a tie does, which war cannot know from
+--   its declaration). The exact value is null where it does not apply: a variant not in
+--   `by_rank`, explicit deals, and Arneson's War, whose players choose the card they play
+--   (hand_size > 0).
 -- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: by_rank VARCHAR = * -- the variants whose cards compare by rank and whose ties are wars, comma-separated (`*`: every variant)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
            END AS z
+),
+known AS (   -- the variants whose first battle is a war exactly when the top cards tie for rank
+    SELECT trim($by_rank) = '*' AS every, string_split(replace($by_rank, ' ', ''), ',') AS variants
 ),
 decks AS (
     SELECT DISTINCT rules_id, players, ranks, suits, jokers, hand_size,
@@ -67,9 +75,10 @@ SELECT
     n.first_battle_wars / n.games::DOUBLE AS share,
     wilson_low(n.first_battle_wars / n.games::DOUBLE, n.games, c.z)  AS ci_low,
     wilson_high(n.first_battle_wars / n.games::DOUBLE, n.games, c.z) AS ci_high,
-    CASE WHEN n.shuffled THEN e.p END        AS exact,
-    CASE WHEN n.shuffled THEN e.fraction END AS exact_fraction
+    CASE WHEN n.shuffled AND (k.every OR list_contains(k.variants, n.variant)) THEN e.p END        AS exact,
+    CASE WHEN n.shuffled AND (k.every OR list_contains(k.variants, n.variant)) THEN e.fraction END AS exact_fraction
 FROM counts n
 CROSS JOIN checked c
+CROSS JOIN known k
 JOIN exact e USING (rules_id)
 ORDER BY rule_set_order(n.rule_set);

@@ -6,9 +6,12 @@ A sentence only says what its numbers support. A claim of a difference (a seat's
 rule set longer than another, the first battle a war more or less often than chance, the top
 cards deciding, a policy beating another) is a test the report judges with all its others
 (claims.Judge: Holm's correction), so that a report of twenty findings does not state one by
-chance; otherwise the sentence says the data cannot tell. A rule set that plays every deal
-(RuleSetInfo.all_deals) has exact numbers: its sentences give fractions of the deals with no
-interval, and a difference between exact numbers is a fact, stated without a test.
+chance; otherwise the sentence says the data cannot tell. Two rule sets' lengths are the
+comparisons table's to judge (comparisons.py, a Holm family of its own): a sentence comparing
+them says the table's verdict on the pair, so the report never gives a pair two. A rule set
+that plays every deal (RuleSetInfo.all_deals) has exact numbers: its sentences give fractions
+of the deals with no interval, and a difference between exact numbers is a fact, stated
+without a test.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..model.names import short_policies
-from .claims import Judge, p_medians, p_share, p_two_shares
-from .report import FEW_GAMES, ReportData, RuleSetInfo
+from .claims import ALPHA, Judge, p_medians, p_share, p_two_shares
+from .comparisons import judged
+from .report import FEW_GAMES, ReportData, RuleSetInfo, by_rank_variants
 
 MOST = 5
 
@@ -120,29 +124,47 @@ def times(r: float) -> str:
 
 def pair_row(data: ReportData, a: str, b: str) -> dict | None:
     """The rule_set_pairs row of rule sets `a` and `b`, turned to compare `a` with `b` (its
-    median_z > 0: a's games tend to be longer)."""
-    for row in data.rows("rule_set_pairs"):
-        if (row["rule_set_a"], row["rule_set_b"]) == (a, b):
-            return row
-        if (row["rule_set_a"], row["rule_set_b"]) == (b, a):
-            flipped = dict(row)
-            flipped["median_z"] = None if row["median_z"] is None else -row["median_z"]
-            flipped["median_ratio"] = 1 / row["median_ratio"] if row["median_ratio"] else None
-            return flipped
+    median_z > 0: a's games tend to be longer), with the comparisons table's judgement of their
+    lengths (comparisons.judged: Holm over every test of the table): `table_held`, whether the
+    table tells them apart, `table_p` and `table_p_holm`, its test's p-values, `table_tests`, how
+    many tests the table judges together. A finding comparing the two follows that judgement, so
+    that the report says one thing of a pair, not one verdict in the findings and another in the
+    table."""
+    rows = data.rows("rule_set_pairs")
+    for row in rows:
+        if (row["rule_set_a"], row["rule_set_b"]) in ((a, b), (b, a)):
+            p, adjusted = judged(rows)
+            key = (row["rule_set_a"], row["rule_set_b"], "median")
+            out = dict(row)
+            if (row["rule_set_a"], row["rule_set_b"]) == (b, a):
+                out["median_z"] = None if row["median_z"] is None else -row["median_z"]
+                out["median_ratio"] = 1 / row["median_ratio"] if row["median_ratio"] else None
+            out.update(table_held=adjusted.get(key, 1.0) < ALPHA, table_p=p.get(key), table_p_holm=adjusted.get(key),
+                       table_tests=len(p))
+            return out
     return None
 
 
 def ratio(a: dict, b: dict, judge: Judge | None = None, key=None, exact: tuple[bool, bool] = (False, False),
           pair: dict | None = None) -> tuple[str, float]:
     """How `a`'s median length compares with `b`'s, as words their numbers support, and the
-    ratio of the medians. Two exact medians differ as they are; otherwise a difference is a
-    claim (`key`) that `judge` holds or not, tested by ranks (`pair`, the rule_set_pairs row
-    of a against b: paired by deal where they share deals), else, without that row, by the
-    medians' intervals."""
+    ratio of the medians. Two exact medians differ as they are; otherwise a difference is the
+    comparisons table's verdict where `pair` (pair_row's, a against b) carries it (a test of
+    ranks, paired by deal where they share deals, judged among the table's tests: the finding
+    makes no claim of its own), else a claim (`key`) that `judge` holds or not, tested by ranks
+    (`pair`'s median_p) or, without a row, by the medians' intervals. A difference the ranks
+    find whose medians go the other way (or are equal) is said as both."""
     r = a["median_battles"] / b["median_battles"]
     (ma, _, _), (mb, _, _) = _bounds(a, exact[0]), _bounds(b, exact[1])
     if all(exact):
         differs, longer = ma != mb, ma > mb
+    elif pair is not None and "table_held" in pair:
+        differs, longer = pair["table_held"], (pair.get("median_z") or 0) > 0
+        if not differs:  # as the table says it: not a finding that they are alike
+            return "not told apart from", r
+        if longer != (ma > mb) or ma == mb:  # the ranks and the medians disagree
+            median = "as long as" if ma == mb else times(ma / mb)
+            return f"{'longer' if longer else 'shorter'} by ranks, though at the median {median}", r
     else:
         judge = judge or Judge()
         if pair is not None and pair.get("median_p") is not None:
@@ -155,6 +177,20 @@ def ratio(a: dict, b: dict, judge: Judge | None = None, key=None, exact: tuple[b
     if differs:
         return times(ma / mb), r
     return "about as long as", r
+
+
+def _by_table(pair: dict | None, exact: tuple[bool, bool]) -> bool:
+    """Whether ratio() says the comparisons table's verdict on a pair (not a claim of the findings')."""
+    return pair is not None and "table_held" in pair and not all(exact)
+
+
+def _table_said(pairs: list[dict]) -> str:
+    """The words that say a comparison follows the comparisons table's verdict."""
+    if not pairs:
+        return ""
+    tests = pairs[0]["table_tests"]
+    return (f" ({'told' if len(pairs) == 1 else 'each told'} apart or not as the comparisons table judges "
+            f"{'the pair' if len(pairs) == 1 else 'its pair'}: by ranks, among the table's {tests} tests)")
 
 
 # ----------------------------------------------------------------------------- the sentences
@@ -196,31 +232,47 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
     values = {"rule_set": base.name, "median_battles": first["median_battles"], "ci_low": first["ci_low"],
               "ci_high": first["ci_high"], "ended": first["ended"], "cycles": first["cycles"],
               "capped": first["capped"], "exact": exact(base.name)}
-    keys = []
+    keys, tabled = [], []
     reference = _reference(data)
     if variant != "classic" and reference is not None and reference.name in medians:
         other = medians[reference.name]
         key = ("median", base.name, reference.name)
-        words, r = ratio(first, other, judge, key, (exact(base.name), exact(reference.name)),
-                         pair_row(data, base.name, reference.name))
-        text += f", {words} Classic War's {battles_with_interval(other, exact(reference.name))}"
+        both = (exact(base.name), exact(reference.name))
+        pair = pair_row(data, base.name, reference.name)
+        words, r = ratio(first, other, judge, key, both, pair)
         values.update(reference=reference.name, reference_median=other["median_battles"], ratio=r)
-        keys += [] if exact(base.name) and exact(reference.name) else [key]
+        if _by_table(pair, both):
+            tabled.append(pair)
+            values["table"] = _table_values(pair)
+        elif not all(both):
+            keys.append(key)
+        text += f", {words} Classic War's {battles_with_interval(other, exact(reference.name))}{_table_said(tabled)}"
     out = [Finding(text + ".", "median_interval", {**values, **_claimed(judge, *keys)}, tuple(keys))]
     others = [(info, medians[info.name]) for info in infos[1:] if info.name in medians]
     if others:
-        parts, values, keys = [], {"rule_set": base.name, "others": {}}, []
+        parts, values, keys, tabled = [], {"rule_set": base.name, "others": {}}, [], []
         for info, row in others:
             key = ("median", info.name, base.name)
-            words, r = ratio(row, first, judge, key, (exact(info.name), exact(base.name)),
-                             pair_row(data, info.name, base.name))
-            keys += [] if exact(info.name) and exact(base.name) else [key]
+            both = (exact(info.name), exact(base.name))
+            pair = pair_row(data, info.name, base.name)
+            words, r = ratio(row, first, judge, key, both, pair)
             parts.append(f"{info.label} {battles_with_interval(row, exact(info.name))}, {words} {base.label}")
             values["others"][info.name] = {"median_battles": row["median_battles"], "ci_low": row["ci_low"],
                                            "ci_high": row["ci_high"], "ratio": r, "exact": exact(info.name)}
-        out.append(Finding("At the median: " + "; ".join(parts) + ".", "median_interval",
+            if _by_table(pair, both):
+                tabled.append(pair)
+                values["others"][info.name]["table"] = _table_values(pair)
+            elif not all(both):
+                keys.append(key)
+        out.append(Finding("At the median: " + "; ".join(parts) + _table_said(tabled) + ".", "median_interval",
                            {**values, **_claimed(judge, *keys)}, tuple(keys)))
     return out
+
+
+def _table_values(pair: dict) -> dict:
+    """The comparisons table's judgement of a pair's lengths, for a finding's values."""
+    return {"rule_set_a": pair["rule_set_a"], "rule_set_b": pair["rule_set_b"], "held": pair["table_held"],
+            "p": pair["table_p"], "p_holm": pair["table_p_holm"], "tests": pair["table_tests"]}
 
 
 ENDINGS = {"draw": "end in a draw", "capped": "stop at the battle cap", "cycle": "never end: a position repeats"}
@@ -305,7 +357,10 @@ def seats(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge
 
 def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
     """The first battle's war against its exact probability, for the first rule set; over every
-    deal, its share is that probability."""
+    deal, its share is that probability. The probability is that of the top cards tying for the
+    highest rank, the chance of a war only where cards compare by rank and a tie is a war: war
+    knows that of its own families' rules alone (report.by_rank_variants), so a rule set of
+    another family's gets its share and interval, compared with no chance."""
     name = infos[0].name
     row = next(iter(_by_rules(data, "first_battle_war_exact", variant).get(name, [])), None)
     if row is None:
@@ -316,6 +371,14 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge
         return [Finding(text, "first_battle_war_exact", {"rule_set": name, "share": row["share"], "exact": True,
                                                           "first_battle_wars": row["first_battle_wars"],
                                                           "games": row["games"]})]
+    if infos[0].variant not in by_rank_variants():
+        # war does not know this chance: a family of another package may compare cards or settle
+        # a tie otherwise (a tie of ranks need not be a war): the share alone, compared with nothing
+        text = (f"The first battle is a war in {share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
+                f"of games; war knows the chance of that only for its own families' rules, where cards compare "
+                f"by rank and a tie is a war, so this share is not compared with chance.")
+        values = {k: row[k] for k in ("rule_set", "share", "ci_low", "ci_high")}
+        return [Finding(text, "first_battle_war_exact", {**values, "exact": None, "chance_known": False})]
     if row["exact"] is None:
         return []
     key = ("first_battle", name)
@@ -398,12 +461,26 @@ def _one_estimate(high: dict, low: dict, many: str, name: str, exact: bool, judg
     return [Finding(text, "deal_win_rate", {**values, **_claimed(judge, *keys)}, tuple(keys))]
 
 
+def _both_seatings(row: dict) -> bool:
+    """Whether a policy_matchup row pools both seatings played equally often (as a tournament
+    plays them): each policy sat in seat 0 in as many games, so a seat's advantage falls on both
+    alike and the pooled share is the policies'. Otherwise the seat and the policy are not told
+    apart."""
+    return row["games_a_seat0"] == row["games_b_seat0"] > 0
+
+
 def matchups(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
     """The tournament's most one-sided pairing, said as its numbers allow. Every pairing of the
-    tournament is a claim judged (the most one-sided is picked from all of them)."""
+    tournament (both seatings played equally often, _both_seatings) is a claim judged (the most
+    one-sided is picked from all of them). Where no pairing is, a policy beating another is no
+    claim: the most one-sided pairing is said as it was measured, one policy in each seat."""
     rows = [r for r in data.rows("policy_matchup", variant) if r["share_a"] is not None]
     if not rows:
         return []
+    fair = [r for r in rows if _both_seatings(r)]
+    if not fair:
+        return _seated(data, rows)
+    rows = fair
     keys, held = [], {}
     for r in rows:
         if not data.rules_exact(r["rules_id"]):
@@ -426,10 +503,47 @@ def matchups(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Ju
         verdict = (f"even the most one-sided pairing, {names[a]} against {names[b]}, is not told apart from 50%"
                    f"{judge.caveat(('matchup', top['rules_name'], top['policy_a'], top['policy_b']))}")
     said = exact_share(wins, decided) if exact else share_with_interval(p, lo, hi)
-    text = f"In the tournament {verdict}: {said} of their {decided:,} decided {'deals' if exact else 'games'}."
+    text = (f"In the tournament (both seatings played equally often) {verdict}: {said} of their {decided:,} "
+            f"decided {'deals' if exact else 'games'}.")
     values = {"rules_name": top["rules_name"], "winner": a, "loser": b, "share": p, "ci_low": lo, "ci_high": hi,
-              "exact": exact}
+              "exact": exact, "both_seatings": True}
     return [Finding(text, "policy_matchup", {**values, **_claimed(judge, *keys)}, tuple(keys))]
+
+
+def _seated(data: ReportData, rows: list[dict]) -> list[Finding]:
+    """The most one-sided pairing of policies not played in both seatings equally often, said as
+    it was measured and claiming nothing of the policies: with one seating, seat 0 playing one
+    policy against seat 1 playing the other, whose seat and policy cannot be told apart; with
+    both, unequally, the pooled share, whose seat is not balanced out."""
+    top = max(rows, key=lambda r: (abs(r["share_a"] - 0.5), r["policy_a"], r["policy_b"]))
+    exact = data.rules_exact(top["rules_id"])
+    names = short_policies(sorted({r[k] for r in rows for k in ('policy_a', 'policy_b')}))
+    decided, noun = top["decided_games"], "deals" if exact else "games"
+    values = {"rules_name": top["rules_name"], "policy_a": top["policy_a"], "policy_b": top["policy_b"],
+              "games_a_seat0": top["games_a_seat0"], "games_b_seat0": top["games_b_seat0"], "exact": exact,
+              "both_seatings": False}
+    if top["games_a_seat0"] and top["games_b_seat0"]:  # both, unequally: A's pooled share
+        said = exact_share(top["wins_a"], decided) if exact else \
+            share_with_interval(top["share_a"], top["ci_low"], top["ci_high"])
+        text = (f"{names[top['policy_a']]} against {names[top['policy_b']]} won {said} of their {decided:,} decided "
+                f"{noun}, over seatings played unequally ({top['games_a_seat0']:,} games with "
+                f"{names[top['policy_a']]} in seat 0, {top['games_b_seat0']:,} with {names[top['policy_b']]}): the "
+                f"seat is not balanced out, so the seat and the policy cannot be told apart and no policy is said "
+                f"to beat the other.")
+        values.update(share=top["share_a"], ci_low=top["ci_low"], ci_high=top["ci_high"])
+        return [Finding(text, "policy_matchup", values)]
+    if top["games_a_seat0"]:  # one seating: policy a in seat 0
+        first, second, wins = top["policy_a"], top["policy_b"], top["wins_a"]
+        share, lo, hi = top["share_a"], top["ci_low"], top["ci_high"]
+    else:
+        first, second, wins = top["policy_b"], top["policy_a"], top["wins_b"]
+        share, lo, hi = 1 - top["share_a"], 1 - top["ci_high"], 1 - top["ci_low"]
+    said = exact_share(wins, decided) if exact else share_with_interval(share, lo, hi)
+    text = (f"Seat 0 playing {names[first]} against seat 1 playing {names[second]} won {said} of their "
+            f"{decided:,} decided {noun}; only this seating was played, so the seat and the policy cannot be told "
+            f"apart and no policy is said to beat the other.")
+    values.update(seat0=first, seat1=second, share=share, ci_low=lo, ci_high=hi)
+    return [Finding(text, "policy_matchup", values)]
 
 
 def jokers(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:

@@ -33,6 +33,21 @@ def legend_format(shares: list[float]) -> str:
     return ".3%"
 
 
+def seatings_said(rows: list[dict]) -> tuple[str, str]:
+    """A matrix's title and the words that say how its pairs were seated (policy_matchup's rows of
+    one rules): a tournament's, every pair played in both seatings equally often, pools them and
+    its shares are the policies'; otherwise a share mixes the policy with the seat it sat in."""
+    if all(r["games_a_seat0"] == r["games_b_seat0"] > 0 for r in rows):
+        return "Tournament: who beats whom", "both seatings pooled, played equally often"
+    one = [r for r in rows if not (r["games_a_seat0"] and r["games_b_seat0"])]
+    said = ("each pair played in one seating only" if len(one) == len(rows) else
+            "each pair played in both seatings, unequally often" if not one else
+            "not every pair played in both seatings equally often")
+    return ("Matchups, not a tournament: seat and policy together",
+            f"{said} (not a tournament), so a share is of the policy and its seat together, which "
+            "cannot be told apart: no policy is shown to beat another")
+
+
 def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Figure]:
     """Per rule set of a tournament: the row policy's share of decided games against the
     column's, colored on a scale from the lowest share to the highest that diverges at the fair
@@ -82,10 +97,11 @@ def matchup_matrix(data: ReportData, variant: str, palette: Palette) -> list[Fig
         chart = alt.layer(heat, key, text, interval).resolve_scale(color="independent").properties(
             width=side * len(names), height=side * len(names))
         label = mine[0]["rules_name"]
-        figures.append(Figure(f"{variant}-matchups-{rid}", "Tournament: who beats whom",
+        title, pooled = seatings_said(mine)
+        figures.append(Figure(f"{variant}-matchups-{rid}", title,
                               ["policy_matchup"], chart,
                               f"{label}: the row policy's share of the decided games against the column "
-                              "policy, both seatings pooled, with its 95% interval; blue above the fair 50%, "
+                              f"policy, {pooled}, with its 95% interval; blue above the fair 50%, "
                               "red below (empty: a policy against itself).", extra={"rules_id": rid}))
     return figures
 

@@ -359,12 +359,15 @@ def first_battle_war(rows: list[dict], data: ReportData, variant: str, palette: 
     layers.append(base.mark_text(align="left", dy=-13, fontSize=10, color=MUTED, x=4).encode(y=y, text="text:N"))
     chart = alt.layer(*layers).properties(width=beside(palette.domain), height=max(60, 44 * len(rows)))
     every = all(r["every_deal"] for r in rows)
+    known = any(r["tick"] is not None for r in rows)  # no tick where war does not know the chance (a plugin's rules)
     note = ("Over every deal of the deck, the share of games whose first battle is a war is its exact "
             "probability (black tick, with its fraction): no interval." if every else
-            "Observed share with its 95% interval (dot and bar) against the exact probability "
-            "that the first face-up cards tie (black tick)." + exact_said(rows))
-    return Figure(f"{variant}-first-battle-war", "Is the first battle a war as often as chance says?",
-                  ["first_battle_war_exact"], chart, note)
+            ("Observed share with its 95% interval (dot and bar) against the exact probability "
+             "that the first face-up cards tie (black tick)." + exact_said(rows)) if known else
+            "Observed share with its 95% interval (dot and bar); war knows the chance of a war in the "
+            "first battle only for its own families' rules, so none is drawn here.")
+    return Figure(f"{variant}-first-battle-war", "Is the first battle a war as often as chance says?" if known
+                  else "How often is the first battle a war?", ["first_battle_war_exact"], chart, note)
 
 
 # ----------------------------------------------------------------------------- the deal

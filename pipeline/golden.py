@@ -18,12 +18,15 @@ import sys
 from pathlib import Path
 
 from .engines.game import policy_specs
+from .errors import WarError, storage_error
 from .jobs.replay import build_replay, render_text
 from .log.shard import play_range
+from .model.families import beside, registry
 from .model.rules import build_rules
 from .model.schema import RULES_ID_VERSION, RuleSetEntry
-from .model.families import beside, registry
 from .storage.files import atomic_write_bytes
+from .testing import _family as family_named  # the kit's: a family by name, or why none
+from .testing import _no_family as no_family
 
 SEED = 2024
 CANDIDATES = 200
@@ -74,7 +77,7 @@ def write(families: list[str], folder: Path) -> list[Path]:
     """Every variant's golden file of each of `families` (by name), into `folder`."""
     written = []
     for family in families:
-        for variant in (v.name for v in registry().families[family].variants):
+        for variant in (v.name for v in family_named(family).variants):
             path = Path(folder) / f"{variant}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(path, golden_text(variant).encode("utf-8"))  # whole or as it was
@@ -114,21 +117,27 @@ def main(argv: list[str] | None = None) -> int:
                              f"for a folder of that name give ./{folder}\n")
             return 2
     args = parser.parse_args(argv)
-    known = list(registry().families)
+    known = registry().families
     for i, name in enumerate(args.families):
         if name not in known:
-            parser.error(f"no family {name!r} is installed (installed: {', '.join(known)})")
+            parser.error(no_family(name))
         if name in args.families[:i]:
             parser.error(f"family {name!r} is given twice")
+    if not args.out:  # Path("") is the current folder: a folder is given by its path, `.` included
+        parser.error("--out '' names no folder; for the current folder give --out .")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         parser.error(f"--out {args.out!r} is a file, not a folder")
     try:
         for path in write(args.families, out):
             print(f"wrote {path}")
-    except OSError as err:
-        sys.stderr.write(f"error: cannot write into {args.out!r}: {err.strerror or err}\n")
-        return 1
+    except OSError as err:  # the folder's fault (exit 2), or the storage's: a full disk (exit 1)
+        failed = storage_error(err, args.out, "write into")
+        sys.stderr.write(f"error: {failed}\n")
+        return failed.exit_code
+    except WarError as err:  # a family's engine or policy that fails as its games are played: one line
+        sys.stderr.write(f"error: {err}\n")
+        return err.exit_code
     return 0
 
 

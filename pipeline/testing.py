@@ -69,6 +69,41 @@ def install(project: str | Path) -> bool:
     return True
 
 
+# ---------------------------------------------------------------- a family by its name
+
+
+def _no_family(name: str) -> str:
+    """Why no installed family is named `name`, in one line: its package is installed but left
+    out (and why: the registry keeps it, model.families), or `name` is a variant's (and of which
+    family), or no family has it."""
+    from .model.families import registry
+
+    reg = registry()
+    where = next((w for w in reg.left_out if w.startswith(f"`{name} = ")), None)  # its entry point, by name
+    if where is not None:
+        return f"family {name!r} is installed but left out (entry point {where}): {reg.left_out[where]}"
+    said = f"no family {name!r} is installed"
+    if name in reg.variants:
+        return f"{said}: {name!r} is a variant of family {reg.variants[name].family!r}"
+    if name in reg.left_out_variants:
+        where = reg.left_out_variants[name]
+        return (f"{said}: {name!r} is a variant of the family of entry point {where}, installed but left out: "
+                f"{reg.left_out[where]}")
+    return f"{said} (installed: {', '.join(reg.families)})"
+
+
+def _family(name: str):
+    """The installed family `name` (model.family.Family); RulesError saying why there is none
+    (_no_family), not a bare KeyError."""
+    from .errors import RulesError
+    from .model.families import registry
+
+    family = registry().families.get(name) if isinstance(name, str) else None
+    if family is None:
+        raise RulesError(_no_family(name) if isinstance(name, str) else f"a family is named by a text, not {name!r}")
+    return family
+
+
 # ---------------------------------------------------------------- the cases, from the declaration
 
 
@@ -141,10 +176,11 @@ def cases(family: str) -> list[tuple[str, dict]]:
     from .model.families import registry
 
     reg = registry()
+    fam = _family(family)
     out = []
-    for variant in reg.families[family].variants:
+    for variant in fam.variants:
         out.append((variant.name, {}))
-        for name in variant.options or reg.families[family].option_names:
+        for name in variant.options or fam.option_names:
             for value in option_values(reg.options[name]):
                 out.append((variant.name, {name: str(value)}))
     return out
@@ -272,12 +308,11 @@ def check_tampers(family: str, folder: str | Path, games: int = TAMPER_GAMES, se
     from .jobs.replay import load_game
     from .jobs.validate import check_game, validate
     from .model.deal import deck_of
-    from .model.families import registry
     from .model.rules import build_rules
     from .model.schema import GAME_ID_STRIDE
     from .storage.dataset import Dataset
 
-    variants = [v.name for v in registry().families[family].variants]
+    variants = [v.name for v in _family(family).variants]
     root = Path(folder) / f"{family}-tampers"
     generate(root, [Plan(build_rules(v), games) for v in variants], seed=seed, shard_size=games)
     report = validate(root)
@@ -310,10 +345,9 @@ def check_golden(family: str) -> list[str]:
     still play them: a change that alters them fails until they are written again, deliberately,
     with the command their second line says. The variants checked."""
     from .golden import golden_dir, golden_text, regenerate_command
-    from .model.families import registry
 
     checked = []
-    for variant in (v.name for v in registry().families[family].variants):
+    for variant in (v.name for v in _family(family).variants):
         path = golden_dir(variant) / f"{variant}.txt"
         assert path.exists(), f"no golden playthrough for {variant}: run {regenerate_command(variant)}"
         assert golden_text(variant) == path.read_text(encoding="utf-8"), \
@@ -328,10 +362,9 @@ def check_drawn_never_cycle(family: str, games: int = GAMES, seed: int = SEED, m
     positions can repeat), that policy at every seat, and none ends as a cycle (an engine that
     says `cycle` all the same is refused by war: a PluginError). The policies played."""
     from .engines.game import play_game
-    from .model.families import registry
     from .model.rng import game_seed
 
-    fam = registry().families[family]
+    fam = _family(family)
     drawn = [f"{d.name}:{p.name}" for d in fam.decisions for p in d.policies if p.randomized and not p.parameter]
     for variant in fam.variants:
         takes = variant.options or fam.option_names

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import NamedTuple
 
-from ..errors import LogMismatch
+from ..errors import LogMismatch, brief
 
 
 class Event(NamedTuple):
@@ -122,14 +123,54 @@ def describe(event: Event | None) -> str:
     return "(" + " ".join(parts) + ")"
 
 
-class CheckingRecorder(Recorder):
-    """Compares every event the engine makes with the logged one; stops at the first difference."""
+def one_word(note) -> bool:
+    """Whether `note` is a note a log can hold: a text of one word (log.codec spells it so)."""
+    return type(note) is str and note.split() == [note]
 
-    __slots__ = ("log",)
+
+def wrong_event(kind, note, kinds) -> str | None:
+    """What is wrong with an event of `kind` and `note` that an engine emitted, which no log of
+    its family holds: a kind that is not among the family's declared `kinds` (a collection of
+    names), or a note that is not one word. None when neither is."""
+    if type(kind) is not str or kind not in kinds:
+        return (f"an event of kind {brief(kind)}, which is not among the family's declared kinds "
+                f"({', '.join(kinds)})")
+    if note is not None and not one_word(note):
+        return f"a {kind} event with note {brief(note)}: a note is one word"
+    return None
+
+
+def wrong_events(events: list, kinds) -> tuple[int, str] | None:
+    """The first of a game's `events` (Events or tuples of their fields) that wrong_event finds
+    wrong, as its seq and what is wrong; None when every one is right. A pass over the events'
+    kinds and notes in C (two sets), an event looked at one by one only when one is wrong."""
+    try:
+        seen = set(map(itemgetter(1), events))
+        notes = set(map(itemgetter(7), events))
+    except TypeError:  # a kind or a note that is not even hashable: found below
+        pass
+    else:
+        notes.discard(None)
+        if seen.issubset(kinds) and all(map(one_word, notes)):
+            return None
+    for seq, event in enumerate(events):
+        wrong = wrong_event(event[1], event[7], kinds)
+        if wrong is not None:
+            return seq, f"{wrong} (event {seq}, battle {brief(event[0])})"
+    return None
+
+
+class CheckingRecorder(Recorder):
+    """Compares every event the engine makes with the logged one; stops at the first difference,
+    keeping the event the engine made there (`made`, its fields) for the caller to judge: an
+    event no log holds is the engine's fault, not the log's."""
+
+    __slots__ = ("log", "made")
 
     def __init__(self, log: list[Event]) -> None:
         super().__init__()
         self.log = log
+        self.made: tuple | None = None
 
     def next_logged(self) -> Event | None:
         """The logged event that the engine's next one must equal; None past the log's end."""
@@ -140,6 +181,7 @@ class CheckingRecorder(Recorder):
         made = (battle, kind, seat, tuple(cards), tuple(seats), tuple(options), value, note)
         found = self.next_logged()
         if found != made:  # an Event equals the plain tuple of its fields
+            self.made = made
             raise LogMismatch(len(self.events), describe(_event(Event, made)), describe(found))
         self.events.append(found)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 from typing import Mapping, Sequence, Union
 
-from ..errors import DealError, LogMismatch, PluginError, RulesError, WarError, ctrl_c_pressed, interrupted
+from ..errors import DealError, LogMismatch, PluginError, RulesError, WarError, brief, ctrl_c_pressed, interrupted
 from ..model.deal import Deal, check_deal, shuffled_deal
 from ..model.event_kinds import BY_NAME as KINDS
 from ..model.event_kinds import with_role
@@ -19,7 +19,7 @@ from ..model.families import registry
 from ..model.family import Family, wrong_choice
 from ..model.schema import RuleSet
 from .chance import LogChance, StreamChance
-from .event import CheckingRecorder, Event, Recorder, describe
+from .event import CheckingRecorder, Event, Recorder, describe, wrong_event, wrong_events
 from .families import family_of
 from .play import CHOICES_DRAWN
 from .policies import PolicyChooser, SeatPolicy, generator, parse_policy, seat_policies, seated
@@ -185,6 +185,10 @@ def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Rec
     """Play the game of `seed` (or of an explicit deal, shuffling later orders with `seed`)."""
     rec = recorder if recorder is not None else Recorder()
     summary, deal = play_seeded(rules, seed, rec, deal, policies)
+    if not isinstance(rec, CheckingRecorder):  # a log's events were checked one by one as they were made
+        wrong = wrong_events(rec.events, family_of(rules).kind_names)
+        if wrong is not None:
+            raise event_fault(family_of(rules), wrong[1], seed)
     return rec.events, summary, deal
 
 
@@ -222,9 +226,17 @@ def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | 
             if collecting:
                 gc.enable()
             CHOICES_DRAWN.reset(token)
-        if drawn and getattr(summary, "outcome", None) == "cycle":
+        if not isinstance(summary, Summary):
+            raise summary_fault(family, summary, seed)
+        if drawn and summary.outcome == "cycle":
             raise cycle_fault(family, chooser, seed)
         return summary
+    except LogMismatch as err:  # an event no log holds is the engine's fault, not the log's
+        made = getattr(rec, "made", None)
+        wrong = None if made is None else wrong_event(made[1], made[7], family.kind_names)
+        if wrong is not None:
+            raise event_fault(family, f"{wrong} (event {err.seq}, battle {made[0]!r})", seed) from err
+        raise
     except (WarError, MemoryError):
         raise
     except (Exception, SystemExit) as err:
@@ -238,6 +250,27 @@ def engine_fault(family: Family, err: BaseException, seed: int | None = None) ->
     engine = family.play if isinstance(family.play, str) else getattr(family.play, "__qualname__", "its engine")
     said = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
     return PluginError(f"plugin family {family.name!r}: its engine {engine} failed: {said}", seed, owner=family.module)
+
+
+def _fault(family: Family, what: str, seed: int | None) -> PluginError:
+    """The error of a family's engine that broke what its declaration promises (`what` it did):
+    the plugin's for an outside family, a bug of war's for a built-in one."""
+    engine = family.play if isinstance(family.play, str) else getattr(family.play, "__qualname__", "its engine")
+    plugin = family.name not in registry().built_in
+    return PluginError(f"{'plugin ' if plugin else ''}family {family.name!r}: its engine {engine} {what}", seed,
+                       owner=family.module if plugin else "")
+
+
+def summary_fault(family: Family, summary: object, seed: int | None = None) -> PluginError:
+    """The error of an engine that returned something else than the game's Summary."""
+    return _fault(family, f"returned {brief(summary)}, not the game's Summary (what its game's play() returns)",
+                  seed)
+
+
+def event_fault(family: Family, what: str, seed: int | None = None) -> PluginError:
+    """The error of an engine that emitted an event no log of its family holds (`what`:
+    engines.event.wrong_event's words, and where in the game)."""
+    return _fault(family, f"emitted {what}", seed)
 
 
 def cycle_fault(family: Family, chooser, seed: int | None = None) -> PluginError:

@@ -14,6 +14,10 @@ An event the arrays cannot say exactly as log.codec would spell it (a kind not i
 a value or a note on a kind that carries none, options on anything but a decision) makes the
 recorder `lost`: the shard is then played again through the Event path (log.shard.play_range),
 which spells anything. The arrays never give other bytes than that path; they only give up.
+So does an event that no log of the family holds (a kind the family does not declare, a note
+that is not one word): the recorder knows only the family's kinds, so such an event takes the
+slow branch, and the Event path names it as the engine's fault (engines.game.play_game), at no
+cost to the events that are right.
 """
 
 from __future__ import annotations
@@ -88,10 +92,14 @@ class ArrayRecorder:
 
     __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "unfolded", "duels", "game_unfolded",
                  "summaries", "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle",
-                 "lost", "emit", "plays", "war_round")
+                 "lost", "emit", "plays", "war_round", "kinds", "plain")
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, kinds=None) -> None:
         self.players = players
+        # the kinds the family declares (None: every kind of the registry); the kinds of the
+        # fast branches, those of them
+        self.kinds = frozenset(KIND_CODES if kinds is None else kinds)
+        self.plain = {kind: code for kind, code in PLAIN_CODES.items() if kind in self.kinds}
         self.lost: str | None = None  # why an event or summary could not be held, once one could not
         self.codes: list[int] = []
         self.cards: list[int] = []
@@ -104,6 +112,10 @@ class ArrayRecorder:
         self.duels = self._dueller(self.codes, self.cards, self.runs, self.takers, self.noted)
         self.plays = self._player(self.codes, self.cards)
         self.war_round = self._war_rounds(self.codes, self.cards)
+        if not {"play", "down", "war", "collect"} <= self.kinds:  # a family without them: each event by `emit`
+            self.duels = Recorder.duels.__get__(self)
+            self.plays = Recorder.plays.__get__(self)
+            self.war_round = Recorder.war_round.__get__(self)
         self.clear()
 
     def clear(self) -> None:
@@ -157,8 +169,9 @@ class ArrayRecorder:
         no value, note, seats or options, whose seat and count fit their bits, is written here,
         and so is a decision without a value whose note is not a war depth's (a policy's choice,
         which a plugin may ask for at every tie), as `_emit` would write it; any other by `_emit`."""
-        plain, slow, add_cards, add = PLAIN_CODES.get, self._emit, all_cards.extend, codes.append
-        decided, add_seats, add_extras = DECISION_NOTE_CODES.get, self.seats.extend, self.extras.extend
+        plain, slow, add_cards, add = self.plain.get, self._emit, all_cards.extend, codes.append
+        decided = DECISION_NOTE_CODES.get if "decision" in self.kinds else {}.get
+        add_seats, add_extras = self.seats.extend, self.extras.extend
 
         def emit(battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
                  value: int | None = None, note: str | None = None) -> None:
@@ -236,13 +249,15 @@ class ArrayRecorder:
         """An event of any kind: its value column as layout says (a war's depth, an end's battles,
         a decision's option count), after checking that the encoder will spell it as log.codec;
         what its code cannot hold in a row of `extras`."""
-        code = KIND_CODES.get(kind)
+        code = KIND_CODES.get(kind) if type(kind) is str else None
         if code is None:
             raise self._lose(f"an event of kind {kind!r}, which the registry does not name")
+        if kind not in self.kinds:
+            raise self._lose(f"an event of kind {kind!r}, which the family does not declare")
         if note is None:
             note_code = -1
         else:
-            note_code = NOTE_CODES.get(note, -2)
+            note_code = NOTE_CODES.get(note, -2) if type(note) is str else -2
             if note_code == -2:
                 raise self._lose(f"a note {note!r}, neither an outcome nor a decision")
         if code == KIND_WAR or code == KIND_END:
@@ -277,14 +292,17 @@ class ArrayRecorder:
 
     def _noted(self) -> np.ndarray:
         """The batch's noted events as rows (duel, kind code), the duel numbered among the
-        batch's. A kind that is not plain (one carrying a value, or not in the registry) is
-        said by `_emit` in the Event path, so the batch goes there."""
+        batch's. A kind that is not plain (one carrying a value, not in the registry, or not the
+        family's) is said by `_emit` in the Event path, so the batch goes there."""
         if not self.noted:
             return np.zeros((0, 2), np.int64)
         befores, noted = self.noted[0::2], self.noted[1::2]
         pairs = list(chain.from_iterable(noted))
         kinds = list(map(itemgetter(1), pairs))
-        plain = {kind: PLAIN_CODES.get(kind) for kind in set(kinds)}
+        try:
+            plain = {kind: self.plain.get(kind) for kind in set(kinds)}
+        except TypeError:  # a kind that is not even hashable
+            raise self._lose("an event of a kind that is not a name in a run of duels") from None
         for kind, code in plain.items():
             if code is None:
                 raise self._lose(f"an event of kind {kind!r} in a run of duels")

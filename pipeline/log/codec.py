@@ -39,7 +39,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, NamedTuple
 
-from ..engines.event import Event
+from ..engines.event import Event, one_word
 from ..engines.play import winner_first
 from ..errors import DatasetError
 from ..model.event_kinds import KINDS, with_role
@@ -107,7 +107,7 @@ def token(kind: str, seat, count: int, take, order: str | None, seats, options: 
     if value is not None:
         parts.append(f"={value}")
     if note is not None:
-        if not note or any(ch.isspace() for ch in note):
+        if not one_word(note):
             raise CodecError(f"a note must be one word, got {note!r}")
         parts.append(f"!{note}")
     return "".join(parts)

@@ -21,12 +21,10 @@ from .engines.game import policy_specs
 from .errors import WarError, storage_error
 from .jobs.replay import build_replay, render_text
 from .log.shard import play_range
-from .model.families import beside, registry
+from .model.families import beside, family_named, no_family, registry
 from .model.rules import build_rules
 from .model.schema import RULES_ID_VERSION, RuleSetEntry
 from .storage.files import atomic_write_bytes
-from .testing import _family as family_named  # the kit's: a family by name, or why none
-from .testing import _no_family as no_family
 
 SEED = 2024
 CANDIDATES = 200

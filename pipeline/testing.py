@@ -72,36 +72,12 @@ def install(project: str | Path) -> bool:
 # ---------------------------------------------------------------- a family by its name
 
 
-def _no_family(name: str) -> str:
-    """Why no installed family is named `name`, in one line: its package is installed but left
-    out (and why: the registry keeps it, model.families), or `name` is a variant's (and of which
-    family), or no family has it."""
-    from .model.families import registry
-
-    reg = registry()
-    where = next((w for w in reg.left_out if w.startswith(f"`{name} = ")), None)  # its entry point, by name
-    if where is not None:
-        return f"family {name!r} is installed but left out (entry point {where}): {reg.left_out[where]}"
-    said = f"no family {name!r} is installed"
-    if name in reg.variants:
-        return f"{said}: {name!r} is a variant of family {reg.variants[name].family!r}"
-    if name in reg.left_out_variants:
-        where = reg.left_out_variants[name]
-        return (f"{said}: {name!r} is a variant of the family of entry point {where}, installed but left out: "
-                f"{reg.left_out[where]}")
-    return f"{said} (installed: {', '.join(reg.families)})"
-
-
 def _family(name: str):
-    """The installed family `name` (model.family.Family); RulesError saying why there is none
-    (_no_family), not a bare KeyError."""
-    from .errors import RulesError
-    from .model.families import registry
+    """The installed family `name`; a RulesError saying why there is none (model.families'
+    family_named), imported when a check runs, as everything of war's here is."""
+    from .model.families import family_named
 
-    family = registry().families.get(name) if isinstance(name, str) else None
-    if family is None:
-        raise RulesError(_no_family(name) if isinstance(name, str) else f"a family is named by a text, not {name!r}")
-    return family
+    return family_named(name)
 
 
 # ---------------------------------------------------------------- the cases, from the declaration

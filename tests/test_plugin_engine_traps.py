@@ -36,6 +36,7 @@ from rulekit import dataset_events
 from test_fault_corpus_plugins import installed
 from test_plugin_declaration_checks import CHECKED, WHERE, read
 from test_plugin_declaration_checks import war as war_in
+from test_plugin_engine_checks import engine  # noqa: F401  (the fixture: Slap War's engine replaced for a test)
 
 GAMES = 24
 
@@ -104,16 +105,6 @@ def swallowing(kind: str):
 
 ZONK = emitting("zonk")
 BAD_NOTE = emitting("decision", value=0, note="")
-
-
-@pytest.fixture
-def engine(monkeypatch):
-    """`engine(function)`: Slap War's engine replaced for the test."""
-    family = registry().families["slap"]
-
-    def install(play):
-        monkeypatch.setitem(registry().families, "slap", replace(family, play=play))
-    return install
 
 
 @pytest.fixture(scope="module")

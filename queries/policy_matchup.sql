@@ -4,9 +4,9 @@
 --   pooling the games where A sat in seat 0 (games_a_seat0: the rule set `A vs B`) and those
 --   where B did (games_b_seat0: `B vs A`): games, decided games (outcome
 --   win; draws, capped and cycle games have no winner), wins of A, wins of B, A's share of the
---   decided games, and its interval share +- z * sqrt(share * (1 - share) / decided) (normal
---   approximation, 95% for z = 1.96; clipped to 0..1; of zero width when one side won every
---   decided game, so read it with the counts; null when nothing was decided). An
+--   decided games, and its Wilson score interval (95% for z = 1.96: never of zero width, so a
+--   side that won every decided game reads as under 100%, not as exactly 100%; null when
+--   nothing was decided). An
 --   interval wholly above 0.5 says A beats B, wholly below that B beats A. A fair comparison
 --   wants both seatings equally often and paired seeds, as a tournament (every ordered pair,
 --   the same games) gives. Games where both seats play the same policy are left out.
@@ -55,8 +55,8 @@ SELECT
     s.wins_a,
     s.wins_b,
     s.share_a,
-    greatest(0.0, s.share_a - c.z * sqrt(s.share_a * (1 - s.share_a) / s.decided_games)) AS ci_low,
-    least(1.0, s.share_a + c.z * sqrt(s.share_a * (1 - s.share_a) / s.decided_games))    AS ci_high
+    wilson_low(s.share_a, s.decided_games, c.z)  AS ci_low,
+    wilson_high(s.share_a, s.decided_games, c.z) AS ci_high
 FROM shares s
 CROSS JOIN checked c
 ORDER BY rule_set_order(s.rules_name), s.policy_a, s.policy_b;

@@ -244,9 +244,9 @@ def test_policy_win_rate(root, by_group, order):
 
 # ---------------------------------------------------------------- the pooled matchup
 
-def _wald(share: float, n: int, z: float) -> tuple[float, float]:
-    half = z * math.sqrt(share * (1 - share) / n)
-    return max(0.0, share - half), min(1.0, share + half)
+def _wilson(share: float, n: int, z: float) -> tuple[float, float]:
+    centre, half = share + z * z / (2 * n), z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
 
 
 @pytest.mark.parametrize("z", [1.96, 2.576])
@@ -275,7 +275,7 @@ def test_policy_matchup(root, games, order, z):
         assert (r["wins_a"], r["wins_b"]) == (wins_a, wins_b)
         share = wins_a / len(decided)
         assert r["share_a"] == approx(share)
-        lo, hi = _wald(share, len(decided), z)
+        lo, hi = _wilson(share, len(decided), z)
         assert (r["ci_low"], r["ci_high"]) == (approx(lo), approx(hi))
         assert r["ci_low"] <= r["share_a"] <= r["ci_high"]
 

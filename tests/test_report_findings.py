@@ -204,12 +204,12 @@ def test_the_tournament(found, by_rules):
     decided = [g for g in by_rules[STEAL.rules_id] if g["outcome"] == "win"]
     always = sum(1 for g in decided if g["policies"][g["winner"]].startswith("steal:always"))
     p = always / len(decided)
-    half = Z * math.sqrt(p * (1 - p) / len(decided))
     v = item["values"]
     winner_is_always = v["winner"].startswith("steal:always")
     share = p if winner_is_always else 1 - p
     assert v["share"] == pytest.approx(share)
-    assert (v["ci_low"], v["ci_high"]) == (pytest.approx(max(0, share - half)), pytest.approx(min(1, share + half)))
+    lo, hi = wilson(always if winner_is_always else len(decided) - always, len(decided))  # Wilson's, as the query
+    assert (v["ci_low"], v["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
     assert ("beats" in item["text"]) == (v["ci_low"] > 0.5)
     assert f"of their {len(decided):,} decided games" in item["text"]
 

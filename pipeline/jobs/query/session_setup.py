@@ -125,7 +125,7 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
 def _check_games_files(ds: Dataset, listed: list, paths: list[str]) -> None:
     """Each games file's bytes against its SHA-256 in the manifest: a games file read as it is
     (the events are read from copies made from checked files), and a damaged one can decode into
-    wrong rows without a word (a few bytes changed in a page). About 15 ms for the 22 MB of a
+    wrong rows without a word (a few bytes changed in a page). About 25 ms for the 22 MB of a
     million games, paid only where a query sets the session up in full: a dataset queried
     before, unchanged, replays its plan (plan.py) and reads nothing twice."""
     for entry, path in zip(listed, paths):

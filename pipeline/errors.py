@@ -160,6 +160,13 @@ class UsageError(WarError):
     a card, an output file that exists)."""
 
 
+def unreadable_file(err: BaseException) -> bool:
+    """An error of the libraries that read the files (DuckDB, pyarrow) about a damaged or
+    foreign data file, which their message names; any other error of theirs stays internal."""
+    return type(err).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow") and \
+        any(kind in str(err) for kind in (".parquet", ".jsonl"))
+
+
 def storage_error(err: OSError, path: object = None, doing: str = "write") -> StorageError:
     """One line for an OSError: what could not be done to which path, and why. A full disk or a
     failing device is the storage's fault (exit 1); anything else (permission, a read-only file

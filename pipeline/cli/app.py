@@ -26,6 +26,7 @@ except ImportError:  # older typer runs on click itself
 
 import pipeline as war
 from pipeline import frontend
+from pipeline.errors import unreadable_file
 
 # rich_markup_mode=None: click's plain help, where `[default: ...]` in a help text stays text and
 # flags show no `<bool>` type.
@@ -193,13 +194,6 @@ def choices(name: str, values: tuple[str, ...]) -> type[Enum]:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 game`, `2 games` (`many` for an irregular plural)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
-def _reading(err: BaseException) -> bool:
-    """An error of the libraries that read the files (DuckDB, pyarrow) about a damaged or
-    foreign data file, which their message names; any other error of theirs stays internal."""
-    return type(err).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow") and \
-        any(kind in str(err) for kind in (".parquet", ".jsonl"))
 
 
 def _first_line(err: BaseException) -> str:
@@ -442,7 +436,7 @@ def main(argv: list[str] | None = None) -> None:
             say_error("error: interrupted")
             interrupt_handled()
             code = 130
-        elif _reading(err):
+        elif unreadable_file(err):
             say_error(f"error: cannot read the dataset: {_first_line(err)}")
             code = 2
         else:

@@ -17,7 +17,7 @@ from typing import Iterable
 import duckdb
 import pyarrow as pa
 
-from ...errors import DatasetError, QueryError
+from ...errors import DatasetError, QueryError, unreadable_file
 from ...log.tables import EVENT_SCHEMA, GAME_SCHEMA, kinds_table
 from ...model.families import registry
 from ...model.rules import build_rules
@@ -115,7 +115,7 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
             record.update(setup.noted(session, dataset_folders, copies, ds if copies else None))
     except BaseException as err:
         session.close()
-        if _damaged_file(err):  # a data file DuckDB or pyarrow cannot read: the dataset's fault, said as one
+        if unreadable_file(err):  # a data file DuckDB or pyarrow cannot read: the dataset's fault, said as one
             text = str(err).strip().splitlines()
             raise DatasetError(f"cannot read the dataset: {text[0] if text else type(err).__name__}") from err
         raise
@@ -132,13 +132,6 @@ def _check_games_files(ds: Dataset, listed: list, paths: list[str]) -> None:
         if sha256_file(path) != entry.sha256:
             raise DatasetError(f"{str(ds.root)!r}: {entry.path} is not the file its manifest lists (its SHA-256 "
                                f"differs): damaged or changed since it was written; `war validate` checks the rest")
-
-
-def _damaged_file(err: BaseException) -> bool:
-    """An error of the libraries that read the files (DuckDB, pyarrow) about a data file it names
-    (damaged, truncated, foreign), as the command line tells one (cli.app's `_reading`)."""
-    return type(err).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow") and \
-        any(kind in str(err) for kind in (".parquet", ".jsonl"))
 
 
 def _event_copies(ds: Dataset) -> list[str]:

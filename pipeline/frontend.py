@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from .errors import ctrl_c_latch, ctrl_c_pressed, interrupted, raise_lost_ctrl_c, storage_error  # noqa: F401
+from .errors import ctrl_c_latch, ctrl_c_pressed, interrupted, raise_lost_ctrl_c, storage_error, unreadable_file  # noqa: F401
 
 
 def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file: str | Path | None = None):

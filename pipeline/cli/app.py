@@ -26,7 +26,6 @@ except ImportError:  # older typer runs on click itself
 
 import pipeline as war
 from pipeline import frontend
-from pipeline.errors import unreadable_file
 
 # rich_markup_mode=None: click's plain help, where `[default: ...]` in a help text stays text and
 # flags show no `<bool>` type.
@@ -436,7 +435,7 @@ def main(argv: list[str] | None = None) -> None:
             say_error("error: interrupted")
             interrupt_handled()
             code = 130
-        elif unreadable_file(err):
+        elif frontend.unreadable_file(err):
             say_error(f"error: cannot read the dataset: {_first_line(err)}")
             code = 2
         else:

@@ -158,6 +158,26 @@ def test_bad_filters_are_refused(server):
     assert raw_get(server, "/games.csv?sort=random()")[0] == 400
 
 
+def test_policy_asks_for_a_whole_seating(server, root):
+    """`policy` filters on the seats' policies as a whole (in any seat order): the two of a steal
+    seating find the games of both its seat orders; one of them alone would match no game, and is
+    refused with the seatings there are and the filter for a seat's policy (`policies=`), which
+    refuses a policy no seat plays rather than answering 0 games."""
+    (matchup,) = run(root, name="policy_matchup").to_pylist()
+    a, b = matchup["policy_a"], matchup["policy_b"]
+    status, body = get(f"{server}games.json?policy={quote(b)}&policy={quote(a)}")
+    assert status == 200 and json.loads(body)["total"] == 120
+    status, body = raw_get(server, f"/games?policy={quote(a)}")
+    text = body.decode()
+    assert status == 400 and "no seating in this dataset" in text, text
+    assert " & ".join(sorted([a, b])) in text and f"policies={a}" in text, text
+    assert text.count("\n") == 1 and "Traceback" not in text
+    status, body = get(f"{server}games.json?policies={quote(a)}")  # the filter it points to
+    assert status == 200 and json.loads(body)["total"] == 120
+    status, body = raw_get(server, "/games.json?policies=steal:always")  # part of a policy: no seat's
+    assert status == 400 and b"no seat's policy in this dataset: one of " in body and a.encode() in body, body
+
+
 def test_exports_give_the_page_asked_for_else_every_game(server, root):
     """`/games.json?per_page=5` sends five games, `page` and `per_page` the page they name, in the
     list's order; without either, every game of the filter; `col` the columns chosen."""

@@ -15,12 +15,12 @@ named as the view names it):
   choosing it would give (counted under every filter but COLUMN's own), the FACET_SIZE
   (games_sql) values of most games when it has more (and it says so); variant, rule set,
   outcome and winner always;
-- `policy` (the seats' policies, in any seat order) and `ended` (the games that end), as the
-  report's links ask.
+- `policy` (every seat's policy, once a seat, in any seat order: a whole seating) and `ended`
+  (the games that end), as the report's links ask.
 
 A filter is the whole state of a list, so a list's URL is its permalink: every field is a query
 parameter, defaults left out. Every value is checked against its column's type, and the values
-of variant, rule set, outcome and winner against what the dataset holds (HTTP 400 otherwise,
+of variant, rule set, outcome, winner and policies against what the dataset holds (HTTP 400 otherwise,
 one line naming the parameter); values are bound as parameters, never pasted into SQL, and a
 column's name reaches SQL only from COLUMNS.
 """
@@ -66,15 +66,24 @@ def _choice(query, name: str, allowed) -> str | None:
     return text
 
 
-def _policies(query, known: set[str]) -> tuple[str, ...] | None:
+def _policies(query, seatings: list[tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The seats' policies `policy` asks for: a whole seating, one a seat in any order, for that
+    is what it filters on; part of one (`policy=always` in a 2-seat game) would match no game,
+    so it is refused with the seatings there are and the filter that finds a seat's policy."""
     values = [v.strip() for v in query.getlist("policy") if v.strip()]
     if not values:
         return None
     if len(values) > MAX_POLICIES:
         raise bad(f"policy is given at most {MAX_POLICIES} times (one a seat)")
     for v in values:
-        if v not in known:
+        if not any(v in seating for seating in seatings):
             raise bad(f"policy {said(v)} is no seat's policy in this dataset")
+    whole = {tuple(sorted(seating)) for seating in seatings}
+    if tuple(sorted(values)) not in whole:
+        shown = sorted(" & ".join(seating) for seating in whole)
+        listed = ", ".join(shown[:4]) + (f" and {len(shown) - 4} more" if len(shown) > 4 else "")
+        raise bad(f"policy {' & '.join(values)} is no seating in this dataset: give every seat's policy, once a "
+                  f"seat ({listed}), or policies={values[0]} for the games where a seat plays it")
     return tuple(values)
 
 
@@ -103,7 +112,8 @@ def _conditions(query, infos: list[RuleSetInfo], players: int) -> tuple[Conditio
     `max_battles`), in the order given; 400 for an unknown parameter or column, or a value its
     column cannot hold."""
     allowed = {"variant": {r.variant for r in infos}, "rule_set": {r.name for r in infos}, "outcome": set(OUTCOMES),
-               "winner": {str(s) for s in range(players)}}
+               "winner": {str(s) for s in range(players)},
+               "policies": {p for r in infos for seating in r.seatings for p in seating}}
     out = []
     for name, raw in query.multi_items():
         if name in PARAMETERS and name not in OLD_RANGES:
@@ -131,6 +141,10 @@ def _conditions(query, infos: list[RuleSetInfo], players: int) -> tuple[Conditio
         if op == "eq" and column in allowed and text not in allowed[column]:
             if column == "winner":
                 raise bad(f"winner must be a seat from 0 to {players - 1}")
+            if column == "policies":  # a list holds it or not: a policy no seat plays would match no game
+                known = sorted(allowed[column])
+                raise bad(f"policies {said(text)} is no seat's policy in this dataset: "
+                          + (f"one of {', '.join(known)}" if known else "no game here has one"))
             raise bad(f"{column} must be one of: {', '.join(sorted(allowed[column]))}")
         out.append(Condition(column, op, parse_value(col, text, name, None if op == "eq" else 0), text))
     if len(out) > MAX_CONDITIONS:
@@ -142,10 +156,9 @@ def parse_filter(query, infos: list[RuleSetInfo], players: int, most: int = MAX_
     """The filter a request's query string asks for (`most` games a page at most: an export may
     ask for more than the list shows); HTTP 400 for a parameter it does not know or any value
     outside its range."""
-    known_policies = {p for r in infos for s in r.seatings for p in s}
     return GameFilter(
         conditions=_conditions(query, infos, players),
-        policies=_policies(query, known_policies),
+        policies=_policies(query, [tuple(s) for r in infos for s in r.seatings]),
         ended=True if _choice(query, "ended", ("true",)) else None,
         sort=_choice(query, "sort", SORTS) or "battles",
         order=_choice(query, "order", ("asc", "desc")) or "desc",

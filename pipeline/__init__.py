@@ -40,7 +40,7 @@ API = {
     "jobs.combine": ("combine",),
     "jobs.counts": ("counted_deals",),
     "jobs.search": ("search", "write_records"),
-    "jobs.records": ("record_kind", "record_entry:entry", "read_records", "keep_record"),
+    "jobs.records": ("record_kind", "record_entry:entry", "read_records", "keep_record", "check_kept"),
     "jobs.demo": ("demo", "next_commands"),
     # the game under chance, solved (docs/solve.md)
     "solve.solver": ("solve_rules:solve", "build_chain", "check_solvable"),

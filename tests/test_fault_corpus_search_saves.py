@@ -136,19 +136,35 @@ def test_a_saved_deal_swapped_for_another_is_refused(copy, monkeypatch, capsys):
     resumed_is_refused(copy, monkeypatch, capsys, "damaged")
 
 
-def test_the_records_printed_kept_and_written_are_the_deals_played_again(tmp_path, monkeypatch, capsys):
+def test_the_records_printed_and_written_are_the_deals_played_again(tmp_path, monkeypatch, capsys):
     """With the won cards shuffled, the search's scores were its own draw of each game's
     randomness: it printed (and kept) 36 battles for a deal its dataset played in 12. Now what
-    it prints and keeps is what the dataset plays."""
-    records = tmp_path / "records.jsonl"
+    it prints is what the dataset plays; such a search keeps no records line (a line is a deal,
+    played again as game 0 of seed 0: it kept game 0 of seed 5), refused before it searches."""
     code, out, err = war(monkeypatch, capsys, "search", *SMALL, "--rounds", "1", "--searchers", "2", "--keep", "3",
-                         "--seed", "5", "--out", tmp_path / "r", "--records", records, "-q")
+                         "--seed", "5", "--out", tmp_path / "r", "-q")
     assert code == 0, err
     played = games(tmp_path / "r")
     assert printed(out) == [(b, c) for b, c, _ in played]
-    best = read_records(records)[0]
-    assert (best["battles"], best["cards_laid"], best["outcome"]) == played[0]
     assert validate(tmp_path / "r").ok
+    records = tmp_path / "records.jsonl"
+    one_line(*war(monkeypatch, capsys, "search", *SMALL, "--rounds", "1", "--seed", "5",
+                  "--out", tmp_path / "s", "--records", records, "-q"), 2, "pickup=shuffled draws", "records line")
+    assert not records.exists() and not (tmp_path / "s").exists()
+
+
+def test_a_kept_record_replays_as_its_line_says(tmp_path, monkeypatch, capsys):
+    """Under a fixed pickup the search's best deal is kept (any seed): the line, played again as
+    a deals file's game 0 of seed 0, plays what it lists and what the search's dataset played."""
+    records = tmp_path / "records.jsonl"
+    code, out, err = war(monkeypatch, capsys, *SEARCH, "--rounds", "1", "--seed", "5", "--out", tmp_path / "r",
+                         "--records", records)
+    assert code == 0, err
+    (best,) = read_records(records)
+    assert (best["battles"], best["cards_laid"], best["outcome"]) == games(tmp_path / "r")[0]
+    code, out, err = war(monkeypatch, capsys, "generate", "--deals", records, *FIXED, "--out", tmp_path / "g", "-q")
+    assert code == 0, err
+    assert games(tmp_path / "g") == [(best["battles"], best["cards_laid"], best["outcome"])]
 
 
 # ---------------------------------------------------------------- 10: a save damaged inside

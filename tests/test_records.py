@@ -52,20 +52,24 @@ def test_every_record_replays_and_validates_to_what_it_lists(tmp_path, number):
 
 
 def line(rules: str, battles: int, kind: str = "battles") -> dict:
+    """A records line of `rules` (pickup=natural unless it names a pickup: a line is a deal, so
+    only a fixed pickup's records are kept)."""
+    rules = rules if "pickup=" in rules else f"{rules} pickup=natural"
     return {"rules": rules, "record": kind, "battles": battles, "cards_laid": 2 * battles, "outcome": "win",
             "winner": 0, "piles": [["1♣"], ["2♣"]], "set_aside": []}
 
 
 def test_a_record_is_replaced_only_by_a_better_one(tmp_path):
     path = tmp_path / "records.jsonl"
-    assert keep_record(path, line("classic ranks=6 suits=1", 20)) is None
-    assert keep_record(path, line("classic ranks=4 suits=1", 9)) is None
-    assert keep_record(path, line("classic ranks=6 suits=1", 18))["battles"] == 20
-    assert keep_record(path, line("classic ranks=6 suits=1", 19, "cards laid")) is None
-    assert keep_record(path, line("classic ranks=6 suits=1", 25)) is None
+    assert keep_record(path, line("classic ranks=6 suits=1 pickup=natural", 20)) is None
+    assert keep_record(path, line("classic ranks=4 suits=1 pickup=natural", 9)) is None
+    assert keep_record(path, line("classic ranks=6 suits=1 pickup=natural", 18))["battles"] == 20
+    assert keep_record(path, line("classic ranks=6 suits=1 pickup=natural", 19, "cards laid")) is None
+    assert keep_record(path, line("classic ranks=6 suits=1 pickup=natural", 25)) is None
     assert [(x["rules"], x["record"], x["battles"]) for x in read_records(path)] == [
-        ("classic ranks=4 suits=1", "battles", 9), ("classic ranks=6 suits=1", "battles", 25),
-        ("classic ranks=6 suits=1", "cards laid", 19)]
+        ("classic ranks=4 suits=1 pickup=natural", "battles", 9),
+        ("classic ranks=6 suits=1 pickup=natural", "battles", 25),
+        ("classic ranks=6 suits=1 pickup=natural", "cards laid", 19)]
 
 
 def test_a_rule_set_written_otherwise_is_the_same_records_line(tmp_path):
@@ -73,17 +77,17 @@ def test_a_rule_set_written_otherwise_is_the_same_records_line(tmp_path):
     --start` reads it: a better record replaces that line, a worse one is told of it, and the
     file never holds two lines of one rule set and kind."""
     path = tmp_path / "records.jsonl"
-    assert keep_record(path, line("classic suits=1 ranks=6", 20)) is None
-    assert keep_record(path, line("classic ranks=6 suits=1 war_down=3", 18))["battles"] == 20
-    assert keep_record(path, line("classic ranks=6 suits=1", 25)) is None
-    assert keep_record(path, line("classic ranks=6 suits=2", 5)) is None  # another deck: a line of its own
+    assert keep_record(path, line("classic suits=1 ranks=6 pickup=natural", 20)) is None
+    assert keep_record(path, line("classic ranks=6 suits=1 war_down=3 pickup=natural", 18))["battles"] == 20
+    assert keep_record(path, line("classic ranks=6 suits=1 pickup=natural", 25)) is None
+    assert keep_record(path, line("classic ranks=6 suits=2 pickup=natural", 5)) is None  # another deck: a line of its own
     assert [(x["rules"], x["battles"]) for x in read_records(path)] == [
-        ("classic ranks=6 suits=1", 25), ("classic ranks=6 suits=2", 5)]
+        ("classic ranks=6 suits=1 pickup=natural", 25), ("classic ranks=6 suits=2 pickup=natural", 5)]
 
 
 def test_a_damaged_records_file_is_refused_by_line_before_the_search(tmp_path, monkeypatch, capsys):
     path = tmp_path / "records.jsonl"
-    path.write_text(json.dumps(line("classic ranks=6 suits=1", 20)) + "\n{\"rules\": 1}\n", encoding="utf-8")
+    path.write_text(json.dumps(line("classic ranks=6 suits=1 pickup=natural", 20)) + "\n{\"rules\": 1}\n", encoding="utf-8")
     code, out, err = run_main(monkeypatch, capsys, "search", *SIXTEEN, "--rounds", "1", "--out", tmp_path / "r",
                               "--records", path, "-q")
     assert_one_line_error(code, out, err, mentions="records.jsonl line 2: not a record")
@@ -125,3 +129,45 @@ def test_war_search_refuses_what_it_cannot_resume_or_measure(tmp_path, monkeypat
                               *args, "-q")
     assert_one_line_error(code, out, err, mentions=said)
     assert not (tmp_path / "r").exists()
+
+
+def _keep_many(path: str, first: int, count: int) -> None:
+    for ranks in range(first, first + count):
+        keep_record(path, line(f"classic ranks={ranks} suits=1", ranks))
+
+
+def test_searches_keeping_records_at_once_lose_none(tmp_path):
+    """Searches run side by side with one `--records` file each read it, put their line in and
+    write it whole: taken in turns (a lock on its folder), no search's line is lost to another's
+    write of what it read before."""
+    import multiprocessing
+
+    path = tmp_path / "records.jsonl"
+    ctx = multiprocessing.get_context("fork")
+    writers = [ctx.Process(target=_keep_many, args=(str(path), 2 + 25 * i, 25)) for i in range(6)]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join(60)
+        if w.is_alive():
+            w.kill()
+            w.join()
+    assert all(w.exitcode == 0 for w in writers)
+    assert sorted(x["battles"] for x in read_records(path)) == list(range(2, 2 + 25 * 6))
+
+
+
+def test_a_line_of_a_pickup_that_draws_is_refused(tmp_path):
+    """keep_record refuses a line of a rule set whose pickup draws (war search refuses such a
+    --records at its start: test_fault_corpus_search_saves): the file is as it was."""
+    from pipeline.errors import RulesError
+
+    path = tmp_path / "records.jsonl"
+    assert keep_record(path, line("classic ranks=6 suits=1 pickup=natural", 20)) is None
+    before = path.read_bytes()
+    for pickup in ("shuffled", "pooled"):
+        with pytest.raises(RulesError, match=f"pickup={pickup} draws"):
+            keep_record(path, line(f"classic ranks=6 suits=1 pickup={pickup}", 25))
+    with pytest.raises(RulesError, match="pickup=shuffled draws"):  # the default pickup
+        keep_record(path, {**line("classic ranks=6 suits=1", 25), "rules": "classic ranks=6 suits=1"})
+    assert path.read_bytes() == before

@@ -49,6 +49,7 @@ def search(
     state = frontend.search_state(out, resume, overwrite)
     frontend.check_records_out(out, overwrite or (resume and state is not None and state.exists()))
     if records is not None:
+        war.check_kept(rules)
         war.read_records(records)
     with frontend.search_lock(state):  # another search into --out is refused here, before any deal is played
         prepare_engine([rules])

@@ -12,13 +12,17 @@ replaced only by a deal that beats it; the lines are kept in order of deck size,
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import DatasetError, brief
+from ..errors import DatasetError, RulesError, brief
 from ..model.deal import Deal, check_deal, deck_of
 from ..model.inputs import lines as split_lines
 from ..model.inputs import loads_json, not_regular
+from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.schema import RuleSet
 from ..storage.files import atomic_write_bytes
 from .request import rules_of
@@ -98,11 +102,47 @@ def _score(line: dict) -> int:
     return {"battles": line["battles"], "cards laid": line["cards_laid"], "cycle": 0}[line["record"]]
 
 
+def check_kept(rules: RuleSet) -> None:
+    """Refuse a rule set whose records a records file cannot hold: a line is a deal, played again
+    as game 0 of seed 0, so the game must be the deal's alone; under a pickup that draws
+    (shuffled, pooled) it is the seed's too, and the line would not play what it lists."""
+    pickup = PICKUPS_BY_NAME.get(getattr(rules, "pickup", None))
+    if pickup is not None and not pickup.fixed:
+        raise RulesError(f"pickup={pickup.name} draws the order won cards take, so a deal does not decide its "
+                         f"game and a records line (a deal) would not play what it lists: keep records of a "
+                         f"fixed pickup ({', '.join(p.name for p in PICKUP_ORDERS if p.fixed)})",
+                         params=("records",))
+
+
 def keep_record(path: str | Path, line: dict) -> dict | None:
     """Put `line` in the records file unless the file holds as good a record of its rule set and
     kind (a cycle is kept once). Returns the line it holds for them afterwards when that is not
     `line` (the better record kept), else None; the file is rewritten whole, atomically."""
+    check_kept(rules_of(line["rules"]))
     path = Path(path)
+    with _taking_turns(path):
+        return _keep(path, line)
+
+
+@contextmanager
+def _taking_turns(path: Path):
+    """Hold the records file's folder's flock while the file is read, changed and written whole:
+    searches run side by side with one records file take turns, so no line is lost to another's
+    write of what it read before. The folder, not the file: the file is replaced at each write
+    (a new inode), and a lock file beside it would be left in a checkout."""
+    try:
+        fd = os.open(path.parent, os.O_RDONLY)
+    except OSError as err:
+        raise DatasetError(f"cannot open the folder of the records file {str(path)!r}: {err.strerror}",
+                           params=("records",)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # the flock ends with it
+
+
+def _keep(path: Path, line: dict) -> dict | None:
     lines = read_records(path)
     for i, old in enumerate(lines):
         if old["record"] == line["record"] and _same_rules(old["rules"], line["rules"]):

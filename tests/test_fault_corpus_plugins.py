@@ -135,6 +135,19 @@ def test_a_policy_that_raises_is_the_plugin_s_error_named_and_nothing_is_left(wo
     assert not out.exists(), "a failed run left a run to discard"
 
 
+def test_a_policy_that_exits_is_the_policy_s_error_not_its_engine_s(tmp_path, monkeypatch, capsys, hostile_policy):
+    """A policy's function that calls sys.exit was said as its engine's failure (the engine's
+    catch took it); now every place war calls a plugin's code judges alike (plugins_fault)."""
+    import sys
+
+    hostile_policy(lambda view, rng: sys.exit(0))
+    out = tmp_path / "d"
+    code, stdout, err = war(monkeypatch, capsys, "generate", "-v", "slap", "--games", GAMES, "--seed", 4,
+                            "--out", out)
+    said = one_line(code, stdout, err, 2, "slap:always", "seat ", "SystemExit", "plugin")
+    assert "engine" not in said and not out.exists()
+
+
 @pytest.fixture
 def broken_engine(monkeypatch):
     family = registry().families["slap"]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import gc
 from typing import Mapping, Sequence, Union
 
-from ..errors import DealError, LogMismatch, PluginError, RulesError, WarError, brief, ctrl_c_pressed, interrupted
+from ..errors import DealError, LogMismatch, PluginError, RulesError, brief
 from ..model.deal import Deal, check_deal, shuffled_deal
 from ..model.event_kinds import BY_NAME as KINDS
 from ..model.event_kinds import with_role
-from ..model.families import registry
+from ..model.families import plugins_fault, registry
 from ..model.family import Family, wrong_choice
 from ..model.schema import RuleSet
 from .chance import LogChance, StreamChance
@@ -237,11 +237,9 @@ def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | 
         if wrong is not None:
             raise event_fault(family, f"{wrong} (event {err.seq}, battle {made[0]!r})", seed) from err
         raise
-    except (WarError, MemoryError):
-        raise
     except (Exception, SystemExit) as err:
-        if family.name in registry().built_in or interrupted(err) or ctrl_c_pressed():
-            raise  # war's bug, or a Ctrl-C the plugin's code turned into another error
+        if not plugins_fault(err, family):
+            raise  # war's bug, war's own error, or a Ctrl-C the plugin's code turned into another error
         raise engine_fault(family, err, seed) from err
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from ..errors import PluginError, RulesError, ctrl_c_pressed, interrupted
-from ..model.families import registry
+from ..errors import PluginError, RulesError
+from ..model.families import plugins_fault, registry
 from ..model.family import wrong_choice
 from ..model.rng import Xoshiro256, game_seed, policy_seed
 
@@ -234,9 +234,9 @@ class PolicyChooser:
     def choose(self, kind: str, seat: int, view, options: tuple):
         try:
             choice = self.functions[seat][kind](view, self.rngs[seat])
-        except Exception as err:
-            if OWNERS[kind].name in registry().built_in or interrupted(err) or ctrl_c_pressed():
-                raise  # war's own policy (a bug of war's, said as one), or a Ctrl-C turned into another error
+        except (Exception, SystemExit) as err:
+            if not plugins_fault(err, OWNERS[kind]):
+                raise  # war's own policy (a bug of war's, said as one), war's error, or a Ctrl-C turned into another
             raise self.fault(kind, seat, f"raised {type(err).__name__}: {err}") from err
         chooses = CHOOSES[kind]
         # the answers policies give most, legal at a glance (wrong_choice would find so): no

@@ -527,3 +527,16 @@ def family_named(name: str) -> Family:
     if family is None:
         raise RulesError(no_family(name) if isinstance(name, str) else f"a family is named by a text, not {name!r}")
     return family
+
+
+def plugins_fault(err: BaseException, family: Family | None) -> bool:
+    """Whether `err`, raised out of a family's own code (its engine, a policy's function, an
+    option's check), is that plugin's fault, to be said as the plugin's error (PluginError,
+    CheckFault) naming it: not when the family is war's own (None, or built in: war's bug, said
+    as one), nor for a WarError (war's own words, passed on as they are), a MemoryError, or a
+    Ctrl-C the plugin's code turned into another error. One answer for every place war calls
+    a plugin's code."""
+    from ..errors import WarError, ctrl_c_pressed, interrupted
+
+    return not (family is None or family.name in registry().built_in or isinstance(err, (WarError, MemoryError))
+                or interrupted(err) or ctrl_c_pressed())

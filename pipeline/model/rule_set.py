@@ -18,8 +18,8 @@ from typing import Iterable, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_serializer, model_validator
 
-from ..errors import PluginError, WarError, brief, ctrl_c_pressed, interrupted
-from .families import registry
+from ..errors import PluginError, brief
+from .families import plugins_fault, registry
 from .family import Option
 from .variants import variant
 
@@ -127,11 +127,9 @@ def _checked_by(option: Option, rules) -> str | None:
     bug. Ctrl-C goes through."""
     try:
         problem = option.check(rules)
-    except (WarError, MemoryError):
-        raise
     except (Exception, SystemExit) as err:
         family = _declarer(option.name)
-        if family is None or family.name in registry().built_in or interrupted(err) or ctrl_c_pressed():
+        if not plugins_fault(err, family):
             raise
         said = " ".join(f"{type(err).__name__}: {err}".split()) if str(err).strip() else type(err).__name__
         raise CheckFault(f"plugin family {family.name!r}: the check of its option {option.name!r} failed on "

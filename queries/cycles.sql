@@ -9,7 +9,7 @@
 --   a rule set of every deal (whose counts alone may be stored, `--log counts`: no game then).
 --   Most first. (A dataset written before schema version 5 has no cycle keys: it lists none.)
 -- exact: shares of every deal
--- param: limit INTEGER = 100 -- how many cycles to list per rule set (the most games first)
+-- param: limit INTEGER = 100 >= 0 -- how many cycles to list per rule set (the most games first)
 WITH sampled AS (  -- games of seeded or explicit deals, a row each
     SELECT rule_set, variant, rules_id, cycle_key, cycle_length AS period, count(*) AS numerator,
            min(game_id) AS first_game, CAST(NULL AS BIGINT) AS first_deal

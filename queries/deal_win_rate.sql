@@ -11,9 +11,9 @@
 --   fair share 1 / players. A seat's deal is its pile after the deal, before any hand is drawn
 --   (cards set aside are no seat's): its `deal` event in the `deals` view (the events of battle
 --   0, kept apart so that no other event's cards are read), once for both ways.
--- param: top_ranks INTEGER = 1 -- how many of the highest ranks count as top cards (at least 1)
--- param: width INTEGER = 4 -- bucket width of hand strength, in points (at least 1)
--- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: top_ranks INTEGER = 1 >= 1 -- how many of the highest ranks count as top cards (at least 1)
+-- param: width INTEGER = 4 >= 1 -- bucket width of hand strength, in points (at least 1)
+-- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $top_ranks >= 1 THEN $top_ranks
                 ELSE error('parameter top_ranks must be at least 1, got ' || CAST($top_ranks AS VARCHAR))

@@ -4,7 +4,7 @@
 --   bucket to the longest's (empty buckets included, with 0 games), its games and its share of
 --   the rule set's games that end; cycles and capped count, on every row, the rule set's games
 --   that never end, which no bucket holds.
--- param: width INTEGER = 50 -- bucket width in battles (at least 1)
+-- param: width INTEGER = 50 >= 1 -- bucket width in battles (at least 1)
 WITH checked AS (
     SELECT CASE WHEN $width >= 1 THEN $width
                 ELSE error('parameter width must be at least 1, got ' || CAST($width AS VARCHAR))

@@ -3,7 +3,7 @@
 --   outcome, winner and wars; ranked per rule set so that a rule set with a high battle cap does
 --   not hide the others. Every outcome counts: a cycle's battles are where its loop was found, a
 --   capped game's the cap (game_length gives the lengths of the games that end).
--- param: limit INTEGER = 20 -- how many games to list per rule set
+-- param: limit INTEGER = 20 >= 0 -- how many games to list per rule set
 SELECT
     rule_set,
     row_number() OVER (PARTITION BY rule_set ORDER BY battles DESC, game_id) AS rank,

@@ -7,7 +7,7 @@
 --   counted from 1 and kept within 1..n; z sets the level). Two rule sets whose intervals do
 --   not overlap differ in median length beyond chance. Null for a rule set none of whose games
 --   ends.
--- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))

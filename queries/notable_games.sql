@@ -5,7 +5,7 @@
 --   (the deepest war, then most battles); ties broken by game_id. Each with its rank within its
 --   kind, game_id, seats' policies, battles, outcome, winner, wars, deepest war and cycle length.
 --   A game can be listed under several kinds.
--- param: limit INTEGER = 3 -- how many games of each kind per rule set
+-- param: limit INTEGER = 3 >= 0 -- how many games of each kind per rule set
 WITH checked AS (
     SELECT CASE WHEN $limit >= 0 THEN $limit
                 ELSE error('parameter limit must be at least 0, got ' || CAST($limit AS VARCHAR))

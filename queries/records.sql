@@ -9,7 +9,7 @@
 --   row a deal (replay it with war replay DATASET GAME). The exact mean of each measure over the
 --   games that end is in exact_length and exact_cards_laid.
 -- exact: every deal
--- param: limit INTEGER = 10 -- how many records to list per rule set and measure
+-- param: limit INTEGER = 10 >= 0 -- how many records to list per rule set and measure
 WITH checked AS (
     SELECT CASE WHEN $limit >= 0 THEN $limit
                 ELSE error('parameter limit must be at least 0, got ' || CAST($limit AS VARCHAR))

@@ -27,8 +27,8 @@
 --   over every row and test applies. p is the normal tail computed to a relative error below
 --   1.2e-7 (Numerical Recipes' erfcc).
 -- summary: How does each pair of rule sets differ, paired by deal where they share deals?
--- param: z DOUBLE = 1.96 -- normal quantile of the intervals (1.96 for 95%, 2.576 for 99%)
--- param: seat INTEGER = 0 -- the seat whose share of decided games is compared (0 is the first)
+-- param: z DOUBLE = 1.96 > 0 -- normal quantile of the intervals (1.96 for 95%, 2.576 for 99%)
+-- param: seat INTEGER = 0 >= 0 -- the seat whose share of decided games is compared (0 is the first)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))

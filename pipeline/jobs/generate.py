@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..engines.game import Policies, policy_specs, tournament_seatings
-from ..errors import DatasetError, PluginError, RulesError
+from ..errors import DatasetError, PluginError, RulesError, brief
 from ..log.shard import shard_tables
 from ..log.tables import as_version
 from ..log.warm import engines_for, warm
-from ..model.all_deals import AllDeals, check_enumerable
+from ..model.all_deals import MAX_DEALS, AllDeals, check_enumerable
 from ..model.deal import Deal, check_deal, deal_line, read_deals
 from ..model.rules import check_name
 from ..model.schema import (
@@ -60,6 +60,11 @@ class Plan:
     source: str | None = None  # the dataset the games were taken from (RuleSetEntry.source)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.rules, RuleSet):
+            raise RulesError(f"a Plan's `rules` is a rule set (war.build_rules), not {brief(self.rules)}",
+                             params=("rules",))
+        if self.log not in LOGS:
+            raise RulesError(f"`log` is {', '.join(LOGS[:-1])} or {LOGS[-1]}, got {brief(self.log)}", params=("log",))
         self.policies = policy_specs(self.rules, self.policies)
 
 
@@ -163,11 +168,28 @@ def check_seed(seed: int) -> None:
 def check_arguments(plans: Sequence[Plan], seed: int | None, workers: int, shard_size: int) -> None:
     """Every argument of `generate` that can be checked without reading anything, so that a bad
     one is refused before any file is touched, locked or removed."""
+    if isinstance(plans, Plan) or not isinstance(plans, Sequence) or not all(isinstance(p, Plan) for p in plans):
+        said = "one Plan (give [plan])" if isinstance(plans, Plan) else brief(plans)
+        raise RulesError(f"`plans` is a list of Plans, not {said}", params=("plans",))
     if not plans:
         raise RulesError("nothing to generate: no rule set given")
+    seated = set()
     for plan in plans:
         if plan.log != "counts":
             check_games(plan.games)
+        if plan.all_deals:  # as make_plans checks it, before anything is written (a 52-card deck has 9e67)
+            if plan.log == "counts":
+                from .counts import MOST_COUNTED_DEALS  # lazy (count_shard_size's note)
+
+                check_enumerable(plan.rules, MOST_COUNTED_DEALS)
+            else:
+                check_enumerable(plan.rules, MAX_DEALS)
+        if plan.seeds is None:  # the same rule set and seating twice: the same games twice, counted twice
+            key = (plan.rules.rules_id, tuple(plan.policies))
+            if key in seated:
+                raise RulesError("the same rule set is given twice" + (" with the same policies" if plan.policies else ""),
+                                 params=("plans",))
+            seated.add(key)
         if plan.deals is not None and len(plan.deals) < plan.games:
             raise RulesError(f"`games` {plan.games} but only {len(plan.deals)} deals", params=("games",))
     check_names(plans)

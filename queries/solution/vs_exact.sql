@@ -11,7 +11,7 @@
 --   at random, or every deal of the deck once (--all-deals, all of them); games of explicit
 --   deals, copies chosen by `--from --where`, or part of the deals have no rows.
 -- param: solution SOLUTION -- a solution folder of war solve (war solve ... --out DIR) of the same rules
--- param: z DOUBLE = 1.96 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))

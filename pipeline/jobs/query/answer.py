@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import partial
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import duckdb
 import pyarrow as pa
 
-from ...errors import QueryError
+from ...errors import DatasetError, QueryError, brief
 from .safety import Checked, check_sql, sql_error
 from .reads import reads_event_views
 from .guard import Guard
@@ -66,6 +66,12 @@ class Prepared:
 def prepare(sql: str | None = None, name: str | None = None, params: dict[str, str] | None = None) -> Prepared:
     """A named query (`name`, with `params` {name: value as text}) or ad-hoc SQL, checked and
     bound, not yet opened."""
+    if params is not None and not isinstance(params, Mapping):
+        raise QueryError(f"`params` is a mapping of parameter names to values ({{'limit': '5'}}), not {brief(params)}",
+                         params=("params",))
+    for given, what in ((sql, "sql"), (name, "name")):
+        if given is not None and not isinstance(given, str):
+            raise QueryError(f"`{what}` is a text, not {brief(given)}", params=(what,))
     params = dict(params or {})
     exact, dataset, solution = "", "games", None
     if name is not None:
@@ -93,12 +99,15 @@ def open_query(root, sql: str | None = None, name: str | None = None,
                session: Session | None = None, limit: float | None = None,
                step_limit: float | None = None) -> Result:
     """A named query (`name`, with `params` {name: value as text}) or ad-hoc SQL over the dataset
-    at `root`, checked and bound but not yet run. `root` None binds it to empty views of the
-    dataset schema (to tell its columns without a dataset). With `session` (an open `connect`
+    at `root`, checked and bound but not yet run (`describe` binds one to empty views of the
+    dataset schema, to tell its columns without a dataset). With `session` (an open `connect`
     session, with the event views when the query reads them), the query runs in a cursor of it
     instead of a session of its own, so a server pays the views' set-up once. DuckDB may work on
     it for `limit` seconds in all and `step_limit` seconds a step (binding, each batch of rows),
     and Ctrl-C stops it wherever it is (guard.py). Close the Result when done."""
+    if root is None and session is None:
+        raise DatasetError("no dataset given: `root` is None, and a query of no dataset would answer from empty "
+                           "views (war.describe_query tells a query's columns without one)", params=("root",))
     return open_prepared(root, prepare(sql, name, params), allow_read, session, limit, step_limit)
 
 
@@ -181,7 +190,7 @@ def describe(root, sql: str | None = None, name: str | None = None,
              params: dict[str, str] | None = None, allow_read: Iterable = (), columns=None) -> pa.Table:
     """The result's columns (`column`, `type`), found by binding the query, without running it;
     only `columns` (names, or "a,b,c"), in their order, when given."""
-    with open_query(root, sql, name, params, allow_read) as result:
+    with open_prepared(root, prepare(sql, name, params), allow_read) as result:
         if columns is not None:
             result.choose(columns)
         cols = result.columns
@@ -192,7 +201,7 @@ def run(root, sql: str | None = None, name: str | None = None, params: dict[str,
         allow_read: Iterable = (), session: Session | None = None) -> pa.Table:
     """Run a named query (`name`, with `params` {name: value as text}) or ad-hoc SQL over the
     dataset at `root`; the whole result as a pyarrow Table (`open_query` streams it instead).
-    The views are those of `connect`: games, events, event_rows, rules, battles, cards. A query
+    The views are those of `connect` (games, events, battles, cards, deals, rules, counts, ...). A query
     may only read: a statement that writes or loads anything is refused before it runs, and
     files outside the dataset are readable only under the paths of `allow_read`. `session` as
     in `open_query`."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,10 @@ from pathlib import Path
 from ...errors import QueryError
 from ...model.families import beside, registry
 
-PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:--\s*(.*))?$")
+# `-- param: NAME TYPE [= DEFAULT] [>= LOW | > LOW] [-- help]`: a number's bound is checked before
+# the query is bound, whatever columns are asked for (a check in the SQL is pruned with its column)
+PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:(>=|>)\s*(-?[0-9.]+))?\s*"
+                        r"(?:--\s*(.*))?$")
 TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None, "SOLUTION": str}
 FIRST_SENTENCE = re.compile(r"^(.*?[.?!])(?:\s+(?=[A-Z(])|$)")
 SQL_TEXT = re.compile(r"\s*(select|with|from|describe|show|summarize|pivot|values|explain)\b|.*\s", re.I | re.S)
@@ -41,6 +45,7 @@ class Param:
     type: str
     default: str | None
     help: str
+    bound: tuple[str, float] | None = None  # (">=" or ">", the number) a number must be
 
     def convert(self, text: str):
         if self.type == "BOOLEAN":
@@ -50,9 +55,17 @@ class Param:
                 return False
             raise QueryError(f"parameter {self.name!r} wants true or false, got {text!r}")
         try:
-            return TYPES[self.type](text)
+            value = TYPES[self.type](text)
         except ValueError:
             raise QueryError(f"parameter {self.name!r} wants {self.type.lower()}, got {text!r}") from None
+        if self.type == "DOUBLE" and not math.isfinite(value):
+            raise QueryError(f"parameter {self.name!r} wants a finite number, got {text!r}", params=("params",))
+        if self.bound is not None:
+            op, low = self.bound
+            if value < low or op == ">" and value == low:
+                said = f"at least {low:g}" if op == ">=" else "positive" if low == 0 else f"above {low:g}"
+                raise QueryError(f"parameter {self.name} must be {said}, got {text}", params=("params",))
+        return value
 
 
 @dataclass
@@ -111,11 +124,13 @@ def parse_query(path: Path, source: str | None = None) -> NamedQuery:
             break
         m = PARAM_LINE.match(line)
         if m:
-            name, type_, default, help_ = m.groups()
+            name, type_, default, op, low, help_ = m.groups()
             type_ = type_.upper()
             if type_ not in TYPES:
                 raise QueryError(f"{path.name}: parameter {name!r} has unknown type {type_}")
-            params.append(Param(name, type_, default, help_ or ""))
+            if op is not None and type_ not in ("INTEGER", "BIGINT", "DOUBLE"):
+                raise QueryError(f"{path.name}: parameter {name!r} of type {type_} takes no bound ({op} {low})")
+            params.append(Param(name, type_, default, help_ or "", None if op is None else (op, float(low))))
         elif line.startswith("-- summary:"):
             summary = line.removeprefix("-- summary:").strip()
         elif line.startswith("-- exact:"):

@@ -31,11 +31,11 @@ import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 import duckdb
 
-from ...errors import QueryError
+from ...errors import QueryError, brief
 from ...model.inputs import not_regular
 from ...storage.processes import process_alive
 
@@ -108,8 +108,17 @@ def _folder(path: Path) -> str:
 
 
 def _allowed(allow_read: Iterable) -> tuple[list[str], list[str]]:
+    """The folders and files `allow_read` opens to a query: a path (text or os.PathLike) is one
+    path, never its characters one by one (`"/t"` read as `/` and `t` opened the whole disk);
+    anything else is a collection of paths."""
+    if isinstance(allow_read, (str, os.PathLike)):
+        allow_read = [allow_read]
+    elif isinstance(allow_read, (bytes, bytearray)) or not isinstance(allow_read, Iterable):
+        raise QueryError(f"`allow_read` is a path or a list of paths, not {brief(allow_read)}", params=("allow_read",))
     folders, files = [], []
     for p in allow_read:
+        if not isinstance(p, (str, os.PathLike)):
+            raise QueryError(f"`allow_read` holds paths, not {brief(p)}", params=("allow_read",))
         path = Path(p).expanduser().resolve()
         if not path.exists():
             raise QueryError(f"`allow_read` {str(p)!r} does not exist", params=("allow_read",))

@@ -152,7 +152,8 @@ def _event_copies(ds: Dataset) -> list[str]:
 
 def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection to the dataset at `root` with every view `war query` has (games,
-    events, event_rows, battles, rules, cards, and the macros), for a notebook or a program:
+    game_rows, events, event_rows, event_kinds, battles, cards, deals, rules, counts, and the
+    macros; `SHOW TABLES` lists them), for a notebook or a program:
     `con.sql("SELECT ...").df()` (pandas), `.pl()` (Polars), `.arrow()`. It reads the dataset in
     place and can write nothing outside its own memory: files only inside the dataset (and
     `allow_read`), no extensions, configuration frozen. `events=False` skips the event views'

@@ -7,12 +7,13 @@ one before); then a ledger walks it to give the piles before and after every bat
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 from ..engines.event import Event
 from ..engines.families import family_of
 from ..engines.game import play_game, replay_log
-from ..errors import DatasetError, GameNotFound, LogMismatch, UsageError
+from ..errors import DatasetError, GameNotFound, LogMismatch, UsageError, brief
 from ..log.ledger import Ledger, ledger_for
 from ..log.tables import differing_columns, game_log, game_record
 from ..model.cards import Deck
@@ -115,13 +116,26 @@ def replay_game(root, game_id: int) -> GameReplay:
     against the engine event by event (LogMismatch if it breaks the rules): its record (a dict
     of the games row), its deal, every battle's events and piles, and `disagreements`, where the
     games row differs from what the log makes of the game. The dataset is opened once.
-    GameNotFound when it holds no such game."""
+    GameNotFound when it holds no such game; UsageError for a `game_id` that is not an integer
+    (any integral number is one: a numpy integer from a DataFrame's column too)."""
+    game_id = game_id_of(game_id)
     ds = Dataset.open(root)
     entry, record, log = load_game(ds, game_id)
     rp = build_replay(entry, record, log, seed=ds.game_seed(entry, game_id - entry.ordinal * GAME_ID_STRIDE))
     rp.rule_set = rule_set_names(ds.manifest.rule_sets)[entry.ordinal]
     rp.source = source_of(ds, entry, game_id)
     return rp
+
+
+def game_id_of(game_id) -> int:
+    """`game_id` as a Python int: any integral number (operator.index: an int, a numpy integer),
+    never a bool, a float or a string, which UsageError refuses naming `game_id`."""
+    if not isinstance(game_id, bool):
+        try:
+            return operator.index(game_id)
+        except TypeError:
+            pass
+    raise UsageError(f"`game_id` must be an integer, got {brief(game_id)}", params=("game_id",))
 
 
 def build_replay(entry: RuleSetEntry, record: dict, log: list[Event], seed: int | None = None) -> GameReplay:
@@ -172,8 +186,10 @@ _SAYS_NOTHING = Kind("", "", "")  # what replay knows of a kind no family declar
 
 
 def dealt_aside(deal: list[Event]) -> list[int]:
-    """The cards the deal set aside: those of its events that do not deal to a seat."""
-    return [c for ev in deal if not BY_NAME.get(ev.kind, _SAYS_NOTHING).deals for c in ev.cards]
+    """The cards the deal set aside: those of its events whose kind puts them aside (model.kind:
+    target `aside`, the deck's leftovers). Any other event of battle 0 moves cards to a seat,
+    not out of play (Arneson's War's first draw, from the pile into the hand)."""
+    return [c for ev in deal if BY_NAME.get(ev.kind, _SAYS_NOTHING).sets_aside for c in ev.cards]
 
 
 def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
@@ -295,8 +311,7 @@ def render_text(rp: GameReplay, battle: int | None = None, battles: tuple[int, i
     if battle is None and battles is None:
         lines.append("Deal:")
         for ev in rp.deal:
-            who = f"seat {ev.seat}" if BY_NAME.get(ev.kind, _SAYS_NOTHING).deals else "set aside"
-            lines.append(f"  {who} ({len(ev.cards)}): {_labels(deck, ev.cards)}")
+            lines.append("  " + _deal_line(deck, ev))
     if not shown:
         lines.append("No battle with a war" + (" in this range." if battles is not None else "."))
     for view in shown:
@@ -308,6 +323,17 @@ def render_text(rp: GameReplay, battle: int | None = None, battles: tuple[int, i
         result = f"seat {end.seat} wins" if end.note == "win" else end.note
         lines.append(f"End after {plural(end.value, 'battle', grouped=False)}: {result}")
     return "\n".join(lines)
+
+
+def _deal_line(deck: Deck, ev: Event) -> str:
+    """One event of the deal (battle 0), by what its kind does (model.kind): cards dealt to a
+    seat, cards set aside out of play, or any other move (a draw into the hand) as its sentence."""
+    kind = BY_NAME.get(ev.kind, _SAYS_NOTHING)
+    if kind.sets_aside:
+        return f"set aside ({len(ev.cards)}): {_labels(deck, ev.cards)}"
+    if kind.deals or kind.at_deal:
+        return f"seat {ev.seat} ({len(ev.cards)}): {_labels(deck, ev.cards)}"
+    return describe_event(deck, ev)
 
 
 def _battle_lines(lines: list[str], deck: Deck, layout: str, view: BattleView, full: bool) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 
+from ..errors import UsageError, brief
 from ..jobs.lineage import source_line
 from ..jobs.replay import GameReplay, dealt_aside, layout_of, replay_game
 from ..model.event_kinds import BY_NAME, page_sentences, template
@@ -205,5 +206,9 @@ def page_context(rp: GameReplay) -> dict:
 
 
 def render_page(rp: GameReplay) -> str:
-    """The page as one HTML text (templates/replay.html): style, script and data inline."""
+    """The page as one HTML text (templates/replay.html): style, script and data inline.
+    `rp` is a game's replay (war.replay_game's); anything else (a dataset's path) is a UsageError."""
+    if not isinstance(rp, GameReplay):
+        raise UsageError(f"`rp` must be a game's replay, as war.replay_game(dataset, game_id) gives it, "
+                         f"got {type(rp).__name__} {brief(rp)}", params=("rp",))
     return render("replay.html", **page_context(rp))

@@ -21,7 +21,7 @@ from ..errors import RulesError, WarError
 from ..log.counts import (
     count_deals, count_rows, rows_digest, rows_table, shards_table, table_digest, table_tally, tally_table,
 )
-from ..model.all_deals import check_enumerable
+from ..model.all_deals import MOST_COUNTED_DEALS, check_enumerable
 from ..model.schema import RuleSet
 from ..storage.dataset import MANIFEST, WORK_DIR, part_path
 from ..storage.files import read_whole_parquet, write_parquet
@@ -29,7 +29,6 @@ from ..storage.location import location
 from .parallel import Span
 from .validate_files import Problem
 
-MOST_COUNTED_DEALS = 10**13  # an enumeration `--log counts` plays at most
 SMALLEST_COUNT_SHARD = 1 << 24  # deals: a few seconds of one core's counting
 MOST_COUNT_SHARDS = 2000        # a rule set's shards: its shards file stays small
 

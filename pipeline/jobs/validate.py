@@ -10,6 +10,7 @@ game and the event sequence where it was found, with what was expected and what 
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -32,7 +33,7 @@ from ..model.event_kinds import with_role
 from ..model.rng import game_seed
 from ..model.schema import ENGINE_VERSION, GAME_ID_STRIDE, RULES_ID_VERSIONS, RuleSetEntry, rules_id, rules_id_problem
 from ..model.plural import plural
-from ..storage.dataset import MANIFEST, Dataset
+from ..storage.dataset import MANIFEST, Dataset, entry_problem
 from ..storage.files import read_parquet_batches, read_whole_parquet
 from ..storage.location import is_remote
 from .counts import check_kept, compare_counts, count_again, count_checks
@@ -182,11 +183,18 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
         problem = rules_id_problem(entry)
         if problem is not None:
             report.problems.append(Problem(MANIFEST, None, None, problem))
+    unplayable = set()  # rule sets no war can play as the manifest says: said once, their games not checked
+    for entry in ds.manifest.rule_sets:
+        problem = entry_problem(entry) or _policies_problem(entry)
+        if problem is not None:
+            report.problems.append(Problem(MANIFEST, None, None, problem))
+            unplayable.add(entry.ordinal)
     layout, skip = check_layout(ds)
     report.problems += layout
     deals_by_set: dict[int, list] = {}
     seeds_by_set: dict[int, list] = {}
-    for entry in ds.manifest.rule_sets:
+    playable = [e for e in ds.manifest.rule_sets if e.ordinal not in unplayable]
+    for entry in playable:
         for name, read, into in (("deals", read_deals, deals_by_set), ("seeds", read_seeds, seeds_by_set)):
             rel = getattr(entry, name)
             if rel and rel not in unreadable:
@@ -196,7 +204,7 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
                 else:
                     into[entry.ordinal] = found
     tasks = []
-    for entry in ds.manifest.rule_sets:
+    for entry in playable:
         games_files = {f.first_game: f for f in ds.files("games") if f.rule_set == entry.ordinal and f.path not in skip}
         events_files = {(f.first_game, f.games): f for f in ds.files("events")
                         if f.rule_set == entry.ordinal and f.path not in skip}
@@ -225,7 +233,7 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
             seeds = tuple(seeds_by_set[entry.ordinal][first:first + gf.games]) if entry.seeds else None
             tasks.append(ShardCheck(str(ds.root), entry.ordinal, gf.path, ef.path if ef is not None else None, first,
                                     gf.games, deals, deep, entry.all_deals, entry.log, seeds))
-    counted = [e for e in ds.manifest.rule_sets if e.log == "counts"]
+    counted = [e for e in playable if e.log == "counts"]
     recounts = [task for e in counted for task in count_checks(ds, e, unreadable | skip, report.problems)]
     if recounts:
         done = run_tasks(count_again, recounts, workers, progress, fork=not is_remote(ds.root))
@@ -245,6 +253,17 @@ def validate(root: str | Path, progress: Callable[[int], None] | None = None, wo
     check_lineage(ds, seeds_by_set, report)
     report.problems += older_engine_notes(ds.manifest, shard_problems)
     return report
+
+
+def _policies_problem(entry: RuleSetEntry) -> str | None:
+    """What is wrong with a rule set's `policies` in the manifest (a seat count not its players',
+    a policy its variant does not have), in words of the manifest: not the `--policy` flag the
+    error names when a user gives one. None when they resolve."""
+    try:
+        resolve_policies(entry.rules, entry.policies)
+    except WarError as err:
+        return f"rule set {entry.ordinal}: the manifest's policies ({', '.join(map(str, entry.policies))}): {err}"
+    return None
 
 
 def older_engine_notes(manifest, problems: list[Problem]) -> list[Problem]:
@@ -302,20 +321,13 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
     events = _read_as(ds, task.events_path, data.pop(task.events_path, None), EVENT_SCHEMA)
     if isinstance(events, Problem):
         return _unchecked(task, report, events, progress)
-    for problem in (_unsorted(task.games_path, games, "game_id"), _unsorted(task.events_path, events, "game_id", "seq")):
-        if problem is not None:
-            report.problems.append(problem)
-    rows = games.to_pylist()
     base = entry.ordinal * GAME_ID_STRIDE
     ids = range(base + task.first, base + task.first + task.games)
-    by_id = {}
-    for r in rows:
-        if r["game_id"] in by_id:
-            report.problems.append(Problem(task.games_path, r["game_id"], None, "game record appears twice"))
-        by_id[r["game_id"]] = r
-    for gid in by_id:
-        if gid not in ids:
-            report.problems.append(Problem(task.games_path, gid, None, "game record outside the file's range"))
+    in_order = _unsorted(task.events_path, events, "game_id", "seq")
+    rows_wrong = _games_rows(task.games_path, games, ids, [] if in_order is None else [in_order])
+    report.problems += rows_wrong
+    by_id = {r["game_id"]: r for r in games.to_pylist()}
+    bad_ids = set()
     try:
         split = rows_by_game(events)
     except CodecError as err:
@@ -346,11 +358,13 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
             report.good += 1
         else:
             report.bad += 1
+            bad_ids.add(gid)
             report.problems.append(problem)
         if progress and n % 50 == 49:
             progress(50)
     if progress and task.games % 50:
         progress(task.games % 50)
+    _count_bad(report, rows_wrong, ids, bad_ids)
     for gid in split:  # what the loop left: events of games that are not this file's
         report.problems.append(Problem(task.events_path, gid, None, "events of a game outside the file's range"))
     return report
@@ -368,22 +382,47 @@ def _claims_cycles(entry: RuleSetEntry, games: pa.Table) -> bool:
 def _unsorted(path: str, table: pa.Table, key: str, then: str | None = None) -> Problem | None:
     """The problem of a part file whose rows are not in the order the format gives them: by
     `key` (each value once, for games), or by (`key`, `then`) (events); None when they are.
-    Readers count on it: a replay reads a game's rows in file order."""
+    Readers count on it: a replay reads a game's rows in file order. A games row that repeats
+    an earlier one is left out of the order (it is said as a duplicate, _games_rows), so that a
+    duplicated row is not said twice, the second time as `game 3 follows game 3`."""
     ids = table.column(key).to_numpy()
     if len(ids) < 2:
         return None
-    step = np.diff(ids)
+    rows = np.arange(len(ids))
     if then is None:
-        bad = np.flatnonzero(step <= 0)
+        rows = np.sort(np.unique(ids, return_index=True)[1])  # each value's first row, in file order
+        bad = np.flatnonzero(np.diff(ids[rows]) < 0)
         order = key
     else:
+        step = np.diff(ids)
         bad = np.flatnonzero((step < 0) | ((step == 0) & (np.diff(table.column(then).to_numpy()) <= 0)))
         order = f"({key}, {then})"
     if len(bad) == 0:
         return None
-    row = int(bad[0]) + 1
+    row, before = int(rows[bad[0] + 1]), int(rows[bad[0]])
     return Problem(path, int(ids[row]), None, f"rows not sorted by {order}, as the format says: row {row} "
-                                              f"(game {ids[row]}) follows game {ids[row - 1]}")
+                                              f"(game {ids[row]}) follows game {ids[before]}")
+
+
+def _games_rows(path: str, games: pa.Table, ids: range, also: list[Problem] = ()) -> list[Problem]:
+    """The problems of a games file's rows as rows, before any game is checked: out of game_id
+    order, the order of the events file's rows (`also`: found by the caller), a game's record
+    there twice (said once, as a duplicate), a record of a game outside the file's range."""
+    listed = Counter(games.column("game_id").to_pylist())
+    problems = [p for p in [_unsorted(path, games, "game_id"), *also] if p is not None]
+    problems += [Problem(path, gid, None, "game record appears twice" if n == 2 else f"game record appears {n} times")
+                 for gid, n in listed.items() if n > 1]
+    problems += [Problem(path, gid, None, "game record outside the file's range") for gid in listed if gid not in ids]
+    return problems
+
+
+def _count_bad(report: Report, problems: list[Problem], ids: range, bad_ids: set[int]) -> None:
+    """Each game of the shard that `problems` (of its rows: _games_rows) name and its own checks
+    found good, counted bad: the summary's last line never says every game is good under BAD
+    lines that name games."""
+    named = {p.game_id for p in problems if p.game_id in ids} - bad_ids
+    report.good -= len(named)
+    report.bad += len(named)
 
 
 def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, games: pa.Table, report: Report,
@@ -391,10 +430,11 @@ def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, game
     """Game by game, a shard whose log was not stored: each game played again from its seed and
     deal (the reference engine, its cards followed by the ledger), its record compared."""
     by_id = {r["game_id"]: r for r in games.to_pylist()}
-    unsorted = _unsorted(task.games_path, games, "game_id")
-    if unsorted is not None:
-        report.problems.append(unsorted)
     base = entry.ordinal * GAME_ID_STRIDE
+    ids = range(base + task.first, base + task.first + task.games)
+    rows_wrong = _games_rows(task.games_path, games, ids)
+    report.problems += rows_wrong
+    bad_ids = set()
     for n in range(task.games):
         index = task.first + n
         gid = base + index
@@ -409,6 +449,7 @@ def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, game
         if claimed is not None:
             claimed.file = task.games_path
             report.bad += 1
+            bad_ids.add(gid)
             report.problems.append(claimed)
             continue
         try:
@@ -429,7 +470,9 @@ def _check_records(task: ShardCheck, entry: RuleSetEntry, master_seed: int, game
             report.good += 1
         else:
             report.bad += 1
+            bad_ids.add(gid)
             report.problems.append(problem)
+    _count_bad(report, rows_wrong, ids, bad_ids)
     if progress:
         progress(task.games)
     return report

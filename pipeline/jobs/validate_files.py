@@ -1,5 +1,6 @@
 """Validating a dataset's files and manifest: every listed file exists with its checksum, row
-count, schema and compression, no data file is left unlisted, an append's journal is named, and
+count, schema and compression, no data file is left unlisted, an append's journal is named, the
+manifest's engine versions are versions war knows and those its files were written by, and
 every rule set's id is its rules' id; the problems found, in a Report (jobs.validate checks the
 games)."""
 
@@ -13,7 +14,8 @@ from ..log.counts import COUNT_SCHEMA, COUNT_SHARD_SCHEMA
 from ..log.tables import event_schema, game_schema
 from ..model.inputs import not_regular
 from ..model.plural import plural
-from ..storage.dataset import Dataset
+from ..model.schema import ENGINE_VERSION
+from ..storage.dataset import MANIFEST, Dataset
 from ..storage.files import parquet_file, sha256_file
 
 
@@ -48,9 +50,50 @@ class Report:
         return not self.problems
 
     def summary(self) -> str:
+        """The last line: games checked, good and bad, and the problems of no game. Problems that
+        name games none of which is counted bad (the events of a game outside its file's range)
+        are counted apart, so that it never says every game is good under BAD lines."""
         files = sum(1 for p in self.problems if p.game_id is None)
         tail = f", {plural(files, 'file problem')}" if files else ""
+        if self.problems and not files and not self.bad:
+            tail = f", {plural(len(self.problems), 'problem')}"
         return f"games checked: {self.games_checked}, good: {self.good}, bad: {self.bad}{tail}"
+
+
+# every engine a war has played by, 1 to this war's (docs/decisions.md, "Positions by rank (engine
+# version 2)"): a dataset keeps the one that played it
+ENGINE_VERSIONS = tuple(str(v) for v in range(1, int(ENGINE_VERSION) + 1))
+
+
+def engine_problems(ds: Dataset, written: dict[str, str]) -> list[Problem]:
+    """The manifest's engine versions (the dataset's, and a rule set's own where it has one): each
+    one this war knows (ENGINE_VERSIONS), and each rule set's that of the engine its games and
+    events files say they were written by (`war.engine_version` in their metadata: `written`, by
+    path). A counts rule set is held to the first alone: `war combine` writes its files again
+    by this war, keeping the engine that counted its slices."""
+    manifest = ds.manifest
+    known = ", ".join(ENGINE_VERSIONS)
+    problems = []
+    if manifest.engine_version not in ENGINE_VERSIONS:
+        problems.append(Problem(MANIFEST, None, None, f"engine_version {manifest.engine_version!r} is not an engine "
+                                                      f"version this war knows ({known})"))
+    for entry in manifest.rule_sets:
+        own = entry.engine_version
+        if own is not None and own not in ENGINE_VERSIONS:
+            problems.append(Problem(MANIFEST, None, None, f"rule set {entry.ordinal}: engine_version {own!r} is not "
+                                                          f"an engine version this war knows ({known})"))
+            continue
+        version = manifest.engine_version if own is None else own
+        if version not in ENGINE_VERSIONS or entry.log == "counts":
+            continue
+        found = sorted({written[f.path] for f in manifest.files if f.rule_set == entry.ordinal and f.path in written}
+                       - {version})
+        if found:
+            whose = "its own engine_version" if own is not None else "the manifest's engine_version"
+            problems.append(Problem(MANIFEST, None, None, (
+                f"rule set {entry.ordinal}: engine version {version} ({whose}), but its files were written by "
+                f"engine version {', '.join(found)} (war.engine_version in their metadata)")))
+    return problems
 
 
 def is_wars_schema(found: pa.Schema, expected: pa.Schema) -> bool:
@@ -163,6 +206,7 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
     pending = unfinished_append(ds, report)
     version = ds.manifest.schema_version  # files hold the columns of their dataset's version
     events_schema, games_schema = event_schema(version), game_schema(version)
+    written: dict[str, str] = {}  # the engine version each games and events file says wrote it
     for f in ds.manifest.files:
         if f.path in unreadable:
             continue
@@ -204,6 +248,10 @@ def check_files(ds: Dataset, report: Report, defer_checksums: bool = False) -> s
             continue
         for difference in schema_differences(found, expected) + compression_differences(meta.metadata):
             report.problems.append(Problem(f.path, None, None, f"differs from this war's files: {difference}"))
+        engine = (found.metadata or {}).get(b"war.engine_version")
+        if engine is not None and f.table in ("games", "events"):
+            written[f.path] = engine.decode(errors="replace")
+    report.problems += engine_problems(ds, written)
     unlisted = []
     for table in ("games", "events", "deals", "seeds", "counts", "count_shards"):
         folder = ds.root / table

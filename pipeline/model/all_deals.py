@@ -21,6 +21,7 @@ from .deal import Deal, deal_deck, dealt_deck, deck_of, pile_sizes
 from .schema import RuleSet
 
 MAX_DEALS = 10**10  # an enumeration this war plays at most
+MOST_COUNTED_DEALS = 10**13  # an enumeration `--log counts` plays at most (no row a deal)
 
 
 def rank_counts(rules: RuleSet) -> tuple[int, ...]:
@@ -54,14 +55,24 @@ def deal_count(rules: RuleSet) -> int:
 
 def check_enumerable(rules: RuleSet, most: int = MAX_DEALS) -> int:
     """The number of deals, refused (with the count) when over `most` (MAX_DEALS: a row a deal;
-    counts alone go further, jobs.counts)."""
+    counts alone go further, MOST_COUNTED_DEALS)."""
     count = deal_count(rules)
-    if count > most:
+    too_many = too_many_deals(rules, most, count)
+    if too_many is not None:
         hint = "" if most > MAX_DEALS else " (`log` counts counts up to 10^13 deals without a row each)"
-        raise RulesError(f"every deal of a {deck_of(rules).size}-card deck is {_said(count)} deals, more than "
-                         f"{most:,}: play a smaller deck (ranks and suits in `options`) or seeded games{hint}",
+        raise RulesError(f"{too_many}: play a smaller deck (ranks and suits in `options`) or seeded games{hint}",
                          params=("all_deals", "options"))
     return count
+
+
+def too_many_deals(rules: RuleSet, most: int = MAX_DEALS, count: int | None = None) -> str | None:
+    """Why every deal of the deck is more than war enumerates (`most`), in the words
+    check_enumerable refuses `--all-deals` with, or None when it is not: also what a reader says
+    of a manifest whose rule set claims every deal of such a deck (storage.dataset)."""
+    count = deal_count(rules) if count is None else count
+    if count <= most:
+        return None
+    return f"every deal of a {deck_of(rules).size}-card deck is {_said(count)} deals, more than {most:,}"
 
 
 def _said(count: int) -> str:

@@ -11,8 +11,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..errors import DatasetError, DealError, GameNotFound, OutsideDataset
-from ..model.all_deals import enumerated_deal
+from ..model.all_deals import MAX_DEALS, MOST_COUNTED_DEALS, enumerated_deal, too_many_deals
 from ..model.deal import Deal, check_deal
+from ..model.families import registry
 from ..model.inputs import lines as split_lines
 from ..model.inputs import loads_json, not_regular
 from ..model.rng import game_seed
@@ -74,6 +75,25 @@ def _resolved(path: str, folders: dict) -> str:
     return os.path.realpath(target) if os.path.islink(target) else target
 
 
+def entry_problem(entry: RuleSetEntry) -> str | None:
+    """What makes a manifest's rule set one no war wrote nor can play, said by every reader
+    (Dataset.open) and by `war validate` as a problem of manifest.json; None when nothing does:
+    `all_deals` for a deck of more deals than war enumerates (the limit and words `war generate
+    --all-deals` refuses it with; a counts rule set's limit is `--log counts`'), or `policies`
+    for a variant without decisions (a hand-edited manifest, not a flag the user gave)."""
+    if entry.all_deals:
+        too_many = too_many_deals(entry.rules, MOST_COUNTED_DEALS if entry.log == "counts" else MAX_DEALS)
+        if too_many is not None:
+            return (f"rule set {entry.ordinal}: all_deals says its games play every deal of its deck, but "
+                    f"{too_many} (the most war enumerates)")
+    if entry.policies:
+        reg = registry()
+        if entry.rules.variant in reg.variants and not reg.family(entry.rules.variant).decision_names:
+            return (f"rule set {entry.ordinal}: variant {entry.rules.variant!r} has no decisions, but the "
+                    f"manifest lists policies for it ({', '.join(map(str, entry.policies))})")
+    return None
+
+
 @dataclass
 class Dataset:
     root: Path | StorePath
@@ -82,9 +102,10 @@ class Dataset:
     @classmethod
     def open(cls, root: str | Path, check_paths: bool = True) -> "Dataset":
         """The finished dataset at `root`. A manifest naming a file outside the dataset raises
-        OutsideDataset, and one naming a file twice or giving a rule set an id that is not its
-        rules' a DatasetError, unless `check_paths` is False (validation, which reports each such
-        problem by name and reads none of those paths)."""
+        OutsideDataset, and one naming a file twice, giving a rule set an id that is not its
+        rules' or a rule set no war can play (entry_problem) a DatasetError, unless `check_paths`
+        is False (validation, which reports each such problem by name and reads none of those
+        paths)."""
         root = location(root)
         if not root.exists():
             raise DatasetError(f"no dataset at {str(root)!r}: the folder does not exist")
@@ -101,8 +122,8 @@ class Dataset:
                                    f"generating it again with `resume` finishes it)", params=("resume",))
             if (root / "solution.json").exists():  # a reader of games given a solution (war.validate, not validate_solution)
                 raise DatasetError(f"{str(root)!r} is a solution of war solve, not a dataset of games: "
-                                   f"this reads games (a solution is read by `war validate`, `war query`, "
-                                   f"war.validate_solution)")
+                                   f"this reads games (a solution is read by `war query`, `war report`, `war serve`, "
+                                   f"`war validate` and war.validate_solution)")
             raise DatasetError(f"{str(root)!r} is not a dataset: it has no manifest.json (nor solution.json, a solution of war solve)")
         kind = not_regular(path)
         if kind is not None:
@@ -129,8 +150,8 @@ class Dataset:
                     raise DatasetError(f"manifest.json lists {f.path!r} twice, so its rows would be read twice; "
                                        f"`war validate` names every problem of the manifest")
                 listed.add(f.path)
-            for entry in manifest.rule_sets:  # every reader names a rule set by its id
-                problem = rules_id_problem(entry)
+            for entry in manifest.rule_sets:  # every reader names a rule set by its id, and plays it
+                problem = rules_id_problem(entry) or entry_problem(entry)
                 if problem is not None:
                     raise DatasetError(f"manifest.json: {problem}; `war validate` names every problem of the "
                                        f"manifest")

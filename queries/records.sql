@@ -5,7 +5,7 @@
 --   (tricks: a battle with its wars counts once), and cards laid (cards turned; cards_a_player =
 --   cards_laid / players). Each row is a length (battles and cards laid) with how many deals give
 --   it and the first of them (deal_index), dealt (piles: each seat's pile, card codes top first;
---   card_label turns a code into a label); game_id is that deal's game where the rule set stores a
+--   card_label(code, ranks := r, suits := s) or the cards view turns a code into its label); game_id is that deal's game where the rule set stores a
 --   row a deal (replay it with war replay DATASET GAME). The exact mean of each measure over the
 --   games that end is in exact_length and exact_cards_laid.
 -- exact: every deal

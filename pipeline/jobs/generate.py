@@ -20,6 +20,7 @@ from ..log.tables import as_version
 from ..log.warm import engines_for, warm
 from ..model.all_deals import MAX_DEALS, AllDeals, check_enumerable
 from ..model.deal import Deal, check_deal, deal_line, read_deals
+from ..model.names import rule_set_names
 from ..model.rules import check_name
 from ..model.schema import (
     ENGINE_VERSION, GAME_ID_STRIDE, RULES_ID_VERSION, SCHEMA_VERSION, DataFile, Manifest, RuleSet, RuleSetEntry,
@@ -145,8 +146,17 @@ def check_names(plans: Sequence[Plan], kept: Sequence[RuleSetEntry] = ()) -> Non
     """A rule set's name names one rule set: two rule sets of the dataset (the `kept` entries of
     a dataset appended to, then `plans`) never share one."""
     owner = {e.name: e.rules_id for e in kept if e.name}
+    if kept:  # the names the kept rule sets go by, given or not: an append renames none of them
+        shown = rule_set_names(kept)
+        for e in kept:
+            owner.setdefault(shown[e.ordinal], e.rules_id)
     for plan in plans:
-        if plan.name is None:
+        if plan.name is None:  # named by its rules: a kept rule set that goes by that name would be renamed
+            rid = owner.get(plan.rules.label, plan.rules.rules_id) if kept else plan.rules.rules_id
+            if rid != plan.rules.rules_id:
+                raise RulesError(f"{plan.rules.label!r} already names rule set {rid} of the dataset, which an append "
+                                 f"does not rename; give the new rule set a name of its own (`names`)",
+                                 params=("names",))
             continue
         plan.name = check_name(plan.name)
         rid = owner.setdefault(plan.name, plan.rules.rules_id)

@@ -147,7 +147,19 @@ def rule_set_names(entries) -> dict[int, str]:
             key = (e.rules_id, tuple(e.policies))
         else:
             name, key = base[e.rules_id], (e.rules_id,)
+        if key in wanted and e.ordinal not in identity and _other_games(e, entries, identity, key):
+            # the same rules and seating again, of other games (a deals file appended beside
+            # seeded games): a name of its own, the first keeping its name, so no query pools them
+            name, key = f"{wanted[key]} (rule set {e.ordinal})", (*key, e.ordinal)
         identity[e.ordinal] = key
         wanted.setdefault(key, name)
     named = _told_apart(wanted)
     return {ordinal: named[key] for ordinal, key in identity.items()}
+
+
+def _other_games(entry, entries, identity: dict[int, tuple], key: tuple) -> bool:
+    """Whether `entry` plays other games than the earlier entry named by `key`: a rules and
+    seating twice in a dataset is so only where their deals differ (seeded, a deals file, every
+    deal), as an append allows."""
+    first = next(e for e in entries if identity.get(e.ordinal) == key)
+    return (first.deals, first.all_deals, first.seeds) != (entry.deals, entry.all_deals, entry.seeds)

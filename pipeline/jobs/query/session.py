@@ -6,7 +6,8 @@ it does, from the table `event_kinds`), `rules` (one row per
 rule set of the manifest, every option a column, and `rule_set`, the name a person reads:
 model.names.rule_set_names; `games` has it too), `battles` (one row per battle, read from its shape without
 decoding cards), `cards` (every card of every deck in the dataset with its label). Macros:
-`card_label(code)` labels a standard-deck card (`10♥`, `JK1`); `wilson_low(p, n, z)` and
+`card_label(code, ranks := 13, suits := 4)` labels a card of a deck of that shape as replay
+and deals files do (`10♥`, `JK1`; the `cards` view's labels); `wilson_low(p, n, z)` and
 `wilson_high(p, n, z)` bound the Wilson score interval of a share p of n (z: 1.96 for 95%), the
 one formula every named query with intervals uses.
 
@@ -187,10 +188,12 @@ def lock(con, folders: list[str], files: list[str]) -> None:
 
 
 CARD_SQL = """
-CREATE MACRO card_label(c) AS CASE
+CREATE MACRO card_label(c, ranks := 13, suits := 4) AS CASE
     WHEN c IS NULL THEN NULL
-    WHEN c >= 52 THEN 'JK' || CAST(c - 51 AS VARCHAR)
-    ELSE ['2','3','4','5','6','7','8','9','10','J','Q','K','A'][c // 4 + 1] || ['♣','♦','♥','♠'][c % 4 + 1]
+    WHEN c >= ranks * suits THEN 'JK' || CAST(c - ranks * suits + 1 AS VARCHAR)
+    ELSE CASE WHEN ranks = 13 THEN ['2','3','4','5','6','7','8','9','10','J','Q','K','A'][c // suits + 1]
+              ELSE CAST(c // suits + 1 AS VARCHAR) END
+         || CASE WHEN suits <= 4 THEN ['♣','♦','♥','♠'][c % suits + 1] ELSE '/' || CAST(c % suits + 1 AS VARCHAR) END
 END;
 CREATE MACRO wilson_low(p, n, z) AS
     greatest(0.0, (p + z * z / (2 * n) - z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n));
@@ -200,10 +203,7 @@ CREATE VIEW cards AS
 SELECT DISTINCT r.ranks, r.suits, r.jokers, c.code,
     CASE WHEN c.code >= r.ranks * r.suits THEN r.ranks ELSE c.code // r.suits END AS rank,
     CASE WHEN c.code >= r.ranks * r.suits THEN NULL ELSE c.code % r.suits END AS suit,
-    CASE WHEN r.ranks = 13 AND r.suits = 4 THEN card_label(c.code)
-         WHEN c.code >= r.ranks * r.suits THEN 'JK' || CAST(c.code - r.ranks * r.suits + 1 AS VARCHAR)
-         WHEN r.suits <= 4 THEN CAST(c.code // r.suits + 1 AS VARCHAR) || ['♣','♦','♥','♠'][c.code % r.suits + 1]
-         ELSE CAST(c.code // r.suits + 1 AS VARCHAR) || '/' || CAST(c.code % r.suits + 1 AS VARCHAR) END AS label
+    card_label(c.code, ranks := r.ranks, suits := r.suits) AS label
 FROM rules r, LATERAL (SELECT unnest(range(r.ranks * r.suits + r.jokers)) AS code) c;
 """
 

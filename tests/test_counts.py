@@ -166,6 +166,7 @@ def test_a_query_that_reads_the_counts_too_is_not_warned_the_games_view_lacks_th
     assert code == 0 and "holds no rows" not in err, err
     code, out, err = war(monkeypatch, capsys, "query", whole, "--sql", "SELECT count(*) AS n FROM games")
     assert code == 0 and "holds no rows" in err, err
+    assert "--keep" not in err, err  # it keeps no games: the note names no option it was not given
 
 
 def test_the_report_and_war_serve_show_a_counts_dataset(slices, tmp_path):

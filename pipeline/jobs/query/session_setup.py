@@ -195,8 +195,9 @@ def _counted(ds: Dataset) -> str | None:
     counted, which = _stored(ds, "counts")
     if not counted:
         return None
+    kept = " but the games it keeps (--keep)" if any(e.keep for e in counted) else ""
     return (f"the games view holds no rows of rule set{'s' if len(counted) > 1 else ''} {which} of "
-            f"{str(ds.root)!r} but the games it keeps (--keep), storing counts of its deals (--log counts): "
+            f"{str(ds.root)!r}{kept}, storing counts of its deals (--log counts): "
             f"the counts view and the exact queries (exact_outcomes, exact_length, records, ...) read them")
 
 

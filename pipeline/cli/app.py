@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import gc
 import os
+import shlex
 import sys
 from contextlib import nullcontext
 from enum import Enum
@@ -240,11 +241,12 @@ def quick_call(args: list[str]):
     SQL`) and a run's `war generate --games N --seed S --workers W --out DIR -q`. typer builds a
     pydantic adapter for each parameter it parses: about 0.07 s of CPU of a 0.45 s one-game
     query, 0.09 s of generate's start-up, which both workers wait for. None for anything else,
-    which typer parses: an option it does not know by that spelling, one given twice, `--x=v`,
-    a value that is empty or starts with `-`, an integer that is not plain decimal digits, a value
-    of a type other than text, integer, flag or the command's own choices, or more arguments
-    than the command takes. Every parameter not given is its default as typer converts it
-    (tests/test_quick_call.py holds the two parses to the same arguments)."""
+    which typer parses: an option it does not know by that spelling, one given twice (which
+    refuse_twice refuses before typer would keep the last), `--x=v`, a value that is empty or
+    starts with `-`, an integer that is not plain decimal digits, a value of a type other than
+    text, integer, flag or the command's own choices, or more arguments than the command takes.
+    Every parameter not given is its default as typer converts it (tests/test_quick_call.py
+    holds the two parses to the same arguments)."""
     if not args or args[0] not in QUICK:
         return None
     import importlib
@@ -359,6 +361,7 @@ def run(args: list[str]) -> int:
 
     _load()
     command = typer.main.get_command(app)
+    refuse_twice(command, args)
     try:
         with command.make_context("war", list(args)) as ctx:
             command.invoke(ctx)
@@ -368,6 +371,59 @@ def run(args: list[str]) -> int:
         typer.echo(err.ctx.get_help() if err.ctx is not None else "")
         return 0
     return 0
+
+
+def refuse_twice(group, args: list[str]) -> None:
+    """Refuse (a usage error naming it) an option that takes one value given twice, where click
+    would keep the last without a word: `--seed 1 --seed 2`, as `--exact --float`. A repeatable
+    option (a list: --set, --variant, --rules) is not one, nor a flag that says the same each
+    time (`-q -q`). The command's own parser reads `args` as typer's will, each spelling
+    (`-s 1`, `--seed=1`, `-s1`) counted; a command line it cannot read is left to typer, which
+    says what is wrong with it, as is one that asks for --help."""
+    command = group.get_command(None, args[0]) if args and hasattr(group, "get_command") else None
+    if command is None:
+        return
+    ctx = command.context_class(command, parent=group.context_class(group, info_name="war"), info_name=args[0])
+    try:
+        _, _, order = command.make_parser(ctx).parse_args(args=list(args[1:]))
+    except click_errors.UsageError:
+        return
+    if any(getattr(param, "is_eager", False) for param in order):
+        return
+    seen = set()
+    for param in order:
+        if getattr(param, "param_type_name", "") != "option" or param.multiple or param.count \
+                or (param.is_flag and not param.secondary_opts):
+            continue
+        if param.name not in seen:
+            seen.add(param.name)
+            continue
+        spelled = _spellings(param, command.params, args[1:])
+        given = f" ({', '.join(spelled)})" if len(spelled) > 1 else ""
+        name = "/".join([max(param.opts, key=len)] + list(param.secondary_opts))
+        raise click_errors.UsageError(f"option {name} given twice{given}; give it once", ctx=ctx)
+
+
+def _spellings(param, params, args: list[str]) -> list[str]:
+    """How `args` give the option `param` of a command of `params`, each as typed (`--seed 1`,
+    `-s2`, `--seed=3`, `--exact`); a short option in a cluster of flags (`-qs1`) is not found,
+    and another option's value is not taken for one (`--where -s1`)."""
+    names = list(param.opts) + list(param.secondary_opts)
+    others = {o for p in params if p is not param and getattr(p, "param_type_name", "") == "option"
+              and not p.is_flag and not p.count for o in p.opts}
+    out, rest = [], list(args)
+    while rest:
+        word = rest.pop(0)
+        if word == "--":
+            break
+        if word in others:
+            rest = rest[1:]
+        elif word in names:
+            out.append(word if param.is_flag or not rest else shlex.join([word, rest.pop(0)]))
+        elif any(word.startswith(n + "=") for n in names if n.startswith("--")) \
+                or any(word.startswith(n) and len(word) > 2 for n in names if len(n) == 2):
+            out.append(shlex.quote(word))
+    return out
 
 
 def _skip_last_collections() -> None:

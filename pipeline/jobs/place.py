@@ -155,19 +155,23 @@ def _replaces(root, overwrite: bool) -> bool:
         journal = RunJournal(root)
         if journal.writing() or (not overwrite and (journal.has_plan() or not (root / MANIFEST).exists())):
             journal.refuse()
+    foreign = foreign_files(root)
+    if not _looks_like_dataset(root):  # `overwrite` would be refused: never advised
+        raise DatasetError(f"output folder {str(root)!r} is not a war dataset: it holds {_shown(foreign)}; "
+                           f"write to a new or empty folder")
+    if foreign:
+        raise DatasetError(f"output folder {str(root)!r} holds files war did not write: {_shown(foreign)}; "
+                           f"`overwrite` replaces only a war dataset, so move them out first",
+                           params=("overwrite",))
     if not overwrite:
         raise DatasetError(f"output folder {str(root)!r} already holds data "
                            f"(use `overwrite` to replace it)", params=("overwrite",))
-    if not _looks_like_dataset(root):
-        raise DatasetError(f"output folder {str(root)!r} holds files that are not a war "
-                           f"dataset; not overwriting it")
-    foreign = foreign_files(root)
-    if foreign:
-        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-        raise DatasetError(f"output folder {str(root)!r} holds files war did not write: {shown}; "
-                           f"`overwrite` replaces only a war dataset, so move them out first",
-                           params=("overwrite",))
     return True
+
+
+def _shown(files: list[str]) -> str:
+    """The first five of `files`, and how many more."""
+    return ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
 
 
 def prepare_output(root, overwrite: bool):

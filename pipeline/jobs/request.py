@@ -216,7 +216,8 @@ def generate_request(args: GenerateArgs) -> GenerateRequest:
     parsed = parse_sets(list(args.options))
     rule_sets = [build_rules(name, parsed) for name in args.variants]
     if args.rule_files and parsed:
-        raise RulesError("`options` applies to `variants`; put options for a `rule_files` file in the file",
+        also = "; give a variant's options in a rule file too" if args.variants else ""
+        raise RulesError(f"`options` cannot be combined with `rule_files`: a rule file's options go in the file{also}",
                          params=("options", "variants", "rule_files"))
     if not rule_sets and not args.rule_files:
         rule_sets = [build_rules("classic", parsed)]
@@ -227,10 +228,13 @@ def generate_request(args: GenerateArgs) -> GenerateRequest:
                          f"rule set{'s' * (len(rule_sets) != 1)} of `variants`: one each, in order{in_file}",
                          params=("names", "variants"))
     given = given or [None] * len(rule_sets)
+    givers = [f"`names` for {rules.variant}" for rules in rule_sets]
     for path in args.rule_files:
         rules, name = read_rules_file(path)
         rule_sets.append(rules)
         given.append(name)
+        givers.append(f"rule file {str(path)!r}")
+    _check_given_names(rule_sets, given, givers)
     _check_executor(args)
     if (args.executor == "dask") != (args.scheduler is not None):
         raise RulesError("`executor` dask needs `scheduler` ADDRESS (and `scheduler` needs `executor` dask)",
@@ -275,6 +279,22 @@ def _materialize_request(args: GenerateArgs) -> GenerateRequest:
     check_arguments(plans, master, args.workers, shard_size)
     return GenerateRequest(plans, location(args.out), master, args.workers, shard_size, args.overwrite, False,
                            args.resume, args.scheduler, args.wait)
+
+
+def _check_given_names(rule_sets, names, givers) -> None:
+    """A name given to two rule sets of one command line, refused naming who gives it each time
+    (`names` for a variant, or a rule file's `name =`), before make_plans' check of the same,
+    which knows the plans alone."""
+    first: dict[str, tuple[str, str]] = {}
+    for rules, name, who in zip(rule_sets, names, givers):
+        if name is None:
+            continue
+        name = check_name(name)
+        before = first.setdefault(name, (who, rules.rules_id))
+        if before[1] != rules.rules_id:
+            raise RulesError(f"{before[0]} and {who} both give the name {name!r}, to two different rule sets; "
+                             f"give each rule set its own name", params=("names",) if "`names`" in before[0] + who
+                             else ("rule_files",))
 
 
 def _check_executor(args: GenerateArgs) -> None:

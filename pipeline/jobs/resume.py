@@ -23,7 +23,8 @@ DEFAULT_SHARD_SIZE = 2000  # games a shard when a run does not say (`war generat
 # file cost more than a seventh of a games-only run's time
 GAMES_ONLY_SHARD_SIZE = 20_000
 
-PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals", "names", "keep")
+PLAN_PARAMS = ("seed", "shard_size", "games", "variant", "options", "policies", "deals", "names", "keep", "log",
+               "all_deals", "deal_range")
 
 
 class RunJournal(Journal):
@@ -90,16 +91,22 @@ def finish_command(root, plan: dict | None) -> str:
 
 def plan_differences(old: dict, new: dict) -> list[str]:
     """Each argument that differs between an interrupted run's plan and a resumed one, with
-    both values, named as `generate`'s parameters (`seed`, `games`, `options`...)."""
+    both values, named as `generate`'s parameters (`seed`, `games`, `options`, `log`...). A
+    shard size that differs only as the default of another `log` does (2,000 a shard, 20,000
+    where only the games table is kept) is the `log`'s difference, said once as it."""
     out = []
-    for key in ("seed", "shard_size"):
-        if old.get(key) != new.get(key):
-            out.append(f"`{key}` {new.get(key)} (the interrupted run: {old.get(key)})")
     before, after = old.get("rule_sets", []), new.get("rule_sets", [])
+    if old.get("seed") != new.get("seed"):
+        out.append(f"`seed` {new.get('seed')} (the interrupted run: {old.get('seed')})")
+    if old.get("shard_size") != new.get("shard_size") and not (
+            old.get("shard_size") == _default_shard_size(before) and new.get("shard_size") == _default_shard_size(after)):
+        out.append(f"`shard_size` {new.get('shard_size')} (the interrupted run: {old.get('shard_size')})")
     if [e["rules"]["variant"] for e in before] != [e["rules"]["variant"] for e in after]:
         out.append(f"`variant` {', '.join(e['rules']['variant'] for e in after)} (the interrupted run: "
                    f"{', '.join(e['rules']['variant'] for e in before)})")
     elif len(before) == len(after):
+        out += _run_wide(before, after, "log", lambda v: v or "events")
+        out += _run_wide(before, after, "all_deals", lambda v: "given" if v else "not given")
         for a, b in zip(before, after):
             name = b["rules"]["variant"]
             if a.get("games") != b.get("games"):
@@ -113,14 +120,48 @@ def plan_differences(old: dict, new: dict) -> list[str]:
                            f"(the interrupted run: {' '.join(a.get('policies') or []) or 'none'})")
             if a.get("deals") != b.get("deals"):
                 out.append(f"`deals` for {name}")
+            if a.get("deal_range") != b.get("deal_range"):
+                out.append(f"`deal_range` {_range(b.get('deal_range'))} for {name} (the interrupted run: "
+                           f"{_range(a.get('deal_range'))})")
             if a.get("keep") != b.get("keep"):
                 out.append(f"`keep` {_condition(b.get('keep'))} for {name} (the interrupted run: "
                            f"{_condition(a.get('keep'))})")
             if a.get("name") != b.get("name"):
-                out.append(f"`names` for {name}: {b.get('name')} (the interrupted run: {a.get('name')})")
+                out.append(f"`names` for {name}: {_name(b.get('name'))} (the interrupted run: {_name(a.get('name'))})")
     if not out and (old.get("kept") != new.get("kept") or old.get("first_part") != new.get("first_part")):
         out.append("the dataset appended to has changed since the interrupted run")
     return out
+
+
+def _default_shard_size(entries: list[dict]) -> int:
+    """The shard size of a run that does not say (generate.default_shard_size), from its plan's
+    rule sets: more when none stores its events."""
+    if entries and all(e.get("log") == "games" for e in entries):
+        return GAMES_ONLY_SHARD_SIZE
+    return DEFAULT_SHARD_SIZE
+
+
+def _run_wide(before: list[dict], after: list[dict], key: str, say) -> list[str]:
+    """The difference in `key` between two plans' rule sets, said once when the argument gives
+    one value for the whole run (`log` games (the interrupted run: events)), else for each
+    rule set that differs."""
+    old, new = [say(e.get(key)) for e in before], [say(e.get(key)) for e in after]
+    if old == new:
+        return []
+    if len(set(old)) == 1 and len(set(new)) == 1:
+        return [f"`{key}` {new[0]} (the interrupted run: {old[0]})"]
+    return [f"`{key}` {n} for {e['rules']['variant']} (the interrupted run: {o})"
+            for o, n, e in zip(old, new, after) if o != n]
+
+
+def _range(pair) -> str:
+    """A `deal_range` as a command line gives it (FIRST:STOP), or none."""
+    return "none" if not pair else f"{pair[0]}:{pair[1]}"
+
+
+def _name(name: str | None) -> str:
+    """A rule set's name as a message says it: quoted, or no name."""
+    return "no name" if name is None else repr(name)
 
 
 def _condition(keep: str | None) -> str:

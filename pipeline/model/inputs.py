@@ -23,6 +23,27 @@ class TooDeep(ValueError):
     """JSON or TOML nested deeper than MAX_DEPTH (a ValueError, as any other bad JSON is)."""
 
 
+class KeyTwice(ValueError):
+    """A JSON object that gives one key twice (a ValueError, as any other bad JSON is): `key`.
+    json.loads keeps the last of them without a word, where TOML refuses the text."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {key!r} given twice")
+        self.key = key
+
+
+def _once(pairs: list) -> dict:
+    """An object's key-value pairs as a dict, refusing (KeyTwice) a key given twice."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise KeyTwice(key)
+            seen.add(key)
+    return out
+
+
 def not_regular(path) -> str | None:
     """What a local `path` is when it is not a regular file (or a link to one): "a folder",
     "a FIFO", "a device", "a socket"; None for a regular file, a path that does not exist (its
@@ -77,12 +98,15 @@ def _bounded(data, limit: int | None):
     return data
 
 
-def loads_json(text: str | bytes, limit: int | None = MAX_DEPTH):
+def loads_json(text: str | bytes, limit: int | None = MAX_DEPTH, unique: bool = False):
     """json.loads, refusing (TooDeep, a ValueError) a text nested deeper than `limit` levels, or
     deeper than Python's parser can go. `limit` None checks only the latter: for a manifest,
-    whose pydantic model bounds its shape, and whose walk would cost as much as its parse."""
+    whose pydantic model bounds its shape, and whose walk would cost as much as its parse.
+    `unique`: an object that gives a key twice is refused too (KeyTwice, a ValueError), as TOML
+    refuses it: for a file a person writes (a rule file), not for the files war writes, whose
+    every object would then cost a call in Python."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_once) if unique else json.loads(text)
     except RecursionError:
         raise TooDeep(f"nested deeper than {limit or 'Python reads'} levels") from None
     if limit is not None and _opened(text) <= limit:

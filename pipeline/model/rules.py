@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import RulesError, brief
-from .inputs import loads_json, loads_toml, not_regular
+from .inputs import KeyTwice, loads_json, loads_toml, not_regular
 from .families import registry
 from .schema import MAX_DECK, RuleSet, explain
 from .variants import VARIANTS
@@ -30,9 +30,12 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
     return out
 
 
-def build_rules(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
+def build_rules(variant: str, options: dict[str, Any] | None = None, typed: bool = False) -> RuleSet:
     """The variant's full rule set with `options` applied; options the variant does not use
-    are refused by name rather than silently ignored."""
+    are refused by name rather than silently ignored. A text for an integer option is read as
+    its number (OPTION=VALUE on a command line is text), unless `typed`: values that have their
+    own types (a rule file's), where an integer option takes an integer or one of its words
+    (war_down's `by_rank`), and `"3"` is refused as `2.5` is, not read as a number."""
     spec = lookup_variant(variant)
     options = dict(options or {})
     options.pop("variant", None)
@@ -48,6 +51,11 @@ def build_rules(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
                              f"(it takes: {', '.join(spec.options)})")
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise RulesError(f"option {name!r} wants {_wanted(name)}, got {brief(value)}")
+        option = registry().options.get(name)
+        if typed and isinstance(value, str) and option is not None and option.integer \
+                and value not in option.words:
+            raise RulesError(f"option {name!r} wants {_wanted(name)}, got the text {value!r} "
+                             f"(a number in a rule file is written without quotes)")
     values = {**spec.defaults, **options, "variant": variant}
     for name, option in registry().options.items():
         if option.integer and isinstance(values.get(name), str) and values[name] not in option.words:
@@ -114,9 +122,11 @@ def read_rules_file(path: str | Path) -> tuple[RuleSet, str | None]:
         raise RulesError(f"cannot read rule file {str(path)!r}: {err.strerror}") from None
     try:
         if path.suffix.lower() == ".json":
-            data = loads_json(text)
+            data = loads_json(text, unique=True)
         else:
             data = loads_toml(text.decode("utf-8"))
+    except KeyTwice as err:
+        raise RulesError(f"rule file {str(path)!r} gives {err.key!r} twice; give each key once") from None
     except (ValueError, UnicodeDecodeError) as err:
         raise RulesError(f"rule file {str(path)!r} is not valid "
                          f"{'JSON' if path.suffix.lower() == '.json' else 'TOML'}: {err}") from None
@@ -124,7 +134,8 @@ def read_rules_file(path: str | Path) -> tuple[RuleSet, str | None]:
         raise RulesError(f"rule file {str(path)!r} must give `variant` (a name) and options")
     name = check_name(data["name"], f"rule file {str(path)!r}", ()) if "name" in data else None
     try:
-        rules = build_rules(data["variant"], {k: v for k, v in data.items() if k not in ("variant", "name")})
+        rules = build_rules(data["variant"], {k: v for k, v in data.items() if k not in ("variant", "name")},
+                            typed=True)
     except RulesError as err:
         raise RulesError(f"rule file {str(path)!r}: {err}") from None
     return rules, name

@@ -6,6 +6,7 @@ prints a deal, keeps its best in a records file and resumes the search saved bes
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,27 @@ def test_a_line_of_a_pickup_that_draws_is_refused(tmp_path):
     with pytest.raises(RulesError, match="pickup=shuffled draws"):  # the default pickup
         keep_record(path, {**line("classic ranks=6 suits=1", 25), "rules": "classic ranks=6 suits=1"})
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("variant, options, said", [
+    ("steal", {"ranks": "4", "suits": "2"}, "variant 'steal' draws the order won cards join a pile (its rule, not"),
+    ("arneson", {"ranks": "5", "suits": "2", "pickup": "natural"}, "seat 0 plays hand:random"),
+    ("classic", {"ranks": "6", "suits": "1"}, "pickup=shuffled draws"),
+])
+def test_a_game_the_seed_decides_too_keeps_no_record_and_is_searched_for_no_cycle(variant, options, said):
+    """Arneson's War under a fixed pickup kept a record (47 battles) its deal played in 9 to 53
+    battles by seed, its default policy drawing; Steal War was advised a fixed pickup it does not
+    take. Whatever draws (a pickup, a default policy), no records line and no cycle search."""
+    from pipeline.errors import RulesError
+    from pipeline.jobs.records import check_kept
+    from pipeline.jobs.search import check_search
+    from pipeline.model.rules import build_rules
+
+    rules = build_rules(variant, options)
+    with pytest.raises(RulesError, match=re.escape(said)) as caught:
+        check_kept(rules)
+    assert ("fixed pickup" in str(caught.value)) == (variant == "classic"), caught.value
+    with pytest.raises(RulesError, match=re.escape(said)):
+        check_search(rules, "cycle", 1)
+    check_kept(build_rules("classic", {**options, "pickup": "natural"}) if variant == "classic" else
+               build_rules("classic", {"ranks": "4", "suits": "2", "pickup": "natural"}))  # the deal decides

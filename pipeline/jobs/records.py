@@ -22,11 +22,10 @@ from ..errors import DatasetError, RulesError, brief
 from ..model.deal import Deal, check_deal, deck_of
 from ..model.inputs import lines as split_lines
 from ..model.inputs import loads_json, not_regular
-from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.schema import RuleSet
 from ..storage.files import atomic_write_bytes
 from .request import rules_of
-from .search import Found, piles_of
+from .search import Found, chance_in_games, piles_of
 from .searcher import Record
 
 KINDS = ("battles", "cards laid", "cycle")
@@ -105,13 +104,13 @@ def _score(line: dict) -> int:
 def check_kept(rules: RuleSet) -> None:
     """Refuse a rule set whose records a records file cannot hold: a line is a deal, played again
     as game 0 of seed 0, so the game must be the deal's alone; under a pickup that draws
-    (shuffled, pooled) it is the seed's too, and the line would not play what it lists."""
-    pickup = PICKUPS_BY_NAME.get(getattr(rules, "pickup", None))
-    if pickup is not None and not pickup.fixed:
-        raise RulesError(f"pickup={pickup.name} draws the order won cards take, so a deal does not decide its "
-                         f"game and a records line (a deal) would not play what it lists: keep records of a "
-                         f"fixed pickup ({', '.join(p.name for p in PICKUP_ORDERS if p.fixed)})",
-                         params=("records",))
+    (shuffled, pooled) or a default policy that draws it is the seed's too (chance_in_games),
+    and the line would not play what it lists."""
+    drawn = chance_in_games(rules)
+    if drawn is not None:
+        why, advice = drawn
+        raise RulesError(f"{why}, so a deal does not decide its game and a records line (a deal) would not play "
+                         f"what it lists{': keep records of' + advice[1:] if advice else ''}", params=("records",))
 
 
 def keep_record(path: str | Path, line: dict) -> dict | None:

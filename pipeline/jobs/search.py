@@ -68,6 +68,27 @@ class Found:
     engine: str = "open duel"
 
 
+def chance_in_games(rules: RuleSet) -> tuple[str, str] | None:
+    """What makes a game of `rules` as a search plays it (each seat's default policy) depend on
+    its seed besides its deal, and what a user can do about it (": ..." or ""); None when the
+    deal alone decides the game. Such games never cycle for certain, and a records line (a deal)
+    would not play what it lists."""
+    from ..engines.families import family_of
+    from ..engines.game import drawn_seats, resolve_policies
+
+    pickup = PICKUPS_BY_NAME.get(getattr(rules, "pickup", None))
+    if pickup is not None and not pickup.fixed:
+        if "pickup" in family_of(rules).option_names:
+            return (f"pickup={pickup.name} draws the order won cards join a pile",
+                    f": a fixed pickup ({', '.join(p.name for p in PICKUP_ORDERS if p.fixed)})")
+        return f"variant {rules.variant!r} draws the order won cards join a pile (its rule, not an option)", ""
+    drawn = drawn_seats(resolve_policies(rules, ()))
+    if drawn:
+        return (f"{'; '.join(drawn)}, a randomized policy, by default (a search plays each seat's default "
+                f"policy)", "")
+    return None
+
+
 def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, seconds: float | None = None,
                  searchers: int = 2, keep: int = 10, workers: int = 1, scheduler: str | None = None,
                  measure: str = "battles", seed: int = 0) -> None:
@@ -77,12 +98,11 @@ def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20,
         raise RulesError(f"`goal` is {' or '.join(GOALS)}, got {goal!r}", params=("goal",))
     if measure not in MEASURES:
         raise RulesError(f"`measure` is {' or '.join(MEASURES)}, got {measure!r}", params=("measure",))
-    pickup = PICKUPS_BY_NAME.get(getattr(rules, "pickup", None))
-    if goal == "cycle" and pickup is not None and not pickup.fixed:
-        raise RulesError(f"pickup={pickup.name} draws the order won cards join a pile, so no game cycles for "
-                         f"certain (rules 2.6, ruling 7) and a search for one would never find it: a cycle needs a "
-                         f"fixed pickup ({', '.join(p.name for p in PICKUP_ORDERS if p.fixed)})",
-                         params=("goal", "rules"))
+    drawn = chance_in_games(rules)
+    if goal == "cycle" and drawn is not None:
+        why, advice = drawn
+        raise RulesError(f"{why}, so no game cycles for certain (rules 2.6, ruling 7) and a search for one would "
+                         f"never find it{advice}", params=("goal", "rules"))
     if compiled_engine(rules) is None:
         raise RulesError(f"rule set {rules.variant} {rules.rules_id}: the compiled engine does not play it, "
                          f"and a search needs it", params=("rules",))

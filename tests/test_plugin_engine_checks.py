@@ -338,3 +338,32 @@ def test_an_installed_family_whose_engine_ignores_randomized_policies_has_no_cyc
         assert proc.returncode == 0 and "Traceback" not in err, said + err
     assert "cycle" in outcomes["*=always"]
     assert "cycle" not in outcomes["1=coin"] and len(outcomes["1=coin"]) == 30, outcomes
+
+
+def losing_a_card(rules, deal, chance, rec, chooser):
+    """Slap War's engine with a `collect` that logs every card it takes but puts one fewer under
+    the pile: each battle balances in its log, and the log regenerates itself."""
+    from war_slap.engine import SlapGame
+
+    class Leaky(SlapGame):
+        __slots__ = ()
+
+        def collect(self, seat, cards, battle, kind="collect"):
+            self.piles[seat].extend(cards[:-1])
+            self.emit(battle, kind, seat, cards)
+
+    return Leaky(rules, deal, chance, rec, chooser).play()
+
+
+def test_an_engine_that_loses_cards_its_log_says_it_took_is_not_validated_good(engine, tmp_path):
+    """`war validate` called all 20 such games good: its shortcut regenerates the shard with the
+    same engine (the same log) and balances each battle; `war replay` refused every one. A game
+    must end with the whole deck held or set aside (games rows' final_cards), else the shard goes
+    game by game, where the ledger names each game."""
+    engine(losing_a_card)
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("slap"), 20)], seed=3)
+    rows = games_rows(out)
+    assert all(sum(r["final_cards"]) + r["cards_set_aside"] < 52 for r in rows)
+    report = validate(out)
+    assert not report.ok and report.bad == 20 and report.good == 0, report.summary()

@@ -28,7 +28,7 @@ from ..engines.choice import compiled_engine
 from ..log.batches import Lost, compiled_shard, reference_shard
 from ..log.tables import EVENT_SCHEMA, as_version, differing_columns, game_record, game_schema, rows_by_game
 from ..model.all_deals import AllDeals, enumerated_deal
-from ..model.deal import Deal, check_deal
+from ..model.deal import Deal, check_deal, deck_of
 from ..model.event_kinds import with_role
 from ..model.rng import game_seed
 from ..model.schema import ENGINE_VERSION, GAME_ID_STRIDE, RULES_ID_VERSIONS, RuleSetEntry, rules_id, rules_id_problem
@@ -352,6 +352,9 @@ def check_shard(task: ShardCheck, progress=None) -> Report:
                                      task.seeds[n] if task.seeds is not None else None)
             except WarError as err:
                 problem = Problem(None, gid, None, f"cannot be checked: {err}")
+            lost = None if problem is not None else _lost_cards(entry, by_id.get(gid))
+            if lost is not None:
+                problem = Problem(None, gid, None, lost)
             if problem is not None:
                 problem.file = task.events_path if problem.seq is not None else task.games_path
         if problem is None:
@@ -538,10 +541,38 @@ def _shard_is_exact(entry: RuleSetEntry, master_seed: int, task: ShardCheck, gam
             return False
         ref_events, ref_games, balanced = found
     ref_games = as_version(ref_games, version)  # the columns of the dataset's schema version
+    balanced = balanced and bool(_cards_kept(entry, ref_games).all())
     if events_path is None:  # no log stored: the games rows, and the regenerated cards' balance
         return balanced and games.equals(ref_games)
     return balanced and games.equals(ref_games) and \
         _rows_match(ref_events, read_parquet_batches(events_path, events_data))
+
+
+def _cards_kept(entry: RuleSetEntry, games: pa.Table) -> np.ndarray:
+    """For each games row, whether its game ends with every card of the deck held by a seat or set
+    aside (final_cards and cards_set_aside): every family's games keep their cards. A game's
+    battles may each balance in its log while its engine loses a card the log says was taken (a
+    plugin's engine regenerates its own log, equal to the file), so this is asked as well."""
+    size = deck_of(entry.rules).size
+    held = games.column("final_cards").combine_chunks()
+    counts = np.diff(held.offsets.to_numpy())
+    flat = held.flatten().to_numpy(zero_copy_only=False).astype(np.int64)
+    sums = np.add.reduceat(flat, held.offsets.to_numpy()[:-1]) if len(flat) else np.zeros(len(counts), np.int64)
+    sums[counts == 0] = 0
+    aside = games.column("cards_set_aside").to_numpy(zero_copy_only=False).astype(np.int64)
+    return sums + aside == size
+
+
+def _lost_cards(entry: RuleSetEntry, row: dict | None) -> str | None:
+    """What a games row's end says of cards lost or made (_cards_kept), None when it keeps them."""
+    if row is None or row.get("final_cards") is None:
+        return None
+    size = deck_of(entry.rules).size
+    held, aside = sum(row["final_cards"]), row.get("cards_set_aside") or 0
+    if held + aside == size:
+        return None
+    return (f"the game ends with {held} cards held and {aside} set aside, of a deck of {size}: its engine "
+            f"{'lost' if held + aside < size else 'made'} cards its log does not say")
 
 
 def _rows_match(expected: pa.Table, batches) -> bool:

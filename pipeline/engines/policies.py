@@ -108,10 +108,36 @@ def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> Se
                 raise RulesError(f"{where}: {kind}:{base} takes no parameter")
             if needs:
                 name = f"{base}:{int(param)}"
+                _made(kind, name, where)
             if kind in chosen:
                 raise RulesError(f"{where}: {kind} given twice")
             chosen[kind] = name
     return SeatPolicy(tuple((k, chosen.get(k, DEFAULTS[k])) for k in kinds))
+
+
+class PolicyUnmade(PluginError):
+    """A plugin's policy that could not be made of its parameter (`steal:threshold:N`, its
+    factory raising): the plugin's error, said as a run is planned, before any game is played
+    or anything written, so it names no game."""
+
+    def _text(self) -> str:
+        return f"{self.what}; the error is the plugin's ({self.owner}), not war's"
+
+
+def _made(kind: str, name: str, where: str) -> None:
+    """Make the policy `name` (`base:N`) of decision `kind` once, as the request is read: a
+    factory that refuses its parameter (raises) is its family's error (PolicyUnmade), said
+    before anything is written, not an internal error of the first game."""
+    base, _, param = name.partition(":")
+    try:
+        KINDS[kind][base](int(param))
+    except (Exception, SystemExit) as err:
+        family = OWNERS[kind]
+        if not plugins_fault(err, family):
+            raise  # war's own policy (a bug of war's, said as one), war's error, or a Ctrl-C turned into another
+        seat = where.removeprefix("policy").strip()
+        raise PolicyUnmade(f"plugin family {family.name!r}: the policy {kind}:{name}{' ' + seat if seat else ''} "
+                           f"could not be made: {type(err).__name__}: {err}", owner=family.module) from err
 
 
 def profile_reading(text: str, kinds: tuple[str, ...]) -> str | None:

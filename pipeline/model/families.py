@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import math
 import re
 import warnings
 from dataclasses import dataclass, field, replace
@@ -26,8 +27,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
+from ..errors import QueryError
 from .family import MAX_INT32, Decision, Family, Option, Variant, load, unresolved, wrong_types
-from .kind import CONDITIONS, CORE, FIELDS, Kind, unknown_fields
+from .kind import CONDITIONS, CORE, FIELDS, Kind, malformed, unknown_fields
 from .pickups import PICKUP_ORDERS
 from .plural import plural
 
@@ -63,6 +65,132 @@ CORE_OPTIONS: tuple[Option, ...] = (
                            "seats one card fewer when the deck does not divide (rules 1.4).",
            choices=("even", "first_short")),
 )
+
+
+# ---------------------------------------------------------------- named queries' files
+# (jobs.query.registry runs them; read here too, so that a family's query file that does not
+# parse leaves its family out when the family is read)
+
+# `-- param: NAME TYPE [= DEFAULT] [>= LOW | > LOW] [-- help]`: a number's bound is checked before
+# the query is bound, whatever columns are asked for (a check in the SQL is pruned with its column)
+PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:(>=|>)\s*(-?[0-9.]+))?\s*"
+                        r"(?:--\s*(.*))?$")
+TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None, "SOLUTION": str}
+FIRST_SENTENCE = re.compile(r"^(.*?[.?!])(?:\s+(?=[A-Z(])|$)")
+
+
+@dataclass
+class Param:
+    name: str
+    type: str
+    default: str | None
+    help: str
+    bound: tuple[str, float] | None = None  # (">=" or ">", the number) a number must be
+
+    def convert(self, text: str):
+        if self.type == "BOOLEAN":
+            if text.lower() in ("true", "1", "yes"):
+                return True
+            if text.lower() in ("false", "0", "no"):
+                return False
+            raise QueryError(f"parameter {self.name!r} wants true or false, got {text!r}")
+        try:
+            value = TYPES[self.type](text)
+        except ValueError:
+            raise QueryError(f"parameter {self.name!r} wants {self.type.lower()}, got {text!r}") from None
+        if self.type == "DOUBLE" and not math.isfinite(value):
+            raise QueryError(f"parameter {self.name!r} wants a finite number, got {text!r}", params=("params",))
+        if self.bound is not None:
+            op, low = self.bound
+            if value < low or op == ">" and value == low:
+                said = f"at least {low:g}" if op == ">=" else "positive" if low == 0 else f"above {low:g}"
+                raise QueryError(f"parameter {self.name} must be {said}, got {text}", params=("params",))
+        return value
+
+
+@dataclass
+class NamedQuery:
+    name: str
+    answers: str
+    sql: str
+    params: list[Param] = field(default_factory=list)
+    summary: str = ""
+    exact: str = ""  # `every deal`: rows only for rule sets that play every deal; else what is exact
+    source: str = ""  # where its file is: `queries/NAME.sql`, or in its family's folder
+    dataset: str = "games"  # what it asks: a dataset of games, or (`solution`) a solution of war solve
+
+    @property
+    def body(self) -> str:
+        """The SQL without its header comment."""
+        lines = self.sql.splitlines()
+        while lines and lines[0].startswith("--"):
+            lines.pop(0)
+        return "\n".join(lines).strip() + "\n"
+
+    def bind(self, params: dict[str, str], solution: str | None = None) -> dict:
+        """The values of this query's parameters: those of `params` {name: value as text}
+        converted to their types, the defaults for the rest; a SOLUTION parameter, taken out
+        before (`solution`: its folder), is not bound."""
+        known = {p.name: p for p in self.params if not (p.type == "SOLUTION" and solution is not None)}
+        for key in params:
+            if key not in known:
+                raise QueryError(f"query {self.name!r} has no parameter {key!r}"
+                                 f" (it takes: {', '.join(known) or 'none'})")
+        bound = {}
+        for p in known.values():
+            if p.name in params:
+                bound[p.name] = p.convert(params[p.name])
+            elif p.default is not None:
+                bound[p.name] = p.convert(p.default)
+            else:
+                raise QueryError(f"query {self.name!r} needs `params` {p.name}=...", params=("params",))
+        return bound
+
+
+def parse_query(path: Path, source: str | None = None) -> NamedQuery:
+    text = path.read_text(encoding="utf-8")
+    answers, params, summary, exact, dataset = [], [], "", "", "games"
+    for line in text.splitlines():
+        if not line.startswith("--"):
+            break
+        m = PARAM_LINE.match(line)
+        if m:
+            name, type_, default, op, low, help_ = m.groups()
+            type_ = type_.upper()
+            if type_ not in TYPES:
+                raise QueryError(f"{path.name}: parameter {name!r} has unknown type {type_}")
+            if op is not None and type_ not in ("INTEGER", "BIGINT", "DOUBLE"):
+                raise QueryError(f"{path.name}: parameter {name!r} of type {type_} takes no bound ({op} {low})")
+            try:
+                bound = None if op is None else (op, float(low))
+            except ValueError:
+                raise QueryError(f"{path.name}: parameter {name!r}: its bound {op} {low} is not a number") from None
+            param = Param(name, type_, default, help_ or "", bound)
+            if default is not None and type_ != "SOLUTION":
+                try:  # a default its own type or bound refuses fails every run that does not give it
+                    param.convert(default)
+                except QueryError as err:
+                    raise QueryError(f"{path.name}: parameter {name!r}: its default {default!r} is refused "
+                                     f"({err})") from None
+            params.append(param)
+        elif line.startswith("-- summary:"):
+            summary = line.removeprefix("-- summary:").strip()
+        elif line.startswith("-- exact:"):
+            exact = line.removeprefix("-- exact:").strip()
+        elif line.startswith("-- dataset:"):
+            dataset = line.removeprefix("-- dataset:").strip()
+        elif line.startswith("-- answers:"):
+            answers.append(line.removeprefix("-- answers:").strip())
+        elif answers and line.startswith("--   "):
+            answers.append(line[2:].strip())
+    if not answers:
+        raise QueryError(f"{path.name}: header has no `-- answers:` line")
+    answer = " ".join(answers)
+    if not summary:
+        m = FIRST_SENTENCE.match(answer)
+        summary = m.group(1) if m else answer
+    return NamedQuery(path.stem, answer, text, params, summary, exact, source or f"{path.parent.name}/{path.name}",
+                      dataset)
 
 
 class FamilyWarning(UserWarning):
@@ -242,30 +370,67 @@ def _unresolved(family: Family, reg: Registry, clashes: list | None = None) -> l
     war = _war_queries()
     taken = {p.stem: f.name for f in reg.families.values() if f.queries for p in beside(f, f.queries).glob("*.sql")}
     taken.update(dict.fromkeys(war or (), ""))
-    mine: set[str] = set()
+    mine: dict[str, Path] = {}
+    parsed: dict[str, NamedQuery] = {}
     if family.queries:
         folder = beside(family, family.queries)
         if not folder.is_dir():
             out.append(f"its queries folder {family.queries!r} is not beside its declaration ({folder})")
-        mine = {p.stem for p in folder.glob("*.sql")}
+        mine = {p.stem: p for p in sorted(folder.glob("*.sql"))}
         clashing = replace(reg, holders={("query", n): holder for n, holder in taken.items()})
         out += [_taken(clashing, "query", name, f"its query {name!r} takes the name of another named query", clashes)
-                for name in sorted(mine & set(taken))]
-    out += [f"its report runs query {r.query!r}, which is no named query" for r in family.reports
-            if war is not None and r.query not in set(taken) | mine]
+                for name in sorted(set(mine) & set(taken))]
+        for name, path in mine.items():  # a header that does not parse broke `war query` for every dataset
+            try:
+                parsed[name] = parse_query(path)
+            except QueryError as err:
+                out.append(f"its query file {path}: {str(err).removeprefix(f'{path.name}: ')}")
+            except (OSError, UnicodeDecodeError) as err:
+                out.append(f"its query file {path} cannot be read: {type(err).__name__}: {err}")
+    for r in family.reports:
+        if war is not None and r.query not in set(taken) | set(mine):
+            out.append(f"its report runs query {r.query!r}, which is no named query")
+            continue
+        query = parsed.get(r.query) if r.query in mine else _other_query(r.query, reg)
+        if query is None:
+            continue  # its file, not parsed: said above (or war's own folder is not there)
+        try:  # what the report binds, checked as it will be: a parameter the query lacks, a value it refuses
+            query.bind({str(k): v if isinstance(v, str) else str(v) for k, v in dict(r.params).items()})
+        except QueryError as err:
+            out.append(f"its report runs query {r.query!r} with parameters {dict(r.params)!r}: {err}")
     return out
 
 
+def _other_query(name: str, reg: Registry) -> NamedQuery | None:
+    """The named query `name` of war's own folder or of a family read before, parsed; None
+    where it is not found or does not parse (war's own: its tests hold them; another family's:
+    that family was read whole)."""
+    package = Path(__file__).resolve().parent.parent
+    folders = [f for f in (package.parent / "queries", package / "_queries") if f.is_dir()]
+    folders += [beside(f, f.queries) for f in reg.families.values() if f.queries]
+    for folder in folders:
+        path = folder / f"{name}.sql"
+        if path.is_file():
+            try:
+                return parse_query(path)
+            except (QueryError, OSError, UnicodeDecodeError):
+                return None
+    return None
+
+
 def _templates(family: Family) -> list[str]:
-    """Each template of a family's kinds and decisions that names a field war does not fill."""
+    """Each template of a family's kinds and decisions that names a field war does not fill, or
+    that war would print as written (kind.malformed)."""
     templates = [(f"kind {k.name!r}", what, text) for k in family.events if not isinstance(k, str)
                  for what, text in [("its text", k.text), ("its deal_text", k.deal_text),
                                     *((f"its notes[{n!r}]", t) for n, t in k.notes.items())]]
     templates += [(f"decision {d.name!r}", what, text) for d in family.decisions
                   for what, text in (("its sentence", d.sentence), ("its title", d.title))]
-    return [f"family {family.name!r}, {part}, {what} {text!r}: {', '.join(bad)} is no field war fills "
-            f"(fields: {', '.join(FIELDS)}; conditions: {', '.join(CONDITIONS)})"
-            for part, what, text in templates for bad in [unknown_fields(text)] if bad]
+    out = [f"family {family.name!r}, {part}, {what} {text!r}: {', '.join(bad)} is no field war fills "
+           f"(fields: {', '.join(FIELDS)}; conditions: {', '.join(CONDITIONS)})"
+           for part, what, text in templates for bad in [unknown_fields(text)] if bad]
+    return out + [f"family {family.name!r}, {part}, {what} {text!r}: a malformed template, war would print it as "
+                  f"written: {'; '.join(bad)}" for part, what, text in templates for bad in [malformed(text)] if bad]
 
 
 def _inconsistencies(family: Family, reg: Registry, clashes: list | None = None) -> list[str]:

@@ -26,6 +26,7 @@ fills the same templates the same way):
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -73,6 +74,35 @@ def unknown_fields(text: str) -> list[str]:
     `[[beaten?`): a declaration's mistake, which would otherwise be printed as it is written."""
     return ([f"[[{m}?" for m in re.findall(r"\[\[(\w+)\?", text) if m not in CONDITIONS]
             + [f"{{{m}}}" for m in re.findall(r"\{(\w+)\}", text) if m not in FIELDS])
+
+
+# `[[FIELD?TEXT|OTHER]]` as model.event_kinds.fill reads it (and the replay page's script)
+CONDITION = re.compile(r"\[\[(\w+)\?([^|\]]*)\|([^\]]*)\]\]")
+
+
+def malformed(text: str) -> list[str]:
+    """What of template `text` war would print as it is written rather than fill, each in a few
+    words: a `[[` that starts no whole `[[FIELD?TEXT|OTHER]]`, a field with a conversion or a
+    format (`{seat!r}`, `{n:>3}`), one that is more than a name (`{cards.x}`, `{}`), and braces
+    that do not pair (`{seat`, a lone `}`, `{{`). A declaration's mistake, as unknown_fields."""
+    out = [f"`{text[i:i + 12]}{'...' if len(text) > i + 12 else ''}` is no whole [[FIELD?TEXT|OTHER]]"
+           for i in (m.start() for m in re.finditer(r"\[\[", text)) if not CONDITION.match(text, i)]
+    plain = CONDITION.sub(lambda m: f"{m.group(2)} {m.group(3)}", text)
+    if "{{" in plain or "}}" in plain:
+        return out + ["`{{` or `}}`: war does not read a doubled brace as one"]
+    try:
+        parts = list(string.Formatter().parse(plain))
+    except ValueError as err:  # `{seat` unclosed, a lone `}`, `{` in a field
+        return out + [f"its braces do not pair ({err})"]
+    for _, name, spec, conversion in parts:
+        if name is None:
+            continue
+        written = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        if conversion or spec:
+            out.append(f"`{written}` takes no conversion or format (a field is `{{NAME}}` alone)")
+        elif not re.fullmatch(r"\w+", name):
+            out.append(f"`{written}` is no field name (a field is `{{NAME}}` alone)")
+    return out
 
 
 @dataclass(frozen=True)

@@ -291,7 +291,7 @@ def _check_given_names(rule_sets, names, givers) -> None:
             continue
         name = check_name(name)
         before = first.setdefault(name, (who, rules.rules_id))
-        if before[1] != rules.rules_id:
+        if before[1] != rules.rules_id and "rule file" in before[0] + who:  # `names` alone: check_names says it
             raise RulesError(f"{before[0]} and {who} both give the name {name!r}, to two different rule sets; "
                              f"give each rule set its own name", params=("names",) if "`names`" in before[0] + who
                              else ("rule_files",))

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DatasetError
-from .folder import MANIFEST, VIEWS, read_manifest, rules_of, sha256
+from .folder import MANIFEST, VIEWS, distribution_bound, read_manifest, rules_of, sha256
 
 SAMPLE = 2000  # positions checked by their balance equations, unless `deep`
 CHANCES = ("p_win0", "p_win1", "p_draw")
@@ -85,7 +85,7 @@ def validate_solution(root, deep: bool = False, sample: int = SAMPLE) -> Solutio
             if missing:
                 report.problems.append(f"{view}.parquet: no column {missing[0]}")
                 tables.pop(view)
-            elif not _fractions(view, tables[view], report):
+            elif not _fractions(view, tables[view], report, body):
                 tables.pop(view)
     if "deals" not in tables:
         return report
@@ -120,10 +120,12 @@ def validate_solution(root, deep: bool = False, sample: int = SAMPLE) -> Solutio
     return report
 
 
-def _fractions(view: str, table, report: SolutionReport) -> bool:
+def _fractions(view: str, table, report: SolutionReport, body: dict | None = None) -> bool:
     """Whether every exact_* value of the view reads as a fraction (else one problem, and the
-    view is not read further), and each row's exact_p_draw is 1 less its two wins where its
-    game surely ends (a finite exact E[battles]), none where it may not."""
+    view is not read further), each row's float is its fraction's value within the bound the
+    manifest states (`bound` on a chance, the row's battles_bound, the deck's laid_bound), and
+    each row's exact_p_draw is 1 less its two wins where its game surely ends (a finite exact
+    E[battles]), none where it may not."""
     columns = {c: table.column(c).to_pylist() for c in EXACT if c in table.column_names}
     read = {}
     for name, texts in columns.items():
@@ -135,6 +137,10 @@ def _fractions(view: str, table, report: SolutionReport) -> bool:
                 report.problems.append(f"{view}.parquet: row {i}'s {name} {text!r} is not a fraction")
                 return False
         read[name] = values
+    if body is not None and body.get("exact"):
+        said = _floats_off(view, table, read, body)
+        if said:
+            report.problems.append(said)
     if not {"exact_p_win0", "exact_p_win1", "exact_p_draw", "exact_mean_battles"} <= set(read):
         return True
     for i, (w0, w1, draw, n) in enumerate(zip(read["exact_p_win0"], read["exact_p_win1"], read["exact_p_draw"],
@@ -144,6 +150,35 @@ def _fractions(view: str, table, report: SolutionReport) -> bool:
             report.problems.append(f"{view}.parquet: row {i}'s exact_p_draw {draw} is not 1 less its two wins ({want})")
             return True
     return True
+
+
+def _floats_off(view: str, table, read: dict, body: dict) -> str | None:
+    """The first float of the view that is not its exact fraction's value within the stated
+    bound, said in a line (a solution marked exact writes the fractions' values; docs/solve.md,
+    "Error bound"); None if none."""
+    bound = body["bound"]
+    laid_bound = body["deck"].get("laid_bound", 0.0)
+    battles_bound = table.column("battles_bound").to_pylist() if "battles_bound" in table.column_names else None
+    for name, fractions in read.items():
+        column = name.removeprefix("exact_")
+        if column not in table.column_names:
+            continue
+        floats = table.column(column).to_pylist()
+        for i, (got, want) in enumerate(zip(floats, fractions)):
+            if want is None or got is None:
+                continue
+            value = float(want)
+            if column == "mean_battles":
+                slack = battles_bound[i] if battles_bound is not None else 0.0
+            elif column == "mean_laid":
+                slack = laid_bound
+            else:
+                slack = bound
+            slack = max(slack, float(np.spacing(abs(value))))
+            if not abs(got - value) <= slack:
+                return (f"{view}.parquet: row {i}'s {column} {got!r} is not its exact fraction's value {value!r} "
+                        f"(off by {abs(got - value):.3g}, bound {slack:.2g})")
+    return None
 
 
 def _manifest(body: dict, rules, chain, report: SolutionReport) -> None:
@@ -225,7 +260,7 @@ def _distribution(body: dict, dist: dict, report: SolutionReport) -> None:
         report.problems.append(f"{MANIFEST}: quantiles {body.get('quantiles')!r} are not the distribution's "
                                f"{quantiles!r}")
     p = np.asarray(dist["p"], np.float64)
-    slack = body["bound"] + 1e-12
+    slack = distribution_bound(body) + 1e-12
     if cdf.size and (np.any(np.diff(cdf) < -1e-15) or cdf.min() < 0 or cdf.max() > 1 + slack
                      or not np.allclose(np.cumsum(p), cdf, atol=1e-12)):
         report.problems.append("distribution.parquet: not a distribution (P(N <= t) must rise from 0 to 1, "

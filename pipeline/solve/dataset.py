@@ -183,7 +183,10 @@ def _write(root: Path, solution, positions: bool) -> str:
         "format": FORMAT, "rules": chain.rules.model_dump(mode="json"), "rules_label": chain.rules.label,
         "cards": chain.cards, "deals": len(chain.deal_rows), "positions": positions_reached(chain),
         "moves": int(chain.succ.shape[0]),
-        "sweeps": solution.sweeps, "bound": solution.bound, "exact": solution.exact is not None,
+        # `bound` on each chance as written (a float's rounding where they are the fractions'
+        # values), `distribution_bound` on what only the iteration gives: P(capped), the distribution
+        "sweeps": solution.sweeps, "bound": solution.chances_bound, "distribution_bound": solution.bound,
+        "exact": solution.exact is not None,
         "deck": {k: (str(v) if v is not None and not isinstance(v, float) else v) for k, v in deck.items()},
         "quantiles": {str(q): t for q, t in deck_quantiles(solution.cdf).items()},
         "files": [{"path": p, "sha256": h, "rows": n} for p, h, n in files],

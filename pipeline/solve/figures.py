@@ -95,9 +95,15 @@ def lines(solution) -> list[str]:
         out.append(f"  P(capped)       <= {deck['over_cap']:.3g}  (a bound: the sweeps stopped at {solution.sweeps:,} "
                    f"battles, before the engine's cap, max_battles={rules.max_battles:,}; the figures above are the "
                    "game without the cap)")
-    out.append(f"  error bound     {solution.bound:.2g} on each probability, {deck['battles_bound']:.2g} on E[battles], "
-               f"{deck['laid_bound']:.2g} on E[cards laid] "
-               f"({solution.sweeps:,} sweeps)" + ("; the fractions are exact" if exact else ""))
+    if solution.figures:  # the floats printed are the fractions' values: only their rounding is left
+        out.append(f"  error bound     the figures above are their exact fractions' values, rounded "
+                   f"({solution.chances_bound:.2g} on each probability, {deck['battles_bound']:.2g} on E[battles], "
+                   f"{deck['laid_bound']:.2g} on E[cards laid]); {solution.bound:.2g} on P(capped) and the "
+                   f"distribution of battles ({solution.sweeps:,} sweeps)")
+    else:
+        out.append(f"  error bound     {solution.bound:.2g} on each probability, {deck['battles_bound']:.2g} on "
+                   f"E[battles], {deck['laid_bound']:.2g} on E[cards laid] ({solution.sweeps:,} sweeps)"
+                   + ("; the fractions are exact" if exact else ""))
     never, may = int(solution.never_ends.sum()), int(solution.may_not_end.sum())
     if may:
         out.append(f"  {never:,} positions never end (closed classes), {may:,} may not end (E infinite there)")

@@ -117,6 +117,7 @@ class _Shape(BaseModel):
     positions: Count
     sweeps: Count
     bound: Bound
+    distribution_bound: Bound | None = None  # on P(capped) and the distribution (else `bound`)
     exact: Annotated[bool, Field(strict=True)]
     deck: _Deck
     files: list[_File]
@@ -176,6 +177,13 @@ def fraction(text) -> Fraction | None:
     return None if text is None else Fraction(text)
 
 
+def distribution_bound(body: dict) -> float:
+    """The bound on what only the iteration gives (P(capped), the distribution of battles): the
+    manifest's distribution_bound, or its `bound` where it has none (written before it had)."""
+    value = body.get("distribution_bound")
+    return body["bound"] if value is None else value
+
+
 def deck_row(body: dict) -> dict:
     """The deck's figures as one row (the `deck` view): each value as a float, its exact
     fraction as text where solved exactly (P(draw)'s from the two wins when every deal ends),
@@ -194,6 +202,7 @@ def deck_row(body: dict) -> dict:
         "p_win0": deck["p_win0"], "p_win1": deck["p_win1"], "p_draw": deck["p_draw"],
         "mean_battles": deck["battles"], "mean_laid": deck["laid"], "p_capped": deck["over_cap"],
         "bound": body["bound"], "battles_bound": deck.get("battles_bound"), "laid_bound": deck.get("laid_bound"),
+        "distribution_bound": distribution_bound(body),
         "battles_median": quantiles.get("0.5"), "battles_p90": quantiles.get("0.9"),
         "battles_p99": quantiles.get("0.99"), "battles_p999": quantiles.get("0.999"),
         "exact_p_win0": deck.get("exact_p_win0") if exact else None,

@@ -212,13 +212,29 @@ class Solution:
     laid_bound: np.ndarray  # on each row's E[cards laid]
     exact: dict | None = None  # name -> list of Fractions by row
     seconds: dict = field(default_factory=dict)
+    # Where solved exactly, the values as they are written and printed: each fraction's value as a
+    # float (name -> array by row), and the bounds that go with them (rounding); the arrays above
+    # stay the iteration's, within `bound` (docs/solve.md, "Error bound").
+    figures: dict = field(default_factory=dict)
+
+    @property
+    def chances_bound(self) -> float:
+        """The bound on each chance as written and printed: a float's rounding where the chances
+        are the exact fractions' values, else the iteration's `bound`. `bound` itself stays the
+        bound on what only the iteration gives: P(capped) and the distribution of battles."""
+        if self.figures and not self.may_not_end.any():
+            return UNIT
+        return self.bound
 
     def at(self, name: str, rows, flips=None) -> np.ndarray:
-        """A value of some rows, each of the row's twin where `flips` says (the seats swapped:
-        P(seat 0 wins) is the row's P(seat 1 wins), every other value the row's own)."""
-        values = getattr(self, name)[rows]
+        """A value of some rows as written and printed (the exact fraction's value where solved
+        exactly), each of the row's twin where `flips` says (the seats swapped: P(seat 0 wins) is
+        the row's P(seat 1 wins), every other value the row's own)."""
+        source = self.figures.get(name, getattr(self, name))
+        values = source[rows]
         if flips is not None and name in MIRRORED and np.any(flips):
-            values = np.where(flips, getattr(self, MIRRORED[name])[rows], values)
+            other = self.figures.get(MIRRORED[name], getattr(self, MIRRORED[name]))
+            values = np.where(flips, other[rows], values)
         return values
 
     def exact_at(self, name: str, rows, flips=None) -> list:
@@ -236,8 +252,8 @@ class Solution:
         rows = self.chain.deal_rows
         out = {name: float(np.mean(self.deal_values(name)))
                for name in ("p_win0", "p_win1", "p_draw", "battles", "laid", "over_cap")}
-        out["battles_bound"] = float(np.max(self.battles_bound[rows]))
-        out["laid_bound"] = float(np.max(self.laid_bound[rows]))
+        out["battles_bound"] = float(np.max(self.at("battles_bound", rows)))
+        out["laid_bound"] = float(np.max(self.at("laid_bound", rows)))
         if self.exact is not None:
             deals = len(rows)
             for name in self.exact:
@@ -246,6 +262,9 @@ class Solution:
                     out[f"exact_{name}"] = None
                     continue
                 out[f"exact_{name}"] = sum(values, Fraction(0)) / deals
+                out[name] = float(out[f"exact_{name}"])  # the float printed is the fraction's value
+            if all(out.get(f"exact_{k}") is not None for k in ("p_win0", "p_win1", "battles")):
+                out["p_draw"] = float(1 - out["exact_p_win0"] - out["exact_p_win1"])
         return out
 
 
@@ -330,9 +349,31 @@ def _solved(rules, chain, exact, tol, most_sweeps, interrupted, progress) -> Sol
                                  f"the seat swap) within {MOST_STEPS} refinement steps: solve it with --float", params=("exact",)) from None
         else:
             solution.exact = {"p_win0": w0, "p_win1": w1, "battles": n, "laid": laid_exact}
+            solution.figures = _exact_figures(solution)
         solution.seconds["exact"] = time.process_time() - began
     solution.seconds["chain"] = chain.seconds
     return solution
+
+
+def _exact_figures(solution: Solution) -> dict:
+    """The values as written and printed where solved exactly: each fraction as a float (rounded
+    once, so within half a unit in the last place of it), a row without a fraction keeping the
+    iteration's; P(draw) 1 less the two wins where the game surely ends; E[battles] and E[cards
+    laid] bounded by their rounding (a unit in the last place) where exact."""
+    def floats(name):
+        raw = getattr(solution, name)
+        return np.array([raw[r] if v is None else float(v) for r, v in enumerate(solution.exact[name])], np.float64)
+
+    out = {name: floats(name) for name in ("p_win0", "p_win1", "battles", "laid")}
+    draw = solution.p_end - out["p_win0"] - out["p_win1"]
+    for r, (n, w0, w1) in enumerate(zip(solution.exact["battles"], solution.exact["p_win0"], solution.exact["p_win1"])):
+        if n is not None and w0 is not None and w1 is not None:
+            draw[r] = float(1 - w0 - w1)
+    out["p_draw"] = draw
+    for name, bound in (("battles", "battles_bound"), ("laid", "laid_bound")):
+        known = np.array([v is not None for v in solution.exact[name]], np.bool_)
+        out[bound] = np.where(known, np.spacing(np.where(known, np.abs(out[name]), 0.0)), getattr(solution, bound))
+    return out
 
 
 def _chances_beyond(chain, can_end, may_not_end, p_win0, p_win1, p_end, tol, most_sweeps):

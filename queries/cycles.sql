@@ -4,7 +4,8 @@
 --   whichever position it entered by) and its period (games.cycle_length): how many games fall
 --   into it, as a fraction of the rule set's games (numerator over denominator) and a share,
 --   exact (every_deal true) for a rule set that plays every deal of its deck (`--all-deals` with
---   no --games, or counted whole), else a share of the games played (or counted); and the first
+--   no --games, or counted whole) and whose deal alone decides each game (the counts view's
+--   exact), else a share of the games played (or counted); and the first
 --   of them: first_game (replay it with war replay DATASET GAME), and first_deal, its deal, for
 --   a rule set of every deal (whose counts alone may be stored, `--log counts`: no game then).
 --   Most first. (A dataset written before schema version 5 has no cycle keys: it lists none.)
@@ -32,7 +33,7 @@ totals AS (
     FROM games WHERE deal <> 'all' AND game_id // 1000000000 NOT IN (SELECT ordinal FROM rules WHERE log = 'counts')
     GROUP BY rule_set
     UNION ALL
-    SELECT c.rule_set, CAST(sum(c.games) AS BIGINT), bool_and(s.every_deal)
+    SELECT c.rule_set, CAST(sum(c.games) AS BIGINT), bool_and(c.exact)
     FROM counts c JOIN rules s ON s.ordinal = c.ordinal
     GROUP BY c.rule_set
 ),

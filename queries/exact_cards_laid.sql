@@ -1,6 +1,7 @@
 -- answers: Over every deal of the deck, how many cards do the games that end lay on the table?
 --   Per rule set (by name, `rule_set`) that plays every deal of its deck (`--all-deals` with no
---   --games, or counted whole: the rules view's every_deal), and per number of cards laid
+--   --games, or counted whole: the counts view's exact, where also the deal alone decides each
+--   game: a fixed pickup and no policy that draws), and per number of cards laid
 --   (games.cards_laid: played face up, put down, forfeited; the literature's "cards turned"
 --   counts them a player, cards_laid / players) in the games that end (a win or a draw): how many
 --   deals lay that many, as a fraction of the deals that end (numerator over denominator) and a
@@ -10,7 +11,7 @@
 WITH grouped AS (
     SELECT rule_set, variant, rules_id, cards_laid, CAST(sum(games) AS BIGINT) AS numerator
     FROM counts
-    WHERE ordinal IN (SELECT ordinal FROM rules WHERE every_deal) AND outcome IN ('win', 'draw')
+    WHERE exact AND outcome IN ('win', 'draw')
     GROUP BY rule_set, variant, rules_id, cards_laid
 ),
 totalled AS (

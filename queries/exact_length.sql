@@ -1,6 +1,7 @@
 -- answers: Over every deal of the deck, how long are the games that end? Per rule set (by name,
 --   `rule_set`) that plays every deal of its deck (`--all-deals` with no --games, or counted
---   whole: the rules view's every_deal), and per number of battles of the games that end (a win
+--   whole: the counts view's exact, where also the deal alone decides each
+--   game: a fixed pickup and no policy that draws), and per number of battles of the games that end (a win
 --   or a draw): how many deals end after that many battles, as a fraction of the deals that end
 --   (numerator over denominator) and a decimal share, with the exact mean length of the games
 --   that end (mean_numerator / denominator, and as a decimal) on every row. Cycles and capped
@@ -9,7 +10,7 @@
 WITH grouped AS (
     SELECT rule_set, variant, rules_id, battles, CAST(sum(games) AS BIGINT) AS numerator
     FROM counts
-    WHERE ordinal IN (SELECT ordinal FROM rules WHERE every_deal) AND outcome IN ('win', 'draw')
+    WHERE exact AND outcome IN ('win', 'draw')
     GROUP BY rule_set, variant, rules_id, battles
 ),
 totalled AS (

@@ -1,6 +1,7 @@
 -- answers: Over every deal of the deck, exactly how often does each seat win, draw or cycle? Per
 --   rule set (by name, `rule_set`) that plays every deal of its deck (`war generate --all-deals`
---   with no --games, or counted whole with `--log counts`: the rules view's every_deal): each
+--   with no --games, or counted whole with `--log counts`: the counts view's exact, where also the deal alone decides each
+--   game: a fixed pickup and no policy that draws): each
 --   result as a fraction of the deals (numerator over denominator, and as a decimal share),
 --   exact since every deal is equally likely under a fair shuffle: `decided` (some seat wins),
 --   each `seat N wins`, `draw`, `capped` and `cycle`. With two seats, the classes too: a deal and
@@ -9,8 +10,10 @@
 --   how many classes are decided, drawn, capped or cycle. The two deals of a class may be won by
 --   different seats, so classes count no seat's wins (null on the `seat N wins` rows). A rule set
 --   that plays only some of its deals (--all-deals --games N, or a slice of its counts) or deals
---   from seeds or a file has no rows: `war query` says which rule sets play every deal, and how
---   to play every deal of one.
+--   from seeds or a file has no rows, nor has one whose games draw (pickup=shuffled, the default,
+--   or a policy that draws: one game a deal is then a sample, not exact; war solve gives the exact
+--   game under shuffled pickup for 2 seats): `war query` says which rule sets play every deal,
+--   and how to play every deal of one.
 -- exact: every deal
 -- (From the `counts` view: a rule set's games counted by kind, one pass over a games table.)
 WITH grouped AS (
@@ -18,7 +21,7 @@ WITH grouped AS (
            CAST(sum(games) AS BIGINT) AS numerator,
            CAST(sum(games) FILTER (WHERE first_of_class) AS BIGINT) AS classes
     FROM counts
-    WHERE ordinal IN (SELECT ordinal FROM rules WHERE every_deal)
+    WHERE exact
     GROUP BY rule_set, variant, rules_id, outcome, winner
 ),
 results AS (

@@ -1,6 +1,7 @@
 -- answers: Which deals give the longest games that end (the records), by battles and by cards
 --   laid? Per rule set (by name, `rule_set`) that plays every deal of its deck (`--all-deals`
---   with no --games, or counted whole: the rules view's every_deal), the `limit` longest games
+--   with no --games, or counted whole: the counts view's exact, where also the deal alone decides each
+--   game: a fixed pickup and no policy that draws), the `limit` longest games
 --   that end in a win or a draw by each measure the literature ranks records by: battles
 --   (tricks: a battle with its wars counts once), and cards laid (cards turned; cards_a_player =
 --   cards_laid / players). Each row is a length (battles and cards laid) with how many deals give
@@ -19,7 +20,7 @@ ended AS (
     SELECT rule_set, variant, rules_id, min(ordinal) AS ordinal, battles, cards_laid,
            CAST(sum(games) AS BIGINT) AS deals, min(first_deal) AS deal_index
     FROM counts
-    WHERE ordinal IN (SELECT ordinal FROM rules WHERE every_deal) AND outcome IN ('win', 'draw')
+    WHERE exact AND outcome IN ('win', 'draw')
     GROUP BY rule_set, variant, rules_id, battles, cards_laid
 ),
 ranked AS (

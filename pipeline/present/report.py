@@ -22,6 +22,7 @@ from ..model.words import describe_rules
 from ..model.variants import VARIANTS
 from ..storage.dataset import Dataset
 from ..jobs.query import EVENT_VIEW_NAMES, connect, log_views_read, named_query, reads_log, run
+from ..jobs.query.every_deal import chance_in_deals, exact_every_deal
 from ..storage.location import is_remote
 
 
@@ -42,9 +43,10 @@ class RuleSetInfo:
     rules: dict
     seatings: tuple[tuple[str, ...], ...]
     games: int
-    all_deals: bool = False  # it plays every deal of its deck once: its shares are exact
+    all_deals: bool = False  # it plays every deal of its deck once and each deal decides its game: exact
     counted: bool = False  # it stores counts of its deals alone (`--log counts`): exact results only
     deals: int | None = None  # where it plays deals of `--all-deals`: how many its deck has (model.all_deals)
+    drawn: str = ""  # it plays every deal, but this draws in its games: one game a deal, a sample, not exact
 
     @property
     def label(self) -> str:
@@ -54,7 +56,7 @@ class RuleSetInfo:
     def partial(self) -> bool:
         """It plays only the first of its deck's deals (`--all-deals --games N`): its numbers are
         neither exact nor of a sample of the deck."""
-        return self.deals is not None and not self.all_deals
+        return self.deals is not None and not self.all_deals and not self.drawn
 
     @property
     def title(self) -> str:
@@ -178,8 +180,9 @@ class ReportData:
         return next(r for r in self.rule_sets if r.name == name)
 
     def is_exact(self, name: str) -> bool:
-        """Whether the rule set `name` plays every deal of its deck: its numbers are exact,
-        fractions of every deal, said with no interval."""
+        """Whether the rule set `name` plays every deal of its deck and each deal decides its game
+        (RuleSetInfo.all_deals): its numbers are exact, fractions of every deal, said with no
+        interval."""
         return name in self.exact_names
 
     @property
@@ -214,9 +217,11 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
         counted = all(e.log == "counts" for e in entries)
         deals = deal_count(entries[0].rules) if any(e.all_deals for e in entries) else None
         every = all(plays_every_deal(e) for e in entries)
+        exact = every and all(exact_every_deal(e) for e in entries)  # jobs.query.every_deal: the one test
+        drawn = "" if exact or not every else next(c for c in map(chance_in_deals, entries) if c)
         out.append(RuleSetInfo(name, entries[0].rules_id, rules["variant"], rules, seatings,
-                               sum(deals_played(e) if e.all_deals else e.games for e in entries), every, counted,
-                               deals))
+                               sum(deals_played(e) if e.all_deals else e.games for e in entries), exact, counted,
+                               deals, drawn))
     return out
 
 
@@ -321,12 +326,14 @@ def missing_lines(data: ReportData) -> list[str]:
     counted = bool(data.rule_sets) and all(r.counted for r in data.rule_sets)
     if counted:  # the games rows --keep chose are a choice, not a sample: no chart draws them
         games, said = [n for n in data.left_out if n not in exact], shows()
+        none_exact = not any(r.all_deals for r in data.rule_sets)  # each draws in its games (RuleSetInfo.drawn)
         kept = (f"the {data.kept:,} games rows `--keep` chose (a choice, not a sample: war serve's games list "
                 "and war query show them)" if data.kept else "no games rows")
         lines.append(f"This dataset stores counts of its deals (`--log counts`), no event log and {kept}: "
                      + (f"{_shown([n for n in games if n in said] or games)} and every chart of games are left "
-                        "out; its exact results, which the counts answer, are shown" if games else
-                        "only its exact results are shown"))
+                        "out; " + ("its counts give no exact result either (below)" if none_exact else
+                                   "its exact results, which the counts answer, are shown") if games else
+                        "its counts give no exact result (below)" if none_exact else "only its exact results are shown"))
     elif not any(r.name not in data.unlogged for r in data.rule_sets):
         events = [n for n in data.left_out if n not in exact]
         lines.append("This dataset stores no event log (`--log games`): "
@@ -340,4 +347,11 @@ def missing_lines(data: ReportData) -> list[str]:
                      + (f"{_shown(partial)} {'has' if len(partial) == 1 else 'have'} no rows of "
                         f"{'them' if len(data.unlogged) > 1 else 'it'}: {'it reads' if len(partial) == 1 else 'they read'} the event log"
                         if partial else "no section of this report reads it"))
+    for info in data.rule_sets:
+        if info.drawn:
+            lines.append(f"{info.name} plays every deal of its deck once, but {info.drawn}: a deal does not decide "
+                         "its game, so its numbers are a sample (one game a deal), not exact, and the exact results "
+                         "leave it out" + (" (it stores counts alone, which no other section reads)" if info.counted
+                                           else "") + "; `war solve` gives the exact game under shuffled pickup "
+                         "for 2 seats")
     return lines

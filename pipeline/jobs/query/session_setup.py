@@ -263,7 +263,8 @@ def _rules_table(con, entries, empty: bool = False) -> None:
     (null in the rows of a family without it; an option that also takes words, war_down's
     by_rank, as text), its seats' policies, seed and games; `all_deals` (it plays deals of
     `--all-deals`: game i, deal i), `deals` (then, how many deals its deck has) and `every_deal`
-    (its games are every one of them: its shares are exact)."""
+    (its games are every one of them; its shares are exact only where each deal decides its game:
+    the counts view's `exact`, every_deal.exact_every_deal)."""
     names, bases = rule_set_names(entries), rules_names(entries)
     worded = {name for name, option in registry().options.items() if option.words}
     options = [e.rules.options() for e in entries]

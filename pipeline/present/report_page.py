@@ -23,6 +23,7 @@ from ..model.families import registry
 from ..model.plural import plural
 from ..model.variants import VARIANTS, Variant
 from ..solve.folder import is_solution
+from ..storage.dataset import Dataset
 from ..storage.files import atomic_write_bytes, check_output, is_stream, make_folder
 from .charts import Section, overview_palette, rule_set_palette, sections
 from .charts.figure import Figure, Palette
@@ -282,6 +283,9 @@ def _check_output(path: Path, overwrite: bool, game_pages: bool) -> None:
     """Before any work: the report, and the folder of replay pages beside it, are new or may be
     replaced, and neither is inside a dataset's own files."""
     check_output(path)
+    if path.is_dir():  # before "exists": --overwrite would not make a folder a file
+        raise ReportError(f"{str(path)!r} is a folder; give the report a file name (report.html)",
+                          params=("output",))
     if game_pages and is_stream(path):
         raise ReportError(f"{path} is a stream, with no folder beside it for the replay pages the report "
                           f"links to; write it without them (--no-game-pages)", params=("game_pages",))
@@ -308,6 +312,7 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
 
         return write_solution_report(root, output, dataset, overwrite)
     output = Path(output)
+    Dataset.open(root)  # the dataset's own error first: an old report.html in the way is not the news
     _check_output(output, overwrite, game_pages)
     steps = Steps(progress)
     dataset = dataset or str(root)

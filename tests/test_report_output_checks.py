@@ -1,0 +1,41 @@
+"""`war report`'s output checked as a user meets it (/work/runs/hostile-c.md 7, 8): a folder given
+as the report is refused as a folder, before any replay page is written, and a dataset that is not
+one is said before an old report.html in the way."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.errors import DatasetError, ReportError
+from pipeline.jobs.generate import Plan, generate
+from pipeline.model.rules import build_rules
+from pipeline.present.report_page import write_report
+
+pytest.importorskip("numba")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep") / "ds"
+    generate(out, [Plan(build_rules("classic"), 30)], seed=2)
+    return out
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_folder_as_the_report_is_refused_as_one_and_nothing_is_written(root, tmp_path, overwrite):
+    """It was refused as existing (advising --overwrite), then with --overwrite as a folder,
+    after its replay pages were written beside it."""
+    folder = tmp_path / "charts"
+    folder.mkdir()
+    with pytest.raises(ReportError, match="'.*charts' is a folder; give the report a file name"):
+        write_report(root, folder, overwrite=overwrite)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["charts"]
+
+
+def test_a_missing_dataset_is_said_before_an_old_report_in_the_way(root, tmp_path):
+    page = tmp_path / "report.html"
+    write_report(root, page)
+    before = page.read_bytes()
+    with pytest.raises(DatasetError, match="no dataset at"):
+        write_report(tmp_path / "no-such", page)
+    assert page.read_bytes() == before

@@ -64,6 +64,8 @@ WRITING = [
     ("INSERT INTO rules SELECT * FROM rules", "INSERT"),
     ("UPDATE rules SET games = 0", "UPDATE"),
     ("DELETE FROM rules", "DELETE"),
+    ("WITH x AS (SELECT 1 AS a) DELETE FROM rules", "DELETE"),  # named by what it does, not "WITH"
+    ("WITH x AS (SELECT 1 AS a) INSERT INTO rules SELECT * FROM rules", "INSERT"),
     ("DROP VIEW games", "DROP"),
     ("ALTER VIEW games RENAME TO g", "ALTER"),
     ("SET enable_external_access = true", "SET"),

@@ -44,8 +44,13 @@ def statement_type(statement):
 
 
 def _kind(statement) -> str:
+    """The statement's kind as a person names it: its first word, or where that is WITH (a WITH
+    that ends in DELETE, INSERT, UPDATE) the kind DuckDB parsed."""
     m = FIRST_WORD.match(statement.query)
     word = m.group(1).upper() if m else "this statement"
+    parsed = statement_type(statement)
+    if word == "WITH" and parsed is not None and parsed not in READING:
+        word = parsed.name.upper()
     if word == "COPY":
         return "COPY ... TO" if re.search(r"\bTO\b", statement.query, re.I) else "COPY ... FROM"
     return {"EXPORT": "EXPORT DATABASE", "IMPORT": "IMPORT DATABASE"}.get(word, word)

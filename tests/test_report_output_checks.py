@@ -39,3 +39,16 @@ def test_a_missing_dataset_is_said_before_an_old_report_in_the_way(root, tmp_pat
     with pytest.raises(DatasetError, match="no dataset at"):
         write_report(tmp_path / "no-such", page)
     assert page.read_bytes() == before
+
+
+def test_overwrite_leaves_no_page_of_an_earlier_report_beside_it(root, tmp_path):
+    """`--overwrite` kept the earlier dataset's replay pages in the folder the README says to mail
+    with the page; war's own page names go, anything else stays."""
+    page = tmp_path / "shared.html"
+    folder = tmp_path / "shared-games"
+    folder.mkdir()
+    (folder / "987654.html").write_text("an earlier report's page", encoding="utf-8")
+    (folder / "notes.html").write_text("mine", encoding="utf-8")
+    written = write_report(root, page, overwrite=True)
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == sorted([p.name for p in written[1:]] + ["notes.html"]) and "987654.html" not in names

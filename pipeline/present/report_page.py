@@ -333,7 +333,19 @@ def write_report(root, output: Path, dataset: str | None = None, game_pages: boo
     finally:
         painter.close()
     atomic_write_bytes(output, page.encode("utf-8"))
+    if pages is not None:
+        _drop_stale_pages(output.parent / GAME_PAGES.format(stem=stem), written)
     return [output, *written]
+
+
+def _drop_stale_pages(folder: Path, written: list[Path]) -> None:
+    """The replay pages an earlier report wrote into `folder` (GAME.html) that this one does not
+    link, removed once this report is written: the folder is mailed with the page, and another
+    dataset's games in it would be read as this one's. Only war's own page names go."""
+    kept = {p.name for p in written}
+    for page in folder.glob("*.html"):
+        if page.stem.isdigit() and page.name not in kept and page.is_file() and not page.is_symlink():
+            page.unlink(missing_ok=True)
 
 
 class _Pages:

@@ -1,7 +1,7 @@
 -- answers: How long do the games that end last, in battles, per rule set (by name, `rule_set`: a
 --   tournament's seatings apart)? Over the games that end (a win or a draw): how many, their
 --   mean, median, 90th and 99th percentile, shortest and longest; beside them the games that
---   never end, counted and left out of every length: cycles (a position repeats: the game would
+--   do not end, counted and left out of every length: cycles (a position repeats: the game would
 --   go on for ever, its battles are only where the loop was found) and capped games (stopped at
 --   max_battles). Percentiles are quantile_cont (linear interpolation between the two nearest
 --   games, as numpy's default), so they can be fractional. Lengths are null for a rule set

@@ -1,6 +1,6 @@
 -- answers: How long does a game that ends last at the median, and how sure is that? Per rule set
 --   (by name, `rule_set`: a tournament's seatings apart), over the games that end (a win or a
---   draw; cycles and capped games, which never end, are counted beside and left out): how
+--   draw; cycles, which never end, and capped games, stopped at the cap, are counted beside and left out): how
 --   many, the median of their battles (quantile_cont, as game_length) and its 95% interval
 --   without assuming a distribution (ci_low, ci_high: the battles of the games at ranks
 --   floor(n/2 - z*sqrt(n)/2) and ceil(1 + n/2 + z*sqrt(n)/2) of the n games sorted by battles,

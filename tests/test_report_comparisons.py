@@ -171,14 +171,28 @@ def deals_favouring_the_last_seat(rules, n: int, rng: random.Random) -> list:
 
 
 def test_a_last_seat_that_wins_more_is_said_so(tmp_path):
-    rules = build_rules("multiplayer", {"players": "3"})
+    """A planted effect in a random sample: ten cards dealt 3 | 3 | 4 (deal=first_short), the last
+    seat holding a card more. (Games of chosen deals, every Ace moved to the last seat, are no
+    sample: the report infers nothing from them, test_chosen_deals_are_not_a_sample.)"""
+    rules = build_rules("multiplayer", {"players": "3", "ranks": "5", "suits": "2", "deal": "first_short"})
     out = tmp_path / "last"
-    generate(out, [Plan(rules, 300, deals=deals_favouring_the_last_seat(rules, 300, random.Random(5)))], seed=1)
+    generate(out, [Plan(rules, 600)], seed=1)
     data = build_report_data(out)
     found = findings(data, "multiplayer")
     seat = next(f for f in found if f.query == "seat_win_interval")
     assert seat.text.startswith("Seat 2 wins") and "an advantage" in seat.text, seat.text
     assert set(seat.claims) == {("seat", rules.label, s) for s in range(3)}  # every seat tested
+
+
+def test_chosen_deals_are_not_a_sample(tmp_path):
+    """Every Ace moved into the last seat's pile: its games say nothing of the rules' seats, and
+    the report claims no advantage from them."""
+    rules = build_rules("multiplayer", {"players": "3"})
+    out = tmp_path / "chosen"
+    generate(out, [Plan(rules, 300, deals=deals_favouring_the_last_seat(rules, 300, random.Random(5)))], seed=1)
+    found = findings(build_report_data(out), "multiplayer")
+    assert not any("an advantage" in f.text for f in found), [f.text for f in found]
+    assert not any(f.claims for f in found if f.query == "seat_win_interval")
 
 
 def test_the_summarys_percentiles_read_alike():

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .claims import ALPHA, holm
-from .report import ReportData
+from .claims import ALPHA, MEDIAN_GAMES, holm
+from .report import ReportData, by_rank_variants
 
 QUERY = "rule_set_pairs"
 
@@ -58,13 +58,46 @@ class Comparisons:
     seat: int | None
 
 
-def judged(rows: list[dict]) -> tuple[dict, dict]:
+def judged(rows: list[dict], chosen_sets=frozenset()) -> tuple[dict, dict]:
     """Each test's p-value of `rows` (rule_set_pairs') by (rule_set_a, rule_set_b, test), and
     its Holm-adjusted value over all of them: a test with no p-value (a seat of rule sets of
-    different players) is no claim."""
+    different players) is no claim, nor is a test of lengths where either rule set has too few
+    games that end for an interval (few_ended), nor any test of a rule set whose games were
+    chosen (`chosen_sets`, chosen(): not a sample of its rules)."""
     p = {(r["rule_set_a"], r["rule_set_b"], test): r[column] for r in rows for test, column, _ in TESTS
-         if r.get(column) is not None}
+         if r.get(column) is not None and not (test in LENGTHS and few_ended(r))
+         and r["rule_set_a"] not in chosen_sets and r["rule_set_b"] not in chosen_sets}
     return p, holm(p)
+
+
+LENGTHS = ("median", "mean")  # the tests of the games that end
+
+
+def few_ended(row: dict) -> bool:
+    """Whether a rule_set_pairs row compares the lengths of too few games that end (fewer than
+    MEDIAN_GAMES of either rule set): its medians have no 95% interval, so its ratios have none."""
+    return any(row.get(k) is not None and row[k] < MEDIAN_GAMES for k in ("ended_a", "ended_b"))
+
+
+def chosen(data: ReportData) -> dict[str, str]:
+    """The rule sets whose games were chosen rather than drawn at random, each with how: a rule
+    set that says so (RuleSetInfo.chosen, where the report knows it from its manifest entry:
+    games taken from another dataset, `war generate --from`, perhaps by a condition, or explicit
+    deals, `--deals`), and one whose games first_battle_war_exact finds not shuffled although
+    its variant's deals would be (explicit deals). Their numbers describe those games alone: no
+    share, length or difference of them is an estimate of their rules, nor a test."""
+    out: dict[str, str] = {}
+    known = set(by_rank_variants())
+    first = {r["rule_set"]: r for r in data.rows("first_battle_war_exact")}
+    for info in data.rule_sets:
+        how = info.chosen
+        row = first.get(info.name)
+        if how:
+            out[info.name] = str(how)
+        elif (row is not None and row.get("exact") is None and info.variant in known and not info.all_deals
+              and info.deals is None and not (info.rules or {}).get("hand_size")):
+            out[info.name] = "explicit deals (`--deals`)"
+    return out
 
 
 def ratio_said(r: float | None, lo: float | None, hi: float | None) -> str:
@@ -88,7 +121,8 @@ def comparisons(data: ReportData) -> Comparisons | None:
     rows = data.rows(QUERY)
     if not rows:
         return None
-    p, adjusted = judged(rows)
+    picked = chosen(data)
+    p, adjusted = judged(rows, frozenset(picked))
     pairs = []
     for r in rows:
         a, b = r["rule_set_a"], r["rule_set_b"]
@@ -101,14 +135,22 @@ def comparisons(data: ReportData) -> Comparisons | None:
 
         cells = {}
         longer = (r["median_z"] or 0) > 0
-        words = (f"{a if longer else b} longer" if held("median") else "not told apart") \
-            if r["median_ratio"] is not None else ""
-        cells["median"] = Cell(ratio_said(r["median_ratio"], r["median_ratio_low"], r["median_ratio_high"]),
-                               held("median"), values("median", ratio=r["median_ratio"], low=r["median_ratio_low"],
-                                                      high=r["median_ratio_high"], method=r["median_test"]), words)
-        cells["mean"] = Cell(ratio_said(r["mean_ratio"], r["mean_ratio_low"], r["mean_ratio_high"]), held("mean"),
-                             values("mean", ratio=r["mean_ratio"], low=r["mean_ratio_low"],
-                                    high=r["mean_ratio_high"]))
+        few = few_ended(r)
+        if a in picked or b in picked:
+            unjudged = "chosen games, not a sample: not compared"
+        elif few:
+            unjudged = f"{r['ended_a']:,} and {r['ended_b']:,} games that end: too few for an interval, not compared"
+        else:
+            unjudged = ""
+        words = unjudged or ((f"{a if longer else b} longer" if held("median") else "not told apart")
+                             if r["median_ratio"] is not None else "")
+        low, high = (None, None) if few else (r["median_ratio_low"], r["median_ratio_high"])
+        cells["median"] = Cell(ratio_said(r["median_ratio"], low, high),
+                               held("median"), values("median", ratio=r["median_ratio"], low=low,
+                                                      high=high, method=r["median_test"]), words)
+        low, high = (None, None) if few else (r["mean_ratio_low"], r["mean_ratio_high"])
+        cells["mean"] = Cell(ratio_said(r["mean_ratio"], low, high), held("mean"),
+                             values("mean", ratio=r["mean_ratio"], low=low, high=high))
         for test in ("seat", "draw", "cycle"):
             d, lo, hi = r[f"{test}_share_diff"], r[f"{test}_share_low"], r[f"{test}_share_high"]
             none = test != "seat" and r[f"{test}_share_a"] == 0 and r[f"{test}_share_b"] == 0

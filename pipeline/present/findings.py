@@ -17,12 +17,14 @@ without a test.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+import pyarrow as pa
+
 from ..model.names import short_policies
-from .claims import ALPHA, Judge, p_medians, p_share, p_two_shares
-from .comparisons import judged
+from .claims import ALPHA, MEDIAN_GAMES, Judge, p_medians, p_share, p_two_shares
+from .comparisons import chosen, judged
 from .report import FEW_GAMES, ReportData, RuleSetInfo, by_rank_variants
 
 MOST = 5
@@ -100,9 +102,29 @@ def battles(x: float) -> str:
 
 
 def battles_with_interval(row: dict, exact: bool = False) -> str:
+    """A median length with its 95% interval, `500 [480, 520]`; exact, `500 (exact)`; from
+    fewer games that end than a 95% interval of the median needs (too_few), none:
+    `500 (1 game: no interval)`."""
     if exact:
         return f"{battles(row['median_battles'])} (exact)"
+    if too_few(row):
+        return f"{battles(row['median_battles'])} ({no_interval(row.get('ended'))})"
     return f"{battles(row['median_battles'])} [{battles(row['ci_low'])}, {battles(row['ci_high'])}]"
+
+
+def too_few(row: dict, key: str = "ended") -> bool:
+    """Whether a median_interval row has too few games that end for a 95% interval of the median
+    (MEDIAN_GAMES): the query keeps its ranks within 1..n, so it still gives one, of no width
+    for one game, which would read as certain."""
+    n = row.get(key)
+    return n is not None and n < MEDIAN_GAMES
+
+
+def no_interval(n: int | None) -> str:
+    """The words for a median of too few games for an interval: `1 game: no interval`."""
+    if n == 1:
+        return "1 game: no interval"
+    return f"{n or 0:,} games: too few for an interval"
 
 
 def _bounds(row: dict, exact: bool) -> tuple[float, float, float]:
@@ -133,7 +155,7 @@ def pair_row(data: ReportData, a: str, b: str) -> dict | None:
     rows = data.rows("rule_set_pairs")
     for row in rows:
         if (row["rule_set_a"], row["rule_set_b"]) in ((a, b), (b, a)):
-            p, adjusted = judged(rows)
+            p, adjusted = judged(rows, frozenset(chosen(data)))
             key = (row["rule_set_a"], row["rule_set_b"], "median")
             out = dict(row)
             if (row["rule_set_a"], row["rule_set_b"]) == (b, a):
@@ -156,6 +178,8 @@ def ratio(a: dict, b: dict, judge: Judge | None = None, key=None, exact: tuple[b
     find whose medians go the other way (or are equal) is said as both."""
     r = a["median_battles"] / b["median_battles"]
     (ma, _, _), (mb, _, _) = _bounds(a, exact[0]), _bounds(b, exact[1])
+    if _too_few_to_compare(a, b, exact):
+        return "too few games that end to be compared with", r
     if all(exact):
         differs, longer = ma != mb, ma > mb
     elif pair is not None and "table_held" in pair:
@@ -179,9 +203,21 @@ def ratio(a: dict, b: dict, judge: Judge | None = None, key=None, exact: tuple[b
     return "about as long as", r
 
 
+def _too_few_to_compare(a: dict, b: dict, exact: tuple[bool, bool]) -> bool:
+    """Whether two medians cannot be compared: one of them (not exact) is of too few games that
+    end to have an interval (too_few), so no difference of them is a finding, nor is their
+    likeness."""
+    return (not exact[0] and too_few(a)) or (not exact[1] and too_few(b))
+
+
 def _by_table(pair: dict | None, exact: tuple[bool, bool]) -> bool:
     """Whether ratio() says the comparisons table's verdict on a pair (not a claim of the findings')."""
-    return pair is not None and "table_held" in pair and not all(exact)
+    return pair is not None and "table_held" in pair and not all(exact) and not _pair_too_few(pair)
+
+
+def _pair_too_few(pair: dict) -> bool:
+    """Whether a rule_set_pairs row compares lengths of too few games that end (too_few)."""
+    return too_few(pair, "ended_a") or too_few(pair, "ended_b")
 
 
 def _table_said(pairs: list[dict]) -> str:
@@ -226,9 +262,7 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
     who = f"{base.title} games" if len(infos) == 1 else f"Games of {base.label}"
     over = " over every deal" if exact(base.name) else ""
     text = f"{who} that end last {battles_with_interval(first, exact(base.name))} battles at the median{over}"
-    unended = first["cycles"] + first["capped"]
-    if unended:
-        text += f" ({share(unended / (unended + first['ended']))} never end and are not counted)"
+    text += _unended(first, base)
     values = {"rule_set": base.name, "median_battles": first["median_battles"], "ci_low": first["ci_low"],
               "ci_high": first["ci_high"], "ended": first["ended"], "cycles": first["cycles"],
               "capped": first["capped"], "exact": exact(base.name)}
@@ -244,7 +278,7 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
         if _by_table(pair, both):
             tabled.append(pair)
             values["table"] = _table_values(pair)
-        elif not all(both):
+        elif not all(both) and not _too_few_to_compare(first, other, both):
             keys.append(key)
         text += f", {words} Classic War's {battles_with_interval(other, exact(reference.name))}{_table_said(tabled)}"
     out = [Finding(text + ".", "median_interval", {**values, **_claimed(judge, *keys)}, tuple(keys))]
@@ -262,11 +296,31 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
             if _by_table(pair, both):
                 tabled.append(pair)
                 values["others"][info.name]["table"] = _table_values(pair)
-            elif not all(both):
+            elif not all(both) and not _too_few_to_compare(row, first, both):
                 keys.append(key)
         out.append(Finding("At the median: " + "; ".join(parts) + _table_said(tabled) + ".", "median_interval",
                            {**values, **_claimed(judge, *keys)}, tuple(keys)))
     return out
+
+
+def _unended(row: dict, info: RuleSetInfo) -> str:
+    """The games a median leaves out, as what is known of them: a cycle never ends (a position
+    repeats), a capped game was stopped at the battle cap (whether it would end is not known)."""
+    total = row["cycles"] + row["capped"] + row["ended"]
+    parts = []
+    if row["cycles"]:
+        parts.append(f"{share(row['cycles'] / total)} never end: a position repeats")
+    if row["capped"]:
+        parts.append(f"{share(row['capped'] / total)} {_stopped(info)}")
+    if not parts:
+        return ""
+    return f" ({'; '.join(parts)}; {'neither is' if len(parts) > 1 else 'they are not'} counted)"
+
+
+def _stopped(info: RuleSetInfo | None) -> str:
+    """Capped games as what is known of them: `were stopped at the cap of 50 battles`."""
+    cap = (info.rules or {}).get("max_battles") if info is not None else None
+    return f"were stopped at the cap of {int(cap):,} battles" if cap else "were stopped at the battle cap"
 
 
 def _table_values(pair: dict) -> dict:
@@ -275,7 +329,7 @@ def _table_values(pair: dict) -> dict:
             "p": pair["table_p"], "p_holm": pair["table_p_holm"], "tests": pair["table_tests"]}
 
 
-ENDINGS = {"draw": "end in a draw", "capped": "stop at the battle cap", "cycle": "never end: a position repeats"}
+ENDINGS = {"draw": "end in a draw", "capped": "were stopped at the battle cap", "cycle": "never end: a position repeats"}
 
 
 def outcomes(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:
@@ -288,8 +342,14 @@ def outcomes(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Ju
             return [Finding(f"Every one of the {games:,} deals ends with a winner.", "outcome_interval",
                             {"games": games, "exact": True})]
         least = min(wins.values(), key=lambda w: w["games"])  # the widest interval
-        return [Finding(f"All {games:,} games end with a winner: {share_with_interval(1.0, least['ci_low'], 1.0)}.",
-                        "outcome_interval", {"games": games, "ci_low": least["ci_low"]})]
+        if len(wins) == 1:
+            text = f"All {games:,} games end with a winner: {share_with_interval(1.0, least['ci_low'], 1.0)}."
+        else:  # each rule set's own bound: the fewest games' is the lowest, and holds of every one
+            text = (f"All {games:,} games of the {len(wins)} rule sets end with a winner: 100% "
+                    f"(≥ {bound(least['ci_low'], False)}) of each rule set's games, the bound of the fewest, "
+                    f"{least['rule_set']}'s {least['games']:,}.")
+        return [Finding(text, "outcome_interval", {"games": games, "ci_low": least["ci_low"],
+                                                   "rule_set": least["rule_set"]})]
     parts, values = [], {}
     for info in infos:
         others = [r for r in rows.get(info.name, []) if r["outcome"] != "win" and r["ended"]]
@@ -299,7 +359,8 @@ def outcomes(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Ju
         exact = data.is_exact(info.name)
         noun = "deals" if exact else "games"
         who = f"{info.label} {noun}" if len(infos) > 1 else f"{info.title} {noun}"
-        parts.append(f"{share_said(top, exact, 'ended', 'games')} of {who} {ENDINGS.get(top['outcome'], top['outcome'])}")
+        ending = _stopped(info) if top["outcome"] == "capped" else ENDINGS.get(top["outcome"], top["outcome"])
+        parts.append(f"{share_said(top, exact, 'ended', 'games')} of {who} {ending}")
         values[info.name] = {k: top[k] for k in ("outcome", "share", "ci_low", "ci_high", "ended", "games")}
         values[info.name]["exact"] = exact
     text = "; ".join(parts)
@@ -346,8 +407,12 @@ def seats(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge
         verdict = f"the fair {share(fair)} exactly: no advantage"
     else:
         room = max(r["ci_high"] for r in rows) - fair
-        verdict = (f"no advantage found: no seat's share is told apart from the fair {share(fair)}"
-                   f"{judge.caveat(*keys)}; any advantage is under {math.ceil(1000 * room - 1e-9) / 10:.1f} points")
+        of = f" under {alike[0].label}" if len(infos) > 1 else ""
+        first = f" (the first of the section's {len(infos)} rule sets; the others' are not bounded here)" \
+            if len(infos) > 1 else ""
+        verdict = (f"no advantage found: no seat's share{of} is told apart from the fair {share(fair)}"
+                   f"{judge.caveat(*keys)}; any advantage{of} is under {math.ceil(1000 * room - 1e-9) / 10:.1f} "
+                   f"points{first}")
     text = f"Seat {row['seat']}{where} wins {share_said(row, exact, 'wins', 'decided_games')} of {decided}, {verdict}."
     values = {k: row[k] for k in ("rule_set", "seat", "share", "ci_low", "ci_high", "fair_share")}
     if not exact and not above and not below:
@@ -366,17 +431,20 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge
     if row is None:
         return []
     if data.is_exact(name):
-        text = (f"The first battle is a war in {exact_share(row['first_battle_wars'], row['games'])} of the "
-                f"deals.")
+        text = (f"{_under(infos)}the first battle is a war in {exact_share(row['first_battle_wars'], row['games'])} "
+                f"of the deals.")
+        text = text[0].upper() + text[1:]
         return [Finding(text, "first_battle_war_exact", {"rule_set": name, "share": row["share"], "exact": True,
                                                           "first_battle_wars": row["first_battle_wars"],
                                                           "games": row["games"]})]
     if infos[0].variant not in by_rank_variants():
         # war does not know this chance: a family of another package may compare cards or settle
         # a tie otherwise (a tie of ranks need not be a war): the share alone, compared with nothing
-        text = (f"The first battle is a war in {share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
+        text = (f"{_under(infos)}the first battle is a war in "
+                f"{share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
                 f"of games; war knows the chance of that only for its own families' rules, where cards compare "
                 f"by rank and a tie is a war, so this share is not compared with chance.")
+        text = text[0].upper() + text[1:]
         values = {k: row[k] for k in ("rule_set", "share", "ci_low", "ci_high")}
         return [Finding(text, "first_battle_war_exact", {**values, "exact": None, "chance_known": False})]
     if row["exact"] is None:
@@ -386,8 +454,10 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge
         verdict = "more often than chance says" if row["share"] > row["exact"] else "less often than chance says"
     else:
         verdict = "as chance says" + judge.caveat(key)
-    text = (f"The first battle is a war in {share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
+    text = (f"{_under(infos)}the first battle is a war in "
+            f"{share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
             f"of games, {verdict} ({row['exact_fraction']} = {share(row['exact'])}).")
+    text = text[0].upper() + text[1:]
     values = {k: row[k] for k in ("rule_set", "share", "ci_low", "ci_high", "exact")}
     return [Finding(text, "first_battle_war_exact", {**values, **_claimed(judge, key)}, (key,))]
 
@@ -408,8 +478,8 @@ def deal(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge)
     exact = data.is_exact(name)
     key = ("deal", name)
     keys = [] if exact else [key]
-    if _one_view(high, low):
-        return _one_estimate(high, low, many, name, exact, judge, key)
+    if _one_view(high, low, _top_cards(data.rule_set(name), top_ranks)):
+        return _one_estimate(high, low, many, name, exact, judge, key, _under(infos))
     if exact:
         a, b = high["wins"] * low["decided_seats"], low["wins"] * high["decided_seats"]
         differs = a != b
@@ -422,23 +492,38 @@ def deal(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge)
     else:
         verdict = "they win alike" if exact else "the data cannot tell them apart" + judge.caveat(*keys)
     decided = "decided deals" if exact else "decided games"
-    text = (f"A seat dealt {many} wins {share_said(high, exact, 'wins', 'decided_seats')} of {decided}, one "
-            f"dealt {none} {share_said(low, exact, 'wins', 'decided_seats')}: {verdict}.")
+    text = (f"{_under(infos)}a seat dealt {many} wins {share_said(high, exact, 'wins', 'decided_seats')} of "
+            f"{decided}, one dealt {none} {share_said(low, exact, 'wins', 'decided_seats')}: {verdict}.")
+    text = text[0].upper() + text[1:]
     values = {"rule_set": name, "exact": exact,
               "most": {k: high[k] for k in ("low", "share", "ci_low", "ci_high")},
               "fewest": {k: low[k] for k in ("low", "share", "ci_low", "ci_high")}}
     return [Finding(text, "deal_win_rate", {**values, **_claimed(judge, *keys)}, tuple(keys))]
 
 
-def _one_view(high: dict, low: dict) -> bool:
+def _top_cards(info: RuleSetInfo, top_ranks: int) -> int | None:
+    """How many cards of the top `top_ranks` ranks the deck holds (4 Aces of 4 suits)."""
+    suits = (info.rules or {}).get("suits")
+    return int(suits) * top_ranks if suits else None
+
+
+def _under(infos: list[RuleSetInfo]) -> str:
+    """Where a section holds several rule sets, the words that name the first, whose numbers a
+    finding of one rule set gives: `Under classic war_down=1, `; else ""."""
+    return f"Under {infos[0].label} (the first of the section's {len(infos)} rule sets), " if len(infos) > 1 else ""
+
+
+def _one_view(high: dict, low: dict, top: int | None = None) -> bool:
     """Whether two buckets of a 2-player rule set are the same games seen from each seat: every
-    decided game has one seat dealt the most and the other the fewest (4 Aces and none), so
-    one's wins are the other's losses."""
-    return (high.get("players") == 2 and low["low"] == 0 and high["decided_seats"] == low["decided_seats"]
+    decided game has one seat dealt the most and the other the fewest, the two together every top
+    card of the deck (4 Aces and none, 3 and 1), so one's wins are the other's losses."""
+    together = low["low"] == 0 or (top is not None and high["low"] + low["low"] == top)
+    return (high.get("players") == 2 and together and high["decided_seats"] == low["decided_seats"]
             and high["wins"] + low["wins"] == high["decided_seats"])
 
 
-def _one_estimate(high: dict, low: dict, many: str, name: str, exact: bool, judge: Judge, key) -> list[Finding]:
+def _one_estimate(high: dict, low: dict, many: str, name: str, exact: bool, judge: Judge, key,
+                  under: str = "") -> list[Finding]:
     """The most against the fewest where they are the same games: one share, the seat dealt the
     most, against an even game (its claim a share against 50%, not two samples compared)."""
     if exact:
@@ -452,11 +537,14 @@ def _one_estimate(high: dict, low: dict, many: str, name: str, exact: bool, judg
     else:
         verdict = "not told apart from half" + ("" if exact else judge.caveat(key))
     decided = "decided deals" if exact else "decided games"
-    text = (f"A seat dealt {many} (the other seat none: the same games from each side) wins "
+    other = "none" if low["low"] == 0 else f"{low['low']}"
+    text = (f"{under}a seat dealt {many} (the other seat {other}: the same games from each side) wins "
             f"{share_said(high, exact, 'wins', 'decided_seats')} of its {high['decided_seats']:,} {decided}, "
             f"{verdict}.")
+    text = text[0].upper() + text[1:]
     values = {"rule_set": name, "exact": exact, "one_view": True,
-              "most": {k: high[k] for k in ("low", "share", "ci_low", "ci_high")}}
+              "most": {k: high[k] for k in ("low", "share", "ci_low", "ci_high")},
+              "fewest": {k: low[k] for k in ("low", "share", "ci_low", "ci_high")}}
     keys = [] if exact else [key]
     return [Finding(text, "deal_win_rate", {**values, **_claimed(judge, *keys)}, tuple(keys))]
 
@@ -555,7 +643,12 @@ def jokers(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
     exact = data.is_exact(row["rule_set"])
     said = exact_share(row["joker_battles"], row["battles"]) if exact else \
         share_with_interval(row["joker_share"], row["ci_low"], row["ci_high"])
-    text = f"A Joker wins {said} of the {row['battles']:,} battles with a single war."
+    text = f"A Joker wins {said} of the {row['battles']:,} battles with a single war"
+    sets = list(dict.fromkeys(r["rule_set"] for r in rows))
+    if len(sets) > 1 or len(infos) > 1:
+        text += (f" under {row['rule_set']}" + (f" (the first of the {len(sets)} rule sets with such battles; each "
+                                                 f"rule set's are in joker_wars)" if len(sets) > 1 else ""))
+    text += "."
     values = {k: row[k] for k in ("rule_set", "joker_share", "ci_low", "ci_high")}
     return [Finding(text, "joker_wars", {**values, "exact": exact})]
 
@@ -571,9 +664,52 @@ def findings(data: ReportData, variant: str, judge: Judge | None = None) -> list
     out: list[Finding] = []
     if not infos:
         return out
+    picked = chosen(data)
+    left_out = [i for i in infos if i.name in picked]
+    infos = [i for i in infos if i.name not in picked]
+    if left_out:
+        out.append(_chosen_note(left_out, picked, bool(infos)))
+    if not infos:
+        return out
     for make in ORDER:
-        out += make(data, variant, infos, judge)
+        out += make(_sampled(data, picked), variant, infos, judge)
     return out[:MOST]
+
+
+def _chosen_note(left_out: list[RuleSetInfo], picked: dict[str, str], others: bool) -> Finding:
+    """What the findings say of rule sets whose games were chosen (comparisons.chosen): nothing
+    inferred from them, and why."""
+    hows = "; ".join(f"{i.name}: {picked[i.name]}" for i in left_out) if others or len(left_out) > 1 else \
+        picked[left_out[0].name]
+    which = "these games were" if not others else \
+        f"the games of {', '.join(i.name for i in left_out)} {'was' if len(left_out) == 1 else 'were'}"
+    text = (f"{which[0].upper() + which[1:]} chosen ({hows}), not drawn at random: they are not a sample of "
+            f"their rules, so no seat advantage, comparison with chance or with other rules, nor length as an "
+            f"estimate is inferred from them{' here' if not others else '; the findings below are of the rest'}; "
+            f"the charts and tables describe these games alone.")
+    return Finding(text, "outcomes", {"chosen": {i.name: picked[i.name] for i in left_out}})
+
+
+def _sampled(data: ReportData, picked: dict[str, str]) -> ReportData:
+    """`data` without the rows of the rule sets whose games were chosen (comparisons.chosen),
+    so that no finding reads them (a section-wide row, a tournament's, goes with its rules)."""
+    if not picked:
+        return data
+    gone = {i.rules_id for i in data.rule_sets if i.name in picked}
+    results = {}
+    for name, table in data.results.items():
+        columns = set(table.column_names)
+        if "rule_set" in columns:
+            keep = [r not in picked for r in table.column("rule_set").to_pylist()]
+        elif "rules_id" in columns:
+            keep = [r not in gone for r in table.column("rules_id").to_pylist()]
+        elif {"rule_set_a", "rule_set_b"} <= columns:
+            keep = [a not in picked and b not in picked for a, b in zip(table.column("rule_set_a").to_pylist(),
+                                                                         table.column("rule_set_b").to_pylist())]
+        else:
+            keep = None
+        results[name] = table if keep is None else table.filter(pa.array(keep, pa.bool_()))
+    return replace(data, results=results)
 
 
 def all_findings(data: ReportData) -> tuple[dict[str, list[Finding]], Judge]:

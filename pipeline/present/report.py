@@ -47,6 +47,7 @@ class RuleSetInfo:
     counted: bool = False  # it stores counts of its deals alone (`--log counts`): exact results only
     deals: int | None = None  # where it plays deals of `--all-deals`: how many its deck has (model.all_deals)
     drawn: str = ""  # it plays every deal, but this draws in its games: one game a deal, a sample, not exact
+    chosen: str = ""  # its games were chosen, not drawn at random (how): no sample of its rules (comparisons.chosen)
 
     @property
     def label(self) -> str:
@@ -204,6 +205,18 @@ class ReportData:
         return rows if variant is None else [r for r in rows if r.get("variant") == variant]
 
 
+def _chosen(entries) -> str:
+    """How a rule set's games were chosen rather than drawn at random, from its manifest entries:
+    taken from another dataset (`war generate --from`, by a condition), or played on explicit
+    deals (`--deals`, a search's records); "" for games of random deals or of every deal."""
+    for e in entries:
+        if e.seeds is not None or e.source:
+            return f"games taken from {e.source or 'another dataset'} (`war generate --from`)"
+        if e.deals is not None and not e.all_deals:
+            return "explicit deals (`--deals`)"
+    return ""
+
+
 def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
     """The dataset's rule sets by name, in the order they were first generated."""
     names = rule_set_names(ds.manifest.rule_sets)
@@ -221,7 +234,7 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
         drawn = "" if exact or not every else next(c for c in map(chance_in_deals, entries) if c)
         out.append(RuleSetInfo(name, entries[0].rules_id, rules["variant"], rules, seatings,
                                sum(deals_played(e) if e.all_deals else e.games for e in entries), exact, counted,
-                               deals, drawn))
+                               deals, drawn, _chosen(entries)))
     return out
 
 

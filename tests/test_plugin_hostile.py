@@ -33,10 +33,7 @@ from pipeline.model.kind import CORE, Kind, malformed
 from pipeline.model.rules import build_rules
 from test_fault_corpus_plugins import installed
 
-ENGINE = "pipeline.engines.table.reference:play_table"
-POLICY = "war_slap.policies:always"  # a real policy (examples/war-slap, installed by conftest)
-EVENTS = ("deal", "set_aside", "play", "down", "war", "war_out", "forfeit", "collect", "reshuffle", "decision",
-          "out", "end")
+from test_plugin_declaration_checks import ENGINE, EVENTS, POLICY  # a family that holds together, to break
 HOSTILE = Family("hostile", ENGINE,
                  options=("players", "jokers", "war_down", "pickup", "ranks", "suits", "win", "max_battles"),
                  variants=(Variant("hostile", "Hostile War", "the test", "Classic War under another name."),),

@@ -52,3 +52,16 @@ def test_overwrite_leaves_no_page_of_an_earlier_report_beside_it(root, tmp_path)
     written = write_report(root, page, overwrite=True)
     names = sorted(p.name for p in folder.iterdir())
     assert names == sorted([p.name for p in written[1:]] + ["notes.html"]) and "987654.html" not in names
+
+
+def test_a_report_named_with_a_hash_links_its_pages(root, tmp_path):
+    """`run#2.html` linked `run#2-games/0.html`, which a browser reads as the page `run` and a
+    fragment: the folder's name is percent-encoded in every link."""
+    import re
+    from urllib.parse import unquote
+
+    page = tmp_path / "run#2.html"
+    written = write_report(root, page)
+    links = set(re.findall(r'href="([^"]*-games/[^"]*)"', page.read_text(encoding="utf-8")))
+    assert links and all(link.startswith("run%232-games/") for link in links), links
+    assert {tmp_path / unquote(link) for link in links} <= set(written[1:])

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from markupsafe import Markup
 
@@ -39,7 +40,10 @@ GAME_PAGES = "{stem}-games"      # the folder of linked replay pages, beside the
 
 
 def default_game_href(stem: str) -> Callable[[int], str]:
-    return lambda game_id: f"{GAME_PAGES.format(stem=stem)}/{game_id}.html"
+    """A notable game's link, to its page beside the report: the folder's name percent-encoded,
+    so a report named `run#2.html` links `run%232-games/0.html`, not a fragment of `run`."""
+    folder = quote(GAME_PAGES.format(stem=stem))
+    return lambda game_id: f"{folder}/{game_id}.html"
 
 
 def all_sections(data: ReportData) -> list[Section]:

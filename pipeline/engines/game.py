@@ -16,6 +16,7 @@ from ..model.deal import Deal, check_deal, shuffled_deal
 from ..model.event_kinds import BY_NAME as KINDS
 from ..model.event_kinds import with_role
 from ..model.families import plugins_fault, registry
+from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.family import Family, wrong_choice
 from ..model.schema import RuleSet
 from .chance import LogChance, StreamChance
@@ -59,6 +60,23 @@ def drawn_seats(seats: Sequence[SeatPolicy]) -> list[str]:
     """`seat N plays KIND:NAME` for every seat whose policy draws (declared `randomized`): a
     game of such seats never repeats a position for certain, so it is never a cycle."""
     return [f"seat {seat} plays {', '.join(p.drawn())}" for seat, p in enumerate(seats) if p.drawn()]
+
+
+def chance_in_games(rules: RuleSet, policies: Policies = ()) -> tuple[str, str] | None:
+    """What makes a game of `rules` depend on its seed besides its deal, seated with `policies`
+    (each seat's default when none), and what a user can do about it (": ..." or ""); None when
+    the deal alone decides each game: then its games may cycle for certain, a records line (a
+    deal) plays what it lists, and shares over every deal are exact."""
+    pickup = PICKUPS_BY_NAME.get(getattr(rules, "pickup", None))
+    if pickup is not None and not pickup.fixed:
+        if "pickup" in family_of(rules).option_names:
+            return (f"pickup={pickup.name} draws the order won cards join a pile",
+                    f": a fixed pickup ({', '.join(p.name for p in PICKUP_ORDERS if p.fixed)})")
+        return f"variant {rules.variant!r} draws the order won cards join a pile (its rule, not an option)", ""
+    drawn = drawn_seats(resolve_policies(rules, tuple(policies)))
+    if drawn:
+        return f"{'; '.join(drawn)}, a randomized policy" + ("" if policies else ", by default"), ""
+    return None
 
 
 def tournament_seatings(rules: RuleSet, policies: Sequence[str]) -> list[tuple[str, ...]]:

@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from ..engines.choice import compiled_engine
+from ..engines.game import chance_in_games
 from ..errors import DatasetError, DealError, Interrupted, RulesError, brief, interrupted, storage_error
 from ..model.deal import check_deal, deal_deck, deal_lines, dealt_deck, deck_of, pile_sizes
 from ..model.inputs import loads_json, not_regular
-from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.rng import SplitMix64
 from ..model.schema import Manifest, RuleSet
 from ..storage.files import atomic_write_bytes
@@ -66,27 +66,6 @@ class Found:
     sessions: list[str]
     grafts: list[int] = field(default_factory=list)
     engine: str = "open duel"
-
-
-def chance_in_games(rules: RuleSet) -> tuple[str, str] | None:
-    """What makes a game of `rules` as a search plays it (each seat's default policy) depend on
-    its seed besides its deal, and what a user can do about it (": ..." or ""); None when the
-    deal alone decides the game. Such games never cycle for certain, and a records line (a deal)
-    would not play what it lists."""
-    from ..engines.families import family_of
-    from ..engines.game import drawn_seats, resolve_policies
-
-    pickup = PICKUPS_BY_NAME.get(getattr(rules, "pickup", None))
-    if pickup is not None and not pickup.fixed:
-        if "pickup" in family_of(rules).option_names:
-            return (f"pickup={pickup.name} draws the order won cards join a pile",
-                    f": a fixed pickup ({', '.join(p.name for p in PICKUP_ORDERS if p.fixed)})")
-        return f"variant {rules.variant!r} draws the order won cards join a pile (its rule, not an option)", ""
-    drawn = drawn_seats(resolve_policies(rules, ()))
-    if drawn:
-        return (f"{'; '.join(drawn)}, a randomized policy, by default (a search plays each seat's default "
-                f"policy)", "")
-    return None
 
 
 def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, seconds: float | None = None,

@@ -12,25 +12,20 @@ report (present.report) ask it.
 
 from __future__ import annotations
 
-from ...engines.game import drawn_seats, resolve_policies
+from ...engines.game import chance_in_games
 from ...model.all_deals import MAX_DEALS, deal_count, plays_every_deal
-from ...model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
+from ...model.pickups import PICKUP_ORDERS
 from ...model.names import rule_set_names
 from ...model.variants import variant
 from ...model.plural import plural
 
 
 def chance_in_deals(entry) -> str | None:
-    """What makes the games of a rule set entry depend on their seeds besides their deals (a
-    pickup that draws the order won cards join a pile, or a seat's policy that draws, its own
-    `policies` or else its default: jobs.search.chance_in_games says the same of the defaults),
-    in words; None when its deal alone decides each game."""
-    rules = entry.rules
-    pickup = PICKUPS_BY_NAME.get(getattr(rules, "pickup", None))
-    if pickup is not None and not pickup.fixed:
-        return f"pickup={pickup.name} draws the order won cards join a pile"
-    drawn = drawn_seats(resolve_policies(rules, tuple(entry.policies)))
-    return f"{'; '.join(drawn)}, a randomized policy" if drawn else None
+    """What makes the games of a rule set entry depend on their seeds besides their deals, in
+    words (engines.game.chance_in_games, seated as the entry is); None when its deal alone
+    decides each game."""
+    drawn = chance_in_games(entry.rules, tuple(entry.policies))
+    return None if drawn is None else drawn[0]
 
 
 def exact_every_deal(entry) -> bool:

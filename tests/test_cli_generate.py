@@ -275,3 +275,21 @@ def test_the_demo_ends_with_the_next_three_commands(tmp_path, monkeypatch, capsy
     assert all(c[2] == str(out) for c in commands)
     code, listed, err = run_main(monkeypatch, capsys, *commands[2][1:])
     assert code == 0 and "outcomes" in listed.split(), err
+
+
+@pytest.mark.parametrize("quiet", [[], ["-q"]])
+def test_every_deal_under_a_pickup_that_draws_warns_that_the_seed_still_decides(tmp_path, monkeypatch, capsys, quiet):
+    """`--all-deals` under the default pickup=shuffled plays every deal once, but the game after
+    the deal is the seed's: one line on stderr says so (a warning, as the others, -q or not),
+    and the run goes on; under a fixed pickup each deal decides its game and nothing is said."""
+    small = ["--set", "ranks=3", "--set", "suits=2"]
+    code, _, err = run_main(monkeypatch, capsys, "generate", *small, "--all-deals", "--out", tmp_path / "drawn",
+                            *quiet)
+    assert code == 0 and (tmp_path / "drawn" / "manifest.json").is_file()
+    [line] = [line for line in error_lines(err) if line.startswith("warning:")]
+    assert line.startswith("warning: --all-deals: in 'classic ranks=3 suits=2', pickup=shuffled draws "), line
+    assert "so each game depends on --seed besides its deal: its one game a deal is a sample, not exact" in line, line
+    assert "; a fixed pickup (" in line and "natural" in line, line
+    code, _, err = run_main(monkeypatch, capsys, "generate", *small, "--set", "pickup=natural", "--all-deals",
+                            "--out", tmp_path / "fixed", *quiet)
+    assert code == 0 and "warning" not in err

@@ -124,6 +124,29 @@ def test_reading_outside_the_dataset_needs_allow_read(ds, tmp_path, monkeypatch,
     assert code == 2 and "--allow-read" in err
 
 
+def test_a_relative_path_is_said_to_be_read_from_the_current_directory(ds, tmp_path, monkeypatch, capsys):
+    """DuckDB reads a relative path from the current directory, not the dataset's folder: the
+    refusal of `manifest.json`, a file of the dataset, says so and names that folder instead of
+    blaming the dataset, on the command line and on the server's SQL page."""
+    from pipeline.present.sql_page import message
+
+    here = tmp_path / "elsewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    sql = "SELECT size FROM read_text('manifest.json')"
+    code, out, err = war(monkeypatch, capsys, "query", ds, "--sql", sql)
+    assert code == 2 and out == ""
+    [line] = err.splitlines()
+    assert f"reads {str(here / 'manifest.json')!r}, outside the dataset" in line, line
+    assert f"a relative path ('manifest.json') is read from the current directory ({here})" in line, line
+    assert "--allow-read PATH" in line, line
+    with pytest.raises(QueryError) as caught:
+        run(ds, sql=sql)
+    assert f"from the server's current directory ({here})" in message(caught.value)
+    monkeypatch.chdir(ds.parent)  # from where it is found in the dataset, it is read
+    assert run(ds, sql=f"SELECT size > 0 AS read FROM read_text('{ds.name}/manifest.json')").to_pylist() == [{"read": True}]
+
+
 def test_a_symbolic_link_in_the_dataset_does_not_lead_out(ds, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

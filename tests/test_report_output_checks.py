@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.errors import DatasetError, ReportError
-from pipeline.jobs.generate import Plan, generate
+from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.model.rules import build_rules
 from pipeline.present.report_page import write_report
 
@@ -65,3 +65,22 @@ def test_a_report_named_with_a_hash_links_its_pages(root, tmp_path):
     links = set(re.findall(r'href="([^"]*-games/[^"]*)"', page.read_text(encoding="utf-8")))
     assert links and all(link.startswith("run%232-games/") for link in links), links
     assert {tmp_path / unquote(link) for link in links} <= set(written[1:])
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_charts_of_a_dataset_of_counts_are_refused_in_one_line(tmp_path, monkeypatch, capsys, fmt):
+    """A dataset of counts alone (`--log counts`) has no games rows for a chart: `--format svg`
+    wrote "wrote 0 charts", exit 0, and an empty folder. It says why, writes nothing, exits non-zero."""
+    from clikit import run_main as war
+
+    counted = tmp_path / "counted"
+    generate(counted, make_plans([build_rules("classic", {"ranks": 4, "suits": 2, "pickup": "natural", "war_down": 0})],
+                                 all_deals=True, log="counts"), seed=0)
+    folder = tmp_path / "charts"
+    code, out, err = war(monkeypatch, capsys, "report", counted, "--format", fmt, "-o", folder, "-q")
+    assert code != 0 and out == ""
+    [line] = err.splitlines()
+    assert line == (f"error: {str(counted)!r} has no charts to write: it stores counts of its deals (--log counts), "
+                    "no games rows, and every chart draws a sample of games rows; the HTML report (--format html) "
+                    "shows what its counts answer"), line
+    assert not folder.exists()

@@ -178,3 +178,12 @@ def test_a_busy_port_is_one_error_line(root):
         r = subprocess.run([sys.executable, "-m", "pipeline.cli", "serve", str(root), "--port", str(port)],
                            capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.startswith("error: cannot listen on") and r.stderr.count("\n") == 1
+
+
+def test_a_host_it_cannot_listen_on_is_one_error_line_with_no_warning(root):
+    """The warning that other machines can read the dataset comes once the server listens: for a
+    host it cannot take, nothing listens and the error comes alone."""
+    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "serve", str(root), "--host", "no-such-host.invalid",
+                        "--port", "0"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith("error: cannot listen on no-such-host.invalid"), r.stderr
+    assert r.stderr.count("\n") == 1 and "warning" not in r.stderr, r.stderr

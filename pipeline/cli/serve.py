@@ -21,8 +21,6 @@ def serve(
     its tables, and read-only SQL with the named queries."""
     if not 0 <= port <= 65535:
         raise war.UsageError(f"--port must be 0 to 65535, got {port}")
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        typer.echo(f"warning: listening on {host}: other machines can read this dataset", err=True)
     bar = progress(0, "building the report", quiet)
     tick = bar.__enter__()
     ended = False
@@ -34,6 +32,8 @@ def serve(
             bar.__exit__(None, None, None)
 
     def ready(url: str) -> None:  # at once: the report is built while the server answers
+        if host not in ("127.0.0.1", "localhost", "::1"):  # said once it listens: a host it cannot take is an error alone
+            typer.echo(f"warning: listening on {host}: other machines can read this dataset", err=True)
         typer.echo(f"serving {dataset} at {url} (Ctrl-C stops; the report is built meanwhile)", err=True)
 
     try:

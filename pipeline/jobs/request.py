@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 from ..engines.choice import compiled_plays
 from ..engines.families import family_of
+from ..engines.game import chance_in_games
 from ..engines.policies import parse_seating, profile_reading
 from ..errors import Interrupted, RulesError, StorageError, WarError, interrupted, storage_error
 from ..model.rules import build_rules, check_name, load_rules_file, parse_sets, read_rules_file
@@ -44,7 +45,9 @@ class GenerateRequest:
     scheduler: str | None = None
     wait: float = DEFAULT_WAIT
     discard: bool = False  # roll back the interrupted run in `out` instead (run_discard)
-    warnings: tuple[str, ...] = ()  # how an argument was read where it reads two ways (a profile's name)
+    # how an argument was read where it reads two ways (a profile's name); every deal played where the seed
+    # still decides the game
+    warnings: tuple[str, ...] = ()
 
     def run_discard(self) -> Discarded:
         """Roll back the interrupted run in `out` (jobs.place.discard): what it removed."""
@@ -249,7 +252,8 @@ def generate_request(args: GenerateArgs) -> GenerateRequest:
     if out is None:
         out = Path("data") / f"{'-'.join(dict.fromkeys(r.variant for r in rule_sets))}-s{args.seed or 0}"
     return GenerateRequest(plans, location(out), args.seed, args.workers, shard_size, args.overwrite, args.append,
-                           args.resume, args.scheduler, args.wait, warnings=_readings(args, rule_sets))
+                           args.resume, args.scheduler, args.wait,
+                           warnings=_readings(args, rule_sets) + _drawn_every_deal(plans))
 
 
 def _readings(args: GenerateArgs, rule_sets: Sequence[RuleSet]) -> tuple[str, ...]:
@@ -261,6 +265,22 @@ def _readings(args: GenerateArgs, rule_sets: Sequence[RuleSet]) -> tuple[str, ..
         kinds = family_of(rules).decision_names
         said += [profile_reading(text, kinds) for text in texts]
     return tuple(dict.fromkeys(s for s in said if s))
+
+
+def _drawn_every_deal(plans: Sequence[Plan]) -> tuple[str, ...]:
+    """A warning for each rule set that plays every deal (`all_deals`) but whose games the seed
+    decides besides the deal (chance_in_games: a pickup or a policy that draws): the run is
+    legitimate, but its one game a deal is a sample of the deck's games, not exact shares, and
+    `--all-deals` alone gives no hint of it."""
+    said = []
+    for plan in plans:
+        drawn = chance_in_games(plan.rules, plan.policies) if plan.all_deals else None
+        if drawn is not None:
+            why, advice = drawn
+            fix = f"; {advice[2:]} makes each deal decide its game" if advice.startswith(": ") else ""
+            said.append(f"--all-deals: in {plan.name or plan.rules.label!r}, {why}, so each game depends on --seed "
+                        f"besides its deal: its one game a deal is a sample, not exact shares{fix}")
+    return tuple(dict.fromkeys(said))
 
 
 def _materialize_request(args: GenerateArgs) -> GenerateRequest:

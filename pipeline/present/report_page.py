@@ -402,6 +402,19 @@ class _Pages:
             self.thread.join()
 
 
+def _no_charts(root, data) -> str:
+    """Why the report of the dataset at `root` (its ReportData) draws no chart, said before any
+    file is written. Every chart draws a sample of games rows, which a dataset of counts alone
+    (`--log counts`) has none of: its `--keep` rows are a choice, not a sample."""
+    said = f"{str(root)!r} has no charts to write"
+    if data.rule_sets and all(r.counted for r in data.rule_sets):
+        rows = (f" and the {data.kept:,} games rows --keep chose, a choice, not a sample," if data.kept
+                else ", no games rows,")
+        return (f"{said}: it stores counts of its deals (--log counts){rows} and every chart draws a sample of "
+                f"games rows; the HTML report (`format` html) shows what its counts answer")
+    return f"{said}: no section of its report draws one; the HTML report (`format` html) shows its tables"
+
+
 def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False,
                  progress: Callable[[int, int], None] | None = None) -> list[Path]:
     """Every chart of the report as its own file (`classic-length-ecdf.svg`...) in `folder`;
@@ -418,6 +431,8 @@ def write_charts(root, folder: Path, fmt: str = "svg", overwrite: bool = False,
     steps = Steps(progress)
     data = build_report_data(root, steps=steps)
     figures = [f for s in all_sections(data) for _, figs in s.groups for f in figs]
+    if not figures:  # an empty folder and "wrote 0 charts" would read as a success
+        raise ReportError(_no_charts(root, data), params=("format",))
     paths = [folder / f"{f.id}.{fmt}" for f in figures]
     clash = [p for p in paths if p.exists()]
     if clash and not overwrite:

@@ -119,7 +119,8 @@ class _Started:
 
 # what a QueryError's hints for the command line (its flags) say on the web instead
 WEB_HINTS = {"to save a result, use `output` FILE": "format=csv or format=json downloads a result",
-             "; `allow_read` PATH lets a query read files under PATH": "; the server reads only the dataset"}
+             "; `allow_read` PATH lets a query read files under PATH": "; the server reads only the dataset",
+             "is read from the current directory": "is read from the server's current directory"}
 
 
 def answer_request(source, query, fmt: str, name: str | None, named) -> tuple[dict, int] | Download:

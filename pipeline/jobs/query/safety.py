@@ -5,6 +5,7 @@ naming what lets it through.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -134,8 +135,8 @@ def sql_error(err: Exception) -> QueryError:
     text = str(err).strip()
     m = PERMISSION.search(text)
     if m:
-        return QueryError(f"the query reads {m.group(1)!r}, outside the dataset; `allow_read` "
-                          "PATH lets a query read files under PATH", params=("allow_read",))
+        return QueryError(f"the query reads {_read_where(m.group(1))}; `allow_read` PATH lets a query read files "
+                          "under PATH", params=("allow_read",))
     if "Loading external extensions is disabled" in text:
         return refusal("loading an extension")
     first = text.splitlines()[0] if text else type(err).__name__
@@ -146,6 +147,23 @@ def sql_error(err: Exception) -> QueryError:
     if m:
         return QueryError(f"{m.group(1)} (`params` {m.group(2)}=...)", params=("params",))
     return QueryError(f"SQL error: {first}{hints(text)}")
+
+
+def _read_where(path: str) -> str:
+    """What a path the lock refused is, in words: outside the dataset, and for a relative path,
+    where it was looked for. DuckDB reads a relative path from the process's current directory,
+    not the dataset's folder (its lock checks the path from there whatever file_search_path says,
+    so a session cannot read it from the dataset), which a user naming a dataset file would not
+    guess."""
+    if not path or os.path.isabs(path) or path.startswith("~") or "://" in path:
+        return f"{path!r}, outside the dataset"
+    try:
+        here = os.getcwd()
+    except OSError:  # the current directory was removed
+        return (f"{path!r}, outside the dataset: a relative path is read from the current directory, not from "
+                "the dataset's folder")
+    return (f"{os.path.normpath(os.path.join(here, path))!r}, outside the dataset: a relative path ({path!r}) is read "
+            f"from the current directory ({here}), not from the dataset's folder")
 
 
 def hints(text: str) -> str:

@@ -114,6 +114,29 @@ def test_a_policy_factory_that_raises_leaves_nothing_written(refusing_high, tmp_
     assert not out.exists()
 
 
+def test_a_policy_factory_that_raises_in_a_later_game_is_the_plugin_s_error(monkeypatch, tmp_path, capsys):
+    """A parameterized policy is made again each game: a maker that refuses only then (here its
+    third call, the plan's check its first) was an internal error of war's."""
+    made, calls = policies.KINDS["slap"]["high"], []
+
+    def high(n: int):
+        calls.append(n)
+        if len(calls) == 3:
+            raise ValueError("out of patience")
+        return made(n)
+
+    monkeypatch.setitem(policies.KINDS["slap"], "high", high)
+    out = tmp_path / "d"
+    code, _, err = run_main(monkeypatch, capsys, "generate", "-v", "slap", "--policy", "1=slap:high:9",
+                            "--games", "4", "--workers", "1", "--out", out)
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 2 and len(lines) == 1, err
+    for named in ("plugin family 'slap'", "slap:high:9 of seat 1", "ValueError: out of patience", "(seed ",
+                  "the error is the plugin's (war_slap)"):
+        assert named in lines[0], err
+    assert "internal error" not in err
+
+
 # ---------------------------------------------------------------- 6 and 7: a family's query files
 
 

@@ -66,13 +66,10 @@ class SeatPolicy:
         """The seat's policies that draw (declared `randomized`), as `kind:name`."""
         return tuple(f"{k}:{n}" for k, n in self.choices if (k, n.split(":")[0]) in RANDOMIZED)
 
-    def functions(self) -> dict[str, Callable]:
-        out = {}
-        for kind, name in self.choices:
-            base, _, param = name.partition(":")
-            make = KINDS[kind][base]
-            out[kind] = make(int(param)) if param else make()
-        return out
+    def functions(self, seat: int | None = None, seed: int | None = None) -> dict[str, Callable]:
+        """Each decision's policy function, made of its name (`_make`); `seat` and the game's
+        `seed` name where a maker that fails failed."""
+        return {kind: _make(kind, name, "" if seat is None else f"of seat {seat}", seed) for kind, name in self.choices}
 
 
 def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> SeatPolicy:
@@ -108,7 +105,7 @@ def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> Se
                 raise RulesError(f"{where}: {kind}:{base} takes no parameter")
             if needs:
                 name = f"{base}:{int(param)}"
-                _made(kind, name, where)
+                _make(kind, name, where.removeprefix("policy").strip())
             if kind in chosen:
                 raise RulesError(f"{where}: {kind} given twice")
             chosen[kind] = name
@@ -116,28 +113,31 @@ def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> Se
 
 
 class PolicyUnmade(PluginError):
-    """A plugin's policy that could not be made of its parameter (`steal:threshold:N`, its
-    factory raising): the plugin's error, said as a run is planned, before any game is played
-    or anything written, so it names no game."""
+    """A plugin's policy that could not be made of its name (`steal:threshold:N`, its factory
+    raising): the plugin's error. Said as a run is planned, before any game is played or
+    anything written, it names no game; a maker that fails only later names the game's seed."""
 
     def _text(self) -> str:
+        if self.seed is not None:
+            return super()._text()
         return f"{self.what}; the error is the plugin's ({self.owner}), not war's"
 
 
-def _made(kind: str, name: str, where: str) -> None:
-    """Make the policy `name` (`base:N`) of decision `kind` once, as the request is read: a
-    factory that refuses its parameter (raises) is its family's error (PolicyUnmade), said
-    before anything is written, not an internal error of the first game."""
+def _make(kind: str, name: str, seat: str = "", seed: int | None = None) -> Callable:
+    """The policy `name` (`base` or `base:N`) of decision `kind`, made by its maker (once as the
+    request is read, then for each game where it takes a parameter). A maker that raises is its
+    family's error (PolicyUnmade), not an internal error of war's; `seat` ("0", "of seat 1")
+    and the game's `seed` say where."""
     base, _, param = name.partition(":")
+    make = KINDS[kind][base]
     try:
-        KINDS[kind][base](int(param))
+        return make(int(param)) if param else make()
     except (Exception, SystemExit) as err:
         family = OWNERS[kind]
         if not plugins_fault(err, family):
             raise  # war's own policy (a bug of war's, said as one), war's error, or a Ctrl-C turned into another
-        seat = where.removeprefix("policy").strip()
         raise PolicyUnmade(f"plugin family {family.name!r}: the policy {kind}:{name}{' ' + seat if seat else ''} "
-                           f"could not be made: {type(err).__name__}: {err}", owner=family.module) from err
+                           f"could not be made: {type(err).__name__}: {err}", seed, owner=family.module) from err
 
 
 def profile_reading(text: str, kinds: tuple[str, ...]) -> str | None:
@@ -253,7 +253,8 @@ class PolicyChooser:
         self.policies = policies
         self.seed = game_seed
         functions, randomized = seated if seated is not None else (None, any(p.randomized for p in policies))
-        self.functions = functions if functions is not None else [p.functions() for p in policies]
+        self.functions = functions if functions is not None else [p.functions(seat, game_seed)
+                                                                  for seat, p in enumerate(policies)]
         self.rngs = [SeatGenerator(game_seed, seat) for seat in range(len(policies))]
         self.randomized = randomized  # then no position can be said to repeat
 

@@ -13,7 +13,7 @@
 --   0, kept apart so that no other event's cards are read), once for both ways.
 -- param: top_ranks INTEGER = 1 >= 1 -- how many of the highest ranks count as top cards (at least 1)
 -- param: width INTEGER = 4 >= 1 -- bucket width of hand strength, in points (at least 1)
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $top_ranks >= 1 THEN $top_ranks
                 ELSE error('parameter top_ranks must be at least 1, got ' || CAST($top_ranks AS VARCHAR))

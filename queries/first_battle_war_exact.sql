@@ -12,7 +12,7 @@
 --   its declaration). The exact value is null where it does not apply: a variant not in
 --   `by_rank`, explicit deals, and Arneson's War, whose players choose the card they play
 --   (hand_size > 0).
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 -- param: by_rank VARCHAR = * -- the variants whose cards compare by rank and whose ties are wars, comma-separated (`*`: every variant)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z

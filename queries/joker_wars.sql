@@ -5,7 +5,7 @@
 --   the level). A battle's winning card is the last `play` of the seat that collects the table
 --   (the `battles` view's winner), as in joker_decides; a battle whose table is set aside has no
 --   winner and counts as not decided by a Joker.
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))

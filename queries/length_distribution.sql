@@ -9,7 +9,7 @@
 --   proportional to the density there. max_battles is the rule set's battle cap; cycles and
 --   capped count, on every row, its games that never end (a position repeats; stopped at the
 --   cap), which no bucket holds.
--- param: bins_per_decade INTEGER = 20 >= 1 -- buckets per factor of ten in battles (at least 1)
+-- param: bins_per_decade INTEGER = 20 >= 1 <= 1000 -- buckets per factor of ten in battles (1 to 1000)
 WITH checked AS (
     SELECT CASE WHEN $bins_per_decade >= 1 THEN $bins_per_decade
                 ELSE error('parameter bins_per_decade must be at least 1, got '

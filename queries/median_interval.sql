@@ -6,12 +6,21 @@
 --   floor(n/2 - z*sqrt(n)/2) and ceil(1 + n/2 + z*sqrt(n)/2) of the n games sorted by battles,
 --   counted from 1 and kept within 1..n; z sets the level). Two rule sets whose intervals do
 --   not overlap differ in median length beyond chance. Null for a rule set none of whose games
---   ends.
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+--   ends; ci_low and ci_high are null where too few games end for the level: fewer than the
+--   widest interval, [shortest, longest], needs to cover the median that often (1 - 2^(1-n)
+--   below the level 1 - erfc(z/sqrt 2): fewer than 6 games at 95%, 8 at 99%).
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
            END AS z
+),
+-- 1 - the level: the normal tail erfc(z / sqrt 2) (Numerical Recipes' erfcc, as rule_set_pairs' p)
+level AS (
+    SELECT z, t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
+              + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
+              + t * (-0.82215223 + t * 0.17087277))))))))) AS tail
+    FROM (SELECT z, z / sqrt(2) AS x, 1 / (1 + z / sqrt(2) / 2) AS t FROM checked)
 ),
 sets AS (
     SELECT rule_set, variant, rules_id,
@@ -30,15 +39,16 @@ ranked AS (
 bounded AS (
     SELECT k.*,
            greatest(1, floor(k.n / 2 - c.z * sqrt(k.n) / 2))    AS low_rank,
-           least(k.n, ceil(1 + k.n / 2 + c.z * sqrt(k.n) / 2))  AS high_rank
-    FROM ranked k CROSS JOIN checked c
+           least(k.n, ceil(1 + k.n / 2 + c.z * sqrt(k.n) / 2))  AS high_rank,
+           power(0.5, k.n - 1) <= c.tail                        AS enough
+    FROM ranked k CROSS JOIN level c
 ),
 medians AS (
     SELECT rule_set,
-           any_value(n)                                 AS ended,
-           quantile_cont(battles, 0.5)                  AS median_battles,
-           min(battles) FILTER (WHERE r >= low_rank)    AS ci_low,
-           max(battles) FILTER (WHERE r <= high_rank)   AS ci_high
+           any_value(n)                                         AS ended,
+           quantile_cont(battles, 0.5)                          AS median_battles,
+           min(battles) FILTER (WHERE enough AND r >= low_rank)  AS ci_low,
+           max(battles) FILTER (WHERE enough AND r <= high_rank) AS ci_high
     FROM bounded
     GROUP BY rule_set
 )

@@ -3,7 +3,7 @@
 --   with 0 games when none ended so): the rule set's games, those that ended so, their share
 --   with its 95% Wilson score interval (ci_low, ci_high; z sets the level). outcomes gives the
 --   same counts one row per rule set.
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))

@@ -10,7 +10,7 @@
 --   interval wholly above 0.5 says A beats B, wholly below that B beats A. A fair comparison
 --   wants both seatings equally often and paired seeds, as a tournament (every ordered pair,
 --   the same games) gives. Games where both seats play the same policy are left out.
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))

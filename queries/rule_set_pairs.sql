@@ -12,11 +12,14 @@
 --     pairs at or below both medians (Bonett and Price); tested by ranks, which ties never make
 --     certain: the Wilcoxon signed-rank test of the per-deal log ratios (zeros dropped) where
 --     paired, else the Mann-Whitney test, each with mid-ranks and its variance corrected for
---     ties (median_test says which); z > 0: a's games tend to be longer;
+--     ties (median_test says which); z > 0: a's games tend to be longer; no interval (null)
+--     where either side has too few games that end for its median's (median_interval's rule:
+--     fewer than 6 at 95%);
 --   * mean length: the ratio of the means, its interval and test by the delta method on the
---     log scale (with the covariance of the pairs where paired);
---   * seat `seat` (same players only): its share of the decided games (outcome win), the
---     difference a - b, paired over the pairs both decided;
+--     log scale (with the covariance of the pairs where paired); no interval where either
+--     side has one game that ends;
+--   * seat `seat` (same players only, else null, interval and all): its share of the decided
+--     games (outcome win), the difference a - b, paired over the pairs both decided;
 --   * draws and cycles: the share of all games that end in a draw, or never end as a position
 --     repeats (outcome cycle), the difference a - b.
 --   A difference of shares has, unpaired, Newcombe's interval from the two Wilson intervals and
@@ -27,15 +30,24 @@
 --   over every row and test applies. p is the normal tail computed to a relative error below
 --   1.2e-7 (Numerical Recipes' erfcc).
 -- summary: How does each pair of rule sets differ, paired by deal where they share deals?
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the intervals (1.96 for 95%, 2.576 for 99%)
--- param: seat INTEGER = 0 >= 0 -- the seat whose share of decided games is compared (0 is the first)
-WITH checked AS (
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the intervals (1.96 for 95%, 2.576 for 99%)
+-- param: seat INTEGER = 0 >= 0 < players -- the seat whose share of decided games is compared (0 is the first; below the dataset's most players)
+WITH given AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
            END AS z,
            CASE WHEN $seat >= 0 THEN $seat
                 ELSE error('parameter seat must be 0 or more, got ' || CAST($seat AS VARCHAR))
            END AS seat
+),
+-- tail: 1 - the level, erfc(z / sqrt 2) (erfcc, as p below): a median's interval needs the n
+-- where [shortest, longest] covers it that often, 0.5^(n-1) <= tail (median_interval's rule)
+checked AS (
+    SELECT z, seat,
+           t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
+           + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
+           + t * (-0.82215223 + t * 0.17087277))))))))) AS tail
+    FROM (SELECT z, seat, z / sqrt(2) AS x, 1 / (1 + z / sqrt(2) / 2) AS t FROM given)
 ),
 sets AS (
     SELECT rule_set, min(ordinal) AS ord, any_value(variant) AS variant, any_value(players) AS players,
@@ -117,11 +129,12 @@ medians AS (
            -- double states combine in any order and differ in the last bits from run to run
            (count(*) * sum(k.battles::BIGINT * k.battles) - sum(k.battles::BIGINT) * sum(k.battles::BIGINT))::DOUBLE
            / nullif(count(*) * (count(*) - 1), 0) AS variance,
+           CASE WHEN power(0.5, any_value(k.n) - 1) <= c.tail THEN
            (ln(greatest(1, max(k.battles) FILTER (WHERE k.r <= least(k.n, ceil(1 + k.n / 2 + c.z * sqrt(k.n) / 2)))))
             - ln(greatest(1, min(k.battles) FILTER (WHERE k.r >= greatest(1, floor(k.n / 2 - c.z * sqrt(k.n) / 2))))))
-           / (2 * c.z) AS log_se
+           / (2 * c.z) END AS log_se
     FROM ranked k CROSS JOIN checked c
-    GROUP BY k.rule_set_a, k.rule_set_b, k.side, c.z
+    GROUP BY k.rule_set_a, k.rule_set_b, k.side, c.z, c.tail
 ),
 length_pairs AS (
     SELECT a.rule_set_a, a.rule_set_b, a.n AS ended_a, b.n AS ended_b,
@@ -256,13 +269,16 @@ share_tests AS (
 length_tests AS (
     SELECT l.*, j.paired,
            ln(l.median_a / l.median_b) AS log_ratio,
+           -- null, not 0, where a side has no se (too few games): greatest(0, null) is 0
+           CASE WHEN l.se_a IS NOT NULL AND l.se_b IS NOT NULL THEN
            sqrt(greatest(0, l.se_a * l.se_a + l.se_b * l.se_b
                 - CASE WHEN j.paired THEN 2 * (4 * coalesce(t.p11, 0.25) - 1) * l.se_a * l.se_b ELSE 0 END))
-               AS log_ratio_se,
+           END AS log_ratio_se,
            ln(l.mean_a / l.mean_b) AS log_mean_ratio,
+           CASE WHEN l.var_a IS NOT NULL AND l.var_b IS NOT NULL THEN
            sqrt(greatest(0, l.var_a / (l.ended_a * l.mean_a * l.mean_a) + l.var_b / (l.ended_b * l.mean_b * l.mean_b)
                 - CASE WHEN j.paired THEN 2 * coalesce(t.cov, 0) / (l.ended_a * l.mean_a * l.mean_b) ELSE 0 END))
-               AS log_mean_se,
+           END AS log_mean_se,
            CASE WHEN j.paired
                 THEN (w.w - w.n * (w.n + 1) / 4)
                      / nullif(sqrt(w.n * (w.n + 1) * (2 * w.n + 1) / 24 - w.ties / 48), 0)
@@ -312,13 +328,16 @@ SELECT
     pn.p                                                             AS mean_p,
     CASE WHEN ss.share_a IS NOT NULL THEN c.seat END                 AS seat,
     ss.share_a AS seat_share_a, ss.share_b AS seat_share_b, ss.diff AS seat_share_diff,
-    greatest(-1.0, ss.low) AS seat_share_low, least(1.0, ss.high) AS seat_share_high,
+    CASE WHEN ss.low IS NOT NULL THEN greatest(-1.0, ss.low) END AS seat_share_low,
+    CASE WHEN ss.high IS NOT NULL THEN least(1.0, ss.high) END AS seat_share_high,
     ps.p                                                             AS seat_p,
     sd.share_a AS draw_share_a, sd.share_b AS draw_share_b, sd.diff AS draw_share_diff,
-    greatest(-1.0, sd.low) AS draw_share_low, least(1.0, sd.high) AS draw_share_high,
+    CASE WHEN sd.low IS NOT NULL THEN greatest(-1.0, sd.low) END AS draw_share_low,
+    CASE WHEN sd.high IS NOT NULL THEN least(1.0, sd.high) END AS draw_share_high,
     pd.p                                                             AS draw_p,
     sc.share_a AS cycle_share_a, sc.share_b AS cycle_share_b, sc.diff AS cycle_share_diff,
-    greatest(-1.0, sc.low) AS cycle_share_low, least(1.0, sc.high) AS cycle_share_high,
+    CASE WHEN sc.low IS NOT NULL THEN greatest(-1.0, sc.low) END AS cycle_share_low,
+    CASE WHEN sc.high IS NOT NULL THEN least(1.0, sc.high) END AS cycle_share_high,
     pc.p                                                             AS cycle_p
 FROM judged j
 CROSS JOIN checked c

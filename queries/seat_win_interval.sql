@@ -5,7 +5,7 @@
 --   lies wholly above the fair share wins more than chance allows. Each seating of a
 --   tournament is its own rule set (policy_matchup pools a pair's two seatings). Shares and intervals are null when no game of the
 --   rule set was decided.
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))

@@ -174,6 +174,30 @@ def test_an_option_whose_own_values_refuse_its_default_is_left_out(monkeypatch, 
     left_out(monkeypatch, family("mine", options=(*OPTIONS, option)), said)
 
 
+@pytest.mark.parametrize("option, said", [
+    (Option("slap_order", "after_winner", "h", choices=("after_winner", "seat", "bad value", "")),
+     "option 'slap_order': its choices 'bad value', '' are not words (letters, digits and _ . : + -"),
+    (Option("slap_order", "seat", "h", choices=("seat", "a=b")), "option 'slap_order': its choice 'a=b' is not a word"),
+    (Option("slap_order", "seat", "h", choices=("seat", "tab\there")), "its choice 'tab\\there' is not a word"),
+    (Option("slap_order", "seat", "h", choices=("seat", 2)), "option 'slap_order': its choice 2 is not a word"),
+    (Option("slap_order", "seat", "h", choices=()), "option 'slap_order': its choices are empty"),
+    (Option("hand", 0, "h", choices=()), "option 'hand': its choices are empty"),
+    (Option("hand", 0, "h", choices=(0, "three")), "option 'hand': its choice 'three' is not an integer"),
+])
+def test_an_option_s_choices_are_words_a_rule_set_carries(monkeypatch, option, said):
+    """Hostile pass D: `choices=("after_winner", "seat", "bad value", "")` was accepted (`""`
+    cannot be given to --set, and the rule set was named `slap slap_order=bad value`, which
+    splits at the space), and `choices=()` silently let the option take any text."""
+    line = left_out(monkeypatch, family("mine", options=(*OPTIONS, option)), said)
+    assert line.count("option ") == 1, line
+
+
+def test_choices_of_words_and_an_integer_s_words_join():
+    reg_ok = [Option("slap_order", "seat", "h", choices=("seat", "after_winner", "wars:3", "x-1.5+")),
+              Option("hand", 0, "h", choices=(0, 3, "all"), words=("all",)), Option("free", "any", "h")]
+    assert [o.problems() for o in reg_ok] == [[], [], []]
+
+
 def test_the_values_an_option_takes_are_those_the_rule_set_takes():
     """Option.refuses says what the rule set's model refuses, no more, no less: its field and
     its check of integers (model.rule_set), in a model of the option alone. Of a value not of

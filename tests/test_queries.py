@@ -5,6 +5,8 @@ capped and cycle games)."""
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -468,3 +470,157 @@ def test_show_of_an_unknown_query(monkeypatch, capsys):
     with pytest.raises(SystemExit) as exit_:
         main()
     assert exit_.value.code == 2 and "unknown query 'nosuch'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- upper bounds (hostile pass C, 14)
+
+def _header(tmp_path, line: str):
+    path = tmp_path / "bounded.sql"
+    path.write_text(f"-- answers: How does a parameter's header read? A query of the tests alone.\n{line}\n"
+                    f"SELECT 1 AS one\n", encoding="utf-8")
+    return parse_query(path)
+
+
+@pytest.mark.parametrize("line, taken, refused, said", [
+    ("-- param: n INTEGER = 3 <= 7 -- a number", "7", "8", "parameter n must be at most 7, got 8"),
+    ("-- param: n INTEGER = 3 < 7", "6", "7", "parameter n must be below 7, got 7"),
+    ("-- param: n INTEGER = 3 >= 0 <= 7 -- a seat", "0", "8", "parameter n must be at least 0 and at most 7, got 8"),
+    ("-- param: n INTEGER = 3 >= 0 <= 7 -- a seat", "7", "-1", "parameter n must be at least 0 and at most 7, got -1"),
+    ("-- param: z DOUBLE = 1.96 > 0 < 40 -- a quantile", "39.9", "1e308",
+     "parameter z must be positive and below 40, got 1e308"),
+    ("-- param: z DOUBLE = 1.96 > 0 < 40 -- a quantile", "0.1", "0", "parameter z must be positive and below 40, got 0"),
+])
+def test_a_parameter_declares_an_upper_bound_checked_before_it_binds(tmp_path, line, taken, refused, said):
+    """`<= HIGH`, `< HIGH` and both bounds together, said in one line as the lower bounds are."""
+    q = _header(tmp_path, line)
+    name = q.params[0].name
+    assert q.bind({name: taken}) == {name: type(q.bind({})[name])(taken)}
+    assert q.params[0].help == (line.split(" -- ")[1] if " -- " in line else "")
+    with pytest.raises(QueryError) as caught:
+        q.bind({name: refused})
+    assert str(caught.value).startswith(said) and "\n" not in str(caught.value), str(caught.value)
+    assert caught.value.params == ("params",)
+
+
+@pytest.mark.parametrize("line, said", [
+    ("-- param: s VARCHAR = a < 3", "parameter 's' of type VARCHAR takes no bound (< 3)"),
+    ("-- param: n INTEGER = 5 >= 5 < 5", "parameter 'n': its bounds >= 5 and < 5 leave no number"),
+    ("-- param: n INTEGER = 9 >= 0 <= 7", "parameter 'n': its default '9' is refused"),
+    ("-- param: z DOUBLE = 1 < players", "parameter 'z': only an integer is bounded by players"),
+])
+def test_a_header_whose_upper_bound_cannot_hold_is_refused_by_its_file(tmp_path, line, said):
+    with pytest.raises(QueryError, match=re.escape(f"bounded.sql: {said}")):
+        _header(tmp_path, line)
+
+
+def test_a_seat_beyond_the_dataset_s_players_is_refused(root):
+    """`rule_set_pairs --param seat=7` of a 2-player dataset answered null shares with the
+    interval [-1, 1]: its header bounds the seat by the dataset's players (`< players`), checked
+    once the dataset is open, whatever columns are asked for."""
+    assert [p.high for p in named_queries()["rule_set_pairs"].params if p.name == "seat"] == [("<", "players")]
+    for seat in ("2", "7"):
+        for columns in (None, "rule_set_a"):
+            with pytest.raises(QueryError) as caught:
+                with war_open_query(root, seat, columns):
+                    pass
+            assert str(caught.value).startswith(
+                f"parameter seat must be below 2 (the dataset's rule sets seat at most 2 players), got {seat}")
+            assert caught.value.params == ("params",)
+    rows = run(root, name="rule_set_pairs", params={"seat": "1"}).to_pylist()
+    assert rows and all(r["seat"] == 1 and -1 <= r["seat_share_low"] <= r["seat_share_high"] <= 1 for r in rows)
+    from pipeline.jobs.query import describe  # no dataset, no players to bound it by: its columns told
+    assert "seat_share_low" in describe(None, name="rule_set_pairs", params={"seat": "7"}).column("column").to_pylist()
+
+
+def war_open_query(root, seat, columns):
+    from contextlib import contextmanager
+
+    from pipeline.jobs.query import open_query
+
+    @contextmanager
+    def opened():
+        with open_query(root, name="rule_set_pairs", params={"seat": seat}) as result:
+            if columns:
+                result.choose(columns)
+            result.batches().read_all()
+            yield result
+    return opened()
+
+
+def test_a_share_that_is_not_compared_has_no_interval(tmp_path):
+    """A pair of rule sets of different players compares no seat: its seat share was null with
+    the interval [-1, 1] (DuckDB's greatest(-1, null) is -1); now null too."""
+    out = tmp_path / "mixed"
+    generate(out, [Plan(build_rules("classic"), 3), Plan(build_rules("multiplayer"), 3)], seed=2)
+    [row] = run(out, name="rule_set_pairs").to_pylist()
+    assert row["seat_share_diff"] is None and row["seat_share_low"] is None and row["seat_share_high"] is None
+    assert row["draw_share_low"] is not None and row["draw_share_high"] is not None
+
+
+def test_every_interval_s_z_is_bounded_to_keep_its_arithmetic_finite(root):
+    """`seat_win_interval --param z=1e308` gave ci_low = nan (z*z overflows, inf/inf), and
+    rule_set_pairs an interval up to inf. Every query with a normal quantile z bounds it below
+    40, past where the level's tail itself is 0 in doubles (erfc(z / sqrt 2) is 0 from z = 39):
+    the intervals stay finite."""
+    from pipeline.jobs.query.registry import solution_queries
+
+    queries = {**named_queries(), **solution_queries()}
+    bounded = {name: p.high for name, q in queries.items() for p in q.params if p.name == "z"}
+    assert {"seat_win_interval", "median_interval", "rule_set_pairs", "outcome_interval", "vs_exact"} <= set(bounded)
+    assert set(bounded.values()) == {("<", 40.0)}
+    with pytest.raises(QueryError, match="parameter z must be positive and below 40, got 1e308"):
+        run(root, name="seat_win_interval", params={"z": "1e308"})
+    for name in ("seat_win_interval", "outcome_interval", "median_interval", "rule_set_pairs", "deal_win_rate"):
+        for row in run(root, name=name, params={"z": "39.99"}).to_pylist():
+            numbers = [v for v in row.values() if isinstance(v, float)]
+            assert all(math.isfinite(v) for v in numbers), (name, row)
+
+
+def test_length_distribution_bounds_its_buckets(root):
+    """bins_per_decade=2147483647 listed every empty bucket between the shortest game and the
+    longest, billions of rows, until the process was killed."""
+    with pytest.raises(QueryError, match="parameter bins_per_decade must be at least 1 and at most 1000, got 1001"):
+        run(root, name="length_distribution", params={"bins_per_decade": "1001"})
+    assert run(root, name="length_distribution", params={"bins_per_decade": "1000"}).num_rows > 0
+
+
+# ---------------------------------------------------------------- no interval of too few games (hostile pass C, 6)
+
+@pytest.fixture(scope="module")
+def few(tmp_path_factory) -> Path:
+    """Rule sets of 1 game that ends each (Classic War and Jokers, as the hostile pass had them),
+    and one of 6, the fewest a 95% interval of the median takes ([shortest, longest] covers it
+    1 - 2^-5 = 96.9% of the time; of 5, 93.75%)."""
+    out = tmp_path_factory.mktemp("few") / "ds"
+    generate(out, [Plan(build_rules("classic"), 1), Plan(build_rules("jokers"), 1),
+                   Plan(build_rules("classic", {"war_down": "1"}), 6)], seed=3)
+    return out
+
+
+def test_a_median_of_too_few_games_has_no_interval(few):
+    """median_interval clamped its ranks to 1..n, so 1 game had the "95% interval" [500, 500]."""
+    rows = {r["rule_set"]: r for r in run(few, name="median_interval").to_pylist()}
+    assert sorted(r["ended"] for r in rows.values()) == [1, 1, 6]
+    for row in rows.values():
+        battles = sorted(g["battles"] for g in run(few, sql="SELECT battles FROM games WHERE rule_set = "
+                                                           f"'{row['rule_set']}'").to_pylist())
+        assert row["median_battles"] == approx(_median(battles))
+        if row["ended"] == 1:
+            assert row["ci_low"] is None and row["ci_high"] is None
+        else:  # its widest interval, of the same answer as before
+            assert (row["ci_low"], row["ci_high"]) == (battles[0], battles[-1])
+    at_99 = run(few, name="median_interval", params={"z": "2.576"}).to_pylist()  # 6 games fall short of 99%
+    assert all(r["ci_low"] is None and r["ci_high"] is None for r in at_99)
+    assert all(r["median_battles"] is not None for r in at_99)
+
+
+def test_a_ratio_of_medians_of_too_few_games_has_no_interval(few):
+    """rule_set_pairs gave Classic War's 1 game against Jokers' 1 the ratio 1.401 [1.401, 1.401],
+    of its medians and of its means alike."""
+    rows = run(few, name="rule_set_pairs").to_pylist()
+    assert len(rows) == 3
+    for row in rows:
+        assert min(row["ended_a"], row["ended_b"]) == 1
+        assert row["median_ratio"] is not None and row["mean_ratio"] is not None and row["median_p"] is not None
+        for column in ("median_ratio_low", "median_ratio_high", "mean_ratio_low", "mean_ratio_high"):
+            assert row[column] is None, (column, row)

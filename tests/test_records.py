@@ -196,3 +196,33 @@ def test_a_game_the_seed_decides_too_keeps_no_record_and_is_searched_for_no_cycl
         check_search(rules, "cycle", 1)
     check_kept(build_rules("classic", {**options, "pickup": "natural"}) if variant == "classic" else
                build_rules("classic", {"ranks": "4", "suits": "2", "pickup": "natural"}))  # the deal decides
+
+
+OPEN = ("classic", {"ranks": "6", "suits": "4", "pickup": "natural", "war_down": "0"})  # the open duel
+
+
+def test_a_records_line_names_the_session_that_found_its_deal(tmp_path):
+    """Hostile pass D: a records line kept the first session's command (`--rounds 4000`) when its
+    deal was found by a `--resume` session run with other arguments (`--seconds 6`). Each record
+    now names the session that found it, through the save, and a save of an older war (no
+    found_in) reads as its first session's, as that war said."""
+    from pipeline.jobs.records import entry
+    from pipeline.jobs.search import search
+    from pipeline.model.rules import build_rules
+
+    rules, state = build_rules(*OPEN), tmp_path / "s.search.json"
+    first = search(rules, rounds=1, searchers=1, keep=3, seed=3, state=state, command="war search (first)")
+    later = search(rules, rounds=2, searchers=1, keep=3, seed=3, state=state, resume=True, command="war search (later)")
+    assert later.records[0].score > first.records[0].score  # the later session found the best deal
+    assert entry(rules, later.records[0], later, "battles")["command"] == "war search (later)"
+    kept = [r for r in later.records if r in first.records]
+    assert kept and all(entry(rules, r, later, "battles")["command"] == "war search (first)" for r in kept)
+    again = search(rules, rounds=2, searchers=1, keep=3, seed=3, state=state, resume=True, command="war search (3)")
+    assert again.sessions[-1] == "war search (3)"
+    assert [again.found_by(r) for r in again.records] == [later.found_by(r) for r in later.records]
+
+    saved = json.loads(state.read_text(encoding="utf-8"))
+    del saved["found_in"]  # as an older war saved it
+    state.write_text(json.dumps(saved), encoding="utf-8")
+    old = search(rules, rounds=2, searchers=1, keep=3, seed=3, state=state, resume=True, command="war search (4)")
+    assert {old.found_by(r) for r in old.records} == {"war search (first)"}

@@ -5,8 +5,9 @@ A line says the rule set as war spells it (`classic ranks=16 suits=1 pickup=natu
 war_down=0`), what it is a record of (`battles` or `cards laid` of a game that ends, or a
 `cycle`), the deal as a deals file line has it (`piles`: each seat's pile top first, and
 `set_aside`, as card labels, so that the line itself is a line of a `war generate --deals` file),
-the game's battles, cards laid, outcome and winner, and how it was found: the command, the deals
-the search played and the positions it took back, its wall-clock seconds and sessions. A line is
+the game's battles, cards laid, outcome and winner, and how it was found: the command of the
+session that found it (a search resumed with other arguments), the deals the search played and
+the positions it took back, its wall-clock seconds and sessions. A line is
 replaced only by a deal that beats it; the lines are kept in order of deck size, then rule set.
 """
 
@@ -44,7 +45,7 @@ def entry(rules: RuleSet, record: Record, found: Found, kind: str) -> dict:
     return {"rules": rules.label, "record": kind, "battles": record.battles, "cards_laid": record.cards_laid,
             "outcome": record.outcome, "winner": record.winner,
             "piles": [[deck.label(c) for c in pile] for pile in piles], "set_aside": [deck.label(c) for c in aside],
-            "command": found.sessions[0] if found.sessions else "", "sessions": len(found.sessions),
+            "command": found.found_by(record), "sessions": len(found.sessions),
             "deals": found.deals, "positions_taken_back": found.taken_back,
             "wall_seconds": round(found.wall_seconds, 1)}
 

@@ -50,6 +50,9 @@ MAX_SEARCHERS = 100_000  # each is a state held in memory and saved with the sea
 MAX_KEEP = 1_000_000  # the records become a dataset's games
 STATE_VERSION = 1
 STATE_KEYS = ("war_search", "rules", "goal", "measure", "seed", "searchers", "sessions", "wall_seconds", "states")
+# Kept since a records line names the session that found its deal; a save without it (an older
+# war's) is read as if its first session found every deal it holds, as that war said.
+FOUND_IN = "found_in"  # per searcher, per pool slot: the index in `sessions` of the one that found its deal
 
 
 @dataclass
@@ -66,6 +69,16 @@ class Found:
     sessions: list[str]
     grafts: list[int] = field(default_factory=list)
     engine: str = "open duel"
+    found_in: list[int] = field(default_factory=list)  # each record's session, an index in `sessions`
+
+    def found_by(self, record: Record) -> str:
+        """The command of the session that found `record` (one of `records`): a search resumed
+        with other arguments (`--seconds 6` after `--rounds 4000`) found its later deals with
+        those, not with the first session's."""
+        at = self.records.index(record)
+        if at < len(self.found_in) and self.found_in[at] < len(self.sessions):
+            return self.sessions[self.found_in[at]]
+        return self.sessions[0] if self.sessions else ""
 
 
 def check_search(rules: RuleSet, goal: str = "longest", rounds: int | None = 20, seconds: float | None = None,
@@ -153,14 +166,16 @@ def _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, schedu
     if saved is not None:
         states = _saved_states(state, saved, rules, goal, measure, searchers)
         sessions, wall = saved["sessions"], saved["wall_seconds"]
+        known = _found_before(state, saved, states)
     else:
         seeds = SplitMix64(seed)
         size = len(sorted_ranks(rules))
         states = [SearcherState.fresh(i, seeds.next(), size, max(keep, LEAST_POOL)) for i in range(searchers)]
-        sessions, wall = [], 0.0
+        sessions, wall, known = [], 0.0, {}
     if start:
         seed_pools(rules, states, start, goal, measure)
     sessions = sessions + [command or ""]
+    this = len(sessions) - 1  # a deal the sessions before did not hold was found by this one
     if progress is not None and rounds is not None and saved is not None:
         progress(sum(min(s.rounds, rounds) for s in states))  # the rounds of the sessions before
     began = time.monotonic()
@@ -169,7 +184,8 @@ def _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, schedu
     def save() -> None:
         if state is not None:
             data = {**identity, "sessions": sessions, "wall_seconds": wall + time.monotonic() - began,
-                    "states": [s.to_json() for s in states]}
+                    "states": [s.to_json() for s in states],
+                    FOUND_IN: [[known.get(tuple(ranks), this) for ranks in s.pool] for s in states]}
             atomic_write_bytes(state, (json.dumps(data, separators=(",", ":")) + "\n").encode())
 
     try:
@@ -197,10 +213,12 @@ def _search(rules, goal, rounds, seconds, searchers, seed, keep, workers, schedu
                               f"continue it with the same command and --resume") from None
         raise
     save()
-    found = Found(records_of(rules, states, keep, goal, measure, seed), sum(s.deals for s in states),
+    records = records_of(rules, states, keep, goal, measure, seed)
+    rank = deck_of(rules).rank  # a record's deck (card codes) as its pool held it (ranks)
+    found = Found(records, sum(s.deals for s in states),
                   sum(s.taken_back for s in states), sum(s.rounds for s in states),
                   wall + time.monotonic() - began, sessions, sorted(g for s in states for g in s.grafts),
-                  _engine_title(rules))
+                  _engine_title(rules), [known.get(tuple(int(rank[c]) for c in r.deck), this) for r in records])
     if not found.records:
         raise RulesError(f"the search played {found.deals:,} deals and found "
                          f"{'none that cycles' if goal == 'cycle' else 'no game that ends'}; nothing written "
@@ -334,7 +352,7 @@ def _load_state(path: Path | None, identity: dict, resume: bool, overwrite: bool
     if not isinstance(saved, dict) or saved.get("war_search") != STATE_VERSION or "states" not in saved:
         raise RulesError(f"{str(path)!r} is not a search war saved", params=("resume",))
     missing = [k for k in STATE_KEYS if k not in saved]
-    unknown = [str(k) for k in saved if k not in STATE_KEYS]
+    unknown = [str(k) for k in saved if k not in STATE_KEYS and k != FOUND_IN]
     if missing or unknown:
         _damaged(path, "; ".join(([f"no {', '.join(missing)}"] if missing else [])
                                  + ([f"unknown {brief(', '.join(unknown))}"] if unknown else [])))
@@ -376,6 +394,25 @@ def _saved_states(path: Path, saved: dict, rules: RuleSet, goal: str, measure: s
     if wrong is not None:
         _damaged(path, wrong)
     return checked
+
+
+def _found_before(path: Path, saved: dict, states: list[SearcherState]) -> dict[tuple, int]:
+    """The session (an index in the save's `sessions`) that found each deal the saved pools hold,
+    by its ranks: the save's FOUND_IN, checked to be a session for every pool slot; without it (an
+    older war's save) the first session, as that war's records lines said."""
+    if FOUND_IN not in saved:
+        return {tuple(ranks): 0 for s in states for ranks in s.pool}
+    found, sessions = saved[FOUND_IN], len(saved["sessions"])
+    if not isinstance(found, list) or len(found) != len(states) or not all(
+            isinstance(slots, list) and len(slots) == len(s.pool)
+            and all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < sessions for i in slots)
+            for slots, s in zip(found, states)):
+        _damaged(path, f"its {FOUND_IN} is not, for each searcher's deal, one of its {sessions:,} sessions")
+    known: dict[tuple, int] = {}
+    for slots, s in zip(found, states):
+        for ranks, i in zip(s.pool, slots):
+            known[tuple(ranks)] = min(i, known.get(tuple(ranks), i))
+    return known
 
 
 def _damaged(path: Path, what: str):

@@ -71,11 +71,14 @@ CORE_OPTIONS: tuple[Option, ...] = (
 # (jobs.query.registry runs them; read here too, so that a family's query file that does not
 # parse leaves its family out when the family is read)
 
-# `-- param: NAME TYPE [= DEFAULT] [>= LOW | > LOW] [-- help]`: a number's bound is checked before
-# the query is bound, whatever columns are asked for (a check in the SQL is pruned with its column)
+# `-- param: NAME TYPE [= DEFAULT] [>= LOW | > LOW] [<= HIGH | < HIGH] [-- help]`: a number's
+# bounds are checked before the query is bound, whatever columns are asked for (a check in the SQL
+# is pruned with its column). HIGH may be `players`, the most players of the dataset's rule sets
+# (a seat's bound: `< players`), checked where the dataset is known (jobs.query.answer).
 PARAM_LINE = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:(>=|>)\s*(-?[0-9.]+))?\s*"
-                        r"(?:--\s*(.*))?$")
+                        r"(?:(<=|<)\s*(-?[0-9.]+|players))?\s*(?:--\s*(.*))?$")
 TYPES = {"INTEGER": int, "BIGINT": int, "DOUBLE": float, "VARCHAR": str, "BOOLEAN": None, "SOLUTION": str}
+PLAYERS = "players"  # the upper bound that is the dataset's most players
 FIRST_SENTENCE = re.compile(r"^(.*?[.?!])(?:\s+(?=[A-Z(])|$)")
 
 
@@ -86,6 +89,7 @@ class Param:
     default: str | None
     help: str
     bound: tuple[str, float] | None = None  # (">=" or ">", the number) a number must be
+    high: tuple[str, float | str] | None = None  # ("<=" or "<", the number or PLAYERS) a number must be
 
     def convert(self, text: str):
         if self.type == "BOOLEAN":
@@ -100,12 +104,39 @@ class Param:
             raise QueryError(f"parameter {self.name!r} wants {self.type.lower()}, got {text!r}") from None
         if self.type == "DOUBLE" and not math.isfinite(value):
             raise QueryError(f"parameter {self.name!r} wants a finite number, got {text!r}", params=("params",))
+        low_ok = self.bound is None or not (value < self.bound[1] or self.bound[0] == ">" and value == self.bound[1])
+        high = None if self.by_players else self.high
+        high_ok = high is None or not (value > high[1] or high[0] == "<" and value == high[1])
+        if not (low_ok and high_ok):
+            raise QueryError(f"parameter {self.name} must be {self._range(high)}, got {text}", params=("params",))
+        return value
+
+    @property
+    def by_players(self) -> bool:
+        """Whether its upper bound is the dataset's players, checked once a dataset is open."""
+        return self.high is not None and self.high[1] == PLAYERS
+
+    def check_players(self, value, players: int) -> None:
+        """Refuse `value` beyond its `< players` (or `<= players`) bound, given the most players
+        of the dataset's rule sets: a seat no rule set has would answer empty shares, not an error."""
+        if not self.by_players:
+            return
+        op = self.high[0]
+        if value > players or op == "<" and value == players:
+            said = f"below {players}" if op == "<" else f"at most {players}"
+            raise QueryError(f"parameter {self.name} must be {said} (the dataset's rule sets seat at most "
+                             f"{plural(players, 'player')}), got {value}", params=("params",))
+
+    def _range(self, high) -> str:
+        """The numbers the bounds allow, in words: `positive and below 40`."""
+        parts = []
         if self.bound is not None:
             op, low = self.bound
-            if value < low or op == ">" and value == low:
-                said = f"at least {low:g}" if op == ">=" else "positive" if low == 0 else f"above {low:g}"
-                raise QueryError(f"parameter {self.name} must be {said}, got {text}", params=("params",))
-        return value
+            parts.append(f"at least {low:g}" if op == ">=" else "positive" if low == 0 else f"above {low:g}")
+        if high is not None:
+            op, top = high
+            parts.append(f"at most {top:g}" if op == "<=" else f"below {top:g}")
+        return " and ".join(parts)
 
 
 @dataclass
@@ -147,6 +178,14 @@ class NamedQuery:
         return bound
 
 
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_query(path: Path, source: str | None = None) -> NamedQuery:
     text = path.read_text(encoding="utf-8")
     answers, params, summary, exact, dataset = [], [], "", "", "games"
@@ -155,17 +194,27 @@ def parse_query(path: Path, source: str | None = None) -> NamedQuery:
             break
         m = PARAM_LINE.match(line)
         if m:
-            name, type_, default, op, low, help_ = m.groups()
+            name, type_, default, op, low, high_op, high, help_ = m.groups()
             type_ = type_.upper()
             if type_ not in TYPES:
                 raise QueryError(f"{path.name}: parameter {name!r} has unknown type {type_}")
-            if op is not None and type_ not in ("INTEGER", "BIGINT", "DOUBLE"):
-                raise QueryError(f"{path.name}: parameter {name!r} of type {type_} takes no bound ({op} {low})")
+            for given, number in ((op, low), (high_op, high)):
+                if given is not None and type_ not in ("INTEGER", "BIGINT", "DOUBLE"):
+                    raise QueryError(f"{path.name}: parameter {name!r} of type {type_} takes no bound "
+                                     f"({given} {number})")
+            if high == PLAYERS and type_ == "DOUBLE":
+                raise QueryError(f"{path.name}: parameter {name!r}: only an integer is bounded by {PLAYERS}")
             try:
                 bound = None if op is None else (op, float(low))
+                top = None if high_op is None else (high_op, high if high == PLAYERS else float(high))
             except ValueError:
-                raise QueryError(f"{path.name}: parameter {name!r}: its bound {op} {low} is not a number") from None
-            param = Param(name, type_, default, help_ or "", bound)
+                bad = f"{op} {low}" if op is not None and not _number(low) else f"{high_op} {high}"
+                raise QueryError(f"{path.name}: parameter {name!r}: its bound {bad} is not a number") from None
+            if bound is not None and top is not None and top[1] != PLAYERS and not (
+                    bound[1] < top[1] or bound[1] == top[1] and bound[0] == ">=" and top[0] == "<="):
+                raise QueryError(f"{path.name}: parameter {name!r}: its bounds {op} {low} and {high_op} {high} "
+                                 f"leave no number")
+            param = Param(name, type_, default, help_ or "", bound, top)
             if default is not None and type_ != "SOLUTION":
                 try:  # a default its own type or bound refuses fails every run that does not give it
                     param.convert(default)

@@ -103,6 +103,14 @@ def _binds(spec, name: str) -> bool | None:
     return name in bound or bool(bound & {"*", "__getattr__"})
 
 
+class NoChoices(tuple):
+    """The default of Option.choices, an empty tuple to every reader: no choices declared, told
+    apart from `choices=()`, which the declaration check refuses (it would silently limit nothing)."""
+
+
+NO_CHOICES = NoChoices()
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of a rule set: a field of model.schema.RuleSet, a column of the `rules` view,
@@ -110,7 +118,9 @@ class Option:
 
     An integer option (its default an int) may take only `choices`, a range `minimum` ..
     `maximum`, and some words besides (`words`: war_down's `by_rank`); a choice option (a text
-    default with `choices`) one of its choices; a text option any text matching `pattern`.
+    default with `choices`) one of its choices, each a word (CHOICE: what a rule set's name, a
+    rule file and `--set OPTION=VALUE` all carry); a text option any text matching `pattern`.
+    `choices` left out (NO_CHOICES) limits nothing; given, it holds at least one.
     `check(rules)` says what is wrong with a whole rule set because of this option (None when
     nothing), for conditions across options. `said`: the words a rule set's description (the
     report's) says of a value, a mapping of values to words or `said(value) -> words or None`;
@@ -119,7 +129,7 @@ class Option:
     name: str
     default: int | str
     help: str
-    choices: tuple = ()
+    choices: tuple = NO_CHOICES
     minimum: int | None = None
     maximum: int | None = None
     words: tuple[str, ...] = ()
@@ -174,6 +184,10 @@ class Option:
             out.append(f"option {self.name!r}: a name of lowercase letters, digits and _ (not `variant`)")
         if self.words and not self.integer:
             out.append(f"option {self.name!r}: only an integer option takes words besides")
+        if not isinstance(self.choices, NoChoices):
+            problem = self._choices_problem()
+            if problem:
+                out.append(f"option {self.name!r}: {problem}")
         if self.pattern and self.integer:
             out.append(f"option {self.name!r}: only a text option takes a pattern")
         elif self.pattern:
@@ -189,6 +203,31 @@ class Option:
             if why:
                 out.append(f"option {self.name!r}: its default {self.default!r} {why}")
         return out
+
+    def _choices_problem(self) -> str | None:
+        """What is wrong with its `choices` (given): none at all, which would silently limit
+        nothing; for an integer option one that is not an integer nor one of its words; for a
+        choice option one that is not a word, which `--set OPTION=VALUE` cannot give (an empty
+        text) or a rule set's name cannot hold (`order=bad value` splits at the space)."""
+        if not self.choices:
+            return "its choices are empty (leave `choices` out to limit nothing)"
+        if self.integer:
+            bad = [c for c in self.choices if not _integer(c) and c not in self.words]
+            one, many = ("an integer", "integers") if not self.words else ("an integer or one of its words",
+                                                                            "integers or its words")
+        else:
+            bad = [c for c in self.choices if not isinstance(c, str) or not CHOICE.fullmatch(c)]
+            carry = " (letters, digits and _ . : + -, as a rule set's name and --set OPTION=VALUE carry them)"
+            one, many = "a word" + carry, "words" + carry
+        if not bad:
+            return None
+        listed = ", ".join(repr(c) if isinstance(c, str) else brief(c) for c in bad)
+        return f"its choice {listed} is not {one}" if len(bad) == 1 else f"its choices {listed} are not {many}"
+
+
+# A choice option's value: one word, which a rule set's name (`OPTION=VALUE` between spaces), a
+# rule file and `--set OPTION=VALUE` all carry as it is.
+CHOICE = re.compile(r"[\w.:+-]+")
 
 
 @lru_cache(maxsize=None)

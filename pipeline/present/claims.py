@@ -22,7 +22,8 @@ ALPHA = 0.05
 # The fewest games that end whose median has a 95% interval: the widest interval of order
 # statistics, the shortest game to the longest, holds the median with chance 1 - 2 / 2**n, at
 # least 95% from 6 games on (96.9%); of 5 it is 93.75%, of one game no interval at all. A median
-# of fewer has no interval, and no comparison of lengths is made with it.
+# of fewer has no interval, and no comparison of lengths is made with it. The named queries
+# median_interval and rule_set_pairs apply the same rule at their own z (null bounds below it).
 MEDIAN_GAMES = 6
 
 

@@ -114,8 +114,8 @@ def battles_with_interval(row: dict, exact: bool = False) -> str:
 
 def too_few(row: dict, key: str = "ended") -> bool:
     """Whether a median_interval row has too few games that end for a 95% interval of the median
-    (MEDIAN_GAMES): the query keeps its ranks within 1..n, so it still gives one, of no width
-    for one game, which would read as certain."""
+    (MEDIAN_GAMES, the query's own least n at its default z = 1.96, where its bounds are null):
+    said as too few rather than as a missing number."""
     n = row.get(key)
     return n is not None and n < MEDIAN_GAMES
 

@@ -15,7 +15,7 @@
 --   1e-9 (or only bounded above it, its iteration stopped short of the cap) is refused in one line
 --   (solve and sample the rules with a larger max_battles, or solve to a smaller --tol).
 -- param: solution SOLUTION -- a solution folder of war solve (war solve ... --out DIR) of the same rules
--- param: z DOUBLE = 1.96 > 0 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
+-- param: z DOUBLE = 1.96 > 0 < 40 -- normal quantile of the interval (1.96 for 95%, 2.576 for 99%)
 WITH checked AS (
     SELECT CASE WHEN $z > 0 THEN $z
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))

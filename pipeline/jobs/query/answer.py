@@ -55,6 +55,7 @@ class Prepared:
     exact: str = ""
     dataset: str = "games"  # what the named query asks: games, or a solution of war solve
     solution: str | None = None  # a SOLUTION parameter's folder, whose views it reads beside the games
+    seats: tuple = ()  # its parameters bounded by the dataset's players (`< players`: Param.check_players)
 
     @property
     def events(self) -> bool:
@@ -73,7 +74,7 @@ def prepare(sql: str | None = None, name: str | None = None, params: dict[str, s
         if given is not None and not isinstance(given, str):
             raise QueryError(f"`{what}` is a text, not {brief(given)}", params=(what,))
     params = dict(params or {})
-    exact, dataset, solution = "", "games", None
+    exact, dataset, solution, seats = "", "games", None, ()
     if name is not None:
         if sql is not None:
             raise QueryError("give a query `name` or `sql`, not both", params=("name", "sql"))
@@ -83,9 +84,25 @@ def prepare(sql: str | None = None, name: str | None = None, params: dict[str, s
             if p.type == "SOLUTION":
                 solution = params.pop(p.name, "")
         bound = q.bind(params, solution=solution)
+        seats = tuple(p for p in q.params if p.by_players)
     else:
         bound = params
-    return Prepared(check_sql(sql), bound, name, exact, dataset, solution)
+    return Prepared(check_sql(sql), bound, name, exact, dataset, solution, seats)
+
+
+def _check_seats(session: Session, query: Prepared) -> None:
+    """Refuse a parameter bounded by the dataset's players (`< players`) beyond them: the bound is
+    the dataset's, known only once its session is open (the `rules` view, every family's
+    `players`). A session without rule sets (no dataset: `describe`) bounds nothing."""
+    if not query.seats:
+        return
+    try:
+        players = session.con.sql("SELECT max(players) FROM rules").fetchall()[0][0]
+    except duckdb.CatalogException:  # a solution's views: no rule sets of games
+        return
+    if players is not None:
+        for param in query.seats:
+            param.check_players(query.params[param.name], players)
 
 
 def needs_events(sql: str | None = None, name: str | None = None) -> bool:
@@ -158,6 +175,7 @@ def open_prepared(root, query: Prepared, allow_read: Iterable = (), session: Ses
             session = connect(root, checked.events, allow_read, views=checked.log_views, attach=attach)
     guard = Guard(session, limit, step_limit)
     try:
+        _check_seats(session, query)
         with guard.step():  # binding runs the table functions' arguments: range((SELECT ...))
             relation = session.con.sql(checked.sql, params=bound) if bound else session.con.sql(checked.sql)
     except duckdb.CatalogException as err:

@@ -5,6 +5,8 @@ parameters it takes:
     -- summary: How long do games last?                  (optional; else the first sentence)
     -- answers: How long do games last, per variant and rule set? ...
     -- param: limit INTEGER = 20 -- how many games to list
+    -- param: z DOUBLE = 1.96 > 0 < 40 -- ...              (bounds: [>= LOW | > LOW] [<= HIGH | < HIGH])
+    -- param: seat INTEGER = 0 >= 0 < players -- ...       (`players`: the dataset's most players)
     -- exact: every deal                                   (optional: it answers for rule sets
                                                            that play every deal of their deck)
     -- dataset: solution                                   (optional: it asks a solution of

@@ -183,6 +183,9 @@ def test_an_option_whose_own_values_refuse_its_default_is_left_out(monkeypatch, 
     (Option("slap_order", "seat", "h", choices=()), "option 'slap_order': its choices are empty"),
     (Option("hand", 0, "h", choices=()), "option 'hand': its choices are empty"),
     (Option("hand", 0, "h", choices=(0, "three")), "option 'hand': its choice 'three' is not an integer"),
+    (Option("slap_order", "seat", "h", choices=("seat", "after_winner", "seat")),
+     "option 'slap_order': its choices name 'seat' twice"),
+    (Option("hand", 0, "h", choices=(0, 1, 1)), "option 'hand': its choices name 1 twice"),
 ])
 def test_an_option_s_choices_are_words_a_rule_set_carries(monkeypatch, option, said):
     """Hostile pass D: `choices=("after_winner", "seat", "bad value", "")` was accepted (`""`

@@ -443,7 +443,7 @@ def test_show_tells_everything_about_a_query(root, with_dataset):
     text = _war(*args)
     q = named_queries()["longest_games"]
     assert " ".join(text.split()).count(q.answers) == 1
-    assert "limit INTEGER = 20  -- how many games to list per rule set" in text
+    assert "limit INTEGER = 20 >= 0  -- how many games to list per rule set" in text
     assert q.body.strip() in text and "-- answers:" not in text
     columns = text.split("Columns:\n", 1)[1].split("\n\n", 1)[0].split("\n")
     real = run(root, name="longest_games")
@@ -574,6 +574,19 @@ def test_every_interval_s_z_is_bounded_to_keep_its_arithmetic_finite(root):
         for row in run(root, name=name, params={"z": "39.99"}).to_pylist():
             numbers = [v for v in row.values() if isinstance(v, float)]
             assert all(math.isfinite(v) for v in numbers), (name, row)
+
+
+def test_show_says_each_parameter_s_bounds_as_its_header_does():
+    """The bounds were checked but never shown: a user learnt them from the error."""
+    text = _war("query", "--show", "rule_set_pairs")
+    assert "  z DOUBLE = 1.96 > 0 < 40  -- " in text and "  seat INTEGER = 0 >= 0 < players  -- " in text, text
+    assert "  width INTEGER = 50 >= 1  -- " in _war("query", "--show", "length_histogram")
+
+
+def test_an_integer_parameter_beyond_64_bits_is_refused_in_one_line(root):
+    """It reached DuckDB, whose Binder Error said nothing of the parameter."""
+    with pytest.raises(QueryError, match="parameter 'width' wants a 64-bit integer, got '99999999999999999999'"):
+        run(root, name="length_histogram", params={"width": "99999999999999999999"})
 
 
 def test_length_distribution_bounds_its_buckets(root):

@@ -123,7 +123,8 @@ def _show(name: str, dataset: str | None) -> None:
         lines.append("Parameters (--param NAME=VALUE):")
         for p in q.params:
             default = f" = {p.default}" if p.default is not None else " (required)"
-            lines.append(f"  {p.name} {p.type}{default}" + (f"  -- {p.help}" if p.help else ""))
+            bounds = f" {p.bounds}" if p.bounds else ""
+            lines.append(f"  {p.name} {p.type}{default}{bounds}" + (f"  -- {p.help}" if p.help else ""))
     else:
         lines.append("Parameters: none")
     lines += ["", "Columns:"]

@@ -104,6 +104,8 @@ class Param:
             raise QueryError(f"parameter {self.name!r} wants {self.type.lower()}, got {text!r}") from None
         if self.type == "DOUBLE" and not math.isfinite(value):
             raise QueryError(f"parameter {self.name!r} wants a finite number, got {text!r}", params=("params",))
+        if type(value) is int and not -2**63 <= value < 2**63:  # DuckDB binds no wider integer
+            raise QueryError(f"parameter {self.name!r} wants a 64-bit integer, got {text!r}", params=("params",))
         low_ok = self.bound is None or not (value < self.bound[1] or self.bound[0] == ">" and value == self.bound[1])
         high = None if self.by_players else self.high
         high_ok = high is None or not (value > high[1] or high[0] == "<" and value == high[1])
@@ -126,6 +128,12 @@ class Param:
             said = f"below {players}" if op == "<" else f"at most {players}"
             raise QueryError(f"parameter {self.name} must be {said} (the dataset's rule sets seat at most "
                              f"{plural(players, 'player')}), got {value}", params=("params",))
+
+    @property
+    def bounds(self) -> str:
+        """Its bounds as the header writes them (`> 0 < 40`, `>= 0 < players`), "" for none."""
+        return " ".join(f"{op} {n:g}" if isinstance(n, float) else f"{op} {n}"
+                        for op, n in (b for b in (self.bound, self.high) if b is not None))
 
     def _range(self, high) -> str:
         """The numbers the bounds allow, in words: `positive and below 40`."""

@@ -220,7 +220,8 @@ class Option:
             carry = " (letters, digits and _ . : + -, as a rule set's name and --set OPTION=VALUE carry them)"
             one, many = "a word" + carry, "words" + carry
         if not bad:
-            return None
+            twice = [c for i, c in enumerate(self.choices) if c in self.choices[:i]]
+            return f"its choices name {', '.join(map(repr, dict.fromkeys(twice)))} twice" if twice else None
         listed = ", ".join(repr(c) if isinstance(c, str) else brief(c) for c in bad)
         return f"its choice {listed} is not {one}" if len(bad) == 1 else f"its choices {listed} are not {many}"
 

@@ -15,12 +15,9 @@ WITH checked AS (
                 ELSE error('parameter z must be positive, got ' || CAST($z AS VARCHAR))
            END AS z
 ),
--- 1 - the level: the normal tail erfc(z / sqrt 2) (Numerical Recipes' erfcc, as rule_set_pairs' p)
+-- 1 - the level: the normal tail erfc(z / sqrt 2) (normal_tail, as rule_set_pairs' p)
 level AS (
-    SELECT z, t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
-              + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
-              + t * (-0.82215223 + t * 0.17087277))))))))) AS tail
-    FROM (SELECT z, z / sqrt(2) AS x, 1 / (1 + z / sqrt(2) / 2) AS t FROM checked)
+    SELECT z, normal_tail(z) AS tail FROM checked
 ),
 sets AS (
     SELECT rule_set, variant, rules_id,

@@ -40,14 +40,10 @@ WITH given AS (
                 ELSE error('parameter seat must be 0 or more, got ' || CAST($seat AS VARCHAR))
            END AS seat
 ),
--- tail: 1 - the level, erfc(z / sqrt 2) (erfcc, as p below): a median's interval needs the n
+-- tail: 1 - the level, normal_tail(z) = erfc(z / sqrt 2), as p below: a median's interval needs the n
 -- where [shortest, longest] covers it that often, 0.5^(n-1) <= tail (median_interval's rule)
 checked AS (
-    SELECT z, seat,
-           t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
-           + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
-           + t * (-0.82215223 + t * 0.17087277))))))))) AS tail
-    FROM (SELECT z, seat, z / sqrt(2) AS x, 1 / (1 + z / sqrt(2) / 2) AS t FROM given)
+    SELECT z, seat, normal_tail(z) AS tail FROM given
 ),
 sets AS (
     SELECT rule_set, min(ordinal) AS ord, any_value(variant) AS variant, any_value(players) AS players,
@@ -299,17 +295,10 @@ statistics AS (
     UNION ALL
     SELECT rule_set_a, rule_set_b, what, z FROM share_tests
 ),
-tail AS (
-    SELECT rule_set_a, rule_set_b, what, z, abs(z) / sqrt(2) AS x, 1 / (1 + abs(z) / sqrt(2) / 2) AS t
-    FROM statistics
-),
 p_values AS (
     SELECT rule_set_a, rule_set_b, what, z,
-           CASE WHEN z IS NULL THEN 1.0
-                ELSE least(1.0, t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
-                     + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
-                     + t * (-0.82215223 + t * 0.17087277)))))))))) END AS p
-    FROM tail
+           CASE WHEN z IS NULL THEN 1.0 ELSE least(1.0, normal_tail(z)) END AS p
+    FROM statistics
 )
 SELECT
     j.rule_set_a, j.rule_set_b, j.variant_a, j.variant_b, j.paired,

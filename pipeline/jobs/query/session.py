@@ -199,6 +199,10 @@ CREATE MACRO wilson_low(p, n, z) AS
     greatest(0.0, (p + z * z / (2 * n) - z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n));
 CREATE MACRO wilson_high(p, n, z) AS
     least(1.0, (p + z * z / (2 * n) + z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n));
+CREATE MACRO erfcc(x, t) AS
+    t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806
+        + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+CREATE MACRO normal_tail(z) AS erfcc(abs(z) / sqrt(2), 1 / (1 + abs(z) / sqrt(2) / 2));
 CREATE VIEW cards AS
 SELECT DISTINCT r.ranks, r.suits, r.jokers, c.code,
     CASE WHEN c.code >= r.ranks * r.suits THEN r.ranks ELSE c.code // r.suits END AS rank,

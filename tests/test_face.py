@@ -8,6 +8,7 @@ import gc
 import glob
 import os
 import pydoc
+import shutil
 import tempfile
 
 import duckdb
@@ -64,13 +65,53 @@ def test_connect_reads_the_copies_and_leaves_the_decoding_views_out(dataset, mon
 def test_connect_reads_in_place_and_writes_no_file(dataset, tmp_path):
     con = war.connect(dataset)
     try:
-        with pytest.raises(duckdb.Error):
+        with pytest.raises(war.QueryError, match="COPY ... TO is refused"):
             con.sql(f"COPY games TO '{tmp_path / 'out.csv'}'")
-        with pytest.raises(duckdb.Error):
+        with pytest.raises((duckdb.Error, war.QueryError)):
             con.sql("SET enable_external_access = true")
         assert not (tmp_path / "out.csv").exists()
     finally:
         con.close()
+
+
+@pytest.mark.parametrize("statement", [
+    "COPY (SELECT 1 AS x) TO '{ds}/manifest.json' (FORMAT csv)",
+    "COPY (SELECT * FROM games WHERE false) TO '{ds}/games/evil.parquet' (FORMAT parquet)",
+    "CREATE OR REPLACE VIEW games AS SELECT 42 AS battles",
+    "DROP VIEW games",
+])
+def test_connect_refuses_a_statement_that_writes_inside_the_dataset(dataset, statement):
+    """The lock keeps DuckDB's files inside the dataset's folder, which let `COPY ... TO` overwrite
+    the manifest: one notebook cell lost the dataset. Every statement now only reads, as
+    `war query`'s."""
+    before = {p: p.read_bytes() for p in dataset.rglob("*") if p.is_file()}
+    con = war.connect(dataset)
+    try:
+        with pytest.raises(war.QueryError, match="is refused: a query may only read its dataset"):
+            con.execute(statement.format(ds=dataset))
+        assert con.sql("SELECT count(*) FROM games").fetchall() == [(70,)]
+        assert con.cursor().execute("SELECT max(battles) > 0 FROM games").fetchall() == [(True,)]
+    finally:
+        con.close()
+    assert {p: p.read_bytes() for p in dataset.rglob("*") if p.is_file()} == before
+
+
+def test_a_connection_to_a_dataset_rewritten_since_refuses_to_answer(tmp_path):
+    """After `--overwrite` its `games` view read the new files and `events` the old copies:
+    one answer from two datasets. Removed, its `events` still answered."""
+    out = tmp_path / "ds"
+    war.generate(out, [war.Plan(war.build_rules("classic"), 20)], seed=1)
+    con, other = war.connect(out), war.connect(out)
+    assert con.sql("SELECT count(*) FROM events").fetchall()[0][0] > 0
+    war.generate(out, [war.Plan(war.build_rules("classic"), 25)], seed=2, overwrite=True)
+    for ask in (lambda: con.sql("SELECT count(*) FROM games"), lambda: con.execute("SELECT 1"),
+                lambda: con.table("events")):
+        with pytest.raises(war.DatasetError, match="rewritten or removed since this connection opened"):
+            ask()
+    assert war.connect(out).sql("SELECT count(*) FROM games").fetchall() == [(25,)]
+    shutil.rmtree(out)
+    with pytest.raises(war.DatasetError, match="rewritten or removed"):
+        other.sql("SELECT count(*) FROM events")
 
 
 def test_a_connection_let_go_takes_its_spill_folder_with_it(dataset):

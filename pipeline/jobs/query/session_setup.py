@@ -27,6 +27,7 @@ from ...model.schema import RuleSet, RuleSetEntry
 from ...storage.dataset import Dataset
 from ...storage.files import sha256_file
 from ...storage.location import glob_literal, is_remote
+from .connection import Connection
 from .counts_view import create_counts_view
 from .games_view import games_view
 from . import event_copies
@@ -150,18 +151,19 @@ def _event_copies(ds: Dataset) -> list[str]:
         return []
 
 
-def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> duckdb.DuckDBPyConnection:
+def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> Connection:
     """A DuckDB connection to the dataset at `root` with every view `war query` has (games,
     game_rows, events, event_rows, event_kinds, battles, cards, deals, rules, counts, and the
     macros; `SHOW TABLES` lists them), for a notebook or a program:
     `con.sql("SELECT ...").df()` (pandas), `.pl()` (Polars), `.arrow()`. It reads the dataset in
-    place and can write nothing outside its own memory: files only inside the dataset (and
-    `allow_read`), no extensions, configuration frozen. `events=False` skips the event views'
+    place: files only inside the dataset (and `allow_read`), no extensions, configuration
+    frozen, and only statements that read. `events=False` skips the event views'
     set-up. `events` and `battles` are read from the log's columnar copies (event_copies.py)
     where they can be, and then events.sql's views of its decoding (`event_steps`,
     `battle_shapes`, ...), which `war query` sets up when a query names them, are left out: they
-    cost a pass over every battle's shape (a second for a million games). Close it when done,
-    or let it go: its spill folder goes with it."""
+    cost a pass over every battle's shape (a second for a million games). Each statement must
+    only read, as `war query`'s, and the dataset must be as it was when the connection opened
+    (connection.Connection). Close it when done, or let it go: its spill folder goes with it."""
     session = connect(root, events, allow_read, views=COPIED)
     if session.no_events:  # a log the dataset does not store: its views say why when read
         for name in ("events", "battles", "deals"):
@@ -170,7 +172,7 @@ def open_connection(root, events: bool = True, allow_read: Iterable = ()) -> duc
     spill, session.spill = session.spill, None  # removed with the connection, not the session
     _open.discard(session)
     weakref.finalize(session.con, shutil.rmtree, spill, True)
-    return session.con
+    return Connection(session.con, root)
 
 
 def _counts_files(ds: Dataset) -> dict[int, str]:

@@ -1,0 +1,105 @@
+"""`war.connect`'s connection: DuckDB's own, every statement first checked as `war query` checks
+its SQL, and each answer from the dataset as it was when the connection opened.
+
+DuckDB's lock (session.lock) says where a connection may touch files, not whether it writes:
+inside the dataset's folder, `COPY ... TO 'manifest.json'` overwrote the manifest. And a
+connection outlives the files it read: after `--overwrite` its `games` view read the new files
+while `events` kept the old columnar copies, one answer from two datasets. So the connection is
+DuckDB's behind a door that asks both questions before each statement.
+"""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+
+from ...errors import DatasetError
+from ...storage.layout import MANIFEST
+from .safety import check_sql
+
+# what a DuckDB connection offers that only reads, or reads back what was run: passed through
+READS = frozenset({
+    "fetchall", "fetchone", "fetchmany", "fetchdf", "fetch_df", "fetch_df_chunk", "fetchnumpy", "df", "pl",
+    "arrow", "fetch_arrow_table", "fetch_record_batch", "fetch_arrow_reader", "torch", "tf", "description",
+    "rowcount", "interrupt", "query_progress", "list_filesystems", "get_table_names", "from_arrow", "from_df",
+    "extract_statements",
+})
+
+
+class Connection:
+    """A DuckDB connection with every view and macro of `war query`, for a notebook or a program
+    (`open_connection` makes it; `war.connect`). `sql`, `query` and `execute` take one statement
+    that only reads (SELECT, WITH, DESCRIBE, SUMMARIZE, SHOW, EXPLAIN, PIVOT), as `war query`
+    does; `table`, `view` and DuckDB's fetching methods work as on DuckDB's own connection. A
+    statement after the dataset was rewritten or removed is refused: connect again."""
+
+    __slots__ = ("_con", "_manifest", "_seen", "__weakref__")
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, root) -> None:
+        self._con = con
+        self._manifest = os.path.join(os.fspath(root), MANIFEST)
+        self._seen = _identity(self._manifest)
+
+    def _fresh(self) -> None:
+        if _identity(self._manifest) != self._seen:
+            folder = os.path.dirname(self._manifest)
+            raise DatasetError(f"the dataset {folder!r} was rewritten or removed since this connection opened; "
+                               f"its answers would mix the two: war.connect({folder!r}) again")
+
+    def _checked(self, query) -> None:
+        if not isinstance(query, str):
+            raise TypeError(f"a query is a text of SQL, not {type(query).__name__}")
+        self._fresh()
+        check_sql(query)
+
+    def sql(self, query: str, *, alias: str = "", params=None) -> duckdb.DuckDBPyRelation:
+        self._checked(query)
+        return self._con.sql(query, alias=alias, params=params)
+
+    def query(self, query: str, *, alias: str = "", params=None) -> duckdb.DuckDBPyRelation:
+        return self.sql(query, alias=alias, params=params)
+
+    def execute(self, query: str, parameters=None) -> "Connection":
+        self._checked(query)
+        self._con.execute(query, parameters)
+        return self
+
+    def table(self, name: str) -> duckdb.DuckDBPyRelation:
+        self._fresh()
+        return self._con.table(name)
+
+    def view(self, name: str) -> duckdb.DuckDBPyRelation:
+        self._fresh()
+        return self._con.view(name)
+
+    def cursor(self) -> "Connection":
+        """Another cursor of the same views, behind the same door (DuckDB's for a thread)."""
+        other = Connection.__new__(Connection)
+        other._con, other._manifest, other._seen = self._con.cursor(), self._manifest, self._seen
+        return other
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __getattr__(self, name: str):
+        if name in READS:
+            return getattr(self._con, name)
+        raise AttributeError(f"war.connect's connection only reads the dataset: it offers sql, query, execute, "
+                             f"table, view, cursor, close and DuckDB's fetching methods, not {name!r}")
+
+
+def _identity(path: str) -> tuple | None:
+    """The manifest's file as it stands (device, inode, size, change time), None when gone: a
+    rewrite replaces it whole (atomic_write_bytes), which changes its inode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns

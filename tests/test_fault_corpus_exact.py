@@ -93,3 +93,25 @@ def test_the_whole_enumeration_is_exact(tmp_path, monkeypatch, capsys):
     with open_query(tmp_path / "all", name="exact_outcomes") as result:
         assert result.note is None
     assert not build_report_data(tmp_path / "all").rule_sets[0].partial
+
+
+def test_the_report_of_a_slice_of_counts_says_its_range_and_the_deals_it_counted(tmp_path, monkeypatch, capsys):
+    """A `--deal-range 1000:2520` slice was reported as 'the first 1,520 deals (--all-deals --games
+    1520)' and '1,520 deals counted': it counts the 1,060 deals of the classes whose first deal is
+    in the range (hostile pass E, 4)."""
+    out = tmp_path / "slice"
+    code, _, err = war(monkeypatch, capsys, "generate", "--set", "ranks=4", "--set", "suits=2", "--set",
+                       "pickup=natural", "--set", "war_down=0", "--all-deals", "--log", "counts",
+                       "--deal-range", "1000:2520", "--out", out, "-q")
+    assert code == 0, err
+    counted = run(out, sql="SELECT sum(games) AS n FROM counts").to_pylist()[0]["n"]
+    data = build_report_data(out)
+    [info] = data.rule_sets
+    assert info.partial and info.deal_range == (1000, 2520) and info.games == counted and counted < 1520
+    text = render_report(data, "slice", None)
+    page = _Exact()
+    page.feed(text)
+    [said] = page.partial
+    assert "--deal-range 1000:2520" in said and f"the {counted:,} deals of the classes" in said, said
+    assert "1,000 to 2,519" in said and "war combine" in said and "--games" not in said, said
+    assert f"{counted:,} deals counted" in text

@@ -48,6 +48,7 @@ class RuleSetInfo:
     deals: int | None = None  # where it plays deals of `--all-deals`: how many its deck has (model.all_deals)
     drawn: str = ""  # it plays every deal, but this draws in its games: one game a deal, a sample, not exact
     chosen: str = ""  # its games were chosen, not drawn at random (how): no sample of its rules (comparisons.chosen)
+    deal_range: tuple[int, int] | None = None  # a slice of its deck's deals it counts (`--deal-range`), [first, stop)
 
     @property
     def label(self) -> str:
@@ -232,10 +233,25 @@ def rule_sets(ds: Dataset) -> list[RuleSetInfo]:
         every = all(plays_every_deal(e) for e in entries)
         exact = every and all(exact_every_deal(e) for e in entries)  # jobs.query.every_deal: the one test
         drawn = "" if exact or not every else next(c for c in map(chance_in_deals, entries) if c)
+        sliced = [e for e in entries if e.log == "counts" and e.all_deals and not plays_every_deal(e)]
         out.append(RuleSetInfo(name, entries[0].rules_id, rules["variant"], rules, seatings,
-                               sum(deals_played(e) if e.all_deals else e.games for e in entries), exact, counted,
-                               deals, drawn, _chosen(entries)))
+                               sum(_counted(ds, e) if e in sliced else deals_played(e) if e.all_deals else e.games
+                                   for e in entries), exact, counted, deals, drawn, _chosen(entries),
+                               tuple(sliced[0].deal_range) if len(entries) == 1 and sliced else None))
     return out
+
+
+def _counted(ds: Dataset, entry) -> int:
+    """The deals a slice of an enumeration counts (`--deal-range`): the classes (a deal and its
+    seats' piles swapped) whose first deal is in its range, which its counts' rows sum; the
+    range's width is the deal numbers walked, not the deals counted. Counts are read from local
+    disk (a remote dataset's are not read at all: the width then)."""
+    if is_remote(ds.root):
+        return deals_played(entry)
+    import pyarrow.parquet as pq  # lazy: a slice's counts only
+
+    return sum(int(pq.read_table(str(ds.root / f.path), columns=["games"]).column("games").to_numpy().sum())
+               for f in ds.files("counts") if f.rule_set == entry.ordinal)
 
 
 class Steps:

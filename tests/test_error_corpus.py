@@ -83,6 +83,9 @@ def w(tmp_path_factory) -> Path:
     (w / "short.jsonl").write_text(json.dumps({"piles": [["AS", "KD"], ["QH"]], "set_aside": []}) + "\n",
                                    encoding="utf-8")
     (w / "notjson.jsonl").write_text("{piles\n", encoding="utf-8")
+    # a key twice: json.loads kept the last, and the deal played was not the one a reader sees first
+    (w / "twice.jsonl").write_text('{"piles": [[0, 1, 2], [3, 4, 5]], "piles": [[3, 4, 5], [0, 1, 2]]}\n',
+                                   encoding="utf-8")
     return w
 
 
@@ -135,6 +138,8 @@ CASES = {
     "missing rule file": Case("generate --rules {w}/missing.toml --out {w}/n1", 2, "missing.toml"),
     "deal not a deck": Case("generate --deals {w}/short.jsonl --out {w}/n1", 2, "short.jsonl"),
     "deals not JSON": Case("generate --deals {w}/notjson.jsonl --out {w}/n1", 2, "notjson.jsonl"),
+    "deals with a key twice": Case("generate --set ranks=3 --set suits=2 --deals {w}/twice.jsonl --out {w}/n2", 2,
+                                   "twice.jsonl line 1: key 'piles' given twice"),
     "missing deals": Case("generate --deals {w}/nodeals.jsonl --out {w}/n1", 2, "nodeals.jsonl"),
     "unknown executor": Case("generate --executor threads --out {w}/n1", 2, "--executor"),
     "dask without scheduler": Case("generate --executor dask --out {w}/n1", 2, "--scheduler"),

@@ -255,3 +255,14 @@ def test_a_slice_says_the_deals_it_counted(tmp_path, monkeypatch, capsys):
     counted = run(tmp_path / "s", sql="SELECT sum(games) FROM counts").column(0)[0].as_py()
     assert counted != 1000
     assert f"counted {counted:,} deals" in out, out
+
+
+@pytest.mark.parametrize("slices", [Path("a"), iter(["a", "b"]), "abc", 3, ["a", 3]])
+def test_combine_takes_a_list_of_folders_and_says_so(slices, tmp_path):
+    """A Path or an iterator raised TypeError (no len()), and 'abc' was read as the folders 'a',
+    'b' and 'c' ('no dataset at a'): each is the caller's error, one line (hostile pass E, 11)."""
+    import pipeline as war
+
+    with pytest.raises(war.DatasetError, match="`slices` is a list of dataset folders, not "):
+        war.combine(slices, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..engines.compiled import tally as tallies
-from ..errors import DatasetError
+from ..errors import DatasetError, brief
 from ..log.counts import counts_classes, game_columns, shards_table, table_tally, tally_table
 from ..model.all_deals import deal_count
 from ..model.schema import DataFile, Manifest, RuleSetEntry
@@ -58,7 +59,10 @@ class _Slice:
 
 
 def combine(slices, out, overwrite: bool = False) -> Combined:
-    """Join the counts datasets `slices` into a new dataset at `out` (see the module)."""
+    """Join the counts datasets `slices` (a list of folders) into a new dataset at `out` (see the module)."""
+    if not isinstance(slices, (list, tuple)) or not all(isinstance(s, (str, os.PathLike)) for s in slices):
+        # one folder given alone ('abc' read as three folders 'a', 'b', 'c'), an iterator, a number
+        raise DatasetError(f"`slices` is a list of dataset folders, not {brief(slices)}", params=("slices",))
     if len(slices) < 1:
         raise DatasetError("`slices`: give the datasets to join, one or more", params=("slices",))
     opened = [Dataset.open(s) for s in slices]

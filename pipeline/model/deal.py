@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import DealError
 from .cards import Deck
 from .inputs import lines as split_lines
-from .inputs import loads_json, not_regular
+from .inputs import KeyTwice, loads_json, not_regular
 from .rng import Xoshiro256
 from .schema import RuleSet
 
@@ -165,7 +165,9 @@ def deal_lines(path: str | Path, what: str, wants: str = "", params: tuple[str, 
             continue
         where = f"{path.name} line {number}"
         try:
-            data = loads_json(line)
+            data = loads_json(line, unique=True)  # a key given twice is refused, as in a rule file
+        except KeyTwice as err:
+            raise DealError(f"{where}: {err}", params=params) from None
         except ValueError as err:
             raise DealError(f"{where}: not JSON: {err}", params=params) from None
         if not isinstance(data, dict) or "piles" not in data:

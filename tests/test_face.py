@@ -131,3 +131,17 @@ def test_the_face_documents_each_function_under_its_own_name():
         if callable(value) and type(value).__name__ == "function":
             title = pydoc.render_doc(value).splitlines()[0]
             assert title == f"Python Library Documentation: function {name} in module pipeline", title
+
+
+def test_a_plan_of_counts_counts_every_deal_unless_given_a_slice(tmp_path):
+    """`Plan(rules, 0, all_deals=True, log="counts")` raised TypeError deep inside generate (no
+    `deal_range`); as make_plans makes it, it counts every deal, or the slice it is given."""
+    rules = war.build_rules("classic", {"ranks": "3", "suits": "2", "pickup": "natural", "war_down": "0"})
+    assert war.Plan(rules, 0, all_deals=True, log="counts").deal_range == (0, 90)
+    assert war.Plan(rules, 0, all_deals=True, log="counts", deal_range=(10, 20)).deal_range == (10, 20)
+    for bad in ({"log": "counts"}, {"all_deals": True, "log": "counts", "deal_range": (5, 91)},
+                {"deal_range": (0, 10)}):
+        with pytest.raises(war.RulesError):
+            war.Plan(rules, 0, **bad)
+    war.generate(tmp_path / "c", [war.Plan(rules, 0, all_deals=True, log="counts")], seed=1)
+    assert war.query(tmp_path / "c", sql="SELECT sum(games) AS n FROM counts").to_pylist() == [{"n": 90}]

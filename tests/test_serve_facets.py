@@ -259,3 +259,24 @@ def test_the_list_knows_every_column_of_the_games_view_by_its_name():
         base = typed[name].replace("[]", "")
         kind = "bool" if base == "BOOLEAN" else "text" if base == "VARCHAR" else "int"
         assert (col.kind, col.depth) == (kind, typed[name].count("[]")), name
+
+
+def test_the_sql_page_lists_the_views_its_dataset_has(tmp_path):
+    """On a counts dataset the page listed `events` and `battles`, which fail there, and not
+    `counts`, which every exact answer reads (hostile pass E, 7)."""
+    from pipeline.jobs.generate import Plan, generate
+    from pipeline.model.rules import build_rules
+    from pipeline.present.site import Snapshot
+    from pipeline.present.sql_page import views_of
+
+    counted = tmp_path / "counted"
+    rules = build_rules("classic", {"ranks": "3", "suits": "2", "pickup": "natural", "war_down": "0"})
+    generate(counted, [Plan(rules, 0, all_deals=True, log="counts")], seed=1)
+    played = tmp_path / "played"
+    generate(played, [Plan(build_rules("classic"), 5)], seed=1)
+    listed = {}
+    for root in (counted, played):
+        snap = Snapshot(root, root.name, "", [])
+        listed[root.name] = [name for name, _ in views_of(snap.logs, snap.every_deal)]
+    assert "counts" in listed["counted"] and not {"events", "battles", "event_rows"} & set(listed["counted"])
+    assert {"games", "events", "battles", "rules", "cards"} <= set(listed["played"]) and "counts" not in listed["played"]

@@ -66,6 +66,15 @@ class Plan:
                              params=("rules",))
         if self.log not in LOGS:
             raise RulesError(f"`log` is {', '.join(LOGS[:-1])} or {LOGS[-1]}, got {brief(self.log)}", params=("log",))
+        if self.log == "counts":  # as make_plans makes it: every deal, or the slice `deal_range` (a TypeError deep in generate)
+            if not self.all_deals:
+                raise RulesError("`log` counts counts every deal of the deck: give `all_deals`", params=("log", "all_deals"))
+            from .counts import counted_range  # lazy (count_shard_size's note)
+
+            self.deal_range = counted_range(self.rules, None, self.deal_range)
+        elif self.deal_range is not None:
+            raise RulesError("`deal_range` is a slice of the deals `log` counts counts: give both",
+                             params=("deal_range", "log"))
         self.policies = policy_specs(self.rules, self.policies)
 
 

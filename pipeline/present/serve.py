@@ -141,7 +141,8 @@ def sql(snap: Snapshot, site: Site, query, name: str | None = None) -> Response:
     fields, status = answered
     title = f"{name}: {site.name}" if name else f"SQL: {site.name}"
     page = render("sql.html", title=title, heading=name or "SQL", links=SITE_LINKS, site=site, **fields,
-                  queries=sql_page.query_forms(), views=sql_page.views(), limit=sql_page.HTML_ROWS,
+                  queries=sql_page.query_forms(), views=sql_page.views_of(snap.logs, snap.every_deal),
+                  limit=sql_page.HTML_ROWS,
                   time_limit=sql_page.TIME_LIMIT)
     return HTMLResponse(page, status_code=status)
 

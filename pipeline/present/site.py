@@ -66,6 +66,8 @@ class Snapshot:
         self.links = links
         ds = Dataset.open(root)
         self.infos = rule_sets(ds)
+        self.logs = frozenset(e.log for e in ds.manifest.rule_sets)  # what its rule sets store: events, games, counts
+        self.every_deal = any(r.all_deals or r.counted for r in self.infos)  # a row of the `counts` view
         self.players = max((r.rules.get("players", 2) for r in self.infos), default=2)
         self.games = sum(r.games for r in self.infos)
         self.remote = is_remote(ds.root)

@@ -201,10 +201,20 @@ def query_forms() -> list[QueryForm]:
 VIEWS_SQL = """
 SELECT table_name AS view, list(column_name || ' ' || data_type ORDER BY ordinal_position) AS columns
 FROM information_schema.columns
-WHERE table_name IN ('games', 'events', 'event_rows', 'rules', 'battles', 'cards')
+WHERE table_name IN ('games', 'events', 'event_rows', 'rules', 'battles', 'cards', 'counts')
 GROUP BY table_name
 """
-VIEW_ORDER = ("games", "events", "battles", "rules", "cards", "event_rows")
+VIEW_ORDER = ("games", "events", "battles", "counts", "rules", "cards", "event_rows")
+EVENT_VIEWS = frozenset({"events", "battles", "event_rows"})
+
+
+def views_of(logs, every_deal: bool) -> list[tuple[str, list[str]]]:
+    """The views the SQL page lists for a dataset whose rule sets store `logs` (events, games,
+    counts): the event views only where some rule set keeps its events, `counts` only where some
+    rule set plays or counts every deal (its rows are theirs alone). A counts dataset listed
+    `events` and `battles`, which failed there, and not `counts`, which every exact answer reads."""
+    return [(name, columns) for name, columns in views()
+            if (name not in EVENT_VIEWS or "events" in logs) and (name != "counts" or every_deal)]
 
 
 @cache

@@ -52,6 +52,16 @@ def test_games_of_every_deal_keep_their_deals_and_are_explicit_there(tmp_path):
     assert validate(tmp_path / "m").ok
 
 
+def test_no_game_of_a_dataset_of_counts_says_it_stores_counts(tmp_path):
+    """`--from` a counts dataset said 'no game matches --where true', as if none of its deals
+    did: it stores no games rows (hostile pass E, 9)."""
+    rules = build_rules("classic", {"ranks": "3", "suits": "2", "pickup": "natural", "war_down": "0"})
+    generate(tmp_path / "c", [Plan(rules, 0, all_deals=True, log="counts")], seed=1)
+    with pytest.raises(QueryError, match="its rule set stores counts of its deals, no games rows; `keep` CONDITION"):
+        materialize(tmp_path / "c", "true", tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
 def test_a_choice_of_no_game_and_arguments_that_do_not_go_with_from_are_refused(tmp_path):
     generate(tmp_path / "g", [Plan(build_rules("classic"), 5, log="games")], seed=1)
     with pytest.raises(QueryError, match="no game of .* matches `where`"):

@@ -29,6 +29,14 @@ def chosen_games(source, where: str) -> list[int]:
 
     ids = run(source, sql=f"SELECT game_id FROM games WHERE ({condition}) ORDER BY game_id").column(0).to_pylist()
     if not ids:
+        counted = [e for e in Dataset.open(source).manifest.rule_sets if e.log == "counts"]
+        if counted:  # its games view holds the kept games alone: "no game matches" read as none of its deals did
+            kept = any(e.keep for e in counted)
+            raise QueryError(f"no game of {str(source)!r} matches `where` {where!r}: its "
+                             f"{'rule sets store' if len(counted) > 1 else 'rule set stores'} counts of its deals, "
+                             + ("and its games rows are only those `keep` chose" if kept else "no games rows")
+                             + "; `keep` CONDITION, when counting, keeps the rows of the games it chooses",
+                             params=("where", "keep"))
         raise QueryError(f"no game of {str(source)!r} matches `where` {where!r}", params=("where",))
     return ids
 

@@ -99,6 +99,22 @@ def test_a_games_row_naming_another_seed_is_said_by_replay(log, tmp_path, monkey
     assert code == 0 and err == ""
 
 
+def test_replay_s_headline_is_the_log_s_game_when_the_row_says_otherwise(tmp_path, monkeypatch, capsys):
+    """A row saying 999 battles and the other winner was warned of on stderr, then printed as the
+    game's outcome on the headline a reader trusts (hostile pass E, 8)."""
+    root = tmp_path / "d"
+    generate(root, [Plan(build_rules("classic"), 6)], seed=11)
+    rows = pq.read_table(next((root / "games").rglob("*.parquet"))).to_pylist()
+    true = rows[2]
+    set_column(root, "battles", 2, 999)
+    code, out, err = war(monkeypatch, capsys, "replay", root, "2")
+    assert code == 0 and "battles: the row says 999, the log says " + str(true["battles"]) in err
+    [outcome] = [line for line in out.splitlines() if line.startswith("Outcome:")]
+    assert f"after {true['battles']} battles" in outcome and "999" not in outcome, outcome
+    code, page, err = war(monkeypatch, capsys, "replay", root, "2", "--format", "html")
+    assert code == 0 and '"battles":999' not in page and f'"battles":{true["battles"]},' in page, err
+
+
 def test_a_games_row_naming_another_deal_is_said_by_replay(tmp_path, monkeypatch, capsys):
     """A game of every deal whose row says it was shuffled: its deal_index and piles read as
     null, and replay said nothing."""

@@ -66,6 +66,7 @@ class GameReplay:
     disagreements: list[str] = field(default_factory=list)
     rule_set: str = ""  # the rule set's name (model.names.rule_set_names); its label when alone
     source: dict | None = None  # a game taken from another dataset (`--from`): where (source_of)
+    made: dict | None = None  # the games row the log makes (log_record): what the headline says
 
     def __post_init__(self) -> None:
         self.rule_set = self.rule_set or self.entry.label
@@ -178,8 +179,8 @@ def build_replay(entry: RuleSetEntry, record: dict, log: list[Event], seed: int 
         ledger.apply(ev)
     if current is not None:
         _close(current, ledger, out)
-    return GameReplay(entry, record, deal, battles, log[-1],
-                      record_disagreements(entry, record, summary, log, seed))
+    made = log_record(entry, record, summary, log, seed)
+    return GameReplay(entry, record, deal, battles, log[-1], record_disagreements(record, made), made=made)
 
 
 _SAYS_NOTHING = Kind("", "", "")  # what replay knows of a kind no family declares: nothing
@@ -200,19 +201,24 @@ def _close(view: BattleView, ledger: Ledger, out: frozenset[int]) -> None:
     view.aside_after = tuple(ledger.aside)
 
 
-def record_disagreements(entry: RuleSetEntry, record: dict, summary, log, seed: int | None = None) -> list[str]:
-    """Each column of the games row that differs from what the replayed log makes of it, as
-    `column: the row says X, the log says Y`, or from what the dataset says of the game: its
-    `seed` (None: not checked) and how it was dealt. A row of an older schema is held to the
-    columns it has. (A game of a dataset that stores no log is played from the dataset's seed
-    and deal, whatever its row says: a row naming another seed showed as the game's seed.)"""
+def log_record(entry: RuleSetEntry, record: dict, summary, log, seed: int | None = None) -> dict:
+    """The games row the replayed log makes of the game, with what the dataset says of it: its
+    `seed` (None: the row's) and how it was dealt. (A game of a dataset that stores no log is
+    played from the dataset's seed and deal, whatever its row says: a row naming another seed
+    showed as the game's seed.)"""
     index = record["game_id"] - entry.ordinal * GAME_ID_STRIDE
     kind = "explicit" if entry.deals else "all" if entry.all_deals else "shuffle"
-    expected = game_record(record["game_id"], index, record.get("game_seed") if seed is None else seed, entry.rules,
-                           entry.policies, Deal((), explicit=kind != "shuffle", enumerated=kind == "all"),
-                           summary, log, entry.rules_id)
+    return game_record(record["game_id"], index, record.get("game_seed") if seed is None else seed, entry.rules,
+                       entry.policies, Deal((), explicit=kind != "shuffle", enumerated=kind == "all"),
+                       summary, log, entry.rules_id)
+
+
+def record_disagreements(record: dict, made: dict) -> list[str]:
+    """Each column of the games row that differs from what the log (or the dataset) makes of it
+    (`made`, log_record's), as `column: the row says X, the log says Y`. A row of an older schema
+    is held to the columns it has."""
     return [f"{name}: the row says {record[name]!r}, the {'dataset' if name in ('game_seed', 'deal') else 'log'} "
-            f"says {expected[name]!r}" for name in differing_columns(expected, record)]
+            f"says {made[name]!r}" for name in differing_columns(made, record)]
 
 
 def select(rp: GameReplay, battle: int | None = None, battles: tuple[int, int | None] | None = None,
@@ -284,7 +290,9 @@ def describe_event(deck: Deck, ev: Event) -> str:
 
 
 def header_lines(rp: GameReplay) -> list[str]:
-    rules, rec = rp.entry.rules, rp.record
+    """The game's headline: what its log makes of it (a games row that says otherwise is named on
+    stderr, GameReplay.disagreement), its rules and policies."""
+    rules, rec = rp.entry.rules, rp.made or rp.record
     who = f", seat {rec['winner']}" if rec["winner"] is not None else ""
     named = rp.rule_set if rp.rule_set.split(" ")[0] == rules.variant else f"{rp.rule_set} ({rules.variant})"
     lines = [f"Game {rec['game_id']} · {named} · rules {rec['rules_id']} · seed {rec['game_seed']}",

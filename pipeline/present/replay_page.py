@@ -106,7 +106,7 @@ def _event(ev) -> list:
 
 def page_data(rp: GameReplay) -> dict:
     """Everything the page shows, as JSON-ready data (see the module's docstring)."""
-    deck, rules, rec = rp.deck, rp.entry.rules, rp.record
+    deck, rules, rec = rp.deck, rp.entry.rules, rp.made or rp.record  # what the log makes of the game
     players = rules.players
     every = rules.options()
     first = rp.battles[0] if rp.battles else None

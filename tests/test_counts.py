@@ -117,6 +117,26 @@ def test_validation_plays_the_counts_again_and_names_a_row_and_a_shard_that_diff
         assert ("differ from the shard's digest" in said) == (what == "count_shards"), said
 
 
+def test_validation_names_counts_whose_kind_is_split_over_two_rows(slices, tmp_path):
+    """A row split in two of the same kind sums to the same counts, and validated as good: it is
+    not a file war writes, and `SELECT * FROM counts` shows the kind twice (hostile pass E, 10)."""
+    whole, _, _ = slices
+    root = tmp_path / "split"
+    shutil.copytree(whole, root)
+    part = root / "counts" / "variant=classic" / "part-00000.parquet"
+    table = pq.read_table(part)
+    rows = table.to_pylist()
+    first = next(i for i, r in enumerate(rows) if r["games"] > 1)
+    rows.insert(first + 1, {**rows[first], "games": 1})
+    rows[first] = {**rows[first], "games": rows[first]["games"] - 1}
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), part, compression="zstd")
+    sign(root)
+    report = validate(root)
+    said = " ".join(str(p) for p in report.problems)
+    assert not report.ok and "its counts are not as war writes them, one row a kind of game in order" in said, said
+    assert "counts differ from the deals played again" not in said, said
+
+
 def test_an_interrupted_count_resumes_to_the_same_bytes(tmp_path, monkeypatch):
     """Shards of 5,000 deals: the run stops after counting two; --resume counts the other five
     only and writes what an uninterrupted run writes."""

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pipeline.errors import QueryError, RulesError
+from pipeline.errors import DatasetError, QueryError, RulesError
 from pipeline.jobs.generate import Plan, generate, make_plans
 from pipeline.jobs.materialize import materialize
 from pipeline.jobs.query import run
@@ -72,3 +72,46 @@ def test_a_choice_of_no_game_and_arguments_that_do_not_go_with_from_are_refused(
         generate_request(GenerateArgs(source=tmp_path / "g", out=tmp_path / "m"))
     with pytest.raises(QueryError):
         materialize(tmp_path / "g", "true); DROP TABLE games; (true", tmp_path / "m")
+
+
+@pytest.fixture
+def chain(tmp_path, monkeypatch):
+    """L0 (2,000 games, the games table alone), L1 its games over 400 battles, L2 L1's over 800,
+    made from inside `tmp_path` with relative names, as a user types them."""
+    monkeypatch.chdir(tmp_path)
+    generate("L0", [Plan(build_rules("classic"), 2000, log="games")], seed=9)
+    materialize("L0", "battles > 400", "L1")
+    materialize("L1", "battles > 800", "L2")
+    return tmp_path
+
+
+def test_a_copy_keeps_its_source_as_an_absolute_path(chain, monkeypatch):
+    """`source` was 'L1' as typed, so validate from another folder holding an unrelated L1 called
+    all 76 games bad, and replay named a folder nobody could find (hostile pass F, 1)."""
+    [entry] = json.loads((chain / "L2" / "manifest.json").read_text())["rule_sets"]
+    assert entry["source"] == str((chain / "L1").resolve())
+    other = chain / "other"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    generate("L1", [Plan(build_rules("classic"), 500)], seed=9)
+    assert validate(chain / "L2").ok
+
+
+def test_a_copy_whose_source_was_rewritten_is_not_blamed_for_it(chain):
+    """L1 rewritten with other games: every line of L2 was called bad, blamed on L2's own seeds
+    file, where its source no longer holds the games as they were taken (hostile pass F, 2). A
+    line the source still holds otherwise than the others stays a problem."""
+    materialize("L0", "battles > 300", "L1", overwrite=True)
+    assert validate(chain / "L2").ok
+
+
+def test_the_copy_is_not_written_over_its_own_source(chain):
+    """`--from L1 --out L1 --overwrite` replaced L1's games with the copy, which named itself as
+    its source: every game bad for good (hostile pass F, 3)."""
+    before = sorted((p.name, p.stat().st_size) for p in (chain / "L1").rglob("*") if p.is_file())
+    for out in ("L1", str(chain / "L1"), "./L1/"):
+        with pytest.raises(DatasetError, match="is the `from` dataset: the copy would replace the games it takes"):
+            materialize("L1", "battles > 1000", out, overwrite=True)
+        with pytest.raises(DatasetError, match="is the `from` dataset"):
+            generate_request(GenerateArgs(source="L1", where="battles > 1000", out=out, overwrite=True))
+    assert sorted((p.name, p.stat().st_size) for p in (chain / "L1").rglob("*") if p.is_file()) == before

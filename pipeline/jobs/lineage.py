@@ -72,7 +72,8 @@ def lineage_problems(ds: Dataset, entry: RuleSetEntry, seeds: list[int]) -> list
     seed, or a source game (`from`) that is not the game its seed names. A source game earlier
     than that can be right only for a game its source had itself taken (a copy of a copy, or of
     a game kept by --keep): it is held to the source's own seed for it when the source can be
-    read, and taken as said when it cannot."""
+    read, and taken as said when it cannot, or when the source holds none of them as they were
+    taken (rewritten since: the copy's games were blamed for its source's change)."""
     from .validate_files import Problem  # here: validate_files brings numba, which a replay does without
 
     try:
@@ -83,6 +84,7 @@ def lineage_problems(ds: Dataset, entry: RuleSetEntry, seeds: list[int]) -> list
     base = entry.ordinal * GAME_ID_STRIDE
     problems = []
     parent: list = []  # the source, opened once when a line needs it: [Dataset or None]
+    refuted, agreed = [], 0  # lines its source holds to another seed, and lines it holds as said
     for n, ((game, deal), seed) in enumerate(zip(pairs, seeds)):
         if game is None and deal is None:
             continue
@@ -94,14 +96,21 @@ def lineage_problems(ds: Dataset, entry: RuleSetEntry, seeds: list[int]) -> list
             why = f"deal_index {deal}, but its seed is game {i}'s of master seed {master}, which plays deal {i}"
         elif game is None or game % GAME_ID_STRIDE == i:
             continue
-        elif game % GAME_ID_STRIDE > i or not _source_agrees(entry, parent, game, seed):
-            why = (f"from game {game} of {entry.source or 'its source'}, but its seed is game {i}'s of master "
-                   f"seed {master}" + (", and that source's game has another seed"
-                                       if game % GAME_ID_STRIDE < i else ""))
+        elif game % GAME_ID_STRIDE > i:
+            why = f"from game {game} of {entry.source or 'its source'}, but its seed is game {i}'s of master seed {master}"
+        elif not _source_agrees(entry, parent, game, seed):
+            refuted.append(Problem(entry.seeds, base + n, None, (
+                f"lineage (line {n + 1}): from game {game} of {entry.source}, but its seed is game {i}'s of master "
+                f"seed {master}, and that source's game has another seed")))
+            continue
         else:
+            agreed += parent[0] is not None
             continue
         problems.append(Problem(entry.seeds, base + n, None, f"lineage (line {n + 1}): {why}"))
-    return problems
+    # a source that holds none of the games as they were taken was rewritten since (`--overwrite`):
+    # it says nothing of them, as a source that cannot be read says nothing; one that holds some of
+    # them refutes the others
+    return problems + (refuted if agreed else [])
 
 
 def _source_agrees(entry: RuleSetEntry, parent: list, game: int, seed: int) -> bool:

@@ -18,6 +18,7 @@ from ..errors import DatasetError, QueryError
 from ..model.deal import Deal
 from ..model.schema import GAME_ID_STRIDE, Manifest
 from ..storage.dataset import Dataset
+from ..storage.location import is_remote
 from .condition import one_condition
 from .generate import DEFAULT_SHARD_SIZE, Plan, generate
 
@@ -62,9 +63,22 @@ def shown_source(source) -> str:
     return f"{scheme}{sep}{host.rsplit('@', 1)[-1]}{slash}{path}" if sep else text
 
 
+def check_not_source(source, out) -> None:
+    """Refuse writing the copy over its own source (`--out` the `--from` dataset, with
+    `--overwrite`): the source's games went, and the copy named itself as its source."""
+    if is_remote(source) or is_remote(out):
+        same = str(source).rstrip("/") == str(out).rstrip("/")
+    else:
+        same = Path(source).resolve() == Path(out).resolve()
+    if same:
+        raise DatasetError(f"`out` {str(out)!r} is the `from` dataset: the copy would replace the games it takes; "
+                           f"give another folder", params=("out", "from"))
+
+
 def materialize_plans(source, where: str) -> tuple[list[Plan], int]:
     """The plans that play the chosen games again, one per source rule set, and the source's
-    master seed."""
+    master seed. The source is kept as an absolute path (a URI as given, less its credentials):
+    one relative to the folder `war` ran in named another dataset from another folder."""
     ds = Dataset.open(source)
     by_set: dict[int, list[int]] = defaultdict(list)
     ids = chosen_games(source, where)
@@ -81,7 +95,7 @@ def materialize_plans(source, where: str) -> tuple[list[Plan], int]:
             deals = [Deal(d.piles, d.set_aside, explicit=True) for d in ds.deals_of(entry, indexes)]
         plans.append(Plan(entry.rules, len(ids), deals, list(entry.policies), seeds=seeds, sources=ids,
                           name=entry.name, deal_indexes=[d for _, d in ds.lineage(entry, indexes)],
-                          source=shown_source(source)))
+                          source=shown_source(source if is_remote(source) else Path(source).resolve())))
     return plans, ds.manifest.master_seed
 
 
@@ -89,6 +103,7 @@ def materialize(source, where: str, out: str | Path, workers: int = 1, shard_siz
                 overwrite: bool = False, progress=None) -> Manifest:
     """A new dataset at `out` with the chosen games of `source` played again, their whole log
     stored; returns its manifest."""
+    check_not_source(source, out)
     plans, seed = materialize_plans(source, where)
     return generate(out, plans, seed, workers=workers, overwrite=overwrite, shard_size=shard_size,
                     progress=progress)

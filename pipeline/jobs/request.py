@@ -24,7 +24,7 @@ from ..storage.location import StorePath, location
 from .generate import (
     DEFAULT_SHARD_SIZE, DEFAULT_WAIT, Plan, check_arguments, check_wait, default_shard_size, generate, make_plans,
 )
-from .materialize import materialize_plans
+from .materialize import check_not_source, materialize_plans
 from .place import Discarded, discard
 
 EXECUTORS = ("local", "dask")
@@ -294,6 +294,7 @@ def _materialize_request(args: GenerateArgs) -> GenerateRequest:
         raise RulesError("`from` needs `where` (which of its games) and `out` (the new dataset)",
                          params=("from", "where", "out"))
     _check_executor(args)
+    check_not_source(args.source, args.out)
     plans, master = materialize_plans(args.source, args.where)
     shard_size = default_shard_size(plans) if args.shard_size is None else args.shard_size
     check_arguments(plans, master, args.workers, shard_size)

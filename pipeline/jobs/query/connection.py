@@ -14,7 +14,7 @@ import os
 
 import duckdb
 
-from ...errors import DatasetError
+from ...errors import DatasetError, QueryError
 from ...storage.layout import MANIFEST
 from .safety import check_sql
 
@@ -51,7 +51,12 @@ class Connection:
         if not isinstance(query, str):
             raise TypeError(f"a query is a text of SQL, not {type(query).__name__}")
         self._fresh()
-        check_sql(query)
+        try:
+            check_sql(query)
+        except QueryError as err:  # the command line's hint (`output` FILE) said as a program does it
+            said = str(err).replace("to save a result, use `output` FILE",
+                                    "a result is yours to save (.df().to_csv(FILE), or war.write_result)")
+            raise QueryError(said) from None
 
     def sql(self, query: str, *, alias: str = "", params=None) -> duckdb.DuckDBPyRelation:
         self._checked(query)

@@ -327,3 +327,22 @@ def test_many_heavy_requests_at_once_are_answered_and_stop(base, procs):
         assert (code, body) == (200, b'"answer"\n42\n')  # every slot was given back
     finally:
         server.stop()
+
+
+def test_a_generator_closed_inside_a_stopped_step_closes_quietly():
+    """Ctrl-C during `war query --output` sometimes ended with 'Exception ignored in: <generator
+    object Guard.step>' and a traceback: the batches' generator, closed as the stop unwound it,
+    was answered with the stop's error instead of closing (hostile pass F, 4)."""
+    from pipeline.jobs.query import guard
+
+    g = guard.Guard(None)
+
+    def batches():
+        with g.step():
+            yield 1
+            yield 2
+
+    reading = batches()
+    assert next(reading) == 1
+    g.reason = "stopping"  # what the stop sets on every guard
+    reading.close()  # raised the guard's error, which Python reports as ignored, with its traceback

@@ -109,6 +109,8 @@ class Guard:
             _wake()
         try:
             yield
+        except GeneratorExit:  # a generator reading batches closed (Ctrl-C unwinding it): not this step's error
+            raise
         except BaseException as err:
             if self.reason is not None or (_stopping and interrupted(err)):
                 raise self.error() from None

@@ -145,3 +145,18 @@ def test_a_plan_of_counts_counts_every_deal_unless_given_a_slice(tmp_path):
             war.Plan(rules, 0, **bad)
     war.generate(tmp_path / "c", [war.Plan(rules, 0, all_deals=True, log="counts")], seed=1)
     assert war.query(tmp_path / "c", sql="SELECT sum(games) AS n FROM counts").to_pylist() == [{"n": 90}]
+
+
+def test_a_result_s_batches_are_an_iterator_and_a_root_must_be_a_folder(dataset):
+    """`next(open_query(...).batches())` raised TypeError ('_Guarded' object is not an iterator),
+    and `war.query(123, ...)` os.fspath's TypeError (hostile pass F, 7)."""
+    with war.open_query(dataset, sql="SELECT game_id FROM games ORDER BY game_id") as result:
+        batches = result.batches()
+        first = next(batches)
+        assert first.num_rows > 0 and iter(batches) is batches
+        assert first.num_rows + sum(b.num_rows for b in batches) == 70
+        with pytest.raises(StopIteration):
+            next(batches)
+    for bad in (123, b"ds", ["ds"]):
+        with pytest.raises(war.DatasetError, match="`root` is a dataset folder"):
+            war.query(bad, sql="SELECT 1")

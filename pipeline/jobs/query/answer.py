@@ -125,6 +125,8 @@ def open_query(root, sql: str | None = None, name: str | None = None,
     if root is None and session is None:
         raise DatasetError("no dataset given: `root` is None, and a query of no dataset would answer from empty "
                            "views (war.describe_query tells a query's columns without one)", params=("root",))
+    if root is not None and not isinstance(root, (str, os.PathLike)):  # a number reached os.fspath's TypeError
+        raise DatasetError(f"`root` is a dataset folder (a path or a URI), not {brief(root)}", params=("root",))
     return open_prepared(root, prepare(sql, name, params), allow_read, session, limit, step_limit)
 
 

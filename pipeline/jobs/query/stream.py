@@ -252,14 +252,15 @@ class _Guarded:
         self.reader, self.guard = reader, guard
         self.schema = reader.schema
 
-    def __iter__(self):
-        while True:
-            try:
-                with self.guard.step():
-                    try:
-                        batch = self.reader.read_next_batch()
-                    except StopIteration:
-                        return
-            except (duckdb.Error, pa.ArrowException, OSError) as err:
-                raise sql_error(err) from None
-            yield batch
+    def __iter__(self) -> "_Guarded":
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        """The next batch (an iterator, as Arrow's reader is: `next(result.batches())` works)."""
+        try:
+            with self.guard.step():
+                return self.reader.read_next_batch()
+        except StopIteration:
+            raise
+        except (duckdb.Error, pa.ArrowException, OSError) as err:
+            raise sql_error(err) from None

@@ -250,3 +250,23 @@ def test_explain_prints_the_plan(root):
     lines = table_lines(root, "EXPLAIN SELECT outcome, count(*) FROM games GROUP BY outcome")
     assert any("AGGREGATE" in line.upper() for line in lines)
     assert not any(line.endswith(" rows") or line.endswith(" row") for line in lines)
+
+
+def test_a_write_sweeps_the_hidden_files_of_killed_writers_and_keeps_a_running_one_s(tmp_path):
+    """kill -9 (or SIGTERM) of `war query --output FILE` left `.FILE.PID.tmp` (54 MB of it), and
+    every later write beside it left it be (hostile pass F, 5)."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        out = tmp_path / "out.csv"
+        gone, kept = tmp_path / f".out.csv.{dead.pid}.tmp", tmp_path / f".out.csv.{running.pid}.tmp"
+        other = tmp_path / f".other.csv.{dead.pid}.tmp"
+        for left in (gone, kept, other):
+            left.write_bytes(b"half a result")
+        write_result(pa.table({"x": [1, 2]}), "csv", out)
+        assert out.read_text().splitlines()[1:] == ["1", "2"]
+        assert not gone.exists() and kept.exists() and other.exists()
+    finally:
+        running.kill()
+        running.wait()

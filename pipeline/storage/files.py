@@ -26,6 +26,7 @@ from ..errors import DatasetError, storage_error
 from ..model.inputs import not_regular
 from .layout import inside_dataset, part_said
 from .location import is_remote, real_path, temporary_name
+from .processes import process_alive
 
 ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group
 
@@ -149,6 +150,7 @@ def atomic_file(path, durable: bool = True, dataset: bool = False) -> Iterator[B
             return
         path = _user_output(path)
         make_parents(path)
+        _sweep_dead_temporaries(path)
     tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:
@@ -170,6 +172,24 @@ def atomic_file(path, durable: bool = True, dataset: bool = False) -> Iterator[B
                 and err.filename in (None, str(tmp)):
             raise storage_error(err, path) from None
         raise
+
+
+def _sweep_dead_temporaries(path: Path) -> None:
+    """Remove the hidden files a killed writer of `path` left (temporary_name's, of a process
+    that no longer runs): kill -9 or SIGTERM cannot clean up after themselves, and each later
+    write beside them left them be (a 54 MB `.ev.csv.PID.tmp`). A running writer's are kept."""
+    prefix = f".{path.name}."
+    try:
+        found = [p for p in path.parent.iterdir() if p.name.startswith(prefix) and p.name.endswith(".tmp")]
+    except OSError:
+        return
+    for old in found:
+        pid = old.name[len(prefix):-len(".tmp")]
+        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
+            try:
+                old.unlink()
+            except OSError:
+                pass
 
 
 def atomic_write_bytes(path, data, durable: bool = True, dataset: bool = False) -> str:

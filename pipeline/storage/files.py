@@ -8,6 +8,7 @@ storage the same functions take a location.StorePath, which puts a file whole it
 from __future__ import annotations
 
 import ctypes
+import glob
 import hashlib
 import os
 import shutil
@@ -25,8 +26,7 @@ import pyarrow.parquet as pq
 from ..errors import DatasetError, storage_error
 from ..model.inputs import not_regular
 from .layout import inside_dataset, part_said
-from .location import is_remote, real_path, temporary_name
-from .processes import process_alive
+from .location import is_remote, real_path, sweep_temporaries, temporary_name
 
 ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group
 
@@ -175,21 +175,12 @@ def atomic_file(path, durable: bool = True, dataset: bool = False) -> Iterator[B
 
 
 def _sweep_dead_temporaries(path: Path) -> None:
-    """Remove the hidden files a killed writer of `path` left (temporary_name's, of a process
-    that no longer runs): kill -9 or SIGTERM cannot clean up after themselves, and each later
-    write beside them left them be (a 54 MB `.ev.csv.PID.tmp`). A running writer's are kept."""
-    prefix = f".{path.name}."
+    """Remove the hidden files killed writers of `path` left (sweep_temporaries): each later write
+    beside them left them be (a 54 MB `.ev.csv.PID.tmp`)."""
     try:
-        found = [p for p in path.parent.iterdir() if p.name.startswith(prefix) and p.name.endswith(".tmp")]
-    except OSError:
-        return
-    for old in found:
-        pid = old.name[len(prefix):-len(".tmp")]
-        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
-            try:
-                old.unlink()
-            except OSError:
-                pass
+        sweep_temporaries(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:  # a folder that cannot be listed: nothing swept
+        pass
 
 
 def atomic_write_bytes(path, data, durable: bool = True, dataset: bool = False) -> str:

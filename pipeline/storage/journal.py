@@ -25,7 +25,7 @@ from ..model.inputs import loads_json
 from ..model.schema import DataFile
 from .layout import MANIFEST, WORK_DIR
 from .files import atomic_write_bytes, remove_tree
-from .location import is_remote, location
+from .location import is_remote, location, sweep_temporaries
 from .processes import process_alive
 
 
@@ -340,13 +340,7 @@ class Journal:
     def sweep(self) -> None:
         """Remove temporary files that writers killed mid-write left behind (hidden names
         `.NAME.PID.tmp`, never read as data) when their process is gone."""
-        for path in self.root.rglob(".*.tmp"):
-            try:
-                pid = int(path.name.rsplit(".", 2)[-2])
-            except (ValueError, IndexError):
-                continue
-            if pid != os.getpid() and not process_alive(pid):
-                path.unlink(missing_ok=True)
+        sweep_temporaries(self.root.rglob(".*.tmp"))
 
     def plan_text(self) -> str | None:
         """The plan as its run wrote it; None when the journal holds none."""

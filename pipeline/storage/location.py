@@ -20,6 +20,8 @@ from urllib.parse import unquote
 import pyarrow as pa
 from pyarrow import fs
 
+from .processes import process_alive
+
 from ..errors import DatasetError
 
 URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://(.*)$")
@@ -118,6 +120,19 @@ def temporary_name(path):
     """The hidden name a file is written under before it is moved to `path` (readers skip names
     that start with `.`; the pid lets a resumed run sweep those of writers that are gone)."""
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def sweep_temporaries(paths) -> None:
+    """Remove those of `paths` that are temporary_name's of a writer that no longer runs (killed
+    mid-write: kill -9 or SIGTERM cannot clean up after themselves); a running writer's, and any
+    other name, are left. A file gone meanwhile is no error."""
+    for path in paths:
+        pid = path.name.rsplit(".", 2)[-2] if path.name.startswith(".") and path.name.endswith(".tmp") else ""
+        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
 
 
 def glob_literal(text: str) -> str:

@@ -92,14 +92,9 @@ def prepare(sql: str | None = None, name: str | None = None, params: dict[str, s
 
 def _check_seats(session: Session, query: Prepared) -> None:
     """Refuse a parameter bounded by the dataset's players (`< players`) beyond them: the bound is
-    the dataset's, known only once its session is open (the `rules` view, every family's
-    `players`). A session without rule sets (no dataset: `describe`) bounds nothing."""
-    if not query.seats:
-        return
-    try:
-        players = session.con.sql("SELECT max(players) FROM rules").fetchall()[0][0]
-    except duckdb.CatalogException:  # a solution's views: no rule sets of games
-        return
+    the dataset's, known once its session is open (the manifest's rule sets it read). A session
+    without rule sets (no dataset: `describe`, a solution's views) bounds nothing."""
+    players = max((p for e in session.rule_sets if (p := getattr(e.rules, "players", None)) is not None), default=None)
     if players is not None:
         for param in query.seats:
             param.check_players(query.params[param.name], players)

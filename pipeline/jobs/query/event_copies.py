@@ -39,7 +39,7 @@ from ...errors import QueryError
 from ...log.tables import kinds_table
 from ...places import contents_digest, user_cache
 from ...storage.files import atomic_write_bytes
-from ...storage.processes import process_alive
+from ...storage.location import sweep_temporaries
 from .log_views import events_sql
 
 COPY_VERSION = "5"  # part of every copy's name: a change of its columns or of how _write writes it makes new ones
@@ -273,10 +273,7 @@ def _sweep() -> None:
     temporary names), and copies not read for UNUSED_DAYS: of a dataset since removed or
     changed, or made by another war."""
     now = time.time()
-    for path in folder().glob(".*.parquet.*.tmp"):
-        pid = path.name.rsplit(".", 2)[-2]
-        if pid.isdigit() and not process_alive(int(pid)):
-            path.unlink(missing_ok=True)
+    sweep_temporaries(folder().glob(".*.parquet.*.tmp"))
     for path in folder().glob("*.parquet"):
         try:
             if now - path.stat().st_mtime > UNUSED_DAYS * DAY:

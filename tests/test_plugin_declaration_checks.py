@@ -34,10 +34,11 @@ CHECKED = Family("checked", ENGINE,
 WHERE = "`checked = war_checked:FAMILY`"
 
 
-def read(monkeypatch, declaration, module: str = "pipeline.engines.table") -> tuple[families.Registry, list[str]]:
+def read(monkeypatch, declaration, module: str = "pipeline.engines.table",
+         where: str = WHERE) -> tuple[families.Registry, list[str]]:
     """The registry with `declaration` as the entry point group's one family (declared in
-    `module`), and the warnings it gave."""
-    monkeypatch.setattr(families, "_outside", lambda: iter([(WHERE, module, declaration)]))
+    `module`, named `where`), and the warnings it gave."""
+    monkeypatch.setattr(families, "_outside", lambda: iter([(where, module, declaration)]))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         reg = families.build()

@@ -17,7 +17,6 @@ import itertools
 import os
 import subprocess
 import sys
-import warnings
 from dataclasses import replace
 
 import pytest
@@ -34,6 +33,7 @@ from pipeline.model.rules import build_rules
 from test_fault_corpus_plugins import installed
 
 from test_plugin_declaration_checks import ENGINE, EVENTS, POLICY  # a family that holds together, to break
+from test_plugin_declaration_checks import read as read_declared
 HOSTILE = Family("hostile", ENGINE,
                  options=("players", "jokers", "war_down", "pickup", "ranks", "suits", "win", "max_battles"),
                  variants=(Variant("hostile", "Hostile War", "the test", "Classic War under another name."),),
@@ -47,13 +47,8 @@ _modules = itertools.count()
 
 
 def read(monkeypatch, declaration, module: str = "pipeline.engines.table") -> tuple[families.Registry, list[str]]:
-    """The registry with `declaration` as the entry point group's one family (declared in
-    `module`), and the warnings it gave."""
-    monkeypatch.setattr(families, "_outside", lambda: iter([(WHERE, module, declaration)]))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        reg = families.build()
-    return reg, [str(w.message) for w in caught if w.category is families.FamilyWarning]
+    """The registry with `declaration` as the entry point group's one family, and its warnings."""
+    return read_declared(monkeypatch, declaration, module, WHERE)
 
 
 def left_out(monkeypatch, declaration, *named: str, module: str = "pipeline.engines.table") -> str:

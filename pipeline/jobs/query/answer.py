@@ -93,7 +93,10 @@ def prepare(sql: str | None = None, name: str | None = None, params: dict[str, s
 def _check_seats(session: Session, query: Prepared) -> None:
     """Refuse a parameter bounded by the dataset's players (`< players`) beyond them: the bound is
     the dataset's, known once its session is open (the manifest's rule sets it read). A session
-    without rule sets (no dataset: `describe`, a solution's views) bounds nothing."""
+    without rule sets (no dataset: `describe`, a solution's views) bounds nothing. Asked only of a
+    query with such a parameter: a planned session's rule sets open the manifest (its models)."""
+    if not query.seats:
+        return
     players = max((p for e in session.rule_sets if (p := getattr(e.rules, "players", None)) is not None), default=None)
     if players is not None:
         for param in query.seats:

@@ -141,6 +141,24 @@ def test_a_file_edited_after_its_copy_was_made_is_refused_not_answered_from_the_
         run(out, sql="SELECT count(*) FROM events")
 
 
+@pytest.mark.parametrize("copies,sql", [("1", "SELECT count(*) FROM event_rows"),
+                                         ("0", "SELECT count(*) FROM event_rows"),
+                                         ("0", "SELECT count(*) FROM events")])
+def test_a_file_not_the_manifest_s_is_refused_by_every_view_and_with_copies_off(tmp_path, monkeypatch, copies, sql):
+    """`events` refused a swapped events file; `event_rows`, which reads the files as they are,
+    and every view with the copies turned off answered from it."""
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("WAR_EVENT_COPIES", copies)
+    out, other = tmp_path / "d", tmp_path / "other"
+    generate(out, [Plan(build_rules("classic"), 4)], seed=3)
+    generate(other, [Plan(build_rules("classic"), 6)], seed=4)
+    run(out, sql="SELECT count(*) FROM events")
+    name = Dataset.open(out).files("events")[0].path
+    (out / name).write_bytes((other / name).read_bytes())
+    with pytest.raises(QueryError, match="does not match the checksum its manifest records"):
+        run(out, sql=sql)
+
+
 def test_the_same_dataset_gives_the_same_copy_bytes(tmp_path, monkeypatch):
     out = tmp_path / "d"
     generate(out, [Plan(build_rules("jokers"), 5), Plan(build_rules("steal"), 5)], seed=4)

@@ -178,6 +178,37 @@ def test_an_edited_events_file_is_refused_and_a_damaged_copy_made_again(tmp_path
         run(out, sql="SELECT count(*) FROM events")
 
 
+@pytest.mark.parametrize("table,sql", [("games", "SELECT count(*), sum(battles) FROM games"),
+                                       ("events", "SELECT count(*) FROM event_rows")])
+def test_a_data_file_swapped_after_its_plan_is_refused_not_answered(tmp_path, plans, table, sql):
+    """Another dataset's file of the same name put in place after a query kept its plan: the
+    plan had recorded no games file (and no events file for `event_rows`, read without copies),
+    so it answered from the other dataset's rows."""
+    out, other = tmp_path / "d", tmp_path / "other"
+    generate(out, [Plan(build_rules("classic"), 12)], seed=3, shard_size=12)
+    generate(other, [Plan(build_rules("classic"), 20)], seed=4, shard_size=20)
+    run(out, sql=sql)
+    assert _opened(out, sql)[0]  # from its plan
+    name = Dataset.open(out).files(table)[0].path
+    (out / name).write_bytes((other / name).read_bytes())
+    with pytest.raises(Exception, match="not the file its manifest lists|does not match the checksum"):
+        run(out, sql=sql)
+
+
+def test_a_counts_file_not_the_manifest_s_is_refused(tmp_path, plans):
+    """Counts files were read as they were: another deck's counts answered for this one's."""
+    deck = {"ranks": "4", "suits": "2", "war_down": "0"}
+    out, other = tmp_path / "d", tmp_path / "other"
+    generate(out, [Plan(build_rules("classic", {**deck, "pickup": "natural"}), 0, all_deals=True, log="counts")], seed=0)
+    generate(other, [Plan(build_rules("classic", {**deck, "pickup": "sorted"}), 0, all_deals=True, log="counts")], seed=0)
+    sql = "SELECT sum(games), sum(battles * games) FROM counts"
+    assert run(out, sql=sql).to_pylist() != run(other, sql=sql).to_pylist()
+    name = Dataset.open(out).files("counts")[0].path
+    (out / name).write_bytes((other / name).read_bytes())
+    with pytest.raises(Exception, match="not the file its manifest lists"):
+        run(out, sql=sql)
+
+
 def test_the_games_view_s_functions_are_made_again_from_the_dataset(tmp_path, plans, monkeypatch):
     """Every deal of an 8-card deck: its piles and swapped deals come from Python functions,
     which a plan makes again from the manifest when a query first calls them."""

@@ -222,6 +222,21 @@ def ensure(files: list[tuple[Path, str]], progress: Callable[[int, int], None] |
     return [str(p) for p in paths]
 
 
+def check_sources(files: list[tuple[Path, str]], packs: list[int] | None = None) -> None:
+    """Refuse an events file of `files` ((path, manifest SHA-256), in the log's order) that is not
+    the manifest's, for a query that reads the files themselves (`event_rows`, or every view with
+    the copies turned off): one a kept copy vouches for (is_pack: the file's size and time as when
+    the copy was made from it) is not read, any other is hashed. Without it a swapped file is
+    answered from where `events` refuses it."""
+    at = 0
+    for size in packs or [1] * len(files):
+        group = list(files[at:at + size])
+        at += size
+        if not is_pack(pack_path([sha for _, sha in group]), group):
+            for source, sha in group:
+                _check(Path(source).read_bytes(), source, sha)
+
+
 _making = threading.Lock()
 
 

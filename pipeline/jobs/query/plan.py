@@ -12,8 +12,8 @@ is installed (entry_point_cache.stamp) and the sources of the packages whose fam
 the copies, and which views the query reads. A changed manifest, war or installation is a new
 key, so a stale plan is never run. Before a plan is run its files are checked as `connect`
 would: every data file resolved and stat'ed again (a missing one is then refused by `connect`
-itself, in its own words), and every event copy and each events file they were made from by
-their size and time (a copy also by its inode) as when the plan was made; anything else, and
+itself, in its own words), and every event copy and every data file of the manifest by their
+size and time (a copy also by its inode) as when the plan was made; anything else, and
 `connect` checks the copies' footers, hashes what changed, and keeps a new plan. No plan is
 kept for a set-up that read something back from DuckDB (events.sql's views, decoded in SQL where
 there are no copies), that made a Python function other than the games and counts views' (made

@@ -60,7 +60,8 @@ class Recorder:
     def noted(self, session: Session, folders: list[str], copies: list[str], ds) -> dict:
         """The plan of the set-up just done: its steps, the session's fields, the dataset's
         folders and the copies' files it was locked to, and the stat of each copy and of each
-        events file they were made from (`ds`, when there are copies)."""
+        data file of the manifest (`ds`, a local dataset's): a file changed since, which the set-up
+        would have hashed, sets the session up again."""
         from ...model.families import registry
 
         stats = []
@@ -69,7 +70,7 @@ class Recorder:
                 st = os.stat(path)
                 stats.append([path, st.st_size, st.st_mtime_ns, st.st_ino])
             where = os.path.realpath(ds.root) if ds is not None else ""
-            for f in ds.files("events") if ds is not None else ():
+            for f in (ds.manifest.files if ds is not None else ()):
                 st = os.stat(os.path.join(where, f.path))
                 stats.append([os.path.join(where, f.path), st.st_size, st.st_mtime_ns, None])
         except OSError:

@@ -85,13 +85,16 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
                 continue
             paths = _local_files(str(ds.root), listed)
             if table == "games":
-                _check_games_files(ds, listed, paths)
+                _check_files(ds, listed, paths)
             if record is not None:
                 record.setdefault("listed", {})[table] = [f.path for f in listed]
                 record.setdefault("resolved", {})[table] = paths
             setup.execute(f"CREATE VIEW {view} AS {local_scan(table, paths, ds.manifest.rule_sets)}")
         games_view(setup, ds.manifest.rule_sets, ds.manifest.schema_version, lambda e: ds.lineage(e, range(e.games)))
-        create_counts_view(setup, ds.manifest.rule_sets, _counts_files(ds))
+        counted_files = _counts_files(ds)
+        listed = ds.files("counts")
+        _check_files(ds, listed, [counted_files[f.rule_set] for f in listed])
+        create_counts_view(setup, ds.manifest.rule_sets, counted_files)
         session.counted = _counted(ds)
         _kinds_table(setup)
         copies: list[str] = []
@@ -105,6 +108,9 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
                 copy_views(setup, ds.manifest.rule_sets, copies, fought, dealt)
                 session.copies = list(copies)
                 copies += fought + dealt
+        if not copies and not is_remote(ds.root) and (events if views is None else views & (EVENT_VIEW_NAMES | {"event_rows"})):
+            listed = in_log_order(ds.files("events"))  # read as they are: checked as the copies' making checks them
+            event_copies.check_sources(event_copies.sources(ds.root, listed), event_copies.pack_sizes(listed))
         _rules_table(setup, ds.manifest.rule_sets)
         setup.execute(CARD_SQL)
         if attach is not None:
@@ -113,7 +119,7 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
             sorted({_folder(ds.root.resolve()), _folder(Path(glob_literal(str(ds.root.resolve()))))})
         lock(con, dataset_folders + [_folder(Path(spill))] + [_folder(Path(f)) for f in folders], files + copies)
         if record is not None:
-            record.update(setup.noted(session, dataset_folders, copies, ds if copies else None))
+            record.update(setup.noted(session, dataset_folders, copies, None if is_remote(ds.root) else ds))
     except BaseException as err:
         session.close()
         if unreadable_file(err):  # a data file DuckDB or pyarrow cannot read: the dataset's fault, said as one
@@ -123,8 +129,8 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
     return session
 
 
-def _check_games_files(ds: Dataset, listed: list, paths: list[str]) -> None:
-    """Each games file's bytes against its SHA-256 in the manifest: a games file read as it is
+def _check_files(ds: Dataset, listed: list, paths: list[str]) -> None:
+    """Each games (or counts) file's bytes against its SHA-256 in the manifest: a file read as it is
     (the events are read from copies made from checked files), and a damaged one can decode into
     wrong rows without a word (a few bytes changed in a page). About 25 ms for the 22 MB of a
     million games, paid only where a query sets the session up in full: a dataset queried

@@ -277,6 +277,21 @@ def test_the_demo_ends_with_the_next_three_commands(tmp_path, monkeypatch, capsy
     assert code == 0 and "outcomes" in listed.split(), err
 
 
+def test_the_demo_replaces_its_own_dataset_and_refuses_any_other(tmp_path, monkeypatch, capsys):
+    """`war demo --out` at a dataset of the user's replaced it with the demo's games."""
+    out = tmp_path / "demo"
+    assert run_main(monkeypatch, capsys, "demo", "--games", 20, "--out", out)[0] == 0
+    code, _, err = run_main(monkeypatch, capsys, "demo", "--games", 30, "--out", out)
+    assert code == 0, err  # its own: replaced
+    assert json.loads((out / "manifest.json").read_text())["rule_sets"][0]["games"] == 30
+    mine = tmp_path / "mine"
+    ok("generate", "--games", 12, "--seed", 42, "--set", "ranks=8", "--out", mine, "-q")
+    before = data_digest(mine)
+    code, out_text, err = run_main(monkeypatch, capsys, "demo", "--games", 20, "--out", mine)
+    assert_one_line_error(code, out_text, err, mentions="holds a dataset the demo did not write")
+    assert data_digest(mine) == before
+
+
 @pytest.mark.parametrize("quiet", [[], ["-q"]])
 def test_every_deal_under_a_pickup_that_draws_warns_that_the_seed_still_decides(tmp_path, monkeypatch, capsys, quiet):
     """`--all-deals` under the default pickup=shuffled plays every deal once, but the game after

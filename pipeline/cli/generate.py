@@ -118,7 +118,7 @@ def _waiting(out):
 
 @app.command()
 def demo(
-    out: str = typer.Option("data/demo", "--out", "-o", metavar="PATH", help="Where to write the demo dataset (replaced each run)."),
+    out: str = typer.Option("data/demo", "--out", "-o", metavar="PATH", help="Where to write the demo dataset (a demo's dataset there is replaced; any other refused)."),
     games: int = typer.Option(2000, "--games", "-n", metavar="N", help="Games to generate, 1 .. 1,000,000,000."),
 ) -> None:
     """The main job on a small default: generate a dataset, replay a game, answer questions."""

@@ -10,8 +10,10 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..errors import UsageError
 from ..model.rules import build_rules
 from ..model.schema import RuleSet
+from ..storage.dataset import MANIFEST, Dataset
 from .generate import DEFAULT_SHARD_SIZE, Plan, check_arguments, generate
 from .query import run
 from .replay import replay_game
@@ -45,6 +47,7 @@ def demo(out: str | Path = "data/demo", games: int = 2000) -> Iterator[DemoStep]
     made from what the ones before it wrote."""
     plans = [Plan(build_rules("classic"), games)]
     check_arguments(plans, SEED, 1, DEFAULT_SHARD_SIZE)
+    _check_replaceable(out, plans[0].rules)
     yield DemoStep("generate", f"war generate --variant classic --games {games} --seed {SEED} --out {out} --overwrite",
                    partial(_generate, out, plans), games, tuple(p.rules for p in plans))
     shown = run(out, sql=SHOWN_GAME).to_pylist()[0]["game_id"]
@@ -52,6 +55,23 @@ def demo(out: str | Path = "data/demo", games: int = 2000) -> Iterator[DemoStep]
     for name in QUESTIONS:
         yield DemoStep("query", f"war query {out} {name}", partial(run, out, name=name))
     yield DemoStep("validate", f"war validate {out}", partial(validate, out))
+
+
+def _check_replaceable(out, rules: RuleSet) -> None:
+    """The demo replaces a dataset at `out` only when it is a demo's (Classic War, seed SEED, one
+    rule set of seeded games): `war demo --out` given a dataset of the user's would have lost it."""
+    if not (Path(out) / MANIFEST).is_file():
+        return  # nothing there, or not a dataset: generate says what it says of it
+    try:
+        manifest = Dataset.open(out).manifest
+    except Exception:  # noqa: BLE001 - unreadable: not the demo's, which is always whole
+        manifest = None
+    entries = manifest.rule_sets if manifest is not None else []
+    if not (manifest is not None and manifest.master_seed == SEED and len(entries) == 1
+            and entries[0].rules == rules and entries[0].log == "events" and entries[0].name is None
+            and entries[0].deals is None and entries[0].seeds is None and not entries[0].all_deals):
+        raise UsageError(f"{str(out)!r} holds a dataset the demo did not write, and the demo replaces only its own: "
+                         f"give another --out, or remove it first")
 
 
 def _generate(out, plans: list[Plan], progress: Callable[[int], None] | None = None):

@@ -188,6 +188,17 @@ def test_a_wide_table_keeps_every_column(root):
     assert "more column" not in "\n".join(lines)
 
 
+def test_a_table_written_to_a_file_keeps_every_column(root, tmp_path, monkeypatch):
+    """No terminal is involved in `--output FILE`: its table was cut to 80 columns, the rest named."""
+    monkeypatch.setenv("COLUMNS", "80")
+    sql = "SELECT * FROM games ORDER BY game_id"
+    out = tmp_path / "t.txt"
+    write_result(open_query(root, sql=sql), "table", out, limit=3)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split() == table_lines(root, sql, width=100_000, limit=3)[0].split()
+    assert max(len(line) for line in lines) > 80 and "more column" not in "\n".join(lines)
+
+
 def test_demo_tables_from_python(root, capsys):
     """`war demo` hands write_result a whole pyarrow Table."""
     write_result(run(root, name="outcomes"), "table", None)

@@ -35,7 +35,7 @@ def query(
     output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --output file."),
     columns: str | None = typer.Option(None, "--columns", "-c", metavar="A,B,C", help="Only these columns, in this order (any format); a table otherwise shows the answer first and leaves out columns of one value."),
-    limit: int | None = typer.Option(None, "--limit", "-n", min=0, metavar="N", help="At most N rows (a table shows 40 unless told)."),
+    limit: int | None = typer.Option(None, "--limit", "-n", metavar="N", help="At most N rows (a table shows 40 unless told)."),
     all_rows: bool = typer.Option(False, "--all", help="A table shows every row."),
     allow_read: list[Path] = typer.Option([], "--allow-read", metavar="PATH", help="Let the SQL read files under PATH, outside the dataset (repeatable)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress while writing --output FILE."),
@@ -52,6 +52,8 @@ def query(
         raise war.QueryError("give a DATASET folder (or --list, or --show NAME)")
     if (name is None) == (sql is None):
         raise war.QueryError("give either a query NAME or --sql, not both" if name else "give a query NAME or --sql (--list shows the names)")
+    if limit is not None and limit < 0:
+        raise war.UsageError(f"--limit must be 0 or more, got {limit}")
     if limit is not None and all_rows:
         raise war.QueryError("give --limit N or --all, not both")
     if fmt is OutputFormat.parquet and output is None:

@@ -16,12 +16,12 @@ ReportFormat = choices("ReportFormat", ("html", "svg", "png"))
 
 @app.command()
 def report(
-    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
-    output: Path | None = typer.Option(None, "--output", "-o",
+    dataset: str = typer.Argument(..., metavar="DATASET", help="Dataset folder (or file:// URI)."),
+    output: Path | None = typer.Option(None, "--output", "-o", metavar="PATH",
                                        help="The HTML file (default report.html), or the folder for --format svg/png."),
-    fmt: ReportFormat = typer.Option(ReportFormat.html, "--format", "-f",
+    fmt: ReportFormat = typer.Option(ReportFormat.html, "--format", "-f", metavar="FORMAT",
                                      help="html: one page; svg or png: every chart as a file in --output."),
-    games: int = typer.Option(3, "--games", help="Games worth a look: how many of each kind per rule set."),
+    games: int = typer.Option(3, "--games", metavar="N", help="Games worth a look: how many of each kind per rule set."),
     game_pages: bool = typer.Option(True, "--game-pages/--no-game-pages",
                                     help="Write the replay page of every linked game beside the report."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),

@@ -11,9 +11,9 @@ from .app import app, progress
 
 @app.command()
 def serve(
-    dataset: str = typer.Argument(..., help="Dataset folder (or file:// URI)."),
-    port: int = typer.Option(8000, "--port", "-p", help="TCP port (0: any free port)."),
-    host: str = typer.Option("127.0.0.1", "--host",
+    dataset: str = typer.Argument(..., metavar="DATASET", help="Dataset folder (or file:// URI)."),
+    port: int = typer.Option(8000, "--port", "-p", metavar="PORT", help="TCP port (0: any free port)."),
+    host: str = typer.Option("127.0.0.1", "--host", metavar="ADDRESS",
                              help="Address to listen on; anything but 127.0.0.1 lets other machines in."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress while the report is built."),
 ) -> None:

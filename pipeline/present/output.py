@@ -27,6 +27,7 @@ FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 TABLE_ROWS = 40  # rows a table shows unless told otherwise, as the duckdb shell
 CELL_WIDTH = 40  # a longer cell is cut, marked with …
 PAGE_ROWS = 1000  # `all` rows: column widths come from the first page
+UNCUT = 1 << 30  # the width of a table written to a file: no column cut
 AHEAD_ROWS = 10_000  # a table of at most a page reads this many rows in its one pass: a result this long is told whole
 SHOWN_CHARS = 4 * CELL_WIDTH  # of a text, the characters a table carries out of DuckDB
 
@@ -411,4 +412,6 @@ def write_result(result: "Result | pa.Table", fmt: str, output: Path | None = No
             elif fmt == "parquet":
                 write_parquet(result, sink, limit, progress)
             else:
-                write_table(result, sink, limit, width, chosen=columns is not None)
+                # a table written to a file is cut to no terminal's width: every column is kept
+                write_table(result, sink, limit, width or (UNCUT if output is not None else None),
+                            chosen=columns is not None)

@@ -12,6 +12,7 @@ import shutil
 import tempfile
 
 import duckdb
+import pyarrow as pa
 import pytest
 
 import pipeline as war
@@ -91,6 +92,35 @@ def test_connect_refuses_a_statement_that_writes_inside_the_dataset(dataset, sta
             con.execute(statement.format(ds=dataset))
         assert con.sql("SELECT count(*) FROM games").fetchall() == [(70,)]
         assert con.cursor().execute("SELECT max(battles) > 0 FROM games").fetchall() == [(True,)]
+    finally:
+        con.close()
+    assert {p: p.read_bytes() for p in dataset.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("write", [
+    lambda r, ds: r.to_parquet(str(ds / "manifest.json")),
+    lambda r, ds: r.write_csv(str(ds / "manifest.json")),
+    lambda r, ds: r.filter("battles > 0").limit(5).to_csv(str(ds / "games" / "evil.csv")),
+    lambda r, ds: r.create_view("games"),
+    lambda r, ds: r.to_table("kept"),
+    lambda r, ds: r.query("t", f"COPY t TO '{ds / 'manifest.json'}' (FORMAT csv)"),
+])
+def test_connect_s_relations_only_read(dataset, write):
+    """A relation of the connection wrote as COPY did: `con.sql(...).to_parquet('DS/manifest.json')`
+    lost the dataset in one line. Its writers are refused, derived relations' too; its readers
+    answer as DuckDB's."""
+    before = {p: p.read_bytes() for p in dataset.rglob("*") if p.is_file()}
+    con = war.connect(dataset)
+    try:
+        games = con.sql("SELECT * FROM games")
+        with pytest.raises(war.QueryError, match="only read"):
+            write(games, dataset)
+        assert len(games) == 70 and "battles" in games.columns
+        assert games.filter("outcome = 'win'").aggregate("count(*)").fetchall() == \
+            con.sql("SELECT count(*) FROM games WHERE outcome = 'win'").fetchall()
+        assert pa.table(games.limit(3)).num_rows == 3 and games.df().shape[0] == 70
+        assert games.join(con.table("rules"), "rule_set").limit(1).fetchall()
+        assert games.query("t", "SELECT count(*) FROM t").fetchall() == [(70,)]
     finally:
         con.close()
     assert {p: p.read_bytes() for p in dataset.rglob("*") if p.is_file()} == before

@@ -5,7 +5,8 @@ DuckDB's lock (session.lock) says where a connection may touch files, not whethe
 inside the dataset's folder, `COPY ... TO 'manifest.json'` overwrote the manifest. And a
 connection outlives the files it read: after `--overwrite` its `games` view read the new files
 while `events` kept the old columnar copies, one answer from two datasets. So the connection is
-DuckDB's behind a door that asks both questions before each statement.
+DuckDB's behind a door that asks both questions before each statement, and so is every
+relation it hands out (Relation): DuckDB's `rel.to_parquet('manifest.json')` wrote as COPY did.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ READS = frozenset({
     "rowcount", "interrupt", "query_progress", "list_filesystems", "get_table_names", "from_arrow", "from_df",
     "extract_statements",
 })
+
+
+# a relation's methods that write: a file, or a table or view of the connection
+WRITES = frozenset({"to_parquet", "write_parquet", "to_csv", "write_csv", "to_table", "create", "create_view",
+                    "to_view", "insert_into", "insert", "update"})
 
 
 class Connection:
@@ -58,11 +64,11 @@ class Connection:
                                     "a result is yours to save (.df().to_csv(FILE), or war.write_result)")
             raise QueryError(said) from None
 
-    def sql(self, query: str, *, alias: str = "", params=None) -> duckdb.DuckDBPyRelation:
+    def sql(self, query: str, *, alias: str = "", params=None) -> "Relation | None":
         self._checked(query)
-        return self._con.sql(query, alias=alias, params=params)
+        return _door(self._con.sql(query, alias=alias, params=params), self)
 
-    def query(self, query: str, *, alias: str = "", params=None) -> duckdb.DuckDBPyRelation:
+    def query(self, query: str, *, alias: str = "", params=None) -> "Relation | None":
         return self.sql(query, alias=alias, params=params)
 
     def execute(self, query: str, parameters=None) -> "Connection":
@@ -70,13 +76,13 @@ class Connection:
         self._con.execute(query, parameters)
         return self
 
-    def table(self, name: str) -> duckdb.DuckDBPyRelation:
+    def table(self, name: str) -> "Relation":
         self._fresh()
-        return self._con.table(name)
+        return _door(self._con.table(name), self)
 
-    def view(self, name: str) -> duckdb.DuckDBPyRelation:
+    def view(self, name: str) -> "Relation":
         self._fresh()
-        return self._con.view(name)
+        return _door(self._con.view(name), self)
 
     def cursor(self) -> "Connection":
         """Another cursor of the same views, behind the same door (DuckDB's for a thread)."""
@@ -95,9 +101,74 @@ class Connection:
 
     def __getattr__(self, name: str):
         if name in READS:
-            return getattr(self._con, name)
+            return _doors(getattr(self._con, name), self)
         raise AttributeError(f"war.connect's connection only reads the dataset: it offers sql, query, execute, "
                              f"table, view, cursor, close and DuckDB's fetching methods, not {name!r}")
+
+
+class Relation:
+    """A relation of war.connect's connection: DuckDB's (`.df()`, `.pl()`, `.arrow()`, `.fetchall()`,
+    `.filter(...)`, `.limit(n)`, `.show()`, ...), a relation it derives handed out as this too,
+    but its methods that write a file, a table or a view are refused, and its `query` takes one
+    statement that only reads, as the connection's `sql`. What a result should become is the
+    caller's to write (`.df().to_parquet(FILE)`, `.pl().write_csv(FILE)`)."""
+
+    __slots__ = ("_rel", "_by")
+
+    def __init__(self, rel: duckdb.DuckDBPyRelation, by: Connection) -> None:
+        self._rel, self._by = rel, by
+
+    def query(self, virtual_table_name: str, sql_query: str) -> "Relation | None":
+        self._by._checked(sql_query)
+        return _door(self._rel.query(virtual_table_name, sql_query), self._by)
+
+    def __getattr__(self, name: str):
+        if name in WRITES:
+            raise QueryError(f"war.connect's relations only read: .{name}() would write, inside the dataset "
+                             f"as anywhere; a result is yours to save (.df().to_parquet(FILE), .pl().write_csv(FILE), "
+                             f"or war.write_result)")
+        self._by._fresh()
+        return _doors(getattr(self._rel, name), self._by)
+
+    def __len__(self) -> int:
+        return len(self._rel)
+
+    def __contains__(self, name) -> bool:
+        return name in self._rel
+
+    def __getitem__(self, key):
+        return _door(self._rel[key], self._by)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        self._by._fresh()
+        return self._rel.__arrow_c_stream__(requested_schema)
+
+    def __str__(self) -> str:
+        return str(self._rel)
+
+    def __repr__(self) -> str:
+        return repr(self._rel)
+
+
+def _door(value, by: Connection):
+    """`value` handed out through the door: a DuckDB relation as a Relation, anything else as it is."""
+    return Relation(value, by) if isinstance(value, duckdb.DuckDBPyRelation) else value
+
+
+def _doors(value, by: Connection):
+    """An attribute handed out through the door: a method's relations given and returned as
+    DuckDB's and as Relation (a join of two of them), anything else as it is."""
+    if not callable(value) or isinstance(value, duckdb.DuckDBPyRelation):
+        return _door(value, by)
+
+    def method(*args, **kwargs):
+        args = [a._rel if isinstance(a, Relation) else a for a in args]
+        kwargs = {k: v._rel if isinstance(v, Relation) else v for k, v in kwargs.items()}
+        return _door(value(*args, **kwargs), by)
+
+    method.__name__ = getattr(value, "__name__", "method")
+    method.__doc__ = getattr(value, "__doc__", None)
+    return method
 
 
 def _identity(path: str) -> tuple | None:

@@ -126,6 +126,17 @@ def test_connect_s_relations_only_read(dataset, write):
     assert {p: p.read_bytes() for p in dataset.rglob("*") if p.is_file()} == before
 
 
+def test_a_closed_result_says_so(dataset):
+    """Its rows read after its `with` block were DuckDB's "Connection has already been closed",
+    said as an SQL error."""
+    result = war.open_query(dataset, sql="SELECT * FROM games")
+    with result:
+        assert result.count() == 70
+    for read in (lambda: next(result.batches()), result.count):
+        with pytest.raises(war.QueryError, match="this result is closed"):
+            read()
+
+
 def test_a_connection_to_a_dataset_rewritten_since_refuses_to_answer(tmp_path):
     """After `--overwrite` its `games` view read the new files and `events` the old copies:
     one answer from two datasets. Removed, its `events` still answered."""

@@ -47,6 +47,7 @@ class Result:
     guard: Guard | None = None  # stops its DuckDB work (None: one without limits, which Ctrl-C stops)
     on_close: list[Callable[[], None]] = field(default_factory=list)  # called once it is closed
     readers: list[pa.RecordBatchReader] = field(default_factory=list)  # its streams, ended before the session
+    closed: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         if self.guard is None:
@@ -67,6 +68,7 @@ class Result:
         self.close()
 
     def close(self) -> None:
+        self.closed = True
         try:
             self._end_streams()
             self.session.close()
@@ -98,6 +100,7 @@ class Result:
 
     def _stream(self, relation) -> "_Guarded":
         """The rows of the relation `relation()` builds on this one, its errors as QueryErrors."""
+        self._open()
         try:
             with self.guard.step():
                 reader = relation().to_arrow_reader(BATCH_ROWS)
@@ -105,6 +108,11 @@ class Result:
             raise sql_error(err) from None
         self.readers.append(reader)
         return _Guarded(reader, self.guard)
+
+    def _open(self) -> None:
+        if self.closed:  # else DuckDB's "Connection has already been closed", said as an SQL error
+            raise QueryError("this result is closed (its `with` block ended, or close() was called): "
+                             "open the query again to read its rows")
 
     def _rows(self, limit: int | None):
         return self.relation if limit is None else self.relation.limit(limit)
@@ -115,6 +123,7 @@ class Result:
 
     def count(self) -> int:
         """How many rows the result has, without carrying them out of DuckDB."""
+        self._open()
         try:
             with self.guard.step():
                 return self.relation.aggregate("count(*)").fetchall()[0][0]

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.model.rules import build_rules
-from pipeline.present.claims import ALPHA, Judge, holm, p_medians, p_share, p_two_shares
+from pipeline.present.claims import ALPHA, EXACT_TRIALS, Judge, holm, p_medians, p_share, p_two_shares
 from pipeline.present.findings import all_findings, findings
 from pipeline.present.report import ReportData, RuleSetInfo
 from pipeline.present.report_page import render_report
@@ -44,15 +44,29 @@ def test_holm_holds_no_more_than_each_test_alone_and_at_least_bonferroni(p):
 
 
 @settings(max_examples=300)
-@given(st.integers(1, 5000), st.data(), st.floats(0.05, 0.95))
+@given(st.integers(EXACT_TRIALS + 1, 200_000), st.data(), st.floats(0.05, 0.95))
 def test_the_score_test_leaves_out_what_the_wilson_interval_leaves_out(n, data, p0):
-    """A seat's claim alone and the interval the report prints say the same: the score test
-    rejects p0 at 5% exactly when the Wilson interval of the same level excludes p0."""
+    """Beyond EXACT_TRIALS, a seat's claim alone and the interval the report prints say the
+    same: the score test rejects p0 at 5% exactly when the Wilson interval of the same level
+    excludes p0."""
     k = data.draw(st.integers(0, n))
     lo, hi = wilson(k, n, Z95)
     z = abs(k / n - p0) / math.sqrt(p0 * (1 - p0) / n)
     if abs(z - Z95) > 1e-6:  # not on the boundary itself
         assert (p_share(k, n, p0) < ALPHA) == (p0 < lo or p0 > hi)
+
+
+def test_a_share_of_few_games_is_tested_exactly():
+    """The score test's normal tail was anti-conservative on few games: 6 wins of 6 gave p =
+    0.014, and a report claimed an advantage of a seat from 6 games. Exact, it is P(6 of 6) +
+    P(0 of 6) = 2/64; the first battle's 202 wars of 3,000 against 3/51 is 0.0522 (R's
+    binom.test, scipy's binomtest), where the score test said 0.048."""
+    assert p_share(6, 6, 0.5) == pytest.approx(2 / 64, rel=1e-12)
+    assert p_share(5, 6, 0.5) == pytest.approx(14 / 64, rel=1e-12)  # 0, 1, 5, 6 of 6: (1 + 6 + 6 + 1) / 64
+    assert p_share(3, 6, 0.5) == pytest.approx(1.0)
+    assert p_share(202, 3000, 3 / 51) == pytest.approx(0.0522343587754, rel=1e-9)
+    assert p_share(0, 5, 3 / 51) == pytest.approx(1.0)  # 0 wars of 5 is the likeliest count
+    assert p_share(1, 3, 1 / 3) == pytest.approx(1.0)
 
 
 def test_two_shares_and_medians():

@@ -32,12 +32,26 @@ def _two_sided(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2))
 
 
+# Up to this many trials a share is tested exactly (p_share); beyond, by the score test, whose
+# p-value is then within a few per cent of the exact one (its error shrinks as 1/sqrt(n p0 q0))
+EXACT_TRIALS = 10_000
+
+
 def p_share(k: int, n: int, p0: float) -> float:
-    """The score test of `k` successes in `n` against the share `p0` (the test a Wilson interval
-    inverts: the interval leaves p0 out exactly when p is below 5 %)."""
+    """The two-sided test of `k` successes in `n` against the share `p0`: exact up to
+    EXACT_TRIALS (binomial, as R's binom.test and scipy's binomtest: the chance under p0 of
+    every count no likelier than k), else the score test (the one a Wilson interval inverts).
+    The score test alone was anti-conservative on few games: 6 wins of 6 gave p = 0.014 where
+    the exact p is 0.031, and a report claimed a seat's advantage from 6 games."""
     if n <= 0 or not 0 < p0 < 1:
         return 1.0
-    return _two_sided((k / n - p0) / math.sqrt(p0 * (1 - p0) / n))
+    if n > EXACT_TRIALS:
+        return _two_sided((k / n - p0) / math.sqrt(p0 * (1 - p0) / n))
+    head = math.lgamma(n + 1)
+    log_p, log_q = math.log(p0), math.log1p(-p0)
+    log_pmf = [head - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p + (n - i) * log_q for i in range(n + 1)]
+    level = log_pmf[k] + 1e-7  # R's relative tolerance: counts as likely as k, to rounding, count as k
+    return min(1.0, math.fsum(math.exp(v) for v in log_pmf if v <= level))
 
 
 def p_two_shares(k1: int, n1: int, k2: int, n2: int) -> float:

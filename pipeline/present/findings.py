@@ -453,7 +453,7 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge
     if judge.holds(key, p_share(row["first_battle_wars"], row["games"], row["exact"])):
         verdict = "more often than chance says" if row["share"] > row["exact"] else "less often than chance says"
     else:
-        verdict = "as chance says" + judge.caveat(key)
+        verdict = "not told apart from what chance says" + judge.caveat(key)  # a failure to find, not a match
     text = (f"{_under(infos)}the first battle is a war in "
             f"{share_with_interval(row['share'], row['ci_low'], row['ci_high'])} "
             f"of games, {verdict} ({row['exact_fraction']} = {share(row['exact'])}).")

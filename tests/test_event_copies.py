@@ -159,6 +159,27 @@ def test_a_file_not_the_manifest_s_is_refused_by_every_view_and_with_copies_off(
         run(out, sql=sql)
 
 
+def test_a_file_edited_with_its_time_put_back_is_refused_not_answered_from_its_copy(tmp_path, monkeypatch):
+    """The same size, and the modification time set back as `touch -r` does: the copy's stamp
+    matched and `events` answered from the copy of what the file was. The change time, which
+    only the clock sets, tells."""
+    monkeypatch.setenv("WAR_EVENT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("WAR_PLAN_CACHE", str(tmp_path / "plans"))
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic"), 4)], seed=3)
+    run(out, sql="SELECT count(*) FROM events")  # the copy made, and a plan kept
+    events = out / Dataset.open(out).files("events")[0].path
+    before = os.stat(events)
+    data = bytearray(events.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one byte, the size kept
+    time.sleep(0.01)
+    events.write_bytes(bytes(data))
+    os.utime(events, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (os.stat(events).st_size, os.stat(events).st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    with pytest.raises(QueryError, match="does not match the checksum its manifest records"):
+        run(out, sql="SELECT count(*) FROM events")
+
+
 def test_the_same_dataset_gives_the_same_copy_bytes(tmp_path, monkeypatch):
     out = tmp_path / "d"
     generate(out, [Plan(build_rules("jokers"), 5), Plan(build_rules("steal"), 5)], seed=4)

@@ -147,12 +147,27 @@ def test_a_connection_to_a_dataset_rewritten_since_refuses_to_answer(tmp_path):
     war.generate(out, [war.Plan(war.build_rules("classic"), 25)], seed=2, overwrite=True)
     for ask in (lambda: con.sql("SELECT count(*) FROM games"), lambda: con.execute("SELECT 1"),
                 lambda: con.table("events")):
-        with pytest.raises(war.DatasetError, match="rewritten or removed since this connection opened"):
+        with pytest.raises(war.DatasetError, match="rewritten, changed or removed since this connection opened"):
             ask()
     assert war.connect(out).sql("SELECT count(*) FROM games").fetchall() == [(25,)]
     shutil.rmtree(out)
-    with pytest.raises(war.DatasetError, match="rewritten or removed"):
+    with pytest.raises(war.DatasetError, match="rewritten, changed or removed"):
         other.sql("SELECT count(*) FROM events")
+
+
+def test_a_connection_refuses_once_a_data_file_is_replaced_under_it(tmp_path):
+    """A `cp` of another dataset's files over this one's, the manifest left as it was: `games` and
+    `event_rows` answered from the other dataset's files, `events` from the old copies."""
+    out, other = tmp_path / "ds", tmp_path / "other"
+    war.generate(out, [war.Plan(war.build_rules("classic"), 20)], seed=1)
+    war.generate(other, [war.Plan(war.build_rules("classic"), 20)], seed=2)
+    con = war.connect(out)
+    before = con.sql("SELECT game_id, battles FROM games ORDER BY game_id").fetchall()
+    [name] = [p.relative_to(out) for p in out.glob("games/*/*.parquet")]
+    shutil.copyfile(other / name, out / name)
+    with pytest.raises(war.DatasetError, match="changed or removed since this connection opened"):
+        con.sql("SELECT game_id, battles FROM games ORDER BY game_id")
+    assert before != war.connect(other).sql("SELECT game_id, battles FROM games ORDER BY game_id").fetchall()
 
 
 def test_a_connection_let_go_takes_its_spill_folder_with_it(dataset):

@@ -431,6 +431,26 @@ def test_named_queries_are_forms(tab, server, root):
 # ---------------------------------------------------------------- the manifest
 
 
+def test_a_games_file_replaced_under_the_server_is_refused_not_answered(root, tmp_path):
+    """A `cp` of another dataset's games file over this one's, the manifest left as it was: the
+    server's open session answered /games.json and /sql from the other dataset's rows, beside its
+    own events and its report of the old rows."""
+    copy, other = tmp_path / "ds", tmp_path / "other"
+    shutil.copytree(root, copy)
+    generate(other, [Plan(build_rules("classic"), 40)], seed=77)
+    ask = "/sql?q=" + quote("SELECT count(*) AS n FROM games") + "&format=csv"
+    with war_serve(copy, "-q") as (url, _):
+        status, body = raw_get(url, ask)
+        assert status == 200 and body.split() == [b'"n"', b"540"]
+        [name] = [p.relative_to(other) for p in other.glob("games/*/*.parquet")]
+        assert (copy / name).is_file()
+        shutil.copyfile(other / name, copy / name)
+        pages = []
+        wait_until(lambda: pages.append(raw_get(url, ask)) or pages[-1][0] != 200)
+        status, body = pages[-1]
+        assert status == 400 and b"is not the file its manifest lists" in body, body[:300]
+
+
 def test_the_variants_follow_the_manifest_after_an_append(root, tmp_path):
     copy = tmp_path / "ds"
     shutil.copytree(root, copy)

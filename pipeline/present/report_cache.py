@@ -8,7 +8,7 @@ An entry is `report-PLACE-KEY.html`, the page as the server shows it, and beside
 `report-PLACE-KEY.sha256`, the SHA-256 of the page's bytes. PLACE is a digest of where the
 dataset is (its real path) and the name the server shows; KEY a SHA-256 of everything the page
 is made from: PLACE, the manifest's own SHA-256 (which pins every data file by its checksum),
-each listed file's size, modification time and inode as the file system gives them (a file
+each listed file's size, modification and change times and inode as the file system gives them (a file
 changed, or written anew, without a new manifest), and the code that makes the page (war's
 package files and the named queries' SQL). So a copy of the dataset, changed data or another
 version of war never read another's report. An entry is read only when its page's bytes have
@@ -74,7 +74,7 @@ def report_key(root, manifest_digest: str, name: str) -> str | None:
         stats = []
         for f in sorted({f.path for f in ds.manifest.files}):
             st = os.stat(Path(where) / f)
-            stats.append(f"{f}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_dev}")
+            stats.append(f"{f}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}")
     except (OSError, WarError, ValueError):
         return None
     place = _sha(where, name)[:16]

@@ -11,9 +11,11 @@ A snapshot's report is kept in war's own cache, per user, for exactly these data
 nothing is written into the dataset.
 
 `Site.now()` is the current snapshot: at most once a second it reads manifest.json, and when its
-SHA-256 differs (`war generate --append` wrote a new one) it makes a new snapshot, whose report
-is built in the background. So the variants, rule sets and report a request sees are those of the
-manifest on disk, and a snapshot's answers never mix two manifests.
+SHA-256 differs (`war generate --append` wrote a new one), or a data file it lists is not the file
+it was (a `cp` over one: files_identity), it makes a new snapshot, whose report is built in the
+background and whose sessions check the files again. So the variants, rule sets and report a
+request sees are those of the manifest on disk, and a snapshot's answers never mix two manifests
+nor answer from a file that is not the manifest's.
 
 A Ctrl-C while a report is built in the background is not the report's error but the server's
 end: DuckDB ends the report's query with its own error (the process's stop interrupts every
@@ -35,6 +37,7 @@ import pyarrow as pa
 from ..errors import Interrupted, WarError, interrupted
 from ..jobs.query import Result, Session, connect, open_prepared, prepare
 from ..storage.dataset import MANIFEST, Dataset
+from ..storage.layout import files_identity
 from ..storage.location import is_remote, location
 from .bounds import TIME_LIMIT, Slots
 from .report import Steps, build_report_data, rule_sets
@@ -56,13 +59,24 @@ def manifest_digest(root) -> str:
         raise
 
 
+def _identity(root) -> tuple:
+    """The dataset's data files by stat (files_identity), () where one cannot be stat'ed (a
+    writer replacing them; a file gone is then said by the snapshot's own readers)."""
+    try:
+        return files_identity(root)
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
+
+
 class Snapshot:
     """The dataset as one manifest describes it (see the module's docstring)."""
 
-    def __init__(self, root, name: str, digest: str, links, interrupted: Callable[[], None] | None = None):
+    def __init__(self, root, name: str, digest: str, links, interrupted: Callable[[], None] | None = None,
+                 identity: tuple = ()):
         self.root = root
         self.name = name
         self.digest = digest
+        self.identity = identity  # its data files by stat (files_identity): one replaced is another snapshot
         self.links = links
         ds = Dataset.open(root)
         self.infos = rule_sets(ds)
@@ -226,7 +240,7 @@ class Site:
         self.interrupted = interrupted
         self._lock = threading.Lock()
         self._checked = time.monotonic()
-        self._current = Snapshot(root, self.name, manifest_digest(root), self.links, interrupted)
+        self._current = Snapshot(root, self.name, manifest_digest(root), self.links, interrupted, _identity(root))
         self._retired: list[Snapshot] = []
 
     def now(self) -> Snapshot:
@@ -237,9 +251,9 @@ class Site:
                 return self._current
             self._checked = time.monotonic()
             try:
-                digest = manifest_digest(self.root)
-                if digest != self._current.digest:
-                    fresh = Snapshot(self.root, self.name, digest, self.links, self.interrupted)
+                digest, identity = manifest_digest(self.root), _identity(self.root)
+                if digest != self._current.digest or identity != self._current.identity:
+                    fresh = Snapshot(self.root, self.name, digest, self.links, self.interrupted, identity)
                     self._retired.append(self._current)  # requests under way may still use it
                     self._current = fresh
                     fresh.build_report_later()

@@ -4,9 +4,11 @@ knows a dataset by (dataset, files, journal), in a module of their own below all
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
-from .location import real_path
+from .location import is_remote, location, real_path
 
 MANIFEST = "manifest.json"
 WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
@@ -35,3 +37,22 @@ def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:
         if first in OWN_NAMES and ((parent / MANIFEST).is_file() or (parent / WORK_DIR).is_dir()):
             return parent, first
     return None
+
+
+def files_identity(root) -> tuple:
+    """What the data files of the dataset at `root` are now, by stat alone: for each file its
+    manifest lists (read as JSON, no models), its path, size, modification and change times,
+    inode and device; () for a dataset on remote storage. A file replaced (`cp`), edited, or
+    put back with its old time (`touch -r` sets the modification time, never the change time)
+    is another identity: a reader that opened the dataset before refuses to answer from it.
+    OSError when the manifest or a file cannot be read."""
+    where = location(root)
+    if is_remote(where):
+        return ()
+    listed = json.loads((where / MANIFEST).read_bytes()).get("files", [])
+    out = []
+    for path in sorted({f["path"] for f in listed}):
+        st = os.stat(where / path)
+        out.append((path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
+    return tuple(out)
+

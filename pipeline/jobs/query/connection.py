@@ -16,7 +16,7 @@ import os
 import duckdb
 
 from ...errors import DatasetError, QueryError
-from ...storage.layout import MANIFEST
+from ...storage.layout import MANIFEST, files_identity
 from .safety import check_sql
 
 # what a DuckDB connection offers that only reads, or reads back what was run: passed through
@@ -38,7 +38,7 @@ class Connection:
     (`open_connection` makes it; `war.connect`). `sql`, `query` and `execute` take one statement
     that only reads (SELECT, WITH, DESCRIBE, SUMMARIZE, SHOW, EXPLAIN, PIVOT), as `war query`
     does; `table`, `view` and DuckDB's fetching methods work as on DuckDB's own connection. A
-    statement after the dataset was rewritten or removed is refused: connect again."""
+    statement after the dataset was rewritten, a data file changed, or removed is refused: connect again."""
 
     __slots__ = ("_con", "_manifest", "_seen", "__weakref__")
 
@@ -50,7 +50,7 @@ class Connection:
     def _fresh(self) -> None:
         if _identity(self._manifest) != self._seen:
             folder = os.path.dirname(self._manifest)
-            raise DatasetError(f"the dataset {folder!r} was rewritten or removed since this connection opened; "
+            raise DatasetError(f"the dataset {folder!r} was rewritten, changed or removed since this connection opened; "
                                f"its answers would mix the two: war.connect({folder!r}) again")
 
     def _checked(self, query) -> None:
@@ -172,10 +172,11 @@ def _doors(value, by: Connection):
 
 
 def _identity(path: str) -> tuple | None:
-    """The manifest's file as it stands (device, inode, size, change time), None when gone: a
-    rewrite replaces it whole (atomic_write_bytes), which changes its inode."""
+    """The manifest's file as it stands (device, inode, size, times), None when gone: a rewrite
+    replaces it whole (atomic_write_bytes), which changes its inode; and every data file it
+    lists (files_identity), which a `cp` over one changes while the manifest stays."""
     try:
         st = os.stat(path)
-    except OSError:
+        return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, files_identity(os.path.dirname(path))
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns

@@ -119,10 +119,11 @@ def deals_path(copy: Path) -> Path:
 
 
 def _stamp(path: Path) -> bytes:
-    """A file's size and modification time: what tells, without reading it, that it is the file
-    a copy was made from."""
+    """A file's size and modification and change times: what tells, without reading it, that it
+    is the file a copy was made from (a file put back with its old time by `touch -r` has a new
+    change time, which nothing but the clock sets)."""
     st = os.stat(path)
-    return f"{st.st_size}:{st.st_mtime_ns}".encode()
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}".encode()
 
 
 def is_copy(path: Path, sha256: str, source: Path) -> bool:

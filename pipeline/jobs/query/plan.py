@@ -13,7 +13,7 @@ the copies, and which views the query reads. A changed manifest, war or installa
 key, so a stale plan is never run. Before a plan is run its files are checked as `connect`
 would: every data file resolved and stat'ed again (a missing one is then refused by `connect`
 itself, in its own words), and every event copy and every data file of the manifest by their
-size and time (a copy also by its inode) as when the plan was made; anything else, and
+size and modification and change times (a copy also by its inode) as when the plan was made; anything else, and
 `connect` checks the copies' footers, hashes what changed, and keeps a new plan. No plan is
 kept for a set-up that read something back from DuckDB (events.sql's views, decoded in SQL where
 there are no copies), that made a Python function other than the games and counts views' (made
@@ -43,7 +43,7 @@ from ...places import keep, prune, user_cache
 from .reads import spare_connection
 from .session import SPILL, Session, _allowed, _folder, _local_files, _open, lock, sql_literal, sweep_spills
 
-VERSION = "1"  # of the plan's form: a change makes every kept plan unread
+VERSION = "2"  # of the plan's form: a change makes every kept plan unread
 KEPT = 64  # plans kept, the least recently written removed first
 DAY = 86400  # a copy not marked as read for a day is marked by connect (event_copies._used): the plan leaves it to it
 PACKAGE = Path(__file__).resolve().parents[2]  # pipeline/
@@ -200,9 +200,10 @@ def _run(root, plan: dict, events: bool, folders: list[str], files: list[str]) -
             if _local_files(str(root), [_Listed(p) for p in listed]) != plan["resolved"][table]:
                 return None
         now = time.time()
-        for path, size, mtime, inode in plan["stats"]:
+        for path, size, mtime, ctime, inode in plan["stats"]:
             st = os.stat(path)
-            if (st.st_size, st.st_mtime_ns) != (size, mtime) or (inode is not None and st.st_ino != inode):
+            if (st.st_size, st.st_mtime_ns, st.st_ctime_ns) != (size, mtime, ctime) or \
+                    (inode is not None and st.st_ino != inode):
                 return None
             if inode is not None and now - st.st_mtime > DAY:
                 return None

@@ -68,11 +68,11 @@ class Recorder:
         try:
             for path in copies:
                 st = os.stat(path)
-                stats.append([path, st.st_size, st.st_mtime_ns, st.st_ino])
+                stats.append([path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
             where = os.path.realpath(ds.root) if ds is not None else ""
             for f in (ds.manifest.files if ds is not None else ()):
                 st = os.stat(os.path.join(where, f.path))
-                stats.append([os.path.join(where, f.path), st.st_size, st.st_mtime_ns, None])
+                stats.append([os.path.join(where, f.path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, None])
         except OSError:
             return {"plannable": False}
         return {"plannable": self.plannable and not registry().left_out,  # its warning is said each time

@@ -5,6 +5,7 @@ source game and dataset, in text, JSON and the replay page."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -103,6 +104,9 @@ def test_a_copy_written_before_lineage_was_kept_still_reads(copied, tmp_path):
     manifest = json.loads((old / "manifest.json").read_text())
     for entry in manifest["rule_sets"]:
         entry.pop("source", None)
+    for f in manifest["files"]:  # as that war wrote them: the manifest lists the seeds files it wrote
+        if f["table"] == "seeds":
+            f["sha256"] = hashlib.sha256((old / f["path"]).read_bytes()).hexdigest()
     (old / "manifest.json").write_text(json.dumps(manifest))
     rows = _rows(old, "SELECT source_game_id, deal_index FROM games")
     assert rows and all(r["source_game_id"] is not None and r["deal_index"] is None for r in rows)
@@ -114,3 +118,37 @@ def test_a_copy_written_before_lineage_was_kept_still_reads(copied, tmp_path):
 def test_a_source_is_shown_without_credentials():
     assert shown_source("s3://key:secret@bucket/war/big?endpoint_override=x") == "s3://bucket/war/big"
     assert shown_source("data/classic") == "data/classic"
+
+
+def test_a_seeds_file_of_another_copy_is_refused_by_the_games_view_and_replay(source, copied, tmp_path):
+    """The seeds file is the copy's lineage: another copy's, put in its place, gave each game another
+    source_game_id and the replay's "Copied from game N", while its seed stayed the game's."""
+    import shutil
+
+    mine, other = tmp_path / "mine", tmp_path / "other"
+    shutil.copytree(copied, mine)
+    materialize(source, "game_id % 2 = 0", other)
+    name = Dataset.open(mine).files("seeds")[0].path
+    assert (other / name).read_bytes() != (mine / name).read_bytes()
+    shutil.copyfile(other / name, mine / name)
+    with pytest.raises(Exception, match="seeds/.* is not the file its manifest lists"):
+        run(mine, sql="SELECT game_id, source_game_id FROM games")
+    first = _rows(copied, "SELECT min(game_id) AS g FROM games")[0]["g"]
+    with pytest.raises(Exception, match="is not the file its manifest lists"):
+        replay_game(mine, first)
+
+
+def test_a_replay_of_a_shard_replaced_by_another_dataset_s_is_refused(tmp_path):
+    """A games and events file copied over from another dataset: the replay showed the other
+    dataset's game under this one's seed, blaming its games row."""
+    import shutil
+
+    mine, other = tmp_path / "mine", tmp_path / "other"
+    generate(mine, [Plan(build_rules("classic"), 6)], seed=1)
+    generate(other, [Plan(build_rules("classic"), 6)], seed=2)
+    replay_game(mine, 0)
+    for table in ("games", "events"):
+        name = Dataset.open(mine).files(table)[0].path
+        shutil.copyfile(other / name, mine / name)
+    with pytest.raises(Exception, match="is not the file its manifest lists"):
+        replay_game(mine, 0)

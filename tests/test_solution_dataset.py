@@ -188,6 +188,18 @@ def test_show_tells_the_columns_without_a_dataset():
 # ---------------------------------------------------------------- war validate
 
 
+def test_a_file_of_another_solution_copied_in_is_refused(one_suit, two_suits, tmp_path):
+    """Another solution's deals.parquet copied in was answered from (its deals, draws and odds by
+    top cards), beside this one's figures from solution.json; only validate noticed."""
+    copy = tmp_path / "s14"
+    shutil.copytree(one_suit[0], copy)
+    assert war.query(copy, sql="SELECT count(*) FROM deals").column(0).to_pylist() == [24]
+    shutil.copyfile(two_suits[0] / "deals.parquet", copy / "deals.parquet")
+    for ask in ({"sql": "SELECT count(*) FROM deals"}, {"name": "solved_by_top_cards"}):
+        with pytest.raises(war.DatasetError, match="deals.parquet is not the file its solution.json lists"):
+            war.query(copy, **ask)
+
+
 def test_a_solution_validates(one_suit, two_suits):
     for out, deep in ((one_suit[0], True), (two_suits[0], False)):
         report = war.validate_solution(out, deep=deep)

@@ -95,6 +95,9 @@ def load_game(ds: Dataset, game_id: int) -> tuple[RuleSetEntry, dict, list[Event
     log was not stored (`--log games`) is played again from its seed and deal: its log is the
     regenerated one, which build_replay checks against its games row as it checks a stored one."""
     entry, games_file, events_file = ds.locate(game_id)
+    for listed in (games_file, events_file):  # a shard's files are small: hashed, as a query's set-up hashes them
+        if listed is not None:
+            ds.check_file(listed)
     rows = read_rows_of(ds.root / games_file.path, "game_id", game_id).to_pylist()
     if events_file is None:
         if not rows:

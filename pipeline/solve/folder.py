@@ -140,14 +140,19 @@ def _mistyped(body: dict) -> str | None:
 
 
 def file_paths(root, body: dict) -> dict[str, Path]:
-    """Each view's file (deals, positions, distribution), present and a plain file, or a
-    one-line DatasetError naming the first that is not."""
+    """Each view's file (deals, positions, distribution), present, a plain file and the one
+    solution.json lists (its SHA-256), or a one-line DatasetError naming the first that is not:
+    another solution's deals.parquet copied in was answered from, beside this one's figures."""
     out = {}
     for f in body["files"]:
         path = Path(root) / f["path"]
         if path.is_symlink() or not path.is_file():
             raise DatasetError(f"solution {str(root)!r}: {f['path']} is missing or not a plain file "
                                f"(`war validate` says more)")
+        if "sha256" in f and sha256(path) != f["sha256"]:
+            raise DatasetError(f"solution {str(root)!r}: {f['path']} is not the file its solution.json lists "
+                               f"(its SHA-256 differs): damaged or changed since it was written; `war validate` "
+                               f"checks the rest")
         out[f["path"].removesuffix(".parquet")] = path
     return out
 

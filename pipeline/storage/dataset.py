@@ -3,6 +3,7 @@ game's rows."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from ..model.schema import (
     explain,
     rules_id_problem,
 )
+from .files import sha256_file
 from .journal import being_written
 from .layout import MANIFEST, REPORT_DIR, WORK_DIR  # noqa: F401  (a dataset's names, also said from here)
 from .location import StorePath, location
@@ -246,11 +248,27 @@ class Dataset:
         except (IndexError, ValueError, KeyError, TypeError, DealError) as err:
             raise DatasetError(f"cannot read the deals of {entry.deals}: {err}") from None
 
+    def not_listed(self, rel: str) -> DatasetError:
+        """The error of a data file `rel` that is not the file the manifest lists (its SHA-256
+        differs), as every reader says it."""
+        return DatasetError(f"{str(self.root)!r}: {rel} is not the file its manifest lists (its SHA-256 differs): "
+                            f"damaged or changed since it was written; `war validate` checks the rest")
+
+    def check_file(self, listed: DataFile) -> None:
+        """Refuse a local data file that is not the one its manifest entry `listed` names (one
+        on remote storage is read as it is: hashing it would fetch it whole)."""
+        if not isinstance(self.root, StorePath) and sha256_file(self.root / listed.path) != listed.sha256:
+            raise self.not_listed(listed.path)
+
     def _lines(self, rel: str, what: str) -> list[str]:
         kind = not_regular(self.root / rel)
         if kind is not None:
             raise DatasetError(f"cannot read the {what} file {rel}: it is {kind}, not a file")
         try:
-            return split_lines((self.root / rel).read_text(encoding="utf-8"))
+            data = (self.root / rel).read_bytes()
+            listed = next((f for f in self.manifest.files if f.path == rel), None)
+            if listed is not None and hashlib.sha256(data).hexdigest() != listed.sha256:
+                raise self.not_listed(rel)  # a seeds or deals file swapped in: another dataset's lineage and deals
+            return split_lines(data.decode("utf-8"))
         except (OSError, UnicodeDecodeError) as err:
             raise DatasetError(f"cannot read the {what} file {rel}: {err}") from None

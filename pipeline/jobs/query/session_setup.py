@@ -94,6 +94,9 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
         counted_files = _counts_files(ds)
         listed = ds.files("counts")
         _check_files(ds, listed, [counted_files[f.rule_set] for f in listed])
+        if not is_remote(ds.root):  # the seeds and deals files the games view reads its lineage and deals from
+            listed = ds.files("seeds") + ds.files("deals")
+            _check_files(ds, listed, [str(ds.root / f.path) for f in listed])
         create_counts_view(setup, ds.manifest.rule_sets, counted_files)
         session.counted = _counted(ds)
         _kinds_table(setup)

@@ -58,16 +58,37 @@ class Comparisons:
     seat: int | None
 
 
-def judged(rows: list[dict], chosen_sets=frozenset()) -> tuple[dict, dict]:
+def judged(rows: list[dict], chosen_sets=frozenset(), seatings=frozenset()) -> tuple[dict, dict]:
     """Each test's p-value of `rows` (rule_set_pairs') by (rule_set_a, rule_set_b, test), and
     its Holm-adjusted value over all of them: a test with no p-value (a seat of rule sets of
     different players) is no claim, nor is a test of lengths where either rule set has too few
     games that end for an interval (few_ended), nor any test of a rule set whose games were
-    chosen (`chosen_sets`, chosen(): not a sample of its rules)."""
+    chosen (`chosen_sets`, chosen(): not a sample of its rules), nor a share that no count could
+    tell apart (untestable), nor a seat's share between two seatings of the same rules
+    (`seatings`: pairs (a, b) whose difference is the policies', not the seat's)."""
     p = {(r["rule_set_a"], r["rule_set_b"], test): r[column] for r in rows for test, column, _ in TESTS
          if r.get(column) is not None and not (test in LENGTHS and few_ended(r))
-         and r["rule_set_a"] not in chosen_sets and r["rule_set_b"] not in chosen_sets}
+         and r["rule_set_a"] not in chosen_sets and r["rule_set_b"] not in chosen_sets
+         and not untestable(r, test) and not (test == "seat" and (r["rule_set_a"], r["rule_set_b"]) in seatings)}
     return p, holm(p)
+
+
+def untestable(row: dict, test: str) -> bool:
+    """Whether a share's test cannot reject whatever the games: none in either rule set, or all
+    in both (draws or cycles none in either: p is 1 by construction). Counted in Holm's family it
+    only weakened the tests that can (30 of a tournament's 75 tests were such)."""
+    if test in LENGTHS:
+        return False
+    a, b = row.get(f"{test}_share_a"), row.get(f"{test}_share_b")
+    return a is not None and b is not None and a == b and a in (0, 1)
+
+
+def seating_pairs(data: ReportData) -> frozenset[tuple[str, str]]:
+    """The pairs of rule sets that are two seatings of the same rules (a tournament's): a seat's
+    share differs between them as the policies seated there differ."""
+    by_name = {i.name: i for i in data.rule_sets}
+    return frozenset((a.name, b.name) for a in by_name.values() for b in by_name.values()
+                     if a.name != b.name and a.rules_id == b.rules_id and a.seatings != b.seatings)
 
 
 LENGTHS = ("median", "mean")  # the tests of the games that end
@@ -122,7 +143,8 @@ def comparisons(data: ReportData) -> Comparisons | None:
     if not rows:
         return None
     picked = chosen(data)
-    p, adjusted = judged(rows, frozenset(picked))
+    seated = seating_pairs(data)
+    p, adjusted = judged(rows, frozenset(picked), seated)
     pairs = []
     for r in rows:
         a, b = r["rule_set_a"], r["rule_set_b"]
@@ -155,8 +177,10 @@ def comparisons(data: ReportData) -> Comparisons | None:
             d, lo, hi = r[f"{test}_share_diff"], r[f"{test}_share_low"], r[f"{test}_share_high"]
             none = test != "seat" and r[f"{test}_share_a"] == 0 and r[f"{test}_share_b"] == 0
             text = "none in either" if none else points(d, lo, hi)
+            policies = test == "seat" and (a, b) in seated and d is not None
             cells[test] = Cell(text, held(test), values(test, diff=d, low=lo, high=hi,
-                                                          share_a=r[f"{test}_share_a"], share_b=r[f"{test}_share_b"]))
+                                                          share_a=r[f"{test}_share_a"], share_b=r[f"{test}_share_b"]),
+                               "the seatings' policies differ: their effect, not the seat's" if policies else "")
         n = f"{r['pairs']:,} pairs" if r["paired"] else f"{r['games_a']:,} and {r['games_b']:,}"
         pairs.append(Pair(a, b, bool(r["paired"]), n, cells, r))
     seat = next((r["seat"] for r in rows if r.get("seat") is not None), None)

@@ -637,3 +637,14 @@ def test_a_ratio_of_medians_of_too_few_games_has_no_interval(few):
         assert row["median_ratio"] is not None and row["mean_ratio"] is not None and row["median_p"] is not None
         for column in ("median_ratio_low", "median_ratio_high", "mean_ratio_low", "mean_ratio_high"):
             assert row[column] is None, (column, row)
+
+
+def test_a_share_of_none_or_all_has_the_bound_0_or_1_exactly(root):
+    """The Wilson bound of 0 of n is 0 (and of n of n, 1), not the float noise 1e-19 a reader could
+    take for a computed positive bound; a share between has its interval as before."""
+    [row] = run(root, sql="SELECT wilson_low(0.0, 7, 1.96) AS lo, wilson_high(1.0, 7, 1.96) AS hi, "
+                          "wilson_low(0.5, 100, 1.96) AS m_lo, wilson_high(0.5, 100, 1.96) AS m_hi").to_pylist()
+    assert (row["lo"], row["hi"]) == (0.0, 1.0)  # 0 of 7 was 3.6e-17
+    z = 1.96
+    centre, half = (0.5 + z * z / 200) / (1 + z * z / 100), z * (0.25 / 100 + z * z / 40000) ** 0.5 / (1 + z * z / 100)
+    assert row["m_lo"] == pytest.approx(centre - half) and row["m_hi"] == pytest.approx(centre + half)

@@ -196,9 +196,11 @@ CREATE MACRO card_label(c, ranks := 13, suits := 4) AS CASE
          || CASE WHEN suits <= 4 THEN ['♣','♦','♥','♠'][c % suits + 1] ELSE '/' || CAST(c % suits + 1 AS VARCHAR) END
 END;
 CREATE MACRO wilson_low(p, n, z) AS
-    greatest(0.0, (p + z * z / (2 * n) - z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n));
+    CASE WHEN p <= 0 THEN 0.0 ELSE
+    greatest(0.0, (p + z * z / (2 * n) - z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)) END;
 CREATE MACRO wilson_high(p, n, z) AS
-    least(1.0, (p + z * z / (2 * n) + z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n));
+    CASE WHEN p >= 1 THEN 1.0 ELSE
+    least(1.0, (p + z * z / (2 * n) + z * sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)) END;
 CREATE MACRO erfcc(x, t) AS
     t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806
         + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));

@@ -7,7 +7,9 @@
 --   buckets of `width` points. Per value (top cards: low = high = the count; strength: the
 --   bucket [low, high)): the seats dealt it (seat-games), those in decided games (outcome
 --   win), their wins, the share of decided seat-games won with its 95% Wilson score interval
---   (ci_low, ci_high; z sets the level), the mean top cards or strength of those seats, and the
+--   (ci_low, ci_high; z sets the level; none where every decided seat of the value is one of a
+--   2-player game whose opponent was dealt the same value: one win and one loss a game, the share
+--   1/2 by symmetry, not an estimate), the mean top cards or strength of those seats, and the
 --   fair share 1 / players. A seat's deal is its pile after the deal, before any hand is drawn
 --   (cards set aside are no seat's): its `deal` event in the `deals` view (the events of battle
 --   0, kept apart so that no other event's cards are read), once for both ways.
@@ -29,7 +31,7 @@ decks AS (
     SELECT DISTINCT rules_id, ranks, suits FROM rules
 ),
 hands AS (
-    SELECT g.rule_set, g.variant, g.rules_id, g.players, g.outcome = 'win' AS decided,
+    SELECT g.rule_set, g.variant, g.rules_id, g.players, h.game_id, g.outcome = 'win' AS decided,
            g.outcome = 'win' AND g.winner = h.seat AS won,
            list_transform(h.cards, lambda c:
                CASE WHEN c >= d.ranks * d.suits THEN d.ranks ELSE c // d.suits END) AS ranks,
@@ -40,11 +42,20 @@ hands AS (
     WHERE h.kind = 'deal'
 ),
 scored AS (
-    SELECT h.rule_set, h.variant, h.rules_id, h.players, h.decided, h.won,
+    SELECT h.rule_set, h.variant, h.rules_id, h.players, h.game_id, h.decided, h.won,
            len(list_filter(h.ranks, lambda x: x >= h.deck_ranks - k.top_ranks)) AS top_cards,
            coalesce(list_sum(list_transform(h.ranks, lambda x: x - (h.deck_ranks - 1) / 2.0)), 0) AS strength,
            k.width
     FROM hands h, checked k
+),
+-- mirrored: a seat of a 2-player game whose opponent was dealt the same value (top cards, or
+-- strength bucket): the two are one game seen from each side, one win and one loss
+valued AS (
+    SELECT *, CAST(floor(strength / width) * width AS BIGINT) AS bucket,
+           players = 2 AND count(*) OVER (PARTITION BY rule_set, game_id, top_cards) = 2 AS mirrored_top,
+           players = 2 AND count(*) OVER (PARTITION BY rule_set, game_id,
+                                          CAST(floor(strength / width) * width AS BIGINT)) = 2 AS mirrored_bucket
+    FROM scored
 ),
 counts AS (
     SELECT rule_set, variant, rules_id, players,
@@ -54,13 +65,17 @@ counts AS (
            count(*) FILTER (WHERE decided)   AS n,
            count(*) FILTER (WHERE won)       AS wins,
            CASE WHEN GROUPING(top_cards) = 0 THEN avg(top_cards) ELSE avg(strength) END AS mean_value,
-           any_value(width)                  AS width
-    FROM (SELECT *, CAST(floor(strength / width) * width AS BIGINT) AS bucket FROM scored)
+           any_value(width)                  AS width,
+           count(*) FILTER (WHERE decided AND NOT mirrored_top) AS unmirrored_top,
+           count(*) FILTER (WHERE decided AND NOT mirrored_bucket) AS unmirrored_bucket
+    FROM valued
     GROUP BY GROUPING SETS ((rule_set, variant, rules_id, players, top_cards),
                             (rule_set, variant, rules_id, players, bucket))
 ),
 shares AS (
-    SELECT *, wins / nullif(n, 0)::DOUBLE AS p FROM counts
+    SELECT *, wins / nullif(n, 0)::DOUBLE AS p,
+           CASE WHEN "by" = 'top_cards' THEN unmirrored_top ELSE unmirrored_bucket END AS unmirrored
+    FROM counts
 )
 SELECT
     s.rule_set,
@@ -75,8 +90,8 @@ SELECT
     s.n                                                                    AS decided_seats,
     s.wins,
     s.p                                                                    AS share,
-    wilson_low(s.p, s.n, c.z)                                              AS ci_low,
-    wilson_high(s.p, s.n, c.z)                                             AS ci_high,
+    CASE WHEN s.unmirrored > 0 THEN wilson_low(s.p, s.n, c.z) END          AS ci_low,
+    CASE WHEN s.unmirrored > 0 THEN wilson_high(s.p, s.n, c.z) END         AS ci_high,
     s.mean_value,
     1.0 / s.players                                                        AS fair_share
 FROM shares s

@@ -263,22 +263,28 @@ def _deals(events) -> dict[tuple[int, int], list[int]]:
 def _check_win_rates(rows, by_rules, rules_of, key_of):
     """Rows of deal_win_rate for one `by`: per rule set and value, the seats, decided seats and wins."""
     for rid, gs in by_rules.items():
-        seats = defaultdict(lambda: [0, 0, 0, []])  # seat-games, decided, wins, values
+        seats = defaultdict(lambda: [0, 0, 0, [], 0])  # seat-games, decided, wins, values, not mirrored
+        players = rules_of[rid].players
         for g in gs:
-            for seat in range(rules_of[rid].players):
+            keys = [key_of(g, seat)[0] for seat in range(players)]
+            for seat in range(players):
                 k, value = key_of(g, seat)
                 seats[k][0] += 1
                 seats[k][3].append(value)
                 if g["outcome"] == "win":
                     seats[k][1] += 1
                     seats[k][2] += g["winner"] == seat
+                    # a 2-player game whose two seats were dealt alike is one game seen from each side
+                    seats[k][4] += not (players == 2 and keys[0] == keys[1])
         mine = {r["low"]: r for r in rows if r["rule_set"] == rid}
         assert set(mine) == set(seats), rid
-        for k, (n, decided, wins, values) in seats.items():
+        for k, (n, decided, wins, values, unmirrored) in seats.items():
             r = mine[k]
             assert (r["seats"], r["decided_seats"], r["wins"]) == (n, decided, wins), (rid, k)
             assert r["mean_value"] == approx(sum(values) / len(values))
-            if decided:
+            if decided and not unmirrored:  # 1/2 by symmetry: no interval
+                assert r["share"] == 0.5 and (r["ci_low"], r["ci_high"]) == (None, None), (rid, k)
+            elif decided:
                 assert r["share"] == approx(wins / decided)
                 lo, hi = wilson(wins, decided)
                 assert (r["ci_low"], r["ci_high"]) == (approx(lo), approx(hi))

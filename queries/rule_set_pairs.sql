@@ -5,7 +5,10 @@
 --   Jokers' deck does not), then the games compared (paired: the pairs of games of the same
 --   index; else each rule set's games), and five comparisons, each an estimate with its 95%
 --   interval (z sets the level) and a two-sided p-value (of z, the test's normal statistic):
---   * length, of the games that end (win or draw; paired: the pairs where both end): the ratio
+--   * length, of the games that end (win or draw; paired: the pairs where both end; capped_share_a
+--     and _b say the share of each side's games compared that were stopped at the battle cap,
+--     which are left out, and with them the longest games: the report compares no lengths where
+--     either share is 1% or more): the ratio
 --     of the medians (a's over b's) with the interval exp(ln ratio -+ z*se), each median's se
 --     on the log scale its distribution-free interval's half-width over z (median_interval's
 --     ranks), less twice their covariance where paired, (4*p11 - 1)*se_a*se_b, p11 the share of
@@ -193,6 +196,7 @@ wilcoxon AS (
 share_counts AS (
     SELECT s.rule_set_a, s.rule_set_b, s.side,
            count(*) AS games,
+           count(*) FILTER (WHERE s.outcome = 'capped') AS capped,
            count(*) FILTER (WHERE s.outcome = 'draw') AS draws,
            count(*) FILTER (WHERE s.outcome = 'cycle') AS cycles,
            count(*) FILTER (WHERE s.outcome = 'win') AS decided,
@@ -303,7 +307,12 @@ p_values AS (
 SELECT
     j.rule_set_a, j.rule_set_b, j.variant_a, j.variant_b, j.paired,
     j.games_a, j.games_b, j.pairs,
-    l.ended_a, l.ended_b, l.median_a, l.median_b,
+    l.ended_a, l.ended_b,
+    (SELECT capped::DOUBLE / games FROM share_counts x
+     WHERE x.rule_set_a = j.rule_set_a AND x.rule_set_b = j.rule_set_b AND x.side = 'a') AS capped_share_a,
+    (SELECT capped::DOUBLE / games FROM share_counts x
+     WHERE x.rule_set_a = j.rule_set_a AND x.rule_set_b = j.rule_set_b AND x.side = 'b') AS capped_share_b,
+    l.median_a, l.median_b,
     l.median_a / l.median_b                                          AS median_ratio,
     exp(l.log_ratio - c.z * l.log_ratio_se)                          AS median_ratio_low,
     exp(l.log_ratio + c.z * l.log_ratio_se)                          AS median_ratio_high,

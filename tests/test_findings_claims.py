@@ -210,8 +210,8 @@ def _pairs_data(median_p: dict) -> ReportData:
                 "median_ratio_high": medians[i] / medians[j] + 0.05, "median_z": -3.0,
                 "median_test": "wilcoxon signed-rank", "median_p": median_p[(a, b)], "mean_ratio": 1.0,
                 "mean_ratio_low": 0.9, "mean_ratio_high": 1.1, "mean_p": 0.5, "seat": 0,
-                **{f"{t}_{c}": 0.0 for t in ("seat", "draw", "cycle")
-                   for c in ("share_a", "share_b", "share_diff", "share_low", "share_high")},
+                **{f"{t}_{c}": 0.5 if c in ("share_a", "share_b") else 0.0 for t in ("seat", "draw", "cycle")
+                   for c in ("share_a", "share_b", "share_diff", "share_low", "share_high")},  # shares that could differ
                 "seat_p": 0.5, "draw_p": 0.5, "cycle_p": 0.5})
     return ReportData("t", 0, "2", infos, {k: pa.Table.from_pylist(v) for k, v in rows.items()}, {})
 

@@ -230,3 +230,23 @@ def test_the_summarys_percentiles_read_alike():
     data = ReportData("t", 0, "2", [info], {"game_length": pa.Table.from_pylist([row])}, {})
     cells = {column: text for _, column, _, text in summary(data)[0][1] if column in row}
     assert cells == {"median_battles": "355.0", "p90_battles": "700.0", "p99_battles": "1,071.2"}
+
+
+def test_lengths_of_a_rule_set_stopped_at_its_cap_are_not_compared(tmp_path):
+    """Capped at 150 battles, 64% of Classic War's games were left out of "the games that end", the
+    longest of them: its median of the rest (96) was "not told apart" from Classic War's 208 in
+    the findings, and its ratio to another rule set was the cap's, not the rules'."""
+    out = tmp_path / "e"
+    generate(out, [Plan(CLASSIC, 600), Plan(build_rules("classic", {"max_battles": "150"}), 600)], seed=5)
+    [row] = run(out, name="rule_set_pairs").to_pylist()
+    share = hand(out, "SELECT avg((outcome = 'capped')::INT) AS s FROM games WHERE rule_set = 'classic max_battles=150'")
+    assert row["capped_share_a"] == 0 and row["capped_share_b"] == pytest.approx(share[0]["s"]) and share[0]["s"] > 0.3
+    data = build_report_data(out)
+    view = comparisons(data)
+    [pair] = view.pairs
+    for test in ("median", "mean"):
+        assert pair.cells[test].estimate == "–" and (pair.a, pair.b, test) not in view.adjusted
+    assert "stopped at the battle cap: lengths not compared" in pair.cells["median"].text
+    found = next(f for f in findings(data, "classic") if f.text.startswith("At the median:"))
+    assert "were stopped at the cap of 150 battles" in found.text and "not compared (" in found.text, found.text
+    assert "told apart" not in found.text and not found.claims

@@ -67,7 +67,7 @@ def judged(rows: list[dict], chosen_sets=frozenset(), seatings=frozenset()) -> t
     tell apart (untestable), nor a seat's share between two seatings of the same rules
     (`seatings`: pairs (a, b) whose difference is the policies', not the seat's)."""
     p = {(r["rule_set_a"], r["rule_set_b"], test): r[column] for r in rows for test, column, _ in TESTS
-         if r.get(column) is not None and not (test in LENGTHS and few_ended(r))
+         if r.get(column) is not None and not (test in LENGTHS and (few_ended(r) or capped(r)))
          and r["rule_set_a"] not in chosen_sets and r["rule_set_b"] not in chosen_sets
          and not untestable(r, test) and not (test == "seat" and (r["rule_set_a"], r["rule_set_b"]) in seatings)}
     return p, holm(p)
@@ -92,6 +92,18 @@ def seating_pairs(data: ReportData) -> frozenset[tuple[str, str]]:
 
 
 LENGTHS = ("median", "mean")  # the tests of the games that end
+
+# A rule set whose games compared were stopped at the battle cap this often or more has no length
+# compared: the games that end leave out its longest, and the median of the rest is not its own.
+CAPPED_SHARE = 0.01
+
+
+def capped(row: dict) -> str:
+    """Why a rule_set_pairs row's lengths are not compared, when a side's games were stopped at
+    the cap CAPPED_SHARE of the time or more (`64.1% of b's games stopped at the cap`), else ""."""
+    said = [f"{100 * row[f'capped_share_{side}']:.1f}% of {row[f'rule_set_{side}']}'s games"
+            for side in ("a", "b") if (row.get(f"capped_share_{side}") or 0) >= CAPPED_SHARE]
+    return f"{' and '.join(said)} stopped at the battle cap: lengths not compared" if said else ""
 
 
 def few_ended(row: dict) -> bool:
@@ -163,15 +175,17 @@ def comparisons(data: ReportData) -> Comparisons | None:
         elif few:
             unjudged = f"{r['ended_a']:,} and {r['ended_b']:,} games that end: too few for an interval, not compared"
         else:
-            unjudged = ""
+            unjudged = capped(r)
         words = unjudged or ((f"{a if longer else b} longer" if held("median") else "not told apart")
                              if r["median_ratio"] is not None else "")
+        cut = bool(capped(r))  # no ratio said: the games that end leave out the longest
+        few = few or cut
         low, high = (None, None) if few else (r["median_ratio_low"], r["median_ratio_high"])
-        cells["median"] = Cell(ratio_said(r["median_ratio"], low, high),
+        cells["median"] = Cell(ratio_said(None if cut else r["median_ratio"], low, high),
                                held("median"), values("median", ratio=r["median_ratio"], low=low,
                                                       high=high, method=r["median_test"]), words)
         low, high = (None, None) if few else (r["mean_ratio_low"], r["mean_ratio_high"])
-        cells["mean"] = Cell(ratio_said(r["mean_ratio"], low, high), held("mean"),
+        cells["mean"] = Cell(ratio_said(None if cut else r["mean_ratio"], low, high), held("mean"),
                              values("mean", ratio=r["mean_ratio"], low=low, high=high))
         for test in ("seat", "draw", "cycle"):
             d, lo, hi = r[f"{test}_share_diff"], r[f"{test}_share_low"], r[f"{test}_share_high"]

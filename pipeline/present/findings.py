@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from ..model.names import short_policies
 from .claims import ALPHA, MEDIAN_GAMES, Judge, p_medians, p_share, p_two_shares
-from .comparisons import chosen, judged
+from .comparisons import capped, chosen, judged, seating_pairs
 from .report import FEW_GAMES, ReportData, RuleSetInfo, by_rank_variants
 
 MOST = 5
@@ -155,7 +155,7 @@ def pair_row(data: ReportData, a: str, b: str) -> dict | None:
     rows = data.rows("rule_set_pairs")
     for row in rows:
         if (row["rule_set_a"], row["rule_set_b"]) in ((a, b), (b, a)):
-            p, adjusted = judged(rows, frozenset(chosen(data)))
+            p, adjusted = judged(rows, frozenset(chosen(data)), seating_pairs(data))
             key = (row["rule_set_a"], row["rule_set_b"], "median")
             out = dict(row)
             if (row["rule_set_a"], row["rule_set_b"]) == (b, a):
@@ -180,6 +180,8 @@ def ratio(a: dict, b: dict, judge: Judge | None = None, key=None, exact: tuple[b
     (ma, _, _), (mb, _, _) = _bounds(a, exact[0]), _bounds(b, exact[1])
     if _too_few_to_compare(a, b, exact):
         return "too few games that end to be compared with", r
+    if pair is not None and not all(exact) and capped(pair):  # the games that end leave out the longest
+        return f"not compared ({capped(pair).removesuffix(': lengths not compared')}) with", r
     if all(exact):
         differs, longer = ma != mb, ma > mb
     elif pair is not None and "table_held" in pair:
@@ -212,7 +214,8 @@ def _too_few_to_compare(a: dict, b: dict, exact: tuple[bool, bool]) -> bool:
 
 def _by_table(pair: dict | None, exact: tuple[bool, bool]) -> bool:
     """Whether ratio() says the comparisons table's verdict on a pair (not a claim of the findings')."""
-    return pair is not None and "table_held" in pair and not all(exact) and not _pair_too_few(pair)
+    return pair is not None and "table_held" in pair and not all(exact) and not _pair_too_few(pair) \
+        and not capped(pair)
 
 
 def _pair_too_few(pair: dict) -> bool:
@@ -278,7 +281,7 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
         if _by_table(pair, both):
             tabled.append(pair)
             values["table"] = _table_values(pair)
-        elif not all(both) and not _too_few_to_compare(first, other, both):
+        elif not all(both) and not _too_few_to_compare(first, other, both) and not (pair and capped(pair)):
             keys.append(key)
         text += f", {words} Classic War's {battles_with_interval(other, exact(reference.name))}{_table_said(tabled)}"
     out = [Finding(text + ".", "median_interval", {**values, **_claimed(judge, *keys)}, tuple(keys))]
@@ -290,13 +293,14 @@ def length(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judg
             both = (exact(info.name), exact(base.name))
             pair = pair_row(data, info.name, base.name)
             words, r = ratio(row, first, judge, key, both, pair)
-            parts.append(f"{info.label} {battles_with_interval(row, exact(info.name))}, {words} {base.label}")
+            parts.append(f"{info.label} {battles_with_interval(row, exact(info.name))}{_unended(row, info)}, "
+                         f"{words} {base.label}")
             values["others"][info.name] = {"median_battles": row["median_battles"], "ci_low": row["ci_low"],
                                            "ci_high": row["ci_high"], "ratio": r, "exact": exact(info.name)}
             if _by_table(pair, both):
                 tabled.append(pair)
                 values["others"][info.name]["table"] = _table_values(pair)
-            elif not all(both) and not _too_few_to_compare(row, first, both):
+            elif not all(both) and not _too_few_to_compare(row, first, both) and not (pair and capped(pair)):
                 keys.append(key)
         out.append(Finding("At the median: " + "; ".join(parts) + _table_said(tabled) + ".", "median_interval",
                            {**values, **_claimed(judge, *keys)}, tuple(keys)))

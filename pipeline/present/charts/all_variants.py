@@ -170,9 +170,11 @@ def length_ecdf(data: ReportData, variant: str | None, palette: Palette,
                 x=alt.X("value:Q", scale=x_scale), y=alt.Y("y:Q", scale=None), text="text:N"))
     chart = alt.layer(*layers).properties(width=width, height=260 if wide else 240)
     return Figure(f"{variant or 'all'}-length-ecdf", title, ["length_distribution"], chart, wide=wide, note=
-                  ("Share of games that end within a number of battles (the empirical distribution "
-                  "function at each bucket's upper edge); where a line crosses a dotted guide is that "
-                  "percentile."))
+                  ("Share of a rule set's games that end (a win or a draw) within a number of battles, "
+                  "among its games that end (the empirical distribution function at each bucket's upper "
+                  "edge); where a line crosses a dotted guide is that percentile of the games that end. "
+                  "A rule set's games stopped at its cap, or that never end, are left out: its line "
+                  "reaches 100% at its longest game that ends (the summary says how many it leaves out)."))
 
 
 OUTCOME_SHARES = (("win", "win_share"), ("draw", "draw_share"), ("capped", "capped_share"),

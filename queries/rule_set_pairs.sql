@@ -12,7 +12,12 @@
 --     of the medians (a's over b's) with the interval exp(ln ratio -+ z*se), each median's se
 --     on the log scale its distribution-free interval's half-width over z (median_interval's
 --     ranks), less twice their covariance where paired, (4*p11 - 1)*se_a*se_b, p11 the share of
---     pairs at or below both medians (Bonett and Price); tested by ranks, which ties never make
+--     pairs at or below both medians (Bonett and Price); where either side's interval holds fewer
+--     than 5 distinct lengths (a deck whose games last a handful of battles: a median's
+--     sampling law is then no normal one, and a zero-width interval read as no error; the
+--     delta method covered 85% at 95%), the ratio of the two sides' order-statistic bounds
+--     instead, each side's at 1 - tail / 2, so both hold at once at least 1 - tail of the time
+--     whatever the pairing (Bonferroni); median_ratio_interval says which; tested by ranks, which ties never make
 --     certain: the Wilcoxon signed-rank test of the per-deal log ratios (zeros dropped) where
 --     paired, else the Mann-Whitney test, each with mid-ranks and its variance corrected for
 --     ties (median_test says which); z > 0: a's games tend to be longer; no interval (null)
@@ -46,7 +51,7 @@ WITH given AS (
 -- tail: 1 - the level, normal_tail(z) = erfc(z / sqrt 2), as p below: a median's interval needs the n
 -- where [shortest, longest] covers it that often, 0.5^(n-1) <= tail (median_interval's rule)
 checked AS (
-    SELECT z, seat, normal_tail(z) AS tail FROM given
+    SELECT z, seat, normal_tail(z) AS tail, normal_quantile(1 - normal_tail(z) / 4) AS zc FROM given
 ),
 sets AS (
     SELECT rule_set, min(ordinal) AS ord, any_value(variant) AS variant, any_value(players) AS players,
@@ -131,14 +136,23 @@ medians AS (
            CASE WHEN power(0.5, any_value(k.n) - 1) <= c.tail THEN
            (ln(greatest(1, max(k.battles) FILTER (WHERE k.r <= least(k.n, ceil(1 + k.n / 2 + c.z * sqrt(k.n) / 2)))))
             - ln(greatest(1, min(k.battles) FILTER (WHERE k.r >= greatest(1, floor(k.n / 2 - c.z * sqrt(k.n) / 2))))))
-           / (2 * c.z) END AS log_se
+           / (2 * c.z) END AS log_se,
+           -- the distinct lengths inside that interval, and the interval of each side at 1 - tail / 2
+           count(DISTINCT k.battles) FILTER (WHERE k.r >= greatest(1, floor(k.n / 2 - c.z * sqrt(k.n) / 2))
+                                             AND k.r <= least(k.n, ceil(1 + k.n / 2 + c.z * sqrt(k.n) / 2))) AS distinct_in,
+           CASE WHEN power(0.5, any_value(k.n) - 1) <= c.tail / 2 THEN
+           min(k.battles) FILTER (WHERE k.r >= greatest(1, floor(k.n / 2 - c.zc * sqrt(k.n) / 2))) END AS low_c,
+           CASE WHEN power(0.5, any_value(k.n) - 1) <= c.tail / 2 THEN
+           max(k.battles) FILTER (WHERE k.r <= least(k.n, ceil(1 + k.n / 2 + c.zc * sqrt(k.n) / 2))) END AS high_c
     FROM ranked k CROSS JOIN checked c
-    GROUP BY k.rule_set_a, k.rule_set_b, k.side, c.z, c.tail
+    GROUP BY k.rule_set_a, k.rule_set_b, k.side, c.z, c.zc, c.tail
 ),
 length_pairs AS (
     SELECT a.rule_set_a, a.rule_set_b, a.n AS ended_a, b.n AS ended_b,
            a.median AS median_a, b.median AS median_b, a.mean AS mean_a, b.mean AS mean_b,
-           a.variance AS var_a, b.variance AS var_b, a.log_se AS se_a, b.log_se AS se_b
+           a.variance AS var_a, b.variance AS var_b, a.log_se AS se_a, b.log_se AS se_b,
+           least(a.distinct_in, b.distinct_in) < 5 AS coarse,
+           a.low_c AS low_c_a, a.high_c AS high_c_a, b.low_c AS low_c_b, b.high_c AS high_c_b
     FROM medians a JOIN medians b
       ON a.side = 'a' AND b.side = 'b' AND a.rule_set_a = b.rule_set_a AND a.rule_set_b = b.rule_set_b
 ),
@@ -314,8 +328,12 @@ SELECT
      WHERE x.rule_set_a = j.rule_set_a AND x.rule_set_b = j.rule_set_b AND x.side = 'b') AS capped_share_b,
     l.median_a, l.median_b,
     l.median_a / l.median_b                                          AS median_ratio,
-    exp(l.log_ratio - c.z * l.log_ratio_se)                          AS median_ratio_low,
-    exp(l.log_ratio + c.z * l.log_ratio_se)                          AS median_ratio_high,
+    CASE WHEN l.coarse THEN l.low_c_a / nullif(l.high_c_b, 0)
+         ELSE exp(l.log_ratio - c.z * l.log_ratio_se) END             AS median_ratio_low,
+    CASE WHEN l.coarse THEN l.high_c_a / nullif(l.low_c_b, 0)
+         ELSE exp(l.log_ratio + c.z * l.log_ratio_se) END             AS median_ratio_high,
+    CASE WHEN l.median_a IS NOT NULL THEN
+         CASE WHEN l.coarse THEN 'order statistics' ELSE 'delta method' END END AS median_ratio_interval,
     CASE WHEN j.paired THEN 'wilcoxon signed-rank' ELSE 'mann-whitney' END AS median_test,
     pm.z                                                             AS median_z,
     pm.p                                                             AS median_p,

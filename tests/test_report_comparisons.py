@@ -250,3 +250,31 @@ def test_lengths_of_a_rule_set_stopped_at_its_cap_are_not_compared(tmp_path):
     found = next(f for f in findings(data, "classic") if f.text.startswith("At the median:"))
     assert "were stopped at the cap of 150 battles" in found.text and "not compared (" in found.text, found.text
     assert "told apart" not in found.text and not found.claims
+
+
+def test_a_ratio_of_coarse_medians_has_the_order_statistics_interval(tmp_path, rows):
+    """Games of a handful of battles: a median interval of one or two lengths ([6, 6]) was read as
+    no error, and the paired ratio's 95% interval covered the ratio 85% of the time. Where a
+    side's interval holds fewer than 5 distinct lengths, the interval is the ratio of the two
+    sides' order-statistic bounds, each at 1 - 0.05 / 2 (Bonferroni: both hold at once at 95%)."""
+    small = {"ranks": "4", "suits": "2", "war_down": "0"}
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("classic", small), 2000),
+                   Plan(build_rules("classic", {**small, "war_down": "1"}), 2000)], seed=9)
+    [row] = run(out, name="rule_set_pairs").to_pylist()
+    assert row["paired"] and row["median_ratio_interval"] == "order statistics"
+    zc = stats.norm.ppf(1 - 0.05 / 4)
+
+    pairs = hand(out, "SELECT a.battles AS x, b.battles AS y FROM games a JOIN games b USING (game_index) "
+                      f"WHERE a.rule_set = '{row['rule_set_a']}' AND b.rule_set = '{row['rule_set_b']}' "
+                      "AND a.outcome IN ('win', 'draw') AND b.outcome IN ('win', 'draw')")  # the pairs both end
+
+    def bounds(side):
+        values = sorted(p["x" if side == "a" else "y"] for p in pairs)
+        n = len(values)
+        low, high = max(1, math.floor(n / 2 - zc * math.sqrt(n) / 2)), min(n, math.ceil(1 + n / 2 + zc * math.sqrt(n) / 2))
+        return values[low - 1], values[high - 1]
+
+    (la, ha), (lb, hb) = bounds("a"), bounds("b")
+    assert (row["median_ratio_low"], row["median_ratio_high"]) == (pytest.approx(la / hb), pytest.approx(ha / lb))
+    assert all(r["median_ratio_interval"] == "delta method" for r in rows)  # 52 cards: lengths of hundreds

@@ -205,6 +205,21 @@ CREATE MACRO erfcc(x, t) AS
     t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806
         + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
 CREATE MACRO normal_tail(z) AS erfcc(abs(z) / sqrt(2), 1 / (1 + abs(z) / sqrt(2) / 2));
+CREATE MACRO acklam_tail(q) AS
+    (((((-7.784894002430293e-03 * q - 3.223964580411365e-01) * q - 2.400758277161838e+00) * q
+       - 2.549732539343734e+00) * q + 4.374664141464968e+00) * q + 2.938163982698783e+00)
+    / ((((7.784695709041462e-03 * q + 3.224671290700398e-01) * q + 2.445134137142996e+00) * q
+        + 3.754408661907416e+00) * q + 1);
+CREATE MACRO acklam_centre(q, r) AS
+    (((((-3.969683028665376e+01 * r + 2.209460984245205e+02) * r - 2.759285104469687e+02) * r
+       + 1.383577518672690e+02) * r - 3.066479806614716e+01) * r + 2.506628277459239e+00) * q
+    / (((((-5.447609879822406e+01 * r + 1.615858368580409e+02) * r - 1.556989798598866e+02) * r
+         + 6.680131188771972e+01) * r - 1.328068155288572e+01) * r + 1);
+CREATE MACRO normal_quantile(p) AS CASE
+    WHEN p <= 0 OR p >= 1 THEN NULL
+    WHEN p < 0.02425 THEN acklam_tail(sqrt(-2 * ln(p)))
+    WHEN p > 1 - 0.02425 THEN -acklam_tail(sqrt(-2 * ln(1 - p)))
+    ELSE acklam_centre(p - 0.5, (p - 0.5) * (p - 0.5)) END;
 CREATE VIEW cards AS
 SELECT DISTINCT r.ranks, r.suits, r.jokers, c.code,
     CASE WHEN c.code >= r.ranks * r.suits THEN r.ranks ELSE c.code // r.suits END AS rank,

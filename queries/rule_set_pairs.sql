@@ -332,8 +332,9 @@ SELECT
          ELSE exp(l.log_ratio - c.z * l.log_ratio_se) END             AS median_ratio_low,
     CASE WHEN l.coarse THEN l.high_c_a / nullif(l.low_c_b, 0)
          ELSE exp(l.log_ratio + c.z * l.log_ratio_se) END             AS median_ratio_high,
-    CASE WHEN l.median_a IS NOT NULL THEN
-         CASE WHEN l.coarse THEN 'order statistics' ELSE 'delta method' END END AS median_ratio_interval,
+    CASE WHEN l.median_a IS NOT NULL AND l.median_b IS NOT NULL THEN
+         CASE WHEN l.coarse AND l.low_c_a IS NOT NULL AND l.low_c_b IS NOT NULL THEN 'order statistics'
+              WHEN NOT l.coarse AND l.log_ratio_se IS NOT NULL THEN 'delta method' END END AS median_ratio_interval,
     CASE WHEN j.paired THEN 'wilcoxon signed-rank' ELSE 'mann-whitney' END AS median_test,
     pm.z                                                             AS median_z,
     pm.p                                                             AS median_p,

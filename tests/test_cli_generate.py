@@ -292,6 +292,23 @@ def test_the_demo_replaces_its_own_dataset_and_refuses_any_other(tmp_path, monke
     assert data_digest(mine) == before
 
 
+def test_the_demo_keeps_an_unfinished_dataset_of_other_games(tmp_path, monkeypatch, capsys):
+    """An interrupted run of Jokers War, which `--resume` would finish, was wiped by the demo."""
+    from pipeline.jobs.generate import Plan, generate
+    from pipeline.model.rules import build_rules
+
+    def stop(done):
+        raise KeyboardInterrupt
+
+    unfinished = tmp_path / "jokers"
+    with pytest.raises(KeyboardInterrupt):
+        generate(unfinished, [Plan(build_rules("jokers"), 5000)], seed=0, shard_size=1000, progress=stop)
+    plan = (unfinished / ".war" / "plan.json").read_bytes()
+    code, out_text, err = run_main(monkeypatch, capsys, "demo", "--games", 20, "--out", unfinished)
+    assert_one_line_error(code, out_text, err, mentions="holds an unfinished dataset")
+    assert (unfinished / ".war" / "plan.json").read_bytes() == plan and not (unfinished / "manifest.json").exists()
+
+
 @pytest.mark.parametrize("quiet", [[], ["-q"]])
 def test_every_deal_under_a_pickup_that_draws_warns_that_the_seed_still_decides(tmp_path, monkeypatch, capsys, quiet):
     """`--all-deals` under the default pickup=shuffled plays every deal once, but the game after

@@ -170,6 +170,30 @@ def test_a_connection_refuses_once_a_data_file_is_replaced_under_it(tmp_path):
     assert before != war.connect(other).sql("SELECT game_id, battles FROM games ORDER BY game_id").fetchall()
 
 
+def test_a_connection_answers_on_when_only_a_file_s_metadata_changed(tmp_path):
+    """`chmod -w` of a data file, or a hard-link backup (`cp -al`), moves its change time and
+    nothing else: the connection refused unchanged data. A relation's display is asked as any
+    reader: after a `cp` over the file, `print(rel)` and `len(rel)` answered from the new one."""
+    import os
+
+    out, other = tmp_path / "ds", tmp_path / "other"
+    war.generate(out, [war.Plan(war.build_rules("classic"), 20)], seed=1)
+    war.generate(other, [war.Plan(war.build_rules("classic"), 30)], seed=2)
+    con = war.connect(out)
+    games = con.sql("SELECT game_id, battles FROM games ORDER BY game_id")
+    want = games.fetchall()
+    [name] = [p.relative_to(out) for p in out.glob("games/*/*.parquet")]
+    os.chmod(out / name, 0o444)
+    os.link(out / name, tmp_path / "backup.parquet")
+    assert games.fetchall() == want and len(games) == 20
+    shutil.copyfile(other / name, tmp_path / "foreign.parquet")
+    os.chmod(out / name, 0o644)
+    shutil.copyfile(tmp_path / "foreign.parquet", out / name)
+    for ask in (lambda: len(games), lambda: repr(games), lambda: str(games), lambda: games["battles"]):
+        with pytest.raises(war.DatasetError, match="changed or removed since this connection opened"):
+            ask()
+
+
 def test_a_connection_let_go_takes_its_spill_folder_with_it(dataset):
     before = spills()
     con = war.connect(dataset, events=False)

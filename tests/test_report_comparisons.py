@@ -278,3 +278,11 @@ def test_a_ratio_of_coarse_medians_has_the_order_statistics_interval(tmp_path, r
     (la, ha), (lb, hb) = bounds("a"), bounds("b")
     assert (row["median_ratio_low"], row["median_ratio_high"]) == (pytest.approx(la / hb), pytest.approx(ha / lb))
     assert all(r["median_ratio_interval"] == "delta method" for r in rows)  # 52 cards: lengths of hundreds
+
+
+def test_no_interval_method_is_named_where_there_is_no_interval(tmp_path):
+    """One game a side: no median interval, so no ratio interval, and no method said for one."""
+    out = tmp_path / "one"
+    generate(out, [Plan(CLASSIC, 1), Plan(build_rules("razboi"), 1)], seed=7)
+    [row] = run(out, name="rule_set_pairs").to_pylist()
+    assert row["median_ratio_low"] is None and row["median_ratio_interval"] is None

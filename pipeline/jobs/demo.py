@@ -5,6 +5,7 @@ the `war` command that does the same; then the commands to try next (next_comman
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Callable, Iterator
 from ..errors import UsageError
 from ..model.rules import build_rules
 from ..model.schema import RuleSet
-from ..storage.dataset import MANIFEST, Dataset
+from ..storage.dataset import MANIFEST, WORK_DIR, Dataset
 from .generate import DEFAULT_SHARD_SIZE, Plan, check_arguments, generate
 from .query import run
 from .replay import replay_game
@@ -58,20 +59,42 @@ def demo(out: str | Path = "data/demo", games: int = 2000) -> Iterator[DemoStep]
 
 
 def _check_replaceable(out, rules: RuleSet) -> None:
-    """The demo replaces a dataset at `out` only when it is a demo's (Classic War, seed SEED, one
-    rule set of seeded games): `war demo --out` given a dataset of the user's would have lost it."""
-    if not (Path(out) / MANIFEST).is_file():
+    """The demo replaces a dataset at `out`, finished or not, only when it is a demo's (Classic
+    War, seed SEED, one rule set of seeded games): `war demo --out` given a dataset of the user's,
+    or an interrupted run that `--resume` would finish, would have lost it."""
+    manifest, plan = Path(out) / MANIFEST, Path(out) / WORK_DIR / "plan.json"
+    if manifest.is_file():
+        try:
+            found = Dataset.open(out).manifest
+            seed, entries = found.master_seed, [e.model_dump() for e in found.rule_sets]
+        except Exception:  # noqa: BLE001 - unreadable: not the demo's, which is always whole
+            seed, entries = None, []
+        what = "a dataset"
+    elif plan.is_file():
+        try:
+            body = json.loads(plan.read_bytes())
+            seed, entries = body.get("seed"), list(body.get("rule_sets", []))
+        except (OSError, ValueError, AttributeError):
+            seed, entries = None, []
+        what = "an unfinished dataset (`war generate --resume` finishes it, `--discard` removes it)"
+    else:
         return  # nothing there, or not a dataset: generate says what it says of it
-    try:
-        manifest = Dataset.open(out).manifest
-    except Exception:  # noqa: BLE001 - unreadable: not the demo's, which is always whole
-        manifest = None
-    entries = manifest.rule_sets if manifest is not None else []
-    if not (manifest is not None and manifest.master_seed == SEED and len(entries) == 1
-            and entries[0].rules == rules and entries[0].log == "events" and entries[0].name is None
-            and entries[0].deals is None and entries[0].seeds is None and not entries[0].all_deals):
-        raise UsageError(f"{str(out)!r} holds a dataset the demo did not write, and the demo replaces only its own: "
+    if not _demos(seed, entries, rules):
+        raise UsageError(f"{str(out)!r} holds {what} the demo did not write, and the demo replaces only its own: "
                          f"give another --out, or remove it first")
+
+
+def _demos(seed, entries: list, rules: RuleSet) -> bool:
+    """Whether a manifest's or a journal's plan's rule sets (as dicts) are the demo's."""
+    if seed != SEED or len(entries) != 1 or not isinstance(entries[0], dict):
+        return False
+    entry = entries[0]
+    try:
+        same = RuleSet.model_validate(entry.get("rules")) == rules
+    except Exception:  # noqa: BLE001 - rules no war reads: not the demo's
+        return False
+    return (same and entry.get("log", "events") == "events" and entry.get("name") is None
+            and entry.get("deals") is None and entry.get("seeds") is None and not entry.get("all_deals"))
 
 
 def _generate(out, plans: list[Plan], progress: Callable[[int], None] | None = None):

@@ -11,11 +11,14 @@ relation it hands out (Relation): DuckDB's `rel.to_parquet('manifest.json')` wro
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import duckdb
 
 from ...errors import DatasetError, QueryError
+from ...storage.files import sha256_file
 from ...storage.layout import MANIFEST, files_identity
 from .safety import check_sql
 
@@ -48,10 +51,16 @@ class Connection:
         self._seen = _identity(self._manifest)
 
     def _fresh(self) -> None:
-        if _identity(self._manifest) != self._seen:
-            folder = os.path.dirname(self._manifest)
-            raise DatasetError(f"the dataset {folder!r} was rewritten, changed or removed since this connection opened; "
-                               f"its answers would mix the two: war.connect({folder!r}) again")
+        now = _identity(self._manifest)
+        if now == self._seen:
+            return
+        if now is not None and self._seen is not None and now[:4] == self._seen[:4] and \
+                _same_bytes(self._manifest, self._seen[4], now[4]):
+            self._seen = now  # a file's change time moved (chmod, a hard link) and its bytes are the manifest's
+            return
+        folder = os.path.dirname(self._manifest)
+        raise DatasetError(f"the dataset {folder!r} was rewritten, changed or removed since this connection opened; "
+                           f"its answers would mix the two: war.connect({folder!r}) again")
 
     def _checked(self, query) -> None:
         if not isinstance(query, str):
@@ -131,22 +140,27 @@ class Relation:
         return _doors(getattr(self._rel, name), self._by)
 
     def __len__(self) -> int:
+        self._by._fresh()
         return len(self._rel)
 
     def __contains__(self, name) -> bool:
+        self._by._fresh()
         return name in self._rel
 
     def __getitem__(self, key):
+        self._by._fresh()
         return _door(self._rel[key], self._by)
 
     def __arrow_c_stream__(self, requested_schema=None):
         self._by._fresh()
         return self._rel.__arrow_c_stream__(requested_schema)
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # a notebook's display runs the query: asked as any reader is
+        self._by._fresh()
         return str(self._rel)
 
     def __repr__(self) -> str:
+        self._by._fresh()
         return repr(self._rel)
 
 
@@ -169,6 +183,21 @@ def _doors(value, by: Connection):
     method.__name__ = getattr(value, "__name__", "method")
     method.__doc__ = getattr(value, "__doc__", None)
     return method
+
+
+def _same_bytes(manifest: str, before: tuple, after: tuple) -> bool:
+    """Whether the data files whose stat differs between `before` and `after` (files_identity's)
+    still hold the bytes the manifest lists (its SHA-256s): a file's metadata changed, not it."""
+    if [f[0] for f in before] != [f[0] for f in after]:
+        return False
+    changed = [a for b, a in zip(before, after) if a != b]
+    if any(a[1] != b[1] for b, a in zip(before, after)):  # a size changed: another file
+        return False
+    try:
+        listed = {f["path"]: f["sha256"] for f in json.loads(Path(manifest).read_bytes()).get("files", [])}
+        return all(sha256_file(Path(manifest).parent / a[0]) == listed.get(a[0]) for a in changed)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 def _identity(path: str) -> tuple | None:

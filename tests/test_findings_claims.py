@@ -93,8 +93,8 @@ def test_war_s_own_family_is_still_compared_with_its_exact_chance(chance):
     assert row["exact_fraction"] == "1/5"
     found = _first_battle(chance, "classic")
     assert "(1/5 = 20.0%)" in found.text
-    alone = binomtest(row["first_battle_wars"], row["games"], 0.2).pvalue  # exact, as R's binom.test
-    assert ("not told apart from what chance says" in found.text) == (alone >= 0.05), found.text
+    ci = binomtest(row["first_battle_wars"], row["games"]).proportion_ci(method="exact")  # the test inverts it
+    assert ("not told apart from what chance says" in found.text) == (ci.low <= 0.2 <= ci.high), found.text
 
 
 def test_the_query_says_the_chance_only_for_the_variants_named(chance_root, chance):

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.model.rules import build_rules
-from pipeline.present.claims import ALPHA, EXACT_TRIALS, Judge, holm, p_medians, p_share, p_two_shares
+from pipeline.present.claims import ALPHA, EXACT_TRIALS, Judge, exact_interval, holm, p_medians, p_share, p_two_shares
 from pipeline.present.findings import all_findings, findings
 from pipeline.present.report import ReportData, RuleSetInfo
 from pipeline.present.report_page import render_report
@@ -58,15 +58,33 @@ def test_the_score_test_leaves_out_what_the_wilson_interval_leaves_out(n, data, 
 
 def test_a_share_of_few_games_is_tested_exactly():
     """The score test's normal tail was anti-conservative on few games: 6 wins of 6 gave p =
-    0.014, and a report claimed an advantage of a seat from 6 games. Exact, it is P(6 of 6) +
-    P(0 of 6) = 2/64; the first battle's 202 wars of 3,000 against 3/51 is 0.0522 (R's
-    binom.test, scipy's binomtest), where the score test said 0.048."""
+    0.014, and a report claimed an advantage of a seat from 6 games. Exact, twice the smaller
+    tail, it is 2 P(6 of 6) = 2/64; the first battle's 202 wars of 3,000 against 3/51 is 0.056,
+    where the score test said 0.048."""
+    from scipy.stats import binom
+
     assert p_share(6, 6, 0.5) == pytest.approx(2 / 64, rel=1e-12)
-    assert p_share(5, 6, 0.5) == pytest.approx(14 / 64, rel=1e-12)  # 0, 1, 5, 6 of 6: (1 + 6 + 6 + 1) / 64
+    assert p_share(5, 6, 0.5) == pytest.approx(14 / 64, rel=1e-12)  # 2 P(5 or 6 of 6) = 2 (6 + 1) / 64
     assert p_share(3, 6, 0.5) == pytest.approx(1.0)
-    assert p_share(202, 3000, 3 / 51) == pytest.approx(0.0522343587754, rel=1e-9)
+    central = 2 * min(binom.cdf(202, 3000, 3 / 51), binom.sf(201, 3000, 3 / 51))
+    assert p_share(202, 3000, 3 / 51) == pytest.approx(central, rel=1e-9) and central > ALPHA
     assert p_share(0, 5, 3 / 51) == pytest.approx(1.0)  # 0 wars of 5 is the likeliest count
     assert p_share(1, 3, 1 / 3) == pytest.approx(1.0)
+
+
+@settings(max_examples=200)
+@given(st.integers(1, EXACT_TRIALS), st.data(), st.floats(0.02, 0.98))
+def test_up_to_exact_trials_the_test_leaves_out_what_the_exact_interval_leaves_out(n, data, p0):
+    """A sentence shows the Clopper-Pearson interval (scipy's, here) where the share is tested
+    exactly: the test rejects p0 at 5% exactly when that interval leaves p0 out."""
+    from scipy.stats import binomtest
+
+    k = data.draw(st.integers(0, n))
+    ci = binomtest(k, n, p0).proportion_ci(method="exact")
+    low, high = exact_interval(k, n)
+    assert (low, high) == (pytest.approx(ci.low, abs=1e-9), pytest.approx(ci.high, abs=1e-9))
+    if min(abs(p0 - ci.low), abs(p0 - ci.high)) > 1e-9:  # not on the boundary itself
+        assert (p_share(k, n, p0) < ALPHA) == (p0 < ci.low or p0 > ci.high)
 
 
 def test_two_shares_and_medians():

@@ -23,7 +23,7 @@ from fractions import Fraction
 import pyarrow as pa
 
 from ..model.names import short_policies
-from .claims import ALPHA, MEDIAN_GAMES, Judge, p_medians, p_share, p_two_shares
+from .claims import ALPHA, EXACT_TRIALS, MEDIAN_GAMES, Judge, exact_interval, p_medians, p_share, p_two_shares
 from .comparisons import capped, chosen, judged, seating_pairs
 from .report import FEW_GAMES, ReportData, RuleSetInfo, by_rank_variants
 
@@ -95,6 +95,17 @@ def share_said(row: dict, exact: bool, k: str, n: str, key: str = "share") -> st
     if exact:
         return exact_share(row[k], row[n])
     return share_with_interval(row[key], row["ci_low"], row["ci_high"])
+
+
+def exactly_shown(row: dict, k: str, n: str) -> dict:
+    """`row` as a sentence that tests its share shows it: up to EXACT_TRIALS with the exact
+    (Clopper-Pearson) interval that the exact test inverts, in place of the query's Wilson
+    interval, so that the interval leaves the tested share out exactly when the test alone
+    rejects it (5 wins of 5 showed "(>= 56.5%)" beside "no advantage found")."""
+    if not 0 < (row.get(n) or 0) <= EXACT_TRIALS or row.get(k) is None:
+        return row
+    low, high = exact_interval(int(row[k]), int(row[n]))
+    return {**row, "ci_low": low, "ci_high": high}
 
 
 def battles(x: float) -> str:
@@ -383,6 +394,8 @@ def seats(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge
     rows = [r for r in _by_rules(data, "seat_win_interval", variant).get(name, []) if r["share"] is not None]
     if not rows:
         return []
+    if not data.is_exact(name):
+        rows = [exactly_shown(r, "wins", "decided_games") for r in rows]
     best, worst = max(rows, key=lambda r: r["share"]), min(rows, key=lambda r: r["share"])
     fair = best["fair_share"]
     where = f" under {alike[0].label}" if len(infos) > 1 else ""
@@ -454,6 +467,7 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge
     if row["exact"] is None:
         return []
     key = ("first_battle", name)
+    row = exactly_shown(row, "first_battle_wars", "games")
     if judge.holds(key, p_share(row["first_battle_wars"], row["games"], row["exact"])):
         verdict = "more often than chance says" if row["share"] > row["exact"] else "less often than chance says"
     else:

@@ -286,3 +286,19 @@ def test_no_interval_method_is_named_where_there_is_no_interval(tmp_path):
     generate(out, [Plan(CLASSIC, 1), Plan(build_rules("razboi"), 1)], seed=7)
     [row] = run(out, name="rule_set_pairs").to_pylist()
     assert row["median_ratio_low"] is None and row["median_ratio_interval"] is None
+
+
+def test_the_first_battle_of_rule_sets_dealt_alike_is_one_claim(tmp_path):
+    """Classic War and Război deal alike, and a first battle is its deal's: their two sentences are
+    one test of the same games, counted once among the report's claims (it was two)."""
+    from pipeline.present.findings import all_findings
+
+    out = tmp_path / "cr"
+    generate(out, [Plan(CLASSIC, 300), Plan(build_rules("razboi"), 300), Plan(JOKERS, 300)], seed=4)
+    data = build_report_data(out)
+    found, judge = all_findings(data)
+    firsts = [f for section in found.values() for f in section if f.query == "first_battle_war_exact"]
+    keys = {f.values["rule_set"]: f.claims for f in firsts}
+    assert keys["classic"] == keys["razboi"] == (("first_battle", "classic"),)
+    assert keys["jokers"] == (("first_battle", "jokers"),)
+    assert sorted(k for k in judge.p if k[0] == "first_battle") == [("first_battle", "classic"), ("first_battle", "jokers")]

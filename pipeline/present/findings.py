@@ -466,7 +466,7 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge
         return [Finding(text, "first_battle_war_exact", {**values, "exact": None, "chance_known": False})]
     if row["exact"] is None:
         return []
-    key = ("first_battle", name)
+    key = ("first_battle", _first_battle_twin(data, name, row) or name)
     row = exactly_shown(row, "first_battle_wars", "games")
     if judge.holds(key, p_share(row["first_battle_wars"], row["games"], row["exact"])):
         verdict = "more often than chance says" if row["share"] > row["exact"] else "less often than chance says"
@@ -478,6 +478,20 @@ def first_battle(data: ReportData, variant: str, infos: list[RuleSetInfo], judge
     text = text[0].upper() + text[1:]
     values = {k: row[k] for k in ("rule_set", "share", "ci_low", "ci_high", "exact")}
     return [Finding(text, "first_battle_war_exact", {**values, **_claimed(judge, key)}, (key,))]
+
+
+def _first_battle_twin(data: ReportData, name: str, row: dict) -> str | None:
+    """The earlier rule set whose first battles are this one's (`name`'s): it shares its deals
+    (rule_set_pairs' paired) and its first battles' count, games and chance are the same. Classic
+    War and Război deal alike and a first battle is the deal's: one test, which the judge counts
+    once (the same key), not two claims from the same games."""
+    paired = {r["rule_set_a"] for r in data.rows("rule_set_pairs") if r["paired"] and r["rule_set_b"] == name}
+    for other in data.rows("first_battle_war_exact"):
+        if other["rule_set"] == name:
+            return None
+        if other["rule_set"] in paired and all(other[k] == row[k] for k in ("first_battle_wars", "games", "exact")):
+            return other["rule_set"]
+    return None
 
 
 def deal(data: ReportData, variant: str, infos: list[RuleSetInfo], judge: Judge) -> list[Finding]:

@@ -51,11 +51,10 @@ scored AS (
 -- mirrored: a seat of a 2-player game whose opponent was dealt the same value (top cards, or
 -- strength bucket): the two are one game seen from each side, one win and one loss
 valued AS (
-    SELECT *, CAST(floor(strength / width) * width AS BIGINT) AS bucket,
+    SELECT *,
            players = 2 AND count(*) OVER (PARTITION BY rule_set, game_id, top_cards) = 2 AS mirrored_top,
-           players = 2 AND count(*) OVER (PARTITION BY rule_set, game_id,
-                                          CAST(floor(strength / width) * width AS BIGINT)) = 2 AS mirrored_bucket
-    FROM scored
+           players = 2 AND count(*) OVER (PARTITION BY rule_set, game_id, bucket) = 2 AS mirrored_bucket
+    FROM (SELECT *, CAST(floor(strength / width) * width AS BIGINT) AS bucket FROM scored)
 ),
 counts AS (
     SELECT rule_set, variant, rules_id, players,

@@ -322,10 +322,8 @@ SELECT
     j.rule_set_a, j.rule_set_b, j.variant_a, j.variant_b, j.paired,
     j.games_a, j.games_b, j.pairs,
     l.ended_a, l.ended_b,
-    (SELECT capped::DOUBLE / games FROM share_counts x
-     WHERE x.rule_set_a = j.rule_set_a AND x.rule_set_b = j.rule_set_b AND x.side = 'a') AS capped_share_a,
-    (SELECT capped::DOUBLE / games FROM share_counts x
-     WHERE x.rule_set_a = j.rule_set_a AND x.rule_set_b = j.rule_set_b AND x.side = 'b') AS capped_share_b,
+    ca.capped::DOUBLE / ca.games                                     AS capped_share_a,
+    cb.capped::DOUBLE / cb.games                                     AS capped_share_b,
     l.median_a, l.median_b,
     l.median_a / l.median_b                                          AS median_ratio,
     CASE WHEN l.coarse THEN l.low_c_a / nullif(l.high_c_b, 0)
@@ -359,6 +357,8 @@ SELECT
 FROM judged j
 CROSS JOIN checked c
 LEFT JOIN length_tests l USING (rule_set_a, rule_set_b)
+LEFT JOIN share_counts ca ON ca.rule_set_a = j.rule_set_a AND ca.rule_set_b = j.rule_set_b AND ca.side = 'a'
+LEFT JOIN share_counts cb ON cb.rule_set_a = j.rule_set_a AND cb.rule_set_b = j.rule_set_b AND cb.side = 'b'
 LEFT JOIN p_values pm ON pm.rule_set_a = j.rule_set_a AND pm.rule_set_b = j.rule_set_b AND pm.what = 'median'
 LEFT JOIN p_values pn ON pn.rule_set_a = j.rule_set_a AND pn.rule_set_b = j.rule_set_b AND pn.what = 'mean'
 LEFT JOIN share_tests ss ON ss.rule_set_a = j.rule_set_a AND ss.rule_set_b = j.rule_set_b AND ss.what = 'seat'

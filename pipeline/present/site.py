@@ -59,26 +59,26 @@ def manifest_digest(root) -> str:
         raise
 
 
-def _identity(root) -> tuple:
-    """The dataset's data files by stat (files_identity), () where one cannot be stat'ed (a
+def _identity(root, paths) -> tuple:
+    """The dataset's data files `paths` by stat (files_identity), () where one cannot be stat'ed (a
     writer replacing them; a file gone is then said by the snapshot's own readers)."""
     try:
-        return files_identity(root)
-    except (OSError, ValueError, KeyError, TypeError):
+        return files_identity(root, paths)
+    except OSError:
         return ()
 
 
 class Snapshot:
     """The dataset as one manifest describes it (see the module's docstring)."""
 
-    def __init__(self, root, name: str, digest: str, links, interrupted: Callable[[], None] | None = None,
-                 identity: tuple = ()):
+    def __init__(self, root, name: str, digest: str, links, interrupted: Callable[[], None] | None = None):
         self.root = root
         self.name = name
         self.digest = digest
-        self.identity = identity  # its data files by stat (files_identity): one replaced is another snapshot
         self.links = links
         ds = Dataset.open(root)
+        self.paths = [f.path for f in ds.manifest.files]
+        self.identity = _identity(root, self.paths)  # its data files by stat: one replaced is another snapshot
         self.infos = rule_sets(ds)
         self.logs = frozenset(e.log for e in ds.manifest.rule_sets)  # what its rule sets store: events, games, counts
         self.every_deal = any(r.all_deals or r.counted for r in self.infos)  # a row of the `counts` view
@@ -240,7 +240,7 @@ class Site:
         self.interrupted = interrupted
         self._lock = threading.Lock()
         self._checked = time.monotonic()
-        self._current = Snapshot(root, self.name, manifest_digest(root), self.links, interrupted, _identity(root))
+        self._current = Snapshot(root, self.name, manifest_digest(root), self.links, interrupted)
         self._retired: list[Snapshot] = []
 
     def now(self) -> Snapshot:
@@ -251,9 +251,10 @@ class Site:
                 return self._current
             self._checked = time.monotonic()
             try:
-                digest, identity = manifest_digest(self.root), _identity(self.root)
-                if digest != self._current.digest or identity != self._current.identity:
-                    fresh = Snapshot(self.root, self.name, digest, self.links, self.interrupted, identity)
+                digest = manifest_digest(self.root)
+                if digest != self._current.digest or \
+                        _identity(self.root, self._current.paths) != self._current.identity:
+                    fresh = Snapshot(self.root, self.name, digest, self.links, self.interrupted)
                     self._retired.append(self._current)  # requests under way may still use it
                     self._current = fresh
                     fresh.build_report_later()

@@ -39,20 +39,24 @@ def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:
     return None
 
 
-def files_identity(root) -> tuple:
-    """What the data files of the dataset at `root` are now, by stat alone: for each file its
-    manifest lists (read as JSON, no models), its path, size, modification and change times,
-    inode and device; () for a dataset on remote storage. A file replaced (`cp`), edited, or
-    put back with its old time (`touch -r` sets the modification time, never the change time)
-    is another identity: a reader that opened the dataset before refuses to answer from it.
-    OSError when the manifest or a file cannot be read."""
+def listed_files(root) -> dict[str, str]:
+    """The data files the manifest of the local dataset at `root` lists, path to SHA-256 (read
+    as JSON, no models): what a reader held open stats at each question (files_identity).
+    OSError when the manifest cannot be read."""
+    return {f["path"]: f["sha256"] for f in json.loads((location(root) / MANIFEST).read_bytes()).get("files", [])}
+
+
+def files_identity(root, paths) -> tuple:
+    """What the data files `paths` (listed_files') of the dataset at `root` are now, by stat
+    alone: for each its path, size, modification and change times, inode and device; () for a
+    dataset on remote storage. A file replaced (`cp`), edited, or put back with its old time
+    (`touch -r` sets the modification time, never the change time) is another identity: a reader
+    that opened the dataset before refuses to answer from it. OSError when a file cannot be read."""
     where = location(root)
     if is_remote(where):
         return ()
-    listed = json.loads((where / MANIFEST).read_bytes()).get("files", [])
     out = []
-    for path in sorted({f["path"] for f in listed}):
+    for path in sorted(paths):
         st = os.stat(where / path)
         out.append((path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
     return tuple(out)
-

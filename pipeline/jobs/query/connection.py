@@ -11,7 +11,6 @@ relation it hands out (Relation): DuckDB's `rel.to_parquet('manifest.json')` wro
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import duckdb
 
 from ...errors import DatasetError, QueryError
 from ...storage.files import sha256_file
-from ...storage.layout import MANIFEST, files_identity
+from ...storage.layout import MANIFEST, files_identity, listed_files
 from .safety import check_sql
 
 # what a DuckDB connection offers that only reads, or reads back what was run: passed through
@@ -43,19 +42,23 @@ class Connection:
     does; `table`, `view` and DuckDB's fetching methods work as on DuckDB's own connection. A
     statement after the dataset was rewritten, a data file changed, or removed is refused: connect again."""
 
-    __slots__ = ("_con", "_manifest", "_seen", "__weakref__")
+    __slots__ = ("_con", "_manifest", "_listed", "_seen", "__weakref__")
 
     def __init__(self, con: duckdb.DuckDBPyConnection, root) -> None:
         self._con = con
         self._manifest = os.path.join(os.fspath(root), MANIFEST)
-        self._seen = _identity(self._manifest)
+        try:  # the files the manifest lists, read once: a new manifest is refused by its own stat
+            self._listed = listed_files(root)
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            self._listed = {}
+        self._seen = _identity(self._manifest, self._listed)
 
     def _fresh(self) -> None:
-        now = _identity(self._manifest)
+        now = _identity(self._manifest, self._listed)
         if now == self._seen:
             return
         if now is not None and self._seen is not None and now[:4] == self._seen[:4] and \
-                _same_bytes(self._manifest, self._seen[4], now[4]):
+                _same_bytes(self._manifest, self._listed, self._seen[4], now[4]):
             self._seen = now  # a file's change time moved (chmod, a hard link) and its bytes are the manifest's
             return
         folder = os.path.dirname(self._manifest)
@@ -96,7 +99,8 @@ class Connection:
     def cursor(self) -> "Connection":
         """Another cursor of the same views, behind the same door (DuckDB's for a thread)."""
         other = Connection.__new__(Connection)
-        other._con, other._manifest, other._seen = self._con.cursor(), self._manifest, self._seen
+        other._con, other._manifest, other._listed, other._seen = \
+            self._con.cursor(), self._manifest, self._listed, self._seen
         return other
 
     def close(self) -> None:
@@ -185,27 +189,25 @@ def _doors(value, by: Connection):
     return method
 
 
-def _same_bytes(manifest: str, before: tuple, after: tuple) -> bool:
+def _same_bytes(manifest: str, listed: dict[str, str], before: tuple, after: tuple) -> bool:
     """Whether the data files whose stat differs between `before` and `after` (files_identity's)
-    still hold the bytes the manifest lists (its SHA-256s): a file's metadata changed, not it."""
-    if [f[0] for f in before] != [f[0] for f in after]:
-        return False
-    changed = [a for b, a in zip(before, after) if a != b]
-    if any(a[1] != b[1] for b, a in zip(before, after)):  # a size changed: another file
+    still hold the bytes the manifest lists (`listed`, their SHA-256s): a file's metadata changed,
+    not it (a size that changed is another file)."""
+    if [f[0] for f in before] != [f[0] for f in after] or any(a[1] != b[1] for b, a in zip(before, after)):
         return False
     try:
-        listed = {f["path"]: f["sha256"] for f in json.loads(Path(manifest).read_bytes()).get("files", [])}
-        return all(sha256_file(Path(manifest).parent / a[0]) == listed.get(a[0]) for a in changed)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return all(sha256_file(Path(manifest).parent / a[0]) == listed.get(a[0])
+                   for b, a in zip(before, after) if a != b)
+    except OSError:
         return False
 
 
-def _identity(path: str) -> tuple | None:
+def _identity(path: str, listed: dict[str, str]) -> tuple | None:
     """The manifest's file as it stands (device, inode, size, times), None when gone: a rewrite
     replaces it whole (atomic_write_bytes), which changes its inode; and every data file it
     lists (files_identity), which a `cp` over one changes while the manifest stays."""
     try:
         st = os.stat(path)
-        return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, files_identity(os.path.dirname(path))
-    except (OSError, ValueError, KeyError, TypeError):
+        return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, files_identity(os.path.dirname(path), listed)
+    except OSError:
         return None

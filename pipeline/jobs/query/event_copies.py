@@ -207,12 +207,7 @@ def ensure(files: list[tuple[Path, str]], progress: Callable[[int, int], None] |
     and DuckDB work outside the GIL). `progress(done, total)` after each one made (on_progress
     when not given)."""
     progress = progress or on_progress
-    groups, at = [], 0
-    for size in packs or [1] * len(files):
-        groups.append(list(files[at:at + size]))
-        at += size
-    if at != len(files):
-        raise AssertionError("the packs do not add up to the files")
+    groups = _groups(files, packs)
     paths = [pack_path([sha for _, sha in group]) for group in groups]
     with _making:  # a server's report and its SQL page wait for one another, not make twice
         missing = [(group, dst) for group, dst in zip(groups, paths) if not is_pack(dst, group)]
@@ -229,13 +224,21 @@ def check_sources(files: list[tuple[Path, str]], packs: list[int] | None = None)
     the copies turned off): one a kept copy vouches for (is_pack: the file's size and time as when
     the copy was made from it) is not read, any other is hashed. Without it a swapped file is
     answered from where `events` refuses it."""
-    at = 0
-    for size in packs or [1] * len(files):
-        group = list(files[at:at + size])
-        at += size
+    for group in _groups(files, packs):
         if not is_pack(pack_path([sha for _, sha in group]), group):
             for source, sha in group:
                 _check(Path(source).read_bytes(), source, sha)
+
+
+def _groups(files: list[tuple[Path, str]], packs: list[int] | None) -> list[list[tuple[Path, str]]]:
+    """`files` in the runs of `packs` (pack_sizes; one each when not given): each copy's members."""
+    groups, at = [], 0
+    for size in packs or [1] * len(files):
+        groups.append(list(files[at:at + size]))
+        at += size
+    if at != len(files):
+        raise AssertionError("the packs do not add up to the files")
+    return groups
 
 
 _making = threading.Lock()

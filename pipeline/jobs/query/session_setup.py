@@ -25,7 +25,6 @@ from ...model.all_deals import deal_count, plays_every_deal
 from ...model.names import rule_set_names, rules_names
 from ...model.schema import RuleSet, RuleSetEntry
 from ...storage.dataset import Dataset
-from ...storage.files import sha256_file
 from ...storage.location import glob_literal, is_remote
 from .connection import Connection
 from .counts_view import create_counts_view
@@ -85,18 +84,15 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
                 continue
             paths = _local_files(str(ds.root), listed)
             if table == "games":
-                _check_files(ds, listed, paths)
+                _check_files(ds, listed)
             if record is not None:
                 record.setdefault("listed", {})[table] = [f.path for f in listed]
                 record.setdefault("resolved", {})[table] = paths
             setup.execute(f"CREATE VIEW {view} AS {local_scan(table, paths, ds.manifest.rule_sets)}")
         games_view(setup, ds.manifest.rule_sets, ds.manifest.schema_version, lambda e: ds.lineage(e, range(e.games)))
         counted_files = _counts_files(ds)
-        listed = ds.files("counts")
-        _check_files(ds, listed, [counted_files[f.rule_set] for f in listed])
-        if not is_remote(ds.root):  # the seeds and deals files the games view reads its lineage and deals from
-            listed = ds.files("seeds") + ds.files("deals")
-            _check_files(ds, listed, [str(ds.root / f.path) for f in listed])
+        # the counts, and the seeds and deals files the games view reads its lineage and deals from
+        _check_files(ds, ds.files("counts") + ds.files("seeds") + ds.files("deals"))
         create_counts_view(setup, ds.manifest.rule_sets, counted_files)
         session.counted = _counted(ds)
         _kinds_table(setup)
@@ -132,16 +128,15 @@ def connect(root, events: bool = True, allow_read: Iterable = (), views: frozens
     return session
 
 
-def _check_files(ds: Dataset, listed: list, paths: list[str]) -> None:
-    """Each games (or counts) file's bytes against its SHA-256 in the manifest: a file read as it is
-    (the events are read from copies made from checked files), and a damaged one can decode into
-    wrong rows without a word (a few bytes changed in a page). About 25 ms for the 22 MB of a
-    million games, paid only where a query sets the session up in full: a dataset queried
-    before, unchanged, replays its plan (plan.py) and reads nothing twice."""
-    for entry, path in zip(listed, paths):
-        if sha256_file(path) != entry.sha256:
-            raise DatasetError(f"{str(ds.root)!r}: {entry.path} is not the file its manifest lists (its SHA-256 "
-                               f"differs): damaged or changed since it was written; `war validate` checks the rest")
+def _check_files(ds: Dataset, listed: list) -> None:
+    """Each data file of `listed` read as it is (games, counts, seeds, deals) against its SHA-256
+    in the manifest (Dataset.check_file): the events are read from copies made from checked
+    files, and a damaged one can decode into wrong rows without a word (a few bytes changed in a
+    page). About 25 ms for the 22 MB of a million games, paid only where a query sets the session
+    up in full: a dataset queried before, unchanged, replays its plan (plan.py) and reads nothing
+    twice."""
+    for entry in listed:
+        ds.check_file(entry)
 
 
 def _event_copies(ds: Dataset) -> list[str]:

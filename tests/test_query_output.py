@@ -199,6 +199,23 @@ def test_a_table_written_to_a_file_keeps_every_column(root, tmp_path, monkeypatc
     assert max(len(line) for line in lines) > 80 and "more column" not in "\n".join(lines)
 
 
+def test_a_table_to_redirected_stdout_keeps_every_column(root, tmp_path):
+    """`war query ... > FILE`: standard output is no terminal, and with no COLUMNS set the table
+    keeps every column, as `--output FILE` does; COLUMNS, when set, still fits it."""
+    sql = "SELECT * FROM games ORDER BY game_id"
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    whole = table_lines(root, sql, width=100_000, limit=3)[0].split()
+    for columns, cut in ((None, False), ("80", True)):
+        out = tmp_path / "stdout.txt"
+        with out.open("wb") as sink:
+            subprocess.run([sys.executable, "-m", "pipeline.cli", "query", str(root), "--sql", sql, "--limit", "3"],
+                           stdout=sink, check=True, env=env if columns is None else {**env, "COLUMNS": columns})
+        lines = out.read_text(encoding="utf-8").splitlines()
+        assert ("more column" in "\n".join(lines)) is cut
+        if not cut:
+            assert lines[0].split() == whole
+
+
 def test_demo_tables_from_python(root, capsys):
     """`war demo` hands write_result a whole pyarrow Table."""
     write_result(run(root, name="outcomes"), "table", None)

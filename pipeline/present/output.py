@@ -8,6 +8,7 @@ temporary name and renamed into place only when complete.
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import sys
 import textwrap
@@ -215,7 +216,19 @@ class _Layout:
 
 
 def terminal_width() -> int:
+    """The width a table on standard output is fit to: COLUMNS when set, else the terminal's;
+    standard output that is no terminal (`war query ... > FILE`, a pipe) cuts no column, as a
+    table written to `--output FILE` does."""
+    if not os.environ.get("COLUMNS", "").strip().isdigit() and not _is_terminal(sys.stdout):
+        return UNCUT
     return shutil.get_terminal_size((80, 24)).columns
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):  # no stream, or a closed one
+        return False
 
 
 LABELS = ("rule_set", "rules_name")  # a column that names a row's rule set, shown first

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import DatasetError
 from .folder import MANIFEST, VIEWS, distribution_bound, read_manifest, rules_of, sha256
 
+QUANTILE_LEVELS = (0.5, 0.9, 0.99)  # the quantiles of N a deal and a position keep (solver.QUANTILES)
 SAMPLE = 2000  # positions checked by their balance equations, unless `deep`
 CHANCES = ("p_win0", "p_win1", "p_draw")
 MEANS = ("mean_battles", "mean_laid")
@@ -41,6 +42,7 @@ class SolutionReport:
     reached: int = 0  # positions stored
     exact: bool = False
     resolved: bool = False  # the chain was solved again (no positions stored)
+    bound: float = 0.0  # the stated bound floats were held to (not an exact solution's: their own rounding)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -49,7 +51,7 @@ class SolutionReport:
 
     def summary(self) -> str:
         how = (f"{self.positions:,} of {self.reached:,} positions by their balance equations"
-               + (" (exact fractions)" if self.exact else " (floats, within their bounds)")) if not self.resolved else \
+               + (" (exact fractions)" if self.exact else f" (floats, within their stated bound {self.bound:.2g})")) if not self.resolved else \
             "every deal against the chain solved again in floats (no positions stored: --positions)"
         verdict = "good" if self.ok else f"{len(self.problems):,} problem{'s' if len(self.problems) != 1 else ''}"
         return f"solution checked: {self.deals:,} deals, {how}: {verdict}"
@@ -60,7 +62,7 @@ def validate_solution(root, deep: bool = False, sample: int = SAMPLE) -> Solutio
     import pyarrow.parquet as pq
 
     body = read_manifest(root)
-    report = SolutionReport(exact=bool(body["exact"]))
+    report = SolutionReport(exact=bool(body["exact"]), bound=float(body["bound"]))
     tables = {}
     for f in body["files"]:
         path = Path(root) / f["path"]
@@ -89,6 +91,11 @@ def validate_solution(root, deep: bool = False, sample: int = SAMPLE) -> Solutio
                 tables.pop(view)
     if "deals" not in tables:
         return report
+    has = [c for c in EXACT if c in tables["deals"].column_names]
+    if report.exact != bool(has):  # readers ask the exact columns by the manifest's word
+        report.problems.append(f"{MANIFEST}: exact {str(report.exact).lower()}, but deals.parquet has "
+                               f"{'no exact_* column' if not has else 'exact_* columns'}")
+        return report
     deals = tables["deals"].to_pydict()
     report.deals = len(deals["deal"])
     wrong = next((i for i, d in enumerate(deals["deal"]) if d != i), None)
@@ -113,6 +120,7 @@ def validate_solution(root, deep: bool = False, sample: int = SAMPLE) -> Solutio
             report.problems.append(f"deal {d}: position {stored}, but the deal starts at position {index}")
             return report
     _dealt(chain, deals, report)
+    _capped(rules, deals, report)
     if "positions" in tables:
         _balance(body, chain, deals, tables["positions"].to_pydict(), report, deep, sample)
     else:
@@ -156,9 +164,6 @@ def _floats_off(view: str, table, read: dict, body: dict) -> str | None:
     """The first float of the view that is not its exact fraction's value within the stated
     bound, said in a line (a solution marked exact writes the fractions' values; docs/solve.md,
     "Error bound"); None if none."""
-    bound = body["bound"]
-    laid_bound = body["deck"].get("laid_bound", 0.0)
-    battles_bound = table.column("battles_bound").to_pylist() if "battles_bound" in table.column_names else None
     for name, fractions in read.items():
         column = name.removeprefix("exact_")
         if column not in table.column_names:
@@ -168,13 +173,9 @@ def _floats_off(view: str, table, read: dict, body: dict) -> str | None:
             if want is None or got is None:
                 continue
             value = float(want)
-            if column == "mean_battles":
-                slack = battles_bound[i] if battles_bound is not None else 0.0
-            elif column == "mean_laid":
-                slack = laid_bound
-            else:
-                slack = bound
-            slack = max(slack, float(np.spacing(abs(value))))
+            # a fraction written as a float is rounded once: its own rounding is the bound, not
+            # one the manifest states (which an edit could raise with the values)
+            slack = float(np.spacing(abs(value)))
             if not abs(got - value) <= slack:
                 return (f"{view}.parquet: row {i}'s {column} {got!r} is not its exact fraction's value {value!r} "
                         f"(off by {abs(got - value):.3g}, bound {slack:.2g})")
@@ -206,6 +207,32 @@ def _dealt(chain, deals: dict, report: SolutionReport) -> None:
             report.problems.append(f"deal {d}: top_cards {deals['top_cards'][d]!r}, but seat 0 is dealt {held} "
                                    f"of the top rank")
             return
+
+
+def _capped(rules, deals: dict, report: SolutionReport) -> None:
+    """Each deal's quantiles of N rise (q50 <= q90 <= q99, -1 for one past the sweeps), and its
+    P(capped) = P(N > max_battles) lies on the side of each the quantiles say: over 1 - q where
+    the q-quantile is past max_battles, at most 1 - q where it is not."""
+    names = [f"battles_q{int(q * 100)}" for q in QUANTILE_LEVELS]
+    if not all(n in deals for n in names) or "p_capped" not in deals:
+        return
+    cap = rules.max_battles
+    for d, capped in enumerate(deals["p_capped"]):
+        qs = [deals[n][d] for n in names]
+        unknown = next((i for i, q in enumerate(qs) if q == -1), len(qs))  # past the sweeps from here on
+        if any(q is None or q < -1 for q in qs) or qs[:unknown] != sorted(qs[:unknown]) or \
+                any(q != -1 for q in qs[unknown:]):
+            report.problems.append(f"deal {d}: its quantiles of battles {qs} do not rise (-1: past the sweeps)")
+            return
+        for level, q in zip(QUANTILE_LEVELS, qs):
+            if q < 0:
+                continue
+            past = q > cap  # P(N <= cap) < level
+            if past != (capped > 1 - level) and abs(capped - (1 - level)) > 1e-9:
+                report.problems.append(f"deal {d}: P(capped) {capped!r} with its {int(level * 100)}% quantile "
+                                       f"at {q:,} battles and max_battles {cap:,}: P(N > {cap:,}) must be "
+                                       f"{'over' if past else 'at most'} {1 - level:g}")
+                return
 
 
 def _index(chain, row: int, flip: bool) -> int:
@@ -268,6 +295,22 @@ def _distribution(body: dict, dist: dict, report: SolutionReport) -> None:
     elif cdf.size and cdf[-1] < 1 - slack - max(body["deck"].get("over_cap", 0.0), 0.0) - 1e-9:
         report.problems.append(f"distribution.parquet: its mass ends at {cdf[-1]!r}, short of 1 by more than "
                                f"the bound")
+    elif cdf.size:
+        deck = body["deck"]
+        # E[min(N, T)] is the sum of P(N > t) for t < T, and E[N] exceeds it by E[(N - T)+], within
+        # the deck's bound on E[N]: mass moved between lengths moves the mean
+        below = float(np.sum(1.0 - cdf[:-1]))
+        if np.isfinite(deck["battles"]) and not abs(deck["battles"] - below) <= (
+                deck["battles_bound"] + cdf.size * slack + 1e-9 * (1 + abs(deck["battles"]))):
+            report.problems.append(f"distribution.parquet: its mean, {below!r} battles, is not the deck's "
+                                   f"{deck['battles']!r} (within {deck['battles_bound']:.2g})")
+        # P(capped) is P(N > max_battles), read at the cap, or past the sweeps at their end
+        cap = rules_of(body).max_battles
+        tail = 1.0 - float(cdf[min(cap, cdf.size - 1)])
+        if not abs(deck["over_cap"] - tail) <= slack:
+            report.problems.append(f"{MANIFEST}: the deck's P(capped) {deck['over_cap']!r} is not the "
+                                   f"distribution's P(N > {min(cap, cdf.size - 1):,}), {tail!r} (max_battles "
+                                   f"{cap:,})")
 
 
 def _balance(body, chain, deals, positions, report, deep, sample) -> None:
@@ -339,9 +382,30 @@ def _balance(body, chain, deals, positions, report, deep, sample) -> None:
                 if all(t["exact_mean_battles"] is not None for t in theirs):
                     truth["mean_battles"] = 1 + sum((t["exact_mean_battles"] for t in theirs), Fraction(0)) / size
                     truth["mean_laid"] = laid + sum((t["exact_mean_laid"] for t in theirs), Fraction(0)) / size
-        said = _differs(index, mine, floats, slack, truth if exact else None)
+        said = _differs(index, mine, floats, slack, truth if exact else None) or \
+            _quantiles_off(index, positions, i, [] if kind != GOES_ON else nexts)
         if said:
             report.problems.append(said)
+
+
+def _quantiles_off(index, positions: dict, i: int, nexts: list) -> str | None:
+    """The position's quantiles of N against its battle's: an end is N = 1; otherwise N is one
+    battle more than a successor's, so each q-quantile lies between one past the least and one
+    past the most of its successors' (any past the sweeps, -1, says nothing)."""
+    for level in QUANTILE_LEVELS:
+        name = f"battles_q{int(level * 100)}"
+        if name not in positions:
+            continue
+        got = positions[name][i]
+        theirs = [positions[name][j] for j in nexts]
+        if got == -1 or any(q == -1 for q in theirs):
+            continue
+        low, high = (1, 1) if not nexts else (1 + min(theirs), 1 + max(theirs))
+        if not low <= got <= high:
+            return (f"position {index}: {name} {got!r} is not what its battle gives (between {low} and {high}: one "
+                    f"battle past its successors')" if nexts else f"position {index}: {name} {got!r}, but it ends "
+                    f"the game in one battle")
+    return None
 
 
 def _differs(index, mine, floats, slack, truth) -> str | None:
@@ -384,10 +448,19 @@ def _resolve(body, chain, deals, report) -> None:
         name = f"battles_q{int(q * 100)}"
         truth = solution.quantiles[chain.deal_rows, j].tolist()
         wrong = next((d for d, (got, want) in enumerate(zip(deals.get(name, truth), truth))
-                      if got != want and got >= 0 and want >= 0), None)
+                      if got != want and want >= 0 and not (got == -1 and want > body["sweeps"])), None)
+        # -1: past the sweeps, solved again (then nothing to compare) or stored (an early stop's)
         if wrong is not None:
             report.problems.append(f"deal {wrong}: {name} {deals[name][wrong]}, but solved again {truth[wrong]}")
             return
+    capped = solution.at("over_cap", chain.deal_rows, chain.deal_flips).tolist()
+    slack = distribution_bound(body) + solution.bound + 1e-12
+    wrong = next((d for d, (got, want) in enumerate(zip(deals["p_capped"], capped)) if not abs(got - want) <= slack),
+                 None) if "p_capped" in deals else None
+    if wrong is not None:
+        report.problems.append(f"deal {wrong}: p_capped {deals['p_capped'][wrong]!r} is not its value solved again, "
+                               f"{capped[wrong]!r} (bound {slack:.2g})")
+        return
     for d in range(len(deals["deal"])):
         slack = {**{k: body["bound"] + solution.bound + 1e-12 for k in CHANCES},
                  "mean_battles": deals["battles_bound"][d] + bounds[d] + 1e-10,

@@ -62,9 +62,9 @@ def read_manifest(root) -> dict:
     return body
 
 
-Count = Annotated[int, Field(strict=True, ge=0)]
+Count = Annotated[int, Field(strict=True, ge=0, lt=2**63)]  # a count a reader's int64 holds
 Number = Annotated[float, Field(strict=True)]  # an int is a number too; a bool is not
-Bound = Annotated[float, Field(strict=True, ge=0)]  # an error bound: the checks' tolerance, so never below 0
+Bound = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]  # an error bound: the checks' tolerance, never below 0 nor infinite
 
 
 def _fraction_text(value):

@@ -153,6 +153,20 @@ def test_a_folder_with_other_files_is_still_not_replaced(small, tmp_path):
     assert (out / "notes.txt").read_text() == "mine"
 
 
+def test_a_users_lone_deals_file_is_no_unfinished_solution(small, tmp_path, monkeypatch, capsys):
+    """A folder holding only a deals.parquet of the user's (a query's export) was called "an
+    unfinished solution (a war solve stopped before it finished)", and --overwrite replaced it:
+    a stopped war solve leaves its mark, which the user's folder has not (hostile-i 6)."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "deals.parquet").write_bytes(b"the user's")
+    for extra in ([], ["--overwrite"]):
+        code, _, err = run_main(monkeypatch, capsys, "solve", "--set", "ranks=4", "--set", "suits=1", "--set",
+                                "war_down=0", "--out", out, *extra)
+        assert code != 0 and "other than a solution" in err and "unfinished" not in err, err
+    assert (out / "deals.parquet").read_bytes() == b"the user's"
+
+
 def test_a_second_writer_is_refused_not_mixed_in(small, tmp_path, monkeypatch):
     """Two war solve --out into one folder: the second, arriving while the first writes, is
     refused; the folder holds the first's solution whole. Before, the second wrote its files
@@ -393,3 +407,19 @@ def test_a_deal_out_of_range_is_said_without_sql(solved, monkeypatch, capsys, ar
     """It was `error: SQL error: Invalid Input Error: deal 999 is not a deal of this deck ...`."""
     code, _, err = run_main(monkeypatch, capsys, *[a.format(out=solved) for a in args])
     assert code == 2 and err.count("\n") == 1 and "not a deal of this deck" in err and "SQL" not in err, err
+
+
+@pytest.mark.parametrize("name", ["solution.json", "deals.parquet"])
+def test_a_solutions_own_files_are_no_output(small, tmp_path, monkeypatch, capsys, name):
+    """`war query ... -o SOL/solution.json --overwrite` replaced a solution's manifest (and a
+    report or a query's Parquet its files), where the same over a games dataset's manifest was
+    refused: a solution's own files are war solve's alone (hostile-i 5). Beside them is the user's."""
+    out = tmp_path / "s"
+    war.write_solution(out, small)
+    before = (out / name).read_bytes()
+    for args in (["query", out, "solved_deck", "-f", "json"], ["report", out]):
+        code, _, err = run_main(monkeypatch, capsys, *args, "-o", out / name, "--overwrite")
+        assert code != 0 and "only war solve writes" in err and err.count("\n") == 1, err
+    assert (out / name).read_bytes() == before and war.validate_solution(out).ok
+    code, _, err = run_main(monkeypatch, capsys, "query", out, "solved_deck", "-f", "json", "-o", out / "mine.json")
+    assert code == 0, err

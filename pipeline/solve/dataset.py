@@ -37,13 +37,17 @@ QUERIES = ("deck", "deal", "by_top_cards", "distribution")
 
 # what a solution's writer leaves in its folder: its files, and (killed mid-write) their hidden
 # temporary names (storage.location.temporary_name)
-OWN = re.compile(r"^\.?(%s)(\.\d+\.tmp)?$" % "|".join(re.escape(n) for n in (MANIFEST, *(v + ".parquet" for v in VIEWS))))
+WRITING = ".war-solve-writing"  # a war solve's mark while it writes the folder, gone with its manifest
+OWN = re.compile(r"^\.?(%s)(\.\d+\.tmp)?$" % "|".join(re.escape(n) for n in (
+    MANIFEST, WRITING.lstrip("."), *(v + ".parquet" for v in VIEWS))))
 
 
 def _unfinished(path: Path) -> bool:
-    """Whether the folder holds only what a solution's writer writes, without its manifest: a
-    war solve stopped (Ctrl-C, killed) before it finished, whose folder --overwrite may replace."""
-    return all(OWN.match(entry.name) and (entry.is_file() or entry.is_symlink()) for entry in path.iterdir())
+    """Whether the folder holds only what a solution's writer writes, with its mark and without
+    its manifest: a war solve stopped (Ctrl-C, killed) before it finished, whose folder
+    --overwrite may replace. A folder of the user's that holds a deals.parquet has no mark."""
+    return (path / WRITING).is_file() and all(OWN.match(entry.name) and (entry.is_file() or entry.is_symlink())
+                                              for entry in path.iterdir())
 
 
 def check_solution_out(out, overwrite: bool, held: bool = False) -> None:
@@ -148,8 +152,9 @@ def _write(root: Path, solution, positions: bool) -> str:
     if manifest.exists():
         manifest.unlink()  # unfinished from here until it is written again, last
     for entry in root.iterdir():  # a killed writer's temporary files (none of a live one: the lock)
-        if entry.name.startswith(".") and OWN.match(entry.name):
+        if entry.name.startswith(".") and OWN.match(entry.name) and entry.name != WRITING:
             entry.unlink(missing_ok=True)
+    (root / WRITING).touch()  # the folder is war solve's until its manifest is written
     chain = solution.chain
     files = []
     deals = np.arange(len(chain.deal_rows), dtype=np.int64)
@@ -192,6 +197,7 @@ def _write(root: Path, solution, positions: bool) -> str:
         "files": [{"path": p, "sha256": h, "rows": n} for p, h, n in files],
     }
     atomic_write_bytes(manifest, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode(), dataset=True)
+    (root / WRITING).unlink(missing_ok=True)
     return ", ".join(f"{p} ({n:,} rows)" for p, _, n in files)
 
 

@@ -15,17 +15,28 @@ WORK_DIR = ".war"  # the journal of a dataset being written: pipeline.journal
 REPORT_DIR = ".war-report"  # beside it: war serve's report of the manifest (present.report_cache)
 OWN_NAMES = (MANIFEST, WORK_DIR, REPORT_DIR, "games", "events", "deals", "seeds", "counts",
              "count_shards")  # only war writes these
+SOLUTION_MANIFEST = "solution.json"  # a solution's (war solve): its own files beside it, only war solve writes them
+SOLUTION_NAMES = (SOLUTION_MANIFEST, "deals.parquet", "positions.parquet", "distribution.parquet")
 
 
 def part_said(part: str) -> str:
-    """How a message names a part of a dataset (inside_dataset): "the manifest", "inside games/"."""
-    return "the manifest" if part == MANIFEST else f"inside {part}/"
+    """How a message names a part of a dataset (inside_dataset): "the manifest", "inside games/",
+    and of a solution "the manifest", "deals.parquet"; and the command that alone writes it."""
+    if part in (MANIFEST, SOLUTION_MANIFEST):
+        return "the manifest"
+    return part if part in SOLUTION_NAMES else f"inside {part}/"
+
+
+def written_by(part: str) -> str:
+    """The command that alone writes a part inside_dataset found."""
+    return "war solve" if part in SOLUTION_NAMES else "war generate"
 
 
 def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:
     """The dataset folder whose own files or journal the local `path` is in (`DS/manifest.json`,
-    `DS/.war/x`, `DS/games/...`), and which of them; None elsewhere, and for remote paths. A
-    folder is a dataset here when it holds a manifest.json or a journal. Only war's own writes
+    `DS/.war/x`, `DS/games/...`, a solution's `SOL/solution.json` and `SOL/deals.parquet`), and
+    which of them; None elsewhere, and for remote paths. A folder is a dataset here when it holds
+    a manifest.json or a journal, a solution when it holds a solution.json. Only war's own writes
     go there: a query's output over a manifest, or a new dataset inside a journal that a later
     run removes, would break or lose data. Symbolic links are followed (location.real_path: a
     loop of them, or one to nothing, is refused as the argument `param`)."""
@@ -35,6 +46,8 @@ def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:
     for parent in target.parents:
         first = target.relative_to(parent).parts[0]
         if first in OWN_NAMES and ((parent / MANIFEST).is_file() or (parent / WORK_DIR).is_dir()):
+            return parent, first
+        if first in SOLUTION_NAMES and (parent / SOLUTION_MANIFEST).is_file():
             return parent, first
     return None
 

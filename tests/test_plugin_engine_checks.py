@@ -146,6 +146,10 @@ def claims(tmp_path_factory) -> Path:
     try:
         mp.setitem(registry().families, "slap", replace(family, play=forgetful))
         mp.setattr(policies, "RANDOMIZED", policies.RANDOMIZED - {("slap", "random")})
+        # and before war handed an undeclared policy a generator that refuses it: each seat its own
+        from pipeline.engines import game as game_module
+        seated = game_module.seated
+        mp.setattr(game_module, "seated", lambda seats: (*seated(seats)[:2], (True,) * len(seats)))
         out = tmp_path_factory.mktemp("claims") / "d"
         generate(out, [Plan(build_rules("slap", FIXED), GAMES, policies=RANDOM)], seed=11, shard_size=20)
     finally:

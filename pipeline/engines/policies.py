@@ -204,11 +204,12 @@ def describe_policies() -> list[str]:
 
 def seated(policies: list[SeatPolicy]) -> tuple:
     """What a PolicyChooser of the seats' `policies` works out the same for every game (its
-    `seated`): (each seat's policy functions, whether a seat's policy draws). The functions only
-    where no policy takes a parameter, for then each is its declaration's one function
-    (model.family.load's, whoever asks); None where one does, whose maker is asked each game."""
+    `seated`): (each seat's policy functions, whether a seat's policy draws, which seats' do).
+    The functions only where no policy takes a parameter, for then each is its declaration's one
+    function (model.family.load's, whoever asks); None where one does, whose maker is asked each game."""
     fixed = all(not name.partition(":")[2] for p in policies for _, name in p.choices)
-    return ([p.functions() for p in policies] if fixed else None), any(p.randomized for p in policies)
+    drawing = tuple(p.randomized for p in policies)
+    return ([p.functions() for p in policies] if fixed else None), any(drawing), drawing
 
 
 def generator(seed: int) -> Xoshiro256:
@@ -243,6 +244,24 @@ class SeatGenerator(Xoshiro256):
         return getattr(self, name)
 
 
+class UndeclaredDraw(Exception):
+    """A policy not declared randomized read its generator."""
+
+
+class _Undeclared:
+    """The generator a seat whose policies are not declared randomized is handed: any use of it
+    is UndeclaredDraw. A policy that draws undeclared would make games that war calls cycles
+    (a position seen again repeats only when nothing draws), and validation would agree."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        raise UndeclaredDraw(name)
+
+
+_UNDECLARED = _Undeclared()
+
+
 class PolicyChooser:
     """Decisions by each seat's policy, each with its own generator. Every answer is checked as
     replay checks the log's (model.family.wrong_choice): a policy that chooses what it was not
@@ -252,15 +271,22 @@ class PolicyChooser:
     def __init__(self, policies: list[SeatPolicy], game_seed: int, seated: tuple | None = None) -> None:
         self.policies = policies
         self.seed = game_seed
-        functions, randomized = seated if seated is not None else (None, any(p.randomized for p in policies))
+        if seated is None:
+            drawing = tuple(p.randomized for p in policies)
+            functions, randomized = None, any(drawing)
+        else:
+            functions, randomized, drawing = seated
         self.functions = functions if functions is not None else [p.functions(seat, game_seed)
                                                                   for seat, p in enumerate(policies)]
-        self.rngs = [SeatGenerator(game_seed, seat) for seat in range(len(policies))]
+        self.rngs = [SeatGenerator(game_seed, seat) if draws else _UNDECLARED for seat, draws in enumerate(drawing)]
         self.randomized = randomized  # then no position can be said to repeat
 
     def choose(self, kind: str, seat: int, view, options: tuple):
         try:
             choice = self.functions[seat][kind](view, self.rngs[seat])
+        except UndeclaredDraw:
+            raise self.fault(kind, seat, "drew from its generator, but its Policy is not declared randomized=True "
+                                         "(a game whose choices draw can never be called a cycle)") from None
         except (Exception, SystemExit) as err:
             if not plugins_fault(err, OWNERS[kind]):
                 raise  # war's own policy (a bug of war's, said as one), war's error, or a Ctrl-C turned into another

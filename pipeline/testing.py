@@ -35,6 +35,7 @@ from pathlib import Path
 
 GAMES = 8  # random games per case
 SEED = 99
+MOST_PLAYED = 64  # a range's maximum is played when at most this
 TAMPER_GAMES = 16  # games of each variant written and validated, whose events are tampered with
 
 
@@ -124,31 +125,43 @@ def _shortest(pattern: str) -> list[str]:
         return []
 
 
-def option_values(option) -> list:
-    """The values an option is played at besides its default, from its declaration: every choice
-    and word; an integer range's minimum, the one above it and the one above the default (within
-    its maximum); a text pattern's shortest strings."""
+def option_values(option, default=None) -> list:
+    """The values an option is played at besides its default (`default`: a variant's own, else
+    the option's), from its declaration: every choice and word; an integer range's minimum, the
+    one above it, the one above the default and the option's own default (within its maximum),
+    and its maximum where that is small (MOST_PLAYED: eight seats are played, a deck of a
+    thousand ranks is not); a text pattern's shortest strings."""
+    default = option.default if default is None else default
     values: list = []
     if option.choices:
         values += list(option.choices)
     elif option.integer:
         low = option.minimum if option.minimum is not None else option.default - 1
-        values += [low, low + 1, option.default + 1]
+        values += [low, low + 1, option.default, _number(default, option.default) + 1]
         if option.maximum is not None:
-            values = [min(v, option.maximum) for v in values]
+            values = [min(v, option.maximum) for v in values] + ([option.maximum] if option.maximum <= MOST_PLAYED else [])
     elif option.pattern:
         values += _shortest(option.pattern)
     values += list(option.words)
     seen: list = []
     for v in values:
-        if v != option.default and v not in seen:
+        if str(v) != str(default) and v not in seen:
             seen.append(v)
     return seen
 
 
+def _number(value, otherwise: int) -> int:
+    """A variant's default of an integer option as a number (a word such as `by_rank`: the option's)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return otherwise
+
+
 def cases(family: str) -> list[tuple[str, dict]]:
     """Every variant of the family at its defaults, then with each option it takes set to each of
-    option_values, one option at a time: (variant, {option: value as text})."""
+    option_values (besides the variant's own default), one option at a time: (variant, {option:
+    value as text})."""
     from .model.families import registry
 
     reg = registry()
@@ -157,9 +170,17 @@ def cases(family: str) -> list[tuple[str, dict]]:
     for variant in fam.variants:
         out.append((variant.name, {}))
         for name in variant.options or fam.option_names:
-            for value in option_values(reg.options[name]):
+            for value in option_values(reg.options[name], variant.defaults.get(name)):
                 out.append((variant.name, {name: str(value)}))
     return out
+
+
+def seatings(family: str, players: int) -> list[tuple[str, ...]]:
+    """Each policy of each of the family's decisions (but those that take a parameter) at every
+    seat, then each profile at every seat: the seatings check_games plays beside the defaults."""
+    fam = _family(family)
+    out = [(f"{d.name}:{p.name}",) * players for d in fam.decisions for p in d.policies if not p.parameter]
+    return out + [(profile,) * players for profile in fam.profiles]
 
 
 def case_id(case: tuple[str, dict]) -> str:
@@ -237,9 +258,12 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
         played += 1
         size = deck_of(rules).size
         kinds = set(family_of(rules).kind_names)
-        for i in range(games):
-            where = f"{case_id(case)}, game {i} of seed {seed}"
-            events, summary, _ = play_game(rules, game_seed(seed, i))
+        # a variant at its defaults also under each policy and profile at every seat: a rule
+        # the default policies never reach (a war, where the default slaps every pair) is played
+        seats = [()] + (seatings(family, rules.players) if not case[1] else [])
+        for i, policies in ((i, policies) for policies in seats for i in range(games)):
+            where = f"{case_id(case)}{', policies ' + ' '.join(policies) if policies else ''}, game {i} of seed {seed}"
+            events, summary, _ = play_game(rules, game_seed(seed, i), policies=policies)
             ledger = ledger_for(rules)
             for seq, ev in enumerate(events):
                 ledger.apply(ev)
@@ -255,16 +279,18 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
                     f"{where}: a win that leaves cards with another seat"
             assert {ev.kind for ev in events} <= kinds, f"{where}: a kind its family does not declare"
             assert replay_log(rules, events) == summary, f"{where}: replay from the log differs"
-            again, summary_again, _ = play_game(rules, game_seed(seed, i))
+            again, summary_again, _ = play_game(rules, game_seed(seed, i), policies=policies)
             assert again == events and summary_again == summary, f"{where}: regenerates differently"
     return played
 
 
-def _tampered(ev, deck_size: int, players: int):
-    """One event changed as a careless or dishonest edit would: its first card another card,
-    else its seat another seat, else its value or its seats."""
+def _tampered(ev, deck_size: int, players: int, before=()):
+    """One event changed as a careless or dishonest edit would: its first card another card (a
+    deal's, one an earlier deal gave: a card of a later seat's would be named at that later
+    deal, where it is seen twice), else its seat another seat, else its value or its seats."""
     if ev.cards:
-        other = next(c for c in range(deck_size) if c not in ev.cards)
+        earlier = [c for c in before if c not in ev.cards] if ev.kind == "deal" else []
+        other = earlier[0] if earlier else next(c for c in range(deck_size) if c not in ev.cards)
         return ev._replace(cards=(other,) + tuple(ev.cards[1:]))
     if ev.seat is not None:
         return ev._replace(seat=(ev.seat + 1) % players)
@@ -277,7 +303,8 @@ def _tampered(ev, deck_size: int, players: int):
 
 def check_tampers(family: str, folder: str | Path, games: int = TAMPER_GAMES, seed: int = 5) -> dict[str, int]:
     """A dataset of every variant of the family at its defaults, written and read back: `war
-    validate` finds every game good; and for every event kind the family's games log, one event
+    validate --deep` finds every game good (each replayed from its log alone: an engine whose
+    piles are not what its events say is found there); and for every event kind the family's games log, one event
     of that kind changed (_tampered) makes validation's check of that game name it, at that
     event. The kinds tampered, each with the seq it was named at."""
     from .jobs.generate import Plan, generate
@@ -291,7 +318,7 @@ def check_tampers(family: str, folder: str | Path, games: int = TAMPER_GAMES, se
     variants = [v.name for v in _family(family).variants]
     root = Path(folder) / f"{family}-tampers"
     generate(root, [Plan(build_rules(v), games) for v in variants], seed=seed, shard_size=games)
-    report = validate(root)
+    report = validate(root, deep=True)
     assert report.ok and report.good == games * len(variants), [str(p) for p in report.problems[:3]]
     ds = Dataset.open(root)
     named: dict[str, int] = {}
@@ -302,7 +329,7 @@ def check_tampers(family: str, folder: str | Path, games: int = TAMPER_GAMES, se
             size, n = deck_of(entry.rules).size, entry.rules.players
             for kind in sorted({ev.kind for ev in log} - set(named)):
                 seq = [i for i, ev in enumerate(log) if ev.kind == kind][len([e for e in log if e.kind == kind]) // 2]
-                bad = _tampered(log[seq], size, n)
+                bad = _tampered(log[seq], size, n, [c for e in log[:seq] if e.kind == "deal" for c in e.cards])
                 if bad is None:
                     continue
                 changed = log[:seq] + [bad] + log[seq + 1:]

@@ -1,0 +1,72 @@
+"""What the conformance kit (pipeline.testing) plays and checks, from a hostile pass of it
+(hostile-j 2, 6, 7, 8): an engine whose piles are not what its events say passed check_tampers,
+which started from a plain `war validate` (a regeneration, equal to itself); a policy other than
+each decision's default was never played, so a broken `never` passed; a variant's own defaults
+were played again where the option's were left out, and a range's maximum (eight seats) never;
+and a correct family whose variants seat three failed, its deal tamper named at a later deal."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from pipeline import testing
+from pipeline.engines import policies
+from pipeline.model.families import registry
+from pipeline.model.family import Variant
+from test_plugin_engine_checks import engine  # noqa: F401  (the fixture: Slap War's engine replaced for a test)
+
+
+def reversed_collect(rules, deal, chance, rec, chooser):
+    """Slap War whose `collect` logs the table as taken and puts it under the pile reversed."""
+    from war_slap.engine import SlapGame
+
+    class Reversed(SlapGame):
+        __slots__ = ()
+
+        def collect(self, seat, cards, battle, kind="collect"):
+            self.piles[seat].extend(reversed(cards))
+            self.emit(battle, kind, seat, cards)
+
+    return Reversed(rules, deal, chance, rec, chooser).play()
+
+
+def test_check_tampers_replays_each_game_from_its_log(engine, tmp_path):
+    engine(reversed_collect)
+    with pytest.raises(AssertionError, match="expected seat 0.s top cards"):
+        testing.check_tampers("slap", tmp_path)
+
+
+def test_check_games_plays_every_policy_at_every_seat(monkeypatch):
+    assert ("slap:never", "slap:never") in testing.seatings("slap", 2) and ("cautious",) * 3 in testing.seatings("slap", 3)
+    real = policies.SeatPolicy.functions
+
+    def functions(self, seat=None, seed=None):  # `never` slaps another seat's pair: not its own
+        made = real(self, seat, seed)
+        if ("slap", "never") in self.choices:
+            made["slap"] = lambda view, rng: ((view.seat + 1) % 2,)
+        return made
+
+    monkeypatch.setattr(policies.SeatPolicy, "functions", functions)
+    with pytest.raises(Exception, match="slap:never"):
+        testing.check_games("slap", games=2, case_list=[("slap", {})])
+
+
+def test_cases_vary_from_the_variants_own_defaults(monkeypatch):
+    family = registry().families["slap"]
+    three = Variant("slap", "Slap War", "README", "three seats", defaults={"players": 3, "war_down": 1})
+    monkeypatch.setitem(registry().families, "slap", replace(family, variants=(three,)))
+    said = [testing.case_id(c) for c in testing.cases("slap")]
+    assert "slap-players=2" in said and "slap-players=8" in said and "slap-players=3" not in said, said
+    assert "slap-war_down=3" in said and "slap-war_down=1" not in said and "slap-war_down=0" in said, said
+
+
+def test_a_deal_tamper_takes_a_card_an_earlier_deal_gave():
+    """Three seats: seat 1's deal given a card of seat 2's was named at seat 2's later deal,
+    where the card is seen twice; a card seat 0 was dealt is named at seat 1's own."""
+    from pipeline.engines.event import Event
+
+    deals = [Event(0, "deal", seat, cards) for seat, cards in ((0, (5, 6)), (1, (0, 1)), (2, (2, 3)))]
+    bad = testing._tampered(deals[1], 7, 3, [c for e in deals[:1] for c in e.cards])
+    assert bad.cards[0] in (5, 6) and bad.cards[1:] == (1,)

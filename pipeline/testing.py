@@ -259,7 +259,7 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
         size = deck_of(rules).size
         kinds = set(family_of(rules).kind_names)
         # a variant at its defaults also under each policy and profile at every seat: a rule
-        # the default policies never reach (a war, where the default slaps every pair) is played
+        # the default policies never reach (a war, where the default takes every tie) is played
         seats = [()] + (seatings(family, rules.players) if not case[1] else [])
         for i, policies in ((i, policies) for policies in seats for i in range(games)):
             where = f"{case_id(case)}{', policies ' + ' '.join(policies) if policies else ''}, game {i} of seed {seed}"

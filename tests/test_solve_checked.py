@@ -105,3 +105,17 @@ def test_quantiles_are_held_to_the_game(solved, tmp_path):
 def test_the_word_exact_is_the_files(solved, tmp_path):
     found = problems(edited(solved / "all", tmp_path / "no", lambda b: b.update(exact=False)))
     assert any("exact false" in p and "exact_* columns" in p for p in found), found
+
+
+def test_the_report_of_a_float_solution_stopped_early_says_what_it_knows(tmp_path):
+    """`--float --tol 0.5` (9 sweeps, no positions stored): the report said P(capped) "is 0.139"
+    (a bound), "90 % of games end within None battles", that the chain was too large for
+    fractions (216 rows), and that validate checks the positions' balance equations."""
+    from pipeline.present.solution_page import render_solution_report
+
+    out = tmp_path / "loose"
+    war.write_solution(out, solve(rules(3, 2), exact=False, tol=0.5))
+    page = render_solution_report(out)
+    assert "None" not in page and "too large" not in page and "The deck, exactly" not in page
+    assert "is at most 0.139" in page and "fewer than 90 % of games end within the 9 battles solved" in page
+    assert "solves the chain again" in page and "balance equations" not in page

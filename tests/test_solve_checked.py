@@ -119,3 +119,18 @@ def test_the_report_of_a_float_solution_stopped_early_says_what_it_knows(tmp_pat
     assert "None" not in page and "too large" not in page and "The deck, exactly" not in page
     assert "is at most 0.139" in page and "fewer than 90 % of games end within the 9 battles solved" in page
     assert "solves the chain again" in page and "balance equations" not in page
+
+
+def test_the_servers_report_follows_a_rewritten_solution(tmp_path):
+    """`war serve SOL`, then `war solve ... --out SOL --overwrite` with another deck: the page
+    kept the old deck while /sql answered from the new one (hostile-i 3)."""
+    from pipeline.present.solution_site import SolutionSite
+
+    out = tmp_path / "live"
+    war.write_solution(out, solve(rules(3, 2), exact=True))
+    site = SolutionSite(out)
+    assert "ranks=3 suits=2" in site.report()
+    war.write_solution(out, solve(rules(4, 1), exact=True), overwrite=True)
+    page = site.report()
+    assert "ranks=4 suits=1" in page and "ranks=3 suits=2" not in page
+    assert site.report() is page  # unchanged since: not built again

@@ -1,7 +1,8 @@
 """`war serve SOLUTION`: a solution of `war solve` in the browser, read-only as a dataset is
 (serve.py says what the server may do, and it does no more here):
 
-- `/`: its report (solution_page.py), built at the start;
+- `/`: its report (solution_page.py), built at the start, and again once the solution is
+  rewritten (`war solve --overwrite`): a page of the old one beside SQL of the new said two things;
 - `/sql?q=SQL` and `/queries/NAME?PARAM=VALUE`: its named queries (queries/solution/) and
   ad-hoc SQL over its views, in war query's sandbox (solution_views.py: files only inside the
   solution), every row with `&format=csv` or `json`;
@@ -12,6 +13,7 @@ A query that asks games (or reads another folder, as vs_exact does) is not offer
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from starlette.applications import Starlette
@@ -22,10 +24,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from ..errors import QueryError, WarError
+from ..errors import DatasetError, QueryError, WarError
 from ..jobs.query import open_query, solution_queries
 from ..jobs.query.solution_views import schema_solution_session
-from ..solve.folder import read_manifest
+from ..solve.folder import MANIFEST, read_manifest
 from . import sql_page
 from .bounds import TIME_LIMIT, Hangups
 from .headers import Headers
@@ -39,18 +41,30 @@ VIEWS_SQL = sql_page.VIEWS_SQL.replace("('games', 'events', 'event_rows', 'rules
 
 
 class SolutionSite:
-    """The solution at `root` as the server shows it: its name, its report (built once), its
-    queries; `open` runs one within the server's bounds."""
+    """The solution at `root` as the server shows it: its name, its report (built once for each
+    manifest it has: a rewrite replaces the manifest whole), its queries; `open` runs one within
+    the server's bounds."""
 
     def __init__(self, root, name: str | None = None):
         self.root = root
         self.name = name or str(root)
         self.body = read_manifest(root)  # a bad folder fails here, not on the first request
         self._report: str | None = None
+        self._built_of: tuple | None = None
+
+    def _manifest_stamp(self) -> tuple:
+        try:
+            st = os.stat(os.path.join(os.fspath(self.root), MANIFEST))
+        except OSError:
+            raise DatasetError(f"the solution {self.name!r} is gone (no {MANIFEST})") from None
+        return st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
     def report(self) -> str:
-        if self._report is None:
+        stamp = self._manifest_stamp()
+        if self._report is None or stamp != self._built_of:
+            self.body = read_manifest(self.root)
             self._report = render_solution_report(self.root, self.name, links=[("/sql", "SQL")])
+            self._built_of = stamp
         return self._report
 
     def queries(self) -> list:

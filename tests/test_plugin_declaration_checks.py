@@ -181,3 +181,26 @@ def test_a_dataset_of_a_family_left_out_says_installed_but_left_out(tmp_path):
         assert "play_tabel" in warned[0], warned
         assert "installed but left out" in lines[-1] and "play_tabel" in lines[-1], lines
         assert "played by no installed family" not in lines[-1], lines
+
+
+def _with_policies(*policies: Policy, profiles=None, default: str = "fine") -> Family:
+    decision = replace(CHECKED.decisions[0], policies=policies, default=default)
+    return replace(CHECKED, decisions=(decision,), profiles=profiles or {})
+
+
+@pytest.mark.parametrize("name", ["al:ways", "no way", "a,b", "default", "Fine"])
+def test_a_policy_name_no_seating_could_ask_for_is_left_out(monkeypatch, name):
+    """A default named `al:ways` made every run fail "unknown policy 'al' (known: al:ways ...)",
+    with no policy given, and left an unfinished dataset (hostile-j 11)."""
+    left_out(monkeypatch, _with_policies(Policy("fine", POLICY), Policy(name, POLICY)), repr(name))
+
+
+@pytest.mark.parametrize("profiles", [{"default": {"ponder": "fine"}}, {"other": {"ponder": "fine"}}], ids=["default", "a policy"])
+def test_a_profile_that_would_hide_a_default_or_a_policy_is_left_out(monkeypatch, profiles):
+    """A profile `default` replaced every decision's default unsaid; one named as a policy
+    played another (hostile-j 10). A profile named as the policy it plays is fine."""
+    declaration = _with_policies(Policy("fine", POLICY), Policy("other", POLICY), profiles=profiles)
+    left_out(monkeypatch, declaration, "profile")
+    reg, said = read(monkeypatch, _with_policies(Policy("fine", POLICY), Policy("other", POLICY),
+                                                 profiles={"other": {"ponder": "other"}}))
+    assert said == [] and "checked" in reg.families

@@ -523,6 +523,13 @@ def _inconsistencies(family: Family, reg: Registry, clashes: list | None = None)
                 out.append(f"variant {v.name!r}: option {o!r} is not one of the family's")
         out += _variant_defaults(v, options)
     for profile, chosen in family.profiles.items():
+        # `--policy 0=NAME` reads a profile first: `default` would hide every decision's
+        # default, and a policy's name another meaning than that policy's
+        same = [d.name for d in family.decisions if d.policy(profile) is not None]
+        if profile == "default" or not re.fullmatch(r"[a-z][a-z0-9_]*", str(profile)) or \
+                same and any(chosen.get(d) != profile for d in same):
+            out.append(f"profile {profile!r}: a name of lowercase letters, digits and _, not `default` (every "
+                       f"decision's default), nor a policy's name unless it plays that policy wherever it can")
         for decision, policy in chosen.items():
             d = next((d for d in family.decisions if d.name == decision), None)
             if d is None or d.policy(policy) is None:

@@ -340,7 +340,7 @@ class Decision:
         names = [p.name for p in self.policies]
         out += [f"decision {self.name!r}: policy {name!r} is declared twice"
                 for name in dict.fromkeys(n for n in names if names.count(n) > 1)]
-        # `--policy 0=NAME:N`, `slap:never,other:x`: a name that holds `:`, `,` or a space, or
+        # `--policy 0=NAME:N`, `one:never,other:x`: a name that holds `:`, `,` or a space, or
         # `default` (every decision's default), could not be asked for
         out += [f"decision {self.name!r}: policy {name!r}: a name of lowercase letters, digits and _ "
                 f"(not `default`)" for name in names

@@ -9,7 +9,7 @@ import warnings
 
 from ..engines import policies
 from ..engines.families import FAMILIES
-from ..errors import RulesError
+from ..errors import PluginError, RulesError
 from ..model.families import FamilyWarning, registry
 from ..model.family import Decision, Option
 from ..model.rules import build_rules
@@ -20,14 +20,14 @@ def describe_variants() -> list[dict]:
     """A dict a variant: `variant`, `title`, `rules` (where its rules are written: its section of
     docs/rules.md), `summary`, `defaults` (each option it takes with its default), `decisions`
     (what its players decide) and `family`. A variant of an outside family whose rule set at
-    its defaults is refused (an option's check refuses it) is left out of the list with a
+    its defaults is refused (an option's check refuses it, or fails on it) is left out of the list with a
     warning line naming it and its family's entry point, not an error of every family's list;
     a built-in one's is a bug of war's and raises."""
     out = []
     for v in VARIANTS.values():
         try:
             rules = build_rules(v.name).options()
-        except RulesError as err:
+        except (RulesError, PluginError) as err:  # a check that refuses the defaults, or fails on them
             if v.family in registry().built_in:
                 raise
             _unlisted(v.name, v.family, str(err))

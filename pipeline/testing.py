@@ -265,11 +265,17 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
             where = f"{case_id(case)}{', policies ' + ' '.join(policies) if policies else ''}, game {i} of seed {seed}"
             events, summary, _ = play_game(rules, game_seed(seed, i), policies=policies)
             ledger = ledger_for(rules)
-            for seq, ev in enumerate(events):
+            for seq, ev in enumerate(events):  # seats and cards the game has, then the ledger
+                assert ev.seat is None or 0 <= ev.seat < rules.players, f"{where}, seq {seq}: seat {ev.seat}"
+                assert all(0 <= s < rules.players for s in ev.seats), f"{where}, seq {seq}: seats {list(ev.seats)}"
+                assert all(0 <= c < size for c in ev.cards), f"{where}, seq {seq}: a card that is not the deck's"
                 ledger.apply(ev)
                 if ev.kind != "deal" and (i < every_step or ev.kind in settles):
                     assert sorted(ledger.places()) == list(range(size)), f"{where}, seq {seq}: a card lost or doubled"
             assert events[-1].kind == "end" and events[-1].note == summary.outcome, where
+            if summary.outcome == "win":
+                assert events[-1].seat == summary.winner, f"{where}: the end event's winner is not the summary's"
+
             assert summary.outcome in ("win", "draw", "capped", "cycle"), where
             assert 0 < summary.battles <= rules.max_battles, where
             assert (summary.winner is not None) == (summary.outcome == "win"), where

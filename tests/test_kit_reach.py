@@ -70,3 +70,61 @@ def test_a_deal_tamper_takes_a_card_an_earlier_deal_gave():
     deals = [Event(0, "deal", seat, cards) for seat, cards in ((0, (5, 6)), (1, (0, 1)), (2, (2, 3)))]
     bad = testing._tampered(deals[1], 7, 3, [c for e in deals[:1] for c in e.cards])
     assert bad.cards[0] in (5, 6) and bad.cards[1:] == (1,)
+
+
+def summarizing(**changed):
+    """Slap War whose engine returns its game's Summary with `changed` fields."""
+    def play(rules, deal, chance, rec, chooser):
+        from war_slap.engine import SlapGame
+
+        summary = SlapGame(rules, deal, chance, rec, chooser).play()
+        for name, value in changed.items():
+            setattr(summary, name, value)
+        return summary
+    return play
+
+
+@pytest.mark.parametrize("changed", [{"outcome": "resign"}, {"winner": 5}, {"outcome": "draw"}],
+                         ids=["unknown outcome", "no such seat", "a draw with a winner"])
+def test_a_summary_no_game_can_have_is_the_plugins_error(engine, changed):
+    """`outcome="resign", winner=5` in a two-seat game was written, and `war report` then failed
+    with an internal IndexError (hostile-j 4)."""
+    from pipeline.engines.game import play_game
+    from pipeline.errors import PluginError
+    from pipeline.model.rules import build_rules
+
+    engine(summarizing(**changed))
+    with pytest.raises(PluginError, match="returned a Summary"):
+        play_game(build_rules("slap", {"win": "wars:1"}), 3, policies=("slap:never", "slap:never"))
+
+
+def test_check_games_holds_the_end_and_every_event_to_the_game(engine):
+    """A winner changed after play() (the end event says the other seat) and an event naming a
+    seat the game has not passed generate, validate --deep and the kit (hostile-j 4, 5)."""
+    def other_winner(rules, deal, chance, rec, chooser):
+        from war_slap.engine import SlapGame
+
+        summary = SlapGame(rules, deal, chance, rec, chooser).play()
+        if summary.winner is not None:
+            summary.winner = 1 - summary.winner
+        return summary
+
+    engine(other_winner)
+    with pytest.raises(AssertionError, match="the end event's winner"):
+        testing.check_games("slap", games=2, case_list=[("slap", {})])
+
+    def third_seat(rules, deal, chance, rec, chooser):
+        from war_slap.engine import SlapGame
+
+        class Third(SlapGame):
+            __slots__ = ()
+
+            def collect(self, seat, cards, battle, kind="collect"):
+                super().collect(seat, cards, battle, kind)
+                self.emit(battle, "slap", 2, ())
+
+        return Third(rules, deal, chance, rec, chooser).play()
+
+    engine(third_seat)
+    with pytest.raises(AssertionError, match="seat 2"):
+        testing.check_games("slap", games=1, case_list=[("slap", {})])

@@ -246,6 +246,9 @@ def _engine_plays(rules: RuleSet, deal: Deal, chance, rec, chooser, seed: int | 
             CHOICES_DRAWN.reset(token)
         if not isinstance(summary, Summary):
             raise summary_fault(family, summary, seed)
+        wrong = summary_wrong(summary, rules.players)
+        if wrong is not None:
+            raise _fault(family, f"returned a Summary {wrong}", seed)
         if drawn and summary.outcome == "cycle":
             raise cycle_fault(family, chooser, seed)
         return summary
@@ -281,6 +284,24 @@ def summary_fault(family: Family, summary: object, seed: int | None = None) -> P
     """The error of an engine that returned something else than the game's Summary."""
     return _fault(family, f"returned {brief(summary)}, not the game's Summary (what its game's play() returns)",
                   seed)
+
+
+OUTCOMES = ("win", "draw", "capped", "cycle")
+
+
+def summary_wrong(summary: Summary, players: int) -> str | None:
+    """What a game's Summary says that no game can be (an outcome war does not know, a win
+    without a winner or a winner of another outcome, a seat that is not one of the game's), in a
+    few words; None when nothing. The games table is the summary: such a one was written, and
+    `war report` failed on it."""
+    outcome, winner = summary.outcome, summary.winner
+    if outcome not in OUTCOMES:
+        return f"of outcome {brief(outcome)}, not one of {', '.join(OUTCOMES)}"
+    if (outcome == "win") != (winner is not None):
+        return f"of outcome {outcome!r} with winner {brief(winner)} (a win has a winner, and only a win)"
+    if winner is not None and not (type(winner) is int and 0 <= winner < players):
+        return f"whose winner {brief(winner)} is not one of the game's {players} seats"
+    return None
 
 
 def event_fault(family: Family, what: str, seed: int | None = None) -> PluginError:

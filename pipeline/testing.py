@@ -354,9 +354,14 @@ def check_golden(family: str) -> list[str]:
     still play them: a change that alters them fails until they are written again, deliberately,
     with the command their second line says. The variants checked."""
     from .golden import golden_dir, golden_text, regenerate_command
+    from .model.families import registry
 
+    fam = _family(family)
+    assert fam.golden or fam.name in registry().built_in, (
+        f"family {family!r} declares no folder of golden playthroughs: give Family(..., golden=\"golden\"), "
+        f"a folder beside its declaration, then run python -m pipeline.golden {family} --out <that folder>")
     checked = []
-    for variant in (v.name for v in _family(family).variants):
+    for variant in (v.name for v in fam.variants):
         path = golden_dir(variant) / f"{variant}.txt"
         assert path.exists(), f"no golden playthrough for {variant}: run {regenerate_command(variant)}"
         assert golden_text(variant) == path.read_text(encoding="utf-8"), \

@@ -128,3 +128,12 @@ def test_check_games_holds_the_end_and_every_event_to_the_game(engine):
     engine(third_seat)
     with pytest.raises(AssertionError, match="seat 2"):
         testing.check_games("slap", games=1, case_list=[("slap", {})])
+
+
+def test_check_golden_of_a_family_with_no_golden_folder_says_to_declare_one(monkeypatch):
+    """With `golden=""` the kit told a plugin to write `tests/golden` of its own project, then
+    read war's own tests/golden, where it never was (hostile-j 12)."""
+    family = registry().families["slap"]
+    monkeypatch.setitem(registry().families, "slap", replace(family, golden=""))
+    with pytest.raises(AssertionError, match='declares no folder of golden playthroughs: give Family'):
+        testing.check_golden("slap")

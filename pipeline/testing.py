@@ -261,6 +261,7 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
         # a variant at its defaults also under each policy and profile at every seat: a rule
         # the default policies never reach (a war, where the default takes every tie) is played
         seats = [()] + (seatings(family, rules.players) if not case[1] else [])
+        kept = []
         for i, policies in ((i, policies) for policies in seats for i in range(games)):
             where = f"{case_id(case)}{', policies ' + ' '.join(policies) if policies else ''}, game {i} of seed {seed}"
             events, summary, _ = play_game(rules, game_seed(seed, i), policies=policies)
@@ -275,7 +276,6 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
             assert events[-1].kind == "end" and events[-1].note == summary.outcome, where
             if summary.outcome == "win":
                 assert events[-1].seat == summary.winner, f"{where}: the end event's winner is not the summary's"
-
             assert summary.outcome in ("win", "draw", "capped", "cycle"), where
             assert 0 < summary.battles <= rules.max_battles, where
             assert (summary.winner is not None) == (summary.outcome == "win"), where
@@ -285,7 +285,12 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
                     f"{where}: a win that leaves cards with another seat"
             assert {ev.kind for ev in events} <= kinds, f"{where}: a kind its family does not declare"
             assert replay_log(rules, events) == summary, f"{where}: replay from the log differs"
-            again, summary_again, _ = play_game(rules, game_seed(seed, i), policies=policies)
+            kept.append((where, i, policies, events, summary))
+        # regenerated last game first, each from a rule set made again: a hook kept as a table
+        # (`strength`, `decides`: asked once a rule set) is asked again, so one that reads the
+        # game (its deal), whose games all played the first game's table, plays differently
+        for where, i, policies, events, summary in reversed(kept):
+            again, summary_again, _ = play_game(playable(case), game_seed(seed, i), policies=policies)
             assert again == events and summary_again == summary, f"{where}: regenerates differently"
     return played
 

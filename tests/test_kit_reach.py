@@ -137,3 +137,20 @@ def test_check_golden_of_a_family_with_no_golden_folder_says_to_declare_one(monk
     monkeypatch.setitem(registry().families, "slap", replace(family, golden=""))
     with pytest.raises(AssertionError, match='declares no folder of golden playthroughs: give Family'):
         testing.check_golden("slap")
+
+
+def test_check_games_finds_a_table_hook_that_reads_the_game(monkeypatch):
+    """A `strength` that reads the deal (a trump of the last card dealt) is kept as a table at
+    the first game of a rule set, so every game played game 0's trump and validate was good
+    (hostile-j 9): regenerated from a rule set made again, a game plays its own."""
+    from war_trump.engine import TrumpGame
+
+    real = TrumpGame.strength
+
+    def strength(self, card):  # the rule set's trump, then one more of the suit of seat 0's bottom card
+        bonus = 100 if self.suit(card) is not None and self.suit(card) == self.suit(self.piles[0][-1]) else 0
+        return real(self, card) + bonus
+
+    monkeypatch.setattr(TrumpGame, "strength", strength)
+    with pytest.raises(AssertionError, match="regenerates differently"):
+        testing.check_games("trump", games=8, case_list=[("trump", {})])

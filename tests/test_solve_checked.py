@@ -134,3 +134,11 @@ def test_the_servers_report_follows_a_rewritten_solution(tmp_path):
     page = site.report()
     assert "ranks=4 suits=1" in page and "ranks=3 suits=2" not in page
     assert site.report() is page  # unchanged since: not built again
+
+
+def test_a_solution_that_is_not_there_is_said_so(tmp_path, monkeypatch, capsys):
+    """`war solve --from MISSING` said "not a finished solution (no readable solution.json)"."""
+    from clikit import run_main
+
+    code, _, err = run_main(monkeypatch, capsys, "solve", "--from", tmp_path / "missing")
+    assert code == 2 and "the folder does not exist" in err and err.count("\n") == 1, err

@@ -154,3 +154,32 @@ def test_check_games_finds_a_table_hook_that_reads_the_game(monkeypatch):
     monkeypatch.setattr(TrumpGame, "strength", strength)
     with pytest.raises(AssertionError, match="regenerates differently"):
         testing.check_games("trump", games=8, case_list=[("trump", {})])
+
+
+def test_another_familys_profile_does_not_hide_this_variants_policy(monkeypatch):
+    """Profiles of every family share one table: a plugin's profile `highest`, which says nothing
+    of Arneson's decisions, made `-p '*=highest'` of Arneson War play its default `hand:random`
+    instead of its policy `hand:highest` (hostile-k 3)."""
+    monkeypatch.setitem(policies.PROFILES, "highest", {"slap": "always"})
+    assert policies.parse_policy("highest", ("hand",)).choices == (("hand", "highest"),)
+    assert policies.parse_policy("highest", ("slap",)).choices == (("slap", "always"),)
+    assert policies.parse_policy("default", ("hand",)).choices == (("hand", "random"),)
+
+
+def test_a_numpy_winner_is_a_seat(engine):
+    """The summary check refused `winner=np.int64(1)` as "not one of the game's 2 seats" (hostile-k 1)."""
+    import numpy as np
+
+    from pipeline.engines.game import play_game
+    from pipeline.model.rules import build_rules
+
+    def numpy_winner(rules, deal, chance, rec, chooser):
+        from war_slap.engine import SlapGame
+
+        summary = SlapGame(rules, deal, chance, rec, chooser).play()
+        if summary.winner is not None:
+            summary.winner = np.int64(summary.winner)
+        return summary
+
+    engine(numpy_winner)
+    assert play_game(build_rules("slap", {}), 3)[1].outcome in ("win", "capped")

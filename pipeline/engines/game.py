@@ -9,6 +9,7 @@ from the log when replaying.
 from __future__ import annotations
 
 import gc
+import numbers
 from typing import Mapping, Sequence, Union
 
 from ..errors import DealError, LogMismatch, PluginError, RulesError, brief
@@ -299,7 +300,8 @@ def summary_wrong(summary: Summary, players: int) -> str | None:
         return f"of outcome {brief(outcome)}, not one of {', '.join(OUTCOMES)}"
     if (outcome == "win") != (winner is not None):
         return f"of outcome {outcome!r} with winner {brief(winner)} (a win has a winner, and only a win)"
-    if winner is not None and not (type(winner) is int and 0 <= winner < players):
+    if winner is not None and not (isinstance(winner, numbers.Integral) and not isinstance(winner, bool)
+                                   and 0 <= winner < players):
         return f"whose winner {brief(winner)} is not one of the game's {players} seats"
     return None
 

@@ -78,7 +78,11 @@ def parse_policy(text: str, kinds: tuple[str, ...], where: str = "policy") -> Se
     if not kinds:
         raise RulesError(f"{where}: this variant has no decisions, so no policies")
     chosen: dict[str, str] = {}
-    if text in PROFILES:
+    # a profile, unless it says nothing of this variant's decisions and one of them has a policy
+    # of that name: profiles of every family share one table, and another family's `highest`
+    # would hide this one's policy `highest` (and play the defaults, unsaid)
+    if text in PROFILES and (text == "default" or any(k in kinds for k in PROFILES[text])
+                             or not any(text in KINDS[k] for k in kinds)):
         chosen = {k: v for k, v in PROFILES[text].items() if k in kinds}
     else:
         for part in text.split(","):

@@ -39,7 +39,7 @@ def read_manifest(root) -> dict:
     """A solution's manifest, refused in one line when the folder is not a finished solution or
     its manifest is not one this war reads; its files' paths checked to stay in the folder."""
     path = Path(root) / MANIFEST
-    if not Path(root).exists():
+    if "://" not in str(root) and not Path(root).exists():
         raise DatasetError(f"no solution at {str(root)!r}: the folder does not exist")
     try:
         body = json.loads(path.read_text(encoding="utf-8"))

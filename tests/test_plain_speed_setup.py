@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.engines.policies import PolicyChooser, generator, parse_policy, seated
+from pipeline.engines.policies import PolicyChooser, SeatGenerator, generator, parse_policy, seated
 from pipeline.log.array_recorder import ArrayRecorder
 from pipeline.model.rng import Xoshiro256, policy_seed
 
@@ -28,13 +28,16 @@ def test_a_chooser_with_its_seating_worked_out_chooses_alike():
     assert kept[0] is None  # a parameter: its maker is asked each game
     assert kept[1] is True
     fixed = [parse_policy("greedy", kinds), parse_policy("cautious", kinds)]
-    functions, randomized = seated(fixed)
-    assert functions == [p.functions() for p in fixed] and randomized is False
+    functions, randomized, drawing = seated(fixed)
+    assert functions == [p.functions() for p in fixed] and randomized is False and drawing == (False, False)
+    assert kept[2] == (True, False)  # the seat whose policies draw, each
     for policies in (seats, fixed):
         for game_seed in (3, 99):
             ours, theirs = PolicyChooser(policies, game_seed, seated(policies)), PolicyChooser(policies, game_seed)
             assert ours.randomized == theirs.randomized
-            assert [(r.s0, r.s1, r.s2, r.s3) for r in ours.rngs] == [(r.s0, r.s1, r.s2, r.s3) for r in theirs.rngs]
+            assert [type(r) for r in ours.rngs] == [type(r) for r in theirs.rngs]  # a generator where a policy draws
+            assert [(r.s0, r.s1, r.s2, r.s3) for r in ours.rngs if isinstance(r, SeatGenerator)] == \
+                [(r.s0, r.s1, r.s2, r.s3) for r in theirs.rngs if isinstance(r, SeatGenerator)]
             assert [sorted(f) for f in ours.functions] == [sorted(f) for f in theirs.functions]
 
 

@@ -276,9 +276,7 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
             assert events[-1].kind == "end" and events[-1].note == summary.outcome, where
             if summary.outcome == "win":
                 assert events[-1].seat == summary.winner, f"{where}: the end event's winner is not the summary's"
-            assert summary.outcome in ("win", "draw", "capped", "cycle"), where
-            assert 0 < summary.battles <= rules.max_battles, where
-            assert (summary.winner is not None) == (summary.outcome == "win"), where
+            assert 0 < summary.battles <= rules.max_battles, where  # its outcome and winner: play_game's (summary_wrong)
             assert sum(summary.final_cards) + summary.cards_set_aside == size, where
             if summary.outcome == "win" and rules.wars_to_win is None:
                 assert summary.final_cards[summary.winner] == size - summary.cards_set_aside, \

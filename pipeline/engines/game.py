@@ -19,7 +19,7 @@ from ..model.event_kinds import with_role
 from ..model.families import plugins_fault, registry
 from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.family import Family, wrong_choice
-from ..model.schema import RuleSet
+from ..model.schema import OUTCOMES, RuleSet
 from .chance import LogChance, StreamChance
 from .event import CheckingRecorder, Event, Recorder, describe, wrong_event, wrong_events
 from .families import family_of
@@ -285,9 +285,6 @@ def summary_fault(family: Family, summary: object, seed: int | None = None) -> P
     """The error of an engine that returned something else than the game's Summary."""
     return _fault(family, f"returned {brief(summary)}, not the game's Summary (what its game's play() returns)",
                   seed)
-
-
-OUTCOMES = ("win", "draw", "capped", "cycle")
 
 
 def summary_wrong(summary: Summary, players: int) -> str | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import DatasetError
 from ..storage.dataset import Dataset
-from ..storage.layout import MANIFEST, REPORT_DIR, WORK_DIR, inside_dataset, part_said
+from ..storage.layout import MANIFEST, REPORT_DIR, WORK_DIR, inside_dataset, inside_refused
 from ..storage.files import check_parents, make_folder, remove_tree
 from ..storage.journal import Journal
 from ..storage.processes import process_alive
@@ -91,9 +91,7 @@ def refuse_inside_dataset(root) -> None:
     `DS/games/x`): a later run of that dataset would write over it or remove it."""
     found = inside_dataset(root, "out")
     if found is not None:
-        dataset, part = found
-        raise DatasetError(f"`out` {str(root)!r} is {part_said(part)} of the dataset {str(dataset)!r}, which "
-                           f"only war writes; choose a folder outside it", params=("out",))
+        raise DatasetError(inside_refused(root, "out", found, "folder", writer="war"), params=("out",))
 
 
 def real_place(root):

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import QueryError
-from .family import MAX_INT32, Decision, Family, Option, Variant, load, unresolved, wrong_types
+from .family import MAX_INT32, Decision, Family, Option, Variant, is_name, load, unresolved, wrong_types
 from .kind import CONDITIONS, CORE, FIELDS, Kind, malformed, unknown_fields
 from .pickups import PICKUP_ORDERS
 from .plural import plural
@@ -492,7 +492,7 @@ def _templates(family: Family) -> list[str]:
 
 def _inconsistencies(family: Family, reg: Registry, clashes: list | None = None) -> list[str]:
     out: list[str] = []
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", family.name):
+    if not is_name(family.name):
         out.append(f"family name {family.name!r}: lowercase letters, digits and _")
     if family.name in reg.families:
         out.append(_taken(reg, "family", family.name, f"a family {family.name!r} is already registered", clashes))
@@ -514,7 +514,7 @@ def _inconsistencies(family: Family, reg: Registry, clashes: list | None = None)
     options = {o.name: o for o in CORE_OPTIONS} | reg.options | {o.name: o for o in family.options
                                                                if not isinstance(o, str)}
     for v in family.variants:
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", v.name):
+        if not is_name(v.name):
             out.append(f"variant name {v.name!r}: lowercase letters, digits and _")
         if v.name in reg.variants:
             out.append(_taken(reg, "variant", v.name, f"variant {v.name!r} is another family's", clashes))
@@ -526,7 +526,7 @@ def _inconsistencies(family: Family, reg: Registry, clashes: list | None = None)
         # `--policy 0=NAME` reads a profile first: `default` would hide every decision's
         # default, and a policy's name another meaning than that policy's
         same = [d.name for d in family.decisions if d.policy(profile) is not None]
-        if profile == "default" or not re.fullmatch(r"[a-z][a-z0-9_]*", str(profile)) or \
+        if profile == "default" or not is_name(profile) or \
                 same and any(chosen.get(d) != profile for d in same):
             out.append(f"profile {profile!r}: a name of lowercase letters, digits and _, not `default` (every "
                        f"decision's default), nor a policy's name unless it plays that policy wherever it can")

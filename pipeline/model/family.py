@@ -34,6 +34,13 @@ MAX_DECK = 32_768            # card codes 0 .. 32767
 MAX_INT32 = 2**31 - 1        # battles, wars, a war's size
 
 
+def is_name(text) -> bool:
+    """Whether `text` is a name a declaration may give (a family, variant, option, decision, policy
+    or profile): lowercase letters, digits and _, a letter first, as `--set`, `--policy` and a
+    rule set's label carry it."""
+    return isinstance(text, str) and re.fullmatch(r"[a-z][a-z0-9_]*", text) is not None
+
+
 def load(ref: str | Callable) -> Any:
     """What a declaration names: `"package.module:attribute"` imported (a callable is itself)."""
     return _imported(ref) if isinstance(ref, str) else ref
@@ -180,7 +187,7 @@ class Option:
 
     def problems(self) -> list[str]:
         out = []
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name) or self.name == "variant":
+        if not is_name(self.name) or self.name == "variant":
             out.append(f"option {self.name!r}: a name of lowercase letters, digits and _ (not `variant`)")
         if self.words and not self.integer:
             out.append(f"option {self.name!r}: only an integer option takes words besides")
@@ -329,7 +336,7 @@ class Decision:
 
     def problems(self) -> list[str]:
         out = []
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
+        if not is_name(self.name):
             out.append(f"decision {self.name!r}: a name of lowercase letters, digits and _")
         if self.chooses not in CHOOSES:
             out.append(f"decision {self.name!r}: chooses {' or '.join(CHOOSES)}")
@@ -344,7 +351,7 @@ class Decision:
         # `default` (every decision's default), could not be asked for
         out += [f"decision {self.name!r}: policy {name!r}: a name of lowercase letters, digits and _ "
                 f"(not `default`)" for name in names
-                if not re.fullmatch(r"[a-z][a-z0-9_]*", str(name)) or name == "default"]
+                if not is_name(name) or name == "default"]
         return out
 
 

@@ -100,11 +100,12 @@ def render_solution_report(root, dataset: str | None = None, links=()) -> str:
     commands = {name: _command(dataset, name) for name in ("solved_deck", "solved_by_top_cards", "solved_distribution")}
     commands["solved_deal"] = _command(dataset, "solved_deal", {"deal": 0})
     stored = [f["path"] for f in body["files"]]
-    nav = [("#deck", "The deck, exactly" if deck["exact"] else "The deck, solved"), ("#length", "How long"),
-           ("#top-cards", "By top cards")] + list(links)
+    deck_title = "The deck, exactly" if deck["exact"] else "The deck, solved"
+    nav = [("#deck", deck_title), ("#length", "How long"), ("#top-cards", "By top cards")] + list(links)
     return render("solution.html", title=f"War solved: {dataset}", heading="War solved", links=nav,
                   dataset=dataset, deck=deck, figures=figures(deck), tops=tops, dist=dist[:last + 1],
-                  svg=distribution_svg(dist, last), commands=commands, body=body, stored=stored)
+                  svg=distribution_svg(dist, last), commands=commands, body=body, stored=stored,
+                  deck_title=deck_title)
 
 
 def write_solution_report(root, output: Path, dataset: str | None = None, overwrite: bool = False) -> list[Path]:

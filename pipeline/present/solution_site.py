@@ -13,7 +13,6 @@ A query that asks games (or reads another folder, as vs_exact does) is not offer
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from starlette.applications import Starlette
@@ -28,6 +27,7 @@ from ..errors import DatasetError, QueryError, WarError
 from ..jobs.query import open_query, solution_queries
 from ..jobs.query.solution_views import schema_solution_session
 from ..solve.folder import MANIFEST, read_manifest
+from ..storage.layout import files_identity
 from . import sql_page
 from .bounds import TIME_LIMIT, Hangups
 from .headers import Headers
@@ -54,10 +54,9 @@ class SolutionSite:
 
     def _manifest_stamp(self) -> tuple:
         try:
-            st = os.stat(os.path.join(os.fspath(self.root), MANIFEST))
+            return files_identity(self.root, [MANIFEST])
         except OSError:
             raise DatasetError(f"the solution {self.name!r} is gone (no {MANIFEST})") from None
-        return st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
     def report(self) -> str:
         stamp = self._manifest_stamp()

@@ -22,9 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DatasetError
-from .folder import MANIFEST, VIEWS, distribution_bound, read_manifest, rules_of, sha256
+from .folder import MANIFEST, QUANTILE_COLUMNS, QUANTILES, VIEWS, distribution_bound, read_manifest, rules_of, sha256
 
-QUANTILE_LEVELS = (0.5, 0.9, 0.99)  # the quantiles of N a deal and a position keep (solver.QUANTILES)
 SAMPLE = 2000  # positions checked by their balance equations, unless `deep`
 CHANCES = ("p_win0", "p_win1", "p_draw")
 MEANS = ("mean_battles", "mean_laid")
@@ -213,18 +212,17 @@ def _capped(rules, deals: dict, report: SolutionReport) -> None:
     """Each deal's quantiles of N rise (q50 <= q90 <= q99, -1 for one past the sweeps), and its
     P(capped) = P(N > max_battles) lies on the side of each the quantiles say: over 1 - q where
     the q-quantile is past max_battles, at most 1 - q where it is not."""
-    names = [f"battles_q{int(q * 100)}" for q in QUANTILE_LEVELS]
-    if not all(n in deals for n in names) or "p_capped" not in deals:
+    if not all(n in deals for n in QUANTILE_COLUMNS) or "p_capped" not in deals:
         return
     cap = rules.max_battles
     for d, capped in enumerate(deals["p_capped"]):
-        qs = [deals[n][d] for n in names]
+        qs = [deals[n][d] for n in QUANTILE_COLUMNS]
         unknown = next((i for i, q in enumerate(qs) if q == -1), len(qs))  # past the sweeps from here on
         if any(q is None or q < -1 for q in qs) or qs[:unknown] != sorted(qs[:unknown]) or \
                 any(q != -1 for q in qs[unknown:]):
             report.problems.append(f"deal {d}: its quantiles of battles {qs} do not rise (-1: past the sweeps)")
             return
-        for level, q in zip(QUANTILE_LEVELS, qs):
+        for level, q in zip(QUANTILES, qs):
             if q < 0:
                 continue
             past = q > cap  # P(N <= cap) < level
@@ -392,8 +390,7 @@ def _quantiles_off(index, positions: dict, i: int, nexts: list) -> str | None:
     """The position's quantiles of N against its battle's: an end is N = 1; otherwise N is one
     battle more than a successor's, so each q-quantile lies between one past the least and one
     past the most of its successors' (any past the sweeps, -1, says nothing)."""
-    for level in QUANTILE_LEVELS:
-        name = f"battles_q{int(level * 100)}"
+    for name in QUANTILE_COLUMNS:
         if name not in positions:
             continue
         got = positions[name][i]
@@ -442,10 +439,7 @@ def _resolve(body, chain, deals, report) -> None:
         if wrong is not None:
             report.problems.append(f"deal {wrong}: {name} {deals[name][wrong]}, but solved again {truth[wrong]}")
             return
-    from .solver import QUANTILES
-
-    for j, q in enumerate(QUANTILES):  # the least t with P(N <= t) >= q: the same at any tolerance that reaches it
-        name = f"battles_q{int(q * 100)}"
+    for j, name in enumerate(QUANTILE_COLUMNS):  # the least t with P(N <= t) >= q: the same at any tolerance that reaches it
         truth = solution.quantiles[chain.deal_rows, j].tolist()
         wrong = next((d for d, (got, want) in enumerate(zip(deals.get(name, truth), truth))
                       if got != want and want >= 0 and not (got == -1 and want > body["sweeps"])), None)

@@ -25,10 +25,9 @@ import pyarrow as pa
 
 from ..errors import DatasetError, QueryError
 from ..storage.files import atomic_write_bytes, check_parents, make_folder, write_parquet
-from ..storage.layout import inside_dataset, part_said
-from .folder import FORMAT, MANIFEST, VIEWS, read_manifest
+from ..storage.layout import inside_dataset, inside_refused
+from .folder import FORMAT, MANIFEST, QUANTILE_COLUMNS, VIEWS, read_manifest
 from .figures import deck_quantiles, positions_reached, symmetric_rows, top_cards
-from .solver import QUANTILES
 
 # The names `war solve --from PATH --query NAME` takes: each the named query solved_NAME
 # (queries/solved_*.sql), which `war query PATH solved_NAME` runs as well.
@@ -61,9 +60,7 @@ def check_solution_out(out, overwrite: bool, held: bool = False) -> None:
     check_parents(out, "out")  # a folder of its path that is a file: said before the solve, not after it
     found = inside_dataset(out, "out")
     if found is not None:  # a later run of that dataset would remove it (its journal) or list it as a stray
-        dataset, part = found
-        raise DatasetError(f"`out` {str(out)!r} is {part_said(part)} of the dataset {str(dataset)!r}, which only "
-                           f"war generate writes; choose a folder outside it", params=("out",))
+        raise DatasetError(inside_refused(out, "out", found, "folder"), params=("out",))
     if path.is_dir() and any(path.iterdir()):
         if not held:  # the folder's lock, unless its caller holds it (write_solution)
             with _writing(path, out):
@@ -107,8 +104,8 @@ def _value_columns(solution, rows: np.ndarray, flips: np.ndarray) -> dict:
         "mean_battles": at("battles"), "mean_laid": at("laid"), "p_capped": at("over_cap"),
         "battles_bound": at("battles_bound"),
     }
-    for j, q in enumerate(QUANTILES):
-        cols[f"battles_q{int(q * 100)}"] = pa.array(solution.quantiles[rows, j], pa.int64())
+    for j, name in enumerate(QUANTILE_COLUMNS):
+        cols[name] = pa.array(solution.quantiles[rows, j], pa.int64())
     cols["never_ends"] = solution.never_ends[rows]
     cols["may_not_end"] = solution.may_not_end[rows]
     if solution.exact is not None:

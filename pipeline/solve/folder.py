@@ -17,10 +17,12 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import DatasetError
+from ..storage.layout import SOLUTION_MANIFEST as MANIFEST
+from ..storage.layout import SOLUTION_VIEWS as VIEWS
 
-MANIFEST = "solution.json"
 FORMAT = "war-solution/1"
-VIEWS = ("deals", "positions", "distribution")  # the Parquet files, each a view of its name
+QUANTILES = (0.5, 0.9, 0.99)  # the quantiles of N each deal and position keeps, as its columns:
+QUANTILE_COLUMNS = tuple(f"battles_q{int(q * 100)}" for q in QUANTILES)  # the least t with P(N <= t) >= q, -1 past the sweeps
 KEYS = ("format", "rules", "cards", "deals", "positions", "deck", "files", "bound", "exact", "sweeps")
 
 

@@ -22,6 +22,7 @@ from ..model.deal import deck_of
 from ..model.families import registry
 from ..model.schema import RuleSet
 from . import chain as ch
+from .folder import QUANTILES
 
 # The family whose battle this solver models (the table engine, engines.table.reference), by the
 # package of its declaration: its variants are read from there (solvable_variants).
@@ -29,7 +30,6 @@ MODELED_FAMILY = "pipeline.engines.table"
 EXACT_ROWS = 100_000  # the largest chain (rows: positions up to the seat swap) solved in Fractions by default (docs/solve.md)
 MAX_INDICES = 2**31 - 1  # positions (both piles held) of the deck: rows are int32
 MOST_TABLE_ORDERS = 1_000_000  # distinct orders of one battle's table, the most a row may have
-QUANTILES = (0.5, 0.9, 0.99)
 MIRRORED = {"p_win0": "p_win1", "p_win1": "p_win0"}  # the values a seat swap exchanges
 UNIT = 2.0**-53  # float64's unit roundoff
 # Units of roundoff one sweep may add to a value: a compensated sum (2u, and u^2 terms), the

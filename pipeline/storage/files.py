@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from ..errors import DatasetError, storage_error
 from ..model.inputs import not_regular
-from .layout import inside_dataset, part_said, written_by
+from .layout import inside_dataset, inside_refused
 from .location import is_remote, real_path, sweep_temporaries, temporary_name
 
 ROW_GROUP_ROWS = 1 << 20  # a default shard's events fit in one row group
@@ -63,10 +63,7 @@ def check_output(path) -> None:
     written (check_parents)."""
     found = inside_dataset(path, "output")
     if found is not None:
-        dataset, part = found
-        raise DatasetError(f"`output` {str(path)!r} is {part_said(part)} of the "
-                           f"{'solution' if written_by(part) == 'war solve' else 'dataset'} {str(dataset)!r}, which "
-                           f"only {written_by(part)} writes; choose a file outside it", params=("output",))
+        raise DatasetError(inside_refused(path, "output", found, "file"), params=("output",))
     check_parents(path)
 
 

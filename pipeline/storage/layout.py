@@ -16,7 +16,8 @@ REPORT_DIR = ".war-report"  # beside it: war serve's report of the manifest (pre
 OWN_NAMES = (MANIFEST, WORK_DIR, REPORT_DIR, "games", "events", "deals", "seeds", "counts",
              "count_shards")  # only war writes these
 SOLUTION_MANIFEST = "solution.json"  # a solution's (war solve): its own files beside it, only war solve writes them
-SOLUTION_NAMES = (SOLUTION_MANIFEST, "deals.parquet", "positions.parquet", "distribution.parquet")
+SOLUTION_VIEWS = ("deals", "positions", "distribution")  # its Parquet files, each a view of its name
+SOLUTION_NAMES = (SOLUTION_MANIFEST, *(v + ".parquet" for v in SOLUTION_VIEWS))
 
 
 def part_said(part: str) -> str:
@@ -27,9 +28,14 @@ def part_said(part: str) -> str:
     return part if part in SOLUTION_NAMES else f"inside {part}/"
 
 
-def written_by(part: str) -> str:
-    """The command that alone writes a part inside_dataset found."""
-    return "war solve" if part in SOLUTION_NAMES else "war generate"
+def inside_refused(path, param: str, found: tuple, noun: str, writer: str = "war generate") -> str:
+    """The one line that refuses `path` (the argument `param`, a file or folder: `noun`) where
+    inside_dataset `found` it: which part of which dataset or solution, and what alone writes
+    there (`writer` for a dataset's part, war solve for a solution's)."""
+    dataset, part = found
+    kind, writer = ("solution", "war solve") if part in SOLUTION_NAMES else ("dataset", writer)
+    return (f"`{param}` {str(path)!r} is {part_said(part)} of the {kind} {str(dataset)!r}, which only {writer} "
+            f"writes; choose a {noun} outside it")
 
 
 def inside_dataset(path, param: str | None = None) -> tuple[Path, str] | None:

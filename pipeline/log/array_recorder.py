@@ -54,10 +54,10 @@ INT32 = np.iinfo(np.int32)
 # An event's code: battle << BATTLE_SHIFT | cards << CARDS_SHIFT | (seat + 1) << SEAT_SHIFT | kind.
 # Its kind takes the low byte (KIND_CODES), seat + 1 the next (0: no seat), its number of cards
 # (a decision's options counted in) 16 bits; the battle the rest, sign and all, so a battle out
-# of the int32 range is found after unpacking. An event whose seat or count does not fit says so
-# in its row of `extras` instead (its bits left 0).
+# of the int32 range is found after unpacking. An event whose seat is not one of the game's (or
+# -1), or whose count does not fit, says so in its row of `extras` instead (its bits left 0).
 SEAT_SHIFT, CARDS_SHIFT, BATTLE_SHIFT = 8, 16, 32
-SEAT_LIMIT, CARDS_LIMIT = 255, 1 << 16
+CARDS_LIMIT = 1 << 16
 EXTRA = 6  # an extras row: event, seat, value column, note code, cards (and options), seats
 # A run of duels (engines.event.Recorder.duels) is one code of kind RUN while the batch is played,
 # its battle the run's first; `runs` holds its two seats and length, `takers` each duel's taker,
@@ -90,7 +90,7 @@ class ArrayRecorder:
     `seats`, what more it carries in `extras`. One game at a time: `begin()`, the engine's
     `emit`s (and `plays`), `end_game(summary, seed)`."""
 
-    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "unfolded", "duels", "game_unfolded",
+    __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "noted_events", "duels", "game_unfolded",
                  "summaries", "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle",
                  "lost", "emit", "plays", "war_round", "kinds", "plain")
 
@@ -121,13 +121,19 @@ class ArrayRecorder:
     def clear(self) -> None:
         """Empty, for the next batch (the event lists emptied in place: `emit` and `duels` write into them)."""
         del self.codes[:], self.cards[:], self.seats[:], self.extras[:], self.runs[:], self.takers[:], self.noted[:]
-        self.unfolded = 0  # events the batch's runs add to their codes when unfolded
+        self.noted_events = 0  # the batch's runs' noted events
         self.game_unfolded = 0
         self.summaries: list[int] = []
         self.war_wins: list[int] = []
         self.final_cards: list[int] = []
         self.seeds: list[int] = []
         self.game_start = 0
+
+    @property
+    def unfolded(self) -> int:
+        """Events the batch's runs add to their codes when unfolded: three a duel and each noted
+        event, less the run's own code (counted here, not by each run as `duels` writes it)."""
+        return RUN_EVENTS * len(self.takers) + self.noted_events - len(self.runs) // 3
 
     @property
     def events(self) -> int:
@@ -154,11 +160,11 @@ class ArrayRecorder:
         def duels(battle: int, seats, cards, takers, noted=()) -> None:
             if noted:
                 add_noted((len(all_takers), noted))
+                self.noted_events += len(noted)
             add_cards(cards)
             add_takers(takers)
             add_runs((seats[0], seats[1], len(takers)))
             add(battle << BATTLE_SHIFT | RUN)
-            self.unfolded += RUN_EVENTS * len(takers) + len(noted) - 1
 
         return duels
 
@@ -166,18 +172,26 @@ class ArrayRecorder:
         """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`
         (engines.event.Recorder.emit): a function over the batch's lists, not a method, for it
         is called for every event a hook reports. An event of a kind that carries no value, with
-        no value, note, seats or options, whose seat and count fit their bits, is written here,
-        and so is a decision without a value whose note is not a war depth's (a policy's choice,
-        which a plugin may ask for at every tie), as `_emit` would write it; any other by `_emit`."""
-        plain, slow, add_cards, add = self.plain.get, self._emit, all_cards.extend, codes.append
+        no value, note, seats or options, by a seat of the game or none, whose count fits its
+        bits, is written here, and so is a decision without a value whose note is not a war
+        depth's (a policy's choice, which a plugin may ask for at every tie), as `_emit` would
+        write it; any other by `_emit`."""
+        slow, add_cards, add = self._emit, all_cards.extend, codes.append
+        # a plain kind and a seat of the game (or none) -> the code's kind and seat bits: one
+        # lookup for what would be a lookup and five tests (a seat equal to one of these, True
+        # or 1.0, is written as `_emit` would write it, as that int)
+        seated = {(kind, seat): (0 if seat is None else seat + 1) << SEAT_SHIFT | code
+                  for kind, code in self.plain.items() for seat in (None, *range(-1, self.players))}.get
         decided = DECISION_NOTE_CODES.get if "decision" in self.kinds else {}.get
         add_seats, add_extras = self.seats.extend, self.extras.extend
 
         def emit(battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
                  value: int | None = None, note: str | None = None) -> None:
-            code = plain(kind)
-            if (code is None or value is not None or note is not None or options or seats
-                    or seat is not None and not (type(seat) is int and -1 <= seat < SEAT_LIMIT)):
+            try:
+                low = seated((kind, seat))
+            except TypeError:  # a kind or seat that is not even hashable: _emit says so
+                low = None
+            if low is None or value is not None or note is not None or options or seats:
                 if kind == "decision" and value is None and type(battle) is int:  # as _emit writes it
                     note_code = decided(note)
                     if note_code is not None:
@@ -190,10 +204,14 @@ class ArrayRecorder:
                         return None
                 return slow(battle, kind, seat, cards, seats, options, value, note)
             count = len(cards)
-            if count >= CARDS_LIMIT or type(battle) is not int:
+            if count >= CARDS_LIMIT:
+                return slow(battle, kind, seat, cards, seats, options, value, note)
+            try:
+                code = battle << BATTLE_SHIFT | count << CARDS_SHIFT | low
+            except TypeError:  # a battle that is not an integer: _emit says so
                 return slow(battle, kind, seat, cards, seats, options, value, note)
             add_cards(cards)
-            add(battle << BATTLE_SHIFT | count << CARDS_SHIFT | (0 if seat is None else seat + 1) << SEAT_SHIFT | code)
+            add(code)
 
         return emit
 

@@ -549,11 +549,14 @@ class TableGame(Game):
                     log((up, other, other, up))
                 took(1)
                 continue
-            if takers:  # the run of duels before this battle
+            if takers:  # the run of duels before this battle (its cards and takers copied by `report`)
                 report(start + 1, seats, cards, takers, noted)
                 self.taker = takers[-1]
-                cards, takers, noted = [], [], []
-                log, took, note = cards.extend, takers.append, noted.append
+                cards.clear()
+                takers.clear()
+                if noted:  # kept by the recorder as it is
+                    noted = []
+                    note = noted.append
             self.table = table = [up, other]
             plays(battle, seats, table)
             if up_strength == other_strength:

@@ -88,11 +88,11 @@ def events_of(arrays):
 
 
 def test_packed_events_hold_what_their_codes_cannot_say():
-    rec = ArrayRecorder(2)
+    rec = ArrayRecorder(301)
     rec.begin()
     rec.emit(0, "deal", 0, (1, 2))
     rec.duels(1, (0, 1), [5, 6, 6, 5, 7, 8, 7, 8], [0, 1])
-    rec.emit(3, "play", 300, (3,))  # a seat past the code's byte
+    rec.emit(3, "play", 300, (3,))  # a seat of the game past the code's byte
     rec.emit(3, "war", None, (), (0, 1), (), 2)  # a value and seats
     rec.plays(4, [0, 1], [9, 10])
     rec.emit(4, "collect", 1, [1] * 70000)  # a count past the code's 16 bits

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import chain
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -157,6 +158,40 @@ def wrong_events(events: list, kinds) -> tuple[int, str] | None:
         wrong = wrong_event(event[1], event[7], kinds)
         if wrong is not None:
             return seq, f"{wrong} (event {seq}, battle {brief(event[0])})"
+    return None
+
+
+def wrong_places(events: list, players: int, deck_size: int) -> tuple[int, str] | None:
+    """The first of a game's `events` (Events or tuples of their fields) by a seat that is not
+    one of the game's, naming one that is not, or with a card that is not the deck's, as its seq
+    and what is wrong; None when every one is right. A log holds only the game's seats (0 ..
+    players - 1; None, an event of no seat) and the deck's cards (0 .. deck_size - 1): an
+    engine's event of another is its fault, which replay could not show and validation, playing
+    the same engine again, would call good. A pass over the seats and cards in C (sets), an event
+    looked at one by one only when one is wrong."""
+    seats, cards = set(range(players)), set(range(deck_size))
+    try:
+        seen = set(map(itemgetter(2), events))
+        seen.discard(None)
+        if (seen <= seats and set(chain.from_iterable(map(itemgetter(4), events))) <= seats
+                and set(chain.from_iterable(map(itemgetter(3), events))) <= cards):
+            return None
+    except TypeError:  # a seat or card that is not even hashable, or cards that are no list: found below
+        pass
+    for seq, event in enumerate(events):
+        kind, where = brief(event[1]), f"(event {seq}, battle {brief(event[0])})"
+        try:
+            seat = event[2] if event[2] is not None and event[2] not in seats else None
+            named = next((s for s in event[4] if s not in seats), None)
+            card = next((c for c in event[3] if c not in cards), None)
+        except TypeError:
+            return seq, f"a {kind} event whose seat, seats or cards are not numbers {where}"
+        if seat is not None:
+            return seq, f"a {kind} event by seat {brief(seat)}, not a seat of this {players}-seat game {where}"
+        if named is not None:
+            return seq, f"a {kind} event naming seat {brief(named)}, not a seat of this {players}-seat game {where}"
+        if card is not None:
+            return seq, f"a {kind} event with card {brief(card)}, not a card of this {deck_size}-card deck {where}"
     return None
 
 

@@ -13,7 +13,7 @@ import numbers
 from typing import Mapping, Sequence, Union
 
 from ..errors import DealError, LogMismatch, PluginError, RulesError, brief
-from ..model.deal import Deal, check_deal, shuffled_deal
+from ..model.deal import Deal, check_deal, deck_of, shuffled_deal
 from ..model.event_kinds import BY_NAME as KINDS
 from ..model.event_kinds import with_role
 from ..model.families import plugins_fault, registry
@@ -21,7 +21,7 @@ from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.family import Family, wrong_choice
 from ..model.schema import OUTCOMES, RuleSet
 from .chance import LogChance, StreamChance
-from .event import CheckingRecorder, Event, Recorder, describe, wrong_event, wrong_events
+from .event import CheckingRecorder, Event, Recorder, describe, wrong_event, wrong_events, wrong_places
 from .families import family_of
 from .play import CHOICES_DRAWN
 from .policies import PolicyChooser, SeatPolicy, generator, parse_policy, seat_policies, seated
@@ -205,7 +205,8 @@ def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Rec
     rec = recorder if recorder is not None else Recorder()
     summary, deal = play_seeded(rules, seed, rec, deal, policies)
     if not isinstance(rec, CheckingRecorder):  # a log's events were checked one by one as they were made
-        wrong = wrong_events(rec.events, family_of(rules).kind_names)
+        wrong = (wrong_events(rec.events, family_of(rules).kind_names)
+                 or wrong_places(rec.events, rules.players, deck_of(rules).size))
         if wrong is not None:
             raise event_fault(family_of(rules), wrong[1], seed)
     return rec.events, summary, deal

@@ -57,7 +57,7 @@ INT32 = np.iinfo(np.int32)
 # of the int32 range is found after unpacking. An event whose seat is not one of the game's (or
 # -1), or whose count does not fit, says so in its row of `extras` instead (its bits left 0).
 SEAT_SHIFT, CARDS_SHIFT, BATTLE_SHIFT = 8, 16, 32
-CARDS_LIMIT = 1 << 16
+SEAT_LIMIT, CARDS_LIMIT = 255, 1 << 16  # seat + 1 fits its byte below SEAT_LIMIT
 EXTRA = 6  # an extras row: event, seat, value column, note code, cards (and options), seats
 # A run of duels (engines.event.Recorder.duels) is one code of kind RUN while the batch is played,
 # its battle the run's first; `runs` holds its two seats and length, `takers` each duel's taker,
@@ -92,10 +92,11 @@ class ArrayRecorder:
 
     __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "noted_events", "duels", "game_unfolded",
                  "summaries", "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle",
-                 "lost", "emit", "plays", "war_round", "kinds", "plain")
+                 "lost", "emit", "plays", "war_round", "kinds", "plain", "deck_size")
 
-    def __init__(self, players: int, kinds=None) -> None:
+    def __init__(self, players: int, kinds=None, deck_size: int = MAX_CARD + 1) -> None:
         self.players = players
+        self.deck_size = deck_size  # a card past the deck's is the engine's fault: the Event path says so
         # the kinds the family declares (None: every kind of the registry); the kinds of the
         # fast branches, those of them
         self.kinds = frozenset(KIND_CODES if kinds is None else kinds)
@@ -179,9 +180,10 @@ class ArrayRecorder:
         slow, add_cards, add = self._emit, all_cards.extend, codes.append
         # a plain kind and a seat of the game (or none) -> the code's kind and seat bits: one
         # lookup for what would be a lookup and five tests (a seat equal to one of these, True
-        # or 1.0, is written as `_emit` would write it, as that int)
+        # or 1.0, is written as `_emit` would write it, as that int; any other seat is `_emit`'s)
         seated = {(kind, seat): (0 if seat is None else seat + 1) << SEAT_SHIFT | code
-                  for kind, code in self.plain.items() for seat in (None, *range(-1, self.players))}.get
+                  for kind, code in self.plain.items() for seat in (None, *range(min(self.players, SEAT_LIMIT)))}.get
+        players = self.players
         decided = DECISION_NOTE_CODES.get if "decision" in self.kinds else {}.get
         add_seats, add_extras = self.seats.extend, self.extras.extend
 
@@ -192,7 +194,8 @@ class ArrayRecorder:
             except TypeError:  # a kind or seat that is not even hashable: _emit says so
                 low = None
             if low is None or value is not None or note is not None or options or seats:
-                if kind == "decision" and value is None and type(battle) is int:  # as _emit writes it
+                if (kind == "decision" and value is None and type(battle) is int  # as _emit writes it
+                        and (seat is None or type(seat) is int and 0 <= seat < players)):
                     note_code = decided(note)
                     if note_code is not None:
                         add_cards(cards)
@@ -272,6 +275,11 @@ class ArrayRecorder:
             raise self._lose(f"an event of kind {kind!r}, which the registry does not name")
         if kind not in self.kinds:
             raise self._lose(f"an event of kind {kind!r}, which the family does not declare")
+        try:
+            if seat is not None and not 0 <= seat < self.players:
+                raise self._lose(f"an event by seat {seat!r}, not a seat of the game")
+        except TypeError:
+            raise self._lose(f"an event by seat {seat!r}, not a number") from None
         if note is None:
             note_code = -1
         else:
@@ -409,6 +417,11 @@ class ArrayRecorder:
                 or seats.size and (seats.min() < 0 or seats.max() > 127)
                 or war_wins.size and (war_wins.min() < INT32.min or war_wins.max() > INT32.max)):
             raise self._lose("a value out of the range of its array's type")
+        players = self.players
+        if (cards.size and cards.max() >= self.deck_size or seats.size and seats.max() >= players
+                or runs.shape[0] and (runs[:, :2].min() < 0 or runs[:, :2].max() >= players)
+                or takers.size and (takers.min() < 0 or takers.max() >= players)):
+            raise self._lose("a card that is not the deck's, or a seat that is not the game's")
         coded = np.empty((codes.shape[0], WIDTH), np.int32)
         for column, values in ((EVENT_BATTLE, battle), (EVENT_KIND, kind), (EVENT_SEAT, seat), (EVENT_VALUE, value),
                                (EVENT_NOTE, note), (EVENT_CARDS_END, cards_end), (EVENT_SEATS_END, seats_end)):

@@ -120,9 +120,10 @@ def reference_shard(rules: RuleSet, ordinal: int, seed: int, start: int, stop: i
     once; the encoder and the balance check run in `compiled_in()` (generate's and validate's
     defer Ctrl-C, which numba's machine code cannot take)."""
     shard = ShardBuilder(rules, ordinal, start, stop, policies, deal_kind(deals), rules_id, events)
-    rec = ArrayRecorder(rules.players, family_of(rules).kind_names)  # the family's kinds: others take the Event path
-    balanced = True if check_balance else None
     deck = deck_of(rules).size
+    # the family's kinds, the game's seats and the deck's cards: any other event takes the Event path
+    rec = ArrayRecorder(rules.players, family_of(rules).kind_names, deck)
+    balanced = True if check_balance else None
     base = ordinal * GAME_ID_STRIDE
     ticked = 0
     try:

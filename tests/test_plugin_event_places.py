@@ -1,0 +1,98 @@
+"""An engine's event by a seat that is not one of the game's, or with a card that is not the
+deck's, is its fault and never written (issue 52, item 3). war wrote them: a Slap War engine
+whose slap named seat 2 of a 2-seat game, or laid card 60 of a 52-card deck, made a dataset
+that `war validate` called good (it plays the same engine again), whose replay could show no
+such seat or card. The conformance kit found it in the plugin's own tests only; now generation
+refuses it on both paths (the arrays' and the Event path's), naming the event.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_plugin_engine_checks import engine  # noqa: F401  (the fixture: Slap War's engine replaced for a test)
+
+from pipeline.engines.event import wrong_places
+from pipeline.engines.game import play_game
+from pipeline.errors import PluginError
+from pipeline.jobs.generate import Plan, generate
+from pipeline.log.array_recorder import ArrayRecorder, Unrepresentable
+from pipeline.model.rules import build_rules
+
+
+def _slap_engine(extra):
+    """Slap War's engine, with `extra(game, battle, seat)` called after every collect and slap."""
+    def play(rules, deal, chance, rec, chooser):
+        from war_slap.engine import SlapGame
+
+        class Extra(SlapGame):
+            __slots__ = ()
+
+            def collect(self, seat, cards, battle, kind="collect"):
+                super().collect(seat, cards, battle, kind)
+                extra(self, battle, seat)
+
+        return Extra(rules, deal, chance, rec, chooser).play()
+    return play
+
+
+CASES = {
+    "a seat past the game's": (lambda g, b, s: g.emit(b, "slap", 2, ()), "'slap' event by seat 2, not a seat of this 2-seat game"),
+    "a negative seat": (lambda g, b, s: g.emit(b, "slap", -1, ()), "'slap' event by seat -1, not a seat"),
+    "a card past the deck's": (lambda g, b, s: g.emit(b, "slap", s, (60,)), "'slap' event with card 60, not a card of this 52-card deck"),
+    "seats naming one past the game's": (lambda g, b, s: g.emit(b, "war", None, (), (0, 5), (), 1),
+                                         "'war' event naming seat 5, not a seat of this 2-seat game"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_an_event_out_of_the_game_is_the_plugin_s_error_and_nothing_is_written(engine, tmp_path, case):
+    extra, said = CASES[case]
+    engine(_slap_engine(extra))
+    rules = build_rules("slap", {})
+    with pytest.raises(PluginError, match=said) as caught:
+        play_game(rules, 5)
+    assert "the error is the plugin's (war_slap)" in str(caught.value)
+    out = tmp_path / "d"
+    with pytest.raises(PluginError, match=said):
+        generate(out, [Plan(rules, 4)], seed=3, shard_size=4)
+    assert not (out / "manifest.json").exists()
+
+
+def test_the_same_engine_within_the_game_writes_its_games(engine, tmp_path):
+    """The premise: the wrapper alone (an event of a seat of the game, a card of the deck) is
+    written and valid, so it is the place of the event that is refused above."""
+    engine(_slap_engine(lambda g, b, s: g.emit(b, "slap", s, (g.piles[s][-1],))))
+    out = tmp_path / "d"
+    generate(out, [Plan(build_rules("slap", {}), 4)], seed=3, shard_size=4)
+    assert (out / "manifest.json").exists()
+
+
+def test_the_arrays_give_up_on_a_place_the_game_has_not():
+    """The arrays' path hands such an event to the Event path (which names it), whichever way
+    it came: an event's seat, a run's seats or takers, a war's seats, a card."""
+    def lost(write) -> bool:
+        rec = ArrayRecorder(2, None, 52)
+        rec.begin()
+        try:
+            write(rec)
+            rec.arrays()
+        except Unrepresentable:
+            return True
+        return False
+
+    assert not lost(lambda r: (r.emit(1, "play", 1, (51,)), r.duels(2, (0, 1), [1, 2, 2, 1], [0])))
+    assert lost(lambda r: r.emit(1, "play", 2, (3,)))
+    assert lost(lambda r: r.emit(1, "decision", 7, (), (7,), (7,), None, "slap"))
+    assert lost(lambda r: r.emit(1, "play", 0, (52,)))
+    assert lost(lambda r: r.duels(2, (0, 3), [1, 2, 2, 1], [0]))
+    assert lost(lambda r: r.duels(2, (0, 1), [1, 2, 2, 1], [4]))
+    assert lost(lambda r: r.emit(1, "war", None, (), (0, 2), (), 1))
+
+
+def test_wrong_places_names_the_first_event_out_of_the_game():
+    ok = (1, "play", 0, (3,), (), (), None, None)
+    assert wrong_places([ok, (1, "end", None, (), (), (), 1, "win")], 2, 52) is None
+    seq, what = wrong_places([ok, (2, "play", 1, (99,), (), (), None, None)], 2, 52)
+    assert seq == 1 and "card 99" in what and "(event 1, battle 2)" in what
+    seq, what = wrong_places([ok, ok, (3, "war", None, (), ([0],), (), 1, None)], 2, 52)
+    assert seq == 2 and "not numbers" in what

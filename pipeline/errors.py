@@ -208,8 +208,8 @@ def _latched(signum, frame) -> None:
 
 @contextmanager
 def ctrl_c_latch():
-    """Inside the block Ctrl-C raises KeyboardInterrupt, as Python's own handler does, and is
-    also remembered: a library that swallows the KeyboardInterrupt (a bare `except:` while a
+    """Inside the block Ctrl-C (and SIGTERM, where nothing else handles it) raises
+    KeyboardInterrupt, as Python's own handler does for Ctrl-C, and is also remembered: a library that swallows the KeyboardInterrupt (a bare `except:` while a
     module imports, an `except Exception` around a query that DuckDB ended because of it) cannot
     lose it, since `raise_lost_ctrl_c` raises it again. For a command's whole run, in the main
     thread; Python's handler is back after it."""
@@ -218,12 +218,19 @@ def ctrl_c_latch():
         yield
         return
     signal.signal(signal.SIGINT, _latched)
+    # SIGTERM (`kill`, `timeout`, a scheduler ending a job) stops a command as Ctrl-C does: its
+    # one line and how to finish, exit 143; where nothing else handles it (war serve's server does)
+    terminating = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    if terminating:
+        signal.signal(signal.SIGTERM, _latched)
     told, sys.unraisablehook = sys.unraisablehook, _quiet_when_latched(sys.unraisablehook)
     watch = _SignalWatch.start()
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        if terminating and signal.getsignal(signal.SIGTERM) is _latched:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
         sys.unraisablehook = told
         if watch is not None:
             watch.close()
@@ -353,8 +360,19 @@ def handles_ctrl_c() -> bool:
 
 
 def ctrl_c_pressed() -> bool:
-    """Whether the latch saw a Ctrl-C."""
+    """Whether the latch saw a Ctrl-C (or a SIGTERM)."""
     return bool(_ctrl_c)
+
+
+def stop_exit_code(code: int) -> int:
+    """The exit code of a command that stopped with `code`: 143 (128 + SIGTERM) in place of
+    Ctrl-C's 130 when it was SIGTERM that stopped it, as a shell reports a process it ended."""
+    return 128 + signal.SIGTERM if code == 130 and signal.SIGTERM in _ctrl_c else code
+
+
+def latched(handler) -> bool:
+    """Whether `handler` (a signal's) is the latch's: the signal raises KeyboardInterrupt."""
+    return handler is _latched
 
 
 def raise_lost_ctrl_c() -> None:

@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from .errors import ctrl_c_latch, ctrl_c_pressed, interrupted, raise_lost_ctrl_c, storage_error, unreadable_file  # noqa: F401
+from .errors import (  # noqa: F401
+    ctrl_c_latch, ctrl_c_pressed, interrupted, raise_lost_ctrl_c, stop_exit_code, storage_error, unreadable_file,
+)
 
 
 def rule_set(variant: str | None = None, options: Sequence[str] = (), rule_file: str | Path | None = None):

@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
             from .app import interrupt_handled
 
             interrupt_handled()
-            sys.exit(130)
+            sys.exit(frontend.stop_exit_code(130))
         module.main(argv)
 
 

@@ -499,5 +499,5 @@ def main(argv: list[str] | None = None) -> None:
                 raise
             say_error(f"internal error: {type(err).__name__}: {err} (set WAR_DEBUG=1 for the traceback)")
             code = 1
-    sys.exit(code)
+    sys.exit(frontend.stop_exit_code(code))
 

@@ -19,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Callable, Iterable, Sequence
 
-from ..errors import DatasetError, handles_ctrl_c
+from ..errors import DatasetError, handles_ctrl_c, latched
 from ..engines.compiled.jit.warm import die_with_parent
 
 _queue = None
@@ -96,12 +96,17 @@ def interrupts_deferred():
         yield
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    # SIGTERM too, where the command's latch takes it as Ctrl-C (errors.ctrl_c_latch)
+    stops = [signal.SIGINT] + ([signal.SIGTERM] if latched(signal.getsignal(signal.SIGTERM)) else [])
+    previous = {stop: signal.signal(stop, lambda signum, frame: caught.append(signum)) for stop in stops}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
     if caught:
+        if signal.SIGTERM in caught:
+            previous[signal.SIGTERM](signal.SIGTERM, None)  # the latch's: remembered, then raised
         raise KeyboardInterrupt
 
 

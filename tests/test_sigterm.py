@@ -1,0 +1,41 @@
+"""SIGTERM stops a command as Ctrl-C does. `kill PID`, `timeout` and a cluster's scheduler end a
+job with SIGTERM, and war ended at once, silent, exit 143: no word of what was left or how to
+finish it, where Ctrl-C says "interrupted; finish with: ... --resume". Now SIGTERM is heard as
+Ctrl-C is (the same line, and exit 143, as a shell reports a process SIGTERM ended), and what it
+left is finished by that command.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+from faultkit import can_see_processes, catches_ctrl_c, wait_for
+from faultkit import procs  # noqa: F401  the fixture
+
+pytestmark = pytest.mark.skipif(not can_see_processes(), reason="needs Linux's /proc to find processes")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_stops_generate_with_its_line_and_what_it_left_finishes(tmp_path, procs, workers):
+    out = tmp_path / "d"
+    args = ["generate", "-o", out, "--games", 400_000, "--seed", 5, "--shard-size", 20_000, "--workers", workers, "-q"]
+    proc = procs.war(*args)
+    catches_ctrl_c(proc)
+    wait_for(out / "games", proc, count=1)  # a shard written: the run is under way
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)  # the command's process only, as `kill PID` does
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and lines[0].startswith("error: interrupted; finish with: war generate"), err
+    assert lines[0].endswith("--resume") and "Traceback" not in err, err
+    assert not procs.gone(), "a worker outlived its command"
+    assert not (out / "manifest.json").exists()
+    resumed = procs.war(*args, "--resume")
+    _, err = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, err
+    checked = procs.war("validate", out)
+    said, err = checked.communicate(timeout=600)
+    assert checked.returncode == 0 and "bad: 0" in said, said + err

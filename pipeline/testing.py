@@ -244,6 +244,7 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
     of cases played."""
     from .engines.families import family_of
     from .engines.game import play_game, replay_log
+    from .errors import LogMismatch
     from .log.ledger import ledger_for
     from .model.deal import deck_of
     from .model.event_kinds import BY_NAME
@@ -270,7 +271,10 @@ def check_games(family: str, games: int = GAMES, seed: int = SEED, case_list=Non
                 assert ev.seat is None or 0 <= ev.seat < rules.players, f"{where}, seq {seq}: seat {ev.seat}"
                 assert all(0 <= s < rules.players for s in ev.seats), f"{where}, seq {seq}: seats {list(ev.seats)}"
                 assert all(0 <= c < size for c in ev.cards), f"{where}, seq {seq}: a card that is not the deck's"
-                ledger.apply(ev)
+                try:
+                    ledger.apply(ev)
+                except LogMismatch as err:  # said as the kit's own failures are, with the game
+                    raise AssertionError(f"{where}, seq {seq}: the cards' places: {err}") from None
                 if ev.kind != "deal" and (i < every_step or ev.kind in settles):
                     assert sorted(ledger.places()) == list(range(size)), f"{where}, seq {seq}: a card lost or doubled"
             assert events[-1].kind == "end" and events[-1].note == summary.outcome, where

@@ -184,3 +184,24 @@ def test_a_numpy_winner_is_a_seat(engine):
 
     engine(numpy_winner)
     assert play_game(build_rules("slap", {}), 3)[1].outcome in ("win", "capped")
+
+
+def test_a_card_taken_from_where_it_is_not_is_the_kit_s_failure_naming_the_game(engine):
+    """The ledger's own error escaped the kit as a bare LogMismatch, naming neither the case nor
+    the game (hostile-j): a plugin's test then failed with "event 5: expected a card on the
+    table" and no seed to play it again."""
+    def from_the_pile(rules, deal, chance, rec, chooser):
+        from war_slap.engine import SlapGame
+
+        class Pile(SlapGame):
+            __slots__ = ()
+
+            def collect(self, seat, cards, battle, kind="collect"):
+                super().collect(seat, cards, battle, kind)
+                self.emit(battle, "slap", seat, (self.piles[seat][0],))  # a card of its pile, not the table's
+
+        return Pile(rules, deal, chance, rec, chooser).play()
+
+    engine(from_the_pile)
+    with pytest.raises(AssertionError, match=r"slap, game 0 of seed \d+, seq \d+: the cards' places: "):
+        testing.check_games("slap", games=1, case_list=[("slap", {})])

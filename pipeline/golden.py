@@ -96,7 +96,8 @@ def _parser() -> argparse.ArgumentParser:
                             f"VARIANT.txt) into FOLDER. war's own: python -m pipeline.golden {own} "
                             f"--out {OWN.as_posix()} (make golden).")
     p.add_argument("families", nargs="+", metavar="FAMILY", help="a family's name (war variants --json: `family`)")
-    p.add_argument("--out", required=True, metavar="FOLDER", help="the folder the files are written into")
+    p.add_argument("--out", required=True, action="append", metavar="FOLDER",
+                   help="the folder the files are written into")
     return p
 
 
@@ -121,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(no_family(name))
         if name in args.families[:i]:
             parser.error(f"family {name!r} is given twice")
+    if len(args.out) > 1:  # the last would win, silently: the files of one family in the folder of another
+        parser.error(f"--out is given {len(args.out)} times ({', '.join(map(repr, args.out))}); give one folder")
+    args.out = args.out[0]
     if not args.out:  # Path("") is the current folder: a folder is given by its path, `.` included
         parser.error("--out '' names no folder; for the current folder give --out .")
     out = Path(args.out)

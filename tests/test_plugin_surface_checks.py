@@ -200,7 +200,8 @@ def test_golden_refuses_a_folder_that_looks_like_a_flag(tmp_path, args):
 @pytest.mark.parametrize("args, said", [(["nosuch", "--out", "g"], "nosuch"),
                                         (["slap"], "--out"),
                                         (["slap", "--out", "g", "--bogus"], "--bogus"),
-                                        (["slap", "slap", "--out", "g"], "twice")])
+                                        (["slap", "slap", "--out", "g"], "twice"),
+                                        (["slap", "--out", "a", "--out=b"], "--out is given 2 times ('a', 'b')")])
 def test_golden_bad_arguments_are_one_line(tmp_path, args, said):
     done = _golden(*args, cwd=tmp_path)
     assert done.returncode == 2

@@ -142,6 +142,20 @@ def test_a_rule_set_alone_keeps_its_name_beside_a_tournament_of_its_rules():
                      3: "steal war_down=1: always vs never", 4: "steal war_down=1: never vs always"}
 
 
+def test_a_tournament_its_user_named_keeps_that_name_beside_its_seatings():
+    """`--tournament ... --name duel` appended beside a rule set named `mine` of the same rules:
+    its seatings were named `always vs never` and its rules `mine`, so `duel` was in the
+    manifest and nowhere a query or the report showed (the note of hostile-j's pass)."""
+    slap = build_rules("slap")
+    mine = _entry(slap, 0, ["slap:always", "slap:always"], name="mine")
+    duel = [_entry(slap, 1 + i, pair, name="duel")
+            for i, pair in enumerate(itertools.permutations(["slap:always", "slap:never"]))]
+    assert rule_set_names([mine, *duel]) == {0: "mine", 1: "duel: always vs never", 2: "duel: never vs always"}
+    assert rule_set_names(duel) == {1: "duel: always vs never", 2: "duel: never vs always"}  # alone, too
+    unnamed = [_entry(slap, i, pair) for i, pair in enumerate(itertools.permutations(["slap:always", "slap:never"]))]
+    assert rule_set_names(unnamed) == {0: "always vs never", 1: "never vs always"}
+
+
 def test_the_views_keep_the_name_of_a_rule_set_alone(tmp_path):
     out = tmp_path / "slaps"
     generate_request(GenerateArgs(variants=["slap"], games=4, out=out, seed=5)).run()

@@ -12,7 +12,9 @@ policies in full in the `policies` column of the views and named queries). A rul
 alone keeps its own name beside them: of the seatings of its rules, the first in which every seat
 plays the same policy (the default seating, a profile or `--policy '*=...'`), which a tournament,
 playing pairs of two policies, never is, keeps the rules' name (`steal` beside `always vs never`),
-so appending a tournament renames no rule set already there. Entries of one rule set in one
+so appending a tournament renames no rule set already there; a seating of rules given a name
+(`--tournament ... --name duel`) is said after that name (`duel: always vs never`), whatever name
+its rules' first rule set has. Entries of one rule set in one
 seating (the same rules appended twice) share their name, so a query grouped by name counts them
 together.
 """
@@ -142,7 +144,9 @@ def rule_set_names(entries) -> dict[int, str]:
         if e.rules_id in seated and tuple(e.policies) != own[e.rules_id]:
             short = short_policies([p for s in seatings[e.rules_id] if s != own[e.rules_id] for p in s])
             name = seating_name(e.policies, short)
-            if len(seated) > 1 or name in base.values():
+            if e.name:  # a tournament its user named: that name, then the seating (`duel: always vs never`)
+                name = f"{e.name}: {name}"
+            elif len(seated) > 1 or name in base.values():
                 name = f"{base[e.rules_id]}: {name}"
             key = (e.rules_id, tuple(e.policies))
         else:

@@ -223,6 +223,7 @@ def ctrl_c_latch():
     terminating = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     if terminating:
         signal.signal(signal.SIGTERM, _latched)
+        _child_terms_by_default()
     told, sys.unraisablehook = sys.unraisablehook, _quiet_when_latched(sys.unraisablehook)
     watch = _SignalWatch.start()
     try:
@@ -237,6 +238,26 @@ def ctrl_c_latch():
         for _, reset in list(_stoppers):
             reset()
         _ctrl_c.clear()
+
+
+_forks_watched: list[bool] = []
+
+
+def _child_terms_by_default() -> None:
+    """A process forked while the latch takes SIGTERM (a pool's worker, a helper) ends at
+    SIGTERM as it did, silently: its parent stops it so (Process.terminate), and the latch's
+    handler would have it raise KeyboardInterrupt and print a traceback instead. Once a process."""
+    if not _forks_watched and hasattr(os, "register_at_fork"):
+        _forks_watched.append(True)
+        os.register_at_fork(after_in_child=_term_by_default)
+
+
+def _term_by_default() -> None:
+    if signal.getsignal(signal.SIGTERM) is _latched:
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        except ValueError:  # not the main thread of the child: nothing to undo there
+            pass
 
 
 _stoppers: list[tuple[Callable[[], None], Callable[[], None]]] = []

@@ -96,3 +96,38 @@ def test_wrong_places_names_the_first_event_out_of_the_game():
     assert seq == 1 and "card 99" in what and "(event 1, battle 2)" in what
     seq, what = wrong_places([ok, ok, (3, "war", None, (), ([0],), (), 1, None)], 2, 52)
     assert seq == 2 and "not numbers" in what
+
+
+def _miscounting(**changed):
+    """Slap War's engine whose Summary then says other wars than its events (as an engine with
+    wars of its own that counted them its own way would)."""
+    def play(rules, deal, chance, rec, chooser):
+        from war_slap.engine import SlapGame
+
+        summary = SlapGame(rules, deal, chance, rec, chooser).play()
+        for name, change in changed.items():
+            setattr(summary, name, change(getattr(summary, name)))
+        return summary
+    return play
+
+
+@pytest.mark.parametrize("changed", [{"wars": lambda n: n + 1}, {"war_battles": lambda n: n + 1},
+                                     {"max_war_depth": lambda n: n + 1}, {"first_battle_war": lambda b: not b}],
+                         ids=["wars", "war_battles", "max_war_depth", "first_battle_war"])
+def test_a_summary_whose_wars_its_events_do_not_say_is_the_plugin_s_error(engine, tmp_path, changed):
+    """The games table's wars, war_battles, max_war_depth and first_battle_war are the engine's
+    Summary; a query of the events counts the same from the `war` events. An engine whose two
+    disagreed was written, and the games table and the events then answered the same question
+    differently (hostile-j's note: "a summary's wars not held to the log")."""
+    engine(_miscounting(**changed))
+    rules = build_rules("slap", {})
+    policies = ("slap:never", "slap:never")  # every pair a war: games with wars
+    with pytest.raises(PluginError, match="returned a Summary of .* wars in .* battles.*where its war events say"):
+        play_game(rules, 3, policies=policies)
+    out = tmp_path / "d"
+    with pytest.raises(PluginError, match="where its war events say"):
+        generate(out, [Plan(rules, 4, policies=policies)], seed=3, shard_size=4)
+    assert not (out / "manifest.json").exists()
+    engine(_miscounting())  # the premise: the same engine, its summary left as it is, is written
+    generate(out, [Plan(rules, 4, policies=policies)], seed=3, shard_size=4)
+    assert (out / "manifest.json").exists()

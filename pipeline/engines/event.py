@@ -195,6 +195,15 @@ def wrong_places(events: list, players: int, deck_size: int) -> tuple[int, str] 
     return None
 
 
+def wars_said(events: list) -> tuple[int, int, int, bool]:
+    """What a game's `war` events say of its wars, as its Summary counts them (count_war): the
+    wars (one event a war, a double war two), the battles with one, the deepest, and whether
+    the first battle had one."""
+    depths = [(event[0], event[6]) for event in events if event[1] == "war"]
+    battles = {battle for battle, _ in depths}
+    return len(depths), len(battles), max((depth for _, depth in depths), default=0), 1 in battles
+
+
 class CheckingRecorder(Recorder):
     """Compares every event the engine makes with the logged one; stops at the first difference,
     keeping the event the engine made there (`made`, its fields) for the caller to judge: an

@@ -21,7 +21,7 @@ from ..model.pickups import PICKUP_ORDERS, PICKUPS_BY_NAME
 from ..model.family import Family, wrong_choice
 from ..model.schema import OUTCOMES, RuleSet
 from .chance import LogChance, StreamChance
-from .event import CheckingRecorder, Event, Recorder, describe, wrong_event, wrong_events, wrong_places
+from .event import CheckingRecorder, Event, Recorder, describe, wars_said, wrong_event, wrong_events, wrong_places
 from .families import family_of
 from .play import CHOICES_DRAWN
 from .policies import PolicyChooser, SeatPolicy, generator, parse_policy, seat_policies, seated
@@ -209,6 +209,9 @@ def play_game(rules: RuleSet, seed: int, deal: Deal | None = None, recorder: Rec
                  or wrong_places(rec.events, rules.players, deck_of(rules).size))
         if wrong is not None:
             raise event_fault(family_of(rules), wrong[1], seed)
+        untold = wars_untold(summary, rec.events)
+        if untold is not None:
+            raise _fault(family_of(rules), f"returned a Summary {untold}", seed)
     return rec.events, summary, deal
 
 
@@ -302,6 +305,19 @@ def summary_wrong(summary: Summary, players: int) -> str | None:
                                    and 0 <= winner < players):
         return f"whose winner {brief(winner)} is not one of the game's {players} seats"
     return None
+
+
+def wars_untold(summary: Summary, events: list) -> str | None:
+    """What a game's Summary says of its wars that its `war` events do not (the games table's
+    wars, war_battles, max_war_depth and first_battle_war are the summary's, and a query of the
+    events counts them from the events: the two must agree); None when they agree."""
+    said = (summary.wars, summary.war_battles, summary.max_war_depth, summary.first_battle_war)
+    told = wars_said(events)
+    if said == told:
+        return None
+    return (f"of {said[0]} wars in {said[1]} battles, the deepest {said[2]}{', one in battle 1' if said[3] else ''}, "
+            f"where its war events say {told[0]} in {told[1]}, the deepest {told[2]}"
+            f"{', one in battle 1' if told[3] else ''}")
 
 
 def event_fault(family: Family, what: str, seed: int | None = None) -> PluginError:

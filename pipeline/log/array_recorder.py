@@ -92,7 +92,7 @@ class ArrayRecorder:
 
     __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "noted_events", "duels", "game_unfolded",
                  "summaries", "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle",
-                 "lost", "emit", "plays", "war_round", "kinds", "plain", "deck_size")
+                 "lost", "emit", "plays", "war_round", "kinds", "plain", "deck_size", "wars")
 
     def __init__(self, players: int, kinds=None, deck_size: int = MAX_CARD + 1) -> None:
         self.players = players
@@ -123,6 +123,7 @@ class ArrayRecorder:
         """Empty, for the next batch (the event lists emptied in place: `emit` and `duels` write into them)."""
         del self.codes[:], self.cards[:], self.seats[:], self.extras[:], self.runs[:], self.takers[:], self.noted[:]
         self.noted_events = 0  # the batch's runs' noted events
+        self.wars = [0, 0, 0, False]  # the game's, from begin()
         self.game_unfolded = 0
         self.summaries: list[int] = []
         self.war_wins: list[int] = []
@@ -150,6 +151,18 @@ class ArrayRecorder:
         self.game_start = len(self.codes)
         self.game_unfolded = self.unfolded
         self.depth, self.depth_battle = 0, None
+        self.wars = [0, 0, 0, False]  # what the game's war events say: as engines.event.wars_said
+
+    def _war(self, battle: int, depth) -> None:
+        """A war event of the game, counted as engines.event.wars_said counts it."""
+        wars = self.wars
+        if battle != self.depth_battle:
+            wars[1] += 1
+        wars[0] += 1
+        if depth > wars[2]:
+            wars[2] = depth
+        if battle == 1:
+            wars[3] = True
 
     def _dueller(self, codes: list[int], all_cards: list[int], runs: list[int], all_takers: list[int], all_noted: list):
         """The recorder's `duels(battle, seats, cards, takers, noted=())` (engines.event.Recorder.duels):
@@ -249,6 +262,7 @@ class ArrayRecorder:
                 return Recorder.war_round(self, battle, depth, seats, first_down, first_up, second_down, second_up)
             at = battle << BATTLE_SHIFT
             first, second = seats
+            self._war(battle, depth)
             self.depth, self.depth_battle = depth, battle
             add_seats(seats)
             add_extras((len(codes), -1, depth, -1, 0, 2))
@@ -291,6 +305,7 @@ class ArrayRecorder:
                 raise self._lose(f"a {kind} event with value {value!r} and options {options!r}")
             column = value
             if code == KIND_WAR:
+                self._war(battle, value)
                 self.depth, self.depth_battle = value, battle
         elif code == KIND_DECISION:
             # the encoder gives a war_depth decision the depth of its row's last war as its value
@@ -354,6 +369,8 @@ class ArrayRecorder:
         if (outcome is None or len(s.war_wins) != self.players or len(s.final_cards) != self.players
                 or cycle != (s.cycle_key is not None) or s.cycle_length is not None and s.cycle_length < 0):
             raise self._lose("a game summary the games table's arrays cannot hold")
+        if self.wars != [s.wars, s.war_battles, s.max_war_depth, s.first_battle_war]:
+            raise self._lose("a game summary whose wars its war events do not say")  # the Event path names it
         self.summaries += (outcome, -1 if s.winner is None else s.winner, s.battles, s.wars, s.war_battles,
                            s.max_war_depth, s.first_battle_war, s.cards_set_aside,
                            -1 if s.cycle_length is None else s.cycle_length, self.position, 0,

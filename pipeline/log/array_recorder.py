@@ -262,7 +262,13 @@ class ArrayRecorder:
                 return Recorder.war_round(self, battle, depth, seats, first_down, first_up, second_down, second_up)
             at = battle << BATTLE_SHIFT
             first, second = seats
-            self._war(battle, depth)
+            wars = self.wars  # _war, in line: a war round at every tie
+            wars[0] += 1
+            if battle != self.depth_battle:
+                wars[1] += 1
+                wars[3] = wars[3] or battle == 1
+            if depth > wars[2]:
+                wars[2] = depth
             self.depth, self.depth_battle = depth, battle
             add_seats(seats)
             add_extras((len(codes), -1, depth, -1, 0, 2))

@@ -209,9 +209,10 @@ def _latched(signum, frame) -> None:
 @contextmanager
 def ctrl_c_latch():
     """Inside the block Ctrl-C (and SIGTERM, where nothing else handles it) raises
-    KeyboardInterrupt, as Python's own handler does for Ctrl-C, and is also remembered: a library that swallows the KeyboardInterrupt (a bare `except:` while a
-    module imports, an `except Exception` around a query that DuckDB ended because of it) cannot
-    lose it, since `raise_lost_ctrl_c` raises it again. For a command's whole run, in the main
+    KeyboardInterrupt, as Python's own handler does for Ctrl-C, and is also remembered: a library
+    that swallows the KeyboardInterrupt (a bare `except:` while a module imports, an `except
+    Exception` around a query that DuckDB ended because of it) cannot lose it, since
+    `raise_lost_ctrl_c` raises it again. For a command's whole run, in the main
     thread; Python's handler is back after it."""
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGINT) is not signal.default_int_handler:

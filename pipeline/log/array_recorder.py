@@ -30,7 +30,7 @@ import numpy as np
 from ..engines.compiled.layout import (
     EVENT_BATTLE, EVENT_CARDS_END, EVENT_COLUMNS, EVENT_KIND, EVENT_NOTE, EVENT_SEAT, EVENT_SEATS_END, EVENT_VALUE,
     KIND_COLLECT, KIND_DECISION, KIND_DOWN, KIND_END, KIND_PLAY, KIND_WAR, MAX_CARD, NOTES,
-    PUTS, SUMMARY_COLUMNS, SUMMARY_EVENTS, WAR_DEPTH_NOTES, GameArrays,
+    PUTS, SUMMARY_CARDS_SET_ASIDE, SUMMARY_COLUMNS, SUMMARY_EVENTS, SUMMARY_WARS, WAR_DEPTH_NOTES, GameArrays,
 )
 from ..engines.event import Recorder
 from ..errors import WarError
@@ -92,7 +92,7 @@ class ArrayRecorder:
 
     __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "noted_events", "duels", "game_unfolded",
                  "summaries", "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle",
-                 "lost", "emit", "plays", "war_round", "kinds", "plain", "deck_size", "wars")
+                 "lost", "emit", "plays", "war_round", "kinds", "plain", "deck_size")
 
     def __init__(self, players: int, kinds=None, deck_size: int = MAX_CARD + 1) -> None:
         self.players = players
@@ -123,7 +123,6 @@ class ArrayRecorder:
         """Empty, for the next batch (the event lists emptied in place: `emit` and `duels` write into them)."""
         del self.codes[:], self.cards[:], self.seats[:], self.extras[:], self.runs[:], self.takers[:], self.noted[:]
         self.noted_events = 0  # the batch's runs' noted events
-        self.wars = [0, 0, 0, False]  # the game's, from begin()
         self.game_unfolded = 0
         self.summaries: list[int] = []
         self.war_wins: list[int] = []
@@ -151,18 +150,6 @@ class ArrayRecorder:
         self.game_start = len(self.codes)
         self.game_unfolded = self.unfolded
         self.depth, self.depth_battle = 0, None
-        self.wars = [0, 0, 0, False]  # what the game's war events say: as engines.event.wars_said
-
-    def _war(self, battle: int, depth) -> None:
-        """A war event of the game, counted as engines.event.wars_said counts it."""
-        wars = self.wars
-        if battle != self.depth_battle:
-            wars[1] += 1
-        wars[0] += 1
-        if depth > wars[2]:
-            wars[2] = depth
-        if battle == 1:
-            wars[3] = True
 
     def _dueller(self, codes: list[int], all_cards: list[int], runs: list[int], all_takers: list[int], all_noted: list):
         """The recorder's `duels(battle, seats, cards, takers, noted=())` (engines.event.Recorder.duels):
@@ -262,13 +249,6 @@ class ArrayRecorder:
                 return Recorder.war_round(self, battle, depth, seats, first_down, first_up, second_down, second_up)
             at = battle << BATTLE_SHIFT
             first, second = seats
-            wars = self.wars  # _war, in line: a war round at every tie
-            wars[0] += 1
-            if battle != self.depth_battle:
-                wars[1] += 1
-                wars[3] = wars[3] or battle == 1
-            if depth > wars[2]:
-                wars[2] = depth
             self.depth, self.depth_battle = depth, battle
             add_seats(seats)
             add_extras((len(codes), -1, depth, -1, 0, 2))
@@ -311,7 +291,6 @@ class ArrayRecorder:
                 raise self._lose(f"a {kind} event with value {value!r} and options {options!r}")
             column = value
             if code == KIND_WAR:
-                self._war(battle, value)
                 self.depth, self.depth_battle = value, battle
         elif code == KIND_DECISION:
             # the encoder gives a war_depth decision the depth of its row's last war as its value
@@ -375,8 +354,6 @@ class ArrayRecorder:
         if (outcome is None or len(s.war_wins) != self.players or len(s.final_cards) != self.players
                 or cycle != (s.cycle_key is not None) or s.cycle_length is not None and s.cycle_length < 0):
             raise self._lose("a game summary the games table's arrays cannot hold")
-        if self.wars != [s.wars, s.war_battles, s.max_war_depth, s.first_battle_war]:
-            raise self._lose("a game summary whose wars its war events do not say")  # the Event path names it
         self.summaries += (outcome, -1 if s.winner is None else s.winner, s.battles, s.wars, s.war_battles,
                            s.max_war_depth, s.first_battle_war, s.cards_set_aside,
                            -1 if s.cycle_length is None else s.cycle_length, self.position, 0,
@@ -464,6 +441,11 @@ class ArrayRecorder:
             counted = np.zeros(per_game.shape[0], np.int64)
             counted[nonempty] = np.add.reduceat(laid, starts[nonempty])
             summaries[:, SUMMARY_COLUMNS.index("cards_laid")] = counted
+            # the summaries' wars against the war events: the Event path names a game that differs
+            ended = np.searchsorted(at, per_game.sum())  # the codes of the games ended (a batch's, whole)
+            if not np.array_equal(_wars_said(kind[:ended], battle, value, starts),
+                                  summaries[:, SUMMARY_WARS:SUMMARY_CARDS_SET_ASIDE]):
+                raise self._lose("a game summary whose wars its war events do not say")
         return GameArrays(events, cards.astype(np.int16), seats.astype(np.int8), summaries,
                           war_wins.astype(np.int32), final_cards.astype(np.int32), seeds)
 
@@ -535,6 +517,26 @@ def _rows(coded: np.ndarray, marks: np.ndarray, runs: np.ndarray, takers: np.nda
         duel[:, :, EVENT_CARDS_END] += (RUN_CARDS * within).astype(np.int32)[:, None]
     rows[free] = duel.reshape(-1, WIDTH).view(ROW).reshape(-1)
     return events, at
+
+
+def _wars_said(kind: np.ndarray, battle: np.ndarray, depth: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Each game's wars as its `war` codes say them (engines.event.wars_said, for a batch): the
+    summary's wars, war_battles, max_war_depth and first_battle_war columns, a row a game;
+    `kind`: the ended games' codes' kinds, `starts`: the code each game's events start at."""
+    at = np.flatnonzero(kind == KIND_WAR)
+    game = np.searchsorted(starts, at, side="right") - 1  # a game of no events starts where the next does
+    games = starts.shape[0]
+    battles, depths = battle[at], depth[at]
+    new = np.ones(at.shape[0], np.bool_)  # a battle's first war: the codes of a game come in its battles' order
+    new[1:] = (battles[1:] != battles[:-1]) | (game[1:] != game[:-1])
+    said = np.zeros((games, 4), np.int64)
+    said[:, 0] = np.bincount(game, minlength=games)
+    said[:, 1] = np.bincount(game[new], minlength=games)
+    deepest = np.full(games, np.iinfo(np.int64).min)
+    np.maximum.at(deepest, game, depths)
+    said[:, 2] = np.where(said[:, 0] > 0, deepest, 0)
+    said[:, 3] = np.bincount(game[battles == 1], minlength=games) > 0
+    return said
 
 
 def _small_array(values: list) -> np.ndarray:

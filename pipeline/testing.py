@@ -176,11 +176,31 @@ def cases(family: str) -> list[tuple[str, dict]]:
 
 
 def seatings(family: str, players: int) -> list[tuple[str, ...]]:
-    """Each policy of each of the family's decisions (but those that take a parameter) at every
-    seat, then each profile at every seat: the seatings check_games plays beside the defaults."""
+    """Each policy of each of the family's decisions at every seat, one that takes a parameter
+    at two values of it (parameter_values), then each profile at every seat: the seatings
+    check_games plays beside the defaults."""
     fam = _family(family)
-    out = [(f"{d.name}:{p.name}",) * players for d in fam.decisions for p in d.policies if not p.parameter]
+    out = [(f"{d.name}:{p.name}" + (f":{value}" if p.parameter else ""),) * players
+           for d in fam.decisions for p in d.policies
+           for value in (parameter_values(p) if p.parameter else (None,))]
     return out + [(profile,) * players for profile in fam.profiles]
+
+
+def parameter_values(policy) -> tuple[int, ...]:
+    """Two values at which the kit plays a policy that takes a parameter (`high:N`): 1 and 3,
+    or the first two from 0 up to 20 its maker takes, where it refuses those (a rank from 2, a
+    pile size from 5); none taken, 1, so that its maker's own error is what the kit says. A
+    declaration says what its parameter means in words only, so the kit cannot know its range."""
+    taken = []
+    for value in (1, 3, 0, 2, *range(4, 21)):
+        try:
+            policy.make(str(value))
+        except Exception:  # noqa: BLE001 - a maker's refusal of this value, whatever it raises
+            continue
+        taken.append(value)
+        if len(taken) == 2:
+            break
+    return tuple(sorted(taken)) or (1,)
 
 
 def case_id(case: tuple[str, dict]) -> str:

@@ -54,6 +54,39 @@ def test_check_games_plays_every_policy_at_every_seat(monkeypatch):
         testing.check_games("slap", games=2, case_list=[("slap", {})])
 
 
+def test_check_games_plays_a_policy_that_takes_a_parameter(monkeypatch):
+    """hostile-k 2: `slap:high:N`, never played by the kit, could not play one game (a misspelt
+    field of the view) and check_games passed. It is played at two values its maker takes."""
+    assert ("slap:high:1",) * 2 in testing.seatings("slap", 2) and ("slap:high:3",) * 2 in testing.seatings("slap", 2)
+    real = policies.SeatPolicy.functions
+
+    def functions(self, seat=None, seed=None):
+        made = real(self, seat, seed)
+        if any(kind == "slap" and name.startswith("high:") for kind, name in self.choices):
+            made["slap"] = lambda view, rng: (view.seat,) if view.rnk >= 3 else ()  # the misspelt field
+        return made
+
+    monkeypatch.setattr(policies.SeatPolicy, "functions", functions)
+    with pytest.raises(Exception, match="slap:high:1"):
+        testing.check_games("slap", games=2, case_list=[("slap", {})])
+
+
+def test_a_parameter_is_tried_at_values_its_maker_takes():
+    from pipeline.model.family import Policy
+
+    def from_five(n):
+        if n < 5:
+            raise ValueError("a pile size from 5")
+        return lambda view, rng: ()
+
+    def never_made(n):
+        raise ValueError("no value")
+
+    assert testing.parameter_values(Policy("x", lambda n: (lambda v, r: ()), parameter="N")) == (1, 3)
+    assert testing.parameter_values(Policy("x", from_five, parameter="N")) == (5, 6)
+    assert testing.parameter_values(Policy("x", never_made, parameter="N")) == (1,)
+
+
 def test_cases_vary_from_the_variants_own_defaults(monkeypatch):
     family = registry().families["slap"]
     three = Variant("slap", "Slap War", "README", "three seats", defaults={"players": 3, "war_down": 1})

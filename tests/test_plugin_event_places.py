@@ -41,6 +41,11 @@ CASES = {
     "a card past the deck's": (lambda g, b, s: g.emit(b, "slap", s, (60,)), "'slap' event with card 60, not a card of this 52-card deck"),
     "seats naming one past the game's": (lambda g, b, s: g.emit(b, "war", None, (), (0, 5), (), 1),
                                          "'war' event naming seat 5, not a seat of this 2-seat game"),
+    # between two seats or cards (hostile-l 1: the arrays wrote seat 0.5 as 0 and card 3.7 as 3)
+    "a seat between two": (lambda g, b, s: g.emit(b, "slap", 0.5, ()), "'slap' event by seat 0.5, not a seat"),
+    "a card between two": (lambda g, b, s: g.emit(b, "slap", s, (3.7,)), "'slap' event with card 3.7, not a card"),
+    "seats naming one between two": (lambda g, b, s: g.emit(b, "war", None, (), (0, 0.5), (), 1),
+                                     "'war' event naming seat 0.5, not a seat"),
 }
 
 
@@ -65,6 +70,19 @@ def test_the_same_engine_within_the_game_writes_its_games(engine, tmp_path):
     out = tmp_path / "d"
     generate(out, [Plan(build_rules("slap", {}), 4)], seed=3, shard_size=4)
     assert (out / "manifest.json").exists()
+
+
+def test_a_seat_or_card_given_as_a_float_of_its_value_is_written_as_that_int(engine, tmp_path):
+    """1.0 is seat 1 and 30.0 card 30, as the Event path reads them (each is in its range):
+    the dataset is the same bytes as the engine's that gives ints."""
+    written = []
+    for as_given in (int, float):
+        engine(_slap_engine(lambda g, b, s, f=as_given: g.emit(b, "slap", f(s), (f(g.piles[s][-1]),))))
+        out = tmp_path / as_given.__name__
+        generate(out, [Plan(build_rules("slap", {}), 4)], seed=3, shard_size=4)
+        written.append(sorted((p.relative_to(out).as_posix(), p.read_bytes())
+                              for p in out.rglob("*.parquet")))
+    assert written[0] == written[1] and written[0]
 
 
 def test_the_arrays_give_up_on_a_place_the_game_has_not():

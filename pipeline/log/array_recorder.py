@@ -276,7 +276,9 @@ class ArrayRecorder:
         if kind not in self.kinds:
             raise self._lose(f"an event of kind {kind!r}, which the family does not declare")
         try:
-            if seat is not None and not 0 <= seat < self.players:
+            # a seat equal to one of the game's (1, True, 1.0, numpy's 1), as the Event path's
+            # wrong_places asks: 0.5 lies between two seats and is none
+            if seat is not None and seat not in range(self.players):
                 raise self._lose(f"an event by seat {seat!r}, not a seat of the game")
         except TypeError:
             raise self._lose(f"an event by seat {seat!r}, not a number") from None
@@ -369,7 +371,7 @@ class ArrayRecorder:
         try:
             codes = np.array(self.codes, np.int64)
             cards = _card_array(self.cards)
-            seats = np.array(self.seats, np.int64)
+            seats = _integers(self.seats)
             extras = np.array(self.extras, np.int64).reshape(-1, EXTRA)
             summaries = np.array(self.summaries, np.int64).reshape(-1, len(SUMMARY_COLUMNS))
             players = self.players
@@ -393,11 +395,17 @@ class ArrayRecorder:
             at = extras[:, 0]
             seat[at], value[at], note[at], counts[at], taken[at] = (extras[:, 1], extras[:, 2], extras[:, 3],
                                                                     extras[:, 4], extras[:, 5])
-        runs = np.array(self.runs, np.int64).reshape(-1, 3)
+        try:
+            runs = _integers(self.runs).reshape(-1, 3)
+        except (TypeError, ValueError, OverflowError) as err:
+            raise self._lose(f"a value that is not a 64-bit integer ({err})") from None
         marks = np.flatnonzero(kind == RUN) if runs.shape[0] else np.zeros(0, np.intp)
         lengths = runs[:, 2]
         counts[marks] = RUN_CARDS * lengths
-        takers = _small_array(self.takers)
+        try:
+            takers = _small_array(self.takers)
+        except (TypeError, ValueError, OverflowError) as err:
+            raise self._lose(f"a value that is not a 64-bit integer ({err})") from None
         noted = self._noted()
         if noted.shape[0]:  # each noted duel's event: its taker's card, put between its plays and its collect
             duel = noted[:, 0]
@@ -539,20 +547,36 @@ def _wars_said(kind: np.ndarray, battle: np.ndarray, depth: np.ndarray, starts: 
     return said
 
 
+def _integers(values: list) -> np.ndarray:
+    """Values an engine gives as ints, as int64: each must equal an integer (3, True, 3.0,
+    numpy's 3), as the Event path's checks ask (3.0 is in range(52), 3.7 is not), where a plain
+    conversion would truncate 3.7 to 3 and write a card the engine never named. ValueError,
+    TypeError or OverflowError for any other value."""
+    given = np.array(values)
+    if given.dtype.kind in "iub":
+        if given.dtype.kind == "u" and given.size and given.max() > np.iinfo(np.int64).max:
+            raise OverflowError("a value above the 64-bit integers")
+        return given.astype(np.int64, copy=False)
+    out = np.array(values, np.int64)
+    if not np.array_equal(out, given):
+        raise ValueError("a value that is not an integer")
+    return out
+
+
 def _small_array(values: list) -> np.ndarray:
     """Values an engine gives as ints (a duel's taker: a seat) as an array, through bytes (a C
     loop) when each fits a byte, as a seat does; else value by value, each checked to be an
-    integer."""
+    integer (_integers)."""
     try:
         return np.frombuffer(bytearray(values), np.uint8)
     except (TypeError, ValueError):
-        return np.array(values, np.int64)
+        return _integers(values)
 
 
 def _card_array(cards: list) -> np.ndarray:
     """The batch's cards as an array: through bytes (a C loop) when every code fits a byte, as
-    in a deck of up to 256 cards; else value by value, each checked to be an integer."""
+    in a deck of up to 256 cards; else value by value, each checked to be an integer (_integers)."""
     try:
         return np.frombuffer(bytearray(cards), np.uint8)
     except (TypeError, ValueError):
-        return np.array(cards, np.int64)
+        return _integers(cards)

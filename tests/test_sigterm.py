@@ -40,3 +40,25 @@ def test_sigterm_stops_generate_with_its_line_and_what_it_left_finishes(tmp_path
     checked = procs.war("validate", out, "--workers", 2)
     said, err = checked.communicate(timeout=600)
     assert checked.returncode == 0 and "bad: 0" in said, said + err
+
+
+def test_sigterm_stops_a_solve_within_seconds_while_it_builds_the_chain(tmp_path, procs):
+    """`war solve` builds its chain in machine code, which Python's signal handlers wait for:
+    a SIGTERM (or Ctrl-C) during 2x5's search of positions (a card down: about a minute) was
+    heard only at its end (hostile-l 2). The search and the chain now run in slices of about a
+    second. A small solve first, so that the code is compiled and cached and the signal lands
+    in the search, not in the compiler."""
+    from test_fault_corpus_stops import computing, ended
+
+    warm = procs.war("solve", "--set", "ranks=2", "--set", "suits=2", "--float", "-q")
+    _, err = warm.communicate(timeout=300)
+    assert warm.returncode == 0, err
+    proc = procs.war("solve", "--set", "ranks=5", "--set", "suits=2", "--float", "-q", "--out", tmp_path / "s")
+    catches_ctrl_c(proc)
+    assert computing(proc, cpu_seconds=4.0), "the solve ended before it was signalled"
+    proc.send_signal(signal.SIGTERM)
+    took, err = ended(proc, 10.0)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+    assert [line for line in err.splitlines() if line.startswith("error:")] == ["error: interrupted"], err
+    assert took < 10.0 and "Traceback" not in err, (took, err)
+    assert not (tmp_path / "s").exists()

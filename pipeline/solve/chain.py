@@ -228,58 +228,105 @@ def all_deal_positions(deck_counts, to_game, counts, m_all, n, halve):
     return out
 
 
-@njit(cache=True)
+# Work a call of machine code does before Python runs again: a slice of the search (successors
+# looked at) or of the chain's rows (blocks a thread), so that a Ctrl-C or SIGTERM, which Python
+# hears only between calls, stops `war solve` within about a second, not at the end of a
+# search of a minute (2x5 with a card down: 60 s each for the search and the chain).
+SEARCH_SLICE = 1 << 20
+BLOCKS_A_THREAD = 8
+
+
 def reachable(starts, counts, m_all, n, down, single_up, lose, most_succ, halve):
     """Which indices the deals reach (a search from every start's code), as a mask over all
-    indices: with `halve`, only one of each pair of twins (chain's docstring)."""
+    indices: with `halve`, only one of each pair of twins (chain's docstring); and how many, or
+    -1 when a battle lays a table of more than `most_succ` orders. The search in slices
+    (_search), Python running between them."""
     total = (n - 1) * m_all
     seen = np.zeros(total, np.bool_)
     # with halve, at most half the indices and the symmetric ones (at most m_all) are rows
     queue = np.empty(total // 2 + m_all if halve else total, np.int64)
-    head, tail = 0, 0
+    head, tail = 0, _search_starts(starts, seen, queue)
+    while 0 <= head < tail:
+        head, tail = _search(queue, head, tail, seen, counts, m_all, n, down, single_up, lose, most_succ, halve,
+                             SEARCH_SLICE)
+    return seen, tail
+
+
+@njit(cache=True)
+def _search_starts(starts, seen, queue) -> int:
+    """The search's queue begun with every start's index, once each: its length."""
+    tail = 0
     for code in starts:
         x = code >> 1
         if not seen[x]:
             seen[x] = True
             queue[tail] = x
             tail += 1
+    return tail
+
+
+@njit(cache=True)
+def _search(queue, head, tail, seen, counts, m_all, n, down, single_up, lose, most_succ, halve, work):
+    """The search from `head` of the queue, breadth first, until the queue is done or about
+    `work` successors have been looked at: (head, tail) where it stopped; tail -1 when a battle
+    lays a table of more than `most_succ` orders."""
     s = np.empty(n, np.int8)
     tcnt = np.zeros(counts.shape[0], np.int64)
     out = np.empty(most_succ, np.int64)
     t = np.empty(n, np.int8)
-    while head < tail:
+    done = 0
+    while head < tail and done < work:
         x = queue[head]
         head += 1
+        done += 1
         k = x // m_all + 1
         seq_unrank(x % m_all, counts, m_all, s)
         kind, w, i0, i1, laid = _outcome(s, k, down, single_up, lose, tcnt)
         if kind != GOES_ON:
             continue
         if multinomial(tcnt) > most_succ:
-            return seen, -1
+            return head, -1
         c = _successors(s, k, w, i0, i1, tcnt, counts, m_all, out, t, halve)
+        done += c
         for j in range(c):
             y = out[j] >> 1
             if not seen[y]:
                 seen[y] = True
                 queue[tail] = y
                 tail += 1
-    return seen, tail
+    return head, tail
 
 
-@njit(cache=True, parallel=True)
 def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ, halve, bounds):
     """The chain over the reached positions `ids` (compact[index] = row): each row's kind, cards
     laid, and successors as compressed rows (start[row] .. start[row + 1] in `succ`), each
     successor the code 2 * row + flip. Rows are independent: the blocks of rows `bounds` cuts
     are shared out among the threads (each with its own scratch), in two passes (how many
-    successors, then which)."""
+    successors, then which), each pass a few blocks a thread at a time, Python running between."""
+    import numba
+
     rows = ids.shape[0]
     blocks = bounds.shape[0] - 1
     kind = np.empty(rows, np.int8)
     laid = np.empty(rows, np.int16)
     start = np.zeros(rows + 1, np.int64)
-    for block in prange(blocks):  # first pass: how many successors
+    step = BLOCKS_A_THREAD * numba.get_num_threads()
+    for first in range(0, blocks, step):
+        _count_moves(ids, counts, m_all, n, down, single_up, lose, bounds, first, min(first + step, blocks),
+                     kind, laid, start)
+    np.cumsum(start, out=start)
+    succ = np.empty(start[rows], np.int32)
+    for first in range(0, blocks, step):
+        _fill_moves(ids, compact, counts, m_all, n, down, single_up, lose, most_succ, halve, bounds, first,
+                    min(first + step, blocks), kind, start, succ)
+    return kind, laid, start, succ
+
+
+@njit(cache=True, parallel=True)
+def _count_moves(ids, counts, m_all, n, down, single_up, lose, bounds, first, last, kind, laid, start):
+    """transitions' first pass over blocks first .. last - 1: each row's kind, cards laid, and
+    how many successors (at start[row + 1])."""
+    for block in prange(first, last):
         s = np.empty(n, np.int8)
         tcnt = np.zeros(counts.shape[0], np.int64)
         for row in range(bounds[block], bounds[block + 1]):
@@ -289,10 +336,13 @@ def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ
             kd, w, i0, i1, ld = _outcome(s, k, down, single_up, lose, tcnt)
             kind[row], laid[row] = kd, ld
             start[row + 1] = multinomial(tcnt) if kd == GOES_ON else 0
-    for row in range(rows):
-        start[row + 1] += start[row]
-    succ = np.empty(start[rows], np.int32)
-    for block in prange(blocks):
+
+
+@njit(cache=True, parallel=True)
+def _fill_moves(ids, compact, counts, m_all, n, down, single_up, lose, most_succ, halve, bounds, first, last,
+                kind, start, succ):
+    """transitions' second pass over blocks first .. last - 1: each row's successors."""
+    for block in prange(first, last):
         s = np.empty(n, np.int8)
         tcnt = np.zeros(counts.shape[0], np.int64)
         out = np.empty(most_succ, np.int64)
@@ -308,7 +358,6 @@ def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ
             for j in range(c):
                 code = out[j]
                 succ[start[row] + j] = 2 * compact[code >> 1] + (code & 1)
-    return kind, laid, start, succ
 
 
 @njit(cache=True)

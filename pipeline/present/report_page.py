@@ -363,11 +363,13 @@ class _Pages:
         self.written: list[Path] = []
         self.error: BaseException | None = None
         self.stopping = threading.Event()
+        self.made = False  # whether this report made the folder (then a report that fails takes it away)
 
     def start(self, name: str, table) -> None:
         if name != "notable_games" or self.thread is not None:
             return
         games = sorted({r["game_id"] for r in table.to_pylist()})
+        self.made = not (self.folder.exists() or self.folder.is_symlink())
         make_folder(self.folder)  # and the report's own folder, when it is missing
         self.steps.add(len(games))
         self.thread = threading.Thread(target=self._write, args=(games,), name="war-replay-pages", daemon=True)
@@ -397,9 +399,19 @@ class _Pages:
         return self.written
 
     def stop(self) -> None:
+        """The report failed or was stopped: no more pages, and a folder it made taken away with
+        the pages in it, for no report links to them and a new run would be refused for them as
+        "the replay pages of an earlier report"."""
         self.stopping.set()
         if self.thread is not None:
             self.thread.join()
+        if self.made:
+            for path in self.written:
+                path.unlink(missing_ok=True)
+            try:
+                self.folder.rmdir()
+            except OSError:  # something else put there meanwhile: left as it is
+                pass
 
 
 def _no_charts(root, data) -> str:

@@ -18,8 +18,10 @@ VARIANTs default to classic and slap (the example plugins installed as tests/con
 installs them); `--games` [200] each, seeds 100 on; `--source DIR` counts another checkout
 (its `pipeline` and examples), for a before/after. Needs valgrind (Debian's `valgrind`); about
 a minute, most of it the imports under valgrind. `--commands` counts the whole of
-`war.generate` and of `war.validate` of the games instead (one worker, WAR_ENGINE=reference,
-each after a warm-up of 20 games): the shard's play, its encoding and Parquet files, the
+`war.generate` and of `war.validate` of N games instead (one worker, WAR_ENGINE=reference,
+master seed 100, games 0 .. N-1: other games than the default's; each after a warm-up of 20
+games, and each figure a game holding the command's fixed costs too, a share that only a few
+hundred games and more make small): the shard's play, its encoding and Parquet files, the
 manifest, and validate's reading and comparing, the figures issue 52 sets, less start-up only.
 """
 
@@ -73,7 +75,7 @@ for v in variants:
 # --commands: `war generate` and `war validate` as the library runs them (one worker), each
 # counted around its own call after a warm-up of both; what a command costs less its start-up
 COMMANDS_CHILD = r"""
-import os, subprocess, sys, tempfile
+import atexit, os, shutil, subprocess, sys, tempfile
 from pathlib import Path
 from pipeline import testing
 for example in sys.argv[3:]:
@@ -87,7 +89,8 @@ reuse_freed_memory()
 os.environ["WAR_ENGINE"] = "reference"
 variants, games = sys.argv[1].split(","), int(sys.argv[2])
 rules = {v: build_rules(v, {}) for v in variants}
-work = Path(tempfile.mkdtemp())
+work = Path(tempfile.mkdtemp(prefix="war-instructions-"))
+atexit.register(shutil.rmtree, work, ignore_errors=True)
 
 def counted(name, call):
     subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_output=True, check=True)

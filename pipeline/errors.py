@@ -214,14 +214,21 @@ def ctrl_c_latch():
     Exception` around a query that DuckDB ended because of it) cannot lose it, since
     `raise_lost_ctrl_c` raises it again. For a command's whole run, in the main
     thread; Python's handler is back after it."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.signal(signal.SIGINT, _latched)
+    # Ctrl-C where Python's own handler has it (not a caller's handler, nor ignored)
+    interrupting = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     # SIGTERM (`kill`, `timeout`, a scheduler ending a job) stops a command as Ctrl-C does: its
-    # one line and how to finish, exit 143; where nothing else handles it (war serve's server does)
+    # one line and how to finish, exit 143; where nothing else handles it (war serve's server
+    # does). Also where Ctrl-C is ignored: a shell starts a background job (`nohup war search ...
+    # &`) with SIGINT ignored, and such a job is ended by SIGTERM, which had killed it silently
     terminating = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    if not (interrupting or terminating):
+        yield
+        return
+    if interrupting:
+        signal.signal(signal.SIGINT, _latched)
     if terminating:
         signal.signal(signal.SIGTERM, _latched)
         _child_terms_by_default()
@@ -230,7 +237,8 @@ def ctrl_c_latch():
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if interrupting:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         if terminating and signal.getsignal(signal.SIGTERM) is _latched:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
         sys.unraisablehook = told

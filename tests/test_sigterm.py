@@ -8,6 +8,8 @@ left is finished by that command.
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -62,3 +64,24 @@ def test_sigterm_stops_a_solve_within_seconds_while_it_builds_the_chain(tmp_path
     assert [line for line in err.splitlines() if line.startswith("error:")] == ["error: interrupted"], err
     assert took < 10.0 and "Traceback" not in err, (took, err)
     assert not (tmp_path / "s").exists()
+
+
+def test_sigterm_stops_a_background_job_whose_ctrl_c_is_ignored(tmp_path, procs):
+    """A shell starts a background job (`nohup war search ... &`) with SIGINT ignored, and the
+    latch, which took SIGTERM only beside Ctrl-C, took neither: the job's SIGTERM killed it
+    silently, no line, and a search left its lock behind. SIGTERM is now taken whatever SIGINT's
+    state."""
+    out = tmp_path / "d"
+    args = ["generate", "-o", out, "--games", 60_000, "--seed", 5, "--shard-size", 2_500, "-q"]
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *map(str, args)], env=procs.env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    procs.started.append(proc)
+    wait_for(out / "games", proc, count=1)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and lines[0].startswith("error: interrupted; finish with: war generate"), err
+    assert not (out / "manifest.json").exists()

@@ -46,8 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # sample's mean beside these.
 LONG_RUN_BATTLES = {"classic": 270.4, "slap": 740.4}
 
-# run inside valgrind: instrumentation off until the games start, on for them, then dumped
-CHILD = r"""
+# run inside valgrind, both ways: the examples installed, the rule sets made, and `counted`:
+# instrumentation off until a call starts, on for it, then dumped under its name
+PROLOGUE = r"""
 import os, subprocess, sys
 from pathlib import Path
 from pipeline import testing
@@ -55,58 +56,47 @@ for example in sys.argv[3:]:
     testing.install(Path(example))
 from pipeline.frontend import pyarrow_without_pandas
 from pipeline.jobs.parallel import reuse_freed_memory
-from pipeline.log.batches import reference_shard
 from pipeline.model.rules import build_rules
 pyarrow_without_pandas()
 reuse_freed_memory()
 variants, games = sys.argv[1].split(","), int(sys.argv[2])
 rules = {v: build_rules(v, {}) for v in variants}
+
+def counted(name, call):
+    subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_output=True, check=True)
+    done = call()
+    subprocess.run(["callgrind_control", "-i", "off", str(os.getpid())], capture_output=True, check=True)
+    subprocess.run(["callgrind_control", "-d", name, str(os.getpid())], capture_output=True, check=True)
+    return done
+"""
+
+# the play alone: reference_shard of each variant's games
+CHILD = PROLOGUE + r"""
+from pipeline.log.batches import reference_shard
 for v in variants:
     reference_shard(rules[v], 0, 1, 0, 20)
 for v in variants:
-    subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_output=True, check=True)
-    played = reference_shard(rules[v], 0, 1, 100, 100 + games)
-    subprocess.run(["callgrind_control", "-i", "off", str(os.getpid())], capture_output=True, check=True)
-    subprocess.run(["callgrind_control", "-d", v, str(os.getpid())], capture_output=True, check=True)
+    played = counted(v, lambda: reference_shard(rules[v], 0, 1, 100, 100 + games))
     battles = played[1].column("battles").to_pylist()
     print(f"BATTLES {v} {sum(battles) / len(battles)}", file=sys.stderr)
 """
 
 # --commands: `war generate` and `war validate` as the library runs them (one worker), each
 # counted around its own call after a warm-up of both; what a command costs less its start-up
-COMMANDS_CHILD = r"""
-import atexit, os, shutil, subprocess, sys, tempfile
-from pathlib import Path
-from pipeline import testing
-for example in sys.argv[3:]:
-    testing.install(Path(example))
+COMMANDS_CHILD = PROLOGUE + r"""
+import atexit, shutil, tempfile
 import pipeline as war
-from pipeline.frontend import pyarrow_without_pandas
-from pipeline.jobs.parallel import reuse_freed_memory
-from pipeline.model.rules import build_rules
-pyarrow_without_pandas()
-reuse_freed_memory()
 os.environ["WAR_ENGINE"] = "reference"
-variants, games = sys.argv[1].split(","), int(sys.argv[2])
-rules = {v: build_rules(v, {}) for v in variants}
 work = Path(tempfile.mkdtemp(prefix="war-instructions-"))
 atexit.register(shutil.rmtree, work, ignore_errors=True)
-
-def counted(name, call):
-    subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_output=True, check=True)
-    call()
-    subprocess.run(["callgrind_control", "-i", "off", str(os.getpid())], capture_output=True, check=True)
-    subprocess.run(["callgrind_control", "-d", name, str(os.getpid())], capture_output=True, check=True)
-
 for v in variants:
     war.generate(work / f"warm-{v}", [war.Plan(rules[v], 20)], seed=1)
     assert war.validate(work / f"warm-{v}").ok
 for v in variants:
     out = work / v
     counted(f"{v}.generate", lambda: war.generate(out, [war.Plan(rules[v], games)], seed=100))
-    report = []
-    counted(f"{v}.validate", lambda: report.append(war.validate(out)))
-    assert report[0].ok and report[0].games_checked == games, report[0].summary()
+    report = counted(f"{v}.validate", lambda: war.validate(out))
+    assert report.ok and report.games_checked == games, report.summary()
     mean = war.query(out, "select avg(battles) from games").column(0)[0].as_py()
     print(f"BATTLES {v} {mean}", file=sys.stderr)
 """

@@ -370,7 +370,7 @@ class ArrayRecorder:
         table, as log.tables.cards_laid). Unrepresentable when a value does not fit."""
         try:
             codes = np.array(self.codes, np.int64)
-            cards = _card_array(self.cards)
+            cards = _small_array(self.cards)
             seats = _integers(self.seats)
             extras = np.array(self.extras, np.int64).reshape(-1, EXTRA)
             summaries = np.array(self.summaries, np.int64).reshape(-1, len(SUMMARY_COLUMNS))
@@ -378,6 +378,8 @@ class ArrayRecorder:
             war_wins = np.array(self.war_wins, np.int64).reshape(-1, players)
             final_cards = np.array(self.final_cards, np.int64).reshape(-1, players)
             seeds = np.array(self.seeds, np.uint64)
+            runs = _integers(self.runs).reshape(-1, 3)
+            takers = _small_array(self.takers)
         except (TypeError, ValueError, OverflowError) as err:
             raise self._lose(f"a value that is not a 64-bit integer ({err})") from None
         # each code's columns, then its rows: a run of duels three rows a duel (`_rows`); the columns
@@ -395,17 +397,9 @@ class ArrayRecorder:
             at = extras[:, 0]
             seat[at], value[at], note[at], counts[at], taken[at] = (extras[:, 1], extras[:, 2], extras[:, 3],
                                                                     extras[:, 4], extras[:, 5])
-        try:
-            runs = _integers(self.runs).reshape(-1, 3)
-        except (TypeError, ValueError, OverflowError) as err:
-            raise self._lose(f"a value that is not a 64-bit integer ({err})") from None
         marks = np.flatnonzero(kind == RUN) if runs.shape[0] else np.zeros(0, np.intp)
         lengths = runs[:, 2]
         counts[marks] = RUN_CARDS * lengths
-        try:
-            takers = _small_array(self.takers)
-        except (TypeError, ValueError, OverflowError) as err:
-            raise self._lose(f"a value that is not a 64-bit integer ({err})") from None
         noted = self._noted()
         if noted.shape[0]:  # each noted duel's event: its taker's card, put between its plays and its collect
             duel = noted[:, 0]
@@ -564,19 +558,10 @@ def _integers(values: list) -> np.ndarray:
 
 
 def _small_array(values: list) -> np.ndarray:
-    """Values an engine gives as ints (a duel's taker: a seat) as an array, through bytes (a C
-    loop) when each fits a byte, as a seat does; else value by value, each checked to be an
-    integer (_integers)."""
+    """Values an engine gives as ints (cards, a duel's takers) as an array: through bytes (a C
+    loop) when each fits a byte, as a seat does and a card of a deck of up to 256; else value by
+    value, each checked to be an integer (_integers)."""
     try:
         return np.frombuffer(bytearray(values), np.uint8)
     except (TypeError, ValueError):
         return _integers(values)
-
-
-def _card_array(cards: list) -> np.ndarray:
-    """The batch's cards as an array: through bytes (a C loop) when every code fits a byte, as
-    in a deck of up to 256 cards; else value by value, each checked to be an integer (_integers)."""
-    try:
-        return np.frombuffer(bytearray(cards), np.uint8)
-    except (TypeError, ValueError):
-        return _integers(cards)

@@ -24,7 +24,7 @@ successors come in mirrored pairs, so its two chances are equal without being to
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import get_num_threads, prange
 
 from ..engines.compiled.deals import _multinomial as multinomial, sequence_rank, sequence_unrank
 from ..engines.compiled.jit import njit
@@ -303,22 +303,20 @@ def transitions(ids, compact, counts, m_all, n, down, single_up, lose, most_succ
     successor the code 2 * row + flip. Rows are independent: the blocks of rows `bounds` cuts
     are shared out among the threads (each with its own scratch), in two passes (how many
     successors, then which), each pass a few blocks a thread at a time, Python running between."""
-    import numba
-
     rows = ids.shape[0]
     blocks = bounds.shape[0] - 1
+    step = BLOCKS_A_THREAD * get_num_threads()
+    slices = [(first, min(first + step, blocks)) for first in range(0, blocks, step)]
     kind = np.empty(rows, np.int8)
     laid = np.empty(rows, np.int16)
     start = np.zeros(rows + 1, np.int64)
-    step = BLOCKS_A_THREAD * numba.get_num_threads()
-    for first in range(0, blocks, step):
-        _count_moves(ids, counts, m_all, n, down, single_up, lose, bounds, first, min(first + step, blocks),
-                     kind, laid, start)
+    for first, last in slices:
+        _count_moves(ids, counts, m_all, n, down, single_up, lose, bounds, first, last, kind, laid, start)
     np.cumsum(start, out=start)
     succ = np.empty(start[rows], np.int32)
-    for first in range(0, blocks, step):
-        _fill_moves(ids, compact, counts, m_all, n, down, single_up, lose, most_succ, halve, bounds, first,
-                    min(first + step, blocks), kind, start, succ)
+    for first, last in slices:
+        _fill_moves(ids, compact, counts, m_all, n, down, single_up, lose, most_succ, halve, bounds, first, last,
+                    kind, start, succ)
     return kind, laid, start, succ
 
 

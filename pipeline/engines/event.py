@@ -64,6 +64,11 @@ class Recorder:
         for seat, card in zip(seats, cards):
             emit(battle, "play", seat, (card,))
 
+    def decision(self, battle: int, seat: int, note: str, cards, seats, options) -> None:
+        """A seat's choice at a decision of the family's (`note`, its name): `emit`'s `decision`
+        event, in one call of fewer arguments (log.array_recorder packs it in one int)."""
+        self.emit(battle, "decision", seat, cards, seats, options, None, note)
+
     def duels(self, battle: int, seats, cards, takers, noted=()) -> None:
         """A run of battles of two seats, from battle `battle` on, one a seat in `takers`: in each,
         `seats[0]` plays a card and `seats[1]` another, and the taker collects the two (four cards

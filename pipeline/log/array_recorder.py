@@ -59,6 +59,13 @@ INT32 = np.iinfo(np.int32)
 SEAT_SHIFT, CARDS_SHIFT, BATTLE_SHIFT = 8, 16, 32
 SEAT_LIMIT, CARDS_LIMIT = 255, 1 << 16  # seat + 1 fits its byte below SEAT_LIMIT
 EXTRA = 6  # an extras row: event, seat, value column, note code, cards (and options), seats
+# A decision of no value by a seat of the game (ArrayRecorder.decision) is one code, no row of
+# extras, while its counts are small: its kind byte DECIDED | its note's code, its count bits its
+# options (8 bits), cards (4) and seats (4); `arrays()` unpacks it. A plugin's policy may be asked
+# at every tie, and six ints of extras cost more to convert than the whole of a plain event.
+DECIDED, NOTE_MASK = 0x80, 0x7F
+OPTIONS_SHIFT, HELD_BITS, CHOSEN_BITS = CARDS_SHIFT, 8, 12  # the three counts' places, from OPTIONS_SHIFT up
+HELD_SHIFT, CHOSEN_SHIFT = OPTIONS_SHIFT + HELD_BITS, OPTIONS_SHIFT + CHOSEN_BITS
 # A run of duels (engines.event.Recorder.duels) is one code of kind RUN while the batch is played,
 # its battle the run's first; `runs` holds its two seats and length, `takers` each duel's taker,
 # `noted` the number of the batch's duels before each run with events of its duels and that
@@ -92,7 +99,7 @@ class ArrayRecorder:
 
     __slots__ = ("codes", "cards", "seats", "extras", "runs", "takers", "noted", "noted_events", "duels", "game_unfolded",
                  "summaries", "war_wins", "final_cards", "seeds", "players", "game_start", "depth", "depth_battle",
-                 "lost", "emit", "plays", "war_round", "kinds", "plain", "deck_size")
+                 "lost", "emit", "plays", "war_round", "decision", "kinds", "plain", "deck_size")
 
     def __init__(self, players: int, kinds=None, deck_size: int = MAX_CARD + 1) -> None:
         self.players = players
@@ -109,6 +116,7 @@ class ArrayRecorder:
         self.runs: list[int] = []
         self.takers: list[int] = []
         self.noted: list = []
+        self.decision = self._decider(self.codes, self.cards)
         self.emit = self._emitter(self.codes, self.cards)
         self.duels = self._dueller(self.codes, self.cards, self.runs, self.takers, self.noted)
         self.plays = self._player(self.codes, self.cards)
@@ -173,50 +181,61 @@ class ArrayRecorder:
         """The recorder's `emit(battle, kind, seat, cards, seats, options, value, note)`
         (engines.event.Recorder.emit): a function over the batch's lists, not a method, for it
         is called for every event a hook reports. An event of a kind that carries no value, with
-        no value, note, seats or options, by a seat of the game or none, whose count fits its
-        bits, is written here, and so is a decision without a value whose note is not a war
-        depth's (a policy's choice, which a plugin may ask for at every tie), as `_emit` would
-        write it; any other by `_emit`."""
-        slow, add_cards, add = self._emit, all_cards.extend, codes.append
+        no value, note, seats or options, by a seat of the game or none, is written here as one
+        code, and a decision without a value by `decision`; any other by `_emit`, which says
+        what is wrong with it or writes what the code cannot hold in a row of extras."""
+        slow, add_cards, add, decision = self._emit, all_cards.extend, codes.append, self.decision
         # a plain kind and a seat of the game (or none) -> the code's kind and seat bits: one
         # lookup for what would be a lookup and five tests (a seat equal to one of these, True
         # or 1.0, is written as `_emit` would write it, as that int; any other seat is `_emit`'s)
         seated = {(kind, seat): (0 if seat is None else seat + 1) << SEAT_SHIFT | code
-                  for kind, code in self.plain.items() for seat in (None, *range(min(self.players, SEAT_LIMIT)))}.get
-        players = self.players
-        decided = DECISION_NOTE_CODES.get if "decision" in self.kinds else {}.get
-        add_seats, add_extras = self.seats.extend, self.extras.extend
+                  for kind, code in self.plain.items() for seat in (None, *range(min(self.players, SEAT_LIMIT)))}
 
         def emit(battle: int, kind: str, seat: int | None = None, cards=(), seats=(), options=(),
                  value: int | None = None, note: str | None = None) -> None:
-            try:
-                low = seated((kind, seat))
-            except TypeError:  # a kind or seat that is not even hashable: _emit says so
-                low = None
-            if low is None or value is not None or note is not None or options or seats:
-                if (kind == "decision" and value is None and type(battle) is int  # as _emit writes it
-                        and (seat is None or type(seat) is int and 0 <= seat < players)):
-                    note_code = decided(note)
-                    if note_code is not None:
-                        add_cards(cards)
-                        add_cards(options)
-                        add_seats(seats)
-                        add_extras((len(codes), -1 if seat is None else seat, len(options), note_code,
-                                    len(cards) + len(options), len(seats)))
-                        add(battle << BATTLE_SHIFT | KIND_DECISION)
-                        return None
-                return slow(battle, kind, seat, cards, seats, options, value, note)
-            count = len(cards)
-            if count >= CARDS_LIMIT:
-                return slow(battle, kind, seat, cards, seats, options, value, note)
-            try:
-                code = battle << BATTLE_SHIFT | count << CARDS_SHIFT | low
-            except TypeError:  # a battle that is not an integer: _emit says so
-                return slow(battle, kind, seat, cards, seats, options, value, note)
-            add_cards(cards)
-            add(code)
+            if value is None and note is None and not seats and not options:
+                try:  # the count and kind as one small int: each step on the battle's wide int makes a new one
+                    low = len(cards) << CARDS_SHIFT | seated[kind, seat]
+                    code = battle << BATTLE_SHIFT | low
+                except (KeyError, TypeError):  # not a plain kind or seat, or a battle that is not an int
+                    return slow(battle, kind, seat, cards, seats, options, value, note)
+                if low >> BATTLE_SHIFT:  # a count past its bits: in a row of extras
+                    return slow(battle, kind, seat, cards, seats, options, value, note)
+                add_cards(cards)
+                add(code)
+            elif kind == "decision" and value is None:
+                decision(battle, seat, note, cards, seats, options)
+            else:
+                slow(battle, kind, seat, cards, seats, options, value, note)
 
         return emit
+
+    def _decider(self, codes: list[int], all_cards: list[int]):
+        """The recorder's `decision(battle, seat, note, cards, seats, options)`
+        (engines.event.Recorder.decision): a decision of a note the family declares (not a war
+        depth's) by a seat of the game, packed in one code (DECIDED), any other by `_emit`,
+        which says what is wrong with it. A count too large for its bits spills into the next
+        field; `arrays()` finds so (the counts' sum is not the cards' or seats' number) and gives
+        the shard up (the Event path then spells it)."""
+        slow, add_cards, add_seats, add = self._emit, all_cards.extend, self.seats.extend, codes.append
+        # (note, seat) -> the code's kind and seat bytes (1, True and 1.0 are seat 1, as `_emit` has them)
+        packed = ({(note, seat): DECIDED | code | (seat + 1) << SEAT_SHIFT
+                   for note, code in DECISION_NOTE_CODES.items() if code < NOTE_MASK
+                   for seat in range(min(self.players, SEAT_LIMIT))}
+                  if "decision" in self.kinds and len(KIND_CODES) <= DECIDED else {})
+
+        def decision(battle: int, seat: int, note: str, cards, seats, options) -> None:
+            try:  # the counts shifted as one small int: each step on the battle's wide int makes a new one
+                code = battle << BATTLE_SHIFT | (packed[note, seat] | (len(seats) << CHOSEN_BITS | len(cards)
+                                                                       << HELD_BITS | len(options)) << OPTIONS_SHIFT)
+            except (KeyError, TypeError):
+                return slow(battle, "decision", seat, cards, seats, options, None, note)
+            add_cards(cards)
+            add_cards(options)
+            add_seats(seats)
+            add(code)
+
+        return decision
 
     def _player(self, codes: list[int], all_cards: list[int]):
         """The recorder's `plays(battle, seats, cards)` (engines.event.Recorder.plays): a `play`
@@ -393,6 +412,14 @@ class ArrayRecorder:
         value = np.zeros(codes.shape[0], np.int64)
         note = np.full(codes.shape[0], -1, np.int64)
         taken = np.zeros(codes.shape[0], np.int64)
+        decided = np.flatnonzero((kind & DECIDED != 0) & (kind != RUN))  # `decision`'s packed codes
+        if decided.shape[0]:
+            packed = codes[decided]
+            note[decided] = kind[decided] & NOTE_MASK
+            kind[decided] = KIND_DECISION
+            value[decided] = offered = (packed >> OPTIONS_SHIFT) & 0xFF
+            counts[decided] = offered + ((packed >> HELD_SHIFT) & 0xF)
+            taken[decided] = (packed >> CHOSEN_SHIFT) & 0xF
         if extras.shape[0]:
             at = extras[:, 0]
             seat[at], value[at], note[at], counts[at], taken[at] = (extras[:, 1], extras[:, 2], extras[:, 3],
@@ -410,6 +437,8 @@ class ArrayRecorder:
             cards = np.insert(cards, at_card + 2, cards[at_card + (takers[duel] != runs[run, 0])])
             counts[marks] += np.bincount(run, minlength=marks.shape[0])
         cards_end, seats_end = np.cumsum(counts), np.cumsum(taken)
+        if codes.shape[0] and (cards_end[-1] != cards.shape[0] or seats_end[-1] != seats.shape[0]):
+            raise self._lose("an event's count of cards or seats too large for its bits")
         if (codes.shape[0] and (battle.min() < INT32.min or battle.max() > INT32.max
                                 or cards_end[-1] > INT32.max or seats_end[-1] > INT32.max)
                 or marks.shape[0] and (battle[marks] + lengths).max() > INT32.max

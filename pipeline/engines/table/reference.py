@@ -278,10 +278,14 @@ class TableGame(Game):
         event, as war reads it back (its cards or its seats, Decision.chooses). The choice."""
         chosen = self.chooser.choose(decision, seat, view, options)
         chooses = CHOOSES.get(decision) or registry().decisions[decision].chooses  # a decision read at import, or since
-        if chooses == "seats":
-            self.emit(battle, "decision", seat, (), chosen, options, None, decision)
+        rec = self.rec
+        if self.emit != rec.emit:  # an emit of the game's own: the event goes through it
+            self.emit(battle, "decision", seat, *(((), chosen) if chooses == "seats" else ((chosen,), ())), options,
+                      None, decision)
+        elif chooses == "seats":
+            rec.decision(battle, seat, decision, (), chosen, options)
         else:
-            self.emit(battle, "decision", seat, (chosen,), (), options, None, decision)
+            rec.decision(battle, seat, decision, (chosen,), (), options)
         return chosen
 
     def decided(self, battle: int, seat: int, card: int, cards) -> None:

@@ -3,8 +3,12 @@ games played by its reference engine into the arrays and encoded (`log.batches.r
 as bench/plain_inproc.py times them), the count taken around that call alone (the imports,
 the registry and a warm-up of 20 games left out). Why: on a shared host a CPU second moves by
 10 - 20 % from minute to minute, and two variants' times a game, taken a minute apart, move with
-it; an instruction count is the same from run to run (PYTHONHASHSEED fixed), so a change of a
-few per cent reads at once, the same games counted before and after. One variant's cost against
+it; an instruction count is the same from run to run (PYTHONHASHSEED fixed, and events
+collected only inside the counted call, under operator.call: switching instrumentation on and
+off from outside, as before, let a count move by up to 1 % with what ran meanwhile; it now stays
+on, and the imports take longer), so a
+change of a tenth of a per cent reads at once, the same games counted before and after. Needs
+a Python whose symbols valgrind can read (pyenv's builds; not a stripped one). One variant's cost against
 another's is only as good as the two samples: a game's length varies about 0.8 of its mean, so
 200 games' mean is off the long run's by 6 % or so, and a ratio by as much (200 games gave
 Slap War 1.90x Classic War's, 3,000 gave 2.11x). Each count says its sample's mean battles
@@ -46,10 +50,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # sample's mean beside these.
 LONG_RUN_BATTLES = {"classic": 270.4, "slap": 740.4}
 
-# run inside valgrind, both ways: the examples installed, the rule sets made, and `counted`:
-# instrumentation off until a call starts, on for it, then dumped under its name
+TOGGLE = "_operator_call"  # the C function of operator.call, inside which alone events are collected
+
+# run inside valgrind, both ways: the examples installed, the rule sets made, and `counted`: a
+# call's events, collected only inside operator.call (`--toggle-collect`), then dumped under its
+# name. Instrumentation stays on throughout (switching it on from outside, at callgrind_control's
+# own pace, lets a count move with what ran meanwhile): two runs give the same count.
 PROLOGUE = r"""
-import os, subprocess, sys
+import operator, os, subprocess, sys
 from pathlib import Path
 from pipeline import testing
 for example in sys.argv[3:]:
@@ -63,9 +71,7 @@ variants, games = sys.argv[1].split(","), int(sys.argv[2])
 rules = {v: build_rules(v, {}) for v in variants}
 
 def counted(name, call):
-    subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_output=True, check=True)
-    done = call()
-    subprocess.run(["callgrind_control", "-i", "off", str(os.getpid())], capture_output=True, check=True)
+    done = operator.call(call)  # collected inside this call alone (--toggle-collect)
     subprocess.run(["callgrind_control", "-d", name, str(os.getpid())], capture_output=True, check=True)
     return done
 """
@@ -111,7 +117,8 @@ def count(variants: list[str], games: int, source: Path, child: str = CHILD) -> 
         out = Path(tmp) / "cg"
         env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(source)}
         # the real interpreter (not a shim script, whose exec valgrind would not follow)
-        ran = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}.%p",
+        ran = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no",
+                              f"--toggle-collect={TOGGLE}", f"--callgrind-out-file={out}.%p",
                         os.path.realpath(sys.executable), "-c", child, ",".join(variants), str(games), *examples],
                        env=env, cwd=tmp, check=True, capture_output=True)
         counted = {}
@@ -121,6 +128,9 @@ def count(variants: list[str], games: int, source: Path, child: str = CHILD) -> 
             total = re.search(r"^totals: (\d+)", text, re.M)
             if trigger and total:
                 counted[trigger.group(1)] = int(total.group(1))
+        if not counted or not all(counted.values()):
+            raise SystemExit(f"callgrind counted nothing inside {TOGGLE}: this Python's symbols are not "
+                             f"there (a stripped build); count with a Python built with them (pyenv's are)")
         battles = {m.group(1): float(m.group(2))
                    for m in re.finditer(r"^BATTLES (\S+) (\S+)$", ran.stderr.decode(errors="replace"), re.M)}
     return counted, battles
@@ -152,7 +162,7 @@ def main() -> None:
             n = counted[f"{variant}.{step}"]
             against = f"; {n / first:.2f}x {args.variants[0]}'s" if variant != args.variants[0] else ""
             what = "" if step == "play" else f" {step}"
-            print(f"{variant}{what}: {n / args.games / 1e6:,.2f} million instructions a game "
+            print(f"{variant}{what}: {n / args.games / 1e6:,.3f} million instructions a game "
                   f"({args.games} games){against}")
 
 

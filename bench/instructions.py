@@ -6,10 +6,9 @@ the registry and a warm-up of 20 games left out). Why: on a shared host a CPU se
 it; an instruction count is the same from run to run (PYTHONHASHSEED fixed, and events
 collected only inside the counted call, under operator.call: switching instrumentation on and
 off from outside, as before, let a count move by up to 1 % with what ran meanwhile; it now stays
-on, and the imports take longer), so a
-change of a tenth of a per cent reads at once, the same games counted before and after. Needs
-a Python whose symbols valgrind can read (pyenv's builds; not a stripped one). One variant's cost against
-another's is only as good as the two samples: a game's length varies about 0.8 of its mean, so
+on, and the imports take longer), so a change of a tenth of a per cent reads at once, the same
+games counted before and after. Needs a Python whose symbols valgrind can read (pyenv's builds;
+not a stripped one). One variant's cost against another's is only as good as the two samples: a game's length varies about 0.8 of its mean, so
 200 games' mean is off the long run's by 6 % or so, and a ratio by as much (200 games gave
 Slap War 1.90x Classic War's, 3,000 gave 2.11x). Each count says its sample's mean battles
 beside the long run's; for a ratio, count 3,000 games (about 20 minutes). It is not a time: a

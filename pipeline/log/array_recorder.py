@@ -5,9 +5,9 @@ Python pass over a game's events to spell its rows (docs/decisions.md, "The refe
 record into arrays").
 
 An event is one Python int while the batch is played (its battle, kind, seat and number of
-cards packed in bits, `CODE`), its cards go to one list, and the few events that carry more (a
-value, a note, seats, options, a seat or a count of cards that does not fit its bits) add a row
-of `extras`; `arrays()` unpacks the batch with numpy. Packing costs the engine one `|` an event
+cards packed in bits, `CODE`; a decision's note and counts too, `DECIDED`), its cards go to one
+list, and the few events that carry more (a value, a note but a decision's, a seat or a count of
+cards that does not fit its bits) add a row of `extras`; `arrays()` unpacks the batch with numpy. Packing costs the engine one `|` an event
 and numpy one conversion an event, where seven columns of ints cost seven.
 
 An event the arrays cannot say exactly as log.codec would spell it (a kind not in the registry,

@@ -278,17 +278,13 @@ class TableGame(Game):
         event, as war reads it back (its cards or its seats, Decision.chooses). The choice."""
         chosen = self.chooser.choose(decision, seat, view, options)
         chooses = CHOOSES.get(decision) or registry().decisions[decision].chooses  # a decision read at import, or since
-        # the recorder's one call (Recorder.decision), unless the game reports through an emit of its own
-        record = self.rec.decision if self.emit == self.rec.emit else self._decision_emitted
+        # the recorder's one call, unless the game reports through an emit of its own (Recorder's, through it)
+        record = self.rec.decision if self.emit == self.rec.emit else Recorder.decision.__get__(self)
         if chooses == "seats":
             record(battle, seat, decision, (), chosen, options)
         else:
             record(battle, seat, decision, (chosen,), (), options)
         return chosen
-
-    def _decision_emitted(self, battle: int, seat: int, note: str, cards, seats, options) -> None:
-        """Recorder.decision through the game's own `emit` (a subclass that set one)."""
-        self.emit(battle, "decision", seat, cards, seats, options, None, note)
 
     def decided(self, battle: int, seat: int, card: int, cards) -> None:
         """The event `decides` gives when `card`, the seat's, is the one best of `cards` (the
